@@ -1,0 +1,54 @@
+// swift-tools-version:6.0
+// widgetd — an encrypted widget timeline store for Linux.
+//
+// Dependencies point one way (see ../shared/STYLE.md):
+//   C modules ← WidgetCrypto ← WidgetStore ← WidgetDaemon ← widgetd
+//   WidgetModel and Varlink are pure (no I/O, no C) and used by both sides.
+import PackageDescription
+
+let package = Package(
+    name: "widgetd",
+    products: [
+        .executable(name: "widgetd", targets: ["widgetd"]),
+        .executable(name: "widgetctl", targets: ["widgetctl"]),
+    ],
+    targets: [
+        // C libraries from Debian, through pkg-config.
+        .systemLibrary(
+            name: "CSodium", pkgConfig: "libsodium",
+            providers: [.apt(["libsodium-dev"])]),
+        .systemLibrary(
+            name: "CSystemd", pkgConfig: "libsystemd",
+            providers: [.apt(["libsystemd-dev"])]),
+        // Linux calls that Glibc does not export to Swift (epoll, prctl, mallopt, …).
+        .target(name: "CSystemShims"),
+
+        // Pure: the widget model, timeline validation and the presentation rules.
+        .target(name: "WidgetModel"),
+        // Pure: Varlink framing, messages and the interface definitions.
+        .target(name: "Varlink"),
+        // Typed libsodium: secure memory, AEAD, sealed boxes, Argon2id, BLAKE2b.
+        .target(name: "WidgetCrypto", dependencies: ["CSodium", "CSystemShims"]),
+        // Device key, keybag, class-key lifecycle, encrypted timeline files, cache.
+        .target(name: "WidgetStore", dependencies: ["WidgetCrypto", "WidgetModel", "CSystemShims"]),
+        // The daemon: event loop, Varlink server, authorization, config, systemd.
+        .target(
+            name: "WidgetDaemon",
+            dependencies: ["WidgetStore", "WidgetModel", "Varlink", "CSystemd", "CSystemShims"]),
+        // The client CLI's commands and rendering.
+        .target(name: "WidgetControl", dependencies: ["WidgetModel", "Varlink", "CSystemShims"]),
+
+        .executableTarget(name: "widgetd", dependencies: ["WidgetDaemon"]),
+        .executableTarget(name: "widgetctl", dependencies: ["WidgetControl"]),
+
+        .testTarget(name: "WidgetModelTests", dependencies: ["WidgetModel"]),
+        .testTarget(name: "VarlinkTests", dependencies: ["Varlink"]),
+        .testTarget(name: "WidgetCryptoTests", dependencies: ["WidgetCrypto"]),
+        .testTarget(name: "WidgetStoreTests", dependencies: ["WidgetStore", "WidgetCrypto", "WidgetModel"]),
+        .testTarget(name: "WidgetDaemonTests", dependencies: ["WidgetDaemon", "WidgetStore", "WidgetModel", "Varlink"]),
+        .testTarget(
+            name: "IntegrationTests",
+            dependencies: ["Varlink", "WidgetModel", "CSystemShims"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,36 @@
+// Linux calls that Swift's Glibc module does not export, or exports in a shape
+// Swift cannot call (epoll, prctl, mallopt, SO_PEERCRED, accept4).
+// Each is a thin, static wrapper; the Swift side owns the error handling.
+#ifndef CSYSTEMSHIMS_H
+#define CSYSTEMSHIMS_H
+
+#include <stdint.h>
+#include <sys/types.h>
+#include <sys/epoll.h>
+
+/// epoll, unchanged.
+int shim_epoll_create(void);
+int shim_epoll_ctl(int epfd, int op, int fd, uint32_t events, uint64_t data);
+/// Waits for events; fills parallel arrays of ready data and event masks.
+int shim_epoll_wait(int epfd, uint64_t *data, uint32_t *events, int max, int timeout_ms);
+
+/// accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC).
+int shim_accept_nonblocking(int fd);
+
+/// getsockopt(SO_PEERCRED). Returns 0 on success, -1 with errno.
+int shim_peer_credentials(int fd, pid_t *pid, uid_t *uid, gid_t *gid);
+
+/// prctl(PR_SET_DUMPABLE, value).
+int shim_set_dumpable(int value);
+/// prctl(PR_GET_DUMPABLE).
+int shim_get_dumpable(void);
+/// mallopt(M_PERTURB, byte): glibc overwrites freed heap chunks with `byte`.
+int shim_malloc_perturb(int byte);
+/// madvise(addr, len, MADV_DONTDUMP).
+int shim_madvise_dontdump(void *addr, size_t len);
+
+/// The constants Swift cannot import as macros.
+extern const uint32_t shim_EPOLLIN, shim_EPOLLOUT, shim_EPOLLERR, shim_EPOLLHUP, shim_EPOLLRDHUP;
+extern const int shim_EPOLL_CTL_ADD, shim_EPOLL_CTL_MOD, shim_EPOLL_CTL_DEL;
+
+#endif

@@ -1,0 +1,85 @@
+/// A widget's identity: `PROVIDER/KIND` with an optional `#INSTANCE` (DESIGN §2).
+///
+/// Ids are printable ASCII, at most 255 bytes, with no `/` inside the provider or
+/// kind, no `..` and no NUL. A timeline is stored per full id.
+public struct WidgetID: Sendable, Hashable, Comparable, CustomStringConvertible {
+    /// The longest id accepted, in bytes.
+    public static let maximumLength = 255
+
+    /// Why an id was rejected.
+    public enum Invalid: Error, Sendable, Equatable, CustomStringConvertible {
+        case empty
+        case tooLong(Int)
+        case notPrintableASCII
+        case missingKind
+        case emptyComponent
+        case dotDot
+
+        public var description: String {
+            switch self {
+            case .empty: "widget id is empty"
+            case .tooLong(let n): "widget id is \(n) bytes; at most \(WidgetID.maximumLength) are allowed"
+            case .notPrintableASCII: "widget id must be printable ASCII"
+            case .missingKind: "widget id must be PROVIDER/KIND[#INSTANCE]"
+            case .emptyComponent: "widget id has an empty provider, kind or instance"
+            case .dotDot: "widget id must not contain '..'"
+            }
+        }
+    }
+
+    /// The provider id, e.g. `com.example.weather`.
+    public let provider: String
+    /// The widget kind, e.g. `forecast`.
+    public let kind: String
+    /// The optional instance, e.g. `lock-1`.
+    public let instance: String?
+
+    /// The full id as written on the wire.
+    public var description: String {
+        instance.map { "\(provider)/\(kind)#\($0)" } ?? "\(provider)/\(kind)"
+    }
+
+    /// Parses and validates an id.
+    public init(_ text: String) throws(Invalid) {
+        let bytes = Array(text.utf8)
+        guard !bytes.isEmpty else { throw .empty }
+        guard bytes.count <= Self.maximumLength else { throw .tooLong(bytes.count) }
+        guard bytes.allSatisfy({ $0 >= 0x21 && $0 <= 0x7E }) else { throw .notPrintableASCII }
+        guard !text.contains("..") else { throw .dotDot }
+        let parts = text.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count == 2 else { throw .missingKind }
+        let provider = String(parts[0])
+        let rest = parts[1].split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false)
+        let kind = String(rest[0])
+        let instance = rest.count == 2 ? String(rest[1]) : nil
+        guard !provider.isEmpty, !kind.isEmpty, instance?.isEmpty != true else { throw .emptyComponent }
+        guard !provider.contains("#") else { throw .missingKind }
+        self.provider = provider
+        self.kind = kind
+        self.instance = instance
+    }
+
+    /// Validates a provider id on its own (no `/`, `#` or `..`; printable ASCII).
+    public static func isValidProviderID(_ text: String) -> Bool {
+        let bytes = Array(text.utf8)
+        return !bytes.isEmpty && bytes.count <= maximumLength
+            && bytes.allSatisfy { $0 >= 0x21 && $0 <= 0x7E && $0 != UInt8(ascii: "/") && $0 != UInt8(ascii: "#") }
+            && !text.contains("..")
+    }
+
+    public static func < (a: WidgetID, b: WidgetID) -> Bool { a.description < b.description }
+}
+
+extension WidgetID: Codable {
+    public init(from decoder: any Decoder) throws {
+        let text = try decoder.singleValueContainer().decode(String.self)
+        do { try self.init(text) } catch {
+            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: error.description))
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(description)
+    }
+}
