@@ -1,0 +1,63 @@
+import WidgetModel
+
+/// What one peer may do, derived once per connection from its credentials (DESIGN §6).
+///
+/// A peer can hold several roles at once: an administrator is everything; a process
+/// running as a provider's user may also be a host.
+struct PeerAuthority: Equatable, Sendable {
+    /// root, the daemon's own uid, or a member of `AdminGroup=`.
+    var isAdmin = false
+    /// A member of `UnlockGroup=`: `Unlock`, `Lock`, `GetStatus`.
+    var canUnlock = false
+    /// A member of `HostGroup=`: the io.widgetd.Host interface.
+    var isHost = false
+    /// The provider ids whose `User=`/`Group=` the peer matches.
+    var providers: Set<String> = []
+
+    /// May the peer write and read the timelines of `widget`?
+    func mayProvide(_ widget: WidgetID) -> Bool {
+        isAdmin || providers.contains(widget.provider)
+    }
+}
+
+/// Decides each peer's authority from the `[Access]` groups and the registered providers.
+struct Authorization: Sendable {
+    var access: AccessConfiguration
+    var providers: [ProviderRegistration]
+    /// The daemon's own uid: a peer with it is an administrator.
+    var daemonUID: UInt32
+
+    /// The authority of a peer with these credentials.
+    func authority(of peer: PeerCredentials) -> PeerAuthority {
+        let groups = Set([peer.gid] + peer.groups)
+        func member(_ gid: UInt32?) -> Bool { gid.map(groups.contains) ?? false }
+        var authority = PeerAuthority()
+        authority.isAdmin = peer.uid == 0 || peer.uid == daemonUID || member(access.adminGroup)
+        authority.canUnlock = authority.isAdmin || member(access.unlockGroup)
+        authority.isHost = authority.isAdmin || member(access.hostGroup)
+        // A provider entry names a user, a group, or both; every one named must match.
+        for provider in providers where provider.user != nil || provider.group != nil {
+            let userMatches = provider.user.map { $0 == peer.uid } ?? true
+            let groupMatches = provider.group.map(groups.contains) ?? true
+            if userMatches && groupMatches { authority.providers.insert(provider.id) }
+        }
+        return authority
+    }
+
+    /// May `authority` call `method` at all? Widget-level checks come later, per call.
+    func permits(_ authority: PeerAuthority, method: String) -> Bool {
+        if authority.isAdmin { return true }
+        switch method {
+        case "io.widgetd.Device.GetStatus":
+            return true
+        case "io.widgetd.Device.Unlock", "io.widgetd.Device.Lock":
+            return authority.canUnlock
+        case _ where method.hasPrefix("io.widgetd.Host."):
+            return authority.isHost
+        case _ where method.hasPrefix("io.widgetd.Provider."):
+            return !authority.providers.isEmpty
+        default:
+            return false
+        }
+    }
+}

@@ -1,0 +1,53 @@
+import Foundation
+import Varlink
+import WidgetModel
+import WidgetStore
+
+/// The io.widgetd errors of DESIGN §5, as the service raises them.
+///
+/// Each maps to one Varlink error name with its documented parameters. None of them
+/// carries secret material: a reason names the entry and field, never a value.
+enum ServiceError: Error, Equatable {
+    case protectedDataUnavailable
+    case permissionDenied
+    case widgetNotFound(String)
+    case providerNotRegistered(String)
+    case unavailableOnSurface(Surface)
+    case invalidTimeline(String)
+    case tooLarge(limit: Int)
+    case wrongPasscode(failedAttempts: Int, retryAfter: Double?)
+    case tryAgainLater(retryAfter: Double)
+    case passcodeRequired
+    case wiped
+    /// The state directory failed (disk full, I/O error, corrupt file); the reason names
+    /// the operation, never content.
+    case storageFailure(String)
+    /// A parameter the interface allows but whose value is wrong (standard Varlink error).
+    case invalidParameter(String)
+
+    /// The error as it goes on the wire.
+    var varlinkError: VarlinkError {
+        switch self {
+        case .protectedDataUnavailable: VarlinkError(name: "io.widgetd.ProtectedDataUnavailable")
+        case .permissionDenied: VarlinkError(name: "io.widgetd.PermissionDenied")
+        case .widgetNotFound(let widget): VarlinkError(name: "io.widgetd.WidgetNotFound", parameters: ["widget": .string(widget)])
+        case .providerNotRegistered(let provider):
+            VarlinkError(name: "io.widgetd.ProviderNotRegistered", parameters: ["provider": .string(provider)])
+        case .unavailableOnSurface(let surface):
+            VarlinkError(name: "io.widgetd.UnavailableOnSurface", parameters: ["surface": .string(surface.rawValue)])
+        case .invalidTimeline(let reason): VarlinkError(name: "io.widgetd.InvalidTimeline", parameters: ["reason": .string(reason)])
+        case .tooLarge(let limit): VarlinkError(name: "io.widgetd.TooLarge", parameters: ["limit": .number(Double(limit))])
+        case .wrongPasscode(let failed, let retryAfter):
+            VarlinkError(
+                name: "io.widgetd.WrongPasscode",
+                parameters: retryAfter.map { ["failedAttempts": .number(Double(failed)), "retryAfter": .number($0)] }
+                    ?? ["failedAttempts": .number(Double(failed))])
+        case .tryAgainLater(let retryAfter):
+            VarlinkError(name: "io.widgetd.TryAgainLater", parameters: ["retryAfter": .number(retryAfter)])
+        case .passcodeRequired: VarlinkError(name: "io.widgetd.PasscodeRequired")
+        case .wiped: VarlinkError(name: "io.widgetd.Wiped")
+        case .storageFailure(let reason): VarlinkError(name: "io.widgetd.StorageFailure", parameters: ["reason": .string(reason)])
+        case .invalidParameter(let name): VarlinkError.invalidParameter(name)
+        }
+    }
+}

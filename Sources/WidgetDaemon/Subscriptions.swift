@@ -1,0 +1,56 @@
+import Foundation
+import Varlink
+import WidgetModel
+
+/// The open streams of the service: `Watch`, `WatchReloads` and `Monitor` calls that
+/// asked for `more` and are answered again whenever what they watch changes.
+struct Subscriptions {
+    /// A host's `Watch(widget, surface)`.
+    final class PresentationWatch {
+        let context: CallContext
+        let widget: WidgetID
+        let surface: Surface
+        /// The last presentation sent, so an unchanged one is not sent again.
+        var last: Presentation?
+        /// When the presentation next changes by itself (entry date, reload due).
+        var nextChange: Date?
+
+        init(context: CallContext, widget: WidgetID, surface: Surface) {
+            self.context = context
+            self.widget = widget
+            self.surface = surface
+        }
+    }
+
+    /// A provider's `WatchReloads()`: the providers it may hear about, or all for an admin.
+    struct ReloadWatch {
+        let context: CallContext
+        let providers: Set<String>?
+
+        func wants(_ widget: WidgetID) -> Bool { providers?.contains(widget.provider) ?? true }
+    }
+
+    private(set) var watches: [PresentationWatch] = []
+    private(set) var reloadWatches: [ReloadWatch] = []
+    private(set) var monitors: [CallContext] = []
+
+    mutating func add(_ watch: PresentationWatch) { watches.append(watch) }
+    mutating func add(_ watch: ReloadWatch) { reloadWatches.append(watch) }
+    mutating func addMonitor(_ context: CallContext) { monitors.append(context) }
+
+    /// Drops every stream of a closed connection, and any whose connection is gone.
+    mutating func remove(connection: ConnectionID) {
+        watches.removeAll { $0.context.connection == connection || !$0.context.isOpen }
+        reloadWatches.removeAll { $0.context.connection == connection || !$0.context.isOpen }
+        monitors.removeAll { $0.connection == connection || !$0.isOpen }
+    }
+
+    /// Drops one presentation watch whose call has ended.
+    mutating func remove(_ watch: PresentationWatch) { watches.removeAll { $0 === watch } }
+
+    /// The watches of one widget.
+    func watches(of widget: WidgetID) -> [PresentationWatch] { watches.filter { $0.widget == widget } }
+
+    /// The earliest time a watched presentation changes by itself.
+    var nextChange: Date? { watches.compactMap(\.nextChange).min() }
+}

@@ -1,0 +1,156 @@
+import Foundation
+import Varlink
+import WidgetModel
+import WidgetStore
+
+/// io.widgetd.Host: what the programs that draw widgets call (DESIGN §4, §5).
+extension WidgetService {
+    func listWidgets(_ call: VarlinkCall, _ context: CallContext) throws {
+        let widgets = try store.listTimelines().map {
+            WidgetInfo(
+                widget: $0.widget.description, provider: $0.widget.provider, kind: $0.widget.kind,
+                family: $0.family, class: $0.protectionClass, generation: $0.generation)
+        }
+        context.reply(ListWidgetsReply(widgets: widgets))
+    }
+
+    func getPresentation(_ call: VarlinkCall, _ context: CallContext) throws {
+        let (widget, surface) = try presentationTarget(call)
+        context.reply(PresentationReply(presentation: try presentation(of: widget, on: surface).presentation))
+    }
+
+    func watch(_ call: VarlinkCall, _ context: CallContext) throws {
+        let (widget, surface) = try presentationTarget(call)
+        let (presentation, nextChange) = try presentation(of: widget, on: surface)
+        guard context.wantsMore else { return context.reply(PresentationReply(presentation: presentation)) }
+        let watch = Subscriptions.PresentationWatch(context: context, widget: widget, surface: surface)
+        watch.last = presentation
+        watch.nextChange = nextChange
+        subscriptions.add(watch)
+        context.stream(PresentationReply(presentation: presentation))
+        reschedule()
+    }
+
+    func reloadTimelines(_ call: VarlinkCall, _ context: CallContext) throws {
+        let parameters = try parameters(ReloadTimelinesParameters.self, of: call)
+        let widgets = reloads.widgets.filter { widget in
+            parameters.provider.map { $0 == widget.provider } ?? true && parameters.kind.map { $0 == widget.kind } ?? true
+        }
+        for widget in widgets { announce(ReloadRequest(widget: widget.description, reason: .requested)) }
+        context.reply(Empty())
+    }
+
+    private func presentationTarget(_ call: VarlinkCall) throws -> (WidgetID, Surface) {
+        let parameters = try parameters(PresentationParameters.self, of: call)
+        let widget = try widgetID(parameters.widget)
+        guard let surface = Surface(rawValue: parameters.surface) else { throw ServiceError.invalidParameter("surface") }
+        return (widget, surface)
+    }
+
+    /// What a host is shown for `widget` on `surface` now, and when that changes by itself.
+    ///
+    /// The rules decide first; the timeline is decrypted only when they would show it.
+    func presentation(of widget: WidgetID, on surface: Surface) throws -> (presentation: Presentation, nextChange: Date?) {
+        let now = now()
+        let metadata = try store.metadata(widget)
+        guard let protectionClass = metadata?.protectionClass
+            ?? authorization.providers.first(where: { $0.id == widget.provider })?.protectionClass
+        else { throw ServiceError.widgetNotFound(widget.description) }
+        let context = PresentationContext(
+            widget: widget, surface: surface, state: store.deviceState, passcodeSet: store.passcodeSet,
+            protectionClass: protectionClass, settings: settings)
+        let decision: PresentationDecision
+        do { decision = try PresentationRules.decide(context) } catch { throw ServiceError.unavailableOnSurface(surface) }
+        var timeline: Timeline?
+        if decision != .placeholder, metadata != nil {
+            timeline = readableTimeline(widget)
+        }
+        let placeholder = metadata?.placeholder.flatMap { try? JSONDecoder().decode(Placeholder.self, from: Data($0)) }
+        let presentation = PresentationRules.present(
+            decision, widget: widget, timeline: timeline, placeholder: placeholder,
+            reloadDue: metadata?.reloadDue, surface: surface, now: now)
+        let nextChange = timeline?.nextChange(after: now) ?? metadata?.reloadDue.flatMap { $0 > now ? $0 : nil }
+        return (presentation, nextChange)
+    }
+
+    /// The timeline as a host may see it, or `nil` when it cannot be read: a locked
+    /// class, or a file that failed authentication (logged; the host gets the placeholder).
+    private func readableTimeline(_ widget: WidgetID) -> Timeline? {
+        do {
+            let body = try store.readBody(widget, allowOpenClassB: false)
+            return try body.withUnsafeBytes { try Timeline.decode(from: $0, limits: limits) }
+        } catch StoreError.protectedDataUnavailable {
+            return nil
+        } catch {
+            logger.error("timeline unreadable", metadata: [
+                "event": "timeline_unreadable", "widget.id": "\(widget)", "error": "\(error)",
+            ])
+            return nil
+        }
+    }
+
+    // MARK: Pushing changes
+
+    /// Re-presents the watches of `widget` (or every watch) and streams those that changed.
+    func refreshWatches(_ widget: WidgetID?) {
+        let watches = widget.map(subscriptions.watches(of:)) ?? subscriptions.watches
+        for watch in watches where watch.context.isOpen {
+            do {
+                let (presentation, nextChange) = try presentation(of: watch.widget, on: watch.surface)
+                watch.nextChange = nextChange
+                if presentation != watch.last {
+                    watch.last = presentation
+                    watch.context.stream(PresentationReply(presentation: presentation))
+                }
+            } catch {
+                // The widget vanished (deleted, its provider unregistered): end the stream.
+                fail(watch.context, with: error, method: "io.widgetd.Host.Watch")
+                subscriptions.remove(watch)
+            }
+        }
+    }
+
+    /// Sends a reload request to every `WatchReloads` stream that wants it.
+    /// Returns whether anyone heard it.
+    @discardableResult
+    func announce(_ request: ReloadRequest) -> Bool {
+        guard let widget = try? WidgetID(request.widget) else { return false }
+        var heard = false
+        for watch in subscriptions.reloadWatches where watch.context.isOpen && watch.wants(widget) {
+            watch.context.stream(request)
+            heard = true
+        }
+        return heard
+    }
+
+    /// Announces every due, unannounced reload to the providers listening.
+    func announceDueReloads() {
+        for widget in reloads.due(at: now()) where announce(ReloadRequest(widget: widget.description, reason: .due)) {
+            reloads.announced(widget)
+        }
+    }
+
+    /// The wake-up: purges that fell due, entry dates reached, reloads due.
+    func tick() {
+        wakeTimer = nil
+        wakeDate = nil
+        let now = now()
+        let before = store.deviceState
+        store.advance(to: now)
+        if before != store.deviceState { publishDeviceEvent(.state) }
+        let due = subscriptions.watches.filter { $0.nextChange.map { $0 <= now } ?? false }
+        for watch in due { refreshWatches(watch.widget) }
+        announceDueReloads()
+        reschedule()
+    }
+
+    /// Arms the one loop timer for the earliest thing that changes by itself.
+    func reschedule() {
+        let now = now()
+        let next = [store.nextDeadline, subscriptions.nextChange, reloads.nextDue(after: now)].compactMap { $0 }.min()
+        guard next != wakeDate else { return }
+        if let wakeTimer { loop.cancel(wakeTimer) }
+        wakeDate = next
+        wakeTimer = next.map { loop.schedule(at: $0) { [weak self] in self?.tick() } }
+    }
+}

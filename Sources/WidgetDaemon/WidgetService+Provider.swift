@@ -1,0 +1,125 @@
+import Foundation
+import Varlink
+import WidgetCrypto
+import WidgetModel
+import WidgetStore
+
+/// io.widgetd.Provider: what widget extensions call (DESIGN §5).
+extension WidgetService {
+    /// Checks that the caller may provide `text`'s widget and that its provider is
+    /// registered; returns the id and the provider's protection class.
+    private func providedWidget(
+        _ text: String, _ context: CallContext, _ authority: PeerAuthority, method: String
+    ) throws -> (WidgetID, ProtectionClass)? {
+        let widget = try widgetID(text)
+        guard authority.mayProvide(widget) else {
+            deny(method, context: context, widget: text)
+            return nil
+        }
+        guard let registration = authorization.providers.first(where: { $0.id == widget.provider }) else {
+            throw ServiceError.providerNotRegistered(widget.provider)
+        }
+        return (widget, registration.protectionClass)
+    }
+
+    func putTimeline(_ call: VarlinkCall, _ context: CallContext, _ authority: PeerAuthority) throws {
+        let parameters = try parameters(PutTimelineParameters.self, of: call)
+        guard let (widget, protectionClass) = try providedWidget(
+            parameters.widget, context, authority, method: call.method)
+        else { return }
+        let timeline = Timeline(entries: parameters.entries, policy: parameters.policy ?? .atEnd)
+        try TimelineValidator(limits: limits).validate(timeline)
+        if let placeholder = parameters.placeholder { try TimelineValidator(limits: limits).validate(placeholder) }
+        let placeholder = try parameters.placeholder.map { Array(try encoder.encode($0)) }
+        let generation = try store(timeline, for: widget, class: protectionClass, family: parameters.family, placeholder: placeholder)
+        context.reply(GenerationReply(generation: generation))
+    }
+
+    func appendEntries(_ call: VarlinkCall, _ context: CallContext, _ authority: PeerAuthority) throws {
+        let parameters = try parameters(AppendEntriesParameters.self, of: call)
+        guard let (widget, _) = try providedWidget(
+            parameters.widget, context, authority, method: call.method)
+        else { return }
+        guard let metadata = try store.metadata(widget) else { throw ServiceError.widgetNotFound(parameters.widget) }
+        var timeline = try readTimeline(widget)
+        timeline.entries.append(contentsOf: parameters.entries)
+        timeline.entries.sort { $0.date < $1.date }
+        try TimelineValidator(limits: limits).validate(timeline)
+        // The stored class, not today's registration: appending must not move a timeline.
+        let generation = try store(
+            timeline, for: widget, class: metadata.protectionClass, family: metadata.family, placeholder: nil)
+        context.reply(GenerationReply(generation: generation))
+    }
+
+    func getTimeline(_ call: VarlinkCall, _ context: CallContext, _ authority: PeerAuthority) throws {
+        let parameters = try parameters(WidgetParameters.self, of: call)
+        guard let (widget, _) = try providedWidget(parameters.widget, context, authority, method: call.method)
+        else { return }
+        guard let metadata = try store.metadata(widget) else { throw ServiceError.widgetNotFound(parameters.widget) }
+        let timeline = try readTimeline(widget)
+        context.reply(TimelineReply(
+            family: metadata.family, entries: timeline.entries, policy: timeline.policy, generation: metadata.generation))
+    }
+
+    func closeTimeline(_ call: VarlinkCall, _ context: CallContext, _ authority: PeerAuthority) throws {
+        let parameters = try parameters(WidgetParameters.self, of: call)
+        guard let (widget, _) = try providedWidget(parameters.widget, context, authority, method: call.method)
+        else { return }
+        store.closeTimeline(widget)
+        context.reply(Empty())
+    }
+
+    func deleteTimeline(_ call: VarlinkCall, _ context: CallContext, _ authority: PeerAuthority) throws {
+        let parameters = try parameters(WidgetParameters.self, of: call)
+        guard let (widget, _) = try providedWidget(parameters.widget, context, authority, method: call.method)
+        else { return }
+        guard try store.metadata(widget) != nil else { throw ServiceError.widgetNotFound(parameters.widget) }
+        try store.deleteTimeline(widget)
+        reloads.removed(widget)
+        logger.info("timeline deleted", metadata: ["event": "timeline_deleted", "widget.id": "\(widget)"])
+        context.reply(Empty())
+        refreshWatches(widget)
+    }
+
+    func watchReloads(_ call: VarlinkCall, _ context: CallContext, _ authority: PeerAuthority) throws {
+        guard context.wantsMore else { throw VarlinkError.expectedMore }
+        let watch = Subscriptions.ReloadWatch(context: context, providers: authority.isAdmin ? nil : authority.providers)
+        subscriptions.add(watch)
+        // Reloads that fell due while nobody listened are announced now.
+        announceDueReloads()
+    }
+
+    // MARK: Storage
+
+    /// Encodes, stores and announces a new generation of a timeline.
+    private func store(
+        _ timeline: Timeline, for widget: WidgetID, class protectionClass: ProtectionClass,
+        family: String?, placeholder: [UInt8]?
+    ) throws -> UInt64 {
+        let body = try secureEncode(timeline)
+        let generation = try store.putTimeline(
+            widget, protectionClass: protectionClass, family: family, reloadDue: timeline.reloadDue,
+            body: body, placeholder: placeholder)
+        reloads.stored(widget, generation: generation, due: timeline.reloadDue)
+        logger.debug("timeline stored", metadata: [
+            "event": "timeline_stored", "widget.id": "\(widget)", "generation": "\(generation)",
+        ])
+        refreshWatches(widget)
+        reschedule()
+        return generation
+    }
+
+    /// Encodes a timeline straight into secure memory and zeroes the encoder's buffer.
+    func secureEncode(_ timeline: Timeline) throws -> SecureBytes {
+        var data = try encoder.encode(timeline)
+        defer { data.withUnsafeMutableBytes { $0.initializeMemory(as: UInt8.self, repeating: 0) } }
+        return try data.withUnsafeBytes { try SecureBytes(copying: $0) }
+    }
+
+    /// Decrypts (or takes from the cache) and decodes a timeline for its provider, who
+    /// may still read an open class-B timeline while locked.
+    func readTimeline(_ widget: WidgetID) throws -> Timeline {
+        let body = try store.readBody(widget, allowOpenClassB: true)
+        return try body.withUnsafeBytes { try Timeline.decode(from: $0, limits: limits) }
+    }
+}

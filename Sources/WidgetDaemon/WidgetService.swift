@@ -1,0 +1,173 @@
+import Foundation
+import Varlink
+import WidgetCrypto
+import WidgetModel
+import WidgetStore
+
+/// The io.widgetd.* methods: the store and the presentation rules behind Varlink.
+///
+/// Threading: everything runs on the event loop's thread, except the passcode KDF,
+/// which runs on a background queue and hands its result back through
+/// `EventLoop.execute(_:)`. The store is therefore only ever touched from the loop.
+final class WidgetService: VarlinkCallHandler {
+    let loop: EventLoop
+    let store: TimelineStore
+    var authorization: Authorization
+    var logger: Logger
+    /// The wall clock, injected so tests can move time without sleeping.
+    let now: () -> Date
+    /// Timeline limits for validation of provider input.
+    var limits: TimelineLimits
+
+    /// The user's settings, mirrored from the store's settings file.
+    var settings: Settings
+    /// Authority per open connection, computed once at its first call.
+    var authorities: [ConnectionID: PeerAuthority] = [:]
+    /// Open streams: `Watch`, `WatchReloads`, `Monitor`.
+    var subscriptions = Subscriptions()
+    /// When each stored timeline's reload falls due, and which were announced.
+    var reloads = ReloadSchedule()
+    /// Unlock attempts wait here while one is being derived: attempts are strictly
+    /// one at a time, so parallel connections cannot sidestep the delay schedule.
+    var pendingUnlocks: [(context: CallContext, passcode: SecureBytes)] = []
+    var unlockInProgress = false
+    /// The one loop timer that wakes the service for the next due change.
+    var wakeTimer: TimerID?
+    var wakeDate: Date?
+
+    /// The encoder for every reply: sorted keys, so equal values give equal bytes.
+    let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }()
+
+    init(
+        loop: EventLoop, store: TimelineStore, authorization: Authorization, limits: TimelineLimits,
+        logger: Logger, now: @escaping () -> Date
+    ) throws {
+        self.loop = loop
+        self.store = store
+        self.authorization = authorization
+        self.limits = limits
+        self.logger = logger
+        self.now = now
+        settings = Self.loadSettings(from: store, logger: logger)
+        reloads.load(try store.listTimelines())
+        reschedule()
+    }
+
+    private static func loadSettings(from store: TimelineStore, logger: Logger) -> Settings {
+        do {
+            guard let bytes = try store.loadSettings() else { return Settings() }
+            return try JSONDecoder().decode(Settings.self, from: Data(bytes))
+        } catch {
+            logger.error("settings file unreadable; using defaults", metadata: ["error": "\(error)"])
+            return Settings()
+        }
+    }
+
+    // MARK: Dispatch
+
+    func handle(_ call: VarlinkCall, context: CallContext) {
+        let authority = authority(for: context)
+        guard authorization.permits(authority, method: call.method) else {
+            deny(call.method, context: context)
+            return
+        }
+        do {
+            switch call.method {
+            case "io.widgetd.Device.GetStatus": try getStatus(call, context)
+            case "io.widgetd.Device.SetPasscode": try setPasscode(call, context)
+            case "io.widgetd.Device.Unlock": try unlock(call, context)
+            case "io.widgetd.Device.Lock": try lock(call, context)
+            case "io.widgetd.Device.Wipe": try wipe(call, context)
+            case "io.widgetd.Device.GetSettings": context.reply(SettingsReply(settings: settings))
+            case "io.widgetd.Device.SetSettings": try setSettings(call, context)
+            case "io.widgetd.Device.Monitor": try monitor(call, context)
+            case "io.widgetd.Provider.PutTimeline": try putTimeline(call, context, authority)
+            case "io.widgetd.Provider.AppendEntries": try appendEntries(call, context, authority)
+            case "io.widgetd.Provider.GetTimeline": try getTimeline(call, context, authority)
+            case "io.widgetd.Provider.CloseTimeline": try closeTimeline(call, context, authority)
+            case "io.widgetd.Provider.DeleteTimeline": try deleteTimeline(call, context, authority)
+            case "io.widgetd.Provider.WatchReloads": try watchReloads(call, context, authority)
+            case "io.widgetd.Host.ListWidgets": try listWidgets(call, context)
+            case "io.widgetd.Host.GetPresentation": try getPresentation(call, context)
+            case "io.widgetd.Host.Watch": try watch(call, context)
+            case "io.widgetd.Host.ReloadTimelines": try reloadTimelines(call, context)
+            default:
+                context.fail(call.isKnownInterface ? .methodNotFound(call.method) : .interfaceNotFound(call.interface))
+            }
+        } catch {
+            fail(context, with: error, method: call.method)
+        }
+    }
+
+    func connectionClosed(_ id: ConnectionID) {
+        authorities[id] = nil
+        subscriptions.remove(connection: id)
+        pendingUnlocks.removeAll { $0.context.connection == id }
+    }
+
+    private func authority(for context: CallContext) -> PeerAuthority {
+        if let known = authorities[context.connection] { return known }
+        let authority = authorization.authority(of: context.peer)
+        authorities[context.connection] = authority
+        return authority
+    }
+
+    /// Logs a denial and answers `PermissionDenied`.
+    func deny(_ method: String, context: CallContext, widget: String? = nil) {
+        var metadata: Logger.Metadata = [
+            "event": "permission_denied", "method": method,
+            "peer.uid": "\(context.peer.uid)", "peer.pid": "\(context.peer.pid)",
+        ]
+        if let widget { metadata["widget.id"] = widget }
+        logger.notice("permission denied", metadata: metadata)
+        context.fail(ServiceError.permissionDenied.varlinkError)
+    }
+
+    /// Turns any error a method threw into the reply it deserves.
+    func fail(_ context: CallContext, with error: any Error, method: String) {
+        switch error {
+        case let error as ServiceError:
+            context.fail(error.varlinkError)
+        case let error as VarlinkError:
+            context.fail(error)
+        case let error as StoreError:
+            context.fail(serviceError(for: error, method: method).varlinkError)
+        case let error as InvalidTimeline:
+            context.fail(ServiceError.invalidTimeline(error.reason).varlinkError)
+        default:
+            logger.error("method failed", metadata: ["method": method, "error": "\(error)"])
+            context.fail(VarlinkError(name: "io.widgetd.StorageFailure", parameters: ["reason": .string("internal error")]))
+        }
+    }
+
+    /// Maps a store error to the service error a client can act on, logging the ones
+    /// an administrator must see (corruption, I/O).
+    func serviceError(for error: StoreError, method: String) -> ServiceError {
+        switch error {
+        case .protectedDataUnavailable: return .protectedDataUnavailable
+        case .widgetNotFound(let widget): return .widgetNotFound(widget)
+        case .tooLarge(let limit): return .tooLarge(limit: limit)
+        case .wrongPasscode(let failed, let retryAfter): return .wrongPasscode(failedAttempts: failed, retryAfter: retryAfter)
+        case .tryAgainLater(let retryAfter): return .tryAgainLater(retryAfter: retryAfter)
+        case .passcodeRequired: return .passcodeRequired
+        case .wiped: return .wiped
+        default:
+            logger.error("store failure", metadata: ["event": "store_failure", "method": method, "error": "\(error)"])
+            return .storageFailure("\(error)")
+        }
+    }
+
+    /// Decodes a call's parameters, turning a wrong shape into `InvalidParameter`.
+    func parameters<P: Decodable>(_ type: P.Type, of call: VarlinkCall) throws -> P {
+        try call.parameters(type)
+    }
+
+    /// Parses a widget id parameter.
+    func widgetID(_ text: String) throws -> WidgetID {
+        do { return try WidgetID(text) } catch { throw ServiceError.invalidParameter("widget") }
+    }
+}

@@ -1,0 +1,69 @@
+import Foundation
+import Glibc
+import Testing
+
+/// systemd integration: socket activation, readiness, SIGTERM and SIGHUP.
+@Suite struct SystemdTests {
+    @Test func sigtermStopsCleanlyAndSaysStopping() throws {
+        let daemon = try DaemonProcess()
+        try daemon.start()
+        try daemon.client().ok("io.widgetd.Device.GetStatus")
+        daemon.signal(SIGTERM)
+        try daemon.waitForNotification("STOPPING=1")
+        #expect(daemon.stop() == 0)
+    }
+
+    @Test func sighupReloadsProvidersWithoutTouchingReleasedKeys() throws {
+        let daemon = try DaemonProcess(providers: [("com.example.weather", "completeUntilFirstUserAuthentication")])
+        try daemon.start()
+        let client = try daemon.client()
+        try client.ok("io.widgetd.Device.SetPasscode", ["new": "1234"])
+        try client.ok("io.widgetd.Device.Lock")
+        try client.ok("io.widgetd.Device.Unlock", ["passcode": "1234"])
+        #expect(try client.call("io.widgetd.Provider.PutTimeline", Fixtures.putParameters("com.example.news/top")).error
+            == "io.widgetd.ProviderNotRegistered")
+        try "[Provider]\nId=com.example.news\nUser=0\nDataProtection=complete\n".write(
+            to: daemon.root.appendingPathComponent("etc/providers.d/com.example.news.conf"), atomically: true, encoding: .utf8)
+        daemon.signal(SIGHUP)
+        try daemon.waitForNotification("READY=1")
+        try client.ok("io.widgetd.Provider.PutTimeline", Fixtures.putParameters("com.example.news/top"))
+        #expect(try client.ok("io.widgetd.Device.GetStatus")["state"] as? String == "unlocked")
+        #expect(try client.call("io.widgetd.Provider.GetTimeline", ["widget": "com.example.news/top"]).error == nil)
+    }
+
+    @Test func aBadConfigurationIsRejectedWithFileAndLine() throws {
+        let daemon = try DaemonProcess(daemon: ["ClassAGraceSec=soon"])
+        #expect(throws: (any Error).self) { try daemon.start() }
+        #expect(daemon.log.contains("widgetd.conf:3"))
+    }
+
+    private static var socketActivateInstalled: Bool {
+        FileManager.default.isExecutableFile(atPath: "/usr/bin/systemd-socket-activate")
+    }
+
+    @Test(.enabled(if: socketActivateInstalled, "needs systemd-socket-activate (Debian's systemd)"))
+    func socketActivationServesThePassedSocket() throws {
+        let daemon = try DaemonProcess()
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/systemd-socket-activate")
+        process.arguments = [
+            "-l", daemon.socketPath, DaemonProcess.binary.path,
+            "--config", daemon.configFile.path, "--state-directory", daemon.stateDirectory.path,
+        ]
+        process.standardError = FileHandle.nullDevice
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        defer {
+            kill(process.processIdentifier, SIGTERM)
+            process.waitUntilExit()
+        }
+        // systemd-socket-activate binds the socket, then starts widgetd on the first connection.
+        var client: VarlinkTestClient?
+        for _ in 0..<200 where client == nil {
+            client = try? VarlinkTestClient(path: daemon.socketPath)
+            if client == nil { usleep(50_000) }
+        }
+        let status = try #require(client).ok("io.widgetd.Device.GetStatus")
+        #expect(status["state"] as? String == "unlocked")
+    }
+}
