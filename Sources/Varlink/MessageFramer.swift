@@ -1,0 +1,111 @@
+/// Splits a Varlink byte stream into messages: JSON objects each terminated by a NUL.
+///
+/// Bytes arrive in whatever pieces the socket delivers; the framer keeps the
+/// unfinished tail and yields each complete message without its NUL. Messages can
+/// carry a passcode or timeline content, so the bytes of consumed messages are zeroed
+/// in the internal buffer, and the whole buffer is zeroed on ``reset()`` and when the
+/// framer is released. A message handed out is the caller's to wipe.
+public final class MessageFramer {
+    /// Why the stream cannot be framed.
+    public enum Failure: Error, Sendable, Equatable {
+        /// A message grew past `limit` bytes without its terminating NUL.
+        case messageTooLarge(limit: Int)
+    }
+
+    /// The largest message accepted, in bytes, not counting its NUL.
+    public let maxMessageBytes: Int
+
+    /// Received bytes not yet returned; `start` marks the first unconsumed one.
+    private var buffer: [UInt8] = []
+    private var start = 0
+    /// Where the search for the next NUL resumes, so no byte is scanned twice.
+    private var scanned = 0
+
+    /// Creates a framer that rejects messages longer than `maxMessageBytes`.
+    public init(maxMessageBytes: Int) {
+        precondition(maxMessageBytes > 0, "maxMessageBytes must be positive")
+        self.maxMessageBytes = maxMessageBytes
+    }
+
+    deinit { Self.wipe(&buffer) }
+
+    /// The held bytes, consumed ones included, for tests that check the zeroing.
+    var heldBytesForTesting: [UInt8] { buffer }
+
+    /// The number of bytes held for a message not yet complete.
+    public var pendingByteCount: Int { buffer.count - start }
+
+    /// Appends received bytes.
+    public func append(_ bytes: some Collection<UInt8>) {
+        buffer.append(contentsOf: bytes)
+    }
+
+    /// Appends received bytes from a raw buffer (the socket read path).
+    public func append(_ bytes: UnsafeRawBufferPointer) {
+        buffer.append(contentsOf: bytes)
+    }
+
+    /// Returns the next complete message without its NUL, or `nil` when none is complete.
+    ///
+    /// Throws ``Failure/messageTooLarge(limit:)`` once the unfinished message exceeds the
+    /// limit; the stream cannot be resynchronised after that, so the caller closes it.
+    public func nextMessage() throws(Failure) -> [UInt8]? {
+        let end = buffer.count
+        var index = Swift.max(scanned, start)
+        while index < end, buffer[index] != 0 { index += 1 }
+        guard index < end else {
+            scanned = end
+            if end - start > maxMessageBytes { throw .messageTooLarge(limit: maxMessageBytes) }
+            compact()
+            return nil
+        }
+        guard index - start <= maxMessageBytes else { throw .messageTooLarge(limit: maxMessageBytes) }
+        let message = Array(buffer[start..<index])
+        // Wipe the message and its NUL in place before moving past them.
+        for position in start...index { buffer[position] = 0 }
+        start = index + 1
+        scanned = start
+        if start == buffer.count { compact() }
+        return message
+    }
+
+    /// Drops every held byte, zeroing it first.
+    public func reset() {
+        Self.wipe(&buffer)
+        buffer.removeAll(keepingCapacity: true)
+        start = 0
+        scanned = 0
+    }
+
+    /// Moves the unconsumed tail to the front once the consumed prefix is worth it.
+    ///
+    /// The consumed prefix was zeroed when its messages were taken; removing it shifts
+    /// the tail in place (same storage), and the vacated end is zeroed as well.
+    private func compact() {
+        guard start > 0 else { return }
+        if start == buffer.count {
+            buffer.removeAll(keepingCapacity: true)
+        } else if start >= 4096 || start * 2 >= buffer.count {
+            let oldCount = buffer.count
+            let tail = oldCount - start
+            buffer.withUnsafeMutableBufferPointer { storage in
+                let base = storage.baseAddress!
+                base.update(from: base + start, count: tail)
+                (base + tail).update(repeating: 0, count: oldCount - tail)
+            }
+            buffer.removeLast(oldCount - tail)
+        } else {
+            return
+        }
+        scanned -= start
+        start = 0
+    }
+
+    /// Zeroes every byte of the storage, including spare capacity left by earlier messages.
+    private static func wipe(_ bytes: inout [UInt8]) {
+        bytes.withUnsafeMutableBufferPointer { storage in
+            guard let base = storage.baseAddress else { return }
+            base.update(repeating: 0, count: storage.count)
+        }
+    }
+}

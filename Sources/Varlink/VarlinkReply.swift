@@ -1,0 +1,66 @@
+import Foundation
+
+/// Encodes Varlink replies, NUL terminator included, ready to be written to a socket.
+///
+/// A reply is `{"parameters":{…}}`, with `"continues":true` for a reply of a stream
+/// that is not the last; an error is `{"error":NAME,"parameters":{…}}`.
+public enum VarlinkReply {
+    /// Encodes a reply carrying `parameters`, which must encode as a JSON object.
+    ///
+    /// The wire types encode infallibly; a value that cannot be encoded is a programming
+    /// error and traps (see ``VarlinkError/init(name:parameters:)``).
+    public static func encode(parameters: some Encodable, continues: Bool = false) -> [UInt8] {
+        let body: Data
+        do {
+            body = try VarlinkJSON.makeEncoder().encode(parameters)
+        } catch {
+            preconditionFailure("reply parameters of type \(type(of: parameters)) cannot be encoded as JSON")
+        }
+        return encode(encodedParameters: body, continues: continues)
+    }
+
+    /// Wraps parameters that are already an encoded JSON object into a reply.
+    public static func encode(encodedParameters: some Collection<UInt8>, continues: Bool = false) -> [UInt8] {
+        var reply: [UInt8] = []
+        reply.reserveCapacity(encodedParameters.count + 40)
+        // Keys in sorted order, as the shared encoder would write them.
+        if continues { reply.append(contentsOf: #"{"continues":true,"parameters":"#.utf8) }
+        else { reply.append(contentsOf: #"{"parameters":"#.utf8) }
+        reply.append(contentsOf: encodedParameters)
+        reply.append(UInt8(ascii: "}"))
+        reply.append(0)
+        return reply
+    }
+
+    /// Encodes an error reply.
+    public static func encode(error: VarlinkError) -> [UInt8] {
+        var reply: [UInt8] = Array(#"{"error":"#.utf8)
+        reply.append(contentsOf: quoted(error.name))
+        reply.append(contentsOf: #","parameters":"#.utf8)
+        reply.append(contentsOf: error.encodedParameters)
+        reply.append(UInt8(ascii: "}"))
+        reply.append(0)
+        return reply
+    }
+
+    /// A JSON string literal for `text`, escaping what RFC 8259 requires.
+    private static func quoted(_ text: String) -> [UInt8] {
+        var bytes: [UInt8] = [UInt8(ascii: "\"")]
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"):
+                bytes.append(UInt8(ascii: "\\"))
+                bytes.append(byte)
+            case 0..<0x20:
+                let hex = Array("0123456789abcdef".utf8)
+                bytes.append(contentsOf: Array("\\u00".utf8))
+                bytes.append(hex[Int(byte >> 4)])
+                bytes.append(hex[Int(byte & 0xF)])
+            default:
+                bytes.append(byte)
+            }
+        }
+        bytes.append(UInt8(ascii: "\""))
+        return bytes
+    }
+}

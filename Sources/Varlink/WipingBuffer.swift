@@ -1,0 +1,37 @@
+import Foundation
+
+/// Bytes that are zeroed when the last reference goes away.
+///
+/// A received message can hold a passcode; `[UInt8]` and `Data` would leave copies
+/// behind in freed memory. The bytes are immutable after creation, which is why the
+/// class can be shared across threads.
+final class WipingBuffer: @unchecked Sendable {
+    private let storage: UnsafeMutableRawBufferPointer
+
+    /// Copies `bytes` into a new buffer and zeroes the source array's storage.
+    init(_ bytes: consuming [UInt8]) {
+        let storage = UnsafeMutableRawBufferPointer.allocate(byteCount: Swift.max(bytes.count, 1), alignment: 1)
+        bytes.withUnsafeMutableBytes { source in
+            storage.copyMemory(from: UnsafeRawBufferPointer(source))
+            source.initializeMemory(as: UInt8.self, repeating: 0)
+        }
+        self.storage = storage
+        self.count = bytes.count
+    }
+
+    /// The number of meaningful bytes.
+    let count: Int
+
+    deinit {
+        storage.initializeMemory(as: UInt8.self, repeating: 0)
+        storage.deallocate()
+    }
+
+    /// Runs `body` with a `Data` view of the bytes that does not copy them.
+    ///
+    /// The view must not escape `body`.
+    func withData<R>(_ body: (Data) throws -> R) rethrows -> R {
+        let data = Data(bytesNoCopy: storage.baseAddress!, count: count, deallocator: .none)
+        return try body(data)
+    }
+}

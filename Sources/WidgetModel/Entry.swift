@@ -1,0 +1,63 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// One moment of a timeline: what to show from `date` on (DESIGN §2).
+public struct Entry: Sendable, Hashable {
+    /// When the entry becomes current; written as RFC 3339.
+    public var date: Date
+    /// Optional relevance for hosts that rotate widgets.
+    public var relevance: Relevance?
+    /// The entry's fields by name.
+    public var fields: [String: Field]
+
+    /// Makes an entry; `TimelineValidator` checks it against the limits.
+    public init(date: Date, relevance: Relevance? = nil, fields: [String: Field]) {
+        self.date = date
+        self.relevance = relevance
+        self.fields = fields
+    }
+}
+
+extension Entry: Codable {
+    private enum CodingKeys: String, CodingKey, CaseIterable {
+        case date, relevance, fields
+    }
+
+    /// Decodes `{"date": RFC 3339, "relevance"?: …, "fields": {…}}`, rejecting unknown keys.
+    public init(from decoder: any Decoder) throws {
+        try decoder.rejectUnknownKeys(allowed: Set(CodingKeys.allCases.map(\.rawValue)))
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        date = try container.decodeRFC3339(forKey: .date)
+        relevance = try container.decodeIfPresent(Relevance.self, forKey: .relevance)
+        fields = try container.decodeFields(forKey: .fields, in: decoder)
+    }
+
+    /// Encodes the date as RFC 3339 and omits an absent relevance.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(RFC3339.format(date), forKey: .date)
+        try container.encodeIfPresent(relevance, forKey: .relevance)
+        try container.encode(fields, forKey: .fields)
+    }
+}
+
+extension KeyedDecodingContainer {
+    /// Decodes a required RFC 3339 string, naming the key when it is wrong.
+    func decodeRFC3339(forKey key: Key) throws -> Date {
+        let text = try decode(String.self, forKey: key)
+        do {
+            return try RFC3339.parse(text)
+        } catch {
+            throw ModelDecodingFailure(codingPath + [key], error.description)
+        }
+    }
+
+    /// Decodes an optional RFC 3339 string; null counts as absent.
+    func decodeRFC3339IfPresent(forKey key: Key) throws -> Date? {
+        guard contains(key), try !decodeNil(forKey: key) else { return nil }
+        return try decodeRFC3339(forKey: key)
+    }
+}

@@ -1,0 +1,48 @@
+/// An entry-shaped sample with no private data, shown when content may not be (DESIGN §2).
+///
+/// Stored in class `none` so that it can be served in every state.
+public struct Placeholder: Sendable, Hashable {
+    /// The sample fields by name; their values also stand in for redacted fields.
+    public var fields: [String: Field]
+
+    /// A placeholder with no fields, used when a provider gave none.
+    public static let empty = Placeholder(fields: [:])
+
+    /// Makes a placeholder.
+    public init(fields: [String: Field]) {
+        self.fields = fields
+    }
+
+    /// Decodes and validates a placeholder from raw JSON bytes (`{"fields":{…}}`).
+    public static func decode(
+        from bytes: UnsafeRawBufferPointer, limits: TimelineLimits = .default
+    ) throws(InvalidTimeline) -> Placeholder {
+        let placeholder = try ModelJSON.decode(Placeholder.self, from: bytes)
+        try TimelineValidator.validate(placeholder: placeholder, limits: limits)
+        return placeholder
+    }
+
+    /// Decodes and validates a placeholder from JSON bytes.
+    public static func decode(from bytes: [UInt8], limits: TimelineLimits = .default) throws(InvalidTimeline) -> Placeholder {
+        try bytes.withUnsafeBytes { buffer in Result { () throws(InvalidTimeline) in try decode(from: buffer, limits: limits) } }.get()
+    }
+}
+
+extension Placeholder: Codable {
+    private enum CodingKeys: String, CodingKey, CaseIterable {
+        case fields
+    }
+
+    /// Decodes `{"fields": {…}}`, rejecting unknown keys.
+    public init(from decoder: any Decoder) throws {
+        try decoder.rejectUnknownKeys(allowed: Set(CodingKeys.allCases.map(\.rawValue)))
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        fields = try container.decodeFields(forKey: .fields, in: decoder)
+    }
+
+    /// Encodes `{"fields": {…}}`.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(fields, forKey: .fields)
+    }
+}

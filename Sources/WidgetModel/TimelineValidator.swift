@@ -1,0 +1,142 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// Checks decoded timelines, entries, policies and placeholders against `TimelineLimits`
+/// and the rules that decoding alone cannot enforce.
+///
+/// Decoding already rejects bad dates, unknown privacy values, unknown keys and wrong
+/// types; this adds counts, sizes, nesting, finite numbers and dates in range. Each
+/// failure names the entry and field: `entries[3].fields["temp"]: value is not a finite number`.
+public enum TimelineValidator {
+    /// Validates a whole timeline.
+    public static func validate(_ timeline: Timeline, limits: TimelineLimits = .default) throws(InvalidTimeline) {
+        try validate(entries: timeline.entries, limits: limits)
+        try validate(policy: timeline.policy)
+    }
+
+    /// Validates entries; `path` prefixes the messages (`entries[3]…`).
+    public static func validate(entries: [Entry], limits: TimelineLimits = .default, path: String = "entries") throws(InvalidTimeline) {
+        guard entries.count <= limits.maxEntries else {
+            throw InvalidTimeline(reason: "\(path): \(entries.count) entries; at most \(limits.maxEntries) are allowed")
+        }
+        for (index, entry) in entries.enumerated() {
+            let here = "\(path)[\(index)]"
+            guard RFC3339.isRepresentable(entry.date) else {
+                throw InvalidTimeline(reason: "\(here).date: is outside the years 0000–9999")
+            }
+            if let relevance = entry.relevance {
+                guard relevance.score.isFinite else {
+                    throw InvalidTimeline(reason: "\(here).relevance.score: is not a finite number")
+                }
+                guard relevance.duration.isFinite, relevance.duration >= 0 else {
+                    throw InvalidTimeline(reason: "\(here).relevance.duration: must be a finite number of seconds, 0 or more")
+                }
+            }
+            try validate(fields: entry.fields, limits: limits, path: "\(here).fields")
+        }
+    }
+
+    /// Validates a reload policy: an `after` date must be representable.
+    public static func validate(policy: ReloadPolicy) throws(InvalidTimeline) {
+        if case .after(let date) = policy, !RFC3339.isRepresentable(date) {
+            throw InvalidTimeline(reason: "policy.date: is outside the years 0000–9999")
+        }
+    }
+
+    /// Validates a placeholder's fields with the same limits as an entry's.
+    public static func validate(placeholder: Placeholder, limits: TimelineLimits = .default) throws(InvalidTimeline) {
+        try validate(fields: placeholder.fields, limits: limits, path: "placeholder.fields")
+    }
+
+    static func validate(fields: [String: Field], limits: TimelineLimits, path: String) throws(InvalidTimeline) {
+        guard fields.count <= limits.maxFieldsPerEntry else {
+            throw InvalidTimeline(reason: "\(path): \(fields.count) fields; at most \(limits.maxFieldsPerEntry) are allowed")
+        }
+        // Sorted so that the same input always reports the same first problem.
+        for name in fields.keys.sorted() {
+            let here = "\(path)[\(ModelPath.quote(name))]"
+            guard !name.isEmpty else {
+                throw InvalidTimeline(reason: "\(here): field name is empty")
+            }
+            guard name.utf8.count <= limits.maxFieldNameBytes else {
+                throw InvalidTimeline(reason: "\(here): field name is \(name.utf8.count) bytes; at most \(limits.maxFieldNameBytes) are allowed")
+            }
+            guard !name.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else {
+                throw InvalidTimeline(reason: "\(here): field name contains a control character")
+            }
+            guard let field = fields[name] else { continue }
+            var budget = ValueBudget(remaining: limits.maxValueBytes, maxDepth: limits.maxNestingDepth)
+            if let problem = budget.check(field.value, depth: 0) {
+                throw InvalidTimeline(reason: "\(here): value \(problem.description(limits))")
+            }
+        }
+    }
+}
+
+/// Walks a value once, checking finiteness, depth and encoded size together.
+///
+/// Size is what the value costs as compact JSON: string bytes (escapes counted as
+/// written, approximately), two quotes, separators, and at most 24 bytes per number.
+/// Nothing is encoded, so no extra copy of a private value is made.
+struct ValueBudget {
+    enum Problem {
+        case notFinite, tooDeep, tooLarge
+
+        func description(_ limits: TimelineLimits) -> String {
+            switch self {
+            case .notFinite: "is not a finite number"
+            case .tooDeep: "nests arrays and objects deeper than \(limits.maxNestingDepth) levels"
+            case .tooLarge: "is larger than \(limits.maxValueBytes) bytes as JSON"
+            }
+        }
+    }
+
+    var remaining: Int
+    let maxDepth: Int
+
+    mutating func spend(_ bytes: Int) -> Problem? {
+        remaining -= bytes
+        return remaining < 0 ? .tooLarge : nil
+    }
+
+    mutating func check(_ value: JSONValue, depth: Int) -> Problem? {
+        switch value {
+        case .null: return spend(4)
+        case .bool(let flag): return spend(flag ? 4 : 5)
+        case .number(let number):
+            guard number.isFinite else { return .notFinite }
+            return spend(24)
+        case .string(let text): return spend(Self.encodedSize(text))
+        case .array(let items):
+            guard depth < maxDepth else { return .tooDeep }
+            if let problem = spend(2 + max(items.count - 1, 0)) { return problem }
+            for item in items {
+                if let problem = check(item, depth: depth + 1) { return problem }
+            }
+            return nil
+        case .object(let members):
+            guard depth < maxDepth else { return .tooDeep }
+            if let problem = spend(2 + max(members.count - 1, 0)) { return problem }
+            for (key, item) in members {
+                if let problem = spend(Self.encodedSize(key) + 1) { return problem }
+                if let problem = check(item, depth: depth + 1) { return problem }
+            }
+            return nil
+        }
+    }
+
+    static func encodedSize(_ text: String) -> Int {
+        var size = 2
+        for byte in text.utf8 {
+            switch byte {
+            case 0x22, 0x5C: size += 2
+            case 0..<0x20: size += 6
+            default: size += 1
+            }
+        }
+        return size
+    }
+}

@@ -1,0 +1,92 @@
+import Foundation
+import Testing
+import Varlink
+
+@Suite struct InterfaceDefinitionTests {
+    /// The repository's `interfaces/` directory, found from this file's path.
+    private static let interfacesDirectory = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("interfaces")
+
+    private static func file(of definition: InterfaceDefinition) -> URL {
+        interfacesDirectory.appendingPathComponent("\(definition.name).varlink")
+    }
+
+    @Test(arguments: InterfaceDefinition.all)
+    func embeddedTextEqualsTheInterfaceFile(definition: InterfaceDefinition) throws {
+        let text = try String(contentsOf: Self.file(of: definition), encoding: .utf8)
+        #expect(definition.text == text)
+    }
+
+    @Test func servesTheVarlinkServiceAndWidgetdInterfaces() {
+        #expect(InterfaceDefinition.all.map(\.name)
+            == ["org.varlink.service", "io.widgetd.Device", "io.widgetd.Provider", "io.widgetd.Host"])
+        #expect(InterfaceDefinition.named("io.widgetd.Host") == .host)
+        #expect(InterfaceDefinition.named("io.widgetd.Nothing") == nil)
+    }
+
+    @Test(arguments: [
+        ("io.widgetd.Device", ["GetStatus", "SetPasscode", "Unlock", "Lock", "Wipe", "GetSettings", "SetSettings", "Monitor"]),
+        ("io.widgetd.Provider", ["PutTimeline", "AppendEntries", "GetTimeline", "CloseTimeline", "DeleteTimeline", "WatchReloads"]),
+        ("io.widgetd.Host", ["ListWidgets", "GetPresentation", "Watch", "ReloadTimelines"]),
+        ("org.varlink.service", ["GetInfo", "GetInterfaceDescription"]),
+    ])
+    func declaresEveryMethodOfTheDesign(interface: String, methods: [String]) {
+        #expect(InterfaceDefinition.named(interface)?.methods == Set(methods))
+    }
+
+    @Test func declaresTheErrorsTheirMethodsRaise() {
+        #expect(InterfaceDefinition.device.errors
+            == ["PermissionDenied", "PasscodeRequired", "WrongPasscode", "TryAgainLater", "Wiped"])
+        #expect(InterfaceDefinition.provider.errors == [
+            "ProtectedDataUnavailable", "PermissionDenied", "WidgetNotFound", "ProviderNotRegistered",
+            "InvalidTimeline", "TooLarge", "Wiped",
+        ])
+        #expect(InterfaceDefinition.host.errors
+            == ["PermissionDenied", "WidgetNotFound", "ProviderNotRegistered", "UnavailableOnSurface", "Wiped"])
+    }
+
+    /// python3 with the `varlink` package, or `nil` when it is not installed.
+    private static let pythonWithVarlink: String? = {
+        for candidate in ["/usr/bin/env"] where FileManager.default.isExecutableFile(atPath: candidate) {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: candidate)
+            process.arguments = ["python3", "-c", "import varlink"]
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            guard (try? process.run()) != nil else { return nil }
+            process.waitUntilExit()
+            return process.terminationStatus == 0 ? candidate : nil
+        }
+        return nil
+    }()
+
+    @Test(.enabled(if: pythonWithVarlink != nil, "python3 -m pip install varlink"),
+          arguments: InterfaceDefinition.all)
+    func pythonVarlinkParsesTheInterface(definition: InterfaceDefinition) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Self.pythonWithVarlink!)
+        process.arguments = [
+            "python3", "-c",
+            "import sys, varlink; i = varlink.Interface(open(sys.argv[1]).read()); print(i.name)",
+            Self.file(of: definition).path,
+        ]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let printed = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        #expect(String(decoding: printed, as: UTF8.self) == definition.name + "\n")
+    }
+}
+
+@Suite struct ServiceInfoTests {
+    @Test func describesWidgetdAndListsItsInterfaces() {
+        let info = ServiceInfo.widgetd
+        #expect(info.vendor == "widgetd" && info.product == "widgetd")
+        #expect(!info.version.isEmpty && info.url.hasPrefix("https://"))
+        #expect(info.interfaces == InterfaceDefinition.all.map(\.name))
+    }
+}

@@ -1,0 +1,110 @@
+import Foundation
+import Testing
+@testable import Varlink
+
+@Suite struct VarlinkCallTests {
+    private func call(_ text: String) throws(VarlinkCallDecodingError) -> VarlinkCall {
+        try VarlinkCall(decoding: Array(text.utf8))
+    }
+
+    private struct Widget: Decodable, Equatable { let widget: String; let surface: String? }
+    private struct Entries: Decodable { struct Entry: Decodable { let date: String }; let entries: [Entry] }
+    private struct Empty: Decodable {}
+
+    @Test func decodesMethodAndFlags() throws {
+        let decoded = try call(#"{"method":"io.widgetd.Host.Watch","more":true,"parameters":{"widget":"a/b"}}"#)
+        #expect(decoded.method == "io.widgetd.Host.Watch")
+        #expect(decoded.interface == "io.widgetd.Host")
+        #expect(decoded.member == "Watch")
+        #expect(decoded.more && !decoded.oneway && !decoded.upgrade)
+        #expect(try decoded.parameters(Widget.self) == Widget(widget: "a/b", surface: nil))
+    }
+
+    @Test func decodesOnewayAndUpgrade() throws {
+        let decoded = try call(#"{"method":"a.b.C","oneway":true,"upgrade":true}"#)
+        #expect(decoded.oneway && decoded.upgrade && !decoded.more)
+    }
+
+    @Test func missingParametersDecodeAsAnEmptyObject() throws {
+        _ = try call(#"{"method":"io.widgetd.Device.Lock"}"#).parameters(Empty.self)
+        _ = try call(#"{"method":"io.widgetd.Device.Lock","parameters":null}"#).parameters(Empty.self)
+    }
+
+    @Test func missingParameterIsInvalidParameterNamingIt() throws {
+        let decoded = try call(#"{"method":"io.widgetd.Host.GetPresentation"}"#)
+        #expect(throws: VarlinkError.invalidParameter("widget")) { try decoded.parameters(Widget.self) }
+    }
+
+    @Test func wrongTypeIsInvalidParameterNamingItsPath() throws {
+        let decoded = try call(#"{"method":"io.widgetd.Provider.PutTimeline","parameters":{"entries":[{"date":"x"},{"date":3}]}}"#)
+        #expect(throws: VarlinkError.invalidParameter("entries[1].date")) { try decoded.parameters(Entries.self) }
+        let wrongTop = try call(#"{"method":"a.B","parameters":{"widget":true}}"#)
+        #expect(throws: VarlinkError.invalidParameter("widget")) { try wrongTop.parameters(Widget.self) }
+    }
+
+    @Test(arguments: ["", "not json", "[1,2]", "\"text\"", "42", "{\"method\":"])
+    func nonObjectsAreNotCalls(text: String) {
+        #expect(throws: VarlinkCallDecodingError.notAJSONObject) { try call(text) }
+    }
+
+    @Test(arguments: [
+        (#"{}"#, "method"),
+        (#"{"method":7}"#, "method"),
+        (#"{"method":"NoInterface"}"#, "method"),
+        (#"{"method":"trailing.dot."}"#, "method"),
+        (#"{"method":"a.B","more":"yes"}"#, "more"),
+        (#"{"method":"a.B","oneway":1}"#, "oneway"),
+        (#"{"method":"a.B","parameters":[1]}"#, "parameters"),
+    ])
+    func invalidEnvelopesAreAnsweredWithInvalidParameter(text: String, parameter: String) {
+        #expect(throws: VarlinkCallDecodingError.invalidCall(.invalidParameter(parameter))) { try call(text) }
+    }
+}
+
+@Suite struct VarlinkReplyTests {
+    private struct Generation: Encodable { let generation: Int }
+    private struct Path: Encodable { let url: String }
+
+    private func text(_ bytes: [UInt8]) -> String {
+        #expect(bytes.last == 0)
+        return String(decoding: bytes.dropLast(), as: UTF8.self)
+    }
+
+    @Test func encodesAFinalReply() {
+        #expect(text(VarlinkReply.encode(parameters: Generation(generation: 3))) == #"{"parameters":{"generation":3}}"#)
+    }
+
+    @Test func encodesAStreamReplyWithContinues() {
+        #expect(text(VarlinkReply.encode(parameters: Generation(generation: 1), continues: true))
+            == #"{"continues":true,"parameters":{"generation":1}}"#)
+    }
+
+    @Test func doesNotEscapeSlashesAndSortsKeys() {
+        #expect(text(VarlinkReply.encode(parameters: ["b": "a/b", "a": "c"])) == #"{"parameters":{"a":"c","b":"a/b"}}"#)
+    }
+
+    @Test func repliesAreValidJSONObjects() throws {
+        let reply = VarlinkReply.encode(parameters: Path(url: "x\"y\u{1}"))
+        let object = try JSONSerialization.jsonObject(with: Data(reply.dropLast())) as? [String: Any]
+        #expect((object?["parameters"] as? [String: Any])?["url"] as? String == "x\"y\u{1}")
+    }
+
+    @Test(arguments: [
+        (VarlinkError.interfaceNotFound("x.Y"), #"{"error":"org.varlink.service.InterfaceNotFound","parameters":{"interface":"x.Y"}}"#),
+        (VarlinkError.methodNotFound("x.Y.Z"), #"{"error":"org.varlink.service.MethodNotFound","parameters":{"method":"x.Y.Z"}}"#),
+        (VarlinkError.methodNotImplemented("x.Y.Z"), #"{"error":"org.varlink.service.MethodNotImplemented","parameters":{"method":"x.Y.Z"}}"#),
+        (VarlinkError.invalidParameter("widget"), #"{"error":"org.varlink.service.InvalidParameter","parameters":{"parameter":"widget"}}"#),
+        (VarlinkError.permissionDenied, #"{"error":"org.varlink.service.PermissionDenied","parameters":{}}"#),
+        (VarlinkError.expectedMore, #"{"error":"org.varlink.service.ExpectedMore","parameters":{}}"#),
+    ])
+    func encodesTheStandardErrors(error: VarlinkError, expected: String) {
+        #expect(text(VarlinkReply.encode(error: error)) == expected)
+    }
+
+    @Test func encodesAnErrorWithTypedParameters() {
+        struct WrongPasscode: Encodable { let failedAttempts: Int; let retryAfter: Double? }
+        let error = VarlinkError(name: "io.widgetd.WrongPasscode", parameters: WrongPasscode(failedAttempts: 5, retryAfter: 60))
+        #expect(text(VarlinkReply.encode(error: error))
+            == #"{"error":"io.widgetd.WrongPasscode","parameters":{"failedAttempts":5,"retryAfter":60}}"#)
+    }
+}
