@@ -79,9 +79,20 @@ public struct VarlinkCall: Sendable {
         }
     }
 
+    /// Decodes the parameters as `P`, rethrowing the decoder's own error, for a caller
+    /// that describes it in its own typed error (a timeline's validation reason). The
+    /// coding path of the error starts with the `parameters` key.
+    public func decodeParameters<P: Decodable>(_ type: P.Type) throws -> P {
+        let envelope = try message.withData {
+            try VarlinkJSON.makeDecoder().decode(ParametersEnvelope<P>.self, from: $0)
+        }
+        if let value = envelope.value { return value }
+        return try VarlinkJSON.makeDecoder().decode(P.self, from: Data("{}".utf8))
+    }
+
     /// The dotted path of the parameter a decoding error is about, without the
     /// leading `parameters` key.
-    static func parameterPath(of error: DecodingError) -> String {
+    public static func parameterPath(of error: DecodingError) -> String {
         var keys: [any CodingKey]
         switch error {
         case .keyNotFound(let key, let context): keys = context.codingPath + [key]

@@ -23,28 +23,26 @@ extension WidgetService {
     }
 
     func putTimeline(_ call: VarlinkCall, _ context: CallContext, _ authority: PeerAuthority) throws {
-        let parameters = try parameters(PutTimelineParameters.self, of: call)
+        let parameters = try timelineParameters(PutTimelineParameters.self, of: call)
         guard let (widget, protectionClass) = try providedWidget(
             parameters.widget, context, authority, method: call.method)
         else { return }
         let timeline = Timeline(entries: parameters.entries, policy: parameters.policy ?? .atEnd)
-        try TimelineValidator(limits: limits).validate(timeline)
-        if let placeholder = parameters.placeholder { try TimelineValidator(limits: limits).validate(placeholder) }
+        try TimelineValidator.validate(timeline, limits: limits)
+        if let placeholder = parameters.placeholder { try TimelineValidator.validate(placeholder: placeholder, limits: limits) }
         let placeholder = try parameters.placeholder.map { Array(try encoder.encode($0)) }
         let generation = try store(timeline, for: widget, class: protectionClass, family: parameters.family, placeholder: placeholder)
         context.reply(GenerationReply(generation: generation))
     }
 
     func appendEntries(_ call: VarlinkCall, _ context: CallContext, _ authority: PeerAuthority) throws {
-        let parameters = try parameters(AppendEntriesParameters.self, of: call)
+        let parameters = try timelineParameters(AppendEntriesParameters.self, of: call)
         guard let (widget, _) = try providedWidget(
             parameters.widget, context, authority, method: call.method)
         else { return }
         guard let metadata = try store.metadata(widget) else { throw ServiceError.widgetNotFound(parameters.widget) }
-        var timeline = try readTimeline(widget)
-        timeline.entries.append(contentsOf: parameters.entries)
-        timeline.entries.sort { $0.date < $1.date }
-        try TimelineValidator(limits: limits).validate(timeline)
+        let timeline = try readTimeline(widget).appending(parameters.entries)
+        try TimelineValidator.validate(timeline, limits: limits)
         // The stored class, not today's registration: appending must not move a timeline.
         let generation = try store(
             timeline, for: widget, class: metadata.protectionClass, family: metadata.family, placeholder: nil)

@@ -96,7 +96,8 @@ final class WidgetService: VarlinkCallHandler {
             case "io.widgetd.Host.Watch": try watch(call, context)
             case "io.widgetd.Host.ReloadTimelines": try reloadTimelines(call, context)
             default:
-                context.fail(call.isKnownInterface ? .methodNotFound(call.method) : .interfaceNotFound(call.interface))
+                let known = ["io.widgetd.Device", "io.widgetd.Provider", "io.widgetd.Host"].contains(call.interface)
+                context.fail(known ? .methodNotFound(call.method) : .interfaceNotFound(call.interface))
             }
         } catch {
             fail(context, with: error, method: call.method)
@@ -164,6 +165,25 @@ final class WidgetService: VarlinkCallHandler {
     /// Decodes a call's parameters, turning a wrong shape into `InvalidParameter`.
     func parameters<P: Decodable>(_ type: P.Type, of call: VarlinkCall) throws -> P {
         try call.parameters(type)
+    }
+
+    /// Decodes parameters that carry timeline parts (`entries`, `policy`, `placeholder`):
+    /// a malformed part is `InvalidTimeline` with a reason naming the entry and field,
+    /// which a provider's author can act on; anything else is `InvalidParameter`.
+    func timelineParameters<P: Decodable>(_ type: P.Type, of call: VarlinkCall) throws -> P {
+        do {
+            return try call.decodeParameters(type)
+        } catch let error as DecodingError {
+            let path = VarlinkCall.parameterPath(of: error)
+            guard ["entries", "policy", "placeholder"].contains(where: { path.hasPrefix($0) }) else {
+                throw VarlinkError.invalidParameter(path)
+            }
+            var reason = InvalidTimeline(decoding: error).reason
+            if reason.hasPrefix("parameters.") { reason.removeFirst("parameters.".count) }
+            throw ServiceError.invalidTimeline(reason)
+        } catch {
+            throw VarlinkError.invalidParameter("")
+        }
     }
 
     /// Parses a widget id parameter.
