@@ -1,0 +1,33 @@
+/// Why a cryptographic operation failed.
+///
+/// No case carries key material or plaintext, so an error can be logged as is.
+public enum CryptoError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// A ciphertext, sealed box or MAC did not verify: it was tampered with,
+    /// truncated, or opened with the wrong key or associated data.
+    case authenticationFailure
+    /// `sodium_malloc` returned NULL: the process ran out of guarded, locked pages
+    /// (about 16,000 live allocations, or `RLIMIT_MEMLOCK`).
+    case outOfSecureMemory
+    /// An input had the wrong length (a key, nonce or salt).
+    case invalidLength(what: String, expected: Int, actual: Int)
+    /// `sodium_init` failed; nothing in this module can be used.
+    case initializationFailed
+    /// A libsodium call returned an error that is not an authentication failure
+    /// (for example Argon2id could not allocate its memory).
+    case operationFailed(String)
+
+    public var description: String {
+        switch self {
+        case .authenticationFailure:
+            "authentication failed: the data was altered or the key is wrong"
+        case .outOfSecureMemory:
+            "out of secure memory (sodium_malloc failed); raise vm.max_map_count or LimitMEMLOCK="
+        case .invalidLength(let what, let expected, let actual):
+            "\(what) must be \(expected) bytes, got \(actual)"
+        case .initializationFailed:
+            "libsodium could not be initialised (sodium_init failed)"
+        case .operationFailed(let operation):
+            "libsodium operation \(operation) failed"
+        }
+    }
+}

@@ -1,0 +1,54 @@
+import CSodium
+
+/// Keyed BLAKE2b (`crypto_generichash` with a key): a MAC and a key-derivation function.
+public enum KeyedHash {
+    /// The shortest key accepted.
+    public static let minimumKeyByteCount = Int(crypto_generichash_keybytes_min())
+    /// The longest key accepted.
+    public static let maximumKeyByteCount = Int(crypto_generichash_keybytes_max())
+
+    /// Hashes `input` under `key`, producing `outputLength` (16…64) bytes in secure memory.
+    ///
+    /// The output is a secret whenever the key is (derived keys, MACs used for
+    /// comparison); callers that need a public value (a file name) copy it out.
+    /// The corresponding C function is `crypto_generichash`.
+    public static func hash(
+        _ input: UnsafeRawBufferPointer, key: SecureBytes, outputLength: Int = 32
+    ) throws(CryptoError) -> SecureBytes {
+        try Sodium.ensureInitialized()
+        guard key.count >= minimumKeyByteCount, key.count <= maximumKeyByteCount else {
+            throw .invalidLength(what: "BLAKE2b key", expected: 32, actual: key.count)
+        }
+        guard outputLength >= Int(crypto_generichash_bytes_min()), outputLength <= Int(crypto_generichash_bytes_max())
+        else { throw .invalidLength(what: "BLAKE2b output", expected: 32, actual: outputLength) }
+        let output = try SecureBytes.zeroed(count: outputLength)
+        let result = output.withUnsafeMutableBytes { out in
+            key.withUnsafeBytes { k in
+                crypto_generichash(
+                    out.baseAddress!.assumingMemoryBound(to: UInt8.self), out.count,
+                    input.baseAddress?.assumingMemoryBound(to: UInt8.self), UInt64(input.count),
+                    k.baseAddress!.assumingMemoryBound(to: UInt8.self), k.count)
+            }
+        }
+        try Sodium.check(result, "crypto_generichash")
+        return output
+    }
+
+    /// Hashes a secret input.
+    public static func hash(_ input: SecureBytes, key: SecureBytes, outputLength: Int = 32) throws(CryptoError) -> SecureBytes {
+        try input.withUnsafeBytes { (i) throws(CryptoError) in try hash(i, key: key, outputLength: outputLength) }
+    }
+
+    /// Hashes a public input (a label, a widget id, a file's bytes).
+    public static func hash(_ input: [UInt8], key: SecureBytes, outputLength: Int = 32) throws(CryptoError) -> SecureBytes {
+        try input.withBytes { (i) throws(CryptoError) in try hash(i, key: key, outputLength: outputLength) }
+    }
+
+    /// Derives an independent subkey for one purpose, named by `label`.
+    ///
+    /// Distinct labels give unrelated keys, so a key used as a MAC key never also
+    /// encrypts, and a compromise of one use does not reveal another.
+    public static func deriveKey(from key: SecureBytes, label: String) throws(CryptoError) -> SecureBytes {
+        try hash(Array(label.utf8), key: key, outputLength: 32)
+    }
+}

@@ -1,0 +1,37 @@
+import CSystemShims
+import Glibc
+
+/// Process-wide settings that keep secrets out of core dumps and freed memory.
+public enum ProcessHygiene {
+    /// Which setting could not be applied.
+    public enum Failure: Error, Sendable, Equatable, CustomStringConvertible {
+        /// `prctl(PR_SET_DUMPABLE, 0)` failed.
+        case notDumpable(errno: Int32)
+        /// `setrlimit(RLIMIT_CORE, 0)` failed.
+        case coreLimit(errno: Int32)
+        /// `mallopt(M_PERTURB)` was refused.
+        case mallocPerturb
+
+        public var description: String {
+            switch self {
+            case .notDumpable(let e): "cannot make the process non-dumpable: \(String(cString: strerror(e)))"
+            case .coreLimit(let e): "cannot set RLIMIT_CORE to 0: \(String(cString: strerror(e)))"
+            case .mallocPerturb: "glibc refused mallopt(M_PERTURB)"
+            }
+        }
+    }
+
+    /// The byte glibc writes over freed heap chunks (any non-zero value works).
+    public static let perturbByte: Int32 = 0xA5
+
+    /// Makes the process non-dumpable (no ptrace by other users, no core), sets the
+    /// core-size limit to 0, and asks glibc to overwrite freed heap memory, so that a
+    /// decrypted value released by Swift does not linger in a free chunk.
+    public static func apply() throws(Failure) {
+        guard shim_set_dumpable(0) == 0 else { throw .notDumpable(errno: errno) }
+        var limit = rlimit(rlim_cur: 0, rlim_max: 0)
+        guard setrlimit(Int32(RLIMIT_CORE.rawValue), &limit) == 0 else { throw .coreLimit(errno: errno) }
+        // mallopt returns 1 on success.
+        guard shim_malloc_perturb(perturbByte) == 1 else { throw .mallocPerturb }
+    }
+}

@@ -1,0 +1,122 @@
+import CSodium
+
+/// A buffer for secrets: keys, passcodes and decrypted content.
+///
+/// Backed by `sodium_malloc`: the pages are guarded, locked in RAM (`mlock`),
+/// excluded from core dumps, and zeroed by `sodium_free` when the last reference
+/// goes away. The bytes are reachable only through `withUnsafeBytes` and
+/// `withUnsafeMutableBytes`; there is deliberately no conversion to `[UInt8]`,
+/// `Data` or `String`, no `description` and no `Codable`, so a secret cannot leak
+/// into an ordinary heap copy, a log line or a file by accident.
+///
+/// `sodium_malloc` fails after about 16,000 live allocations; every allocation is
+/// checked and reported as `CryptoError.outOfSecureMemory`.
+///
+/// Thread safety: the buffer may be handed to another thread (it is
+/// `@unchecked Sendable` for that), but must not be mutated by two threads at once.
+public final class SecureBytes: @unchecked Sendable {
+    private var pointer: UnsafeMutableRawPointer
+    private var capacity: Int
+    /// The number of bytes in use.
+    public private(set) var count: Int
+
+    /// Allocates `capacity` bytes of secure memory holding `count` zero bytes.
+    private init(count: Int, capacity: Int) throws(CryptoError) {
+        try Sodium.ensureInitialized()
+        let capacity = Swift.max(capacity, count, 1)
+        guard let pointer = sodium_malloc(capacity) else { throw .outOfSecureMemory }
+        // sodium_malloc fills new memory with a marker byte, not zero.
+        sodium_memzero(pointer, capacity)
+        self.pointer = pointer
+        self.capacity = capacity
+        self.count = count
+    }
+
+    deinit {
+        // sodium_free zeroes the whole region before unmapping it.
+        sodium_free(pointer)
+    }
+
+    /// `count` zero bytes, ready to be written through `withUnsafeMutableBytes`.
+    public static func zeroed(count: Int) throws(CryptoError) -> SecureBytes {
+        try SecureBytes(count: count, capacity: count)
+    }
+
+    /// An empty buffer with room for `capacity` bytes, for building a plaintext with `append`.
+    public static func empty(reservingCapacity capacity: Int) throws(CryptoError) -> SecureBytes {
+        try SecureBytes(count: 0, capacity: capacity)
+    }
+
+    /// `count` bytes from the CSPRNG (`randombytes_buf`): a fresh key.
+    public static func random(count: Int) throws(CryptoError) -> SecureBytes {
+        let bytes = try SecureBytes(count: count, capacity: count)
+        try bytes.withUnsafeMutableBytes { (buffer) throws(CryptoError) in try Sodium.fillRandom(buffer) }
+        return bytes
+    }
+
+    /// A secure copy of `source`. The caller still owns `source` and must zero it.
+    public convenience init(copying source: UnsafeRawBufferPointer) throws(CryptoError) {
+        try self.init(count: source.count, capacity: source.count)
+        if let base = source.baseAddress, source.count > 0 {
+            pointer.copyMemory(from: base, byteCount: source.count)
+        }
+    }
+
+    /// Reads the bytes. The pointer must not escape `body`.
+    public func withUnsafeBytes<Result, Failure: Error>(
+        _ body: (UnsafeRawBufferPointer) throws(Failure) -> Result
+    ) throws(Failure) -> Result {
+        try body(UnsafeRawBufferPointer(start: pointer, count: count))
+    }
+
+    /// Reads and writes the bytes in place. The pointer must not escape `body`.
+    public func withUnsafeMutableBytes<Result, Failure: Error>(
+        _ body: (UnsafeMutableRawBufferPointer) throws(Failure) -> Result
+    ) throws(Failure) -> Result {
+        try body(UnsafeMutableRawBufferPointer(start: pointer, count: count))
+    }
+
+    /// Appends bytes, growing into a new secure allocation when needed (the old one is zeroed and freed).
+    public func append(_ bytes: UnsafeRawBufferPointer) throws(CryptoError) {
+        guard let source = bytes.baseAddress, bytes.count > 0 else { return }
+        try reserveCapacity(count + bytes.count)
+        (pointer + count).copyMemory(from: source, byteCount: bytes.count)
+        count += bytes.count
+    }
+
+    /// Appends another secure buffer's bytes.
+    public func append(_ other: SecureBytes) throws(CryptoError) {
+        try other.withUnsafeBytes { (buffer) throws(CryptoError) in try append(buffer) }
+    }
+
+    /// Makes room for at least `minimumCapacity` bytes without a further allocation.
+    public func reserveCapacity(_ minimumCapacity: Int) throws(CryptoError) {
+        guard minimumCapacity > capacity else { return }
+        let newCapacity = Swift.max(minimumCapacity, capacity * 2)
+        guard let newPointer = sodium_malloc(newCapacity) else { throw .outOfSecureMemory }
+        sodium_memzero(newPointer, newCapacity)
+        newPointer.copyMemory(from: pointer, byteCount: count)
+        sodium_free(pointer)
+        pointer = newPointer
+        capacity = newCapacity
+    }
+
+    /// Zeroes every byte (the whole capacity) and sets `count` to 0, keeping the allocation.
+    public func removeAll() {
+        sodium_memzero(pointer, capacity)
+        count = 0
+    }
+
+    /// A second, independent secure buffer with the same bytes.
+    public func copy() throws(CryptoError) -> SecureBytes {
+        try withUnsafeBytes { (buffer) throws(CryptoError) in try SecureBytes(copying: buffer) }
+    }
+
+    /// Whether both buffers hold the same bytes, compared in constant time (`sodium_memcmp`).
+    public func constantTimeEquals(_ other: SecureBytes) -> Bool {
+        withUnsafeBytes { a in other.withUnsafeBytes { b in Sodium.constantTimeEquals(a, b) } }
+    }
+
+    /// Whether the buffer holds no bytes.
+    public var isEmpty: Bool { count == 0 }
+}

@@ -1,0 +1,132 @@
+import CSystemShims
+import Glibc
+import Testing
+@testable import WidgetCrypto
+
+private func bytes(_ s: SecureBytes) -> [UInt8] { s.withUnsafeBytes { Array($0) } }
+private func secure(_ a: [UInt8]) throws -> SecureBytes { try a.withUnsafeBytes { try SecureBytes(copying: $0) } }
+
+@Suite struct SecureBytesRules {
+    @Test func zeroedBufferHoldsZeros() throws {
+        let z = try SecureBytes.zeroed(count: 64)
+        #expect(z.count == 64)
+        #expect(bytes(z) == [UInt8](repeating: 0, count: 64))
+    }
+
+    @Test func randomBuffersDiffer() throws {
+        let a = try SecureBytes.random(count: 32), b = try SecureBytes.random(count: 32)
+        #expect(!a.constantTimeEquals(b))
+        #expect(a.constantTimeEquals(try a.copy()))
+    }
+
+    @Test func appendGrowsAndKeepsBytes() throws {
+        let s = try SecureBytes.empty(reservingCapacity: 2)
+        try ([1, 2, 3] as [UInt8]).withUnsafeBytes { try s.append($0) }
+        try s.append(try secure(Array(repeating: 9, count: 100)))
+        #expect(s.count == 103)
+        #expect(bytes(s).prefix(3) == [1, 2, 3])
+        s.removeAll()
+        #expect(s.isEmpty)
+    }
+
+    @Test func buffersOfDifferentLengthAreNotEqual() throws {
+        #expect(!(try secure([1, 2])).constantTimeEquals(try secure([1, 2, 3])))
+    }
+}
+
+@Suite struct AEADRules {
+    @Test func sealThenOpenRoundTrips() throws {
+        let key = try AEAD.generateKey()
+        let sealed = try AEAD.seal([1, 2, 3, 4], key: key, associatedData: [7])
+        #expect(sealed.count == 4 + AEAD.overhead)
+        #expect(bytes(try AEAD.open(sealed, key: key, associatedData: [7])) == [1, 2, 3, 4])
+    }
+
+    @Test func everyFlippedByteFailsAuthentication() throws {
+        let key = try AEAD.generateKey()
+        let sealed = try AEAD.seal([1, 2, 3, 4], key: key, associatedData: [7])
+        for i in sealed.indices {
+            var bad = sealed
+            bad[i] ^= 0x01
+            #expect(throws: CryptoError.authenticationFailure) { try AEAD.open(bad, key: key, associatedData: [7]) }
+        }
+    }
+
+    @Test func otherAssociatedDataOrKeyFails() throws {
+        let key = try AEAD.generateKey()
+        let sealed = try AEAD.seal([1, 2, 3], key: key, associatedData: [7])
+        #expect(throws: CryptoError.authenticationFailure) { try AEAD.open(sealed, key: key, associatedData: [8]) }
+        #expect(throws: CryptoError.authenticationFailure) {
+            try AEAD.open(sealed, key: try AEAD.generateKey(), associatedData: [7])
+        }
+        #expect(throws: CryptoError.authenticationFailure) {
+            try AEAD.open(Array(sealed.prefix(10)), key: key, associatedData: [7])
+        }
+    }
+
+    @Test func wrongKeyLengthIsATypedError() throws {
+        let short = try SecureBytes.random(count: 16)
+        #expect(throws: CryptoError.invalidLength(what: "AEAD key", expected: 32, actual: 16)) {
+            try AEAD.seal([1], key: short, associatedData: [])
+        }
+    }
+}
+
+@Suite struct SealedBoxRules {
+    @Test func onlyTheRecipientOpens() throws {
+        let alice = try KeyPair.generate(), eve = try KeyPair.generate()
+        let secret = try secure([5, 6, 7])
+        let sealed = try SealedBox.seal(secret, to: alice.publicKey)
+        #expect(bytes(try SealedBox.open(sealed, keyPair: alice)) == [5, 6, 7])
+        #expect(throws: CryptoError.authenticationFailure) { try SealedBox.open(sealed, keyPair: eve) }
+        var bad = sealed
+        bad[bad.count - 1] ^= 1
+        #expect(throws: CryptoError.authenticationFailure) { try SealedBox.open(bad, keyPair: alice) }
+    }
+
+    @Test func mismatchedKeyPairIsRejected() throws {
+        let a = try KeyPair.generate(), b = try KeyPair.generate()
+        #expect(throws: CryptoError.authenticationFailure) { try KeyPair(publicKey: a.publicKey, secretKey: b.secretKey) }
+        _ = try KeyPair(publicKey: a.publicKey, secretKey: a.secretKey)
+    }
+}
+
+@Suite struct KeyDerivationRules {
+    @Test func argon2idIsDeterministicPerSalt() throws {
+        let pass = try secure(Array("1234".utf8))
+        let salt1 = try Sodium.randomBytes(count: PasswordHash.saltByteCount)
+        let salt2 = try Sodium.randomBytes(count: PasswordHash.saltByteCount)
+        let k1 = try PasswordHash.derive(passcode: pass, salt: salt1, cost: .minimum)
+        #expect(k1.count == 32)
+        #expect(k1.constantTimeEquals(try PasswordHash.derive(passcode: pass, salt: salt1, cost: .minimum)))
+        #expect(!k1.constantTimeEquals(try PasswordHash.derive(passcode: pass, salt: salt2, cost: .minimum)))
+        let other = try secure(Array("1235".utf8))
+        #expect(!k1.constantTimeEquals(try PasswordHash.derive(passcode: other, salt: salt1, cost: .minimum)))
+    }
+
+    @Test func argon2idRejectsABadSalt() throws {
+        #expect(throws: CryptoError.self) {
+            try PasswordHash.derive(passcode: try secure([1]), salt: [1, 2], cost: .minimum)
+        }
+    }
+
+    @Test func keyedHashDependsOnKeyAndInput() throws {
+        let k1 = try SecureBytes.random(count: 32), k2 = try SecureBytes.random(count: 32)
+        let h = try KeyedHash.hash([1, 2, 3], key: k1)
+        #expect(h.constantTimeEquals(try KeyedHash.hash([1, 2, 3], key: k1)))
+        #expect(!h.constantTimeEquals(try KeyedHash.hash([1, 2, 3], key: k2)))
+        #expect(!h.constantTimeEquals(try KeyedHash.hash([1, 2, 4], key: k1)))
+        #expect(try KeyedHash.hash([1], key: k1, outputLength: 16).count == 16)
+        #expect(!(try KeyedHash.deriveKey(from: k1, label: "a")).constantTimeEquals(try KeyedHash.deriveKey(from: k1, label: "b")))
+    }
+}
+
+@Suite struct ProcessHygieneRules {
+    @Test func applyMakesTheProcessUndumpableWithoutCores() throws {
+        try ProcessHygiene.apply()
+        #expect(shim_get_dumpable() == 0)
+        var limit = rlimit()
+        #expect(getrlimit(Int32(RLIMIT_CORE.rawValue), &limit) == 0)
+        #expect(limit.rlim_cur == 0 && limit.rlim_max == 0)
+    }
+}
