@@ -92,3 +92,47 @@ import Testing
         #expect(Settings(hideSensitiveComplications: mode, hiddenComplications: hidden).hides(Fixtures.widget) == hides)
     }
 }
+
+/// The daemon decodes entries inside its own request types; the reason keeps the same path.
+@Suite struct DecodingInsideOtherTypesTests {
+    struct PutTimelineParameters: Decodable {
+        let widget: WidgetID
+        let entries: [Entry]
+        let policy: ReloadPolicy?
+        let placeholder: Placeholder?
+    }
+
+    private func reason(_ json: String) -> String? {
+        do {
+            _ = try JSONDecoder().decode(PutTimelineParameters.self, from: Data(json.utf8))
+            return nil
+        } catch {
+            return InvalidTimeline(decoding: error).reason
+        }
+    }
+
+    @Test func reasonsNameTheEntryAndFieldInARequest() {
+        #expect(reason(#"{"widget":"a/b","entries":[{"date":"2026-01-01T00:00:00Z","fields":{"x":{"value":1,"privacy":"no"}}}]}"#)
+            == #"entries[0].fields["x"].privacy: must be "sensitive" or "public""#)
+        #expect(reason(#"{"widget":"a/b","entries":[],"placeholder":{"fields":{"t":{"value":1,"extra":2}}}}"#)
+            == #"placeholder.fields["t"]: unknown key "extra""#)
+        #expect(reason(#"{"widget":"a/b","entries":[{"date":"2026-01-01T00:00:00Z","fields":{"v":{"value":{"fields":{"value":[1,{"k":true}]}}}}}]}"#)
+            == nil)
+        #expect(reason(#"{"widget":"a/b","entries":[],"policy":{"kind":"after","date":"tomorrow"}}"#)
+            == "policy.date: is not an RFC 3339 date-time such as 2026-01-31T08:00:00Z")
+    }
+
+    @Test func pathsInsideAValueQuoteEveryKey() {
+        struct Probe: CodingKey {
+            var stringValue: String
+            var intValue: Int?
+            init(stringValue: String) { self.stringValue = stringValue }
+            init?(intValue: Int) { self.stringValue = "Index \(intValue)"; self.intValue = intValue }
+        }
+        let path: [any CodingKey] = [
+            Probe(stringValue: "entries"), Probe(intValue: 2)!, Probe(stringValue: "fields"), Probe(stringValue: "fields"),
+            Probe(stringValue: "value"), Probe(stringValue: "value"), Probe(intValue: 0)!, Probe(stringValue: "a\"b"),
+        ]
+        #expect(ModelPath.describe(path) == #"entries[2].fields["fields"].value["value"][0]["a\"b"]"#)
+    }
+}
