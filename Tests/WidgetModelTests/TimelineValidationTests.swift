@@ -113,6 +113,11 @@ import Testing
         #expect(reason(entries(#"{"date":"2026-01-01T00:00:00Z","fields":{"tree":{"value":\#(allowed)}}}"#)) == nil)
     }
 
+    @Test func rejectsHostileNestingWithoutExhaustingTheStack() {
+        let deep = String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000)
+        #expect(reason(entries(#"{"date":"2026-01-01T00:00:00Z","fields":{"tree":{"value":\#(deep)}}}"#)) == "is not valid JSON")
+    }
+
     @Test func rejectsANonFiniteNumberBuiltInCode() {
         // JSON text cannot spell NaN or infinity; a value built in Swift can.
         let entry = Entry(date: Fixtures.t0, fields: ["temp": Field(value: .array([.number(.infinity)]))])
