@@ -71,22 +71,17 @@ public enum PresentationRules {
         let standIns = placeholder?.fields ?? [:]
 
         var mode = PresentationMode.placeholder
-        var entry = PresentedEntry(date: nil, relevance: nil, fields: placeholderFields(standIns))
+        var shown: PresentedEntry?
         var validUntil: Date?
         if decision.needsTimeline, let timeline, let current = timeline.currentEntry(at: now) {
             let redact = decision == .redacted
             mode = redact ? .redacted : .content
-            entry = PresentedEntry(
-                date: current.date, relevance: current.relevance,
-                fields: current.fields.mapValues { field in
-                    redact && field.privacy == .sensitive ? .replaced(by: nil) : .shown(field)
-                })
-            if redact {
-                // Stand-ins are looked up by name only, apart from the real fields.
-                for (name, field) in current.fields where field.privacy == .sensitive {
-                    entry.fields[name] = .replaced(by: standIns[name]?.value)
-                }
+            var fields: [String: PresentedField] = [:]
+            for (name, field) in current.fields {
+                // A replaced field is built from the stand-in alone, never from `field`.
+                fields[name] = redact && field.privacy == .sensitive ? .replaced(by: standIns[name]?.value) : .shown(field)
             }
+            shown = PresentedEntry(date: current.date, relevance: current.relevance, fields: fields)
             validUntil = timeline.validUntil(at: now)
         }
 
@@ -96,6 +91,7 @@ public enum PresentationRules {
         case .content: []
         }
         if stale { reasons.append(.invalidated) }
+        let entry = shown ?? PresentedEntry(date: nil, relevance: nil, fields: placeholderFields(standIns))
 
         return Presentation(
             widget: widget, surface: surface, mode: mode, reasons: reasons,

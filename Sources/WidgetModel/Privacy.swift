@@ -14,7 +14,7 @@ extension Privacy: Codable {
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         guard let text = try? container.decode(String.self), let value = Privacy(rawValue: text) else {
-            throw ModelDecodingFailure(decoder.codingPath, "privacy must be \"sensitive\" or \"public\"")
+            throw ModelDecodingFailure(decoder.codingPath, "must be \"sensitive\" or \"public\"")
         }
         self = value
     }

@@ -8,13 +8,20 @@ public struct WidgetID: Sendable, Hashable, Comparable, CustomStringConvertible 
 
     /// Why an id was rejected.
     public enum Invalid: Error, Sendable, Equatable, CustomStringConvertible {
+        /// The id is empty.
         case empty
+        /// The id is longer than `maximumLength` bytes (its length is given).
         case tooLong(Int)
+        /// The id has a byte outside printable ASCII (`!`…`~`): NUL, space, control, non-ASCII.
         case notPrintableASCII
+        /// The id is not `PROVIDER/KIND[#INSTANCE]`: no `/`, more than one, or `#` in the provider.
         case missingKind
+        /// The provider, kind or instance is empty.
         case emptyComponent
+        /// The id contains `..`, which could climb out of a directory if used in a path.
         case dotDot
 
+        /// A sentence for the caller; it never repeats the id itself.
         public var description: String {
             switch self {
             case .empty: "widget id is empty"
@@ -67,10 +74,12 @@ public struct WidgetID: Sendable, Hashable, Comparable, CustomStringConvertible 
             && !text.contains("..")
     }
 
+    /// Orders ids by their wire text, for stable listings.
     public static func < (a: WidgetID, b: WidgetID) -> Bool { a.description < b.description }
 }
 
 extension WidgetID: Codable {
+    /// Decodes and validates an id from a JSON string.
     public init(from decoder: any Decoder) throws {
         let text = try decoder.singleValueContainer().decode(String.self)
         do { try self.init(text) } catch {
@@ -78,6 +87,7 @@ extension WidgetID: Codable {
         }
     }
 
+    /// Encodes the id as its wire text.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         try container.encode(description)
