@@ -5,6 +5,11 @@
 #include <sys/mman.h>
 #include <malloc.h>
 #include <errno.h>
+#include <signal.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/eventfd.h>
+#include <sys/signalfd.h>
 
 const uint32_t shim_EPOLLIN = EPOLLIN, shim_EPOLLOUT = EPOLLOUT, shim_EPOLLERR = EPOLLERR,
                shim_EPOLLHUP = EPOLLHUP, shim_EPOLLRDHUP = EPOLLRDHUP;
@@ -40,3 +45,66 @@ int shim_set_dumpable(int value) { return prctl(PR_SET_DUMPABLE, value, 0, 0, 0)
 int shim_get_dumpable(void) { return prctl(PR_GET_DUMPABLE, 0, 0, 0, 0); }
 int shim_malloc_perturb(int byte) { return mallopt(M_PERTURB, byte); }
 int shim_madvise_dontdump(void *addr, size_t len) { return madvise(addr, len, MADV_DONTDUMP); }
+
+
+int shim_eventfd_create(void) { return eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC); }
+
+int shim_eventfd_signal(int fd) {
+    uint64_t one = 1;
+    for (;;) {
+        ssize_t n = write(fd, &one, sizeof(one));
+        if (n == (ssize_t)sizeof(one)) return 0;
+        if (n < 0 && errno == EINTR) continue;
+        /* EAGAIN: the counter is saturated, so a wake-up is already pending. */
+        if (n < 0 && errno == EAGAIN) return 0;
+        return -1;
+    }
+}
+
+int shim_eventfd_drain(int fd) {
+    uint64_t value;
+    for (;;) {
+        ssize_t n = read(fd, &value, sizeof(value));
+        if (n == (ssize_t)sizeof(value)) return 0;
+        if (n < 0 && errno == EINTR) continue;
+        return -1;
+    }
+}
+
+static int fill_set(sigset_t *set, const int *signals, int count) {
+    if (sigemptyset(set) != 0) return -1;
+    for (int i = 0; i < count; i++) if (sigaddset(set, signals[i]) != 0) return -1;
+    return 0;
+}
+
+int shim_block_signals(const int *signals, int count) {
+    sigset_t set;
+    if (fill_set(&set, signals, count) != 0) return errno;
+    return pthread_sigmask(SIG_BLOCK, &set, NULL);
+}
+
+int shim_signalfd_create(const int *signals, int count) {
+    sigset_t set;
+    if (fill_set(&set, signals, count) != 0) return -1;
+    return signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
+}
+
+int shim_signalfd_read(int fd) {
+    struct signalfd_siginfo info;
+    for (;;) {
+        ssize_t n = read(fd, &info, sizeof(info));
+        if (n == (ssize_t)sizeof(info)) return (int)info.ssi_signo;
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0 && errno == EAGAIN) return 0;
+        if (n >= 0) errno = EIO;
+        return -1;
+    }
+}
+
+void shim_ignore_sigpipe(void) { signal(SIGPIPE, SIG_IGN); }
+
+int shim_peer_groups(int fd, gid_t *groups, int max) {
+    socklen_t len = (socklen_t)(sizeof(gid_t) * (size_t)max);
+    if (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, groups, &len) != 0) return -1;
+    return (int)(len / sizeof(gid_t));
+}

@@ -29,6 +29,28 @@ int shim_malloc_perturb(int byte);
 /// madvise(addr, len, MADV_DONTDUMP).
 int shim_madvise_dontdump(void *addr, size_t len);
 
+/// eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC): a counter another thread can bump to wake epoll.
+int shim_eventfd_create(void);
+/// Adds 1 to an eventfd's counter. Returns 0, or -1 with errno.
+int shim_eventfd_signal(int fd);
+/// Reads and resets an eventfd's counter. Returns 0, or -1 with errno (EAGAIN when zero).
+int shim_eventfd_drain(int fd);
+
+/// Blocks `signals` (an array of `count` signal numbers) in the calling thread with
+/// pthread_sigmask, so threads started afterwards inherit the mask. Returns 0 or an errno.
+int shim_block_signals(const int *signals, int count);
+/// signalfd(-1, {signals}, SFD_NONBLOCK | SFD_CLOEXEC). Returns the fd, or -1 with errno.
+int shim_signalfd_create(const int *signals, int count);
+/// Reads one pending signal from a signalfd. Returns the signal number, 0 when none is
+/// pending (EAGAIN), or -1 with errno.
+int shim_signalfd_read(int fd);
+/// signal(SIGPIPE, SIG_IGN).
+void shim_ignore_sigpipe(void);
+
+/// getsockopt(SO_PEERGROUPS): the peer's supplementary groups at connect time.
+/// Fills up to `max` gids; returns their number, or -1 with errno (ERANGE: `max` too small).
+int shim_peer_groups(int fd, gid_t *groups, int max);
+
 /// The constants Swift cannot import as macros.
 extern const uint32_t shim_EPOLLIN, shim_EPOLLOUT, shim_EPOLLERR, shim_EPOLLHUP, shim_EPOLLRDHUP;
 extern const int shim_EPOLL_CTL_ADD, shim_EPOLL_CTL_MOD, shim_EPOLL_CTL_DEL;

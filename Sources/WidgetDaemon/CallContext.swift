@@ -1,0 +1,109 @@
+import Varlink
+
+/// Identifies one client connection for the lifetime of the daemon.
+public struct ConnectionID: Hashable, Sendable, CustomStringConvertible {
+    /// A number unique among the daemon's connections.
+    public let rawValue: UInt64
+
+    /// Wraps a connection number.
+    public init(rawValue: UInt64) { self.rawValue = rawValue }
+
+    public var description: String { String(rawValue) }
+}
+
+/// Handles the method calls the server does not answer itself.
+///
+/// Threading: every method is called on the event loop's thread.
+public protocol VarlinkCallHandler: AnyObject {
+    /// Handles one call; reply now or later through `context`, exactly once with a final
+    /// reply (``CallContext/reply(_:)`` or ``CallContext/fail(_:)``). Later calls of the
+    /// same connection wait until then.
+    func handle(_ call: VarlinkCall, context: CallContext)
+
+    /// The connection closed: drop its watches and pending contexts.
+    func connectionClosed(_ id: ConnectionID)
+}
+
+/// One call's way back to its client.
+///
+/// A call ends with exactly one final reply: ``reply(_:)``, ``reply(encoded:)`` or
+/// ``fail(_:)``; a call made with `more` may first ``stream(_:)`` any number of replies.
+/// Replies after the final one, and every reply to a `oneway` call, are dropped.
+/// Must be used on the event loop's thread.
+public final class CallContext {
+    /// The connection the call came on.
+    public let connection: ConnectionID
+    /// Who made the call.
+    public let peer: PeerCredentials
+    /// Whether the caller accepts a stream of replies (`more`).
+    public let wantsMore: Bool
+    /// Whether the caller wants no reply (`oneway`).
+    public let isOneway: Bool
+
+    private let deliver: (_ reply: [UInt8], _ isFinal: Bool) -> Void
+    private let isConnectionOpen: () -> Bool
+    private var isAnswered = false
+
+    /// Creates a context whose replies go to `deliver`.
+    ///
+    /// The server makes one per call; tests of handlers make their own to capture the
+    /// replies. `deliver` gets each reply's bytes (NUL included) and whether it ends the
+    /// call; `isConnectionOpen` tells whether anyone is still listening.
+    public init(
+        connection: ConnectionID, peer: PeerCredentials, wantsMore: Bool, isOneway: Bool = false,
+        deliver: @escaping (_ reply: [UInt8], _ isFinal: Bool) -> Void,
+        isConnectionOpen: @escaping () -> Bool = { true }
+    ) {
+        self.connection = connection
+        self.peer = peer
+        self.wantsMore = wantsMore
+        self.isOneway = isOneway
+        self.deliver = deliver
+        self.isConnectionOpen = isConnectionOpen
+    }
+
+    /// Whether replies still reach the client: false once the call got its final reply
+    /// or the connection closed. A handler holding a stream drops it when this is false.
+    public var isOpen: Bool { !isAnswered && isConnectionOpen() }
+
+    /// Sends the final reply.
+    public func reply(_ parameters: some Encodable) {
+        send(isFinal: true) { VarlinkReply.encode(parameters: parameters) }
+    }
+
+    /// Sends a final reply that is already encoded (NUL-terminated), e.g. a cached
+    /// presentation: the hot path encodes nothing.
+    public func reply(encoded bytes: [UInt8]) {
+        precondition(bytes.last == 0, "an encoded reply ends with its NUL")
+        send(isFinal: true) { bytes }
+    }
+
+    /// Sends a reply with `continues: true`. Without `more` there is no stream: the
+    /// reply is sent as the final one instead, so the client still gets an answer.
+    public func stream(_ parameters: some Encodable) {
+        if wantsMore {
+            send(isFinal: false) { VarlinkReply.encode(parameters: parameters, continues: true) }
+        } else {
+            reply(parameters)
+        }
+    }
+
+    /// Sends a stream reply that is already encoded with `continues: true`.
+    public func stream(encoded bytes: [UInt8]) {
+        precondition(bytes.last == 0, "an encoded reply ends with its NUL")
+        send(isFinal: !wantsMore) { bytes }
+    }
+
+    /// Ends the call with an error.
+    public func fail(_ error: VarlinkError) {
+        send(isFinal: true) { VarlinkReply.encode(error: error) }
+    }
+
+    private func send(isFinal: Bool, _ encode: () -> [UInt8]) {
+        guard !isAnswered else { return }
+        if isFinal { isAnswered = true }
+        // The server does not wait for oneway calls: there is nobody to answer.
+        guard !isOneway, isConnectionOpen() else { return }
+        deliver(encode(), isFinal)
+    }
+}

@@ -1,0 +1,90 @@
+import WidgetModel
+
+/// The daemon's configuration (DESIGN §7): `widgetd.conf`, its drop-ins and the
+/// registered providers. Every value has a default, so a missing file is a valid,
+/// empty configuration.
+public struct Configuration: Sendable, Equatable {
+    /// `[Daemon] ClassAGraceSec=`: seconds after a lock before the class-A key and
+    /// plaintext are purged.
+    public var classAGraceSeconds: Double = 10
+    /// `[Daemon] WipeAfterFailedAttempts=`: crypto-erase after this many failed
+    /// unlocks; `nil` (`off`, the default) never wipes.
+    public var wipeAfterFailedAttempts: Int? = nil
+    /// `[Daemon] PasscodeKDF=`: the Argon2id cost of deriving the passcode key.
+    public var passcodeKDF: PasscodeKDFStrength = .interactive
+    /// `[Daemon] MaxTimelineBytes=`: the largest encoded timeline accepted.
+    public var maxTimelineBytes: Int = 1 << 20
+    /// `[Daemon] MaxConnections=`: clients served at once.
+    public var maxConnections: Int = 256
+    /// `[Daemon] MaxMessageBytes=`: the largest Varlink message accepted; it must leave
+    /// room for a `PutTimeline` of `maxTimelineBytes` and its JSON escaping.
+    public var maxMessageBytes: Int = 2 << 20
+    /// `[Daemon] MaxCachedTimelines=`: decrypted timelines kept in locked memory.
+    public var maxCachedTimelines: Int = 1024
+    /// `[Access] AdminGroup=`: members may do everything.
+    public var adminGroup: UInt32? = nil
+    /// `[Access] UnlockGroup=`: members may `Unlock`, `Lock` and `GetStatus`.
+    public var unlockGroup: UInt32? = nil
+    /// `[Access] HostGroup=`: members may use `io.widgetd.Host` and `GetStatus`.
+    public var hostGroup: UInt32? = nil
+    /// The registered providers (`providers.d/*.conf`), ordered by id.
+    public var providers: [ProviderRegistration] = []
+
+    /// The defaults: what an absent configuration file means.
+    public init() {}
+
+    /// The provider registered under `id`, if any.
+    public func provider(id: String) -> ProviderRegistration? {
+        providers.first { $0.id == id }
+    }
+
+    /// The server limits this configuration asks for.
+    public var serverLimits: ServerLimits {
+        ServerLimits(maxMessageBytes: maxMessageBytes, maxConnections: maxConnections)
+    }
+}
+
+/// How expensive the passcode KDF is (libsodium's Argon2id presets).
+public enum PasscodeKDFStrength: String, Sendable, Equatable, CaseIterable {
+    /// The cheapest parameters libsodium accepts: for tests only, never for a device.
+    case minimum
+    /// About 100 ms here: the default.
+    case interactive
+    /// About 0.7 s.
+    case moderate
+    /// Several seconds and 1 GiB of memory.
+    case sensitive
+}
+
+/// A provider the administrator registered: who may write for it, and its class.
+public struct ProviderRegistration: Sendable, Equatable {
+    /// The provider id, e.g. `com.example.weather`.
+    public var id: String
+    /// `User=`: the uid allowed to write for this provider.
+    public var uid: UInt32?
+    /// `Group=`: members of this gid may write for this provider.
+    public var gid: UInt32?
+    /// `DataProtection=`: the class every timeline of this provider is stored under.
+    public var dataProtection: ProtectionClass
+    /// The file that registered it, for messages.
+    public var file: String
+
+    /// Creates a registration.
+    public init(
+        id: String, uid: UInt32?, gid: UInt32?,
+        dataProtection: ProtectionClass = .completeUntilFirstUserAuthentication, file: String = ""
+    ) {
+        self.id = id
+        self.uid = uid
+        self.gid = gid
+        self.dataProtection = dataProtection
+        self.file = file
+    }
+
+    /// Whether a peer may write for this provider: it is its `User=`, or a member of its `Group=`.
+    public func admits(_ peer: PeerCredentials) -> Bool {
+        if let uid, peer.uid == uid { return true }
+        if let gid, peer.isMember(of: gid) { return true }
+        return false
+    }
+}

@@ -1,0 +1,69 @@
+/// Why a configuration file was rejected, with the file and line to fix.
+public struct ConfigurationError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// What is wrong.
+    public enum Reason: Sendable, Equatable {
+        /// The file exists but cannot be read (the errno's text).
+        case unreadable(String)
+        /// A line that is neither a section, an assignment nor a comment.
+        case malformedLine
+        /// An assignment before any `[Section]`.
+        case keyOutsideSection(String)
+        /// A section this file may not have.
+        case unknownSection(String)
+        /// A key its section does not have.
+        case unknownKey(section: String, key: String)
+        /// A value the key does not accept; `expected` says what would be.
+        case invalidValue(key: String, value: String, expected: String)
+        /// A `[Provider]` without a required key.
+        case missingKey(section: String, key: String)
+        /// A `[Provider]` with neither `User=` nor `Group=`: nobody could write for it.
+        case noWriter
+        /// A provider id that is not a valid provider id.
+        case invalidProviderID(String)
+        /// A provider id registered twice; the first registration's place.
+        case duplicateProvider(id: String, firstFile: String, firstLine: Int)
+        /// `User=` names no user.
+        case unknownUser(String)
+        /// A group name that names no group.
+        case unknownGroup(String)
+    }
+
+    /// The file at fault.
+    public let file: String
+    /// The 1-based line at fault, or 0 for the file as a whole.
+    public let line: Int
+    /// What is wrong.
+    public let reason: Reason
+
+    /// Creates an error for `file:line`.
+    public init(file: String, line: Int, reason: Reason) {
+        self.file = file
+        self.line = line
+        self.reason = reason
+    }
+
+    /// `FILE:LINE: reason`, the way compilers and systemd report them.
+    public var description: String {
+        let place = line > 0 ? "\(file):\(line)" : file
+        return "\(place): \(reasonText)"
+    }
+
+    private var reasonText: String {
+        switch reason {
+        case .unreadable(let why): "cannot read the file: \(why)"
+        case .malformedLine: "expected [Section], Key=Value or a comment"
+        case .keyOutsideSection(let key): "'\(key)=' appears before any [Section]"
+        case .unknownSection(let section): "unknown section [\(section)]"
+        case .unknownKey(let section, let key): "unknown key '\(key)' in section [\(section)]"
+        case .invalidValue(let key, let value, let expected): "invalid value '\(value)' for \(key)=: expected \(expected)"
+        case .missingKey(let section, let key): "[\(section)] needs \(key)="
+        case .noWriter: "[Provider] needs User= or Group=: otherwise nobody may write for it"
+        case .invalidProviderID(let id):
+            "invalid provider id '\(id)': printable ASCII without '/', '#' or '..', at most 255 bytes"
+        case .duplicateProvider(let id, let firstFile, let firstLine):
+            "provider '\(id)' is already registered at \(firstFile):\(firstLine)"
+        case .unknownUser(let name): "unknown user '\(name)'"
+        case .unknownGroup(let name): "unknown group '\(name)'"
+        }
+    }
+}

@@ -1,0 +1,296 @@
+import CSystemShims
+import Foundation
+import Glibc
+import Synchronization
+
+/// Identifies a timer scheduled on an ``EventLoop``.
+public struct TimerID: Hashable, Sendable {
+    fileprivate let value: UInt64
+}
+
+/// Identifies a file descriptor watched by an ``EventLoop``.
+public struct WatchID: Hashable, Sendable {
+    fileprivate let value: UInt64
+}
+
+/// What a watched descriptor is ready for.
+public struct IOEvents: OptionSet, Sendable {
+    public let rawValue: UInt32
+    public init(rawValue: UInt32) { self.rawValue = rawValue }
+
+    /// Data can be read (or the peer closed its end).
+    public static let readable = IOEvents(rawValue: 1 << 0)
+    /// Data can be written.
+    public static let writable = IOEvents(rawValue: 1 << 1)
+    /// The peer hung up or the descriptor is in error: close it.
+    public static let hangup = IOEvents(rawValue: 1 << 2)
+}
+
+/// The daemon's single-threaded event loop: epoll over file descriptors, wall-clock
+/// timers, and a thread-safe way to hand work back to the loop.
+///
+/// Threading: every method except ``execute(_:)`` must be called on the thread running
+/// ``run()``. The loop is `Sendable` only so that other threads can reach `execute`,
+/// which is how results computed elsewhere (an Argon2id hash on a background queue)
+/// come back to the loop's thread.
+public final class EventLoop: @unchecked Sendable {
+    private let epoll: Int32
+    /// An eventfd that `execute` bumps to wake `epoll_wait`.
+    private let wakeUp: Int32
+    /// The epoll token of the wake-up eventfd; watches use tokens from 1 up.
+    private static let wakeUpToken: UInt64 = 0
+
+    private struct Watch {
+        let fd: Int32
+        var interest: IOEvents
+        let handler: (IOEvents) -> Void
+    }
+
+    private var watches: [UInt64: Watch] = [:]
+    private var nextToken: UInt64 = 1
+    private var timers = TimerQueue()
+    private var isStopped = false
+    private let handedOver = Mutex<[@Sendable () -> Void]>([])
+
+    /// Creates the epoll instance and the wake-up eventfd.
+    public init() throws(SystemError) {
+        let epoll = try Syscall.retrying("epoll_create1") { shim_epoll_create() }
+        let wakeUp: Int32
+        do {
+            wakeUp = try Syscall.retrying("eventfd") { shim_eventfd_create() }
+        } catch {
+            Syscall.close(epoll)
+            throw error
+        }
+        self.epoll = epoll
+        self.wakeUp = wakeUp
+        do {
+            try Syscall.retrying("epoll_ctl") {
+                shim_epoll_ctl(epoll, shim_EPOLL_CTL_ADD, wakeUp, shim_EPOLLIN, Self.wakeUpToken)
+            }
+        } catch {
+            Syscall.close(wakeUp)
+            Syscall.close(epoll)
+            throw error
+        }
+    }
+
+    deinit {
+        Syscall.close(wakeUp)
+        Syscall.close(epoll)
+    }
+
+    // MARK: Running
+
+    /// Runs timers, descriptor callbacks and handed-over work until ``stop()``.
+    ///
+    /// Throws only when `epoll_wait` itself fails, which means the loop cannot go on.
+    public func run() throws(SystemError) {
+        isStopped = false
+        var tokens = [UInt64](repeating: 0, count: 64)
+        var masks = [UInt32](repeating: 0, count: 64)
+        while !isStopped {
+            runDueTimers(now: Date())
+            if isStopped { break }
+            let timeout = timeoutMilliseconds(now: Date())
+            let count = try tokens.withUnsafeMutableBufferPointer { tokenBuffer throws(SystemError) in
+                try masks.withUnsafeMutableBufferPointer { maskBuffer throws(SystemError) in
+                    try Syscall.retrying("epoll_wait") {
+                        shim_epoll_wait(epoll, tokenBuffer.baseAddress, maskBuffer.baseAddress, 64, timeout)
+                    }
+                }
+            }
+            for index in 0..<Int(count) {
+                dispatch(token: tokens[index], mask: masks[index])
+                if isStopped { break }
+            }
+        }
+    }
+
+    /// Makes ``run()`` return after the callback that is running now.
+    public func stop() {
+        isStopped = true
+    }
+
+    private func dispatch(token: UInt64, mask: UInt32) {
+        if token == Self.wakeUpToken {
+            _ = shim_eventfd_drain(wakeUp)
+            let work = handedOver.withLock { pending in
+                defer { pending.removeAll() }
+                return pending
+            }
+            for body in work { body() }
+            return
+        }
+        // A watch removed by an earlier callback of this batch is skipped.
+        guard let watch = watches[token] else { return }
+        var events: IOEvents = []
+        if mask & shim_EPOLLIN != 0 { events.insert(.readable) }
+        if mask & shim_EPOLLOUT != 0 { events.insert(.writable) }
+        if mask & (shim_EPOLLHUP | shim_EPOLLERR) != 0 { events.insert(.hangup) }
+        watch.handler(events)
+    }
+
+    // MARK: Descriptors
+
+    /// Calls `handler` on the loop whenever `fd` is ready for `interest`.
+    ///
+    /// Readiness is level-triggered: a handler that leaves data unread is called again.
+    /// The loop never closes `fd`; call ``unwatch(_:)`` before closing it.
+    public func watch(
+        _ fd: Int32, for interest: IOEvents, handler: @escaping (IOEvents) -> Void
+    ) throws(SystemError) -> WatchID {
+        let token = nextToken
+        nextToken += 1
+        try Syscall.retrying("epoll_ctl") {
+            shim_epoll_ctl(epoll, shim_EPOLL_CTL_ADD, fd, Self.mask(for: interest), token)
+        }
+        watches[token] = Watch(fd: fd, interest: interest, handler: handler)
+        return WatchID(value: token)
+    }
+
+    /// Changes what a watched descriptor is watched for.
+    public func update(_ id: WatchID, interest: IOEvents) throws(SystemError) {
+        guard var watch = watches[id.value], watch.interest != interest else { return }
+        try Syscall.retrying("epoll_ctl") {
+            shim_epoll_ctl(epoll, shim_EPOLL_CTL_MOD, watch.fd, Self.mask(for: interest), id.value)
+        }
+        watch.interest = interest
+        watches[id.value] = watch
+    }
+
+    /// Stops watching a descriptor; its handler is not called again.
+    public func unwatch(_ id: WatchID) {
+        guard let watch = watches.removeValue(forKey: id.value) else { return }
+        // Fails only if the fd is already closed, in which case epoll dropped it itself.
+        _ = shim_epoll_ctl(epoll, shim_EPOLL_CTL_DEL, watch.fd, 0, 0)
+    }
+
+    private static func mask(for interest: IOEvents) -> UInt32 {
+        var mask = shim_EPOLLRDHUP
+        if interest.contains(.readable) { mask |= shim_EPOLLIN }
+        if interest.contains(.writable) { mask |= shim_EPOLLOUT }
+        return mask
+    }
+
+    // MARK: Timers
+
+    /// Runs `body` on the loop at or soon after the wall-clock `deadline`.
+    ///
+    /// A deadline in the past runs on the next turn of the loop. The logic that decides
+    /// takes dates as parameters; this is only the alarm clock that calls it.
+    @discardableResult
+    public func schedule(at deadline: Date, _ body: @escaping () -> Void) -> TimerID {
+        TimerID(value: timers.insert(deadline: deadline, body: body))
+    }
+
+    /// Cancels a timer; cancelling one that already ran or was cancelled does nothing.
+    public func cancel(_ timer: TimerID) {
+        timers.remove(timer.value)
+    }
+
+    private func runDueTimers(now: Date) {
+        while let body = timers.popDue(now: now) {
+            body()
+            if isStopped { return }
+        }
+    }
+
+    private func timeoutMilliseconds(now: Date) -> Int32 {
+        guard let next = timers.nextDeadline else { return -1 }
+        let milliseconds = (next.timeIntervalSince(now) * 1000).rounded(.up)
+        if milliseconds <= 0 { return 0 }
+        return Int32(min(milliseconds, Double(Int32.max)))
+    }
+
+    // MARK: Handing work to the loop
+
+    /// Runs `body` on the loop's thread soon. Safe to call from any thread.
+    public func execute(_ body: @escaping @Sendable () -> Void) {
+        handedOver.withLock { $0.append(body) }
+        // Fails only if the eventfd is gone, i.e. the loop was released.
+        _ = shim_eventfd_signal(wakeUp)
+    }
+}
+
+/// Pending timers ordered by deadline: a binary min-heap with lazy removal.
+private struct TimerQueue {
+    private struct Item {
+        let deadline: Date
+        let id: UInt64
+    }
+
+    private var heap: [Item] = []
+    private var bodies: [UInt64: () -> Void] = [:]
+    private var nextID: UInt64 = 1
+
+    mutating func insert(deadline: Date, body: @escaping () -> Void) -> UInt64 {
+        let id = nextID
+        nextID += 1
+        bodies[id] = body
+        heap.append(Item(deadline: deadline, id: id))
+        siftUp(heap.count - 1)
+        return id
+    }
+
+    mutating func remove(_ id: UInt64) {
+        bodies[id] = nil
+        // Cancelled items stay in the heap until they surface; rebuild if they pile up.
+        if heap.count > 64, heap.count > bodies.count * 2 {
+            heap.removeAll { bodies[$0.id] == nil }
+            heap.sort(by: precedes)
+        }
+    }
+
+    var nextDeadline: Date? {
+        mutating get {
+            dropCancelled()
+            return heap.first?.deadline
+        }
+    }
+
+    mutating func popDue(now: Date) -> (() -> Void)? {
+        dropCancelled()
+        guard let first = heap.first, first.deadline <= now else { return nil }
+        popFirst()
+        return bodies.removeValue(forKey: first.id)
+    }
+
+    private mutating func dropCancelled() {
+        while let first = heap.first, bodies[first.id] == nil { popFirst() }
+    }
+
+    private mutating func popFirst() {
+        let last = heap.removeLast()
+        guard !heap.isEmpty else { return }
+        heap[0] = last
+        siftDown(0)
+    }
+
+    private func precedes(_ a: Item, _ b: Item) -> Bool {
+        a.deadline < b.deadline || (a.deadline == b.deadline && a.id < b.id)
+    }
+
+    private mutating func siftUp(_ start: Int) {
+        var child = start
+        while child > 0 {
+            let parent = (child - 1) / 2
+            guard precedes(heap[child], heap[parent]) else { return }
+            heap.swapAt(child, parent)
+            child = parent
+        }
+    }
+
+    private mutating func siftDown(_ start: Int) {
+        var parent = start
+        while true {
+            let left = 2 * parent + 1
+            guard left < heap.count else { return }
+            var smallest = left
+            if left + 1 < heap.count, precedes(heap[left + 1], heap[left]) { smallest = left + 1 }
+            guard precedes(heap[smallest], heap[parent]) else { return }
+            heap.swapAt(smallest, parent)
+            parent = smallest
+        }
+    }
+}

@@ -1,0 +1,70 @@
+import CSystemShims
+import Foundation
+import Glibc
+
+/// Who is at the other end of a connection, as the kernel vouches for it (`SO_PEERCRED`).
+///
+/// Read once at accept: the credentials are those of the process that connected, at
+/// the time it connected, which is what authorization should rely on.
+public struct PeerCredentials: Sendable, Equatable, Hashable {
+    /// The peer's process id.
+    public var pid: Int32
+    /// The peer's effective user id.
+    public var uid: UInt32
+    /// The peer's effective group id.
+    public var gid: UInt32
+    /// The peer's supplementary group ids.
+    public var groups: [UInt32]
+
+    /// Creates credentials, e.g. for tests.
+    public init(pid: Int32, uid: UInt32, gid: UInt32, groups: [UInt32] = []) {
+        self.pid = pid
+        self.uid = uid
+        self.gid = gid
+        self.groups = groups
+    }
+
+    /// Whether the peer has `gid` as its primary or a supplementary group.
+    public func isMember(of gid: UInt32) -> Bool {
+        self.gid == gid || groups.contains(gid)
+    }
+
+    /// Reads a connected Unix socket's peer credentials and supplementary groups.
+    ///
+    /// The corresponding C calls are `getsockopt(SO_PEERCRED)` and
+    /// `getsockopt(SO_PEERGROUPS)`; when the latter is unavailable the groups are read
+    /// from `/proc/PID/status`, which is racy against pid reuse but better than none.
+    public static func of(socket fd: Int32) throws(SystemError) -> PeerCredentials {
+        var pid: pid_t = 0
+        var uid: uid_t = 0
+        var gid: gid_t = 0
+        try Syscall.retrying("getsockopt(SO_PEERCRED)") { shim_peer_credentials(fd, &pid, &uid, &gid) }
+        let groups = peerGroups(fd) ?? procGroups(pid: pid) ?? []
+        return PeerCredentials(pid: pid, uid: uid, gid: gid, groups: groups)
+    }
+
+    /// The groups from `SO_PEERGROUPS`, growing the buffer on `ERANGE`.
+    private static func peerGroups(_ fd: Int32) -> [UInt32]? {
+        var capacity = 64
+        while capacity <= 65_536 {
+            var buffer = [gid_t](repeating: 0, count: capacity)
+            let count = buffer.withUnsafeMutableBufferPointer { shim_peer_groups(fd, $0.baseAddress, Int32(capacity)) }
+            if count >= 0 { return Array(buffer.prefix(Int(count))) }
+            guard errno == ERANGE else { return nil }
+            capacity *= 4
+        }
+        return nil
+    }
+
+    /// The `Groups:` line of `/proc/PID/status`.
+    private static func procGroups(pid: pid_t) -> [UInt32]? {
+        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return nil }
+        return parseGroupsLine(status)
+    }
+
+    /// The gids of the `Groups:` line of a `/proc/PID/status` text.
+    static func parseGroupsLine(_ status: String) -> [UInt32]? {
+        guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix("Groups:") }) else { return nil }
+        return line.dropFirst("Groups:".count).split(whereSeparator: { $0 == " " || $0 == "\t" }).compactMap { UInt32($0) }
+    }
+}

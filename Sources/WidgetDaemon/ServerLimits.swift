@@ -1,0 +1,24 @@
+/// Bounds that keep one client from exhausting the daemon.
+public struct ServerLimits: Sendable, Equatable {
+    /// The largest message accepted, in bytes. It must fit a `PutTimeline` of
+    /// `MaxTimelineBytes` plus its envelope: 2 MiB by default, for 1 MiB timelines.
+    public var maxMessageBytes: Int
+    /// Connections served at once; further ones are closed as they arrive.
+    public var maxConnections: Int
+    /// Replies a client may leave unread before it is disconnected, in bytes.
+    public var maxOutputBytesPerConnection: Int
+    /// Calls a client may pipeline ahead of the one in progress; beyond it the daemon
+    /// stops reading that connection until the queue drains.
+    public var maxQueuedCalls: Int
+
+    /// Creates limits; the defaults suit a device with a few hosts and providers.
+    public init(
+        maxMessageBytes: Int = 2 << 20, maxConnections: Int = 256,
+        maxOutputBytesPerConnection: Int = 4 << 20, maxQueuedCalls: Int = 64
+    ) {
+        self.maxMessageBytes = maxMessageBytes
+        self.maxConnections = maxConnections
+        self.maxOutputBytesPerConnection = maxOutputBytesPerConnection
+        self.maxQueuedCalls = maxQueuedCalls
+    }
+}

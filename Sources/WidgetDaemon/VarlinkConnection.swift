@@ -1,0 +1,326 @@
+import Glibc
+import Varlink
+
+/// One client connection: reads and frames its calls, answers them in order, and
+/// buffers its replies until the socket takes them.
+///
+/// Calls on a connection are answered in the order they arrived: while one is in
+/// progress (an asynchronous `Unlock`, a `more` stream) later ones wait in a queue.
+/// Replies can hold decrypted content, so sent output bytes are zeroed.
+/// Lives on the event loop's thread.
+final class VarlinkConnection {
+    let id: ConnectionID
+    let fd: Int32
+    let peer: PeerCredentials
+    private let loop: EventLoop
+    private let limits: ServerLimits
+    private unowned let handler: any VarlinkCallHandler
+    private let logger: Logger
+    /// Called once when the connection closes, so the server forgets it.
+    private let onClose: (VarlinkConnection) -> Void
+
+    private var watch: WatchID?
+    private let framer: MessageFramer
+    private var output: [UInt8] = []
+    private var outputStart = 0
+    /// What arrived and waits its turn: a call, or the error answering a malformed one.
+    private enum Pending {
+        case call(VarlinkCall)
+        case invalid(VarlinkError)
+    }
+
+    private var queue: [Pending] = []
+    private var queueStart = 0
+    /// The call being answered; later calls wait.
+    private var current: CallContext?
+    /// The client shut down its sending side: finish what it asked, then close.
+    private var readClosed = false
+    /// A protocol error was answered: send what is buffered, then close.
+    private var closeAfterFlush = false
+    private(set) var isClosed = false
+    private var isDispatching = false
+
+    init(
+        id: ConnectionID, fd: Int32, peer: PeerCredentials, loop: EventLoop, limits: ServerLimits,
+        handler: any VarlinkCallHandler, logger: Logger, onClose: @escaping (VarlinkConnection) -> Void
+    ) {
+        self.id = id
+        self.fd = fd
+        self.peer = peer
+        self.loop = loop
+        self.limits = limits
+        self.handler = handler
+        self.logger = logger
+        self.onClose = onClose
+        self.framer = MessageFramer(maxMessageBytes: limits.maxMessageBytes)
+    }
+
+    /// Starts watching the socket.
+    func start() throws(SystemError) {
+        watch = try loop.watch(fd, for: .readable) { [unowned self] events in self.handle(events) }
+    }
+
+    // MARK: Events
+
+    private func handle(_ events: IOEvents) {
+        if events.contains(.writable) { flush() }
+        if !isClosed, events.contains(.readable) || events.contains(.hangup) { readAvailable() }
+        if !isClosed, events.contains(.hangup), !events.contains(.readable) { close(reason: nil) }
+    }
+
+    /// Reads what the socket holds (a bounded amount per wake-up, so one busy client
+    /// cannot starve the others), then handles every complete call.
+    private func readAvailable() {
+        let chunk = 64 * 1024
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: chunk, alignment: 1)
+        defer {
+            buffer.initializeMemory(as: UInt8.self, repeating: 0)
+            buffer.deallocate()
+        }
+        for _ in 0..<16 {
+            let count: Int?
+            do {
+                count = try Syscall.read(fd, into: buffer)
+            } catch {
+                close(reason: "read failed: \(error)")
+                return
+            }
+            guard let count else { break }
+            if count == 0 {
+                readClosed = true
+                break
+            }
+            framer.append(UnsafeRawBufferPointer(rebasing: buffer[..<count]))
+            if count < chunk { break }
+        }
+        takeMessages()
+        updateInterest()
+        closeIfDone()
+    }
+
+    /// Decodes the complete messages in the framer into the queue and dispatches.
+    private func takeMessages() {
+        while !closeAfterFlush, !isClosed {
+            var message: [UInt8]
+            do {
+                guard let next = try framer.nextMessage() else { break }
+                message = next
+            } catch {
+                logger.warning(
+                    "message over \(limits.maxMessageBytes) bytes; closing the connection",
+                    event: "message_too_large")
+                framer.reset()
+                protocolFailure(VarlinkError(name: "io.widgetd.TooLarge", parameters: ["limit": limits.maxMessageBytes]))
+                return
+            }
+            let call: VarlinkCall
+            do {
+                call = try VarlinkCall(decoding: message)
+                Self.wipe(&message)
+            } catch {
+                Self.wipe(&message)
+                switch error {
+                case .notAJSONObject:
+                    framer.reset()
+                    close(reason: "a message that is not a JSON object")
+                    return
+                case .invalidCall(let answer):
+                    // Its flags cannot be trusted: answer it, in turn with the other calls.
+                    queue.append(.invalid(answer))
+                    dispatch()
+                    continue
+                }
+            }
+            queue.append(.call(call))
+            dispatch()
+        }
+    }
+
+    private func protocolFailure(_ error: VarlinkError) {
+        // Answer in place of everything still waiting, then close: the stream is lost.
+        queue.removeAll()
+        queueStart = 0
+        enqueue(VarlinkReply.encode(error: error))
+        closeAfterFlush = true
+        updateInterest()
+        closeIfDone()
+    }
+
+    // MARK: Dispatching calls
+
+    /// Starts queued calls until one stays in progress.
+    private func dispatch() {
+        guard !isDispatching else { return }
+        isDispatching = true
+        defer { isDispatching = false }
+        while !isClosed, current == nil, queueStart < queue.count {
+            let next = queue[queueStart]
+            queueStart += 1
+            switch next {
+            case .call(let call): start(call)
+            case .invalid(let error): enqueue(VarlinkReply.encode(error: error))
+            }
+        }
+        if queueStart == queue.count {
+            queue.removeAll(keepingCapacity: true)
+            queueStart = 0
+        } else if queueStart > 32 {
+            queue.removeFirst(queueStart)
+            queueStart = 0
+        }
+    }
+
+    private func start(_ call: VarlinkCall) {
+        let context = CallContext(
+            connection: id, peer: peer, wantsMore: call.more, isOneway: call.oneway,
+            deliver: { [unowned self] bytes, isFinal in self.deliver(bytes, isFinal: isFinal) },
+            isConnectionOpen: { [weak self] in self.map { !$0.isClosed } ?? false })
+        // A oneway call is not waited for: its replies are dropped anyway.
+        if !call.oneway { current = context }
+        if call.upgrade {
+            context.fail(.invalidParameter("upgrade"))
+        } else if call.interface == InterfaceDefinition.service.name {
+            answerServiceCall(call, context: context)
+        } else if let definition = InterfaceDefinition.named(call.interface) {
+            if definition.methods.contains(call.member) {
+                handler.handle(call, context: context)
+            } else {
+                context.fail(.methodNotFound(call.method))
+            }
+        } else {
+            context.fail(.interfaceNotFound(call.interface))
+        }
+    }
+
+    /// `org.varlink.service` is answered here, for every peer.
+    private func answerServiceCall(_ call: VarlinkCall, context: CallContext) {
+        switch call.member {
+        case "GetInfo":
+            context.reply(ServiceInfo.widgetd)
+        case "GetInterfaceDescription":
+            do {
+                let request = try call.parameters(InterfaceDescriptionRequest.self)
+                guard let definition = InterfaceDefinition.named(request.interface) else {
+                    context.fail(.interfaceNotFound(request.interface))
+                    return
+                }
+                context.reply(InterfaceDescriptionReply(description: definition.text))
+            } catch {
+                context.fail(error)
+            }
+        default:
+            context.fail(.methodNotFound(call.method))
+        }
+    }
+
+    private func deliver(_ bytes: [UInt8], isFinal: Bool) {
+        guard !isClosed else { return }
+        enqueue(bytes)
+        if isFinal {
+            current = nil
+            dispatch()
+            updateInterest()
+            closeIfDone()
+        }
+    }
+
+    // MARK: Output
+
+    private var pendingOutputCount: Int { output.count - outputStart }
+
+    private func enqueue(_ bytes: [UInt8]) {
+        guard !isClosed else { return }
+        if pendingOutputCount + bytes.count > limits.maxOutputBytesPerConnection {
+            close(reason: "the client does not read its replies (over \(limits.maxOutputBytesPerConnection) bytes)")
+            return
+        }
+        let wasEmpty = pendingOutputCount == 0
+        output.append(contentsOf: bytes)
+        // Write at once when nothing is waiting; otherwise the writable event will.
+        if wasEmpty { flush() }
+    }
+
+    /// Writes buffered output until the socket would block.
+    private func flush() {
+        while pendingOutputCount > 0 {
+            let written: Int?
+            do {
+                written = try output.withUnsafeBytes { bytes throws(SystemError) in
+                    try Syscall.send(fd, UnsafeRawBufferPointer(rebasing: bytes[outputStart...]))
+                }
+            } catch {
+                close(reason: "send failed: \(error)")
+                return
+            }
+            guard let written else { break }
+            outputStart += written
+        }
+        compactOutput()
+        updateInterest()
+        closeIfDone()
+    }
+
+    private func compactOutput() {
+        guard outputStart > 0 else { return }
+        if outputStart == output.count {
+            Self.wipe(&output)
+            output.removeAll(keepingCapacity: true)
+            outputStart = 0
+        } else if outputStart >= 64 * 1024 {
+            output.withUnsafeMutableBufferPointer { $0.baseAddress!.update(repeating: 0, count: outputStart) }
+            output.removeFirst(outputStart)
+            outputStart = 0
+        }
+    }
+
+    private func updateInterest() {
+        guard !isClosed, let watch else { return }
+        var interest: IOEvents = []
+        if !readClosed, !closeAfterFlush, queue.count - queueStart < limits.maxQueuedCalls { interest.insert(.readable) }
+        if pendingOutputCount > 0 { interest.insert(.writable) }
+        do {
+            try loop.update(watch, interest: interest)
+        } catch {
+            close(reason: "epoll_ctl failed: \(error)")
+        }
+    }
+
+    /// Closes once nothing more can happen: after a protocol error once its answer is
+    /// out, or after the client stopped sending once its calls are answered (a stream
+    /// in progress would never end, so it does not keep the connection open).
+    private func closeIfDone() {
+        guard !isClosed, pendingOutputCount == 0 else { return }
+        if closeAfterFlush {
+            close(reason: nil)
+        } else if readClosed, queueStart == queue.count, current == nil || current?.wantsMore == true {
+            close(reason: nil)
+        }
+    }
+
+    // MARK: Closing
+
+    /// Closes the socket, drops everything buffered and tells the server.
+    func close(reason: String?) {
+        guard !isClosed else { return }
+        isClosed = true
+        if let reason { logger.warning("closing connection: \(reason)", event: "connection_closed") }
+        if let watch { loop.unwatch(watch) }
+        watch = nil
+        Syscall.close(fd)
+        framer.reset()
+        Self.wipe(&output)
+        output = []
+        outputStart = 0
+        queue = []
+        queueStart = 0
+        current = nil
+        onClose(self)
+    }
+
+    private static func wipe(_ bytes: inout [UInt8]) {
+        bytes.withUnsafeMutableBufferPointer { storage in
+            guard let base = storage.baseAddress else { return }
+            base.update(repeating: 0, count: storage.count)
+        }
+    }
+}

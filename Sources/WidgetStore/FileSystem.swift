@@ -1,0 +1,195 @@
+import Glibc
+import WidgetCrypto
+
+/// Every system call the store makes, in one file (as swift-system's `Syscalls.swift`).
+///
+/// Each failure becomes `StoreError.io` with the operation, the path and `errno`;
+/// `EINTR` is retried. Writes that must survive a crash go through
+/// `writeAtomically`: temporary file in the same directory, `fsync`, `rename`,
+/// directory `fsync`, so a reader sees the old file or the new one, never a mix.
+enum FileSystem {
+    /// Runs a call until it does not fail with `EINTR`.
+    private static func retrying<T: BinaryInteger>(_ call: () -> T) -> T {
+        while true {
+            let result = call()
+            if result == -1 && errno == EINTR { continue }
+            return result
+        }
+    }
+
+    private static func fail(_ operation: String, _ path: String) -> StoreError {
+        .io(operation: operation, path: path, errno: errno)
+    }
+
+    /// Creates a directory with `mode` unless it exists.
+    static func makeDirectory(_ path: String, mode: mode_t = 0o700) throws(StoreError) {
+        if mkdir(path, mode) == 0 { return }
+        guard errno == EEXIST else { throw fail("mkdir", path) }
+        var info = stat()
+        guard stat(path, &info) == 0 else { throw fail("stat", path) }
+        guard info.st_mode & S_IFMT == S_IFDIR else { throw .io(operation: "mkdir", path: path, errno: ENOTDIR) }
+    }
+
+    /// Whether something exists at `path`.
+    static func exists(_ path: String) -> Bool {
+        var info = stat()
+        return lstat(path, &info) == 0
+    }
+
+    /// The whole file, or `nil` if it does not exist. Larger than `limit` → corrupt (malformed).
+    static func readFile(_ path: String, limit: Int) throws(StoreError) -> [UInt8]? {
+        let fd = retrying { open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW) }
+        if fd < 0 {
+            if errno == ENOENT { return nil }
+            throw fail("open", path)
+        }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw fail("fstat", path) }
+        guard info.st_mode & S_IFMT == S_IFREG else { throw .corrupt(file: path, reason: .malformed) }
+        guard Int(info.st_size) <= limit else { throw .corrupt(file: path, reason: .malformed) }
+        var bytes = [UInt8](repeating: 0, count: Int(info.st_size))
+        var offset = 0
+        while offset < bytes.count {
+            let n = bytes.withUnsafeMutableBytes { buffer in
+                retrying { read(fd, buffer.baseAddress! + offset, buffer.count - offset) }
+            }
+            if n < 0 { throw fail("read", path) }
+            if n == 0 { break }
+            offset += n
+        }
+        // A file that shrank under us reads as what it now is: the format checks catch the rest.
+        return offset == bytes.count ? bytes : Array(bytes.prefix(offset))
+    }
+
+    /// What `readSecret` found.
+    struct SecretFile {
+        /// The bytes, in secure memory.
+        let bytes: SecureBytes
+        /// Permission bits and owner, for the caller's policy.
+        let mode: mode_t
+        let owner: uid_t
+    }
+
+    /// Reads a small secret file straight into secure memory (never through an array),
+    /// or returns `nil` if it does not exist. The size must be exactly `expected`.
+    static func readSecret(_ path: String, expected: Int) throws(StoreError) -> SecretFile? {
+        let fd = retrying { open(path, O_RDONLY | O_CLOEXEC) }
+        if fd < 0 {
+            if errno == ENOENT { return nil }
+            throw fail("open", path)
+        }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw fail("fstat", path) }
+        guard Int(info.st_size) == expected else {
+            throw .deviceKey(.wrongSize(path: path, bytes: Int(info.st_size)))
+        }
+        let secret: SecureBytes
+        do { secret = try SecureBytes.zeroed(count: expected) } catch { throw StoreError(error) }
+        var offset = 0
+        while offset < expected {
+            let n = secret.withUnsafeMutableBytes { buffer in
+                retrying { read(fd, buffer.baseAddress! + offset, expected - offset) }
+            }
+            if n < 0 { throw fail("read", path) }
+            if n == 0 { throw .deviceKey(.wrongSize(path: path, bytes: offset)) }
+            offset += n
+        }
+        return SecretFile(bytes: secret, mode: info.st_mode & 0o7777, owner: info.st_uid)
+    }
+
+    /// Writes `count` bytes from `source` to a new file descriptor, retrying short writes.
+    private static func writeAll(_ fd: Int32, _ source: UnsafeRawBufferPointer, _ path: String) throws(StoreError) {
+        var offset = 0
+        while offset < source.count {
+            let n = retrying { write(fd, source.baseAddress! + offset, source.count - offset) }
+            if n < 0 { throw fail("write", path) }
+            offset += n
+        }
+    }
+
+    /// Creates a new file (it must not exist) holding a secret, mode 0600, durably.
+    static func createSecretFile(_ path: String, directory: String, contents: SecureBytes) throws(StoreError) {
+        let fd = retrying { open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600) }
+        guard fd >= 0 else { throw fail("create", path) }
+        do throws(StoreError) {
+            try contents.withUnsafeBytes { (buffer) throws(StoreError) in try writeAll(fd, buffer, path) }
+            guard retrying({ fsync(fd) }) == 0 else { throw fail("fsync", path) }
+        } catch {
+            close(fd)
+            unlink(path)
+            throw error
+        }
+        close(fd)
+        try syncDirectory(directory)
+    }
+
+    /// Replaces `directory/name` with `bytes` atomically and durably.
+    static func writeAtomically(directory: String, name: String, bytes: [UInt8]) throws(StoreError) {
+        let suffix: [UInt8]
+        do { suffix = try Sodium.randomBytes(count: 8) } catch { throw StoreError(error) }
+        let temporary = "\(directory)/.tmp-\(Hex.encode(suffix))"
+        let target = "\(directory)/\(name)"
+        let fd = retrying { open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600) }
+        guard fd >= 0 else { throw fail("create", temporary) }
+        do throws(StoreError) {
+            try bytes.withBytes { (buffer) throws(StoreError) in try writeAll(fd, buffer, temporary) }
+            guard retrying({ fsync(fd) }) == 0 else { throw fail("fsync", temporary) }
+            guard close(fd) == 0 else { throw fail("close", temporary) }
+        } catch {
+            close(fd)
+            unlink(temporary)
+            throw error
+        }
+        guard rename(temporary, target) == 0 else {
+            let error = fail("rename", target)
+            unlink(temporary)
+            throw error
+        }
+        try syncDirectory(directory)
+    }
+
+    /// Removes a file; `false` if there was none. Does not sync the directory.
+    @discardableResult
+    static func remove(_ path: String) throws(StoreError) -> Bool {
+        if unlink(path) == 0 { return true }
+        if errno == ENOENT { return false }
+        throw fail("unlink", path)
+    }
+
+    /// Makes a directory's entries (creations, renames, removals) durable.
+    static func syncDirectory(_ path: String) throws(StoreError) {
+        let fd = retrying { open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
+        guard fd >= 0 else { throw fail("open", path) }
+        defer { close(fd) }
+        guard retrying({ fsync(fd) }) == 0 else { throw fail("fsync", path) }
+    }
+
+    /// The names in a directory, without `.` and `..`.
+    static func list(_ path: String) throws(StoreError) -> [String] {
+        guard let dir = opendir(path) else { throw fail("opendir", path) }
+        defer { closedir(dir) }
+        var names: [String] = []
+        while let entry = readdir(dir) {
+            let name = withUnsafePointer(to: entry.pointee.d_name) { pointer in
+                pointer.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names
+    }
+}
+
+/// Lower-case hexadecimal for public bytes (file names).
+enum Hex {
+    static func encode(_ bytes: some Sequence<UInt8>) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var out = [UInt8]()
+        for b in bytes {
+            out.append(digits[Int(b >> 4)])
+            out.append(digits[Int(b & 0x0F)])
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+}

@@ -1,0 +1,108 @@
+import Foundation
+import WidgetCrypto
+import WidgetModel
+
+/// The device state and which class secret keys are held: the rules of DESIGN §3.
+///
+/// - Start with a passcode: `beforeFirstUnlock`, only class D held.
+/// - Start without a passcode: the first unlock happens by itself; all keys held, never purged.
+/// - Unlock: A, B and C released; a pending class-A purge is cancelled.
+/// - Lock (passcode set): B dropped at once; A dropped `grace` seconds later
+///   (at once if the grace is 0); C and D stay until the process ends.
+/// - Lock (no passcode): only the state changes.
+///
+/// Pure: no clock, no files. The caller passes `now` and purges its plaintext cache
+/// for each class this type reports as dropped.
+struct KeyLifecycle {
+    private(set) var state: DeviceState
+    private(set) var passcodeSet: Bool
+    private var keys: [ProtectionClass: KeyPair]
+    /// When class A is to be purged after a lock, if that is pending.
+    private(set) var classAPurgeDue: Date?
+
+    /// The state after a (re)start: a restart is a reboot.
+    init(passcodeSet: Bool, classD: KeyPair, allKeysIfNoPasscode: [ProtectionClass: KeyPair]) {
+        self.passcodeSet = passcodeSet
+        if passcodeSet {
+            state = .beforeFirstUnlock
+            keys = [.none: classD]
+        } else {
+            state = .unlocked
+            keys = allKeysIfNoPasscode
+        }
+    }
+
+    /// The key pair of a class, if its secret is held now.
+    func keyPair(_ c: ProtectionClass) -> KeyPair? { keys[c] }
+
+    /// Whether a class's secret is held now.
+    func isAvailable(_ c: ProtectionClass) -> Bool { keys[c] != nil }
+
+    /// A successful unlock (or an unlock with no passcode set): releases `released` (A, B, C).
+    mutating func unlock(releasing released: [ProtectionClass: KeyPair]) {
+        // Legal from every state: unlocking while unlocked is a no-op apart from the keys.
+        for (c, pair) in released { keys[c] = pair }
+        state = .unlocked
+        classAPurgeDue = nil
+    }
+
+    /// Locks; returns the classes whose keys were dropped now.
+    mutating func lock(now: Date, grace: Double) -> [ProtectionClass] {
+        switch (state, passcodeSet) {
+        case (.beforeFirstUnlock, _), (.locked, _):
+            // Nothing released that a lock would take back; the state stays.
+            return []
+        case (.unlocked, false):
+            state = .locked
+            return []
+        case (.unlocked, true):
+            state = .locked
+            return dropOnLock(now: now, grace: grace)
+        }
+    }
+
+    private mutating func dropOnLock(now: Date, grace: Double) -> [ProtectionClass] {
+        keys[.completeUnlessOpen] = nil
+        if grace > 0 {
+            classAPurgeDue = now.addingTimeInterval(grace)
+            return [.completeUnlessOpen]
+        }
+        keys[.complete] = nil
+        classAPurgeDue = nil
+        return [.completeUnlessOpen, .complete]
+    }
+
+    /// Runs a due class-A purge; returns the classes dropped.
+    mutating func advance(to now: Date) -> [ProtectionClass] {
+        guard let due = classAPurgeDue, now >= due else { return [] }
+        classAPurgeDue = nil
+        switch state {
+        case .locked:
+            keys[.complete] = nil
+            return [.complete]
+        case .unlocked, .beforeFirstUnlock:
+            return []
+        }
+    }
+
+    /// A passcode was just set. If the device is locked, the lock rules apply from now on.
+    mutating func passcodeWasSet(now: Date, grace: Double) -> [ProtectionClass] {
+        passcodeSet = true
+        switch state {
+        case .locked: return dropOnLock(now: now, grace: grace)
+        case .unlocked, .beforeFirstUnlock: return []
+        }
+    }
+
+    /// The passcode was removed: with no data protection every key is held, and
+    /// the first unlock has happened.
+    mutating func passcodeWasRemoved(allKeys: [ProtectionClass: KeyPair]) {
+        passcodeSet = false
+        keys = allKeys
+        classAPurgeDue = nil
+        switch state {
+        case .beforeFirstUnlock: state = .unlocked
+        case .locked, .unlocked: break
+        }
+    }
+}

@@ -1,0 +1,20 @@
+import WidgetCrypto
+
+/// The store's tunables (`[Daemon]` section). Changing them never touches released keys.
+public struct StoreConfiguration: Sendable, Equatable {
+    /// Seconds after a lock before the class-A key and class-A plaintext are purged (`ClassAGraceSec`).
+    public var classAGrace: Double = 10
+    /// Crypto-erase after this many failed unlock attempts; `nil` (the default) never erases.
+    public var wipeAfterFailedAttempts: Int? = nil
+    /// Argon2id cost for a passcode set from now on (`PasscodeKDF`); the keybag keeps the cost it was made with.
+    public var kdfCost: KDFCost = .interactive
+    /// The largest timeline body accepted, in plaintext bytes (`MaxTimelineBytes`).
+    public var maxTimelineBytes: Int = 1 << 20
+    /// The largest placeholder accepted, in bytes.
+    public var maxPlaceholderBytes: Int = 64 << 10
+    /// How many decrypted timelines the cache keeps before evicting the least recently used.
+    public var maxCachedTimelines: Int = 1024
+
+    /// The defaults.
+    public init() {}
+}

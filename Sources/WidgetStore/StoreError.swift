@@ -1,0 +1,115 @@
+import Glibc
+import WidgetCrypto
+
+/// Why a file failed verification. Never says anything about its plaintext.
+public enum CorruptionReason: Sendable, Equatable, CustomStringConvertible {
+    /// A MAC, AEAD tag or sealed box did not verify: altered, moved between classes, or a foreign key.
+    case authenticationFailure
+    /// The file ends before its format says it should.
+    case truncated
+    /// The file does not start with the expected magic bytes.
+    case badMagic
+    /// A format version this build does not read.
+    case unsupportedVersion
+    /// The file belongs to another widget (copied or renamed over this one).
+    case wrongWidget
+    /// The file's class is unknown or disagrees with its authenticated metadata.
+    case wrongClass
+    /// A length or field is out of range, or bytes follow the end of the format.
+    case malformed
+
+    public var description: String {
+        switch self {
+        case .authenticationFailure: "authentication failed (altered, or not made with this device key)"
+        case .truncated: "truncated"
+        case .badMagic: "not a widgetd file (bad magic)"
+        case .unsupportedVersion: "unsupported format version"
+        case .wrongWidget: "belongs to another widget"
+        case .wrongClass: "unknown or inconsistent protection class"
+        case .malformed: "malformed"
+        }
+    }
+}
+
+/// A problem with the device key.
+public enum DeviceKeyProblem: Sendable, Equatable, CustomStringConvertible {
+    /// The key file can be read by its group or by others (or is not owned by us).
+    case insecurePermissions(path: String)
+    /// The key file does not hold exactly 32 bytes.
+    case wrongSize(path: String, bytes: Int)
+
+    public var description: String {
+        switch self {
+        case .insecurePermissions(let path):
+            "device key \(path) is readable by group or others, or owned by another user; fix with chmod 600 / chown, or remove it only if no data must survive"
+        case .wrongSize(let path, let bytes):
+            "device key \(path) holds \(bytes) bytes; it must hold exactly 32 (e.g. head -c 32 /dev/urandom)"
+        }
+    }
+}
+
+/// Everything `TimelineStore` can throw. No case carries key bytes, passcodes or content.
+public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The widget's class key is not available in the current state.
+    case protectedDataUnavailable
+    /// No timeline is stored for the widget.
+    case widgetNotFound
+    /// A body, placeholder or family exceeds its configured limit (bytes).
+    case tooLarge(limit: Int)
+    /// The passcode is wrong; the attempt was counted (and written durably) first.
+    case wrongPasscode(failedAttempts: Int, retryAfter: Double?)
+    /// Too many failed attempts: the next one is allowed in `retryAfter` seconds.
+    case tryAgainLater(retryAfter: Double)
+    /// The operation needs the current passcode (missing, e.g. changing without it).
+    case passcodeRequired
+    /// Removing a passcode, or unlocking with one, when none is set.
+    case noPasscodeSet
+    /// The store was crypto-erased by this call (after too many failed attempts).
+    case wiped
+    /// A file failed verification; its contents were not used.
+    case corrupt(file: String, reason: CorruptionReason)
+    /// The device key cannot be used.
+    case deviceKey(DeviceKeyProblem)
+    /// A system call failed.
+    case io(operation: String, path: String, errno: Int32)
+    /// Secure memory (`sodium_malloc`) is exhausted.
+    case outOfSecureMemory
+    /// libsodium failed in a way that is neither tampering nor exhaustion (e.g. Argon2id could not get its memory).
+    case cryptoFailure(String)
+
+    public var description: String {
+        switch self {
+        case .protectedDataUnavailable: "protected data unavailable: the class key is not released in this state"
+        case .widgetNotFound: "no timeline is stored for this widget"
+        case .tooLarge(let limit): "too large: the limit is \(limit) bytes"
+        case .wrongPasscode(let n, let retry):
+            "wrong passcode (\(n) failed attempt\(n == 1 ? "" : "s"))" + (retry.map { "; try again in \(Int($0.rounded(.up))) s" } ?? "")
+        case .tryAgainLater(let retry): "too many failed attempts; try again in \(Int(retry.rounded(.up))) s"
+        case .passcodeRequired: "the current passcode is required"
+        case .noPasscodeSet: "no passcode is set"
+        case .wiped: "the store was erased after too many failed attempts"
+        case .corrupt(let file, let reason): "\(file): \(reason)"
+        case .deviceKey(let problem): problem.description
+        case .io(let operation, let path, let e): "\(operation) \(path): \(String(cString: strerror(e)))"
+        case .outOfSecureMemory: CryptoError.outOfSecureMemory.description
+        case .cryptoFailure(let what): what
+        }
+    }
+
+    /// Maps a crypto failure outside a file (key derivation, allocation) to a store error.
+    init(_ error: CryptoError) {
+        switch error {
+        case .outOfSecureMemory: self = .outOfSecureMemory
+        case .authenticationFailure, .invalidLength, .initializationFailed, .operationFailed:
+            self = .cryptoFailure(error.description)
+        }
+    }
+
+    /// Maps a crypto failure while reading `file`: authentication failures become corruption.
+    static func reading(_ file: String, _ error: CryptoError) -> StoreError {
+        switch error {
+        case .authenticationFailure, .invalidLength: .corrupt(file: file, reason: .authenticationFailure)
+        case .outOfSecureMemory, .initializationFailed, .operationFailed: StoreError(error)
+        }
+    }
+}

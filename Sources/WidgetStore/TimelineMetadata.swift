@@ -1,0 +1,31 @@
+import Foundation
+import WidgetModel
+
+/// What the store knows about a timeline in every state (the class-`none` section).
+public struct TimelineMetadata: Sendable, Equatable {
+    /// The widget.
+    public var widget: WidgetID
+    /// The class the timeline was written under.
+    public var protectionClass: ProtectionClass
+    /// The widget family given at write time, e.g. `systemSmall`.
+    public var family: String?
+    /// Increases by one with every write.
+    public var generation: UInt64
+    /// When the provider should be asked for a new timeline, if known.
+    public var reloadDue: Date?
+    /// The placeholder bytes (no private data by contract).
+    public var placeholder: [UInt8]?
+
+    /// A metadata value.
+    public init(
+        widget: WidgetID, protectionClass: ProtectionClass, family: String?, generation: UInt64, reloadDue: Date?,
+        placeholder: [UInt8]?
+    ) {
+        self.widget = widget
+        self.protectionClass = protectionClass
+        self.family = family
+        self.generation = generation
+        self.reloadDue = reloadDue
+        self.placeholder = placeholder
+    }
+}

@@ -1,0 +1,330 @@
+import Foundation
+import Glibc
+import Testing
+import Varlink
+@testable import WidgetDaemon
+
+/// Answers a few methods the way the real handlers will: at once, later, or as a stream.
+private final class EchoHandler: VarlinkCallHandler {
+    let loop: EventLoop
+    var closed: [ConnectionID] = []
+    var calls: [String] = []
+    var largeReplyBytes = 0
+
+    init(loop: EventLoop) { self.loop = loop }
+
+    struct WidgetParameters: Codable { let widget: String }
+
+    func handle(_ call: VarlinkCall, context: CallContext) {
+        calls.append(call.member)
+        switch call.member {
+        case "GetPresentation":
+            do {
+                let parameters = try call.parameters(WidgetParameters.self)
+                if largeReplyBytes > 0 {
+                    context.reply(["widget": String(repeating: "x", count: largeReplyBytes)])
+                } else {
+                    context.reply(["widget": parameters.widget])
+                }
+            } catch {
+                context.fail(error)
+            }
+        case "Unlock":
+            // Answered on a later turn of the loop, like an Argon2id result.
+            loop.schedule(at: Date.distantPast) { context.reply(["unlocked": true]) }
+        case "Watch":
+            guard context.wantsMore else { return context.fail(.expectedMore) }
+            context.stream(["n": 1])
+            loop.schedule(at: Date.distantPast) {
+                context.stream(["n": 2])
+                context.reply(["n": 3])
+            }
+        case "Lock":
+            context.reply([String: Int]())
+        default:
+            context.fail(.methodNotImplemented(call.method))
+        }
+    }
+
+    func connectionClosed(_ id: ConnectionID) { closed.append(id) }
+}
+
+/// A client socket whose replies the loop collects.
+private final class TestClient {
+    let fd: Int32
+    var received: [UInt8] = []
+    var isAtEOF = false
+    var watch: WatchID?
+
+    init(path: String, loop: EventLoop) throws {
+        fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            let bytes = Array(path.utf8)
+            raw.copyBytes(from: bytes)
+            raw[bytes.count] = 0
+        }
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+        guard result == 0 else { throw SystemError("connect", code: errno) }
+        try Syscall.setNonBlocking(fd)
+        watch = try loop.watch(fd, for: .readable) { [unowned self] _ in self.readAll(loop: loop) }
+    }
+
+    private func readAll(loop: EventLoop) {
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            if count > 0 { received += buffer[..<count]; continue }
+            if count == 0 || (errno != EAGAIN && errno != EINTR) {
+                isAtEOF = true
+                if let watch { loop.unwatch(watch) }
+                watch = nil
+            }
+            return
+        }
+    }
+
+    func send(_ messages: String...) {
+        var bytes: [UInt8] = []
+        for message in messages { bytes += Array(message.utf8) + [0] }
+        send(bytes: bytes)
+    }
+
+    func send(bytes: [UInt8]) {
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes[offset...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            precondition(written > 0, "the test's writes fit in the socket buffer")
+            offset += written
+        }
+    }
+
+    /// The complete replies so far, as text.
+    var replies: [String] {
+        received.split(separator: 0, omittingEmptySubsequences: false).dropLast().map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    deinit { Glibc.close(fd) }
+}
+
+/// A server on a fresh socket with the echo handler, and a way to run the loop until
+/// a condition holds (bounded, so a broken server fails the test instead of hanging it).
+private final class Harness {
+    let loop: EventLoop
+    let handler: EchoHandler
+    let server: VarlinkServer
+    let directory: String
+    let path: String
+    let listener: Int32
+    let logs = InMemoryLogHandler()
+
+    init(limits: ServerLimits = ServerLimits()) throws {
+        loop = try EventLoop()
+        handler = EchoHandler(loop: loop)
+        directory = NSTemporaryDirectory() + "widgetd-server-\(UUID().uuidString)"
+        path = directory + "/run/widgetd.sock"
+        listener = try UnixListener.listen(at: path)
+        server = VarlinkServer(
+            loop: loop, listeningSocket: listener, limits: limits, handler: handler,
+            logger: Logger(handler: logs, level: .debug))
+        try server.start()
+    }
+
+    func client() throws -> TestClient { try TestClient(path: path, loop: loop) }
+
+    /// Runs the loop until `condition` holds; false if it did not within 10 s.
+    @discardableResult
+    func run(until condition: @escaping () -> Bool) throws -> Bool {
+        var satisfied = false
+        let deadline = Date().addingTimeInterval(10)
+        func check() {
+            if condition() {
+                satisfied = true
+                loop.stop()
+            } else if Date() > deadline {
+                loop.stop()
+            } else {
+                // Re-check after the loop handled what is ready now.
+                loop.schedule(at: Date().addingTimeInterval(0.001)) { check() }
+            }
+        }
+        loop.schedule(at: Date.distantPast) { check() }
+        try loop.run()
+        return satisfied
+    }
+
+    deinit {
+        server.close()
+        Glibc.close(listener)
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+}
+
+@Suite struct VarlinkServerTests {
+    private let presentation = #"{"method":"io.widgetd.Host.GetPresentation","parameters":{"widget":"a/b"}}"#
+
+    @Test func answersACall() throws {
+        let harness = try Harness()
+        let client = try harness.client()
+        client.send(presentation)
+        #expect(try harness.run { client.replies.count == 1 })
+        #expect(client.replies == [#"{"parameters":{"widget":"a/b"}}"#])
+    }
+
+    @Test func answersPipelinedCallsInOrderEvenWhenTheFirstIsAnsweredLater() throws {
+        let harness = try Harness()
+        let client = try harness.client()
+        client.send(#"{"method":"io.widgetd.Device.Unlock","parameters":{"passcode":"1"}}"#, presentation,
+                    #"{"method":"io.widgetd.Device.Lock"}"#)
+        #expect(try harness.run { client.replies.count == 3 })
+        #expect(client.replies == [
+            #"{"parameters":{"unlocked":true}}"#, #"{"parameters":{"widget":"a/b"}}"#, #"{"parameters":{}}"#,
+        ])
+    }
+
+    @Test func streamsRepliesWithContinuesAndHoldsLaterCallsUntilTheStreamEnds() throws {
+        let harness = try Harness()
+        let client = try harness.client()
+        client.send(#"{"method":"io.widgetd.Host.Watch","more":true}"#, presentation)
+        #expect(try harness.run { client.replies.count == 4 })
+        #expect(client.replies == [
+            #"{"continues":true,"parameters":{"n":1}}"#, #"{"continues":true,"parameters":{"n":2}}"#,
+            #"{"parameters":{"n":3}}"#, #"{"parameters":{"widget":"a/b"}}"#,
+        ])
+    }
+
+    @Test func onewayCallsGetNoReply() throws {
+        let harness = try Harness()
+        let client = try harness.client()
+        client.send(#"{"method":"io.widgetd.Device.Lock","oneway":true}"#, presentation)
+        #expect(try harness.run { client.replies.count == 1 })
+        #expect(client.replies == [#"{"parameters":{"widget":"a/b"}}"#])
+        #expect(harness.handler.calls == ["Lock", "GetPresentation"])
+    }
+
+    @Test func answersTheServiceInterfaceItself() throws {
+        let harness = try Harness()
+        let client = try harness.client()
+        client.send(
+            #"{"method":"org.varlink.service.GetInfo"}"#,
+            #"{"method":"org.varlink.service.GetInterfaceDescription","parameters":{"interface":"io.widgetd.Host"}}"#,
+            #"{"method":"org.varlink.service.GetInterfaceDescription","parameters":{"interface":"x.Y"}}"#,
+            #"{"method":"org.varlink.service.GetInterfaceDescription"}"#)
+        #expect(try harness.run { client.replies.count == 4 })
+        let replies = client.replies
+        let info = try JSONDecoder().decode([String: ServiceInfo].self, from: Data(replies[0].utf8))["parameters"]
+        #expect(info == ServiceInfo.widgetd)
+        let description = try JSONDecoder().decode(
+            [String: InterfaceDescriptionReply].self, from: Data(replies[1].utf8))["parameters"]
+        #expect(description?.description == InterfaceDefinition.host.text)
+        #expect(replies[2] == #"{"error":"org.varlink.service.InterfaceNotFound","parameters":{"interface":"x.Y"}}"#)
+        #expect(replies[3] == #"{"error":"org.varlink.service.InvalidParameter","parameters":{"parameter":"interface"}}"#)
+        #expect(harness.handler.calls.isEmpty)
+    }
+
+    @Test func answersUnknownInterfacesMethodsAndBadEnvelopesWithStandardErrors() throws {
+        let harness = try Harness()
+        let client = try harness.client()
+        client.send(
+            #"{"method":"com.example.Nothing.Call"}"#, #"{"method":"io.widgetd.Host.Nothing"}"#,
+            #"{"method":"org.varlink.service.Nothing"}"#, #"{"more":true}"#,
+            #"{"method":"io.widgetd.Host.GetPresentation","parameters":{"widget":7}}"#, presentation)
+        #expect(try harness.run { client.replies.count == 6 })
+        #expect(client.replies == [
+            #"{"error":"org.varlink.service.InterfaceNotFound","parameters":{"interface":"com.example.Nothing"}}"#,
+            #"{"error":"org.varlink.service.MethodNotFound","parameters":{"method":"io.widgetd.Host.Nothing"}}"#,
+            #"{"error":"org.varlink.service.MethodNotFound","parameters":{"method":"org.varlink.service.Nothing"}}"#,
+            #"{"error":"org.varlink.service.InvalidParameter","parameters":{"parameter":"method"}}"#,
+            #"{"error":"org.varlink.service.InvalidParameter","parameters":{"parameter":"widget"}}"#,
+            #"{"parameters":{"widget":"a/b"}}"#,
+        ])
+        #expect(!client.isAtEOF)
+    }
+
+    @Test func invalidJSONClosesOnlyThatConnection() throws {
+        let harness = try Harness()
+        let bad = try harness.client()
+        let good = try harness.client()
+        bad.send("this is not json")
+        good.send(presentation)
+        #expect(try harness.run { bad.isAtEOF && good.replies.count == 1 })
+        #expect(bad.replies.isEmpty)
+        good.send(presentation)
+        #expect(try harness.run { good.replies.count == 2 })
+        #expect(harness.server.connectionCount == 1)
+        #expect(harness.handler.closed.count == 1)
+        #expect(!harness.logs.records(event: "connection_closed").isEmpty)
+    }
+
+    @Test func oversizedMessageIsAnsweredThenTheConnectionClosed() throws {
+        let harness = try Harness(limits: ServerLimits(maxMessageBytes: 64))
+        let client = try harness.client()
+        client.send(bytes: Array(repeating: UInt8(ascii: " "), count: 100))
+        #expect(try harness.run { client.isAtEOF })
+        #expect(client.replies == [#"{"error":"io.widgetd.TooLarge","parameters":{"limit":64}}"#])
+        #expect(harness.server.connectionCount == 0)
+    }
+
+    @Test func clientThatDoesNotReadIsDisconnected() throws {
+        let harness = try Harness(limits: ServerLimits(maxOutputBytesPerConnection: 256 * 1024))
+        harness.handler.largeReplyBytes = 200 * 1024
+        let client = try harness.client()
+        // Stop collecting replies: the client no longer reads.
+        if let watch = client.watch { harness.loop.unwatch(watch) }
+        client.send(bytes: Array(repeating: 0, count: 0) + (0..<40).flatMap { _ in Array(presentation.utf8) + [0] })
+        #expect(try harness.run { harness.handler.closed.count == 1 })
+        #expect(harness.server.connectionCount == 0)
+    }
+
+    @Test func connectionsBeyondTheLimitAreClosed() throws {
+        let harness = try Harness(limits: ServerLimits(maxConnections: 1))
+        let first = try harness.client()
+        first.send(presentation)
+        #expect(try harness.run { first.replies.count == 1 })
+        let second = try harness.client()
+        #expect(try harness.run { second.isAtEOF })
+        #expect(harness.server.connectionCount == 1)
+        #expect(!harness.logs.records(event: "connection_refused").isEmpty)
+    }
+
+    @Test func closingTheClientEndsItsStreamAndTellsTheHandler() throws {
+        let harness = try Harness()
+        var client: TestClient? = try harness.client()
+        client?.send(#"{"method":"io.widgetd.Host.Watch","more":true}"#)
+        #expect(try harness.run { client?.replies.count == 3 })
+        if let watch = client?.watch { harness.loop.unwatch(watch) }
+        client = nil
+        #expect(try harness.run { harness.handler.closed.count == 1 })
+    }
+
+    @Test func readsThePeersCredentials() throws {
+        let harness = try Harness()
+        final class Recorder: VarlinkCallHandler {
+            var peer: PeerCredentials?
+            func handle(_ call: VarlinkCall, context: CallContext) {
+                peer = context.peer
+                context.reply([String: Int]())
+            }
+            func connectionClosed(_ id: ConnectionID) {}
+        }
+        let recorder = Recorder()
+        let listener = try UnixListener.listen(at: harness.directory + "/other.sock")
+        defer { Glibc.close(listener) }
+        let server = VarlinkServer(
+            loop: harness.loop, listeningSocket: listener, limits: ServerLimits(), handler: recorder,
+            logger: Logger(handler: harness.logs))
+        try server.start()
+        defer { server.close() }
+        let client = try TestClient(path: harness.directory + "/other.sock", loop: harness.loop)
+        client.send(#"{"method":"io.widgetd.Device.Lock"}"#)
+        #expect(try harness.run { client.replies.count == 1 })
+        #expect(recorder.peer?.pid == getpid())
+        #expect(recorder.peer?.uid == getuid())
+        #expect(recorder.peer?.gid == getgid())
+    }
+}
