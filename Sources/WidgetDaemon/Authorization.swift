@@ -22,25 +22,21 @@ struct PeerAuthority: Equatable, Sendable {
 
 /// Decides each peer's authority from the `[Access]` groups and the registered providers.
 struct Authorization: Sendable {
-    var access: AccessConfiguration
-    var providers: [ProviderRegistration]
+    var configuration: Configuration
     /// The daemon's own uid: a peer with it is an administrator.
     var daemonUID: UInt32
 
+    /// The registered providers.
+    var providers: [ProviderRegistration] { configuration.providers }
+
     /// The authority of a peer with these credentials.
     func authority(of peer: PeerCredentials) -> PeerAuthority {
-        let groups = Set([peer.gid] + peer.groups)
-        func member(_ gid: UInt32?) -> Bool { gid.map(groups.contains) ?? false }
+        func member(_ gid: UInt32?) -> Bool { gid.map(peer.isMember(of:)) ?? false }
         var authority = PeerAuthority()
-        authority.isAdmin = peer.uid == 0 || peer.uid == daemonUID || member(access.adminGroup)
-        authority.canUnlock = authority.isAdmin || member(access.unlockGroup)
-        authority.isHost = authority.isAdmin || member(access.hostGroup)
-        // A provider entry names a user, a group, or both; every one named must match.
-        for provider in providers where provider.user != nil || provider.group != nil {
-            let userMatches = provider.user.map { $0 == peer.uid } ?? true
-            let groupMatches = provider.group.map(groups.contains) ?? true
-            if userMatches && groupMatches { authority.providers.insert(provider.id) }
-        }
+        authority.isAdmin = peer.uid == 0 || peer.uid == daemonUID || member(configuration.adminGroup)
+        authority.canUnlock = authority.isAdmin || member(configuration.unlockGroup)
+        authority.isHost = authority.isAdmin || member(configuration.hostGroup)
+        authority.providers = Set(providers.filter { $0.admits(peer) }.map(\.id))
         return authority
     }
 

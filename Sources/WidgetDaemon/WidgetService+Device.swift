@@ -28,9 +28,7 @@ extension WidgetService {
         // Runs two KDFs on the loop. Passcode changes are rare and admin-only; unlocks,
         // which any member of UnlockGroup may send, run theirs off the loop.
         try store.setPasscode(current: current, new: new, now: now())
-        logger.notice("passcode changed", metadata: [
-            "event": new == nil ? "passcode_removed" : (current == nil ? "passcode_set" : "passcode_changed"),
-            "peer.uid": "\(context.peer.uid)",
+        logger.notice("passcode changed", event: new == nil ? "passcode_removed" : (current == nil ? "passcode_set" : "passcode_changed"), metadata: ["peer.uid": "\(context.peer.uid)",
         ])
         context.reply(Empty())
         if wasUnlocked != store.deviceState { deviceStateChanged() } else { publishDeviceEvent(.state) }
@@ -68,16 +66,15 @@ extension WidgetService {
         let before = store.deviceState
         do {
             try store.finishUnlock(result.get(), now: now())
-            logger.notice("unlocked", metadata: ["event": "unlock", "peer.uid": "\(context.peer.uid)"])
+            logger.notice("unlocked", event: "unlock", metadata: ["peer.uid": "\(context.peer.uid)"])
             context.reply(Empty())
         } catch {
             if case .wrongPasscode(let failed, _) = error {
-                logger.warning("unlock failed", metadata: [
-                    "event": "unlock_failed", "peer.uid": "\(context.peer.uid)", "failed_attempts": "\(failed)",
+                logger.warning("unlock failed", event: "unlock_failed", metadata: ["peer.uid": "\(context.peer.uid)", "failed_attempts": "\(failed)",
                 ])
             }
             if case .wiped = error {
-                logger.critical("wiped after failed attempts", metadata: ["event": "wiped", "peer.uid": "\(context.peer.uid)"])
+                logger.critical("wiped after failed attempts", event: "wiped", metadata: ["peer.uid": "\(context.peer.uid)"])
             }
             fail(context, with: error, method: "io.widgetd.Device.Unlock")
         }
@@ -88,7 +85,7 @@ extension WidgetService {
 
     func lock(_ call: VarlinkCall, _ context: CallContext) throws {
         store.lock(now: now())
-        logger.info("locked", metadata: ["event": "lock", "peer.uid": "\(context.peer.uid)"])
+        logger.info("locked", event: "lock", metadata: ["peer.uid": "\(context.peer.uid)"])
         context.reply(Empty())
         deviceStateChanged()
     }
@@ -97,7 +94,7 @@ extension WidgetService {
         let parameters = try parameters(WipeParameters.self, of: call)
         guard parameters.confirm == "WIPE" else { throw ServiceError.invalidParameter("confirm") }
         try store.wipe()
-        logger.critical("crypto-erased by request", metadata: ["event": "wiped", "peer.uid": "\(context.peer.uid)"])
+        logger.critical("crypto-erased by request", event: "wiped", metadata: ["peer.uid": "\(context.peer.uid)"])
         reloads.load([])
         context.reply(Empty())
         deviceStateChanged()
@@ -121,7 +118,7 @@ extension WidgetService {
         if new != settings {
             try store.saveSettings(Array(try encoder.encode(new)))
             settings = new
-            logger.info("settings changed", metadata: ["event": "settings_changed", "peer.uid": "\(context.peer.uid)"])
+            logger.info("settings changed", event: "settings_changed", metadata: ["peer.uid": "\(context.peer.uid)"])
         }
         context.reply(SettingsReply(settings: settings))
         publishDeviceEvent(.settings)

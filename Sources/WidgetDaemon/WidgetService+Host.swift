@@ -82,8 +82,7 @@ extension WidgetService {
         } catch StoreError.protectedDataUnavailable {
             return nil
         } catch {
-            logger.error("timeline unreadable", metadata: [
-                "event": "timeline_unreadable", "widget.id": "\(widget)", "error": "\(error)",
+            logger.error("timeline unreadable", event: "timeline_unreadable", metadata: ["widget.id": "\(widget)", "error": "\(error)",
             ])
             return nil
         }

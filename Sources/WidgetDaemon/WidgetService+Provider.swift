@@ -74,7 +74,7 @@ extension WidgetService {
         guard try store.metadata(widget) != nil else { throw ServiceError.widgetNotFound(parameters.widget) }
         try store.deleteTimeline(widget)
         reloads.removed(widget)
-        logger.info("timeline deleted", metadata: ["event": "timeline_deleted", "widget.id": "\(widget)"])
+        logger.info("timeline deleted", event: "timeline_deleted", metadata: ["widget.id": "\(widget)"])
         context.reply(Empty())
         refreshWatches(widget)
     }
@@ -99,8 +99,7 @@ extension WidgetService {
             widget, protectionClass: protectionClass, family: family, reloadDue: timeline.reloadDue,
             body: body, placeholder: placeholder)
         reloads.stored(widget, generation: generation, due: timeline.reloadDue)
-        logger.debug("timeline stored", metadata: [
-            "event": "timeline_stored", "widget.id": "\(widget)", "generation": "\(generation)",
+        logger.debug("timeline stored", event: "timeline_stored", metadata: ["widget.id": "\(widget)", "generation": "\(generation)",
         ])
         refreshWatches(widget)
         reschedule()

@@ -62,9 +62,16 @@ final class WidgetService: VarlinkCallHandler {
             guard let bytes = try store.loadSettings() else { return Settings() }
             return try JSONDecoder().decode(Settings.self, from: Data(bytes))
         } catch {
-            logger.error("settings file unreadable; using defaults", metadata: ["error": "\(error)"])
+            logger.error("settings file unreadable; using defaults", event: "settings_unreadable", metadata: ["error": "\(error)"])
             return Settings()
         }
+    }
+
+    /// A reloaded configuration: new roles and providers apply to every connection's
+    /// next call; keys and open streams are untouched.
+    func reconfigure(_ authorization: Authorization) {
+        self.authorization = authorization
+        authorities.removeAll()
     }
 
     // MARK: Dispatch
@@ -120,11 +127,10 @@ final class WidgetService: VarlinkCallHandler {
     /// Logs a denial and answers `PermissionDenied`.
     func deny(_ method: String, context: CallContext, widget: String? = nil) {
         var metadata: Logger.Metadata = [
-            "event": "permission_denied", "method": method,
-            "peer.uid": "\(context.peer.uid)", "peer.pid": "\(context.peer.pid)",
+            "method": method, "peer.uid": "\(context.peer.uid)", "peer.pid": "\(context.peer.pid)",
         ]
         if let widget { metadata["widget.id"] = widget }
-        logger.notice("permission denied", metadata: metadata)
+        logger.notice("permission denied", event: "permission_denied", metadata: metadata)
         context.fail(ServiceError.permissionDenied.varlinkError)
     }
 
@@ -147,17 +153,17 @@ final class WidgetService: VarlinkCallHandler {
 
     /// Maps a store error to the service error a client can act on, logging the ones
     /// an administrator must see (corruption, I/O).
-    func serviceError(for error: StoreError, method: String) -> ServiceError {
+    func serviceError(for error: StoreError, method: String, widget: String? = nil) -> ServiceError {
         switch error {
         case .protectedDataUnavailable: return .protectedDataUnavailable
-        case .widgetNotFound(let widget): return .widgetNotFound(widget)
+        case .widgetNotFound: return .widgetNotFound(widget ?? "")
         case .tooLarge(let limit): return .tooLarge(limit: limit)
         case .wrongPasscode(let failed, let retryAfter): return .wrongPasscode(failedAttempts: failed, retryAfter: retryAfter)
         case .tryAgainLater(let retryAfter): return .tryAgainLater(retryAfter: retryAfter)
         case .passcodeRequired: return .passcodeRequired
         case .wiped: return .wiped
         default:
-            logger.error("store failure", metadata: ["event": "store_failure", "method": method, "error": "\(error)"])
+            logger.error("store failure", event: "store_failure", metadata: ["method": method, "error": "\(error)"])
             return .storageFailure("\(error)")
         }
     }

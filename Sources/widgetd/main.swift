@@ -1,1 +1,4 @@
+import Glibc
 import WidgetDaemon
+
+exit(Daemon.main())

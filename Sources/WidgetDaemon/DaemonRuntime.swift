@@ -1,0 +1,132 @@
+import Foundation
+import Glibc
+import WidgetCrypto
+import WidgetModel
+import WidgetStore
+
+/// A running widgetd: the event loop, the store, the service and the server, started
+/// in that order and stopped in reverse, with systemd's readiness, reload, watchdog and
+/// stop protocol around them.
+final class DaemonRuntime {
+    private let paths: DaemonPaths
+    private let logger: Logger
+    private let loop: EventLoop
+    private let store: TimelineStore
+    private let service: WidgetService
+    private let server: VarlinkServer
+    private let listeningSocket: Int32
+    /// Whether the socket is ours to close and unlink (not systemd's).
+    private let ownsSocket: Bool
+    private var signals: Signals?
+    private var configuration: Configuration
+
+    init(paths: DaemonPaths, environment: [String: String], logger: Logger) throws {
+        self.paths = paths
+        self.logger = logger
+        configuration = try ConfigurationLoader.load(mainFile: paths.configurationFile)
+        loop = try EventLoop()
+        store = try TimelineStore(
+            stateDirectory: paths.stateDirectory, credentialsDirectory: environment["CREDENTIALS_DIRECTORY"],
+            configuration: Self.storeConfiguration(configuration), now: Date())
+        if let passed = try Systemd.listenFileDescriptors().first {
+            listeningSocket = passed
+            ownsSocket = false
+        } else {
+            listeningSocket = try UnixListener.listen(at: paths.socketPath)
+            ownsSocket = true
+        }
+        service = try WidgetService(
+            loop: loop, store: store,
+            authorization: Authorization(configuration: configuration, daemonUID: getuid()),
+            limits: .default, logger: logger, now: Date.init)
+        server = VarlinkServer(
+            loop: loop, listeningSocket: listeningSocket, limits: configuration.serverLimits, handler: service,
+            logger: logger)
+    }
+
+    deinit {
+        if ownsSocket {
+            close(listeningSocket)
+            unlink(paths.socketPath)
+        }
+    }
+
+    /// The store's share of the configuration.
+    static func storeConfiguration(_ configuration: Configuration) -> StoreConfiguration {
+        var store = StoreConfiguration()
+        store.classAGrace = configuration.classAGraceSeconds
+        store.wipeAfterFailedAttempts = configuration.wipeAfterFailedAttempts
+        store.maxTimelineBytes = configuration.maxTimelineBytes
+        store.maxCachedTimelines = configuration.maxCachedTimelines
+        store.kdfCost = switch configuration.passcodeKDF {
+        case .minimum: .minimum
+        case .interactive: .interactive
+        case .moderate: .moderate
+        case .sensitive: .sensitive
+        }
+        return store
+    }
+
+    /// Serves until SIGTERM or SIGINT.
+    func run() throws {
+        try server.start()
+        signals = try Signals(loop: loop) { [unowned self] signal in
+            switch signal {
+            case .terminate, .interrupt: stop()
+            case .hangUp: reload()
+            }
+        }
+        startWatchdog()
+        logger.notice(
+            "widgetd \(Daemon.version) ready", event: "started",
+            metadata: ["state": store.deviceState.rawValue, "socket": ownsSocket ? paths.socketPath : "passed by systemd"])
+        Systemd.notify([Systemd.Notification.ready, Systemd.Notification.status(statusLine)].joined(separator: "\n"))
+        try loop.run()
+        signals?.close()
+        logger.notice("widgetd stopped", event: "stopped")
+    }
+
+    private var statusLine: String {
+        "\(store.deviceState.rawValue), \(server.connectionCount) connection(s)"
+    }
+
+    /// Stops serving; keys are zeroed as the store is released after the loop ends.
+    private func stop() {
+        Systemd.notify(Systemd.Notification.stopping)
+        logger.notice("stopping", event: "stopping")
+        server.close()
+        loop.stop()
+    }
+
+    /// Reloads the configuration (SIGHUP) without touching released keys. A bad file
+    /// is logged and the running configuration kept.
+    private func reload() {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        let monotonic = UInt64(now.tv_sec) * 1_000_000 + UInt64(now.tv_nsec) / 1000
+        Systemd.notify("\(Systemd.Notification.reloading)\nMONOTONIC_USEC=\(monotonic)")
+        do {
+            let new = try ConfigurationLoader.load(mainFile: paths.configurationFile)
+            configuration = new
+            store.configuration = Self.storeConfiguration(new)
+            service.reconfigure(Authorization(configuration: new, daemonUID: getuid()))
+            logger.notice("configuration reloaded", event: "reloaded", metadata: ["providers": "\(new.providers.count)"])
+        } catch {
+            logger.error("configuration not reloaded: \(error)", event: "reload_failed")
+        }
+        Systemd.notify([Systemd.Notification.ready, Systemd.Notification.status(statusLine)].joined(separator: "\n"))
+    }
+
+    /// Pings systemd's watchdog from the loop at half its interval, so a loop that stops
+    /// turning stops the pings and systemd restarts the daemon.
+    private func startWatchdog() {
+        guard let interval = Systemd.watchdogInterval() else { return }
+        pingWatchdog(every: interval / 2)
+    }
+
+    private func pingWatchdog(every period: Double) {
+        Systemd.notify("\(Systemd.Notification.watchdog)\n\(Systemd.Notification.status(statusLine))")
+        // Weak: the loop's timers must not keep the runtime (and its keys) alive.
+        loop.schedule(at: Date().addingTimeInterval(period)) { [weak self] in self?.pingWatchdog(every: period) }
+    }
+}
