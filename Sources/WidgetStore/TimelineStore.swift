@@ -478,6 +478,9 @@ public final class TimelineStore {
     /// Whether a widget's plaintext is cached (for tests of the purge rules).
     func isCached(_ widget: WidgetID) -> Bool { cache.contains(widget) }
 
+    /// The held key pair of a class (for tests that check it is zeroed on purge).
+    func heldKeyPair(_ c: ProtectionClass) -> KeyPair? { lifecycle.keyPair(c) }
+
     // MARK: Settings
 
     /// The saved settings bytes, or `nil` if none were saved. Authenticated, not secret.
