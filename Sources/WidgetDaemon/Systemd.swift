@@ -1,3 +1,4 @@
+import CSystemShims
 import CSystemd
 import Glibc
 
@@ -57,6 +58,6 @@ extension Systemd {
     /// Whether a passed descriptor is a listening Unix stream socket, the only kind
     /// widgetd serves. The corresponding C function is `sd_is_socket_unix`.
     public static func isListeningUnixSocket(_ fd: Int32) -> Bool {
-        sd_is_socket_unix(fd, Int32(SOCK_STREAM.rawValue), 1, nil, 0) > 0
+        sd_is_socket_unix(fd, shim_SOCK_STREAM, 1, nil, 0) > 0
     }
 }
