@@ -15,6 +15,7 @@ const uint32_t shim_EPOLLIN = EPOLLIN, shim_EPOLLOUT = EPOLLOUT, shim_EPOLLERR =
                shim_EPOLLHUP = EPOLLHUP, shim_EPOLLRDHUP = EPOLLRDHUP;
 const int shim_EPOLL_CTL_ADD = EPOLL_CTL_ADD, shim_EPOLL_CTL_MOD = EPOLL_CTL_MOD,
           shim_EPOLL_CTL_DEL = EPOLL_CTL_DEL;
+const int shim_SOCK_STREAM = SOCK_STREAM;
 
 int shim_epoll_create(void) { return epoll_create1(EPOLL_CLOEXEC); }
 
@@ -108,3 +109,5 @@ int shim_peer_groups(int fd, gid_t *groups, int max) {
     if (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, groups, &len) != 0) return -1;
     return (int)(len / sizeof(gid_t));
 }
+
+int shim_unix_stream_socket(void) { return socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0); }

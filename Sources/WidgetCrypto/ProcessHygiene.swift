@@ -24,6 +24,16 @@ public enum ProcessHygiene {
     /// The byte glibc writes over freed heap chunks (any non-zero value works).
     public static let perturbByte: Int32 = 0xA5
 
+    /// The soft `RLIMIT_MEMLOCK` in bytes, or `nil` if unlimited.
+    ///
+    /// `sodium_malloc` locks its pages but carries on unlocked when this limit is
+    /// reached, so the daemon should compare it with its cache size and say so.
+    public static func lockedMemoryLimit() -> UInt64? {
+        var limit = rlimit()
+        guard getrlimit(Int32(__RLIMIT_MEMLOCK.rawValue), &limit) == 0, limit.rlim_cur != rlim_t.max else { return nil }
+        return UInt64(limit.rlim_cur)
+    }
+
     /// Makes the process non-dumpable (no ptrace by other users, no core), sets the
     /// core-size limit to 0, and asks glibc to overwrite freed heap memory, so that a
     /// decrypted value released by Swift does not linger in a free chunk.

@@ -51,6 +51,8 @@ public final class EventLoop: @unchecked Sendable {
     private var timers = TimerQueue()
     private var isStopped = false
     private let handedOver = Mutex<[@Sendable () -> Void]>([])
+    /// The thread running ``run()`` (0 when none), so loop-only state can be checked.
+    private let runningThread = Atomic<UInt>(0)
 
     /// Creates the epoll instance and the wake-up eventfd.
     public init() throws(SystemError) {
@@ -87,6 +89,8 @@ public final class EventLoop: @unchecked Sendable {
     /// Throws only when `epoll_wait` itself fails, which means the loop cannot go on.
     public func run() throws(SystemError) {
         isStopped = false
+        runningThread.store(UInt(pthread_self()), ordering: .releasing)
+        defer { runningThread.store(0, ordering: .releasing) }
         var tokens = [UInt64](repeating: 0, count: 64)
         var masks = [UInt32](repeating: 0, count: 64)
         while !isStopped {
@@ -105,6 +109,11 @@ public final class EventLoop: @unchecked Sendable {
                 if isStopped { break }
             }
         }
+    }
+
+    /// Whether the caller is on the thread running the loop.
+    public var isOnLoopThread: Bool {
+        runningThread.load(ordering: .acquiring) == UInt(pthread_self())
     }
 
     /// Makes ``run()`` return after the callback that is running now.
@@ -189,8 +198,11 @@ public final class EventLoop: @unchecked Sendable {
         timers.remove(timer.value)
     }
 
+    /// Runs the timers due at `now` that existed when the pass began: a timer that
+    /// schedules another for a past deadline must not keep the loop from its descriptors.
     private func runDueTimers(now: Date) {
-        while let body = timers.popDue(now: now) {
+        let pass = timers.pass
+        while let body = timers.popDue(now: now, before: pass) {
             body()
             if isStopped { return }
         }
@@ -249,9 +261,13 @@ private struct TimerQueue {
         }
     }
 
-    mutating func popDue(now: Date) -> (() -> Void)? {
+    /// A mark separating the timers that exist now from those scheduled later.
+    var pass: UInt64 { nextID }
+
+    /// The body of the earliest timer if it is due and was scheduled before `pass`.
+    mutating func popDue(now: Date, before pass: UInt64) -> (() -> Void)? {
         dropCancelled()
-        guard let first = heap.first, first.deadline <= now else { return nil }
+        guard let first = heap.first, first.deadline <= now, first.id < pass else { return nil }
         popFirst()
         return bodies.removeValue(forKey: first.id)
     }
@@ -292,5 +308,27 @@ private struct TimerQueue {
             heap.swapAt(smallest, parent)
             parent = smallest
         }
+    }
+}
+
+/// A value that belongs to the event loop's thread, wrapped so that a closure handed
+/// to ``EventLoop/execute(_:)`` can carry it back there.
+///
+/// Sending the wrapper to another thread is allowed; touching the value anywhere but on
+/// the loop is not, and traps.
+public struct LoopBound<Value>: @unchecked Sendable {
+    private let loop: EventLoop
+    private let wrapped: Value
+
+    /// Wraps `value`, which belongs to `loop`'s thread.
+    public init(_ value: Value, loop: EventLoop) {
+        self.loop = loop
+        self.wrapped = value
+    }
+
+    /// The value; only on the loop's thread.
+    public var value: Value {
+        precondition(loop.isOnLoopThread, "a loop-bound value was used off the event loop's thread")
+        return wrapped
     }
 }

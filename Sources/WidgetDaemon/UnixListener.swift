@@ -1,3 +1,4 @@
+import CSystemShims
 import Foundation
 import Glibc
 
@@ -19,9 +20,7 @@ public enum UnixListener {
             raw.copyBytes(from: pathBytes)
             raw[pathBytes.count] = 0
         }
-        let fd = try Syscall.retrying("socket") {
-            socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        }
+        let fd = try Syscall.retrying("socket") { shim_unix_stream_socket() }
         do {
             try removeStaleSocket(at: path)
             let length = socklen_t(MemoryLayout<sa_family_t>.size + pathBytes.count + 1)

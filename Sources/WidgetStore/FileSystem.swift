@@ -171,7 +171,13 @@ enum FileSystem {
         guard let dir = opendir(path) else { throw fail("opendir", path) }
         defer { closedir(dir) }
         var names: [String] = []
-        while let entry = readdir(dir) {
+        while true {
+            // readdir returns NULL both at the end and on error; errno tells them apart.
+            errno = 0
+            guard let entry = readdir(dir) else {
+                if errno != 0 { throw fail("readdir", path) }
+                break
+            }
             let name = withUnsafePointer(to: entry.pointee.d_name) { pointer in
                 pointer.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
             }

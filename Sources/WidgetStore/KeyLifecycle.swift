@@ -62,14 +62,20 @@ struct KeyLifecycle {
     }
 
     private mutating func dropOnLock(now: Date, grace: Double) -> [ProtectionClass] {
-        keys[.completeUnlessOpen] = nil
+        drop(.completeUnlessOpen)
         if grace > 0 {
             classAPurgeDue = now.addingTimeInterval(grace)
             return [.completeUnlessOpen]
         }
-        keys[.complete] = nil
+        drop(.complete)
         classAPurgeDue = nil
         return [.completeUnlessOpen, .complete]
+    }
+
+    /// Zeroes a class secret in place, then forgets it: even a reference kept by
+    /// mistake elsewhere holds zeros from now on.
+    private mutating func drop(_ c: ProtectionClass) {
+        keys.removeValue(forKey: c)?.secretKey.removeAll()
     }
 
     /// Runs a due class-A purge; returns the classes dropped.
@@ -78,7 +84,7 @@ struct KeyLifecycle {
         classAPurgeDue = nil
         switch state {
         case .locked:
-            keys[.complete] = nil
+            drop(.complete)
             return [.complete]
         case .unlocked, .beforeFirstUnlock:
             return []

@@ -130,3 +130,12 @@ private func secure(_ a: [UInt8]) throws -> SecureBytes { try a.withUnsafeBytes 
         #expect(limit.rlim_cur == 0 && limit.rlim_max == 0)
     }
 }
+
+@Suite struct LockedMemoryLimitRules {
+    @Test func reportsTheSoftMemlockLimit() {
+        var limit = rlimit()
+        #expect(getrlimit(Int32(__RLIMIT_MEMLOCK.rawValue), &limit) == 0)
+        let expected: UInt64? = limit.rlim_cur == rlim_t.max ? nil : UInt64(limit.rlim_cur)
+        #expect(ProcessHygiene.lockedMemoryLimit() == expected)
+    }
+}

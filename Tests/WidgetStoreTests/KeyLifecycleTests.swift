@@ -205,3 +205,33 @@ import WidgetModel
         #expect(store.deviceState == .unlocked)
     }
 }
+
+/// Purged class secrets are zeroed, not merely forgotten.
+@Suite struct KeyZeroingRules {
+    @Test func lockZeroesTheClassBSecretAtOnceAndTheClassASecretAfterGrace() throws {
+        let f = Fixture()
+        let store = try f.open()
+        try store.setPasscode(current: nil, new: secure("1"), now: t0)
+        let a = try #require(store.heldKeyPair(.complete)).secretKey
+        let b = try #require(store.heldKeyPair(.completeUnlessOpen)).secretKey
+        let c = try #require(store.heldKeyPair(.completeUntilFirstUserAuthentication)).secretKey
+        #expect(a.count == 32 && b.count == 32)
+        store.lock(now: t0)
+        #expect(b.count == 0)
+        #expect(a.count == 32)
+        store.advance(to: t0.addingTimeInterval(10))
+        #expect(a.count == 0)
+        #expect(c.count == 32)
+    }
+
+    @Test func derivationRunsOffTheOwnerThread() async throws {
+        let f = Fixture()
+        do { try f.open().setPasscode(current: nil, new: secure("1234"), now: t0) }
+        let store = try f.open()
+        let derivation = try store.beginUnlock(now: t0)
+        let passcode = secure("1234")
+        let derived = try await Task.detached { try derivation.derive(passcode) }.value
+        try store.finishUnlock(derived, now: t0)
+        #expect(store.deviceState == .unlocked)
+    }
+}

@@ -132,3 +132,38 @@ import WidgetModel
         ])
     }
 }
+
+/// The in-memory metadata index agrees with the files.
+@Suite struct MetadataIndexRules {
+    @Test func indexFollowsWritesDeletesAndWipes() throws {
+        let f = Fixture()
+        let store = try f.open()
+        #expect(try store.listTimelines().isEmpty)
+        try putOnePerClass(store)
+        #expect(try store.listTimelines().count == 4)
+        try store.deleteTimeline(widgetB)
+        #expect(try store.metadata(widgetB) == nil)
+        #expect(try store.listTimelines().map(\.widget) == [widgetA, widgetD, widgetC])
+        #expect(try f.open().listTimelines() == store.listTimelines())
+        try store.wipe()
+        #expect(try store.listTimelines().isEmpty)
+        #expect(try store.metadata(widgetA) == nil)
+    }
+
+    @Test func damagedFileIsRememberedAsCorruptUntilReplaced() throws {
+        let f = Fixture()
+        do { try putOnePerClass(f.open()) }
+        let path = try f.timelineFiles()[0]
+        var bytes = Array(FileManager.default.contents(atPath: path)!)
+        bytes[bytes.count - 1] ^= 1
+        bytes[40] ^= 1
+        _ = FileManager.default.createFile(atPath: path, contents: Data(bytes))
+        let store = try f.open()
+        #expect(try store.listTimelines().count == 3)
+        let damaged = classOf.keys.first { (try? store.metadata($0)) == nil }!
+        #expect(corruption { _ = try store.metadata(damaged) } != nil)
+        try store.putTimeline(damaged, protectionClass: .none, family: nil, reloadDue: nil, body: secure("fixed"), placeholder: nil)
+        #expect(try store.metadata(damaged)?.generation == 1)
+        #expect(try store.listTimelines().count == 4)
+    }
+}

@@ -45,10 +45,10 @@ import WidgetModel
             write(Array(original.prefix(length)), to: path)
             store.closeTimeline(widgetA)
             _ = corruption { _ = try store.readBody(widgetA, allowOpenClassB: false) }
-            _ = corruption { _ = try store.metadata(widgetA) }
+            _ = corruption { _ = try f.open().metadata(widgetA) }
         }
         write(original + [0], to: path)
-        #expect(corruption { _ = try store.metadata(widgetA) } == .malformed)
+        #expect(corruption { _ = try f.open().metadata(widgetA) } == .malformed)
     }
 
     @Test func fileCopiedOverAnotherWidgetsIsRejected() throws {
@@ -59,9 +59,9 @@ import WidgetModel
         write(originalA, to: pathB)
         store.closeTimeline(widgetB)
         #expect(corruption { _ = try store.readBody(widgetB, allowOpenClassB: true) } == .wrongWidget)
-        #expect(corruption { _ = try store.metadata(widgetB) } == .wrongWidget)
+        #expect(corruption { _ = try f.open().metadata(widgetB) } == .wrongWidget)
         // Listing does not present A's data under B's name (nor A twice).
-        #expect(try store.listTimelines().map(\.widget) == [widgetA])
+        #expect(try f.open().listTimelines().map(\.widget) == [widgetA])
     }
 
     @Test func widgetIDEditedInTheHeaderFailsAuthentication() throws {
@@ -91,7 +91,7 @@ import WidgetModel
             write(edited, to: path)
             store.closeTimeline(widgetA)
             #expect(corruption { _ = try store.readBody(widgetA, allowOpenClassB: true) } == .authenticationFailure)
-            #expect(corruption { _ = try store.metadata(widgetA) } == .authenticationFailure)
+            #expect(corruption { _ = try f.open().metadata(widgetA) } == .authenticationFailure)
         }
     }
 

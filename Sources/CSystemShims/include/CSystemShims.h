@@ -51,8 +51,13 @@ void shim_ignore_sigpipe(void);
 /// Fills up to `max` gids; returns their number, or -1 with errno (ERANGE: `max` too small).
 int shim_peer_groups(int fd, gid_t *groups, int max);
 
+/// socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0). Glibc's SOCK_* enum
+/// is not reliably visible to Swift once another C module has included <sys/socket.h>.
+int shim_unix_stream_socket(void);
+
 /// The constants Swift cannot import as macros.
 extern const uint32_t shim_EPOLLIN, shim_EPOLLOUT, shim_EPOLLERR, shim_EPOLLHUP, shim_EPOLLRDHUP;
 extern const int shim_EPOLL_CTL_ADD, shim_EPOLL_CTL_MOD, shim_EPOLL_CTL_DEL;
+extern const int shim_SOCK_STREAM;
 
 #endif

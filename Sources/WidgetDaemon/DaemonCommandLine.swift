@@ -1,0 +1,131 @@
+/// `widgetd [--config FILE] [--state-directory DIR] [--socket PATH] [--help] [--version]`.
+///
+/// Parsing is apart from running: `main` parses, prints help (stdout, exit 0) or a
+/// usage error (stderr, exit 64), and only then starts the daemon.
+public struct DaemonCommandLine: Sendable, Equatable {
+    /// What the command line asks for.
+    public enum Action: Sendable, Equatable {
+        /// Run the daemon.
+        case run
+        /// Print ``DaemonCommandLine/helpText`` and exit 0.
+        case help
+        /// Print the version and exit 0.
+        case version
+    }
+
+    /// What to do.
+    public var action: Action = .run
+    /// `--config FILE`: overrides the default configuration file.
+    public var configurationFile: String?
+    /// `--state-directory DIR`: overrides the default state directory.
+    public var stateDirectory: String?
+    /// `--socket PATH`: overrides the default socket path (ignored under socket activation).
+    public var socketPath: String?
+
+    /// The exit status for usage errors (`EX_USAGE`).
+    public static let usageExitCode: Int32 = 64
+
+    /// A command line that cannot be run.
+    public enum UsageError: Error, Sendable, Equatable, CustomStringConvertible {
+        /// An option widgetd does not have.
+        case unknownOption(String)
+        /// An option given without its value.
+        case missingValue(String)
+        /// A positional argument; widgetd takes none.
+        case unexpectedArgument(String)
+        /// An option given twice.
+        case repeatedOption(String)
+
+        public var description: String {
+            switch self {
+            case .unknownOption(let option): "unknown option '\(option)'"
+            case .missingValue(let option): "option '\(option)' needs a value"
+            case .unexpectedArgument(let argument): "unexpected argument '\(argument)'"
+            case .repeatedOption(let option): "option '\(option)' given more than once"
+            }
+        }
+    }
+
+    /// The help text, printed for `--help`.
+    public static let helpText = """
+        USAGE: widgetd [--config FILE] [--state-directory DIR] [--socket PATH]
+
+        Stores widget timelines encrypted per data-protection class and serves them
+        over Varlink.
+
+        OPTIONS:
+          --config FILE            Configuration file (default: /etc/widgetd/widgetd.conf
+                                   as root, else $XDG_CONFIG_HOME/widgetd/widgetd.conf).
+          --state-directory DIR    State directory (default: /var/lib/widgetd as root,
+                                   else $XDG_STATE_HOME/widgetd).
+          --socket PATH            Socket to listen on when not socket-activated (default:
+                                   /run/widgetd/widgetd.sock as root, else
+                                   $XDG_RUNTIME_DIR/widgetd/widgetd.sock).
+          -h, --help               Show this help and exit.
+          --version                Show the version and exit.
+
+        """
+
+    /// Creates a command line running with every default.
+    public init() {}
+
+    /// Parses the arguments after the program name. `--opt VALUE` and `--opt=VALUE` are
+    /// both accepted; `--help` and `--version` win over everything else.
+    public static func parse(_ arguments: [String]) throws(UsageError) -> DaemonCommandLine {
+        var result = DaemonCommandLine()
+        var index = 0
+        var wantsHelp = false
+        var wantsVersion = false
+        while index < arguments.count {
+            let argument = arguments[index]
+            index += 1
+            let name: String
+            var inlineValue: String?
+            if argument.hasPrefix("--"), let equals = argument.firstIndex(of: "=") {
+                name = String(argument[..<equals])
+                inlineValue = String(argument[argument.index(after: equals)...])
+            } else {
+                name = argument
+            }
+            func value() throws(UsageError) -> String {
+                if let inlineValue {
+                    guard !inlineValue.isEmpty else { throw .missingValue(name) }
+                    return inlineValue
+                }
+                guard index < arguments.count, !arguments[index].hasPrefix("-") || arguments[index] == "-" else {
+                    throw .missingValue(name)
+                }
+                index += 1
+                return arguments[index - 1]
+            }
+            func set(_ path: inout String?) throws(UsageError) {
+                guard path == nil else { throw .repeatedOption(name) }
+                path = try value()
+            }
+            switch name {
+            case "-h", "--help":
+                guard inlineValue == nil else { throw .unknownOption(argument) }
+                wantsHelp = true
+            case "--version":
+                guard inlineValue == nil else { throw .unknownOption(argument) }
+                wantsVersion = true
+            case "--config": try set(&result.configurationFile)
+            case "--state-directory": try set(&result.stateDirectory)
+            case "--socket": try set(&result.socketPath)
+            default:
+                if name.hasPrefix("-") { throw .unknownOption(name) }
+                throw .unexpectedArgument(argument)
+            }
+        }
+        if wantsHelp { result.action = .help } else if wantsVersion { result.action = .version }
+        return result
+    }
+
+    /// The paths to use: the options given, the defaults for the rest.
+    public func paths(defaults: DaemonPaths) -> DaemonPaths {
+        DaemonPaths(
+            configurationFile: configurationFile ?? defaults.configurationFile,
+            stateDirectory: stateDirectory ?? defaults.stateDirectory,
+            socketPath: socketPath ?? defaults.socketPath)
+    }
+}

@@ -1,0 +1,54 @@
+/// Where the daemon finds its configuration, keeps its state and listens (DESIGN §7).
+public struct DaemonPaths: Sendable, Equatable {
+    /// The main configuration file.
+    public var configurationFile: String
+    /// The state directory: device key, keybag, timelines.
+    public var stateDirectory: String
+    /// The Varlink socket, used when systemd does not pass one.
+    public var socketPath: String
+
+    /// Creates paths.
+    public init(configurationFile: String, stateDirectory: String, socketPath: String) {
+        self.configurationFile = configurationFile
+        self.stateDirectory = stateDirectory
+        self.socketPath = socketPath
+    }
+
+    /// Why the defaults cannot be worked out.
+    public enum Unresolvable: Error, Sendable, Equatable, CustomStringConvertible {
+        /// Neither `XDG_*_HOME` nor `HOME` is set (to an absolute path).
+        case noHomeDirectory
+
+        public var description: String {
+            "HOME is not set: give --config, --state-directory and --socket, or set HOME"
+        }
+    }
+
+    /// The system daemon's paths: root's defaults.
+    public static let system = DaemonPaths(
+        configurationFile: "/etc/widgetd/widgetd.conf", stateDirectory: "/var/lib/widgetd",
+        socketPath: "/run/widgetd/widgetd.sock")
+
+    /// The defaults for a daemon running as `uid` with `environment`.
+    ///
+    /// Root gets the system paths; any other user the XDG base directories
+    /// (`$XDG_CONFIG_HOME`, default `~/.config`; `$XDG_STATE_HOME`, default
+    /// `~/.local/state`; `$XDG_RUNTIME_DIR`, default `/run/user/UID`). Relative XDG values
+    /// are ignored, as the XDG specification requires.
+    public static func defaults(uid: UInt32, environment: [String: String]) throws(Unresolvable) -> DaemonPaths {
+        if uid == 0 { return system }
+        func absolute(_ name: String) -> String? {
+            guard let value = environment[name], value.hasPrefix("/") else { return nil }
+            return value
+        }
+        let home = absolute("HOME")
+        guard let configHome = absolute("XDG_CONFIG_HOME") ?? home.map({ $0 + "/.config" }),
+              let stateHome = absolute("XDG_STATE_HOME") ?? home.map({ $0 + "/.local/state" })
+        else { throw .noHomeDirectory }
+        let runtime = absolute("XDG_RUNTIME_DIR") ?? "/run/user/\(uid)"
+        return DaemonPaths(
+            configurationFile: configHome + "/widgetd/widgetd.conf",
+            stateDirectory: stateHome + "/widgetd",
+            socketPath: runtime + "/widgetd/widgetd.sock")
+    }
+}

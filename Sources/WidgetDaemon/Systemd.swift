@@ -1,0 +1,63 @@
+import CSystemShims
+import CSystemd
+import Glibc
+
+/// The daemon's side of systemd's service protocol: socket activation, readiness and
+/// status notifications, and the watchdog.
+///
+/// Outside systemd every call is harmless: no sockets are passed, notifications go
+/// nowhere, and there is no watchdog.
+public enum Systemd {
+    /// The listening sockets systemd passed (`LISTEN_FDS`), starting at fd 3.
+    ///
+    /// The `LISTEN_*` variables are removed from the environment so that children do
+    /// not believe the sockets are theirs. The corresponding C function is `sd_listen_fds`.
+    public static func listenFileDescriptors() throws(SystemError) -> [Int32] {
+        let count = sd_listen_fds(1)
+        guard count >= 0 else { throw SystemError("sd_listen_fds", code: -count) }
+        return (0..<count).map { SD_LISTEN_FDS_START + $0 }
+    }
+
+    /// Sends a notification such as `READY=1`, `STATUS=…`, `RELOADING=1`, `STOPPING=1`
+    /// or `WATCHDOG=1`; several may be joined with newlines.
+    ///
+    /// Returns whether systemd is listening (`NOTIFY_SOCKET` set). A failure to notify
+    /// is not fatal to the daemon, so it is reported, not thrown.
+    /// The corresponding C function is `sd_notify`.
+    @discardableResult
+    public static func notify(_ state: String) -> Bool {
+        sd_notify(0, state) > 0
+    }
+
+    /// The notifications of the daemon's life, spelled once.
+    public enum Notification {
+        /// Start-up finished: the socket is served.
+        public static let ready = "READY=1"
+        /// Shutting down.
+        public static let stopping = "STOPPING=1"
+        /// Reloading the configuration (SIGHUP).
+        public static let reloading = "RELOADING=1"
+        /// Alive; must be sent more often than the watchdog interval.
+        public static let watchdog = "WATCHDOG=1"
+
+        /// A one-line status shown by `systemctl status`.
+        public static func status(_ text: String) -> String { "STATUS=\(text)" }
+    }
+
+    /// How often systemd expects `WATCHDOG=1`, in seconds, or `nil` when no watchdog
+    /// is enabled for this process. Send it at about half this interval.
+    /// The corresponding C function is `sd_watchdog_enabled`.
+    public static func watchdogInterval() -> Double? {
+        var microseconds: UInt64 = 0
+        guard sd_watchdog_enabled(0, &microseconds) > 0, microseconds > 0 else { return nil }
+        return Double(microseconds) / 1_000_000
+    }
+}
+
+extension Systemd {
+    /// Whether a passed descriptor is a listening Unix stream socket, the only kind
+    /// widgetd serves. The corresponding C function is `sd_is_socket_unix`.
+    public static func isListeningUnixSocket(_ fd: Int32) -> Bool {
+        sd_is_socket_unix(fd, shim_SOCK_STREAM, 1, nil, 0) > 0
+    }
+}
