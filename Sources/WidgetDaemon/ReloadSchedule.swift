@@ -40,7 +40,9 @@ struct ReloadSchedule {
 
     /// Records that the due reload of `widget`'s current generation was announced.
     mutating func announced(_ widget: WidgetID) {
-        items[widget]?.announced = items[widget]?.generation
+        guard var item = items[widget] else { return }
+        item.announced = item.generation
+        items[widget] = item
     }
 
     /// The earliest unannounced due date still in the future, for the wake timer.

@@ -25,28 +25,31 @@ enum ServiceError: Error, Equatable {
     /// A parameter the interface allows but whose value is wrong (standard Varlink error).
     case invalidParameter(String)
 
+    /// An error's parameters: a JSON object.
+    private static func object(_ members: [String: JSONValue]) -> [String: JSONValue] { members }
+
     /// The error as it goes on the wire.
     var varlinkError: VarlinkError {
         switch self {
         case .protectedDataUnavailable: VarlinkError(name: "io.widgetd.ProtectedDataUnavailable")
         case .permissionDenied: VarlinkError(name: "io.widgetd.PermissionDenied")
-        case .widgetNotFound(let widget): VarlinkError(name: "io.widgetd.WidgetNotFound", parameters: ["widget": .string(widget)])
+        case .widgetNotFound(let widget): VarlinkError(name: "io.widgetd.WidgetNotFound", parameters: Self.object(["widget": .string(widget)]))
         case .providerNotRegistered(let provider):
-            VarlinkError(name: "io.widgetd.ProviderNotRegistered", parameters: ["provider": .string(provider)])
+            VarlinkError(name: "io.widgetd.ProviderNotRegistered", parameters: Self.object(["provider": .string(provider)]))
         case .unavailableOnSurface(let surface):
-            VarlinkError(name: "io.widgetd.UnavailableOnSurface", parameters: ["surface": .string(surface.rawValue)])
-        case .invalidTimeline(let reason): VarlinkError(name: "io.widgetd.InvalidTimeline", parameters: ["reason": .string(reason)])
-        case .tooLarge(let limit): VarlinkError(name: "io.widgetd.TooLarge", parameters: ["limit": .number(Double(limit))])
+            VarlinkError(name: "io.widgetd.UnavailableOnSurface", parameters: Self.object(["surface": .string(surface.rawValue)]))
+        case .invalidTimeline(let reason): VarlinkError(name: "io.widgetd.InvalidTimeline", parameters: Self.object(["reason": .string(reason)]))
+        case .tooLarge(let limit): VarlinkError(name: "io.widgetd.TooLarge", parameters: Self.object(["limit": .number(Double(limit))]))
         case .wrongPasscode(let failed, let retryAfter):
             VarlinkError(
                 name: "io.widgetd.WrongPasscode",
-                parameters: retryAfter.map { ["failedAttempts": .number(Double(failed)), "retryAfter": .number($0)] }
-                    ?? ["failedAttempts": .number(Double(failed))])
+                parameters: Self.object(retryAfter.map { ["failedAttempts": .number(Double(failed)), "retryAfter": .number($0)] }
+                    ?? ["failedAttempts": .number(Double(failed))]))
         case .tryAgainLater(let retryAfter):
-            VarlinkError(name: "io.widgetd.TryAgainLater", parameters: ["retryAfter": .number(retryAfter)])
+            VarlinkError(name: "io.widgetd.TryAgainLater", parameters: Self.object(["retryAfter": .number(retryAfter)]))
         case .passcodeRequired: VarlinkError(name: "io.widgetd.PasscodeRequired")
         case .wiped: VarlinkError(name: "io.widgetd.Wiped")
-        case .storageFailure(let reason): VarlinkError(name: "io.widgetd.StorageFailure", parameters: ["reason": .string(reason)])
+        case .storageFailure(let reason): VarlinkError(name: "io.widgetd.StorageFailure", parameters: Self.object(["reason": .string(reason)]))
         case .invalidParameter(let name): VarlinkError.invalidParameter(name)
         }
     }

@@ -54,9 +54,10 @@ extension WidgetService {
         }
         unlockInProgress = true
         let work = UnlockWork(derivation: derivation, passcode: passcode)
+        let completion = LoopBound((service: self, context: context), loop: loop)
         DispatchQueue.global(qos: .userInitiated).async { [loop] in
             let result = work.derive()
-            loop.execute { [weak self] in self?.finishUnlock(result, context: context) }
+            loop.execute { completion.value.service.finishUnlock(result, context: completion.value.context) }
         }
     }
 

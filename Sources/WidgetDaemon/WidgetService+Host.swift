@@ -54,7 +54,7 @@ extension WidgetService {
         let now = now()
         let metadata = try store.metadata(widget)
         guard let protectionClass = metadata?.protectionClass
-            ?? authorization.providers.first(where: { $0.id == widget.provider })?.protectionClass
+            ?? authorization.providers.first(where: { $0.id == widget.provider })?.dataProtection
         else { throw ServiceError.widgetNotFound(widget.description) }
         let context = PresentationContext(
             widget: widget, surface: surface, state: store.deviceState, passcodeSet: store.passcodeSet,

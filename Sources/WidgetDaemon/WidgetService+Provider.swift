@@ -19,7 +19,7 @@ extension WidgetService {
         guard let registration = authorization.providers.first(where: { $0.id == widget.provider }) else {
             throw ServiceError.providerNotRegistered(widget.provider)
         }
-        return (widget, registration.protectionClass)
+        return (widget, registration.dataProtection)
     }
 
     func putTimeline(_ call: VarlinkCall, _ context: CallContext, _ authority: PeerAuthority) throws {
@@ -109,7 +109,7 @@ extension WidgetService {
     /// Encodes a timeline straight into secure memory and zeroes the encoder's buffer.
     func secureEncode(_ timeline: Timeline) throws -> SecureBytes {
         var data = try encoder.encode(timeline)
-        defer { data.withUnsafeMutableBytes { $0.initializeMemory(as: UInt8.self, repeating: 0) } }
+        defer { data.withUnsafeMutableBytes { _ = $0.initializeMemory(as: UInt8.self, repeating: 0) } }
         return try data.withUnsafeBytes { try SecureBytes(copying: $0) }
     }
 

@@ -146,8 +146,8 @@ final class WidgetService: VarlinkCallHandler {
         case let error as InvalidTimeline:
             context.fail(ServiceError.invalidTimeline(error.reason).varlinkError)
         default:
-            logger.error("method failed", metadata: ["method": method, "error": "\(error)"])
-            context.fail(VarlinkError(name: "io.widgetd.StorageFailure", parameters: ["reason": .string("internal error")]))
+            logger.error("method failed", event: "method_failed", metadata: ["method": method, "error": "\(error)"])
+            context.fail(ServiceError.storageFailure("internal error").varlinkError)
         }
     }
 
