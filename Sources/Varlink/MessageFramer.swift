@@ -4,7 +4,9 @@
 /// unfinished tail and yields each complete message without its NUL. Messages can
 /// carry a passcode or timeline content, so the bytes of consumed messages are zeroed
 /// in the internal buffer, and the whole buffer is zeroed on ``reset()`` and when the
-/// framer is released. A message handed out is the caller's to wipe.
+/// framer is released. A message handed out is the caller's to wipe. When the buffer
+/// grows, the array's old storage is freed unwiped; the daemon sets glibc's
+/// `M_PERTURB` so that freed heap chunks are overwritten (NOTES.md).
 public final class MessageFramer {
     /// Why the stream cannot be framed.
     public enum Failure: Error, Sendable, Equatable {
