@@ -91,6 +91,6 @@ import Varlink
     }
 }
 
-extension InterfaceDefinition: @retroactive CustomTestStringConvertible {
+extension InterfaceDefinition: CustomTestStringConvertible {
     public var testDescription: String { name }
 }
