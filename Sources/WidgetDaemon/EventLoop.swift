@@ -176,8 +176,10 @@ public final class EventLoop: @unchecked Sendable {
     }
 
     private static func mask(for interest: IOEvents) -> UInt32 {
-        var mask = shim_EPOLLRDHUP
-        if interest.contains(.readable) { mask |= shim_EPOLLIN }
+        var mask: UInt32 = 0
+        // RDHUP only with IN: reported on its own, level-triggered, it would spin the
+        // loop while a connection deliberately stops reading.
+        if interest.contains(.readable) { mask |= shim_EPOLLIN | shim_EPOLLRDHUP }
         if interest.contains(.writable) { mask |= shim_EPOLLOUT }
         return mask
     }

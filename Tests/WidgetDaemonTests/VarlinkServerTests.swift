@@ -302,6 +302,16 @@ private final class Harness {
         #expect(try harness.run { harness.handler.closed.count == 1 })
     }
 
+    @Test func aClientThatStopsSendingStillGetsItsPendingReplyThenTheConnectionCloses() throws {
+        let harness = try Harness()
+        let client = try harness.client()
+        client.send(#"{"method":"io.widgetd.Device.Unlock","parameters":{"passcode":"1"}}"#, presentation)
+        shutdown(client.fd, Int32(SHUT_WR))
+        #expect(try harness.run { client.isAtEOF })
+        #expect(client.replies == [#"{"parameters":{"unlocked":true}}"#, #"{"parameters":{"widget":"a/b"}}"#])
+        #expect(harness.server.connectionCount == 0)
+    }
+
     @Test func readsThePeersCredentials() throws {
         let harness = try Harness()
         final class Recorder: VarlinkCallHandler {
