@@ -53,9 +53,8 @@ public final class MessageFramer {
     /// limit; the stream cannot be resynchronised after that, so the caller closes it.
     public func nextMessage() throws(Failure) -> [UInt8]? {
         let end = buffer.count
-        var index = Swift.max(scanned, start)
-        while index < end, buffer[index] != 0 { index += 1 }
-        guard index < end else {
+        // The standard library's search is optimized even when this module is not.
+        guard let index = buffer[Swift.max(scanned, start)..<end].firstIndex(of: 0) else {
             scanned = end
             if end - start > maxMessageBytes { throw .messageTooLarge(limit: maxMessageBytes) }
             compact()
@@ -64,7 +63,10 @@ public final class MessageFramer {
         guard index - start <= maxMessageBytes else { throw .messageTooLarge(limit: maxMessageBytes) }
         let message = Array(buffer[start..<index])
         // Wipe the message and its NUL in place before moving past them.
-        for position in start...index { buffer[position] = 0 }
+        let first = start
+        buffer.withUnsafeMutableBufferPointer { storage in
+            (storage.baseAddress! + first).update(repeating: 0, count: index - first + 1)
+        }
         start = index + 1
         scanned = start
         if start == buffer.count { compact() }
