@@ -15,7 +15,9 @@ public struct WatchID: Hashable, Sendable {
 
 /// What a watched descriptor is ready for.
 public struct IOEvents: OptionSet, Sendable {
+    /// The bits.
     public let rawValue: UInt32
+    /// Wraps bits.
     public init(rawValue: UInt32) { self.rawValue = rawValue }
 
     /// Data can be read (or the peer closed its end).
