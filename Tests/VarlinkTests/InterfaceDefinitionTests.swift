@@ -90,3 +90,7 @@ import Varlink
         #expect(info.interfaces == InterfaceDefinition.all.map(\.name))
     }
 }
+
+extension InterfaceDefinition: CustomTestStringConvertible {
+    public var testDescription: String { name }
+}
