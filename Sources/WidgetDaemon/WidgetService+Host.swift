@@ -52,7 +52,7 @@ extension WidgetService {
     /// The rules decide first; the timeline is decrypted only when they would show it.
     func presentation(of widget: WidgetID, on surface: Surface) throws -> (presentation: Presentation, nextChange: Date?) {
         let now = now()
-        let metadata = try store.metadata(widget)
+        let metadata = try verifiedMetadata(widget)
         guard let protectionClass = metadata?.protectionClass
             ?? authorization.providers.first(where: { $0.id == widget.provider })?.dataProtection
         else { throw ServiceError.widgetNotFound(widget.description) }
@@ -71,6 +71,21 @@ extension WidgetService {
             reloadDue: metadata?.reloadDue, surface: surface, now: now)
         let nextChange = timeline?.nextChange(after: now) ?? metadata?.reloadDue.flatMap { $0 > now ? $0 : nil }
         return (presentation, nextChange)
+    }
+
+    /// The widget's stored metadata, or `nil` when there is none or its file failed
+    /// verification: a damaged file is logged, and the host gets the registered
+    /// provider's class and an empty placeholder (DESIGN §4, rule 4), never an error
+    /// that would hide the widget.
+    private func verifiedMetadata(_ widget: WidgetID) throws -> TimelineMetadata? {
+        do {
+            return try store.metadata(widget)
+        } catch StoreError.corrupt(let file, let reason) {
+            logger.error(
+                "timeline file failed verification", event: "timeline_corrupt",
+                metadata: ["widget.id": "\(widget)", "file": file, "reason": "\(reason)"])
+            return nil
+        }
     }
 
     /// The timeline as a host may see it, or `nil` when it cannot be read: a locked
