@@ -52,7 +52,7 @@ extension WidgetService {
     /// The rules decide first; the timeline is decrypted only when they would show it.
     func presentation(of widget: WidgetID, on surface: Surface) throws -> (presentation: Presentation, nextChange: Date?) {
         let now = now()
-        let metadata = try verifiedMetadata(widget)
+        let metadata = readableMetadata(widget)
         guard let protectionClass = metadata?.protectionClass
             ?? authorization.providers.first(where: { $0.id == widget.provider })?.dataProtection
         else { throw ServiceError.widgetNotFound(widget.description) }
@@ -73,17 +73,16 @@ extension WidgetService {
         return (presentation, nextChange)
     }
 
-    /// The widget's stored metadata, or `nil` when there is none or its file failed
-    /// verification: a damaged file is logged, and the host gets the registered
-    /// provider's class and an empty placeholder (DESIGN §4, rule 4), never an error
-    /// that would hide the widget.
-    private func verifiedMetadata(_ widget: WidgetID) throws -> TimelineMetadata? {
+    /// The widget's metadata, or `nil` when none is stored or its file failed
+    /// verification (logged): a damaged file shows as "no timeline", never as an error
+    /// that would stop a host drawing the widget.
+    private func readableMetadata(_ widget: WidgetID) -> TimelineMetadata? {
         do {
             return try store.metadata(widget)
-        } catch StoreError.corrupt(let file, let reason) {
-            logger.error(
-                "timeline file failed verification", event: "timeline_corrupt",
-                metadata: ["widget.id": "\(widget)", "file": file, "reason": "\(reason)"])
+        } catch {
+            logger.error("timeline metadata unreadable", event: "timeline_unreadable", metadata: [
+                "widget.id": "\(widget)", "error": "\(error)",
+            ])
             return nil
         }
     }
