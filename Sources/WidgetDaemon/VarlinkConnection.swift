@@ -41,6 +41,15 @@ final class VarlinkConnection {
     private var closeAfterFlush = false
     private(set) var isClosed = false
     private var isDispatching = false
+    /// The framer may still hold complete calls that were left for a later turn of the
+    /// loop (the turn's budget was spent, or the queue is full); while it does, the
+    /// socket is not read, so the framer's size stays bounded.
+    private var hasBacklog = false
+    private var resumeScheduled = false
+
+    /// Calls answered per connection per turn of the loop: a client that pipelines
+    /// thousands of calls gets them answered a few dozen at a time, in turn with the others.
+    static let callsPerTurn = 16
 
     init(
         id: ConnectionID, fd: Int32, peer: PeerCredentials, loop: EventLoop, limits: ServerLimits,
@@ -75,6 +84,8 @@ final class VarlinkConnection {
     /// Reads what the socket holds (a bounded amount per wake-up, so one busy client
     /// cannot starve the others), then handles every complete call.
     private func readAvailable() {
+        // Calls already received wait their turn first; the socket keeps the rest.
+        guard !hasBacklog else { return }
         let buffer = readBuffer.bytes
         for _ in 0..<16 {
             let count: Int?
@@ -92,7 +103,7 @@ final class VarlinkConnection {
             let received = UnsafeMutableRawBufferPointer(rebasing: buffer[..<count])
             framer.append(UnsafeRawBufferPointer(received))
             // The bytes may hold a passcode: wipe the shared buffer's copy at once.
-            received.initializeMemory(as: UInt8.self, repeating: 0)
+            _ = memset(received.baseAddress!, 0, count)
             if count < buffer.count { break }
         }
         takeMessages()
@@ -100,9 +111,20 @@ final class VarlinkConnection {
         closeIfDone()
     }
 
-    /// Decodes the complete messages in the framer into the queue and dispatches.
+    /// Decodes the complete messages in the framer into the queue and dispatches, up to
+    /// this turn's budget; the rest waits for ``resume()`` or for the client to read.
     private func takeMessages() {
+        var budget = Self.callsPerTurn
+        hasBacklog = false
         while !closeAfterFlush, !isClosed {
+            if budget == 0 || queue.count - queueStart >= limits.maxQueuedCalls {
+                hasBacklog = true
+                // Over budget: continue on the next turn. A full queue resumes when the
+                // call in progress ends.
+                if budget == 0 { scheduleResume() }
+                return
+            }
+            budget -= 1
             var message: [UInt8]
             do {
                 guard let next = try framer.nextMessage() else { break }
@@ -136,6 +158,25 @@ final class VarlinkConnection {
             queue.append(.call(call))
             dispatch()
         }
+    }
+
+    private func scheduleResume() {
+        guard !resumeScheduled else { return }
+        resumeScheduled = true
+        // A past deadline runs on the next turn, after the descriptors ready now.
+        loop.schedule(at: .distantPast) { [weak self] in
+            guard let self else { return }
+            self.resumeScheduled = false
+            self.resume()
+        }
+    }
+
+    /// Continues with calls left in the framer by an earlier turn.
+    private func resume() {
+        guard hasBacklog, !isClosed else { return }
+        takeMessages()
+        updateInterest()
+        closeIfDone()
     }
 
     private func protocolFailure(_ error: VarlinkError) {
@@ -221,6 +262,7 @@ final class VarlinkConnection {
         if isFinal {
             current = nil
             dispatch()
+            if hasBacklog, current == nil, !resumeScheduled { takeMessages() }
             updateInterest()
             closeIfDone()
         }
@@ -278,7 +320,9 @@ final class VarlinkConnection {
     private func updateInterest() {
         guard !isClosed, let watch else { return }
         var interest: IOEvents = []
-        if !readClosed, !closeAfterFlush, queue.count - queueStart < limits.maxQueuedCalls { interest.insert(.readable) }
+        if !readClosed, !closeAfterFlush, !hasBacklog, queue.count - queueStart < limits.maxQueuedCalls {
+            interest.insert(.readable)
+        }
         if pendingOutputCount > 0 { interest.insert(.writable) }
         do {
             try loop.update(watch, interest: interest)
@@ -294,7 +338,7 @@ final class VarlinkConnection {
         guard !isClosed, pendingOutputCount == 0 else { return }
         if closeAfterFlush {
             close(reason: nil)
-        } else if readClosed, queueStart == queue.count, current == nil || current?.wantsMore == true {
+        } else if readClosed, !hasBacklog, queueStart == queue.count, current == nil || current?.wantsMore == true {
             close(reason: nil)
         }
     }
