@@ -11,9 +11,12 @@ import Testing
 
     /// Runs the daemon's wall clock `offset` seconds ahead; its monotonic clock (timers,
     /// watchdog) stays real.
-    static func clock(_ offset: Double) -> [String: String] {
-        ["LD_PRELOAD": faketime, "FAKETIME": String(format: "%+.0f", offset), "FAKETIME_DONT_FAKE_MONOTONIC": "1",
-         "FAKETIME_NO_CACHE": "1"]
+    static func clock(_ offset: Double) -> [String] {
+        // Through a shell that is itself preloaded and then execs the daemon: a program
+        // exec'd straight into the preload sees an empty CommandLine.arguments (Swift
+        // 6.3.1 with libfaketime 0.9.10), and the daemon would lose its options.
+        ["/usr/bin/env", "LD_PRELOAD=\(faketime)", "FAKETIME=" + String(format: "%+.0f", offset),
+         "FAKETIME_DONT_FAKE_MONOTONIC=1", "/bin/sh", "-c", "exec \"$@\"", "sh"]
     }
 
     /// Apple's schedule (DESIGN §3): the delay after the nth failed attempt, in seconds.
@@ -30,7 +33,7 @@ import Testing
     @Test(.enabled(if: faketimeInstalled, "needs libfaketime (apt-get install libfaketime)"))
     func theDelayScheduleHoldsAcrossSigkills() throws {
         let daemon = try DaemonProcess()
-        try daemon.start(environment: Self.clock(0))
+        try daemon.start(launcher: Self.clock(0))
         try daemon.client().ok("io.widgetd.Device.SetPasscode", ["new": "1234"])
         var now = 0.0
         for attempt in 1...10 {
@@ -39,7 +42,7 @@ import Testing
             let wait = Self.delay(after: attempt - 1)
             if wait > 0 {
                 // Just before the delay ends, every passcode (the right one too) is refused.
-                try daemon.start(environment: Self.clock(now + wait - 5))
+                try daemon.start(launcher: Self.clock(now + wait - 5))
                 let early = try daemon.client().call("io.widgetd.Device.Unlock", ["passcode": "1234"])
                 #expect(early.error == "io.widgetd.TryAgainLater", "attempt \(attempt)")
                 let retry = early.parameters["retryAfter"] as? Double ?? 0
@@ -49,7 +52,7 @@ import Testing
                 daemon.kill9()
                 now += wait + 1
             }
-            try daemon.start(environment: Self.clock(now))
+            try daemon.start(launcher: Self.clock(now))
             let reply = try daemon.client().call("io.widgetd.Device.Unlock", ["passcode": "wrong-\(attempt)"])
             #expect(reply.error == "io.widgetd.WrongPasscode", "attempt \(attempt)")
             #expect(reply.parameters["failedAttempts"] as? Int == attempt)
@@ -63,7 +66,7 @@ import Testing
         }
         // The right passcode still works once the last delay has passed.
         daemon.kill9()
-        try daemon.start(environment: Self.clock(now + 3601))
+        try daemon.start(launcher: Self.clock(now + 3601))
         try daemon.client().ok("io.widgetd.Device.Unlock", ["passcode": "1234"])
         #expect(try daemon.client().ok("io.widgetd.Device.GetStatus")["failedAttempts"] as? Int == 0)
     }
@@ -85,16 +88,17 @@ import Testing
         }
         daemon.kill9()
         try daemon.start()
+        let deviceKey = daemon.stateDirectory.appendingPathComponent("device.key")
+        let oldKey = try Data(contentsOf: deviceKey)
         let last = try daemon.client().call("io.widgetd.Device.Unlock", ["passcode": "wrong-3"])
         #expect(last.error == "io.widgetd.Wiped")
-        // Crypto-erased: the old keybag and device key are gone, no timeline is listed,
-        // and the old passcode opens nothing.
+        // Crypto-erased: the device key is a new one, no passcode, no timeline listed.
         daemon.kill9()
         try daemon.start()
         let status = try daemon.client().ok("io.widgetd.Device.GetStatus")
         #expect(status["passcodeSet"] as? Bool == false)
         #expect((try daemon.client().ok("io.widgetd.Host.ListWidgets")["widgets"] as? [Any])?.isEmpty == true)
-        #expect(try daemon.client().call("io.widgetd.Device.Unlock", ["passcode": "1234"]).error != nil)
+        #expect((try? Data(contentsOf: deviceKey)) != oldKey)
     }
 
     @Test func aWrongPasscodeNeverAnswersFasterThanTheKDF() throws {

@@ -59,10 +59,12 @@ final class DaemonProcess {
     /// Starts the daemon and returns once it sent `READY=1`.
     ///
     /// `user` runs it as another uid/gid through `setpriv` (the tests must be root);
-    /// `workingDirectory` is where a core file would land.
+    /// `workingDirectory` is where a core file would land; `launcher` is a program and
+    /// arguments that exec the daemon (e.g. `/usr/bin/env LD_PRELOAD=…`: a preload set
+    /// through `Process` itself loses the daemon's arguments under libfaketime).
     func start(
         extraArguments: [String] = [], environment: [String: String] = [:], user: (uid: UInt32, gid: UInt32)? = nil,
-        workingDirectory: URL? = nil
+        workingDirectory: URL? = nil, launcher: [String] = []
     ) throws {
         let notifyPath = root.appendingPathComponent("notify-\(UUID().uuidString.prefix(8))").path
         let notify = try NotifySocket(path: notifyPath)
@@ -86,6 +88,9 @@ final class DaemonProcess {
             chmod(etc.path, 0o755)
             process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
             process.arguments = ["--reuid=\(user.uid)", "--regid=\(user.gid)", "--clear-groups", Self.binary.path] + arguments
+        } else if let program = launcher.first {
+            process.executableURL = URL(fileURLWithPath: program)
+            process.arguments = Array(launcher.dropFirst()) + [Self.binary.path] + arguments
         } else {
             process.executableURL = Self.binary
             process.arguments = arguments
