@@ -12,7 +12,9 @@ struct MemoryHygieneTests {
         let needle: String
         let mapping: String
         let address: UInt
-        var description: String { "\(needle) at 0x\(String(address, radix: 16)) in \(mapping)" }
+        /// The bytes around it, printable ASCII shown, to tell which buffer holds it.
+        let context: String
+        var description: String { "\(needle) at 0x\(String(address, radix: 16)) in \(mapping): \(context)" }
     }
 
     /// Searches every readable mapping of `pid` for each needle, in UTF-8 and UTF-16LE.
@@ -45,7 +47,10 @@ struct MemoryHygieneTests {
                         var offset = 0
                         while offset + pattern.count <= got {
                             guard let at = Self.find(pattern, in: raw, from: offset, count: got) else { break }
-                            findings.append(Finding(needle: name, mapping: String(line), address: address + UInt(at)))
+                            let around = raw[max(0, at - 160)..<min(got, at + pattern.count + 160)]
+                            let context = String(around.map { (32..<127).contains($0) ? Character(UnicodeScalar($0)) : "." })
+                            findings.append(Finding(
+                                needle: name, mapping: String(line), address: address + UInt(at), context: context))
                             offset = at + 1
                         }
                     }
@@ -128,7 +133,8 @@ struct MemoryHygieneTests {
         control.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
         control.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", "/bin/sleep", "60"]
         try control.run()
-        defer { control.terminate(); control.waitUntilExit() }
+        // SIGKILL: the control inherits the test runner's signal mask, SIGTERM included.
+        defer { kill(control.processIdentifier, SIGKILL); control.waitUntilExit() }
         let probe = """
             import sys
             for pid in sys.argv[1:]:
