@@ -57,14 +57,16 @@ $(STATICCXX)/libstdc++.a:
 	  case "$$archive" in /*) ;; *) echo "libstdc++.a not found (install libstdc++-12-dev)" >&2; exit 1;; esac; \
 	  mkdir -p $(STATICCXX) && ln -sf "$$archive" $@
 
-# The binaries' shared libraries: nothing but libc, libsodium and libsystemd
-# (and the dynamic loader and vdso) may appear.
+# The binaries' own shared libraries (DT_NEEDED): nothing but glibc, libsodium and
+# libsystemd may appear. (ldd also lists what libsystemd itself needs.)
 ldd: build
 	@for b in widgetd widgetctl; do \
-	  echo "$$b:"; ldd $(BUILT)/$$b; \
-	  extra=$$(ldd $(BUILT)/$$b | awk '{print $$1}' | \
-	    grep -Ev '^(linux-vdso\.so|/lib64/ld-linux|lib(c|m|pthread|dl|rt)\.so|libsodium\.so|libsystemd\.so)' || true); \
+	  needed=$$(readelf -d $(BUILT)/$$b | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | xargs); \
+	  echo "$$b needs: $$needed"; \
+	  extra=$$(printf '%s\n' $$needed | \
+	    grep -Ev '^(ld-linux-x86-64\.so\.2|lib(c|m|pthread|dl|rt)\.so\.[0-9]+|libsodium\.so\.[0-9]+|libsystemd\.so\.0)$$' || true); \
 	  if [ -n "$$extra" ]; then echo "unexpected libraries in $$b: $$extra" >&2; exit 1; fi; \
+	  if readelf -d $(BUILT)/$$b | grep -Eq '\((RPATH|RUNPATH)\)'; then echo "$$b has a run path" >&2; exit 1; fi; \
 	done
 
 # install does not build: build as yourself, install as root (`make && sudo make install`).
