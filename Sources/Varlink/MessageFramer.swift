@@ -4,7 +4,9 @@
 /// unfinished tail and yields each complete message without its NUL. Messages can
 /// carry a passcode or timeline content, so the bytes of consumed messages are zeroed
 /// in the internal buffer, and the whole buffer is zeroed on ``reset()`` and when the
-/// framer is released. A message handed out is the caller's to wipe.
+/// framer is released. A message handed out is the caller's to wipe. When the buffer
+/// grows, the array's old storage is freed unwiped; the daemon sets glibc's
+/// `M_PERTURB` so that freed heap chunks are overwritten (NOTES.md).
 public final class MessageFramer {
     /// Why the stream cannot be framed.
     public enum Failure: Error, Sendable, Equatable {
@@ -51,9 +53,8 @@ public final class MessageFramer {
     /// limit; the stream cannot be resynchronised after that, so the caller closes it.
     public func nextMessage() throws(Failure) -> [UInt8]? {
         let end = buffer.count
-        var index = Swift.max(scanned, start)
-        while index < end, buffer[index] != 0 { index += 1 }
-        guard index < end else {
+        // The standard library's search is optimized even when this module is not.
+        guard let index = buffer[Swift.max(scanned, start)..<end].firstIndex(of: 0) else {
             scanned = end
             if end - start > maxMessageBytes { throw .messageTooLarge(limit: maxMessageBytes) }
             compact()
@@ -62,7 +63,10 @@ public final class MessageFramer {
         guard index - start <= maxMessageBytes else { throw .messageTooLarge(limit: maxMessageBytes) }
         let message = Array(buffer[start..<index])
         // Wipe the message and its NUL in place before moving past them.
-        for position in start...index { buffer[position] = 0 }
+        let first = start
+        buffer.withUnsafeMutableBufferPointer { storage in
+            (storage.baseAddress! + first).update(repeating: 0, count: index - first + 1)
+        }
         start = index + 1
         scanned = start
         if start == buffer.count { compact() }

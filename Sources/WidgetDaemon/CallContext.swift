@@ -8,6 +8,7 @@ public struct ConnectionID: Hashable, Sendable, CustomStringConvertible {
     /// Wraps a connection number.
     public init(rawValue: UInt64) { self.rawValue = rawValue }
 
+    /// The number, for logs.
     public var description: String { String(rawValue) }
 }
 

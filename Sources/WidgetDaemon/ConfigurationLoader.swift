@@ -55,6 +55,7 @@ public struct SystemAccountResolver: AccountResolver {
     /// Creates a resolver.
     public init() {}
 
+    /// The uid from `getpwnam_r`.
     public func userID(named name: String) -> UInt32? {
         var entry = passwd()
         var result: UnsafeMutablePointer<passwd>?
@@ -63,6 +64,7 @@ public struct SystemAccountResolver: AccountResolver {
         return entry.pw_uid
     }
 
+    /// The gid from `getgrnam_r`.
     public func groupID(named name: String) -> UInt32? {
         var entry = group()
         var result: UnsafeMutablePointer<group>?

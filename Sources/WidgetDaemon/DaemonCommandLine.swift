@@ -36,6 +36,7 @@ public struct DaemonCommandLine: Sendable, Equatable {
         /// An option given twice.
         case repeatedOption(String)
 
+        /// The message printed after `widgetd: `.
         public var description: String {
             switch self {
             case .unknownOption(let option): "unknown option '\(option)'"

@@ -19,6 +19,7 @@ public struct DaemonPaths: Sendable, Equatable {
         /// Neither `XDG_*_HOME` nor `HOME` is set (to an absolute path).
         case noHomeDirectory
 
+        /// What to do about it.
         public var description: String {
             "HOME is not set: give --config, --state-directory and --socket, or set HOME"
         }

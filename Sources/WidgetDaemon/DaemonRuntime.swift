@@ -76,7 +76,7 @@ final class DaemonRuntime {
             case .hangUp: reload()
             }
         }
-        startWatchdog()
+        Systemd.startWatchdogPings(on: loop)
         logger.notice(
             "widgetd \(Daemon.version) ready", event: "started",
             metadata: ["state": store.deviceState.rawValue, "socket": ownsSocket ? paths.socketPath : "passed by systemd"])
@@ -115,18 +115,5 @@ final class DaemonRuntime {
             logger.error("configuration not reloaded: \(error)", event: "reload_failed")
         }
         Systemd.notify([Systemd.Notification.ready, Systemd.Notification.status(statusLine)].joined(separator: "\n"))
-    }
-
-    /// Pings systemd's watchdog from the loop at half its interval, so a loop that stops
-    /// turning stops the pings and systemd restarts the daemon.
-    private func startWatchdog() {
-        guard let interval = Systemd.watchdogInterval() else { return }
-        pingWatchdog(every: interval / 2)
-    }
-
-    private func pingWatchdog(every period: Double) {
-        Systemd.notify("\(Systemd.Notification.watchdog)\n\(Systemd.Notification.status(statusLine))")
-        // Weak: the loop's timers must not keep the runtime (and its keys) alive.
-        loop.schedule(at: Date().addingTimeInterval(period)) { [weak self] in self?.pingWatchdog(every: period) }
     }
 }

@@ -15,7 +15,9 @@ public struct WatchID: Hashable, Sendable {
 
 /// What a watched descriptor is ready for.
 public struct IOEvents: OptionSet, Sendable {
+    /// The bits.
     public let rawValue: UInt32
+    /// Wraps bits.
     public init(rawValue: UInt32) { self.rawValue = rawValue }
 
     /// Data can be read (or the peer closed its end).
@@ -176,8 +178,10 @@ public final class EventLoop: @unchecked Sendable {
     }
 
     private static func mask(for interest: IOEvents) -> UInt32 {
-        var mask = shim_EPOLLRDHUP
-        if interest.contains(.readable) { mask |= shim_EPOLLIN }
+        var mask: UInt32 = 0
+        // RDHUP only with IN: reported on its own, level-triggered, it would spin the
+        // loop while a connection deliberately stops reading.
+        if interest.contains(.readable) { mask |= shim_EPOLLIN | shim_EPOLLRDHUP }
         if interest.contains(.writable) { mask |= shim_EPOLLOUT }
         return mask
     }

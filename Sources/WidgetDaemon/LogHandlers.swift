@@ -11,6 +11,7 @@ public struct JournalLogHandler: LogHandler {
     /// Creates a handler; the journal connection is opened by libsystemd on first use.
     public init() {}
 
+    /// Sends the record to the journal; a journal that is gone drops it.
     public func log(_ record: LogRecord) {
         var fields = [
             "MESSAGE=\(record.message)",
@@ -64,6 +65,7 @@ public struct StderrLogHandler: LogHandler {
     /// Creates a handler.
     public init() {}
 
+    /// Writes the record's line to stderr.
     public func log(_ record: LogRecord) {
         var line = Array(Self.format(record).utf8)
         line.append(UInt8(ascii: "\n"))
@@ -89,6 +91,7 @@ public final class InMemoryLogHandler: LogHandler {
     /// Creates an empty handler.
     public init() {}
 
+    /// Appends the record.
     public func log(_ record: LogRecord) {
         storage.withLock { $0.append(record) }
     }

@@ -19,8 +19,10 @@ public struct Logger: Sendable {
         case info = 6
         case debug = 7
 
+        /// Less important first: `debug < info < … < critical` (syslog numbers run the other way).
         public static func < (a: Level, b: Level) -> Bool { a.rawValue > b.rawValue }
 
+        /// The level's name, e.g. `warning`.
         public var description: String {
             switch self {
             case .critical: "critical"

@@ -1,5 +1,6 @@
 import CSystemShims
 import CSystemd
+import Foundation
 import Glibc
 
 /// The daemon's side of systemd's service protocol: socket activation, readiness and
@@ -55,6 +56,22 @@ public enum Systemd {
 }
 
 extension Systemd {
+    /// Sends `WATCHDOG=1` at half the watchdog interval for as long as `loop` runs.
+    ///
+    /// The pings come from the loop itself, so a loop that hangs stops them and
+    /// systemd restarts the daemon, which is the point. Returns the interval in
+    /// seconds, or `nil` (and schedules nothing) when no watchdog is enabled.
+    @discardableResult
+    public static func startWatchdogPings(on loop: EventLoop) -> Double? {
+        guard let interval = watchdogInterval() else { return nil }
+        func ping() {
+            notify(Notification.watchdog)
+            loop.schedule(at: Date(timeIntervalSinceNow: interval / 2)) { ping() }
+        }
+        ping()
+        return interval
+    }
+
     /// Whether a passed descriptor is a listening Unix stream socket, the only kind
     /// widgetd serves. The corresponding C function is `sd_is_socket_unix`.
     public static func isListeningUnixSocket(_ fd: Int32) -> Bool {

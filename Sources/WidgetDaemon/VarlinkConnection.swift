@@ -18,6 +18,8 @@ final class VarlinkConnection {
     private let logger: Logger
     /// Called once when the connection closes, so the server forgets it.
     private let onClose: (VarlinkConnection) -> Void
+    /// The server's read buffer, shared by its connections (one thread reads at a time).
+    private let readBuffer: ReadBuffer
 
     private var watch: WatchID?
     private let framer: MessageFramer
@@ -42,8 +44,10 @@ final class VarlinkConnection {
 
     init(
         id: ConnectionID, fd: Int32, peer: PeerCredentials, loop: EventLoop, limits: ServerLimits,
-        handler: any VarlinkCallHandler, logger: Logger, onClose: @escaping (VarlinkConnection) -> Void
+        handler: any VarlinkCallHandler, logger: Logger, readBuffer: ReadBuffer,
+        onClose: @escaping (VarlinkConnection) -> Void
     ) {
+        self.readBuffer = readBuffer
         self.id = id
         self.fd = fd
         self.peer = peer
@@ -71,12 +75,7 @@ final class VarlinkConnection {
     /// Reads what the socket holds (a bounded amount per wake-up, so one busy client
     /// cannot starve the others), then handles every complete call.
     private func readAvailable() {
-        let chunk = 64 * 1024
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: chunk, alignment: 1)
-        defer {
-            buffer.initializeMemory(as: UInt8.self, repeating: 0)
-            buffer.deallocate()
-        }
+        let buffer = readBuffer.bytes
         for _ in 0..<16 {
             let count: Int?
             do {
@@ -90,8 +89,11 @@ final class VarlinkConnection {
                 readClosed = true
                 break
             }
-            framer.append(UnsafeRawBufferPointer(rebasing: buffer[..<count]))
-            if count < chunk { break }
+            let received = UnsafeMutableRawBufferPointer(rebasing: buffer[..<count])
+            framer.append(UnsafeRawBufferPointer(received))
+            // The bytes may hold a passcode: wipe the shared buffer's copy at once.
+            received.initializeMemory(as: UInt8.self, repeating: 0)
+            if count < buffer.count { break }
         }
         takeMessages()
         updateInterest()
@@ -322,5 +324,21 @@ final class VarlinkConnection {
             guard let base = storage.baseAddress else { return }
             base.update(repeating: 0, count: storage.count)
         }
+    }
+}
+
+/// The buffer sockets are read into before their bytes go to a connection's framer.
+/// Allocated once per server; every byte read is zeroed right after it is copied out.
+final class ReadBuffer {
+    let bytes: UnsafeMutableRawBufferPointer
+
+    init(byteCount: Int = 64 * 1024) {
+        bytes = .allocate(byteCount: byteCount, alignment: 16)
+        bytes.initializeMemory(as: UInt8.self, repeating: 0)
+    }
+
+    deinit {
+        bytes.initializeMemory(as: UInt8.self, repeating: 0)
+        bytes.deallocate()
     }
 }

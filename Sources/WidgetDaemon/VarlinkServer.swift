@@ -17,6 +17,7 @@ public final class VarlinkServer {
     private var watch: WatchID?
     private var connections: [ConnectionID: VarlinkConnection] = [:]
     private var nextConnection: UInt64 = 1
+    private let readBuffer = ReadBuffer()
 
     /// Creates a server for `listeningSocket`, which stays owned by the caller (it may be
     /// systemd's): ``close()`` stops watching it but does not close it.
@@ -88,7 +89,7 @@ public final class VarlinkServer {
             .with("peer.pid", String(peer.pid))
         let connection = VarlinkConnection(
             id: id, fd: fd, peer: peer, loop: loop, limits: limits, handler: handler, logger: connectionLogger,
-            onClose: { [unowned self] closed in self.forget(closed) })
+            readBuffer: readBuffer, onClose: { [unowned self] closed in self.forget(closed) })
         connections[id] = connection
         do {
             try connection.start()

@@ -99,6 +99,7 @@ extension WidgetService {
             widget, protectionClass: protectionClass, family: family, reloadDue: timeline.reloadDue,
             body: body, placeholder: placeholder)
         reloads.stored(widget, generation: generation, due: timeline.reloadDue)
+        announceDueReloads()
         logger.debug("timeline stored", event: "timeline_stored", metadata: ["widget.id": "\(widget)", "generation": "\(generation)",
         ])
         refreshWatches(widget)

@@ -179,16 +179,14 @@ final class WidgetService: VarlinkCallHandler {
     func timelineParameters<P: Decodable>(_ type: P.Type, of call: VarlinkCall) throws -> P {
         do {
             return try call.decodeParameters(type)
-        } catch let error as DecodingError {
-            let path = VarlinkCall.parameterPath(of: error)
+        } catch {
+            var reason = InvalidTimeline(decoding: error).reason
+            if reason.hasPrefix("parameters.") { reason.removeFirst("parameters.".count) }
+            let path = (error as? DecodingError).map(VarlinkCall.parameterPath(of:)) ?? reason
             guard ["entries", "policy", "placeholder"].contains(where: { path.hasPrefix($0) }) else {
                 throw VarlinkError.invalidParameter(path)
             }
-            var reason = InvalidTimeline(decoding: error).reason
-            if reason.hasPrefix("parameters.") { reason.removeFirst("parameters.".count) }
             throw ServiceError.invalidTimeline(reason)
-        } catch {
-            throw VarlinkError.invalidParameter("")
         }
     }
 

@@ -43,7 +43,7 @@ struct AuthorizationTests {
         return try JSONSerialization.jsonObject(with: data) as? [String] ?? []
     }
 
-    private static let everyMethod: [(String, [String: Any])] = [
+    private static var everyMethod: [(String, [String: Any])] { [
         ("io.widgetd.Device.GetStatus", [:]),
         ("io.widgetd.Device.Unlock", ["passcode": "1234"]),
         ("io.widgetd.Device.Lock", [:]),
@@ -60,7 +60,7 @@ struct AuthorizationTests {
         ("io.widgetd.Host.GetPresentation", ["widget": "com.example.weather/forecast", "surface": "homeScreen"]),
         ("io.widgetd.Host.ReloadTimelines", [:]),
         ("org.varlink.service.GetInfo", [:]),
-    ]
+    ] }
 
     @Test func aStrangerMayOnlyAskForStatusAndInfo() throws {
         let daemon = try DaemonProcess()

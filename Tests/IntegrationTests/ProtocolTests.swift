@@ -29,6 +29,9 @@ import Testing
 
         let oversized = try daemon.client()
         try? oversized.send(raw: Array(repeating: UInt8(ascii: " "), count: 70_000))
+        // An error names the limit, then the connection is closed: its stream cannot be resynchronised.
+        let tooLarge = try? oversized.receive()
+        #expect(tooLarge?.error != nil)
         #expect(oversized.isClosed())
 
         #expect(try good.ok("io.widgetd.Device.GetStatus")["state"] as? String == "unlocked")

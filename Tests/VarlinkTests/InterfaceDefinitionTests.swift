@@ -37,13 +37,13 @@ import Varlink
 
     @Test func declaresTheErrorsTheirMethodsRaise() {
         #expect(InterfaceDefinition.device.errors
-            == ["PermissionDenied", "PasscodeRequired", "WrongPasscode", "TryAgainLater", "Wiped"])
+            == ["PermissionDenied", "PasscodeRequired", "WrongPasscode", "TryAgainLater", "Wiped", "StorageFailure"])
         #expect(InterfaceDefinition.provider.errors == [
             "ProtectedDataUnavailable", "PermissionDenied", "WidgetNotFound", "ProviderNotRegistered",
-            "InvalidTimeline", "TooLarge", "Wiped",
+            "InvalidTimeline", "TooLarge", "Wiped", "StorageFailure",
         ])
         #expect(InterfaceDefinition.host.errors
-            == ["PermissionDenied", "WidgetNotFound", "ProviderNotRegistered", "UnavailableOnSurface", "Wiped"])
+            == ["PermissionDenied", "WidgetNotFound", "ProviderNotRegistered", "UnavailableOnSurface", "Wiped", "StorageFailure"])
     }
 
     /// python3 with the `varlink` package, or `nil` when it is not installed.
@@ -89,4 +89,8 @@ import Varlink
         #expect(!info.version.isEmpty && info.url.hasPrefix("https://"))
         #expect(info.interfaces == InterfaceDefinition.all.map(\.name))
     }
+}
+
+extension InterfaceDefinition: CustomTestStringConvertible {
+    public var testDescription: String { name }
 }

@@ -76,3 +76,53 @@ import Testing
         return (0...(haystack.count - needle.count)).contains { Array(haystack[$0..<$0 + needle.count]) == needle }
     }
 }
+
+/// A small deterministic generator, so a failing split can be reproduced.
+private struct SplitMix64: RandomNumberGenerator {
+    var state: UInt64
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+@Suite struct MessageFramerSplitTests {
+    @Test(arguments: 0..<20 as Range<UInt64>)
+    func anySplitOfAStreamYieldsTheSameMessages(seed: UInt64) throws {
+        var random = SplitMix64(state: seed)
+        var messages: [[UInt8]] = []
+        for index in 0..<30 {
+            let byte = UInt8(ascii: "a") + UInt8(index % 26)
+            messages.append(Array(repeating: byte, count: Int.random(in: 0...300, using: &random)))
+        }
+        let stream: [UInt8] = messages.reduce(into: []) { $0 += $1 + [0] }
+        let framer = MessageFramer(maxMessageBytes: 300)
+        var received: [[UInt8]] = []
+        var offset = 0
+        while offset < stream.count {
+            let length = Int.random(in: 1...700, using: &random)
+            framer.append(stream[offset..<min(offset + length, stream.count)])
+            offset += length
+            while let message = try framer.nextMessage() { received.append(message) }
+        }
+        #expect(received == messages)
+        #expect(framer.pendingByteCount == 0)
+        #expect(framer.heldBytesForTesting.allSatisfy { $0 == 0 })
+    }
+}
+
+@Suite struct VarlinkCallRobustnessTests {
+    @Test func arbitraryBytesNeverCrashTheDecoder() {
+        var random = SplitMix64(state: 42)
+        let alphabet = Array(#"{}[]":,.0123456789-eEtruefalsnl methodparametersmoreonewayupgrade\ "#.utf8)
+        for _ in 0..<2_000 {
+            let bytes = (0..<Int.random(in: 0...80, using: &random)).map { _ in alphabet.randomElement(using: &random)! }
+            if let call = try? VarlinkCall(decoding: bytes) {
+                #expect(call.method == call.interface + "." + call.member)
+            }
+        }
+    }
+}

@@ -17,7 +17,8 @@ import Testing
         #expect(!Systemd.notify(Systemd.Notification.ready))
     }
 
-    @Test func notifySendsTheStateToTheNotifySocket() throws {
+    /// A datagram socket standing in for systemd's notify socket; NOTIFY_SOCKET points to it.
+    private func withNotifySocket(_ body: (_ receive: () -> String?) throws -> Void) throws {
         let path = NSTemporaryDirectory() + "widgetd-notify-\(UUID().uuidString).sock"
         let fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
         defer { close(fd); unlink(path); unsetenv("NOTIFY_SOCKET") }
@@ -33,11 +34,29 @@ import Testing
         }
         try #require(bound == 0)
         setenv("NOTIFY_SOCKET", path, 1)
-        #expect(Systemd.notify(Systemd.Notification.ready + "\n" + Systemd.Notification.status("serving")))
-        var buffer = [UInt8](repeating: 0, count: 256)
-        let count = recv(fd, &buffer, buffer.count, Int32(MSG_DONTWAIT))
-        try #require(count > 0)
-        #expect(String(decoding: buffer[..<count], as: UTF8.self) == "READY=1\nSTATUS=serving")
+        try body {
+            var buffer = [UInt8](repeating: 0, count: 256)
+            let count = recv(fd, &buffer, buffer.count, Int32(MSG_DONTWAIT))
+            return count > 0 ? String(decoding: buffer[..<count], as: UTF8.self) : nil
+        }
+    }
+
+    @Test func notifySendsTheStateToTheNotifySocket() throws {
+        try withNotifySocket { receive in
+            #expect(Systemd.notify(Systemd.Notification.ready + "\n" + Systemd.Notification.status("serving")))
+            #expect(receive() == "READY=1\nSTATUS=serving")
+        }
+    }
+
+    @Test func watchdogPingsStartAtOnceWhenAWatchdogIsEnabled() throws {
+        try withNotifySocket { receive in
+            setenv("WATCHDOG_USEC", "30000000", 1)
+            setenv("WATCHDOG_PID", String(getpid()), 1)
+            defer { unsetenv("WATCHDOG_USEC"); unsetenv("WATCHDOG_PID") }
+            let loop = try EventLoop()
+            #expect(Systemd.startWatchdogPings(on: loop) == 30)
+            #expect(receive() == "WATCHDOG=1")
+        }
     }
 
     @Test func readsTheWatchdogIntervalForThisProcess() {

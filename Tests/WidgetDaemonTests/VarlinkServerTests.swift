@@ -302,6 +302,16 @@ private final class Harness {
         #expect(try harness.run { harness.handler.closed.count == 1 })
     }
 
+    @Test func aClientThatStopsSendingStillGetsItsPendingReplyThenTheConnectionCloses() throws {
+        let harness = try Harness()
+        let client = try harness.client()
+        client.send(#"{"method":"io.widgetd.Device.Unlock","parameters":{"passcode":"1"}}"#, presentation)
+        shutdown(client.fd, Int32(SHUT_WR))
+        #expect(try harness.run { client.isAtEOF })
+        #expect(client.replies == [#"{"parameters":{"unlocked":true}}"#, #"{"parameters":{"widget":"a/b"}}"#])
+        #expect(harness.server.connectionCount == 0)
+    }
+
     @Test func readsThePeersCredentials() throws {
         let harness = try Harness()
         final class Recorder: VarlinkCallHandler {
@@ -326,5 +336,57 @@ private final class Harness {
         #expect(recorder.peer?.pid == getpid())
         #expect(recorder.peer?.uid == getuid())
         #expect(recorder.peer?.gid == getgid())
+    }
+}
+
+/// A real Varlink client (python's) against the server: framing, GetInfo and the IDL
+/// served by GetInterfaceDescription, which the client parses.
+@Suite struct VarlinkServerInteroperabilityTests {
+    private static let hasPythonVarlink: Bool = {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", "-c", "import varlink"]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        guard (try? process.run()) != nil else { return false }
+        process.waitUntilExit()
+        return process.terminationStatus == 0
+    }()
+
+    /// Runs the python varlink CLI against the harness's socket while the loop serves it.
+    private func runClient(_ harness: Harness, _ arguments: [String]) throws -> (status: Int32, output: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", "-m", "varlink.cli"] + arguments
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        let loop = harness.loop
+        process.terminationHandler = { _ in loop.execute { loop.stop() } }
+        try process.run()
+        loop.schedule(at: Date(timeIntervalSinceNow: 20)) { loop.stop() }
+        try loop.run()
+        process.waitUntilExit()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        return (process.terminationStatus, text)
+    }
+
+    @Test(.enabled(if: hasPythonVarlink, "python3 -m pip install varlink"))
+    func pythonClientFetchesAndParsesEveryInterface() throws {
+        let harness = try Harness()
+        for definition in InterfaceDefinition.all {
+            let result = try runClient(harness, ["help", "unix:\(harness.path)/\(definition.name)"])
+            #expect(result.status == 0)
+            #expect(result.output.contains("interface \(definition.name)"), "\(result.output)")
+        }
+    }
+
+    @Test(.enabled(if: hasPythonVarlink, "python3 -m pip install varlink"))
+    func pythonClientCallsAMethod() throws {
+        let harness = try Harness()
+        let result = try runClient(
+            harness, ["call", "unix:\(harness.path)/io.widgetd.Host.GetPresentation", #"{"widget":"a/b","surface":"homeScreen"}"#])
+        #expect(result.status == 0)
+        #expect(result.output.contains(#""widget": "a/b""#), "\(result.output)")
     }
 }

@@ -74,7 +74,7 @@ final class DaemonProcess {
         for (key, value) in environment { env[key] = value }
         process.environment = env
         if !FileManager.default.fileExists(atPath: logFile.path) {
-            FileManager.default.createFile(atPath: logFile.path, contents: nil)
+            _ = FileManager.default.createFile(atPath: logFile.path, contents: nil)
         }
         let log = try FileHandle(forWritingTo: logFile)
         log.seekToEndOfFile()

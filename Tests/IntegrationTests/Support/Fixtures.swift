@@ -20,13 +20,13 @@ enum Fixtures {
         ]
     }
 
-    static let placeholder: [String: Any] = [
+    static var placeholder: [String: Any] { [
         "fields": [
             "balance": ["value": "—"],
             "title": ["value": "Weather", "privacy": "public"],
             "headline": ["value": "Loading"],
         ]
-    ]
+    ] }
 
     /// PutTimeline parameters for `widget` with entries now and later.
     static func putParameters(

@@ -82,6 +82,17 @@ final class VarlinkTestClient {
         }
     }
 
+    /// Reads the next reply within `seconds`, or returns nil.
+    func receive(within seconds: Int) -> Reply? {
+        var short = timeval(tv_sec: seconds, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &short, socklen_t(MemoryLayout<timeval>.size))
+        defer {
+            var long = timeval(tv_sec: 30, tv_usec: 0)
+            setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &long, socklen_t(MemoryLayout<timeval>.size))
+        }
+        return try? receive()
+    }
+
     /// Whether the daemon closed the connection without another reply.
     func isClosed() -> Bool {
         (try? receive()) == nil

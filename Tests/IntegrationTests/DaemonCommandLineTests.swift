@@ -1,0 +1,39 @@
+import Foundation
+import Testing
+
+/// `widgetd --help`, `--version` and usage errors, from the real binary.
+@Suite struct DaemonCommandLineTests {
+    private func run(_ arguments: [String]) throws -> (status: Int32, output: String, error: String) {
+        let process = Process()
+        process.executableURL = DaemonProcess.binary
+        process.arguments = arguments
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let output = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let error = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return (process.terminationStatus, output, error)
+    }
+
+    @Test func helpGoesToStandardOutputAndExitsZero() throws {
+        let result = try run(["--help"])
+        #expect(result.status == 0)
+        #expect(result.output.contains("--state-directory"))
+        #expect(result.error.isEmpty)
+    }
+
+    @Test func versionNamesTheProgram() throws {
+        let result = try run(["--version"])
+        #expect(result.status == 0)
+        #expect(result.output.hasPrefix("widgetd "))
+    }
+
+    @Test func anUnknownOptionIsAUsageError() throws {
+        let result = try run(["--frobnicate"])
+        #expect(result.status == 64)
+        #expect(result.error.contains("--frobnicate"))
+        #expect(result.output.isEmpty)
+    }
+}

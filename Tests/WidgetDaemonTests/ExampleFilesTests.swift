@@ -1,0 +1,66 @@
+import Foundation
+import Testing
+import WidgetModel
+@testable import WidgetDaemon
+
+/// The repository's example configuration, timelines and units stay usable.
+@Suite struct ExampleFilesTests {
+    private static let root = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    /// The shape of `io.widgetd.Provider.PutTimeline`'s parameters, as the IDL declares it.
+    private struct PutTimeline: Decodable {
+        struct Field: Decodable { let value: JSONValue; let privacy: String? }
+        struct Relevance: Decodable { let score: Double; let duration: Double }
+        struct Entry: Decodable { let date: String; let relevance: Relevance?; let fields: [String: Field] }
+        struct Policy: Decodable { let kind: String; let date: String? }
+        struct Placeholder: Decodable { let fields: [String: Field] }
+        let widget: WidgetID
+        let family: String?
+        let entries: [Entry]
+        let policy: Policy?
+        let placeholder: Placeholder?
+    }
+
+    private static let timelineFiles: [String] = {
+        let directory = root.appendingPathComponent("config/timelines").path
+        return ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [])
+            .filter { $0.hasSuffix(".json") }.sorted().map { directory + "/" + $0 }
+    }()
+
+    @Test func thereIsAnExampleTimelinePerExampleProvider() throws {
+        #expect(Self.timelineFiles.count == 4)
+    }
+
+    @Test(arguments: timelineFiles)
+    func exampleTimelinesHaveThePutTimelineShape(path: String) throws {
+        let data = try #require(FileManager.default.contents(atPath: path))
+        let timeline = try JSONDecoder().decode(PutTimeline.self, from: data)
+        #expect(!timeline.entries.isEmpty)
+        #expect(timeline.placeholder != nil)
+        #expect(["atEnd", "after", "never"].contains(timeline.policy?.kind ?? "atEnd"))
+        let privacies = timeline.entries.flatMap { $0.fields.values.compactMap(\.privacy) }
+        #expect(privacies.allSatisfy { $0 == "sensitive" || $0 == "public" })
+        // The file is named after the provider that writes it.
+        #expect(URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent == timeline.widget.provider)
+    }
+
+    private static let systemdAnalyze: String? =
+        ["/usr/bin/systemd-analyze", "/bin/systemd-analyze"].first { FileManager.default.isExecutableFile(atPath: $0) }
+
+    @Test(.enabled(if: systemdAnalyze != nil, "needs systemd-analyze"))
+    func theSystemServiceIsHardenedToAnExposureOfAtMostOne() throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Self.systemdAnalyze!)
+        process.arguments = ["security", "--offline=yes", Self.root.appendingPathComponent("systemd/widgetd.service").path]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        let line = try #require(text.split(separator: "\n").first { $0.contains("Overall exposure level") })
+        let score = try #require(line.split(separator: ":").last?.split(separator: " ").first.flatMap { Double($0) })
+        #expect(score <= 1.0)
+    }
+}
