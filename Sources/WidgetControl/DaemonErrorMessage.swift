@@ -43,7 +43,7 @@ enum DaemonErrorMessage {
         switch name {
         case "io.widgetd.ProtectedDataUnavailable":
             return CommandFailure("protected data unavailable: unlock first (widgetctl unlock)")
-        case "io.widgetd.PermissionDenied":
+        case "io.widgetd.PermissionDenied", "org.varlink.service.PermissionDenied":
             return CommandFailure(
                 "permission denied: your user may not do this (see the [Access] groups in widgetd.conf(5))",
                 exitCode: .permissionDenied)
@@ -75,6 +75,9 @@ enum DaemonErrorMessage {
                 "a passcode is set: give the current one (widgetctl passcode change or passcode remove)")
         case "io.widgetd.Wiped":
             return CommandFailure("the device was wiped: every timeline is gone (restart widgetd to start afresh)")
+        case "io.widgetd.StorageFailure":
+            return CommandFailure(
+                "widgetd cannot use its state directory: \(string("reason")) (see its log: journalctl -u widgetd)")
         case "org.varlink.service.MethodNotFound", "org.varlink.service.InterfaceNotFound",
             "org.varlink.service.MethodNotImplemented":
             return CommandFailure("widgetd does not know this call (is widgetd older than widgetctl?)")

@@ -30,6 +30,10 @@ import Testing
          "widgetctl: the device was wiped: every timeline is gone (restart widgetd to start afresh)\n", 1),
         ("org.varlink.service.MethodNotFound", "{\"method\":\"x\"}",
          "widgetctl: widgetd does not know this call (is widgetd older than widgetctl?)\n", 1),
+        ("io.widgetd.StorageFailure", "{\"reason\":\"disk full\"}",
+         "widgetctl: widgetd cannot use its state directory: disk full (see its log: journalctl -u widgetd)\n", 1),
+        ("org.varlink.service.PermissionDenied", "{}",
+         "widgetctl: permission denied: your user may not do this (see the [Access] groups in widgetd.conf(5))\n", 77),
         ("org.example.Unknown", "{}", "widgetctl: widgetd failed: org.example.Unknown\n", 1),
     ]
 
