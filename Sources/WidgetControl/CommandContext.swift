@@ -41,11 +41,13 @@ final class CommandContext {
         do { return try client.call(method, parameters) } catch { throw DaemonErrorMessage.failure(for: error) }
     }
 
-    /// Calls `method` with secret parameters, which are zeroed when their buffers are released.
+    /// Calls `method` on `client` with secret parameters, which are zeroed when their buffers are released.
+    ///
+    /// Commands connect before prompting, so nobody types a passcode for a daemon that is not there.
     func call(
-        _ method: String, _ parameters: [String: JSONValue] = [:], secrets: [(name: String, value: SecretBuffer?)]
+        on client: VarlinkClient, _ method: String, _ parameters: [String: JSONValue] = [:],
+        secrets: [(name: String, value: SecretBuffer?)]
     ) throws(CommandFailure) -> VarlinkReply {
-        let client = try connect()
         do { return try client.call(method, parameters, secrets: secrets) } catch {
             throw DaemonErrorMessage.failure(for: error)
         }

@@ -41,19 +41,53 @@ public final class FileDescriptorInput: InputSource {
         }
     }
 
+    /// Turns echo off or back on; while it is off, a fatal signal (Ctrl-C) restores it first.
+    ///
+    /// The corresponding C functions are `tcgetattr` and `tcsetattr`.
     public func setEcho(_ enabled: Bool) {
         if enabled {
             guard var saved = savedAttributes else { return }
             _ = tcsetattr(fileDescriptor, TCSAFLUSH, &saved)
             savedAttributes = nil
+            TerminalRestore.disarm()
         } else {
             var attributes = termios()
             guard savedAttributes == nil, tcgetattr(fileDescriptor, &attributes) == 0 else { return }
             savedAttributes = attributes
+            TerminalRestore.arm(fileDescriptor: fileDescriptor, attributes: attributes)
             attributes.c_lflag &= ~tcflag_t(ECHO)
             attributes.c_lflag |= tcflag_t(ECHONL)
             _ = tcsetattr(fileDescriptor, TCSAFLUSH, &attributes)
         }
+    }
+}
+
+/// Restores terminal echo when a signal ends the process during a passcode prompt.
+///
+/// A signal handler can reach only globals; these are written before the handlers
+/// are installed and after they are removed, on the one thread that prompts.
+private enum TerminalRestore {
+    nonisolated(unsafe) static var fileDescriptor: Int32 = -1
+    nonisolated(unsafe) static var attributes = termios()
+    static let signals = [SIGINT, SIGTERM, SIGHUP, SIGQUIT]
+
+    static func arm(fileDescriptor: Int32, attributes: termios) {
+        Self.attributes = attributes
+        Self.fileDescriptor = fileDescriptor
+        for number in signals {
+            signal(number) { number in
+                if TerminalRestore.fileDescriptor >= 0 {
+                    _ = tcsetattr(TerminalRestore.fileDescriptor, TCSANOW, &TerminalRestore.attributes)
+                }
+                signal(number, SIG_DFL)
+                raise(number)
+            }
+        }
+    }
+
+    static func disarm() {
+        for number in signals { signal(number, SIG_DFL) }
+        fileDescriptor = -1
     }
 }
 

@@ -43,6 +43,16 @@ import Testing
         #expect(!result.standardOutput.contains("secret"))
     }
 
+    @Test(arguments: [["unlock"], ["passcode", "set"], ["passcode", "change"]])
+    func noPromptWhenTheDaemonIsNotRunning(arguments: [String]) throws {
+        let directory = try TemporaryDirectory.make()
+        let input = BytesInput("secret\nsecret\n", isTerminal: true)
+        let result = widgetctl(arguments, socket: directory + "/widgetd.sock", input: input)
+        #expect(result.exitCode == 69)
+        #expect(result.standardError == "widgetctl: widgetd is not running (no socket at \(directory)/widgetd.sock)\n")
+        #expect(!input.echoWasDisabled)
+    }
+
     @Test func unlockWithoutATerminalNeedsPasscodeStdin() throws {
         let server = try FakeVarlinkServer(replies: [reply()])
         let result = widgetctl(["unlock"], socket: server.path, input: BytesInput("secret\n"))

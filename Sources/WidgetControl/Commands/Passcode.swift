@@ -31,6 +31,7 @@ extension Widgetctl {
         }
 
         func run(_ context: CommandContext) throws(CommandFailure) {
+            let client = try context.connect()
             let reader = PasscodeReader(
                 input: context.standardInput, prompts: context.standardError, fromStandardInput: passcodeFromStandardInput)
             var current: SecretBuffer?
@@ -45,7 +46,7 @@ extension Widgetctl {
                 current = try reader.read(prompt: "Current passcode: ")
             }
             let reply = try context.call(
-                "io.widgetd.Device.SetPasscode", secrets: [("current", current), ("new", new)])
+                on: client, "io.widgetd.Device.SetPasscode", secrets: [("current", current), ("new", new)])
             current?.wipe()
             new?.wipe()
             if context.json { return context.printJSON(reply.parameters) }

@@ -16,10 +16,11 @@ extension Widgetctl {
         }
 
         func run(_ context: CommandContext) throws(CommandFailure) {
+            let client = try context.connect()
             let reader = PasscodeReader(
                 input: context.standardInput, prompts: context.standardError, fromStandardInput: passcodeFromStandardInput)
             let passcode = try reader.read(prompt: "Passcode: ")
-            let reply = try context.call("io.widgetd.Device.Unlock", secrets: [("passcode", passcode)])
+            let reply = try context.call(on: client, "io.widgetd.Device.Unlock", secrets: [("passcode", passcode)])
             passcode.wipe()
             if context.json { return context.printJSON(reply.parameters) }
             context.print("Unlocked.")
