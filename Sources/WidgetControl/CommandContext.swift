@@ -17,10 +17,12 @@ final class CommandContext {
     let color: Bool
     /// The daemon's socket.
     let socketPath: String
+    /// Whether standard output is a terminal that understands cursor movement (`watch` redraws).
+    let redraws: Bool
 
     init(
         standardOutput: any TextSink, standardError: any TextSink, standardInput: any InputSource,
-        json: Bool, color: Bool, socketPath: String
+        json: Bool, color: Bool, socketPath: String, redraws: Bool = false
     ) {
         self.standardOutput = standardOutput
         self.standardError = standardError
@@ -28,6 +30,7 @@ final class CommandContext {
         self.json = json
         self.color = color
         self.socketPath = socketPath
+        self.redraws = redraws
     }
 
     /// Opens a connection to the daemon.

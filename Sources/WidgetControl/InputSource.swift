@@ -31,8 +31,10 @@ public final class FileDescriptorInput: InputSource {
     /// An input over `fileDescriptor`, which the caller keeps open.
     public init(fileDescriptor: Int32) { self.fileDescriptor = fileDescriptor }
 
+    /// Whether the descriptor is a terminal (`isatty`).
     public var isTerminal: Bool { isatty(fileDescriptor) == 1 }
 
+    /// Reads what is available, retrying `EINTR`; the corresponding C function is `read`.
     public func read(into buffer: UnsafeMutableRawBufferPointer) throws(InputError) -> Int {
         while true {
             let n = Glibc.read(fileDescriptor, buffer.baseAddress, buffer.count)
@@ -94,6 +96,7 @@ private enum TerminalRestore {
 /// Input from bytes in memory: what a test feeds to `WidgetControl.run`.
 public final class BytesInput: InputSource {
     private var bytes: ArraySlice<UInt8>
+    /// Whether this input claims to be a terminal, so passcodes are prompted for.
     public let isTerminal: Bool
     /// Whether echo is currently off: lets a test see that a passcode was read without echo.
     public private(set) var echoDisabled = false
@@ -111,6 +114,7 @@ public final class BytesInput: InputSource {
         self.init(Array(text.utf8), isTerminal: isTerminal)
     }
 
+    /// Hands out the next bytes; 0 once all were read.
     public func read(into buffer: UnsafeMutableRawBufferPointer) throws(InputError) -> Int {
         let n = min(buffer.count, bytes.count)
         for (offset, byte) in bytes.prefix(n).enumerated() { buffer[offset] = byte }
@@ -118,6 +122,7 @@ public final class BytesInput: InputSource {
         return n
     }
 
+    /// Records the echo state instead of changing a terminal.
     public func setEcho(_ enabled: Bool) {
         echoDisabled = !enabled
         if !enabled { echoWasDisabled = true }

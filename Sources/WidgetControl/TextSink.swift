@@ -20,6 +20,7 @@ public final class FileDescriptorSink: TextSink, Sendable {
     /// A sink over `fileDescriptor`, which the caller keeps open.
     public init(fileDescriptor: Int32) { self.fileDescriptor = fileDescriptor }
 
+    /// Writes every byte, retrying `EINTR`; a closed pipe drops the rest.
     public func write(_ text: String) {
         var bytes = Array(text.utf8)[...]
         while !bytes.isEmpty {
@@ -41,5 +42,6 @@ public final class TextBuffer: TextSink {
     /// An empty buffer.
     public init() {}
 
+    /// Appends `text`.
     public func write(_ text: String) { self.text += text }
 }

@@ -105,7 +105,8 @@ enum Widgetctl {
         let context = CommandContext(
             standardOutput: standardOutput, standardError: standardError, standardInput: standardInput,
             json: json, color: isTerminal && !noColor && environment["TERM"] != "dumb",
-            socketPath: SocketLocation.resolve(option: socketOption, environment: environment, userID: userID))
+            socketPath: SocketLocation.resolve(option: socketOption, environment: environment, userID: userID),
+            redraws: isTerminal && environment["TERM"] != "dumb")
         do {
             try command.run(context)
             return ExitCode.success.rawValue

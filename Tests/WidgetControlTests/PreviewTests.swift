@@ -57,6 +57,15 @@ import Testing
         #expect(TerminalText.bars(shapedLike: value) == bars)
     }
 
+    @Test(arguments: [(true, true), (false, false)])
+    func watchRedrawsInPlaceOnlyAtATerminal(isTerminal: Bool, redraws: Bool) throws {
+        let server = try FakeVarlinkServer(replies: [
+            reply(Fixtures.redactedPresentation, continues: true), reply(Fixtures.contentPresentation),
+        ])
+        let result = widgetctl(["watch", "a/b"], socket: server.path, environment: ["NO_COLOR": "1"], isTerminal: isTerminal)
+        #expect(result.standardOutput.components(separatedBy: "\u{1B}[H\u{1B}[2J").count == (redraws ? 3 : 1))
+    }
+
     @Test func watchDrawsEveryPresentation() throws {
         let server = try FakeVarlinkServer(replies: [
             reply(Fixtures.redactedPresentation, continues: true), reply(Fixtures.contentPresentation),

@@ -10,6 +10,9 @@ extension Widgetctl {
             options: [SurfaceOption.option, CommandConfiguration.jsonOption],
             discussion: "The first preview is the current one. With --json, one JSON object per line.")
 
+        /// Moves the cursor home and clears the screen.
+        static let clearScreen = "\u{1B}[H\u{1B}[2J"
+
         let widget: String
         let surface: String
 
@@ -30,6 +33,8 @@ extension Widgetctl {
             ) { reply throws(CommandFailure) in
                 if context.json { return context.printJSON(reply.parameters) }
                 let presentation = try context.decode(Wire.PresentationReply.self, from: reply).presentation
+                // At a terminal each presentation replaces the last; in a pipe they follow each other.
+                if context.redraws { context.standardOutput.write(Self.clearScreen) }
                 context.standardOutput.write(renderer.render(presentation))
             }
         }
