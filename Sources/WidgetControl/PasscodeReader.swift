@@ -12,7 +12,7 @@ struct PasscodeReader {
 
     /// The `--passcode-stdin` option.
     static let option = CommandConfiguration.Option(
-        "--passcode-stdin", help: "Read the passcode from standard input (one per line) instead of the terminal.")
+        "--passcode-stdin", help: "Read passcodes from standard input, one per line.")
 
     /// The usage error for a passcode given as an argument.
     static let positionalRefused = UsageError(

@@ -4,7 +4,7 @@ import WidgetModel
 enum SurfaceOption {
     /// Its help row.
     static let option = CommandConfiguration.Option(
-        "--surface", value: "surface", help: "homeScreen, lockScreen, alwaysOn or remote (default: homeScreen).")
+        "--surface", value: "surface", help: "homeScreen (default), lockScreen, alwaysOn or remote.")
 
     /// Checks `text` names a surface.
     static func validate(_ text: String) throws(UsageError) {

@@ -34,7 +34,8 @@ enum Widgetctl {
             }
         }
         text += "\nEXIT STATUS:\n"
-        text += "  0 success, 1 failure, 64 usage error, 69 widgetd not reachable, 77 permission denied.\n"
+        text += "  0 success, 1 failure, 64 usage error, 69 widgetd not reachable,\n"
+        text += "  77 permission denied.\n"
         text += "\n  See 'widgetctl help <command>' for detailed help.\n"
         return text
     }

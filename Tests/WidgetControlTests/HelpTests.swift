@@ -32,11 +32,19 @@ import Testing
         #expect(widgetctl(["help", name]).standardOutput == result.standardOutput)
     }
 
+    @Test(arguments: [[]] + commandNames.map { [$0] })
+    func helpFitsAnEightyColumnTerminal(command: [String]) {
+        let result = widgetctl(command + ["--help"])
+        for line in result.standardOutput.split(separator: "\n") {
+            #expect(line.count <= 80, "\(line)")
+        }
+    }
+
     @Test func getHelpIsExact() {
         let result = widgetctl(["get", "-h"])
         #expect(result.exitCode == 0)
         #expect(result.standardOutput == """
-            OVERVIEW: Show a widget as a host would: a preview, redacted fields as bars.
+            OVERVIEW: Preview a widget as a host would show it.
 
             USAGE: widgetctl get <widget> [--surface <surface>] [--json]
 
@@ -44,7 +52,7 @@ import Testing
               <widget>                The widget id, PROVIDER/KIND[#INSTANCE].
 
             OPTIONS:
-              --surface <surface>     homeScreen, lockScreen, alwaysOn or remote (default: homeScreen).
+              --surface <surface>     homeScreen (default), lockScreen, alwaysOn or remote.
               --json                  Print the result as JSON, for scripts.
               -h, --help              Show help information.
 
@@ -58,7 +66,7 @@ import Testing
             USAGE: widgetctl unlock [--passcode-stdin] [--json]
 
             OPTIONS:
-              --passcode-stdin        Read the passcode from standard input (one per line) instead of the terminal.
+              --passcode-stdin        Read passcodes from standard input, one per line.
               --json                  Print the result as JSON, for scripts.
               -h, --help              Show help information.
 

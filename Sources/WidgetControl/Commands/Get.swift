@@ -4,7 +4,7 @@ extension Widgetctl {
     /// `widgetctl get WIDGET [--surface S]`: what a host would show.
     struct Get: Command {
         static let configuration = CommandConfiguration(
-            name: "get", abstract: "Show a widget as a host would: a preview, redacted fields as bars.",
+            name: "get", abstract: "Preview a widget as a host would show it.",
             usage: "<widget> [--surface <surface>] [--json]",
             arguments: [.init(name: "widget", help: "The widget id, PROVIDER/KIND[#INSTANCE].")],
             options: [SurfaceOption.option, CommandConfiguration.jsonOption])

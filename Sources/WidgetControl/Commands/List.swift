@@ -2,7 +2,7 @@ extension Widgetctl {
     /// `widgetctl list`: every stored widget.
     struct List: Command {
         static let configuration = CommandConfiguration(
-            name: "list", abstract: "List the stored widgets with their family, class and generation.",
+            name: "list", abstract: "List stored widgets: family, class, generation.",
             usage: "[--json]", options: [CommandConfiguration.jsonOption])
 
         init(_ arguments: ParsedArguments) throws(UsageError) {

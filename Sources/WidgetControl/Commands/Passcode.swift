@@ -4,7 +4,7 @@ extension Widgetctl {
         static let configuration = CommandConfiguration(
             name: "passcode", abstract: "Set, change or remove the device passcode.",
             usage: "set|change|remove [--passcode-stdin] [--json]",
-            arguments: [.init(name: "action", help: "set (none yet), change, or remove (no data protection).")],
+            arguments: [.init(name: "action", help: "set (no passcode yet), change, or remove.")],
             options: [PasscodeReader.option, CommandConfiguration.jsonOption],
             discussion: "At a terminal the passcodes are asked for without echo, and a new one twice.\n"
                 + "With --passcode-stdin, standard input holds one passcode per line: set reads\n"

@@ -11,12 +11,13 @@ extension Widgetctl {
                 .init(name: "file", help: "The timeline JSON, or - for standard input."),
             ],
             options: [
-                .init("--family", value: "family", help: "The widget family, e.g. systemSmall (overrides the file's)."),
+                .init("--family", value: "family", help: "Widget family (e.g. systemSmall); overrides the file."),
                 CommandConfiguration.jsonOption,
             ],
-            discussion: "The file holds {\"entries\":[...], \"policy\":{...}, \"placeholder\":{...}, \"family\":...};\n"
-                + "only entries is required. Each entry has a date (RFC 3339), an optional\n"
-                + "relevance and fields: {\"name\": {\"value\": ..., \"privacy\": \"sensitive\"|\"public\"}}.")
+            discussion: "The file holds {\"entries\":[...], \"policy\":{...}, \"placeholder\":{...},\n"
+                + "\"family\":...}; only entries is required. Each entry has a date (RFC 3339),\n"
+                + "an optional relevance, and fields:\n"
+                + "  {\"name\": {\"value\": ..., \"privacy\": \"sensitive\"|\"public\"}}.")
 
         let widget: String
         let file: String

@@ -6,7 +6,7 @@ extension Widgetctl {
         static let configuration = CommandConfiguration(
             name: "reload", abstract: "Ask providers to reload their timelines.",
             usage: "[<provider>[/<kind>]] [--json]",
-            arguments: [.init(name: "provider", help: "Only this provider, or only this PROVIDER/KIND; default: all.")],
+            arguments: [.init(name: "provider", help: "One provider, or one PROVIDER/KIND (default: all).")],
             options: [CommandConfiguration.jsonOption])
 
         let target: String?

@@ -4,12 +4,12 @@ extension Widgetctl {
     /// `widgetctl settings` and `widgetctl settings set …`.
     struct Settings: Command {
         static let configuration = CommandConfiguration(
-            name: "settings", abstract: "Show or change what locked and always-on surfaces may show.",
+            name: "settings", abstract: "Show or change what locked surfaces may show.",
             usage: "[set <setting> <value> [<widget> ...]] [--json]",
             arguments: [
                 .init(name: "setting", help: "lock-screen-widgets or hide-sensitive-complications."),
                 .init(name: "value", help: "on|off, or off|all|selected (see below)."),
-                .init(name: "widget", help: "With selected: the widgets whose complications to hide."),
+                .init(name: "widget", help: "With selected: the widgets to hide."),
             ],
             options: [CommandConfiguration.jsonOption],
             discussion: "Without arguments, shows the settings.\n"

@@ -2,7 +2,7 @@ extension Widgetctl {
     /// `widgetctl status`: lock state, keys, failed attempts and settings.
     struct Status: Command {
         static let configuration = CommandConfiguration(
-            name: "status", abstract: "Show the lock state, class keys, failed attempts and settings.",
+            name: "status", abstract: "Show lock state, class keys, attempts and settings.",
             usage: "[--json]", options: [CommandConfiguration.jsonOption])
 
         init(_ arguments: ParsedArguments) throws(UsageError) {

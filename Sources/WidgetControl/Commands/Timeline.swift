@@ -2,7 +2,7 @@ extension Widgetctl {
     /// `widgetctl timeline WIDGET`: the provider's view, every entry unredacted.
     struct Timeline: Command {
         static let configuration = CommandConfiguration(
-            name: "timeline", abstract: "Show a widget's stored timeline as its provider sees it.",
+            name: "timeline", abstract: "Show a stored timeline as its provider sees it.",
             usage: "<widget> [--json]",
             arguments: [.init(name: "widget", help: "The widget id, PROVIDER/KIND[#INSTANCE].")],
             options: [CommandConfiguration.jsonOption],
