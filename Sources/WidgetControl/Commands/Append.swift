@@ -23,7 +23,9 @@ extension Widgetctl {
         func validate() throws(UsageError) { try validateWidgetID(widget) }
 
         func run(_ context: CommandContext) throws(CommandFailure) {
-            let members = try TimelineFile(path: file, standardInput: context.standardInput).members
+            let timeline = try TimelineFile(path: file, standardInput: context.standardInput)
+            try timeline.check(against: widget, path: file)
+            let members = timeline.members
             if let other = members.keys.sorted().first(where: { $0 != "entries" }) {
                 throw CommandFailure("append sends only \"entries\"; \"\(other)\" needs widgetctl put")
             }

@@ -36,7 +36,9 @@ extension Widgetctl {
         }
 
         func run(_ context: CommandContext) throws(CommandFailure) {
-            var parameters = try TimelineFile(path: file, standardInput: context.standardInput).members
+            let timeline = try TimelineFile(path: file, standardInput: context.standardInput)
+            try timeline.check(against: widget, path: file)
+            var parameters = timeline.members
             parameters["widget"] = .string(widget)
             if let family { parameters["family"] = .string(family) }
             let reply = try context.call("io.widgetd.Provider.PutTimeline", parameters)
