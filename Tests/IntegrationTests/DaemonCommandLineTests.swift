@@ -3,18 +3,8 @@ import Testing
 
 /// `widgetd --help`, `--version` and usage errors, from the real binary.
 @Suite struct DaemonCommandLineTests {
-    private func run(_ arguments: [String]) throws -> (status: Int32, output: String, error: String) {
-        let process = Process()
-        process.executableURL = DaemonProcess.binary
-        process.arguments = arguments
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let output = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        let error = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        return (process.terminationStatus, output, error)
+    private func run(_ arguments: [String]) throws -> ProcessRunner.Result {
+        try ProcessRunner.run(DaemonProcess.binary, arguments)
     }
 
     @Test func helpGoesToStandardOutputAndExitsZero() throws {
