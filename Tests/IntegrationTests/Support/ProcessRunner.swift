@@ -8,10 +8,16 @@ enum ProcessRunner {
         let error: String
     }
 
-    static func run(_ executable: URL, _ arguments: [String]) throws -> Result {
+    /// Runs `executable`; `environment` replaces the inherited one when given, and
+    /// `standardInput` is a file to read from (else nothing).
+    static func run(
+        _ executable: URL, _ arguments: [String], environment: [String: String]? = nil, standardInput: URL? = nil
+    ) throws -> Result {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
+        if let environment { process.environment = environment }
+        process.standardInput = try standardInput.map { try FileHandle(forReadingFrom: $0) } ?? FileHandle.nullDevice
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
         process.standardError = err
