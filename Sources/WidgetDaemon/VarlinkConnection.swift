@@ -45,7 +45,6 @@ final class VarlinkConnection {
     /// loop (the turn's budget was spent, or the queue is full); while it does, the
     /// socket is not read, so the framer's size stays bounded.
     private var hasBacklog = false
-    private var resumeScheduled = false
 
     /// Calls answered per connection per turn of the loop: a client that pipelines
     /// thousands of calls gets them answered a few dozen at a time, in turn with the others.
@@ -76,7 +75,11 @@ final class VarlinkConnection {
     // MARK: Events
 
     private func handle(_ events: IOEvents) {
-        if events.contains(.writable) { flush() }
+        if events.contains(.writable) {
+            flush()
+            // Writable interest is also how a backlog waits for its next turn (below).
+            if !isClosed, hasBacklog { resume() }
+        }
         if !isClosed, events.contains(.readable) || events.contains(.hangup) { readAvailable() }
         if !isClosed, events.contains(.hangup), !events.contains(.readable) { close(reason: nil) }
     }
@@ -118,10 +121,9 @@ final class VarlinkConnection {
         hasBacklog = false
         while !closeAfterFlush, !isClosed {
             if budget == 0 || queue.count - queueStart >= limits.maxQueuedCalls {
+                // Over budget: continue on a later turn, once the socket is writable (see
+                // updateInterest). A full queue resumes when the call in progress ends.
                 hasBacklog = true
-                // Over budget: continue on the next turn. A full queue resumes when the
-                // call in progress ends.
-                if budget == 0 { scheduleResume() }
                 return
             }
             budget -= 1
@@ -157,17 +159,6 @@ final class VarlinkConnection {
             }
             queue.append(.call(call))
             dispatch()
-        }
-    }
-
-    private func scheduleResume() {
-        guard !resumeScheduled else { return }
-        resumeScheduled = true
-        // A past deadline runs on the next turn, after the descriptors ready now.
-        loop.schedule(at: .distantPast) { [weak self] in
-            guard let self else { return }
-            self.resumeScheduled = false
-            self.resume()
         }
     }
 
@@ -262,7 +253,7 @@ final class VarlinkConnection {
         if isFinal {
             current = nil
             dispatch()
-            if hasBacklog, current == nil, !resumeScheduled { takeMessages() }
+            if hasBacklog, current == nil { takeMessages() }
             updateInterest()
             closeIfDone()
         }
@@ -323,7 +314,12 @@ final class VarlinkConnection {
         if !readClosed, !closeAfterFlush, !hasBacklog, queue.count - queueStart < limits.maxQueuedCalls {
             interest.insert(.readable)
         }
-        if pendingOutputCount > 0 { interest.insert(.writable) }
+        // A backlog waits for writability rather than a timer: the loop is level-triggered,
+        // so a writable socket brings it back on the next turn, after the other ready
+        // descriptors and due timers; a client that does not read its replies waits.
+        if pendingOutputCount > 0 || (hasBacklog && queue.count - queueStart < limits.maxQueuedCalls) {
+            interest.insert(.writable)
+        }
         do {
             try loop.update(watch, interest: interest)
         } catch {
