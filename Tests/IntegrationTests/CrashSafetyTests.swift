@@ -92,6 +92,7 @@ import Testing
             try Self.verify(daemon: daemon, ledger: ledger)
             daemon.stop()
         }
+        print("CrashSafetyTests: \(ledger.snapshot.total) acknowledged writes over \(rounds) SIGKILLed rounds")
         #expect(ledger.snapshot.total >= 1_000)
         #expect(rounds >= 4)
         #expect(!daemon.log.contains("corrupt"))
