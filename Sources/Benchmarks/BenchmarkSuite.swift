@@ -26,6 +26,8 @@ public final class BenchmarkSuite {
         public var outputDirectory: String?
         /// The command line, for the report.
         public var command: String
+        /// The parts to run: `reads`, `writes`, `growth`.
+        public var parts: Set<String> = ["reads", "writes", "growth"]
 
         /// The defaults of a full run.
         public init(widgetdBinary: String, benchBinary: String, command: String) {
@@ -92,9 +94,9 @@ public final class BenchmarkSuite {
 
     /// Runs every part in order.
     public func run() throws {
-        try measureReads()
-        try measureWrites()
-        try measureGrowth()
+        if options.parts.contains("reads") { try measureReads() }
+        if options.parts.contains("writes") { try measureWrites() }
+        if options.parts.contains("growth") { try measureGrowth() }
     }
 
     // MARK: Host reads

@@ -1,5 +1,6 @@
 import Foundation
 import Varlink
+import WidgetCrypto
 import WidgetModel
 import WidgetStore
 
@@ -16,7 +17,35 @@ extension WidgetService {
 
     func getPresentation(_ call: VarlinkCall, _ context: CallContext) throws {
         let (widget, surface) = try presentationTarget(call)
-        context.reply(PresentationReply(presentation: try presentation(of: widget, on: surface).presentation))
+        let stamp = currentPresentationStamp()
+        if let cached = presentations.reply(widget, surface, stamp: stamp, now: now()) {
+            return context.reply(encoded: cached.withUnsafeBytes { Array($0) })
+        }
+        let (presentation, nextChange) = try presentation(of: widget, on: surface)
+        var reply = VarlinkReply.encode(parameters: PresentationReply(presentation: presentation))
+        // The reply may hold decrypted content: only the secure copy outlives this call.
+        defer { reply.withUnsafeMutableBytes { _ = $0.initializeMemory(as: UInt8.self, repeating: 0) } }
+        if let secure = try? reply.withUnsafeBytes({ try SecureBytes(copying: $0) }) {
+            presentations.insert(widget, surface, reply: secure, stamp: stamp, validUntil: nextChange)
+        }
+        context.reply(encoded: reply)
+    }
+
+    /// The key state and settings a presentation depends on, besides its timeline and the time.
+    func currentPresentationStamp() -> PresentationCache.Stamp {
+        var available: UInt8 = 0
+        for (index, c) in ProtectionClass.allCases.enumerated() where store.isKeyAvailable(c) { available |= 1 << index }
+        return PresentationCache.Stamp(
+            state: store.deviceState, passcodeSet: store.passcodeSet, availableClasses: available, settings: settings)
+    }
+
+    /// Zeroes the cached presentations made under another key state or settings: after a
+    /// lock or purge, content must not outlive the keys that released it.
+    func dropStalePresentations() {
+        let stamp = currentPresentationStamp()
+        guard stamp != presentationStamp else { return }
+        presentations.removeAll(notMatching: stamp)
+        presentationStamp = stamp
     }
 
     func watch(_ call: VarlinkCall, _ context: CallContext) throws {
@@ -136,6 +165,7 @@ extension WidgetService {
         let now = now()
         let before = store.deviceState
         store.advance(to: now)
+        dropStalePresentations()
         if before != store.deviceState { publishDeviceEvent(.state) }
         let due = subscriptions.watches.filter { $0.nextChange.map { $0 <= now } ?? false }
         for watch in due { refreshWatches(watch.widget) }

@@ -64,6 +64,7 @@ extension WidgetService {
         guard let (widget, _) = try providedWidget(parameters.widget, context, authority, method: call.method)
         else { return }
         store.closeTimeline(widget)
+        presentations.remove(widget)
         context.reply(Empty())
     }
 
@@ -72,6 +73,7 @@ extension WidgetService {
         guard let (widget, _) = try providedWidget(parameters.widget, context, authority, method: call.method)
         else { return }
         guard try store.metadata(widget) != nil else { throw ServiceError.widgetNotFound(parameters.widget) }
+        presentations.remove(widget)
         try store.deleteTimeline(widget)
         reloads.removed(widget)
         logger.info("timeline deleted", event: "timeline_deleted", metadata: ["widget.id": "\(widget)"])
@@ -95,6 +97,7 @@ extension WidgetService {
         family: String?, placeholder: [UInt8]?
     ) throws -> UInt64 {
         let body = try secureEncode(timeline)
+        presentations.remove(widget)
         let generation = try store.putTimeline(
             widget, protectionClass: protectionClass, family: family, reloadDue: timeline.reloadDue,
             body: body, placeholder: placeholder)

@@ -35,6 +35,11 @@ final class WidgetService: VarlinkCallHandler {
     var wakeTimer: TimerID?
     var wakeDate: Date?
 
+    /// Encoded presentations, reused until what they show changes.
+    var presentations: PresentationCache
+    /// The key state and settings the cached presentations were last checked against.
+    var presentationStamp: PresentationCache.Stamp?
+
     /// The encoder for every reply: sorted keys, so equal values give equal bytes.
     let encoder: JSONEncoder = {
         let encoder = JSONEncoder()
@@ -53,6 +58,7 @@ final class WidgetService: VarlinkCallHandler {
         self.logger = logger
         self.now = now
         settings = Self.loadSettings(from: store, logger: logger)
+        presentations = PresentationCache(limit: store.configuration.maxCachedTimelines)
         reloads.load(try store.listTimelines())
         reschedule()
     }
@@ -72,6 +78,8 @@ final class WidgetService: VarlinkCallHandler {
     func reconfigure(_ authorization: Authorization) {
         self.authorization = authorization
         authorities.removeAll()
+        // A registration decides a widget's class when it has no timeline yet.
+        presentations.removeAll()
     }
 
     // MARK: Dispatch
@@ -109,6 +117,7 @@ final class WidgetService: VarlinkCallHandler {
         } catch {
             fail(context, with: error, method: call.method)
         }
+        dropStalePresentations()
     }
 
     func connectionClosed(_ id: ConnectionID) {

@@ -27,6 +27,9 @@ do {
     if let index = arguments.firstIndex(of: "--duration"), index + 1 < arguments.count, let seconds = Double(arguments[index + 1]) {
         options.duration = seconds
     }
+    if let index = arguments.firstIndex(of: "--only"), index + 1 < arguments.count {
+        options.parts = Set(arguments[index + 1].split(separator: ",").map(String.init))
+    }
     let suite = try BenchmarkSuite(options: options)
     try suite.run()
     print(Report.tables(suite))
