@@ -50,7 +50,7 @@ let package = Package(
         .testTarget(name: "VarlinkTests", dependencies: ["Varlink"]),
         .testTarget(name: "WidgetCryptoTests", dependencies: ["WidgetCrypto"]),
         .testTarget(name: "WidgetStoreTests", dependencies: ["WidgetStore", "WidgetCrypto", "WidgetModel"]),
-        .testTarget(name: "WidgetDaemonTests", dependencies: ["WidgetDaemon", "WidgetStore", "WidgetModel", "Varlink"]),
+        .testTarget(name: "WidgetDaemonTests", dependencies: ["WidgetDaemon", "WidgetStore", "WidgetCrypto", "WidgetModel", "Varlink"]),
         .testTarget(
             name: "IntegrationTests",
             dependencies: ["Varlink", "WidgetModel", "CSystemShims"]),

@@ -23,6 +23,12 @@ struct ReloadSchedule {
             uniquingKeysWith: { first, _ in first })
     }
 
+    /// A timeline found while indexing the store; one stored since is newer and kept.
+    mutating func found(_ metadata: TimelineMetadata) {
+        guard items[metadata.widget] == nil else { return }
+        items[metadata.widget] = Item(due: metadata.reloadDue, generation: metadata.generation)
+    }
+
     /// A new generation was stored: its reload is not announced yet.
     mutating func stored(_ widget: WidgetID, generation: UInt64, due: Date?) {
         items[widget] = Item(due: due, generation: generation)

@@ -7,6 +7,7 @@ import WidgetStore
 /// io.widgetd.Host: what the programs that draw widgets call (DESIGN §4, §5).
 extension WidgetService {
     func listWidgets(_ call: VarlinkCall, _ context: CallContext) throws {
+        try finishIndexing()
         let widgets = try store.listTimelines().map {
             WidgetInfo(
                 widget: $0.widget.description, provider: $0.widget.provider, kind: $0.widget.kind,
@@ -62,6 +63,7 @@ extension WidgetService {
 
     func reloadTimelines(_ call: VarlinkCall, _ context: CallContext) throws {
         let parameters = try parameters(ReloadTimelinesParameters.self, of: call)
+        try finishIndexing()
         let widgets = reloads.widgets.filter { widget in
             parameters.provider.map { $0 == widget.provider } ?? true && parameters.kind.map { $0 == widget.kind } ?? true
         }

@@ -85,6 +85,7 @@ extension WidgetService {
         guard context.wantsMore else { throw VarlinkError.expectedMore }
         let watch = Subscriptions.ReloadWatch(context: context, providers: authority.isAdmin ? nil : authority.providers)
         subscriptions.add(watch)
+        try finishIndexing()
         // Reloads that fell due while nobody listened are announced now.
         announceDueReloads()
     }

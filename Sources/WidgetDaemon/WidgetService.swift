@@ -59,8 +59,42 @@ final class WidgetService: VarlinkCallHandler {
         self.now = now
         settings = Self.loadSettings(from: store, logger: logger)
         presentations = PresentationCache(limit: store.configuration.maxCachedTimelines)
-        reloads.load(try store.listTimelines())
+        // A first slice now (all of a small store); the rest between calls, so that
+        // start-up does not grow with the number of stored timelines.
+        try indexStoredTimelines(limit: Self.indexSlice)
         reschedule()
+    }
+
+    /// How many stored timelines are verified into the reload schedule per loop turn.
+    static let indexSlice = 512
+
+    /// Whether every stored timeline is in `reloads`.
+    var reloadsComplete = false
+
+    /// Verifies up to `limit` more stored timelines into the reload schedule, announces
+    /// any due reload among them, and schedules the next slice if files remain.
+    func indexStoredTimelines(limit: Int) throws {
+        guard !reloadsComplete else { return }
+        guard let found = try store.indexNextTimelines(limit: limit) else {
+            reloadsComplete = true
+            return
+        }
+        for metadata in found { reloads.found(metadata) }
+        if !found.isEmpty {
+            announceDueReloads()
+            reschedule()
+        }
+        _ = loop.schedule(at: Date()) { [weak self] in
+            guard let self else { return }
+            do { try indexStoredTimelines(limit: Self.indexSlice) } catch {
+                logger.error("stored timelines not indexed", event: "index_failed", metadata: ["error": "\(error)"])
+            }
+        }
+    }
+
+    /// Completes the reload schedule at once, for calls that need every stored timeline.
+    func finishIndexing() throws {
+        while !reloadsComplete { try indexStoredTimelines(limit: .max) }
     }
 
     private static func loadSettings(from store: TimelineStore, logger: Logger) -> Settings {

@@ -36,6 +36,8 @@ public final class TimelineStore {
     private var metadataIndex: [String: Result<TimelineMetadata?, StoreError>] = [:]
     /// Whether `metadataIndex` covers every file in the directory.
     private var metadataIndexComplete = false
+    /// The directory's file names still to verify into the index, listed on first need.
+    private var unindexedNames: [String]?
 
     /// The device-key subkeys this store uses, derived once at open.
     private struct Subkeys {
@@ -294,6 +296,7 @@ public final class TimelineStore {
         cache.removeAll()
         metadataIndex = [:]
         metadataIndexComplete = false
+        unindexedNames = nil
         try FileSystem.remove(keybagPath)
         if case .stateFile(let path) = deviceKey.source { try FileSystem.remove(path) }
         try FileSystem.remove("\(stateDirectory)/\(SettingsFile.fileName)")
@@ -442,19 +445,43 @@ public final class TimelineStore {
     /// `corrupt` error from `metadata(_:)` and `readBody`), so one damaged file does
     /// not hide every other widget.
     public func listTimelines() throws(StoreError) -> [TimelineMetadata] {
-        if !metadataIndexComplete {
-            for name in try FileSystem.list(timelinesDirectory)
-            where name.hasSuffix(TimelineFile.fileExtension) && metadataIndex[name] == nil {
+        while try indexNextTimelines(limit: .max) != nil {}
+        return metadataIndex.values.compactMap { try? $0.get() }.sorted { $0.widget < $1.widget }
+    }
+
+    /// Verifies up to `limit` more stored files into the metadata index and returns the
+    /// metadata found among them, or `nil` once every file is indexed.
+    ///
+    /// Verifying a file costs a read and an X25519 operation, so a large store is
+    /// indexed in slices between other work rather than all before the daemon is ready.
+    /// Damaged files are recorded and left out, as in `listTimelines()`.
+    public func indexNextTimelines(limit: Int) throws(StoreError) -> [TimelineMetadata]? {
+        guard !metadataIndexComplete else { return nil }
+        var names: [String]
+        if let unindexedNames {
+            names = unindexedNames
+        } else {
+            names = try FileSystem.list(timelinesDirectory).filter { $0.hasSuffix(TimelineFile.fileExtension) }
+        }
+        unindexedNames = nil
+        defer {
+            if names.isEmpty { metadataIndexComplete = true } else { unindexedNames = names }
+        }
+        var found: [TimelineMetadata] = []
+        var verified = 0
+        while verified < limit, let name = names.last {
+            verified += 1
+            if metadataIndex[name] == nil {
                 do throws(StoreError) {
-                    _ = try indexedMetadata(name: name, widget: nil)
+                    if let metadata = try indexedMetadata(name: name, widget: nil) { found.append(metadata) }
                 } catch {
                     // A damaged file is recorded in the index and skipped; anything else is a real failure.
                     guard case .corrupt = error else { throw error }
                 }
             }
-            metadataIndexComplete = true
+            names.removeLast()
         }
-        return metadataIndex.values.compactMap { try? $0.get() }.sorted { $0.widget < $1.widget }
+        return found
     }
 
     /// Closes a widget's timeline: drops (and zeroes) its cached body and "open" mark.
