@@ -16,8 +16,15 @@ extension WidgetService {
         context.reply(ListWidgetsReply(widgets: widgets))
     }
 
+    /// The most distinct `GetPresentation` messages remembered; beyond it they are forgotten.
+    static let maxRememberedRequests = 4096
+
     func getPresentation(_ call: VarlinkCall, _ context: CallContext) throws {
         let (widget, surface) = try presentationTarget(call)
+        if !call.more, !call.oneway, !call.upgrade {
+            if presentationRequests.count >= Self.maxRememberedRequests { presentationRequests.removeAll() }
+            presentationRequests[call.withMessageBytes { Array($0) }] = PresentationRequest(widget: widget, surface: surface)
+        }
         let stamp = currentPresentationStamp()
         if let cached = presentations.reply(widget, surface, stamp: stamp, now: now()) {
             return context.reply(encoded: cached.withUnsafeBytes { Array($0) })
@@ -30,6 +37,16 @@ extension WidgetService {
             presentations.insert(widget, surface, reply: secure, stamp: stamp, validUntil: nextChange)
         }
         context.reply(encoded: reply)
+    }
+
+    /// A repeated `GetPresentation` answered from the cache without decoding it, for a
+    /// peer still allowed to call it; `nil` sends it down the ordinary path.
+    func cachedReply(to message: [UInt8], connection: ConnectionID, peer: PeerCredentials) -> [UInt8]? {
+        guard let request = presentationRequests[message],
+            authorization.permits(authority(for: connection, peer: peer), method: "io.widgetd.Host.GetPresentation"),
+            let cached = presentations.reply(request.widget, request.surface, stamp: currentPresentationStamp(), now: now())
+        else { return nil }
+        return cached.withUnsafeBytes { Array($0) }
     }
 
     /// The key state and settings a presentation depends on, besides its timeline and the time.

@@ -37,6 +37,9 @@ final class WidgetService: VarlinkCallHandler {
 
     /// Encoded presentations, reused until what they show changes.
     var presentations: PresentationCache
+    /// `GetPresentation` messages seen, by their exact bytes, and what they ask for:
+    /// hosts repeat the same request, and recognising it spares decoding it.
+    var presentationRequests: [[UInt8]: PresentationRequest] = [:]
     /// The key state and settings the cached presentations were last checked against.
     var presentationStamp: PresentationCache.Stamp?
 
@@ -161,9 +164,13 @@ final class WidgetService: VarlinkCallHandler {
     }
 
     private func authority(for context: CallContext) -> PeerAuthority {
-        if let known = authorities[context.connection] { return known }
-        let authority = authorization.authority(of: context.peer)
-        authorities[context.connection] = authority
+        authority(for: context.connection, peer: context.peer)
+    }
+
+    func authority(for connection: ConnectionID, peer: PeerCredentials) -> PeerAuthority {
+        if let known = authorities[connection] { return known }
+        let authority = authorization.authority(of: peer)
+        authorities[connection] = authority
         return authority
     }
 
