@@ -23,7 +23,7 @@ extension WidgetService {
         let (widget, surface) = try presentationTarget(call)
         if !call.more, !call.oneway, !call.upgrade {
             if presentationRequests.count >= Self.maxRememberedRequests { presentationRequests.removeAll() }
-            presentationRequests[call.withMessageBytes { Array($0) }] = PresentationRequest(widget: widget, surface: surface)
+            presentationRequests[PresentationRequest.Message(call.withMessageBytes { Array($0) })] = PresentationRequest(widget: widget, surface: surface)
         }
         let stamp = currentPresentationStamp()
         if let cached = presentations.reply(widget, surface, stamp: stamp, now: now()) {
@@ -42,7 +42,7 @@ extension WidgetService {
     /// A repeated `GetPresentation` answered from the cache without decoding it, for a
     /// peer still allowed to call it; `nil` sends it down the ordinary path.
     func cachedReply(to message: [UInt8], connection: ConnectionID, peer: PeerCredentials) -> [UInt8]? {
-        guard let request = presentationRequests[message],
+        guard let request = presentationRequests[PresentationRequest.Message(message)],
             authorization.permits(authority(for: connection, peer: peer), method: "io.widgetd.Host.GetPresentation"),
             let cached = presentations.reply(request.widget, request.surface, stamp: currentPresentationStamp(), now: now())
         else { return nil }

@@ -39,7 +39,7 @@ final class WidgetService: VarlinkCallHandler {
     var presentations: PresentationCache
     /// `GetPresentation` messages seen, by their exact bytes, and what they ask for:
     /// hosts repeat the same request, and recognising it spares decoding it.
-    var presentationRequests: [[UInt8]: PresentationRequest] = [:]
+    var presentationRequests: [PresentationRequest.Message: PresentationRequest] = [:]
     /// The key state and settings the cached presentations were last checked against.
     var presentationStamp: PresentationCache.Stamp?
 
