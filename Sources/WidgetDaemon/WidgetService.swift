@@ -43,6 +43,12 @@ final class WidgetService: VarlinkCallHandler {
     /// The key state and settings the cached presentations were last checked against.
     var presentationStamp: PresentationCache.Stamp?
 
+    /// PutTimeline calls accepted and sealed but not yet durable nor answered: they are
+    /// committed together (one group commit) when the loop has read every ready call.
+    var pendingWrites: [(context: CallContext, write: TimelineStore.TimelineWrite)] = []
+    /// The loop timer that commits `pendingWrites`.
+    var commitTimer: TimerID?
+
     /// The encoder for every reply: sorted keys, so equal values give equal bytes.
     let encoder: JSONEncoder = {
         let encoder = JSONEncoder()
@@ -122,6 +128,9 @@ final class WidgetService: VarlinkCallHandler {
     // MARK: Dispatch
 
     func handle(_ call: VarlinkCall, context: CallContext) {
+        // Every other call sees the accepted writes committed, exactly as if each had
+        // been committed on its own before it.
+        if !pendingWrites.isEmpty, call.method != "io.widgetd.Provider.PutTimeline" { commitPendingWrites() }
         let authority = authority(for: context)
         guard authorization.permits(authority, method: call.method) else {
             deny(call.method, context: context)

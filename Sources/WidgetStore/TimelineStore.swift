@@ -393,6 +393,97 @@ public final class TimelineStore {
         return metadata.generation
     }
 
+    /// One timeline to store with `putTimelines(_:)`: the arguments of `putTimeline`.
+    public struct TimelineWrite {
+        public let widget: WidgetID
+        public let protectionClass: ProtectionClass
+        public let family: String?
+        public let reloadDue: Date?
+        public let body: SecureBytes
+        public let placeholder: [UInt8]?
+
+        /// A write; `placeholder` nil keeps the stored one.
+        public init(
+            widget: WidgetID, protectionClass: ProtectionClass, family: String?, reloadDue: Date?, body: SecureBytes,
+            placeholder: [UInt8]?
+        ) {
+            self.widget = widget
+            self.protectionClass = protectionClass
+            self.family = family
+            self.reloadDue = reloadDue
+            self.body = body
+            self.placeholder = placeholder
+        }
+    }
+
+    /// Stores several timelines with one group commit: each succeeds or fails as
+    /// `putTimeline` would, in order (a widget written twice gets two generations and
+    /// keeps the second), but the files are synced together and the directory once.
+    /// Returns each write's generation or error.
+    public func putTimelines(_ writes: [TimelineWrite]) -> [Result<UInt64, StoreError>] {
+        var results = [Result<UInt64, StoreError>?](repeating: nil, count: writes.count)
+        var staged: [(index: Int, name: String, metadata: TimelineMetadata, bytes: [UInt8])] = []
+        for (index, write) in writes.enumerated() {
+            do throws(StoreError) {
+                let (name, metadata, bytes) = try sealForWrite(write)
+                // Later writes of the same widget in this batch build on this generation.
+                metadataIndex[name] = .success(metadata)
+                staged.append((index, name, metadata, bytes))
+            } catch {
+                results[index] = .failure(error)
+            }
+        }
+        let outcomes: [StoreError?]
+        do throws(StoreError) {
+            outcomes = try FileSystem.writeAtomically(
+                directory: timelinesDirectory, files: staged.map { ($0.name, $0.bytes) })
+        } catch {
+            outcomes = Array(repeating: error, count: staged.count)
+        }
+        for (slot, item) in staged.enumerated() {
+            if let error = outcomes[slot] {
+                // Unknown what is on disk now: verify it again when next asked.
+                metadataIndex[item.name] = nil
+                results[item.index] = .failure(error)
+                continue
+            }
+            metadataIndex[item.name] = .success(item.metadata)
+            let write = writes[item.index]
+            if shouldCacheWrite(write.protectionClass), let copy = try? write.body.copy() {
+                cache.insert(
+                    write.widget, body: copy, protectionClass: write.protectionClass, generation: item.metadata.generation,
+                    isOpen: write.protectionClass == .completeUnlessOpen)
+            }
+            results[item.index] = .success(item.metadata.generation)
+        }
+        return results.map { $0! }
+    }
+
+    /// Checks one write against the limits and seals its file; drops the widget's
+    /// cached body, which the write replaces.
+    private func sealForWrite(_ write: TimelineWrite) throws(StoreError) -> (String, TimelineMetadata, [UInt8]) {
+        guard write.body.count <= configuration.maxTimelineBytes else { throw .tooLarge(limit: configuration.maxTimelineBytes) }
+        if let placeholder = write.placeholder, placeholder.count > configuration.maxPlaceholderBytes {
+            throw .tooLarge(limit: configuration.maxPlaceholderBytes)
+        }
+        if let family = write.family, family.utf8.count > TimelineFile.maximumFamilyBytes {
+            throw .tooLarge(limit: TimelineFile.maximumFamilyBytes)
+        }
+        let name = try fileName(for: write.widget)
+        let previous = try? indexedMetadata(name: name, widget: write.widget)
+        let metadata = TimelineMetadata(
+            widget: write.widget, protectionClass: write.protectionClass, family: write.family,
+            generation: (previous?.generation ?? 0) + 1, reloadDue: write.reloadDue,
+            placeholder: write.placeholder ?? previous?.placeholder)
+        let bytes = try crypto { () throws(CryptoError) in
+            try TimelineFile.encode(
+                metadata, body: write.body, classPublicKey: keybag.publicKey(write.protectionClass),
+                classDPublicKey: keybag.publicKey(.none))
+        }
+        cache.remove(write.widget)
+        return (name, metadata, bytes)
+    }
+
     private func shouldCacheWrite(_ c: ProtectionClass) -> Bool {
         switch c {
         case .completeUnlessOpen:
