@@ -23,13 +23,17 @@ enum StoreFiller {
             ("com.example.health", .complete), ("com.example.mail", .completeUnlessOpen),
             ("com.example.weather", .completeUntilFirstUserAuthentication), ("com.example.clock", .none),
         ]
-        for i in from..<to {
-            let (provider, protection) = classes[i % classes.count]
-            let widget = try WidgetID("\(provider)/fill-\(i)")
-            let body = try json.withUnsafeBytes { try SecureBytes(copying: $0) }
-            try store.putTimeline(
-                widget, protectionClass: protection, family: "systemSmall", reloadDue: timeline.reloadDue, body: body,
-                placeholder: nil)
+        // Group commits of 256, as the daemon makes of concurrent writes: every file is
+        // still written, synced and renamed, the directory synced once per batch.
+        for start in stride(from: from, to: to, by: 256) {
+            let writes = try (start..<min(start + 256, to)).map { i in
+                let (provider, protection) = classes[i % classes.count]
+                return TimelineStore.TimelineWrite(
+                    widget: try WidgetID("\(provider)/fill-\(i)"), protectionClass: protection, family: "systemSmall",
+                    reloadDue: timeline.reloadDue, body: try json.withUnsafeBytes { try SecureBytes(copying: $0) },
+                    placeholder: nil)
+            }
+            for result in store.putTimelines(writes) { _ = try result.get() }
         }
     }
 }
