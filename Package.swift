@@ -51,6 +51,7 @@ let package = Package(
         .testTarget(name: "WidgetCryptoTests", dependencies: ["WidgetCrypto"]),
         .testTarget(name: "WidgetStoreTests", dependencies: ["WidgetStore", "WidgetCrypto", "WidgetModel"]),
         .testTarget(name: "WidgetDaemonTests", dependencies: ["WidgetDaemon", "WidgetStore", "WidgetCrypto", "WidgetModel", "Varlink"]),
+        .testTarget(name: "WidgetControlTests", dependencies: ["WidgetControl", "WidgetModel"]),
         .testTarget(
             name: "IntegrationTests",
             dependencies: ["Varlink", "WidgetModel", "CSystemShims"]),

@@ -134,6 +134,10 @@ extension InterfaceDefinition {
         # The device was wiped after too many failed attempts.
         error Wiped ()
 
+        # The state directory failed (disk full, I/O error, a damaged file); "reason" names the
+        # operation, never content. The previous data is kept.
+        error StorageFailure (reason: string)
+
         """#)
 
     /// `io.widgetd.Provider`: widget extensions write and read their timelines.
@@ -226,6 +230,10 @@ extension InterfaceDefinition {
         # The device was wiped.
         error Wiped ()
 
+        # The state directory failed (disk full, I/O error, a damaged file); "reason" names the
+        # operation, never content. The previous data is kept.
+        error StorageFailure (reason: string)
+
         """#)
 
     /// `io.widgetd.Host`: what each surface may show.
@@ -307,6 +315,10 @@ extension InterfaceDefinition {
 
         # The device was wiped.
         error Wiped ()
+
+        # The state directory failed (disk full, I/O error, a damaged file); "reason" names the
+        # operation, never content. The previous data is kept.
+        error StorageFailure (reason: string)
 
         """#)
 }

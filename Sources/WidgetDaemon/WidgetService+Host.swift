@@ -100,7 +100,7 @@ extension WidgetService {
     /// The rules decide first; the timeline is decrypted only when they would show it.
     func presentation(of widget: WidgetID, on surface: Surface) throws -> (presentation: Presentation, nextChange: Date?) {
         let now = now()
-        let metadata = try store.metadata(widget)
+        let metadata = readableMetadata(widget)
         guard let protectionClass = metadata?.protectionClass
             ?? authorization.providers.first(where: { $0.id == widget.provider })?.dataProtection
         else { throw ServiceError.widgetNotFound(widget.description) }
@@ -119,6 +119,20 @@ extension WidgetService {
             reloadDue: metadata?.reloadDue, surface: surface, now: now)
         let nextChange = timeline?.nextChange(after: now) ?? metadata?.reloadDue.flatMap { $0 > now ? $0 : nil }
         return (presentation, nextChange)
+    }
+
+    /// The widget's metadata, or `nil` when none is stored or its file failed
+    /// verification (logged): a damaged file shows as "no timeline", never as an error
+    /// that would stop a host drawing the widget.
+    private func readableMetadata(_ widget: WidgetID) -> TimelineMetadata? {
+        do {
+            return try store.metadata(widget)
+        } catch {
+            logger.error("timeline metadata unreadable", event: "timeline_unreadable", metadata: [
+                "widget.id": "\(widget)", "error": "\(error)",
+            ])
+            return nil
+        }
     }
 
     /// The timeline as a host may see it, or `nil` when it cannot be read: a locked

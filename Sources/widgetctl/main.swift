@@ -1,1 +1,4 @@
+import Glibc
 import WidgetControl
+
+exit(WidgetControl.main())

@@ -63,17 +63,8 @@ import Testing
 
     /// Runs Python's `varlink` package CLI against the daemon and returns its stdout.
     private func pythonVarlink(_ arguments: [String]) throws -> (output: String, error: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-m", "varlink.cli"] + arguments
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let output = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        let error = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        return (output, error)
+        let result = try ProcessRunner.run(URL(fileURLWithPath: "/usr/bin/env"), ["python3", "-m", "varlink.cli"] + arguments)
+        return (result.output, result.error)
     }
 
     private static var pythonVarlinkInstalled: Bool {

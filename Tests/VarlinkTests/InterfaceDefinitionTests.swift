@@ -37,13 +37,13 @@ import Varlink
 
     @Test func declaresTheErrorsTheirMethodsRaise() {
         #expect(InterfaceDefinition.device.errors
-            == ["PermissionDenied", "PasscodeRequired", "WrongPasscode", "TryAgainLater", "Wiped"])
+            == ["PermissionDenied", "PasscodeRequired", "WrongPasscode", "TryAgainLater", "Wiped", "StorageFailure"])
         #expect(InterfaceDefinition.provider.errors == [
             "ProtectedDataUnavailable", "PermissionDenied", "WidgetNotFound", "ProviderNotRegistered",
-            "InvalidTimeline", "TooLarge", "Wiped",
+            "InvalidTimeline", "TooLarge", "Wiped", "StorageFailure",
         ])
         #expect(InterfaceDefinition.host.errors
-            == ["PermissionDenied", "WidgetNotFound", "ProviderNotRegistered", "UnavailableOnSurface", "Wiped"])
+            == ["PermissionDenied", "WidgetNotFound", "ProviderNotRegistered", "UnavailableOnSurface", "Wiped", "StorageFailure"])
     }
 
     /// python3 with the `varlink` package, or `nil` when it is not installed.

@@ -1,0 +1,91 @@
+import Foundation
+import WidgetModel
+
+/// What a running command reaches the world through: streams, the daemon, output style.
+///
+/// Built once per `run`; tests build it with in-memory streams.
+final class CommandContext {
+    /// Standard output: results.
+    let standardOutput: any TextSink
+    /// Standard error: errors and prompts.
+    let standardError: any TextSink
+    /// Standard input: passcodes with `--passcode-stdin`, timelines given as `-`.
+    let standardInput: any InputSource
+    /// Whether results are printed as JSON.
+    let json: Bool
+    /// Whether output may use ANSI colour (a terminal, and no `NO_COLOR`).
+    let color: Bool
+    /// The daemon's socket.
+    let socketPath: String
+    /// Whether standard output is a terminal that understands cursor movement (`watch` redraws).
+    let redraws: Bool
+
+    init(
+        standardOutput: any TextSink, standardError: any TextSink, standardInput: any InputSource,
+        json: Bool, color: Bool, socketPath: String, redraws: Bool = false
+    ) {
+        self.standardOutput = standardOutput
+        self.standardError = standardError
+        self.standardInput = standardInput
+        self.json = json
+        self.color = color
+        self.socketPath = socketPath
+        self.redraws = redraws
+    }
+
+    /// Opens a connection to the daemon.
+    func connect() throws(CommandFailure) -> VarlinkClient {
+        do { return try VarlinkClient(path: socketPath) } catch { throw DaemonErrorMessage.failure(for: error) }
+    }
+
+    /// Calls `method` once on a new connection.
+    func call(_ method: String, _ parameters: [String: JSONValue] = [:]) throws(CommandFailure) -> VarlinkReply {
+        let client = try connect()
+        do { return try client.call(method, parameters) } catch { throw DaemonErrorMessage.failure(for: error) }
+    }
+
+    /// Calls `method` on `client` with secret parameters, which are zeroed when their buffers are released.
+    ///
+    /// Commands connect before prompting, so nobody types a passcode for a daemon that is not there.
+    func call(
+        on client: VarlinkClient, _ method: String, _ parameters: [String: JSONValue] = [:],
+        secrets: [(name: String, value: SecretBuffer?)]
+    ) throws(CommandFailure) -> VarlinkReply {
+        do { return try client.call(method, parameters, secrets: secrets) } catch {
+            throw DaemonErrorMessage.failure(for: error)
+        }
+    }
+
+    /// Follows a `more` call, handing each reply to `body` until the daemon ends the stream.
+    func stream(
+        _ method: String, _ parameters: [String: JSONValue],
+        _ body: (VarlinkReply) throws(CommandFailure) -> Void
+    ) throws(CommandFailure) {
+        let client = try connect()
+        var failure: CommandFailure?
+        do {
+            try client.stream(method, parameters) { (reply) throws(VarlinkClientError) -> Bool in
+                do throws(CommandFailure) { try body(reply) } catch { failure = error; return false }
+                return true
+            }
+        } catch {
+            throw DaemonErrorMessage.failure(for: error)
+        }
+        if let failure { throw failure }
+    }
+
+    /// Decodes a reply into a wire type, as a failure a person can read.
+    func decode<T: Decodable>(_ type: T.Type, from reply: VarlinkReply) throws(CommandFailure) -> T {
+        do { return try reply.decode(type) } catch { throw DaemonErrorMessage.failure(for: error) }
+    }
+
+    /// Prints a reply's parameters as one line of JSON (sorted keys), for scripts.
+    func printJSON(_ parameters: [String: JSONValue]) {
+        standardOutput.write(JSONText.compact(.object(parameters)) + "\n")
+    }
+
+    /// Prints a line for a person.
+    func print(_ line: String = "") {
+        standardOutput.write(line + "\n")
+    }
+}

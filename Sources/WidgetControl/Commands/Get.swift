@@ -1,0 +1,33 @@
+import WidgetModel
+
+extension Widgetctl {
+    /// `widgetctl get WIDGET [--surface S]`: what a host would show.
+    struct Get: Command {
+        static let configuration = CommandConfiguration(
+            name: "get", abstract: "Preview a widget as a host would show it.",
+            usage: "<widget> [--surface <surface>] [--json]",
+            arguments: [.init(name: "widget", help: "The widget id, PROVIDER/KIND[#INSTANCE].")],
+            options: [SurfaceOption.option, CommandConfiguration.jsonOption])
+
+        let widget: String
+        let surface: String
+
+        init(_ arguments: ParsedArguments) throws(UsageError) {
+            widget = try arguments.positionals(named: ["widget"], minimum: 1, maximum: 1)[0]
+            surface = arguments.values[SurfaceOption.option.name] ?? Surface.homeScreen.rawValue
+        }
+
+        func validate() throws(UsageError) {
+            try validateWidgetID(widget)
+            try SurfaceOption.validate(surface)
+        }
+
+        func run(_ context: CommandContext) throws(CommandFailure) {
+            let reply = try context.call(
+                "io.widgetd.Host.GetPresentation", ["widget": .string(widget), "surface": .string(surface)])
+            if context.json { return context.printJSON(reply.parameters) }
+            let presentation = try context.decode(Wire.PresentationReply.self, from: reply).presentation
+            context.standardOutput.write(PreviewRenderer(color: context.color).render(presentation))
+        }
+    }
+}

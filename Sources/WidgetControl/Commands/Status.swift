@@ -1,0 +1,30 @@
+extension Widgetctl {
+    /// `widgetctl status`: lock state, keys, failed attempts and settings.
+    struct Status: Command {
+        static let configuration = CommandConfiguration(
+            name: "status", abstract: "Show lock state, class keys, attempts and settings.",
+            usage: "[--json]", options: [CommandConfiguration.jsonOption])
+
+        init(_ arguments: ParsedArguments) throws(UsageError) {
+            _ = try arguments.positionals(named: [], minimum: 0, maximum: 0)
+        }
+
+        func run(_ context: CommandContext) throws(CommandFailure) {
+            let reply = try context.call("io.widgetd.Device.GetStatus")
+            if context.json { return context.printJSON(reply.parameters) }
+            let status = try context.decode(Wire.Status.self, from: reply)
+            context.print("State:            \(status.state)")
+            context.print("Passcode:         \(status.passcodeSet ? "set" : "not set (no data protection)")")
+            var attempts = "Failed attempts:  \(status.failedAttempts)"
+            if let wait = status.retryAfter, wait > 0 { attempts += " (try again in \(DurationText.format(seconds: wait)))" }
+            context.print(attempts)
+            context.print("Class keys:")
+            let width = status.classes.map(\.class.count).max() ?? 0
+            for entry in status.classes {
+                let padding = String(repeating: " ", count: width - entry.class.count)
+                context.print("  \(entry.class)\(padding)  \(entry.keyAvailable ? "available" : "unavailable")")
+            }
+            for line in SettingsText.lines(status.settings) { context.print(line) }
+        }
+    }
+}

@@ -1,0 +1,46 @@
+extension Widgetctl {
+    /// `widgetctl timeline WIDGET`: the provider's view, every entry unredacted.
+    struct Timeline: Command {
+        static let configuration = CommandConfiguration(
+            name: "timeline", abstract: "Show a stored timeline as its provider sees it.",
+            usage: "<widget> [--json]",
+            arguments: [.init(name: "widget", help: "The widget id, PROVIDER/KIND[#INSTANCE].")],
+            options: [CommandConfiguration.jsonOption],
+            discussion: "The timeline must be readable: for a protected class, unlock first.")
+
+        let widget: String
+
+        init(_ arguments: ParsedArguments) throws(UsageError) {
+            widget = try arguments.positionals(named: ["widget"], minimum: 1, maximum: 1)[0]
+        }
+
+        func validate() throws(UsageError) { try validateWidgetID(widget) }
+
+        func run(_ context: CommandContext) throws(CommandFailure) {
+            let reply = try context.call("io.widgetd.Provider.GetTimeline", ["widget": .string(widget)])
+            if context.json { return context.printJSON(reply.parameters) }
+            let timeline = try context.decode(Wire.Timeline.self, from: reply)
+            var policy = timeline.policy.kind
+            if let date = timeline.policy.date { policy += " " + TerminalText.sanitize(date) }
+            context.print("\(widget): family \(TerminalText.sanitize(timeline.family ?? "-")), "
+                + "generation \(timeline.generation), reload \(policy), \(timeline.entries.count) entries")
+            for entry in timeline.entries {
+                var heading = TerminalText.sanitize(entry.date ?? "-")
+                if let relevance = entry.relevance {
+                    heading += "  relevance \(JSONText.format(number: relevance.score))"
+                        + " for \(DurationText.format(seconds: relevance.duration))"
+                }
+                context.print(heading)
+                let width = entry.fields.keys.map { TerminalText.sanitize($0).count }.max() ?? 0
+                for name in entry.fields.keys.sorted() {
+                    let field = entry.fields[name]!
+                    let label = TerminalText.sanitize(name)
+                    let value = TerminalText.sanitize(JSONText.display(field.value))
+                        .replacingOccurrences(of: "\n", with: "\n  " + String(repeating: " ", count: width + 2))
+                    let privacy = field.privacy.map { "  (\($0))" } ?? ""
+                    context.print("  " + label + String(repeating: " ", count: width - label.count) + "  " + value + privacy)
+                }
+            }
+        }
+    }
+}

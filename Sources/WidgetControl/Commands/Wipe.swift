@@ -1,0 +1,38 @@
+extension Widgetctl {
+    /// `widgetctl wipe`: crypto-erases every timeline.
+    struct Wipe: Command {
+        static let configuration = CommandConfiguration(
+            name: "wipe", abstract: "Erase every timeline for good (destroys the keys).",
+            usage: "[--yes] [--json]",
+            options: [
+                .init("--yes", help: "Do not ask for confirmation."), CommandConfiguration.jsonOption,
+            ],
+            discussion: "Without --yes, wipe asks you to type WIPE at the terminal.")
+
+        let confirmed: Bool
+
+        init(_ arguments: ParsedArguments) throws(UsageError) {
+            _ = try arguments.positionals(named: [], minimum: 0, maximum: 0)
+            confirmed = arguments.flags.contains("--yes")
+        }
+
+        func run(_ context: CommandContext) throws(CommandFailure) {
+            if !confirmed {
+                guard context.standardInput.isTerminal else {
+                    throw CommandFailure("wipe needs confirmation: run it at a terminal, or pass --yes", exitCode: .usage)
+                }
+                context.standardError.write("This erases every widget timeline for good. Type WIPE to confirm: ")
+                let answer = SecretBuffer(capacity: 64)
+                let answered = (try? context.standardInput.readLine(into: answer)) ?? false
+                let expected = SecretBuffer(capacity: 4)
+                expected.append(contentsOf: Array("WIPE".utf8))
+                guard answered, answer.hasSameBytes(as: expected) else {
+                    throw CommandFailure("wipe cancelled; nothing was erased")
+                }
+            }
+            let reply = try context.call("io.widgetd.Device.Wipe", ["confirm": .string("WIPE")])
+            if context.json { return context.printJSON(reply.parameters) }
+            context.print("Wiped: every timeline is now unreadable.")
+        }
+    }
+}

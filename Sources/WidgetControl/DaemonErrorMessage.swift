@@ -1,0 +1,92 @@
+import Glibc
+import WidgetModel
+
+/// Turns a failed call into the one line a person reads and the exit code a script reads.
+enum DaemonErrorMessage {
+    /// The message and exit code for `error`.
+    static func failure(for error: VarlinkClientError) -> CommandFailure {
+        switch error {
+        case .unreachable(let path, let errorNumber):
+            switch errorNumber {
+            case ENOENT, ECONNREFUSED, ENOTDIR:
+                return CommandFailure("widgetd is not running (no socket at \(path))", exitCode: .unavailable)
+            default:
+                return CommandFailure("cannot reach widgetd at \(path): \(describe(errorNumber))", exitCode: .unavailable)
+            }
+        case .accessDenied(let path):
+            return CommandFailure(
+                "permission denied: cannot connect to \(path) (ask an administrator to add you to a widgetd group)",
+                exitCode: .permissionDenied)
+        case .invalidPath(let path):
+            return CommandFailure("not a usable socket path: \(path)", exitCode: .usage)
+        case .connectionClosed:
+            return CommandFailure("widgetd closed the connection without answering", exitCode: .unavailable)
+        case .io(let errorNumber):
+            return CommandFailure("lost the connection to widgetd: \(describe(errorNumber))", exitCode: .unavailable)
+        case .malformedReply(let reason):
+            return CommandFailure("widgetd sent a reply widgetctl does not understand (\(reason))")
+        case .remote(let name, let parameters):
+            return remote(name: name, parameters: parameters)
+        }
+    }
+
+    /// The message for a Varlink error reply.
+    static func remote(name: String, parameters: [String: JSONValue]) -> CommandFailure {
+        func string(_ key: String) -> String {
+            if case .string(let value)? = parameters[key] { return value }
+            return "?"
+        }
+        func number(_ key: String) -> Double? {
+            if case .number(let value)? = parameters[key] { return value }
+            return nil
+        }
+        switch name {
+        case "io.widgetd.ProtectedDataUnavailable":
+            return CommandFailure("protected data unavailable: unlock first (widgetctl unlock)")
+        case "io.widgetd.PermissionDenied", "org.varlink.service.PermissionDenied":
+            return CommandFailure(
+                "permission denied: your user may not do this (see the [Access] groups in widgetd.conf(5))",
+                exitCode: .permissionDenied)
+        case "io.widgetd.WidgetNotFound":
+            return CommandFailure("no widget \(string("widget")) (widgetctl list shows the stored widgets)")
+        case "io.widgetd.ProviderNotRegistered":
+            return CommandFailure(
+                "provider \(string("provider")) is not registered (add it to providers.d/, see widgetd.conf(5))")
+        case "io.widgetd.UnavailableOnSurface":
+            return CommandFailure(
+                "this widget is not shown on the \(string("surface")) surface: its data protection class forbids it")
+        case "io.widgetd.InvalidTimeline":
+            return CommandFailure("invalid timeline: \(string("reason"))")
+        case "io.widgetd.TooLarge":
+            let limit = number("limit").map { String(Int($0)) } ?? "?"
+            return CommandFailure("timeline too large: widgetd accepts at most \(limit) bytes")
+        case "io.widgetd.WrongPasscode":
+            let attempts = number("failedAttempts").map { Int($0) } ?? 0
+            var message = "wrong passcode (\(attempts) failed attempt\(attempts == 1 ? "" : "s"))"
+            if let wait = number("retryAfter"), wait > 0 {
+                message += "; try again in \(DurationText.format(seconds: wait))"
+            }
+            return CommandFailure(message)
+        case "io.widgetd.TryAgainLater":
+            let wait = DurationText.format(seconds: number("retryAfter") ?? 0)
+            return CommandFailure("too many failed attempts: try again in \(wait)")
+        case "io.widgetd.PasscodeRequired":
+            return CommandFailure(
+                "a passcode is set: give the current one (widgetctl passcode change or passcode remove)")
+        case "io.widgetd.Wiped":
+            return CommandFailure("the device was wiped: every timeline is gone (restart widgetd to start afresh)")
+        case "io.widgetd.StorageFailure":
+            return CommandFailure(
+                "widgetd cannot use its state directory: \(string("reason")) (see its log: journalctl -u widgetd)")
+        case "org.varlink.service.MethodNotFound", "org.varlink.service.InterfaceNotFound",
+            "org.varlink.service.MethodNotImplemented":
+            return CommandFailure("widgetd does not know this call (is widgetd older than widgetctl?)")
+        case "org.varlink.service.InvalidParameter":
+            return CommandFailure("widgetd rejected the parameter '\(string("parameter"))'")
+        default:
+            return CommandFailure("widgetd failed: \(name)")
+        }
+    }
+
+    private static func describe(_ errorNumber: Int32) -> String { String(cString: strerror(errorNumber)) }
+}

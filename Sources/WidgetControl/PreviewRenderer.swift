@@ -1,0 +1,110 @@
+import WidgetModel
+
+/// Draws a presentation as a boxed preview for a person at a terminal.
+///
+/// Redacted fields are drawn as bars in the shape of the value the daemon sent in
+/// their place (the placeholder's), which says nothing about the real value. Values
+/// are sanitized so widget data cannot inject terminal escapes.
+struct PreviewRenderer {
+    /// Whether to use ANSI colour.
+    let color: Bool
+
+    /// Values are wrapped at this many characters.
+    static let maximumValueWidth = 60
+
+    /// What the bars of a redacted field without a placeholder value look like.
+    static let emptyRedaction = "████"
+
+    /// A line as styled pieces; its width counts only the text.
+    private struct Line {
+        var pieces: [(text: String, style: TerminalText.Style?)] = []
+        var width: Int { pieces.reduce(0) { $0 + $1.text.count } }
+
+        mutating func add(_ text: String, _ style: TerminalText.Style? = nil) { pieces.append((text, style)) }
+    }
+
+    /// The preview, ending with a newline.
+    func render(_ presentation: Wire.Presentation) -> String {
+        let title = " \(TerminalText.sanitize(presentation.widget)) · \(TerminalText.sanitize(presentation.surface)) "
+        var header = Line()
+        header.add(presentation.mode, modeStyle(presentation.mode))
+        if !presentation.reasons.isEmpty { header.add(" (" + presentation.reasons.joined(separator: ", ") + ")") }
+        if presentation.stale { header.add(" · stale", .yellow) }
+        if presentation.luminanceReduced { header.add(" · luminance reduced", .dim) }
+
+        var body: [Line] = []
+        let names = presentation.entry.fields.keys.sorted()
+        let nameWidth = names.map { TerminalText.sanitize($0).count }.max() ?? 0
+        for name in names {
+            let field = presentation.entry.fields[name]!
+            let redacted = field.redacted == true
+            var text = TerminalText.sanitize(JSONText.display(field.value))
+            if redacted { text = field.value == .null ? Self.emptyRedaction : TerminalText.bars(shapedLike: text) }
+            let label = TerminalText.sanitize(name)
+            for (index, part) in wrap(text).enumerated() {
+                var line = Line()
+                line.add(index == 0 ? label + String(repeating: " ", count: nameWidth - label.count) : String(repeating: " ", count: nameWidth))
+                line.add("  ")
+                line.add(part, redacted ? .dim : nil)
+                body.append(line)
+            }
+        }
+        if names.isEmpty {
+            var line = Line()
+            line.add("(no fields)", .dim)
+            body.append(line)
+        }
+
+        var footer: [Line] = []
+        var dates: [String] = []
+        if let date = presentation.entry.date { dates.append("entry " + TerminalText.sanitize(date)) }
+        if let until = presentation.validUntil { dates.append("valid until " + TerminalText.sanitize(until)) }
+        if !dates.isEmpty {
+            var line = Line()
+            line.add(dates.joined(separator: " · "), .dim)
+            footer.append(line)
+        }
+
+        let inner = max(([header] + body + footer).map(\.width).max() ?? 0, title.count + 1) + 2
+        var out = "┌─" + styled(title, .bold) + String(repeating: "─", count: inner - title.count - 1) + "┐\n"
+        out += row(header, inner)
+        out += "├" + String(repeating: "─", count: inner) + "┤\n"
+        for line in body { out += row(line, inner) }
+        if !footer.isEmpty {
+            out += "├" + String(repeating: "─", count: inner) + "┤\n"
+            for line in footer { out += row(line, inner) }
+        }
+        out += "└" + String(repeating: "─", count: inner) + "┘\n"
+        return out
+    }
+
+    private func row(_ line: Line, _ inner: Int) -> String {
+        let text = line.pieces.map { styled($0.text, $0.style) }.joined()
+        return "│ " + text + String(repeating: " ", count: inner - 2 - line.width) + " │\n"
+    }
+
+    private func styled(_ text: String, _ style: TerminalText.Style?) -> String {
+        TerminalText.styled(text, style, color: color)
+    }
+
+    private func modeStyle(_ mode: String) -> TerminalText.Style {
+        switch mode {
+        case "content": .green
+        case "redacted": .yellow
+        default: .red
+        }
+    }
+
+    /// Splits at newlines, then hard-wraps long lines.
+    private func wrap(_ text: String) -> [String] {
+        var parts: [String] = []
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            var rest = Substring(line)
+            repeat {
+                parts.append(String(rest.prefix(Self.maximumValueWidth)))
+                rest = rest.dropFirst(Self.maximumValueWidth)
+            } while !rest.isEmpty
+        }
+        return parts
+    }
+}

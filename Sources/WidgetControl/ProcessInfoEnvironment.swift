@@ -1,0 +1,7 @@
+import Foundation
+
+/// The process environment, read in one place.
+enum ProcessInfoEnvironment {
+    /// The current environment variables.
+    static var current: [String: String] { ProcessInfo.processInfo.environment }
+}

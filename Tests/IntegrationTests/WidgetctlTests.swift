@@ -1,0 +1,96 @@
+import Foundation
+import Glibc
+import Testing
+
+/// The real `widgetctl` against a real `widgetd` (issue: the client CLI).
+@Suite struct WidgetctlTests {
+    static var binary: URL { DaemonProcess.binary.deletingLastPathComponent().appendingPathComponent("widgetctl") }
+
+    /// The repository's example files (config/), found from this source file.
+    static var repository: URL {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    }
+
+    /// Runs widgetctl with `input` on standard input.
+    private func widgetctl(
+        _ daemon: DaemonProcess?, _ arguments: [String], input: String = "", environment: [String: String] = [:]
+    ) throws -> ProcessRunner.Result {
+        let inputFile = FileManager.default.temporaryDirectory.appendingPathComponent("widgetctl-in-\(UUID().uuidString)")
+        try input.write(to: inputFile, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: inputFile) }
+        var env = ["PATH": "/usr/bin:/bin", "NO_COLOR": "1"]
+        if let daemon { env["WIDGETD_SOCKET"] = daemon.socketPath }
+        for (key, value) in environment { env[key] = value }
+        return try ProcessRunner.run(Self.binary, arguments, environment: env, standardInput: inputFile)
+    }
+
+    @Test func aSessionFromPasscodeToLockScreen() throws {
+        let daemon = try DaemonProcess(daemon: ["ClassAGraceSec=0"])
+        try daemon.start()
+        // The example file, and a timeline with a sensitive field.
+        let example = Self.repository.appendingPathComponent("config/timelines/com.example.weather.json").path
+        #expect(try widgetctl(daemon, ["put", "com.example.weather/forecast#lock-1", example]).status == 0)
+        let sensitive = daemon.root.appendingPathComponent("sensitive.json")
+        var parameters = Fixtures.putParameters("com.example.weather/forecast")
+        parameters["widget"] = nil
+        try JSONSerialization.data(withJSONObject: parameters).write(to: sensitive)
+
+        #expect(try widgetctl(daemon, ["passcode", "set", "--passcode-stdin"], input: "1234\n").status == 0)
+        let put = try widgetctl(daemon, ["--json", "put", "com.example.weather/forecast", sensitive.path])
+        #expect(put.status == 0, "\(put.error)")
+        let generation = try JSONSerialization.jsonObject(with: Data(put.output.utf8)) as? [String: Any]
+        #expect(generation?["generation"] as? Int != nil)
+
+        #expect(try widgetctl(daemon, ["settings", "set", "lock-screen-widgets", "off"]).status == 0)
+        #expect(try widgetctl(daemon, ["lock"]).status == 0)
+        let status = try JSONSerialization.jsonObject(
+            with: Data(try widgetctl(daemon, ["--json", "status"]).output.utf8)) as? [String: Any]
+        #expect(status?["state"] as? String == "locked")
+
+        // Locked, lock screen, access off: the sensitive field is drawn as bars.
+        let locked = try widgetctl(daemon, ["get", "com.example.weather/forecast", "--surface", "lockScreen"])
+        #expect(locked.status == 0)
+        #expect(locked.output.contains("redacted"))
+        #expect(locked.output.contains("█"))
+        #expect(!locked.output.contains("SECRET-4711"))
+
+        #expect(try widgetctl(daemon, ["unlock", "--passcode-stdin"], input: "1234\n").status == 0)
+        let unlocked = try widgetctl(daemon, ["--json", "get", "com.example.weather/forecast", "--surface", "lockScreen"])
+        let presentation = (try JSONSerialization.jsonObject(with: Data(unlocked.output.utf8)) as? [String: Any])?["presentation"] as? [String: Any]
+        #expect(presentation?["mode"] as? String == "content")
+    }
+
+    @Test func wrongPasscodeIsOneClearLineAndExitOne() throws {
+        let daemon = try DaemonProcess()
+        try daemon.start()
+        #expect(try widgetctl(daemon, ["passcode", "set", "--passcode-stdin"], input: "1234\n").status == 0)
+        #expect(try widgetctl(daemon, ["lock"]).status == 0)
+        let wrong = try widgetctl(daemon, ["unlock", "--passcode-stdin"], input: "0000\n")
+        #expect(wrong.status == 1)
+        #expect(wrong.error.split(separator: "\n").count == 1)
+        #expect(!wrong.error.contains("0000"))
+    }
+
+    @Test func aPasscodeOnTheCommandLineIsRefused() throws {
+        let result = try widgetctl(nil, ["unlock", "1234"])
+        #expect(result.status == 64)
+        #expect(!result.error.isEmpty)
+    }
+
+    @Test func aMissingDaemonIsExit69() throws {
+        let result = try widgetctl(nil, ["status"], environment: ["WIDGETD_SOCKET": "/nonexistent/widgetd.sock"])
+        #expect(result.status == 69)
+        #expect(result.error.contains("/nonexistent/widgetd.sock"))
+    }
+
+    @Test(.enabled(if: getuid() == 0, "needs root to act as another user"))
+    func aPeerWithoutTheRoleIsExit77() throws {
+        let daemon = try DaemonProcess()
+        try daemon.start()
+        chmod(daemon.socketPath, 0o666)
+        let result = try ProcessRunner.run(
+            URL(fileURLWithPath: "/usr/bin/setpriv"),
+            ["--reuid=65534", "--regid=65534", "--clear-groups", Self.binary.path, "--socket", daemon.socketPath, "lock"])
+        #expect(result.status == 77)
+    }
+}

@@ -1,0 +1,177 @@
+import Foundation
+import Testing
+@testable import WidgetControl
+
+@Suite struct OutputTests {
+    @Test func statusJSONIsTheReplyParameters() throws {
+        let server = try FakeVarlinkServer(replies: [reply(Fixtures.status)])
+        let result = widgetctl(["--json", "status"], socket: server.path)
+        #expect(result.exitCode == 0)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
+        #expect(object["state"] as? String == "locked")
+        #expect(object["failedAttempts"] as? Int == 5)
+        #expect((object["classes"] as? [Any])?.count == 4)
+        #expect(result.standardOutput.hasSuffix("}\n"))
+        #expect(result.standardOutput.filter { $0 == "\n" }.count == 1)
+        #expect(server.requests == [#"{"method":"io.widgetd.Device.GetStatus","parameters":{}}"#])
+    }
+
+    @Test func jsonFlagAlsoWorksAfterTheCommand() throws {
+        let server = try FakeVarlinkServer(replies: [reply(Fixtures.widgets)])
+        let result = widgetctl(["list", "--json"], socket: server.path)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
+        #expect((object["widgets"] as? [Any])?.count == 2)
+    }
+
+    @Test func statusForAPerson() throws {
+        let server = try FakeVarlinkServer(replies: [reply(Fixtures.status)])
+        let result = widgetctl(["status"], socket: server.path)
+        #expect(result.exitCode == 0)
+        #expect(result.standardOutput == """
+            State:            locked
+            Passcode:         set
+            Failed attempts:  5 (try again in 43 s)
+            Class keys:
+              complete                              unavailable
+              completeUnlessOpen                    unavailable
+              completeUntilFirstUserAuthentication  available
+              none                                  available
+            Lock Screen widgets when locked:  off (redacted)
+            Hide sensitive complications:     selected (com.example.bank/balance)
+
+            """)
+    }
+
+    @Test func listIsATableSortedByWidget() throws {
+        let server = try FakeVarlinkServer(replies: [reply(Fixtures.widgets)])
+        let result = widgetctl(["list"], socket: server.path)
+        #expect(result.standardOutput == """
+            WIDGET                               FAMILY                CLASS     GENERATION
+            com.example.bank/balance             -                     none      12
+            com.example.weather/forecast#lock-1  accessoryRectangular  complete  3
+
+            """)
+    }
+
+    @Test func timelineShowsTheProvidersView() throws {
+        let server = try FakeVarlinkServer(replies: [reply(Fixtures.timeline)])
+        let result = widgetctl(["timeline", "a/b"], socket: server.path)
+        #expect(result.exitCode == 0)
+        #expect(result.standardOutput == """
+            a/b: family systemSmall, generation 4, reload atEnd, 1 entries
+            2026-11-29T13:00:00Z  relevance 0.5 for 1 h
+              city         Paris  (public)
+              temperature  21  (sensitive)
+
+            """)
+        #expect(server.requests == [#"{"method":"io.widgetd.Provider.GetTimeline","parameters":{"widget":"a/b"}}"#])
+    }
+
+    @Test func monitorPrintsEachEventUntilTheStreamEnds() throws {
+        let state = #"{"event":{"kind":"state","state":"locked","passcodeSet":true,"settings":\#(Fixtures.settings)}}"#
+        let change = #"{"event":{"kind":"settings","state":"locked","passcodeSet":true,"settings":\#(Fixtures.settings)}}"#
+        let server = try FakeVarlinkServer(replies: [reply(state, continues: true), reply(change)])
+        let result = widgetctl(["monitor"], socket: server.path)
+        #expect(result.exitCode == 0)
+        #expect(result.standardOutput == """
+            state: locked (passcode set)
+            settings: lock-screen-widgets off, hide-sensitive-complications selected (com.example.bank/balance)
+
+            """)
+        #expect(server.requests == [#"{"method":"io.widgetd.Device.Monitor","more":true,"parameters":{}}"#])
+    }
+
+    @Test func monitorJSONIsOneObjectPerLine() throws {
+        let state = #"{"event":{"kind":"state","state":"unlocked","passcodeSet":false,"settings":\#(Fixtures.settings)}}"#
+        let server = try FakeVarlinkServer(replies: [reply(state, continues: true), reply(state, continues: true), reply(state)])
+        let result = widgetctl(["monitor", "--json"], socket: server.path)
+        let lines = result.standardOutput.split(separator: "\n")
+        #expect(lines.count == 3)
+        for line in lines {
+            let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+            #expect((object?["event"] as? [String: Any])?["state"] as? String == "unlocked")
+        }
+    }
+
+    @Test func streamEndingWithAnErrorReportsIt() throws {
+        let server = try FakeVarlinkServer(replies: [
+            reply(Fixtures.redactedPresentation, continues: true), errorReply("io.widgetd.WidgetNotFound", #"{"widget":"a/b"}"#),
+        ])
+        let result = widgetctl(["watch", "a/b", "--json"], socket: server.path)
+        #expect(result.exitCode == 1)
+        #expect(result.standardOutput.split(separator: "\n").count == 1)
+        #expect(result.standardError == "widgetctl: no widget a/b (widgetctl list shows the stored widgets)\n")
+    }
+
+    @Test func settingsShowsTheSettings() throws {
+        let server = try FakeVarlinkServer(replies: [reply(#"{"settings":\#(Fixtures.settings)}"#)])
+        let result = widgetctl(["settings"], socket: server.path)
+        #expect(result.standardOutput == """
+            Lock Screen widgets when locked:  off (redacted)
+            Hide sensitive complications:     selected (com.example.bank/balance)
+
+            """)
+        #expect(server.requests == [#"{"method":"io.widgetd.Device.GetSettings","parameters":{}}"#])
+    }
+
+    static let settingChanges: [([String], String)] = [
+        (["lock-screen-widgets", "on"], #"{"lockScreenWidgetsAccess":true}"#),
+        (["lock-screen-widgets", "off"], #"{"lockScreenWidgetsAccess":false}"#),
+        (["hide-sensitive-complications", "off"], #"{"hideSensitiveComplications":"off"}"#),
+        (["hide-sensitive-complications", "all"], #"{"hideSensitiveComplications":"all"}"#),
+        (["hide-sensitive-complications", "selected"], #"{"hideSensitiveComplications":"selected"}"#),
+        (["hide-sensitive-complications", "selected", "a/b", "c/d#1"],
+         #"{"hiddenComplications":["a/b","c/d#1"],"hideSensitiveComplications":"selected"}"#),
+    ]
+
+    @Test(arguments: settingChanges)
+    func settingsSetSendsOnlyWhatChanges(words: [String], parameters: String) throws {
+        let server = try FakeVarlinkServer(replies: [reply(#"{"settings":\#(Fixtures.settings)}"#)])
+        let result = widgetctl(["settings", "set"] + words, socket: server.path)
+        #expect(result.exitCode == 0)
+        #expect(server.requests == [#"{"method":"io.widgetd.Device.SetSettings","parameters":\#(parameters)}"#])
+    }
+
+    static let simpleCalls: [([String], String, String)] = [
+        (["lock"], #"{"method":"io.widgetd.Device.Lock","parameters":{}}"#, "Locked.\n"),
+        (["delete", "a/b#1"], #"{"method":"io.widgetd.Provider.DeleteTimeline","parameters":{"widget":"a/b#1"}}"#, "Deleted a/b#1.\n"),
+        (["reload"], #"{"method":"io.widgetd.Host.ReloadTimelines","parameters":{}}"#, "Reload requested for every provider.\n"),
+        (["reload", "com.x"], #"{"method":"io.widgetd.Host.ReloadTimelines","parameters":{"provider":"com.x"}}"#,
+         "Reload requested for com.x.\n"),
+        (["reload", "com.x/k"], #"{"method":"io.widgetd.Host.ReloadTimelines","parameters":{"kind":"k","provider":"com.x"}}"#,
+         "Reload requested for com.x/k.\n"),
+    ]
+
+    @Test(arguments: simpleCalls)
+    func commandsSendTheirCall(arguments: [String], request: String, output: String) throws {
+        let server = try FakeVarlinkServer(replies: [reply()])
+        let result = widgetctl(arguments, socket: server.path)
+        #expect(result.exitCode == 0)
+        #expect(result.standardOutput == output)
+        #expect(server.requests == [request])
+    }
+
+    @Test func wipeWithoutYesAndWithoutATerminalIsAUsageError() throws {
+        let server = try FakeVarlinkServer(replies: [reply()])
+        let result = widgetctl(["wipe"], socket: server.path)
+        #expect(result.exitCode == 64)
+        #expect(result.standardError == "widgetctl: wipe needs confirmation: run it at a terminal, or pass --yes\n")
+        #expect(server.requests.isEmpty)
+    }
+
+    @Test(arguments: [("WIPE\n", true), ("wipe\n", false), ("\n", false), ("", false)])
+    func wipeAtATerminalNeedsWIPETyped(answer: String, wipes: Bool) throws {
+        let server = try FakeVarlinkServer(replies: [reply()])
+        let result = widgetctl(["wipe"], socket: server.path, input: BytesInput(answer, isTerminal: true))
+        #expect(result.exitCode == (wipes ? 0 : 1))
+        #expect(server.requests == (wipes ? [#"{"method":"io.widgetd.Device.Wipe","parameters":{"confirm":"WIPE"}}"#] : []))
+    }
+
+    @Test func wipeWithYesDoesNotAsk() throws {
+        let server = try FakeVarlinkServer(replies: [reply()])
+        let result = widgetctl(["wipe", "--yes"], socket: server.path, input: BytesInput("", isTerminal: true))
+        #expect(result.exitCode == 0)
+        #expect(result.standardError == "")
+        #expect(server.requests == [#"{"method":"io.widgetd.Device.Wipe","parameters":{"confirm":"WIPE"}}"#])
+    }
+}

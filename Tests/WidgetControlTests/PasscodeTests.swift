@@ -1,0 +1,149 @@
+import Foundation
+import Testing
+@testable import WidgetControl
+
+@Suite struct PasscodeTests {
+    @Test func unlockReadsThePasscodeFromStandardInput() throws {
+        let server = try FakeVarlinkServer(replies: [reply()])
+        let result = widgetctl(["unlock", "--passcode-stdin"], socket: server.path, input: BytesInput("hunter2\n"))
+        #expect(result.exitCode == 0)
+        #expect(result.standardOutput == "Unlocked.\n")
+        #expect(result.standardError == "")
+        #expect(server.requests == [#"{"method":"io.widgetd.Device.Unlock","parameters":{"passcode":"hunter2"}}"#])
+    }
+
+    @Test(arguments: ["p\"q\\r", "ünïcödé", "tab\there", "trailing-cr\r"])
+    func passcodeBytesArriveIntactAsJSON(passcode: String) throws {
+        let server = try FakeVarlinkServer(replies: [reply()])
+        let result = widgetctl(["unlock", "--passcode-stdin"], socket: server.path, input: BytesInput(passcode + "\n"))
+        #expect(result.exitCode == 0)
+        let parameters = try #require(server.parsedRequests.first?["parameters"] as? [String: Any])
+        let expected = passcode.hasSuffix("\r") ? String(passcode.dropLast()) : passcode
+        #expect(parameters["passcode"] as? String == expected)
+    }
+
+    @Test(arguments: [["unlock", "1234"], ["passcode", "set", "1234"], ["passcode", "change", "old", "new"]])
+    func positionalPasscodeIsRefused(arguments: [String]) {
+        let result = widgetctl(arguments, socket: "/nonexistent/widgetd.sock")
+        #expect(result.exitCode == 64)
+        #expect(result.standardError.hasPrefix(
+            "Error: a passcode is never taken from the command line (other users could see it in 'ps'); "
+                + "type it when asked, or pipe it with --passcode-stdin\n"))
+        #expect(!result.standardError.contains("1234"))
+    }
+
+    @Test func unlockAtATerminalPromptsWithoutEcho() throws {
+        let server = try FakeVarlinkServer(replies: [reply()])
+        let input = BytesInput("secret\n", isTerminal: true)
+        let result = widgetctl(["unlock"], socket: server.path, input: input)
+        #expect(result.exitCode == 0)
+        #expect(result.standardError == "Passcode: ")
+        #expect(input.echoWasDisabled)
+        #expect(!input.echoDisabled)
+        #expect(!result.standardOutput.contains("secret"))
+    }
+
+    @Test(arguments: [["unlock"], ["passcode", "set"], ["passcode", "change"]])
+    func noPromptWhenTheDaemonIsNotRunning(arguments: [String]) throws {
+        let directory = try TemporaryDirectory.make()
+        let input = BytesInput("secret\nsecret\n", isTerminal: true)
+        let result = widgetctl(arguments, socket: directory + "/widgetd.sock", input: input)
+        #expect(result.exitCode == 69)
+        #expect(result.standardError == "widgetctl: widgetd is not running (no socket at \(directory)/widgetd.sock)\n")
+        #expect(!input.echoWasDisabled)
+    }
+
+    @Test func unlockWithoutATerminalNeedsPasscodeStdin() throws {
+        let server = try FakeVarlinkServer(replies: [reply()])
+        let result = widgetctl(["unlock"], socket: server.path, input: BytesInput("secret\n"))
+        #expect(result.exitCode == 64)
+        #expect(result.standardError == "widgetctl: no terminal to read the passcode from: pipe it with --passcode-stdin\n")
+        #expect(server.requests.isEmpty)
+    }
+
+    @Test func emptyStandardInputIsAFailure() throws {
+        let server = try FakeVarlinkServer(replies: [reply()])
+        let result = widgetctl(["unlock", "--passcode-stdin"], socket: server.path, input: BytesInput(""))
+        #expect(result.exitCode == 1)
+        #expect(result.standardError == "widgetctl: no passcode given (standard input ended)\n")
+        #expect(server.requests.isEmpty)
+    }
+
+    @Test func passcodeSetAsksTwiceAtATerminal() throws {
+        let server = try FakeVarlinkServer(replies: [reply()])
+        let result = widgetctl(["passcode", "set"], socket: server.path, input: BytesInput("4711\n4711\n", isTerminal: true))
+        #expect(result.exitCode == 0)
+        #expect(result.standardError == "New passcode: Repeat the new passcode: ")
+        #expect(server.requests == [#"{"method":"io.widgetd.Device.SetPasscode","parameters":{"new":"4711"}}"#])
+    }
+
+    @Test func mismatchedNewPasscodesChangeNothing() throws {
+        let server = try FakeVarlinkServer(replies: [reply()])
+        let result = widgetctl(["passcode", "set"], socket: server.path, input: BytesInput("4711\n4712\n", isTerminal: true))
+        #expect(result.exitCode == 1)
+        #expect(result.standardError.hasSuffix("widgetctl: the passcodes do not match; nothing changed\n"))
+        #expect(server.requests.isEmpty)
+    }
+
+    @Test func passcodeChangeReadsCurrentThenNewFromStandardInput() throws {
+        let server = try FakeVarlinkServer(replies: [reply()])
+        let result = widgetctl(
+            ["passcode", "change", "--passcode-stdin"], socket: server.path, input: BytesInput("old\nnew\n"))
+        #expect(result.exitCode == 0)
+        #expect(server.requests
+            == [#"{"method":"io.widgetd.Device.SetPasscode","parameters":{"current":"old","new":"new"}}"#])
+    }
+
+    @Test func passcodeRemoveSendsOnlyTheCurrentPasscode() throws {
+        let server = try FakeVarlinkServer(replies: [reply()])
+        let result = widgetctl(["passcode", "remove", "--passcode-stdin"], socket: server.path, input: BytesInput("old\n"))
+        #expect(result.exitCode == 0)
+        #expect(server.requests == [#"{"method":"io.widgetd.Device.SetPasscode","parameters":{"current":"old"}}"#])
+    }
+
+    @Test func wrongPasscodeSaysWhenToTryAgain() throws {
+        let server = try FakeVarlinkServer(replies: [errorReply("io.widgetd.WrongPasscode", #"{"failedAttempts":6,"retryAfter":300}"#)])
+        let result = widgetctl(["unlock", "--passcode-stdin"], socket: server.path, input: BytesInput("nope\n"))
+        #expect(result.exitCode == 1)
+        #expect(result.standardError == "widgetctl: wrong passcode (6 failed attempts); try again in 5 min\n")
+    }
+}
+
+@Suite struct SecretBufferTests {
+    @Test func wipeZeroesAndForgetsTheBytes() {
+        let secret = SecretBuffer(capacity: 8)
+        secret.append(contentsOf: Array("abc".utf8))
+        secret.wipe()
+        #expect(secret.count == 0)
+        secret.append(0)
+        #expect(secret.withUnsafeBytes { Array($0) } == [0])
+    }
+
+    @Test func bufferNeverGrowsPastItsCapacity() {
+        let secret = SecretBuffer(capacity: 4)
+        #expect(secret.append(contentsOf: Array("abcd".utf8)))
+        #expect(!secret.append(UInt8(ascii: "e")))
+        #expect(!secret.append(contentsOf: [1, 2]))
+        #expect(secret.count == 4)
+    }
+
+    @Test func comparisonNeedsSameLengthAndBytes() {
+        let a = SecretBuffer(capacity: 8), b = SecretBuffer(capacity: 8), c = SecretBuffer(capacity: 8)
+        a.append(contentsOf: Array("abc".utf8))
+        b.append(contentsOf: Array("abc".utf8))
+        c.append(contentsOf: Array("abd".utf8))
+        #expect(a.hasSameBytes(as: b))
+        #expect(!a.hasSameBytes(as: c))
+        c.removeLast(1)
+        #expect(!a.hasSameBytes(as: c))
+    }
+
+    @Test func tooLongPasscodeIsRefused() throws {
+        let server = try FakeVarlinkServer(replies: [reply()])
+        let long = String(repeating: "x", count: SecretBuffer.defaultCapacity + 1) + "\n"
+        let result = widgetctl(["unlock", "--passcode-stdin"], socket: server.path, input: BytesInput(long))
+        #expect(result.exitCode == 1)
+        #expect(result.standardError == "widgetctl: passcode is longer than 4096 bytes\n")
+        #expect(server.requests.isEmpty)
+    }
+}
