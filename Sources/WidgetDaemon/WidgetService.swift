@@ -68,14 +68,16 @@ final class WidgetService: VarlinkCallHandler {
         self.now = now
         settings = Self.loadSettings(from: store, logger: logger)
         presentations = PresentationCache(limit: store.configuration.maxCachedTimelines)
-        // A first slice now (all of a small store); the rest between calls, so that
-        // start-up does not grow with the number of stored timelines.
-        try indexStoredTimelines(limit: Self.indexSlice)
+        // Indexed in slices between calls once the loop runs, so that start-up does not
+        // grow with the number of stored timelines. Calls that need every timeline
+        // (ListWidgets, ReloadTimelines, WatchReloads) finish the index first.
+        scheduleIndexSlice()
         reschedule()
     }
 
-    /// How many stored timelines are verified into the reload schedule per loop turn.
-    static let indexSlice = 512
+    /// How many stored timelines are verified into the reload schedule per loop turn:
+    /// small enough (a few ms) that calls arriving meanwhile barely wait.
+    static let indexSlice = 32
 
     /// Whether every stored timeline is in `reloads`.
     var reloadsComplete = false
@@ -88,11 +90,25 @@ final class WidgetService: VarlinkCallHandler {
             reloadsComplete = true
             return
         }
-        for metadata in found { reloads.found(metadata) }
-        if !found.isEmpty {
-            announceDueReloads()
-            reschedule()
+        // Only this slice is looked at: a pass over the whole schedule per slice would
+        // make indexing quadratic in the number of stored timelines.
+        let now = now()
+        for metadata in found {
+            reloads.found(metadata)
+            guard let due = metadata.reloadDue else { continue }
+            if due <= now {
+                if announce(ReloadRequest(widget: metadata.widget.description, reason: .due)) {
+                    reloads.announced(metadata.widget)
+                }
+            } else if wakeDate.map({ due < $0 }) ?? true {
+                reschedule()
+            }
         }
+        scheduleIndexSlice()
+    }
+
+    /// Indexes the next slice when the loop has answered the calls that are ready.
+    private func scheduleIndexSlice() {
         _ = loop.schedule(at: Date()) { [weak self] in
             guard let self else { return }
             do { try indexStoredTimelines(limit: Self.indexSlice) } catch {

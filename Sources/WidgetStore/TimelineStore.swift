@@ -78,7 +78,8 @@ public final class TimelineStore {
         try FileSystem.makeDirectory(stateDirectory)
         try FileSystem.makeDirectory(timelinesDirectory)
         try Self.removeTemporaryFiles(in: stateDirectory)
-        try Self.removeTemporaryFiles(in: timelinesDirectory)
+        // The timelines directory's leftovers go when it is first listed for the index:
+        // reading a directory of every stored timeline must not delay opening.
         let opened = try Self.openKeys(
             stateDirectory: stateDirectory, credentialsDirectory: credentialsDirectory, cost: configuration.kdfCost)
         deviceKey = opened.deviceKey
@@ -552,7 +553,11 @@ public final class TimelineStore {
         if let unindexedNames {
             names = unindexedNames
         } else {
-            names = try FileSystem.list(timelinesDirectory).filter { $0.hasSuffix(TimelineFile.fileExtension) }
+            let all = try FileSystem.list(timelinesDirectory)
+            // Interrupted writes: every write of this store renames or removes its own
+            // temporary file before returning, so any found here is a leftover.
+            for name in all where name.hasPrefix(".tmp-") { try FileSystem.remove("\(timelinesDirectory)/\(name)") }
+            names = all.filter { $0.hasSuffix(TimelineFile.fileExtension) }
         }
         unindexedNames = nil
         defer {

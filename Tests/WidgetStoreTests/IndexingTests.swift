@@ -55,3 +55,16 @@ import WidgetModel
         #expect(found == 2)
     }
 }
+
+/// Leftovers of interrupted writes are removed when the directory is first indexed.
+@Suite struct LeftoverTests {
+    @Test func indexingRemovesLeftoverTemporaryFiles() throws {
+        let fixture = Fixture()
+        _ = try fixture.open()
+        let leftover = "\(fixture.timelines)/.tmp-0123456789abcdef"
+        try Data("half a write".utf8).write(to: URL(fileURLWithPath: leftover))
+        let store = try fixture.open()
+        #expect(try store.listTimelines().isEmpty)
+        #expect(!FileManager.default.fileExists(atPath: leftover))
+    }
+}
