@@ -65,7 +65,7 @@ public final class BenchmarkSuite {
         public let firstReadMs: Double
         public let rssKiB: Int
         public let fillSeconds: Double
-        /// The first ListWidgets after start, which finishes indexing every stored timeline.
+        /// The first ReloadTimelines after start, which finishes indexing every stored timeline.
         public let listAllMs: Double
     }
 
@@ -257,9 +257,13 @@ public final class BenchmarkSuite {
             let start = try daemon.start()
             defer { daemon.stop() }
             let client = try daemon.client()
-            // Indexing runs in slices after READY=1; ListWidgets finishes it, so the figures
-            // after it are those of a daemon that is done starting.
-            let listAll = try timed { try VarlinkRequest.call(client, "io.widgetd.Host.ListWidgets") }
+            // Indexing runs in slices after READY=1; ReloadTimelines finishes it (for a
+            // provider that has no widget, so nothing is announced and the reply is empty;
+            // ListWidgets of 100,000 widgets is over the connection's output limit), so
+            // the figures after it are those of a daemon that is done starting.
+            let listAll = try timed {
+                try VarlinkRequest.call(client, "io.widgetd.Host.ReloadTimelines", ["provider": "org.example.nobody"])
+            }
             let unlock = VarlinkRequest.encode("io.widgetd.Device.Unlock", ["passcode": "1234"])
             let lock = VarlinkRequest.encode("io.widgetd.Device.Lock")
             var unlocks: [Double] = []

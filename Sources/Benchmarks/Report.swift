@@ -12,7 +12,7 @@ public enum Report {
         text += "| store | connections | commits/s | p50 µs | p99 µs |\n|---|---:|---:|---:|---:|\n"
         for row in suite.writes { text += line(row) }
         text += "\n### Growth with the store's size (PasscodeKDF=minimum: unlock and passcode change exclude Argon2id's cost)\n\n"
-        text += "| timelines | start to READY=1 ms | first ListWidgets (indexes all) ms | unlock ms | lock+purge ms "
+        text += "| timelines | start to READY=1 ms | index complete (first ReloadTimelines) ms | unlock ms | lock+purge ms "
             + "| passcode change ms | first class-A read ms | RSS MiB |\n"
         text += "|---:|---:|---:|---:|---:|---:|---:|---:|\n"
         for row in suite.growth {
