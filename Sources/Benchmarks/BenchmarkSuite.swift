@@ -51,30 +51,43 @@ public final class BenchmarkSuite {
     public struct Row: Sendable {
         /// What was measured (`widgetd`, `redis-server GET`, …).
         public let subject: String
+        /// Concurrent connections (or writers).
         public let connections: Int
+        /// Throughput and latency.
         public let result: LoopResult
     }
 
     /// Growth figures at one store size.
     public struct GrowthRow: Sendable {
+        /// Stored timelines (besides five class-A probes).
         public let timelines: Int
+        /// From spawning widgetd to its `READY=1`.
         public let startSeconds: Double
+        /// Unlock round trip with `PasscodeKDF=minimum` (median of five).
         public let unlockMs: Double
+        /// Lock round trip, class-A purge included (`ClassAGraceSec=0`; median of five).
         public let lockMs: Double
+        /// SetPasscode round trip, current and new (median of three).
         public let passcodeChangeMs: Double
+        /// GetPresentation of a class-A timeline not read since start, after unlock (median of five).
         public let firstReadMs: Double
+        /// Resident memory after the measurements.
         public let rssKiB: Int
+        /// How long filling the store to this size took (not a widgetd figure).
         public let fillSeconds: Double
         /// The first ReloadTimelines after start, which finishes indexing every stored timeline.
         public let listAllMs: Double
     }
 
-    /// Everything measured.
+    /// Host reads, widgetd and its peers.
     public private(set) var reads: [Row] = []
+    /// Durable writes, widgetd and its peers.
     public private(set) var writes: [Row] = []
+    /// Growth figures, one row per store size.
     public private(set) var growth: [GrowthRow] = []
     /// Peers that could not be measured, and why.
     public private(set) var skipped: [String] = []
+    /// The size of the presentation reply read (and of the value Redis serves).
     public private(set) var presentationBytes = 0
 
     let options: Options
