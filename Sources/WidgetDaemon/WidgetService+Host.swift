@@ -186,6 +186,8 @@ extension WidgetService {
 
     /// Announces every due, unannounced reload to the providers listening.
     func announceDueReloads() {
+        // Nobody would hear it: spare the pass over every stored timeline.
+        guard subscriptions.reloadWatches.contains(where: { $0.context.isOpen }) else { return }
         for widget in reloads.due(at: now()) where announce(ReloadRequest(widget: widget.description, reason: .due)) {
             reloads.announced(widget)
         }
