@@ -1,0 +1,127 @@
+# widgetd — build for deployment and install.
+#
+#   make                      release build, Swift runtime linked statically
+#   make install              install under PREFIX (default /usr/local), into DESTDIR
+#   make uninstall            remove what install put there (configuration is kept)
+#   make package              scripts/package: widgetd_VERSION_ARCH.deb
+#   make test-systemd         scripts/test-systemd: the units under a real systemd
+#
+# The installed binaries need only glibc, libsodium and libsystemd: the Swift runtime
+# and Foundation are linked into them (--static-swift-stdlib). Check with `make ldd`.
+#
+# Paths follow the GNU and systemd conventions. The configuration always goes under
+# /etc/widgetd, whatever PREFIX is, because that is where the daemon looks.
+
+PREFIX      ?= /usr/local
+BINDIR      ?= $(PREFIX)/bin
+LIBDIR      ?= $(PREFIX)/lib
+DATADIR     ?= $(PREFIX)/share
+MANDIR      ?= $(DATADIR)/man
+DOCDIR      ?= $(DATADIR)/doc/widgetd
+SYSCONFDIR  ?= /etc
+SYSTEMDSYSTEMUNITDIR ?= $(LIBDIR)/systemd/system
+SYSTEMDUSERUNITDIR   ?= $(LIBDIR)/systemd/user
+SYSUSERSDIR  ?= $(LIBDIR)/sysusers.d
+TMPFILESDIR  ?= $(LIBDIR)/tmpfiles.d
+VARLINKDIR   ?= $(DATADIR)/widgetd/interfaces
+BASHCOMPLETIONDIR ?= $(DATADIR)/bash-completion/completions
+
+SWIFT        ?= swift
+SCRATCH      ?= .build-release
+# --static-swift-stdlib still leaves libstdc++ and libgcc_s dynamic (Foundation's ICU
+# is C++). A directory holding only libstdc++.a, searched before the compiler's own,
+# makes the linker take the archive; -static-libgcc does the same for the unwinder.
+# No $$ORIGIN run path (installed binaries use the system's libraries only), and
+# full RELRO as Debian builds its own binaries.
+STATICCXX    := $(abspath $(SCRATCH))/static-c++
+CC_FOR_LIBS  ?= $(or $(shell command -v clang 2>/dev/null),cc)
+SWIFTFLAGS   ?= -c release --static-swift-stdlib --scratch-path $(SCRATCH) \
+                --disable-local-rpath -Xlinker -z -Xlinker now \
+                -Xswiftc -L$(STATICCXX) -Xswiftc -Xclang-linker -Xswiftc -static-libgcc
+INSTALL      ?= install
+# Set STRIP= to keep symbols (e.g. for a debug package).
+STRIP        ?= strip --strip-unneeded --remove-section=.comment --remove-section=.note
+
+BUILT = $(SCRATCH)/release
+
+.PHONY: all build install uninstall ldd package test-systemd clean
+
+all: build
+
+build: $(STATICCXX)/libstdc++.a
+	$(SWIFT) build $(SWIFTFLAGS) --product widgetd
+	$(SWIFT) build $(SWIFTFLAGS) --product widgetctl
+
+$(STATICCXX)/libstdc++.a:
+	@archive=$$($(CC_FOR_LIBS) -print-file-name=libstdc++.a); \
+	  case "$$archive" in /*) ;; *) echo "libstdc++.a not found (install libstdc++-12-dev)" >&2; exit 1;; esac; \
+	  mkdir -p $(STATICCXX) && ln -sf "$$archive" $@
+
+# The binaries' own shared libraries (DT_NEEDED): nothing but glibc, libsodium and
+# libsystemd may appear. (ldd also lists what libsystemd itself needs.)
+ldd: build
+	@for b in widgetd widgetctl; do \
+	  needed=$$(readelf -d $(BUILT)/$$b | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | xargs); \
+	  echo "$$b needs: $$needed"; \
+	  extra=$$(printf '%s\n' $$needed | \
+	    grep -Ev '^(ld-linux-x86-64\.so\.2|lib(c|m|pthread|dl|rt)\.so\.[0-9]+|libsodium\.so\.[0-9]+|libsystemd\.so\.0)$$' || true); \
+	  if [ -n "$$extra" ]; then echo "unexpected libraries in $$b: $$extra" >&2; exit 1; fi; \
+	  if readelf -d $(BUILT)/$$b | grep -Eq '\((RPATH|RUNPATH)\)'; then echo "$$b has a run path" >&2; exit 1; fi; \
+	done
+
+# install does not build: build as yourself, install as root (`make && sudo make install`).
+install:
+	@for b in widgetd widgetctl; do \
+	  [ -x $(BUILT)/$$b ] || { echo "$(BUILT)/$$b is missing: run make first" >&2; exit 1; }; \
+	done
+	$(INSTALL) -d $(DESTDIR)$(BINDIR)
+	$(INSTALL) -m 0755 $(BUILT)/widgetd $(BUILT)/widgetctl $(DESTDIR)$(BINDIR)/
+	if [ -n "$(STRIP)" ]; then $(STRIP) $(DESTDIR)$(BINDIR)/widgetd $(DESTDIR)$(BINDIR)/widgetctl; fi
+	# Units name the binaries by their path: point them at BINDIR.
+	$(INSTALL) -d $(DESTDIR)$(SYSTEMDSYSTEMUNITDIR) $(DESTDIR)$(SYSTEMDUSERUNITDIR)
+	for u in systemd/*.service systemd/*.socket; do \
+	  sed 's|/usr/bin/widgetd|$(BINDIR)/widgetd|g' $$u > $(DESTDIR)$(SYSTEMDSYSTEMUNITDIR)/$${u##*/}; \
+	  chmod 0644 $(DESTDIR)$(SYSTEMDSYSTEMUNITDIR)/$${u##*/}; \
+	done
+	for u in systemd/user/*.service systemd/user/*.socket; do \
+	  sed 's|/usr/bin/widgetd|$(BINDIR)/widgetd|g' $$u > $(DESTDIR)$(SYSTEMDUSERUNITDIR)/$${u##*/}; \
+	  chmod 0644 $(DESTDIR)$(SYSTEMDUSERUNITDIR)/$${u##*/}; \
+	done
+	$(INSTALL) -D -m 0644 systemd/widgetd.sysusers $(DESTDIR)$(SYSUSERSDIR)/widgetd.conf
+	$(INSTALL) -D -m 0644 systemd/widgetd.tmpfiles $(DESTDIR)$(TMPFILESDIR)/widgetd.conf
+	# The configuration: the commented main file, and empty drop-in and provider
+	# directories. Example providers are documentation: registering them would
+	# name users that do not exist here.
+	$(INSTALL) -d $(DESTDIR)$(SYSCONFDIR)/widgetd/widgetd.conf.d $(DESTDIR)$(SYSCONFDIR)/widgetd/providers.d
+	$(INSTALL) -m 0644 config/widgetd.conf $(DESTDIR)$(SYSCONFDIR)/widgetd/widgetd.conf
+	$(INSTALL) -d $(DESTDIR)$(DOCDIR)/examples/providers.d $(DESTDIR)$(DOCDIR)/examples/timelines
+	$(INSTALL) -m 0644 config/providers.d/*.conf $(DESTDIR)$(DOCDIR)/examples/providers.d/
+	$(INSTALL) -m 0644 config/timelines/*.json $(DESTDIR)$(DOCDIR)/examples/timelines/
+	$(INSTALL) -m 0644 README.md $(DESTDIR)$(DOCDIR)/
+	$(INSTALL) -d $(DESTDIR)$(VARLINKDIR)
+	$(INSTALL) -m 0644 interfaces/*.varlink $(DESTDIR)$(VARLINKDIR)/
+	$(INSTALL) -D -m 0644 man/widgetd.8 $(DESTDIR)$(MANDIR)/man8/widgetd.8
+	$(INSTALL) -D -m 0644 man/widgetd.conf.5 $(DESTDIR)$(MANDIR)/man5/widgetd.conf.5
+	$(INSTALL) -D -m 0644 man/widgetctl.1 $(DESTDIR)$(MANDIR)/man1/widgetctl.1
+	$(INSTALL) -D -m 0644 completions/widgetctl.bash $(DESTDIR)$(BASHCOMPLETIONDIR)/widgetctl
+	$(INSTALL) -D -m 0644 completions/widgetd.bash $(DESTDIR)$(BASHCOMPLETIONDIR)/widgetd
+
+# Leaves /etc/widgetd (the administrator's) and /var/lib/widgetd (the data) alone.
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/widgetd $(DESTDIR)$(BINDIR)/widgetctl
+	for u in systemd/*.service systemd/*.socket; do rm -f $(DESTDIR)$(SYSTEMDSYSTEMUNITDIR)/$${u##*/}; done
+	for u in systemd/user/*.service systemd/user/*.socket; do rm -f $(DESTDIR)$(SYSTEMDUSERUNITDIR)/$${u##*/}; done
+	rm -f $(DESTDIR)$(SYSUSERSDIR)/widgetd.conf $(DESTDIR)$(TMPFILESDIR)/widgetd.conf
+	rm -rf $(DESTDIR)$(DOCDIR) $(DESTDIR)$(VARLINKDIR)
+	rmdir $(DESTDIR)$(DATADIR)/widgetd 2>/dev/null || true
+	rm -f $(DESTDIR)$(MANDIR)/man8/widgetd.8 $(DESTDIR)$(MANDIR)/man5/widgetd.conf.5 $(DESTDIR)$(MANDIR)/man1/widgetctl.1
+	rm -f $(DESTDIR)$(BASHCOMPLETIONDIR)/widgetctl $(DESTDIR)$(BASHCOMPLETIONDIR)/widgetd
+
+package:
+	scripts/package
+
+test-systemd:
+	scripts/test-systemd
+
+clean:
+	rm -rf $(SCRATCH) dist
