@@ -140,10 +140,12 @@ final class VarlinkConnection {
                 return
             }
             if queueStart == queue.count, current == nil,
-                let reply = handler.cachedReply(to: message, connection: id, peer: peer)
+                var reply = handler.cachedReply(to: message, connection: id, peer: peer)
             {
                 Self.wipe(&message)
                 enqueue(reply)
+                // The cached reply may be content: this copy is zeroed, the cache's stays secure.
+                Self.wipe(&reply)
                 continue
             }
             let call: VarlinkCall

@@ -27,7 +27,12 @@ extension WidgetService {
         }
         let stamp = currentPresentationStamp()
         if let cached = presentations.reply(widget, surface, stamp: stamp, now: now()) {
-            return context.reply(encoded: cached.withUnsafeBytes { Array($0) })
+            // A heap copy of content: zeroed once the connection has taken its own copy
+            // (glibc's M_PERTURB does not reach chunks that go to its thread cache).
+            var reply = cached.withUnsafeBytes { Array($0) }
+            context.reply(encoded: reply)
+            VarlinkReply.wipe(&reply)
+            return
         }
         let (presentation, nextChange) = try presentation(of: widget, on: surface)
         var reply = VarlinkReply.encode(parameters: PresentationReply(presentation: presentation))
