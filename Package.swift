@@ -11,6 +11,7 @@ let package = Package(
     products: [
         .executable(name: "widgetd", targets: ["widgetd"]),
         .executable(name: "widgetctl", targets: ["widgetctl"]),
+        .executable(name: "widgetd-bench", targets: ["widgetd-bench"]),
     ],
     targets: [
         // C libraries from Debian, through pkg-config.
@@ -40,12 +41,16 @@ let package = Package(
 
         .executableTarget(name: "widgetd", dependencies: ["WidgetDaemon"]),
         .executableTarget(name: "widgetctl", dependencies: ["WidgetControl"]),
+        // The benchmark harness (docs/BENCHMARKS.md): widgetd beside redis-server,
+        // SQLCipher and the floors, one client for all.
+        .target(name: "Benchmarks", dependencies: ["WidgetStore", "WidgetModel", "WidgetCrypto", "CSystemShims"]),
+        .executableTarget(name: "widgetd-bench", dependencies: ["Benchmarks"]),
 
         .testTarget(name: "WidgetModelTests", dependencies: ["WidgetModel"]),
         .testTarget(name: "VarlinkTests", dependencies: ["Varlink"]),
         .testTarget(name: "WidgetCryptoTests", dependencies: ["WidgetCrypto"]),
         .testTarget(name: "WidgetStoreTests", dependencies: ["WidgetStore", "WidgetCrypto", "WidgetModel"]),
-        .testTarget(name: "WidgetDaemonTests", dependencies: ["WidgetDaemon", "WidgetStore", "WidgetModel", "Varlink"]),
+        .testTarget(name: "WidgetDaemonTests", dependencies: ["WidgetDaemon", "WidgetStore", "WidgetCrypto", "WidgetModel", "Varlink"]),
         .testTarget(name: "WidgetControlTests", dependencies: ["WidgetControl", "WidgetModel"]),
         .testTarget(
             name: "IntegrationTests",

@@ -79,6 +79,13 @@ public struct VarlinkCall: Sendable {
         }
     }
 
+    /// Runs `body` with the received message's bytes (NUL excluded), in place, so that a
+    /// handler can recognise the same request when it comes again. The view must not
+    /// escape `body`.
+    public func withMessageBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        try message.withBytes(body)
+    }
+
     /// Decodes the parameters as `P`, rethrowing the decoder's own error, for a caller
     /// that describes it in its own typed error (a timeline's validation reason). The
     /// coding path of the error starts with the `parameters` key.

@@ -27,6 +27,11 @@ final class WipingBuffer: @unchecked Sendable {
         storage.deallocate()
     }
 
+    /// Runs `body` with the bytes in place. The view must not escape `body`.
+    func withBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        try body(UnsafeRawBufferPointer(rebasing: storage[0..<count]))
+    }
+
     /// Runs `body` with a `Data` view of the bytes that does not copy them.
     ///
     /// The view must not escape `body`.

@@ -23,6 +23,18 @@ public protocol VarlinkCallHandler: AnyObject {
 
     /// The connection closed: drop its watches and pending contexts.
     func connectionClosed(_ id: ConnectionID)
+
+    /// The final reply to `message` (a message without its NUL) if the handler
+    /// recognises it byte for byte as a call it can answer without decoding it, e.g. a
+    /// repeated `GetPresentation` whose answer is cached; `nil` to decode and handle it
+    /// as usual. Asked only when the connection has no call in progress or waiting, so
+    /// replies keep their order.
+    func cachedReply(to message: [UInt8], connection: ConnectionID, peer: PeerCredentials) -> [UInt8]?
+}
+
+extension VarlinkCallHandler {
+    /// No call is answered without decoding it.
+    public func cachedReply(to message: [UInt8], connection: ConnectionID, peer: PeerCredentials) -> [UInt8]? { nil }
 }
 
 /// One call's way back to its client.

@@ -94,6 +94,8 @@ final class DaemonRuntime {
     private func stop() {
         Systemd.notify(Systemd.Notification.stopping)
         logger.notice("stopping", event: "stopping")
+        // Writes already accepted are committed and answered before the connections close.
+        service.commitPendingWrites()
         server.close()
         loop.stop()
     }

@@ -139,6 +139,13 @@ final class VarlinkConnection {
                 protocolFailure(VarlinkError(name: "io.widgetd.TooLarge", parameters: ["limit": limits.maxMessageBytes]))
                 return
             }
+            if queueStart == queue.count, current == nil,
+                let reply = handler.cachedReply(to: message, connection: id, peer: peer)
+            {
+                Self.wipe(&message)
+                enqueue(reply)
+                continue
+            }
             let call: VarlinkCall
             do {
                 call = try VarlinkCall(decoding: message)

@@ -75,10 +75,12 @@ extension WidgetService {
                 ])
             }
             if case .wiped = error {
+                presentations.removeAll()
                 logger.critical("wiped after failed attempts", event: "wiped", metadata: ["peer.uid": "\(context.peer.uid)"])
             }
             fail(context, with: error, method: "io.widgetd.Device.Unlock")
         }
+        dropStalePresentations()
         if before != store.deviceState || store.deviceState == .beforeFirstUnlock && !store.passcodeSet {
             deviceStateChanged()
         }
@@ -94,6 +96,7 @@ extension WidgetService {
     func wipe(_ call: VarlinkCall, _ context: CallContext) throws {
         let parameters = try parameters(WipeParameters.self, of: call)
         guard parameters.confirm == "WIPE" else { throw ServiceError.invalidParameter("confirm") }
+        presentations.removeAll()
         try store.wipe()
         logger.critical("crypto-erased by request", event: "wiped", metadata: ["peer.uid": "\(context.peer.uid)"])
         reloads.load([])

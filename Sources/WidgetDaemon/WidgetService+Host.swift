@@ -1,11 +1,13 @@
 import Foundation
 import Varlink
+import WidgetCrypto
 import WidgetModel
 import WidgetStore
 
 /// io.widgetd.Host: what the programs that draw widgets call (DESIGN §4, §5).
 extension WidgetService {
     func listWidgets(_ call: VarlinkCall, _ context: CallContext) throws {
+        try finishIndexing()
         let widgets = try store.listTimelines().map {
             WidgetInfo(
                 widget: $0.widget.description, provider: $0.widget.provider, kind: $0.widget.kind,
@@ -14,9 +16,54 @@ extension WidgetService {
         context.reply(ListWidgetsReply(widgets: widgets))
     }
 
+    /// The most distinct `GetPresentation` messages remembered; beyond it they are forgotten.
+    static let maxRememberedRequests = 4096
+
     func getPresentation(_ call: VarlinkCall, _ context: CallContext) throws {
         let (widget, surface) = try presentationTarget(call)
-        context.reply(PresentationReply(presentation: try presentation(of: widget, on: surface).presentation))
+        if !call.more, !call.oneway, !call.upgrade {
+            if presentationRequests.count >= Self.maxRememberedRequests { presentationRequests.removeAll() }
+            presentationRequests[PresentationRequest.Message(call.withMessageBytes { Array($0) })] = PresentationRequest(widget: widget, surface: surface)
+        }
+        let stamp = currentPresentationStamp()
+        if let cached = presentations.reply(widget, surface, stamp: stamp, now: now()) {
+            return context.reply(encoded: cached.withUnsafeBytes { Array($0) })
+        }
+        let (presentation, nextChange) = try presentation(of: widget, on: surface)
+        var reply = VarlinkReply.encode(parameters: PresentationReply(presentation: presentation))
+        // The reply may hold decrypted content: only the secure copy outlives this call.
+        defer { reply.withUnsafeMutableBytes { _ = $0.initializeMemory(as: UInt8.self, repeating: 0) } }
+        if let secure = try? reply.withUnsafeBytes({ try SecureBytes(copying: $0) }) {
+            presentations.insert(widget, surface, reply: secure, stamp: stamp, validUntil: nextChange)
+        }
+        context.reply(encoded: reply)
+    }
+
+    /// A repeated `GetPresentation` answered from the cache without decoding it, for a
+    /// peer still allowed to call it; `nil` sends it down the ordinary path.
+    func cachedReply(to message: [UInt8], connection: ConnectionID, peer: PeerCredentials) -> [UInt8]? {
+        guard let request = presentationRequests[PresentationRequest.Message(message)],
+            authorization.permits(authority(for: connection, peer: peer), method: "io.widgetd.Host.GetPresentation"),
+            let cached = presentations.reply(request.widget, request.surface, stamp: currentPresentationStamp(), now: now())
+        else { return nil }
+        return cached.withUnsafeBytes { Array($0) }
+    }
+
+    /// The key state and settings a presentation depends on, besides its timeline and the time.
+    func currentPresentationStamp() -> PresentationCache.Stamp {
+        var available: UInt8 = 0
+        for (index, c) in ProtectionClass.allCases.enumerated() where store.isKeyAvailable(c) { available |= 1 << index }
+        return PresentationCache.Stamp(
+            state: store.deviceState, passcodeSet: store.passcodeSet, availableClasses: available, settings: settings)
+    }
+
+    /// Zeroes the cached presentations made under another key state or settings: after a
+    /// lock or purge, content must not outlive the keys that released it.
+    func dropStalePresentations() {
+        let stamp = currentPresentationStamp()
+        guard stamp != presentationStamp else { return }
+        presentations.removeAll(notMatching: stamp)
+        presentationStamp = stamp
     }
 
     func watch(_ call: VarlinkCall, _ context: CallContext) throws {
@@ -33,6 +80,7 @@ extension WidgetService {
 
     func reloadTimelines(_ call: VarlinkCall, _ context: CallContext) throws {
         let parameters = try parameters(ReloadTimelinesParameters.self, of: call)
+        try finishIndexing()
         let widgets = reloads.widgets.filter { widget in
             parameters.provider.map { $0 == widget.provider } ?? true && parameters.kind.map { $0 == widget.kind } ?? true
         }
@@ -138,6 +186,8 @@ extension WidgetService {
 
     /// Announces every due, unannounced reload to the providers listening.
     func announceDueReloads() {
+        // Nobody would hear it: spare the pass over every stored timeline.
+        guard subscriptions.reloadWatches.contains(where: { $0.context.isOpen }) else { return }
         for widget in reloads.due(at: now()) where announce(ReloadRequest(widget: widget.description, reason: .due)) {
             reloads.announced(widget)
         }
@@ -150,6 +200,7 @@ extension WidgetService {
         let now = now()
         let before = store.deviceState
         store.advance(to: now)
+        dropStalePresentations()
         if before != store.deviceState { publishDeviceEvent(.state) }
         let due = subscriptions.watches.filter { $0.nextChange.map { $0 <= now } ?? false }
         for watch in due { refreshWatches(watch.widget) }

@@ -31,8 +31,52 @@ extension WidgetService {
         try TimelineValidator.validate(timeline, limits: limits)
         if let placeholder = parameters.placeholder { try TimelineValidator.validate(placeholder: placeholder, limits: limits) }
         let placeholder = try parameters.placeholder.map { Array(try encoder.encode($0)) }
-        let generation = try store(timeline, for: widget, class: protectionClass, family: parameters.family, placeholder: placeholder)
-        context.reply(GenerationReply(generation: generation))
+        let write = TimelineStore.TimelineWrite(
+            widget: widget, protectionClass: protectionClass, family: parameters.family, reloadDue: timeline.reloadDue,
+            body: try secureEncode(timeline), placeholder: placeholder)
+        pendingWrites.append((context, write))
+        if pendingWrites.count >= Self.maxWritesPerCommit {
+            commitPendingWrites()
+        } else if commitTimer == nil {
+            // Runs when the loop has dispatched every call that is ready now.
+            commitTimer = loop.schedule(at: Date()) { [weak self] in
+                self?.commitTimer = nil
+                self?.commitPendingWrites()
+            }
+        }
+    }
+
+    /// The most writes one group commit takes.
+    static let maxWritesPerCommit = 64
+
+    /// Commits the accepted PutTimeline calls with one group commit, then answers each.
+    func commitPendingWrites() {
+        if let commitTimer { loop.cancel(commitTimer) }
+        commitTimer = nil
+        let batch = pendingWrites
+        pendingWrites = []
+        guard !batch.isEmpty else { return }
+        let results = store.putTimelines(batch.map(\.write))
+        var written: [WidgetID] = []
+        for (item, result) in zip(batch, results) {
+            guard case .success(let generation) = result else { continue }
+            presentations.remove(item.write.widget)
+            reloads.stored(item.write.widget, generation: generation, due: item.write.reloadDue)
+            logger.debug(
+                "timeline stored", event: "timeline_stored",
+                metadata: ["widget.id": "\(item.write.widget)", "generation": "\(generation)"])
+            if !written.contains(item.write.widget) { written.append(item.write.widget) }
+        }
+        announceDueReloads()
+        for widget in written { refreshWatches(widget) }
+        reschedule()
+        for (item, result) in zip(batch, results) {
+            item.write.body.removeAll()
+            switch result {
+            case .success(let generation): item.context.reply(GenerationReply(generation: generation))
+            case .failure(let error): fail(item.context, with: error, method: "io.widgetd.Provider.PutTimeline")
+            }
+        }
     }
 
     func appendEntries(_ call: VarlinkCall, _ context: CallContext, _ authority: PeerAuthority) throws {
@@ -64,6 +108,7 @@ extension WidgetService {
         guard let (widget, _) = try providedWidget(parameters.widget, context, authority, method: call.method)
         else { return }
         store.closeTimeline(widget)
+        presentations.remove(widget)
         context.reply(Empty())
     }
 
@@ -72,6 +117,7 @@ extension WidgetService {
         guard let (widget, _) = try providedWidget(parameters.widget, context, authority, method: call.method)
         else { return }
         guard try store.metadata(widget) != nil else { throw ServiceError.widgetNotFound(parameters.widget) }
+        presentations.remove(widget)
         try store.deleteTimeline(widget)
         reloads.removed(widget)
         logger.info("timeline deleted", event: "timeline_deleted", metadata: ["widget.id": "\(widget)"])
@@ -83,6 +129,7 @@ extension WidgetService {
         guard context.wantsMore else { throw VarlinkError.expectedMore }
         let watch = Subscriptions.ReloadWatch(context: context, providers: authority.isAdmin ? nil : authority.providers)
         subscriptions.add(watch)
+        try finishIndexing()
         // Reloads that fell due while nobody listened are announced now.
         announceDueReloads()
     }
@@ -95,6 +142,7 @@ extension WidgetService {
         family: String?, placeholder: [UInt8]?
     ) throws -> UInt64 {
         let body = try secureEncode(timeline)
+        presentations.remove(widget)
         let generation = try store.putTimeline(
             widget, protectionClass: protectionClass, family: family, reloadDue: timeline.reloadDue,
             body: body, placeholder: placeholder)

@@ -35,6 +35,20 @@ final class WidgetService: VarlinkCallHandler {
     var wakeTimer: TimerID?
     var wakeDate: Date?
 
+    /// Encoded presentations, reused until what they show changes.
+    var presentations: PresentationCache
+    /// `GetPresentation` messages seen, by their exact bytes, and what they ask for:
+    /// hosts repeat the same request, and recognising it spares decoding it.
+    var presentationRequests: [PresentationRequest.Message: PresentationRequest] = [:]
+    /// The key state and settings the cached presentations were last checked against.
+    var presentationStamp: PresentationCache.Stamp?
+
+    /// PutTimeline calls accepted and sealed but not yet durable nor answered: they are
+    /// committed together (one group commit) when the loop has read every ready call.
+    var pendingWrites: [(context: CallContext, write: TimelineStore.TimelineWrite)] = []
+    /// The loop timer that commits `pendingWrites`.
+    var commitTimer: TimerID?
+
     /// The encoder for every reply: sorted keys, so equal values give equal bytes.
     let encoder: JSONEncoder = {
         let encoder = JSONEncoder()
@@ -53,8 +67,59 @@ final class WidgetService: VarlinkCallHandler {
         self.logger = logger
         self.now = now
         settings = Self.loadSettings(from: store, logger: logger)
-        reloads.load(try store.listTimelines())
+        presentations = PresentationCache(limit: store.configuration.maxCachedTimelines)
+        // Indexed in slices between calls once the loop runs, so that start-up does not
+        // grow with the number of stored timelines. Calls that need every timeline
+        // (ListWidgets, ReloadTimelines, WatchReloads) finish the index first.
+        scheduleIndexSlice()
         reschedule()
+    }
+
+    /// How many stored timelines are verified into the reload schedule per loop turn:
+    /// small enough (a few ms) that calls arriving meanwhile barely wait.
+    static let indexSlice = 32
+
+    /// Whether every stored timeline is in `reloads`.
+    var reloadsComplete = false
+
+    /// Verifies up to `limit` more stored timelines into the reload schedule, announces
+    /// any due reload among them, and schedules the next slice if files remain.
+    func indexStoredTimelines(limit: Int) throws {
+        guard !reloadsComplete else { return }
+        guard let found = try store.indexNextTimelines(limit: limit) else {
+            reloadsComplete = true
+            return
+        }
+        // Only this slice is looked at: a pass over the whole schedule per slice would
+        // make indexing quadratic in the number of stored timelines.
+        let now = now()
+        for metadata in found {
+            reloads.found(metadata)
+            guard let due = metadata.reloadDue else { continue }
+            if due <= now {
+                if announce(ReloadRequest(widget: metadata.widget.description, reason: .due)) {
+                    reloads.announced(metadata.widget)
+                }
+            } else if wakeDate.map({ due < $0 }) ?? true {
+                reschedule()
+            }
+        }
+        scheduleIndexSlice()
+    }
+
+    /// Indexes the next slice when the loop has answered the calls that are ready.
+    private func scheduleIndexSlice() {
+        _ = loop.schedule(at: Date()) { [weak self] in
+            guard let self else { return }
+            do { try indexStoredTimelines(limit: Self.indexSlice) } catch {
+                logger.error("stored timelines not indexed", event: "index_failed", metadata: ["error": "\(error)"])
+            }
+        }
+    }
+
+    /// Completes the reload schedule at once, for calls that need every stored timeline.
+    func finishIndexing() throws {
+        while !reloadsComplete { try indexStoredTimelines(limit: .max) }
     }
 
     private static func loadSettings(from store: TimelineStore, logger: Logger) -> Settings {
@@ -72,11 +137,16 @@ final class WidgetService: VarlinkCallHandler {
     func reconfigure(_ authorization: Authorization) {
         self.authorization = authorization
         authorities.removeAll()
+        // A registration decides a widget's class when it has no timeline yet.
+        presentations.removeAll()
     }
 
     // MARK: Dispatch
 
     func handle(_ call: VarlinkCall, context: CallContext) {
+        // Every other call sees the accepted writes committed, exactly as if each had
+        // been committed on its own before it.
+        if !pendingWrites.isEmpty, call.method != "io.widgetd.Provider.PutTimeline" { commitPendingWrites() }
         let authority = authority(for: context)
         guard authorization.permits(authority, method: call.method) else {
             deny(call.method, context: context)
@@ -109,6 +179,7 @@ final class WidgetService: VarlinkCallHandler {
         } catch {
             fail(context, with: error, method: call.method)
         }
+        dropStalePresentations()
     }
 
     func connectionClosed(_ id: ConnectionID) {
@@ -118,9 +189,13 @@ final class WidgetService: VarlinkCallHandler {
     }
 
     private func authority(for context: CallContext) -> PeerAuthority {
-        if let known = authorities[context.connection] { return known }
-        let authority = authorization.authority(of: context.peer)
-        authorities[context.connection] = authority
+        authority(for: context.connection, peer: context.peer)
+    }
+
+    func authority(for connection: ConnectionID, peer: PeerCredentials) -> PeerAuthority {
+        if let known = authorities[connection] { return known }
+        let authority = authorization.authority(of: peer)
+        authorities[connection] = authority
         return authority
     }
 

@@ -1,3 +1,4 @@
+import Foundation
 import Glibc
 import WidgetCrypto
 
@@ -148,6 +149,76 @@ enum FileSystem {
             throw error
         }
         try syncDirectory(directory)
+    }
+
+    /// Replaces several files of one directory atomically and durably, sharing the
+    /// costly part (group commit): every temporary file is written, then all are
+    /// `fsync`ed in parallel (the file system commits them in one journal transaction),
+    /// renamed in order, and the directory is `fsync`ed once.
+    ///
+    /// Returns, per file, `nil` if it was replaced or the error that stopped it. A
+    /// failure of the final directory `fsync` is thrown: then no replacement is known to
+    /// be durable. Names may repeat; the last bytes given for a name win.
+    static func writeAtomically(directory: String, files: [(name: String, bytes: [UInt8])]) throws(StoreError) -> [StoreError?] {
+        var outcomes = [StoreError?](repeating: nil, count: files.count)
+        var temporaries = [(fd: Int32, path: String)?](repeating: nil, count: files.count)
+        for (index, file) in files.enumerated() {
+            do throws(StoreError) {
+                temporaries[index] = try writeTemporary(directory: directory, bytes: file.bytes)
+            } catch {
+                outcomes[index] = error
+            }
+        }
+        let written = temporaries.indices.filter { temporaries[$0] != nil }
+        let descriptors = written.map { temporaries[$0]!.fd }
+        let synced = SyncResults(count: files.count)
+        DispatchQueue.concurrentPerform(iterations: written.count) { slot in
+            synced.set(written[slot], retrying({ fsync(descriptors[slot]) }) == 0 ? 0 : errno)
+        }
+        for index in written {
+            let (fd, temporary) = temporaries[index]!
+            let code = synced.get(index)
+            let closed = close(fd) == 0
+            guard code == 0, closed else {
+                errno = code != 0 ? code : errno
+                outcomes[index] = fail(code != 0 ? "fsync" : "close", temporary)
+                unlink(temporary)
+                continue
+            }
+            guard rename(temporary, "\(directory)/\(files[index].name)") == 0 else {
+                outcomes[index] = fail("rename", "\(directory)/\(files[index].name)")
+                unlink(temporary)
+                continue
+            }
+        }
+        if outcomes.contains(where: { $0.map { _ in false } ?? true }) { try syncDirectory(directory) }
+        return outcomes
+    }
+
+    /// Writes a new temporary file in `directory` and returns it still open, not yet synced.
+    private static func writeTemporary(directory: String, bytes: [UInt8]) throws(StoreError) -> (fd: Int32, path: String) {
+        let suffix: [UInt8]
+        do { suffix = try Sodium.randomBytes(count: 8) } catch { throw StoreError(error) }
+        let temporary = "\(directory)/.tmp-\(Hex.encode(suffix))"
+        let fd = retrying { open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600) }
+        guard fd >= 0 else { throw fail("create", temporary) }
+        do throws(StoreError) {
+            try bytes.withBytes { (buffer) throws(StoreError) in try writeAll(fd, buffer, temporary) }
+        } catch {
+            close(fd)
+            unlink(temporary)
+            throw error
+        }
+        return (fd, temporary)
+    }
+
+    /// The errno of each parallel `fsync`, written from several threads.
+    private final class SyncResults: @unchecked Sendable {
+        private let lock = NSLock()
+        private var codes: [Int32]
+        init(count: Int) { codes = Array(repeating: 0, count: count) }
+        func set(_ index: Int, _ code: Int32) { lock.withLock { codes[index] = code } }
+        func get(_ index: Int) -> Int32 { lock.withLock { codes[index] } }
     }
 
     /// Removes a file; `false` if there was none. Does not sync the directory.

@@ -36,6 +36,8 @@ public final class TimelineStore {
     private var metadataIndex: [String: Result<TimelineMetadata?, StoreError>] = [:]
     /// Whether `metadataIndex` covers every file in the directory.
     private var metadataIndexComplete = false
+    /// The directory's file names still to verify into the index, listed on first need.
+    private var unindexedNames: [String]?
 
     /// The device-key subkeys this store uses, derived once at open.
     private struct Subkeys {
@@ -76,7 +78,8 @@ public final class TimelineStore {
         try FileSystem.makeDirectory(stateDirectory)
         try FileSystem.makeDirectory(timelinesDirectory)
         try Self.removeTemporaryFiles(in: stateDirectory)
-        try Self.removeTemporaryFiles(in: timelinesDirectory)
+        // The timelines directory's leftovers go when it is first listed for the index:
+        // reading a directory of every stored timeline must not delay opening.
         let opened = try Self.openKeys(
             stateDirectory: stateDirectory, credentialsDirectory: credentialsDirectory, cost: configuration.kdfCost)
         deviceKey = opened.deviceKey
@@ -294,6 +297,7 @@ public final class TimelineStore {
         cache.removeAll()
         metadataIndex = [:]
         metadataIndexComplete = false
+        unindexedNames = nil
         try FileSystem.remove(keybagPath)
         if case .stateFile(let path) = deviceKey.source { try FileSystem.remove(path) }
         try FileSystem.remove("\(stateDirectory)/\(SettingsFile.fileName)")
@@ -402,6 +406,97 @@ public final class TimelineStore {
         return metadata.generation
     }
 
+    /// One timeline to store with `putTimelines(_:)`: the arguments of `putTimeline`.
+    public struct TimelineWrite {
+        public let widget: WidgetID
+        public let protectionClass: ProtectionClass
+        public let family: String?
+        public let reloadDue: Date?
+        public let body: SecureBytes
+        public let placeholder: [UInt8]?
+
+        /// A write; `placeholder` nil keeps the stored one.
+        public init(
+            widget: WidgetID, protectionClass: ProtectionClass, family: String?, reloadDue: Date?, body: SecureBytes,
+            placeholder: [UInt8]?
+        ) {
+            self.widget = widget
+            self.protectionClass = protectionClass
+            self.family = family
+            self.reloadDue = reloadDue
+            self.body = body
+            self.placeholder = placeholder
+        }
+    }
+
+    /// Stores several timelines with one group commit: each succeeds or fails as
+    /// `putTimeline` would, in order (a widget written twice gets two generations and
+    /// keeps the second), but the files are synced together and the directory once.
+    /// Returns each write's generation or error.
+    public func putTimelines(_ writes: [TimelineWrite]) -> [Result<UInt64, StoreError>] {
+        var results = [Result<UInt64, StoreError>?](repeating: nil, count: writes.count)
+        var staged: [(index: Int, name: String, metadata: TimelineMetadata, bytes: [UInt8])] = []
+        for (index, write) in writes.enumerated() {
+            do throws(StoreError) {
+                let (name, metadata, bytes) = try sealForWrite(write)
+                // Later writes of the same widget in this batch build on this generation.
+                metadataIndex[name] = .success(metadata)
+                staged.append((index, name, metadata, bytes))
+            } catch {
+                results[index] = .failure(error)
+            }
+        }
+        let outcomes: [StoreError?]
+        do throws(StoreError) {
+            outcomes = try FileSystem.writeAtomically(
+                directory: timelinesDirectory, files: staged.map { ($0.name, $0.bytes) })
+        } catch {
+            outcomes = Array(repeating: error, count: staged.count)
+        }
+        for (slot, item) in staged.enumerated() {
+            if let error = outcomes[slot] {
+                // Unknown what is on disk now: verify it again when next asked.
+                metadataIndex[item.name] = nil
+                results[item.index] = .failure(error)
+                continue
+            }
+            metadataIndex[item.name] = .success(item.metadata)
+            let write = writes[item.index]
+            if shouldCacheWrite(write.protectionClass), let copy = try? write.body.copy() {
+                cache.insert(
+                    write.widget, body: copy, protectionClass: write.protectionClass, generation: item.metadata.generation,
+                    isOpen: write.protectionClass == .completeUnlessOpen)
+            }
+            results[item.index] = .success(item.metadata.generation)
+        }
+        return results.map { $0! }
+    }
+
+    /// Checks one write against the limits and seals its file; drops the widget's
+    /// cached body, which the write replaces.
+    private func sealForWrite(_ write: TimelineWrite) throws(StoreError) -> (String, TimelineMetadata, [UInt8]) {
+        guard write.body.count <= configuration.maxTimelineBytes else { throw .tooLarge(limit: configuration.maxTimelineBytes) }
+        if let placeholder = write.placeholder, placeholder.count > configuration.maxPlaceholderBytes {
+            throw .tooLarge(limit: configuration.maxPlaceholderBytes)
+        }
+        if let family = write.family, family.utf8.count > TimelineFile.maximumFamilyBytes {
+            throw .tooLarge(limit: TimelineFile.maximumFamilyBytes)
+        }
+        let name = try fileName(for: write.widget)
+        let previous = try? indexedMetadata(name: name, widget: write.widget)
+        let metadata = TimelineMetadata(
+            widget: write.widget, protectionClass: write.protectionClass, family: write.family,
+            generation: (previous?.generation ?? 0) + 1, reloadDue: write.reloadDue,
+            placeholder: write.placeholder ?? previous?.placeholder)
+        let bytes = try crypto { () throws(CryptoError) in
+            try TimelineFile.encode(
+                metadata, body: write.body, classPublicKey: keybag.publicKey(write.protectionClass),
+                classDPublicKey: keybag.publicKey(.none))
+        }
+        cache.remove(write.widget)
+        return (name, metadata, bytes)
+    }
+
     private func shouldCacheWrite(_ c: ProtectionClass) -> Bool {
         switch c {
         case .completeUnlessOpen:
@@ -454,19 +549,47 @@ public final class TimelineStore {
     /// `corrupt` error from `metadata(_:)` and `readBody`), so one damaged file does
     /// not hide every other widget.
     public func listTimelines() throws(StoreError) -> [TimelineMetadata] {
-        if !metadataIndexComplete {
-            for name in try FileSystem.list(timelinesDirectory)
-            where name.hasSuffix(TimelineFile.fileExtension) && metadataIndex[name] == nil {
+        while try indexNextTimelines(limit: .max) != nil {}
+        return metadataIndex.values.compactMap { try? $0.get() }.sorted { $0.widget < $1.widget }
+    }
+
+    /// Verifies up to `limit` more stored files into the metadata index and returns the
+    /// metadata found among them, or `nil` once every file is indexed.
+    ///
+    /// Verifying a file costs a read and an X25519 operation, so a large store is
+    /// indexed in slices between other work rather than all before the daemon is ready.
+    /// Damaged files are recorded and left out, as in `listTimelines()`.
+    public func indexNextTimelines(limit: Int) throws(StoreError) -> [TimelineMetadata]? {
+        guard !metadataIndexComplete else { return nil }
+        var names: [String]
+        if let unindexedNames {
+            names = unindexedNames
+        } else {
+            let all = try FileSystem.list(timelinesDirectory)
+            // Interrupted writes: every write of this store renames or removes its own
+            // temporary file before returning, so any found here is a leftover.
+            for name in all where name.hasPrefix(".tmp-") { try FileSystem.remove("\(timelinesDirectory)/\(name)") }
+            names = all.filter { $0.hasSuffix(TimelineFile.fileExtension) }
+        }
+        unindexedNames = nil
+        defer {
+            if names.isEmpty { metadataIndexComplete = true } else { unindexedNames = names }
+        }
+        var found: [TimelineMetadata] = []
+        var verified = 0
+        while verified < limit, let name = names.last {
+            verified += 1
+            if metadataIndex[name] == nil {
                 do throws(StoreError) {
-                    _ = try indexedMetadata(name: name, widget: nil)
+                    if let metadata = try indexedMetadata(name: name, widget: nil) { found.append(metadata) }
                 } catch {
                     // A damaged file is recorded in the index and skipped; anything else is a real failure.
                     guard case .corrupt = error else { throw error }
                 }
             }
-            metadataIndexComplete = true
+            names.removeLast()
         }
-        return metadataIndex.values.compactMap { try? $0.get() }.sorted { $0.widget < $1.widget }
+        return found
     }
 
     /// Closes a widget's timeline: drops (and zeroes) its cached body and "open" mark.

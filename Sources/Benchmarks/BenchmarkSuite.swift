@@ -1,0 +1,321 @@
+import Foundation
+import Glibc
+
+/// The whole benchmark: host reads, durable writes and growth with the store's size,
+/// each beside its peers, measured by the same client in the same run.
+public final class BenchmarkSuite {
+    /// What to run and how long.
+    public struct Options: Sendable {
+        /// Seconds each closed-loop measurement lasts.
+        public var duration: Double = 3
+        /// Connections for the read benchmark.
+        public var readConnections = [1, 8, 32]
+        /// Connections (writers) for the write benchmark.
+        public var writeConnections = [1, 8]
+        /// Stored timelines at which growth is measured.
+        public var growthSizes = [0, 1_000, 10_000, 100_000]
+        /// Size of a written timeline's entries, bytes.
+        public var timelineBytes = 3 * 1024
+        /// The widgetd binary.
+        public var widgetdBinary: String
+        /// This program (re-run as `--echo-server PATH`).
+        public var benchBinary: String
+        /// The redis-server binary, if installed.
+        public var redisBinary: String? = "/usr/bin/redis-server"
+        /// Where BENCHMARKS.md and the plot go (nil: print only).
+        public var outputDirectory: String?
+        /// The command line, for the report.
+        public var command: String
+        /// The parts to run: `reads`, `writes`, `growth`.
+        public var parts: Set<String> = ["reads", "writes", "growth"]
+
+        /// The defaults of a full run.
+        public init(widgetdBinary: String, benchBinary: String, command: String) {
+            self.widgetdBinary = widgetdBinary
+            self.benchBinary = benchBinary
+            self.command = command
+        }
+
+        /// A run that only proves the harness works: seconds, not minutes.
+        public static func smoke(widgetdBinary: String, benchBinary: String, command: String) -> Options {
+            var options = Options(widgetdBinary: widgetdBinary, benchBinary: benchBinary, command: command)
+            options.duration = 0.2
+            options.readConnections = [1, 2]
+            options.writeConnections = [1, 2]
+            options.growthSizes = [0, 20]
+            return options
+        }
+    }
+
+    /// One row of a closed-loop table.
+    public struct Row: Sendable {
+        /// What was measured (`widgetd`, `redis-server GET`, …).
+        public let subject: String
+        /// Concurrent connections (or writers).
+        public let connections: Int
+        /// Throughput and latency.
+        public let result: LoopResult
+    }
+
+    /// Growth figures at one store size.
+    public struct GrowthRow: Sendable {
+        /// Stored timelines (besides five class-A probes).
+        public let timelines: Int
+        /// From spawning widgetd to its `READY=1` (median of three starts).
+        public let startSeconds: Double
+        /// Unlock round trip with `PasscodeKDF=minimum` (median of five).
+        public let unlockMs: Double
+        /// Lock round trip, class-A purge included (`ClassAGraceSec=0`; median of five).
+        public let lockMs: Double
+        /// SetPasscode round trip, current and new (median of three).
+        public let passcodeChangeMs: Double
+        /// GetPresentation of a class-A timeline not read since start, after unlock (median of five).
+        public let firstReadMs: Double
+        /// Resident memory after the measurements.
+        public let rssKiB: Int
+        /// How long filling the store to this size took (not a widgetd figure).
+        public let fillSeconds: Double
+        /// The first ReloadTimelines after start, which finishes indexing every stored timeline.
+        public let listAllMs: Double
+    }
+
+    /// Host reads, widgetd and its peers.
+    public private(set) var reads: [Row] = []
+    /// Durable writes, widgetd and its peers.
+    public private(set) var writes: [Row] = []
+    /// Growth figures, one row per store size.
+    public private(set) var growth: [GrowthRow] = []
+    /// Peers that could not be measured, and why.
+    public private(set) var skipped: [String] = []
+    /// The size of the presentation reply read (and of the value Redis serves).
+    public private(set) var presentationBytes = 0
+
+    let options: Options
+    let root: String
+
+    /// A suite working under a fresh temporary directory.
+    public init(options: Options) throws {
+        self.options = options
+        root = NSTemporaryDirectory() + "widgetd-bench-\(getpid())"
+        try? FileManager.default.removeItem(atPath: root)
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+    }
+
+    deinit { try? FileManager.default.removeItem(atPath: root) }
+
+    private func log(_ line: String) {
+        FileHandle.standardError.write(Data((line + "\n").utf8))
+    }
+
+    /// Runs every part in order.
+    public func run() throws {
+        if options.parts.contains("reads") { try measureReads() }
+        if options.parts.contains("writes") { try measureWrites() }
+        if options.parts.contains("growth") { try measureGrowth() }
+    }
+
+    // MARK: Host reads
+
+    private func measureReads() throws {
+        let daemon = try BenchDaemon(root: "\(root)/reads", binary: options.widgetdBinary)
+        try daemon.start()
+        defer { daemon.stop() }
+        let widget = "com.example.weather/forecast"
+        let setup = try daemon.client()
+        try VarlinkRequest.check(setup, VarlinkRequest.putTimeline(widget, bytes: options.timelineBytes), "PutTimeline")
+        let request = VarlinkRequest.encode(
+            "io.widgetd.Host.GetPresentation", ["widget": widget, "surface": "homeScreen"])
+        presentationBytes = try VarlinkRequest.check(setup, request, "GetPresentation").count
+        let socket = daemon.socketPath
+        for n in options.readConnections {
+            log("reads: widgetd GetPresentation, \(n) connection(s)")
+            let result = try ClosedLoop.run(workers: n, duration: options.duration) { _ in
+                let client = try SocketClient(path: socket, framing: .nulTerminated)
+                return { try client.roundTrip(request) }
+            }
+            reads.append(Row(subject: "widgetd GetPresentation", connections: n, result: result))
+        }
+
+        if let redis = options.redisBinary, FileManager.default.isExecutableFile(atPath: redis) {
+            let path = "\(root)/redis.sock"
+            let server = try ServerProcess(
+                executable: redis,
+                arguments: [
+                    "--port", "0", "--unixsocket", path, "--save", "", "--appendonly", "no", "--daemonize", "no",
+                    "--dir", root,
+                ],
+                socketPath: path, log: "\(root)/redis.log")
+            defer { server.stop() }
+            try server.waitUntilConnectable(framing: .resp)
+            let client = try SocketClient(path: path, framing: .resp)
+            let value = String(repeating: "v", count: presentationBytes)
+            try client.roundTrip(Self.resp(["SET", "presentation", value]))
+            let get = Self.resp(["GET", "presentation"])
+            try client.roundTrip(get)
+            guard client.lastReply.count >= presentationBytes else { throw BenchError("redis GET returned \(client.lastReply.count) bytes") }
+            for n in options.readConnections {
+                log("reads: redis-server GET, \(n) connection(s)")
+                let result = try ClosedLoop.run(workers: n, duration: options.duration) { _ in
+                    let client = try SocketClient(path: path, framing: .resp)
+                    return { try client.roundTrip(get) }
+                }
+                reads.append(Row(subject: "redis-server GET", connections: n, result: result))
+            }
+        } else {
+            skipped.append("redis-server: not installed (apt-get install redis-server)")
+        }
+
+        let echoPath = "\(root)/echo.sock"
+        let echo = try ServerProcess(
+            executable: options.benchBinary, arguments: ["--echo-server", echoPath], socketPath: echoPath,
+            log: "\(root)/echo.log")
+        defer { echo.stop() }
+        try echo.waitUntilConnectable(framing: .nulTerminated)
+        for n in options.readConnections {
+            log("reads: echo, \(n) connection(s)")
+            let result = try ClosedLoop.run(workers: n, duration: options.duration) { _ in
+                let client = try SocketClient(path: echoPath, framing: .nulTerminated)
+                return { try client.roundTrip(request) }
+            }
+            reads.append(Row(subject: "echo server (floor)", connections: n, result: result))
+        }
+    }
+
+    /// A RESP command.
+    static func resp(_ words: [String]) -> [UInt8] {
+        var text = "*\(words.count)\r\n"
+        for word in words { text += "$\(word.utf8.count)\r\n\(word)\r\n" }
+        return Array(text.utf8)
+    }
+
+    // MARK: Durable writes
+
+    private func measureWrites() throws {
+        let daemon = try BenchDaemon(root: "\(root)/writes", binary: options.widgetdBinary)
+        try daemon.start()
+        defer { daemon.stop() }
+        let socket = daemon.socketPath
+        let bytes = options.timelineBytes
+        for n in options.writeConnections {
+            log("writes: widgetd PutTimeline, \(n) connection(s)")
+            let result = try ClosedLoop.run(workers: n, duration: options.duration) { index in
+                let client = try SocketClient(path: socket, framing: .nulTerminated)
+                let request = VarlinkRequest.putTimeline("com.example.weather/writer-\(index)", bytes: bytes)
+                return { try VarlinkRequest.check(client, request, "PutTimeline") }
+            }
+            writes.append(Row(subject: "widgetd PutTimeline", connections: n, result: result))
+        }
+        let bodyBytes = try storedBodyBytes()
+
+        do {
+            let library = try SQLCipher()
+            let path = "\(root)/sqlcipher.db"
+            _ = try SQLCipher.Writer(library: library, path: path, row: 0, bodyBytes: bodyBytes)
+            for n in options.writeConnections {
+                log("writes: SQLCipher, \(n) writer(s)")
+                let result = try ClosedLoop.run(workers: n, duration: options.duration) { index in
+                    let writer = try SQLCipher.Writer(library: library, path: path, row: Int64(index), bodyBytes: bodyBytes)
+                    return { try writer.commit() }
+                }
+                writes.append(Row(subject: "SQLCipher commit (WAL, synchronous=FULL)", connections: n, result: result))
+            }
+        } catch {
+            skipped.append("SQLCipher: \(error)")
+        }
+
+        let floorDirectory = "\(root)/floor"
+        try FileManager.default.createDirectory(atPath: floorDirectory, withIntermediateDirectories: true)
+        for n in options.writeConnections {
+            log("writes: write+fsync+rename+fsync(dir), \(n) writer(s)")
+            let result = try ClosedLoop.run(workers: n, duration: options.duration) { index in
+                let replace = try DurableReplace(directory: floorDirectory, name: "f-\(index)", bodyBytes: bodyBytes)
+                return { try replace.commit() }
+            }
+            writes.append(Row(subject: "write+fsync+rename+fsync(dir) (floor)", connections: n, result: result))
+        }
+    }
+
+    /// The size of one stored timeline file, so peers write as many bytes.
+    private func storedBodyBytes() throws -> Int {
+        let directory = "\(root)/writes/state/timelines"
+        let names = try FileManager.default.contentsOfDirectory(atPath: directory).filter { !$0.hasPrefix(".") }
+        guard let name = names.first,
+            let size = try FileManager.default.attributesOfItem(atPath: "\(directory)/\(name)")[.size] as? Int
+        else { return options.timelineBytes }
+        return size
+    }
+
+    // MARK: Growth
+
+    private func measureGrowth() throws {
+        let daemon = try BenchDaemon(root: "\(root)/growth", binary: options.widgetdBinary)
+        try daemon.start()
+        let probes = (0..<5).map { "com.example.health/probe-\($0)" }
+        do {
+            let client = try daemon.client()
+            try VarlinkRequest.call(client, "io.widgetd.Device.SetPasscode", ["new": "1234"])
+            for probe in probes {
+                try VarlinkRequest.check(client, VarlinkRequest.putTimeline(probe, bytes: options.timelineBytes), "PutTimeline")
+            }
+        }
+        daemon.stop()
+        var stored = 0
+        for size in options.growthSizes {
+            log("growth: filling to \(size) timelines")
+            let fillStart = Clock.nanoseconds()
+            try StoreFiller.fill(stateDirectory: daemon.stateDirectory, from: stored, to: size, bodyBytes: options.timelineBytes)
+            let fillSeconds = Double(Clock.nanoseconds() - fillStart) / 1e9
+            stored = max(stored, size)
+            log("growth: measuring at \(size) timelines")
+            // Three starts, the median kept: the first after a fill competes with the
+            // fill's write-back for the disk.
+            var starts: [Double] = []
+            for _ in 0..<2 {
+                starts.append(try daemon.start())
+                daemon.stop()
+            }
+            starts.append(try daemon.start())
+            let start = Self.median(starts)
+            defer { daemon.stop() }
+            let client = try daemon.client()
+            // Indexing runs in slices after READY=1; ReloadTimelines finishes it (for a
+            // provider that has no widget, so nothing is announced and the reply is empty;
+            // ListWidgets of 100,000 widgets is over the connection's output limit), so
+            // the figures after it are those of a daemon that is done starting.
+            let listAll = try timed {
+                try VarlinkRequest.call(client, "io.widgetd.Host.ReloadTimelines", ["provider": "org.example.nobody"])
+            }
+            let unlock = VarlinkRequest.encode("io.widgetd.Device.Unlock", ["passcode": "1234"])
+            let lock = VarlinkRequest.encode("io.widgetd.Device.Lock")
+            var unlocks: [Double] = []
+            var locks: [Double] = []
+            var firstReads: [Double] = []
+            for probe in probes {
+                unlocks.append(try timed { try VarlinkRequest.check(client, unlock, "Unlock") })
+                let read = VarlinkRequest.encode("io.widgetd.Host.GetPresentation", ["widget": probe, "surface": "homeScreen"])
+                firstReads.append(try timed { try VarlinkRequest.check(client, read, "GetPresentation") })
+                locks.append(try timed { try VarlinkRequest.check(client, lock, "Lock") })
+            }
+            try VarlinkRequest.check(client, unlock, "Unlock")
+            let change = VarlinkRequest.encode("io.widgetd.Device.SetPasscode", ["current": "1234", "new": "1234"])
+            var changes: [Double] = []
+            for _ in 0..<3 { changes.append(try timed { try VarlinkRequest.check(client, change, "SetPasscode") }) }
+            let rss = daemon.server?.residentKiB ?? 0
+            growth.append(GrowthRow(
+                timelines: size, startSeconds: start, unlockMs: Self.median(unlocks), lockMs: Self.median(locks),
+                passcodeChangeMs: Self.median(changes), firstReadMs: Self.median(firstReads), rssKiB: rss,
+                fillSeconds: fillSeconds, listAllMs: listAll))
+        }
+    }
+
+    private func timed(_ body: () throws -> Void) throws -> Double {
+        let start = Clock.nanoseconds()
+        try body()
+        return Double(Clock.nanoseconds() - start) / 1e6
+    }
+
+    static func median(_ values: [Double]) -> Double {
+        let sorted = values.sorted()
+        return sorted.isEmpty ? 0 : sorted[sorted.count / 2]
+    }
+}

@@ -1,0 +1,10 @@
+import Glibc
+
+/// The monotonic clock in nanoseconds: what every latency here is measured with.
+enum Clock {
+    static func nanoseconds() -> UInt64 {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)
+    }
+}

@@ -1,0 +1,97 @@
+import Foundation
+
+/// What one closed-loop measurement found.
+public struct LoopResult: Sendable {
+    /// Operations completed per second, all workers together.
+    public let throughput: Double
+    /// Median latency, microseconds.
+    public let p50: Double
+    /// 99th percentile latency, microseconds.
+    public let p99: Double
+    /// Operations measured.
+    public let count: Int
+}
+
+/// Runs `workers` threads, each doing one operation after another (closed loop: a new
+/// operation starts when the last one is answered), for `duration` seconds after a
+/// short warm-up, and reports throughput and latency percentiles.
+///
+/// Every server is measured by this one function, so differences between rows are the
+/// servers', not the harness's.
+enum ClosedLoop {
+    /// One worker's operation; made on its own thread by `makeOperation(workerIndex)`.
+    typealias Operation = () throws -> Void
+
+    static func run(
+        workers: Int, duration: Double, warmUp: Double = 0.2,
+        makeOperation: @escaping @Sendable (Int) throws -> Operation
+    ) throws -> LoopResult {
+        let shared = Shared(workers: workers)
+        let ready = DispatchSemaphore(value: 0)
+        let go = DispatchSemaphore(value: 0)
+        let done = DispatchGroup()
+        for index in 0..<workers {
+            done.enter()
+            let thread = Thread {
+                defer { done.leave() }
+                var latencies: [UInt64] = []
+                latencies.reserveCapacity(1 << 16)
+                do {
+                    let operation = try makeOperation(index)
+                    ready.signal()
+                    go.wait()
+                    let warmEnd = shared.start + UInt64(warmUp * 1e9)
+                    let end = warmEnd + UInt64(duration * 1e9)
+                    while true {
+                        let before = Clock.nanoseconds()
+                        if before >= end { break }
+                        try operation()
+                        let after = Clock.nanoseconds()
+                        if before >= warmEnd { latencies.append(after - before) }
+                    }
+                } catch {
+                    shared.fail(error)
+                    ready.signal()
+                }
+                shared.deliver(index, latencies)
+            }
+            thread.stackSize = 1 << 20
+            thread.start()
+        }
+        for _ in 0..<workers { ready.wait() }
+        shared.start = Clock.nanoseconds()
+        for _ in 0..<workers { go.signal() }
+        done.wait()
+        if let error = shared.error { throw error }
+        var all = shared.latencies.flatMap { $0 }
+        guard !all.isEmpty else { throw BenchError("no operation completed") }
+        all.sort()
+        func percentile(_ p: Double) -> Double {
+            Double(all[min(all.count - 1, Int(Double(all.count) * p))]) / 1000
+        }
+        return LoopResult(
+            throughput: Double(all.count) / duration, p50: percentile(0.50), p99: percentile(0.99), count: all.count)
+    }
+
+    /// State the worker threads share, behind a lock.
+    private final class Shared: @unchecked Sendable {
+        private let lock = NSLock()
+        var start: UInt64 = 0
+        private(set) var latencies: [[UInt64]]
+        private(set) var error: (any Error)?
+
+        init(workers: Int) { latencies = Array(repeating: [], count: workers) }
+
+        func deliver(_ index: Int, _ values: [UInt64]) {
+            lock.lock()
+            latencies[index] = values
+            lock.unlock()
+        }
+
+        func fail(_ error: any Error) {
+            lock.lock()
+            if self.error == nil { self.error = error }
+            lock.unlock()
+        }
+    }
+}

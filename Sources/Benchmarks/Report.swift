@@ -1,0 +1,121 @@
+import Foundation
+
+/// The benchmark's output: a table on stdout, `docs/BENCHMARKS.md` and an SVG plot of
+/// latency against connections.
+public enum Report {
+    /// The figures as Markdown tables (also what is printed).
+    public static func tables(_ suite: BenchmarkSuite) -> String {
+        var text = "### Host reads (closed loop, \(suite.presentationBytes)-byte reply)\n\n"
+        text += "| server | connections | requests/s | p50 µs | p99 µs |\n|---|---:|---:|---:|---:|\n"
+        for row in suite.reads { text += line(row) }
+        text += "\n### Durable writes (3 KiB timeline; each connection its own widget/row/file)\n\n"
+        text += "| store | connections | commits/s | p50 µs | p99 µs |\n|---|---:|---:|---:|---:|\n"
+        for row in suite.writes { text += line(row) }
+        text += "\n### Growth with the store's size (PasscodeKDF=minimum: unlock and passcode change exclude Argon2id's cost)\n\n"
+        text += "| timelines | start to READY=1 ms | index complete (first ReloadTimelines) ms | unlock ms | lock+purge ms "
+            + "| passcode change ms | first class-A read ms | RSS MiB |\n"
+        text += "|---:|---:|---:|---:|---:|---:|---:|---:|\n"
+        for row in suite.growth {
+            text += "| \(row.timelines) | \(f(row.startSeconds * 1000)) | \(f(row.listAllMs)) | \(f(row.unlockMs)) | \(f(row.lockMs)) | "
+                + "\(f(row.passcodeChangeMs)) | \(f(row.firstReadMs)) | \(f(Double(row.rssKiB) / 1024)) |\n"
+        }
+        if !suite.skipped.isEmpty {
+            text += "\nNot measured: " + suite.skipped.joined(separator: "; ") + "\n"
+        }
+        return text
+    }
+
+    private static func line(_ row: BenchmarkSuite.Row) -> String {
+        "| \(row.subject) | \(row.connections) | \(Int(row.result.throughput.rounded())) | \(f(row.result.p50)) | \(f(row.result.p99)) |\n"
+    }
+
+    static func f(_ value: Double) -> String {
+        value >= 100 ? String(Int(value.rounded())) : String(format: "%.2f", value)
+    }
+
+    /// The machine: CPU model, cores, kernel, memory, file system of the temp directory.
+    public static func machine() -> String {
+        let cpu = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8))?
+            .split(separator: "\n").first { $0.hasPrefix("model name") }?
+            .split(separator: ":", maxSplits: 1).last.map { $0.trimmingCharacters(in: .whitespaces) } ?? "unknown CPU"
+        let memory = (try? String(contentsOfFile: "/proc/meminfo", encoding: .utf8))?
+            .split(separator: "\n").first { $0.hasPrefix("MemTotal") }
+            .map { String($0.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "") }
+            .flatMap(Int.init).map { "\($0 / 1024 / 1024) GiB" } ?? "?"
+        var name = utsname()
+        uname(&name)
+        let release = withUnsafeBytes(of: &name.release) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        return "\(cpu), \(ProcessInfo.processInfo.activeProcessorCount) cores, \(memory) RAM, Linux \(release)"
+    }
+
+    /// An SVG line chart: p50 and p99 latency against connections for each read server.
+    public static func svg(_ suite: BenchmarkSuite) -> String {
+        let subjects = suite.reads.reduce(into: [String]()) { if !$0.contains($1.subject) { $0.append($1.subject) } }
+        let connections = Array(Set(suite.reads.map(\.connections))).sorted()
+        let maxLatency = max(1, suite.reads.map(\.result.p99).max() ?? 1)
+        let (width, height, left, right, top, bottom) = (720.0, 420.0, 70.0, 230.0, 40.0, 50.0)
+        let plotW = width - left - right, plotH = height - top - bottom
+        let logMax = log10(maxLatency * 1.2), logMin = log10(max(1, (suite.reads.map(\.result.p50).min() ?? 1) / 1.5))
+        func x(_ c: Int) -> Double {
+            guard connections.count > 1, let i = connections.firstIndex(of: c) else { return left + plotW / 2 }
+            return left + plotW * Double(i) / Double(connections.count - 1)
+        }
+        func y(_ v: Double) -> Double { top + plotH * (1 - (log10(max(v, 1)) - logMin) / max(0.01, logMax - logMin)) }
+        let colours = ["#d62728", "#1f77b4", "#7f7f7f", "#2ca02c", "#9467bd"]
+        var svg = """
+            <svg xmlns="http://www.w3.org/2000/svg" width="\(Int(width))" height="\(Int(height))" font-family="sans-serif" font-size="12">
+            <rect width="100%" height="100%" fill="white"/>
+            <text x="\(left)" y="20" font-size="14">Host read latency against connections (solid p50, dashed p99; log scale)</text>
+            <line x1="\(left)" y1="\(top + plotH)" x2="\(left + plotW)" y2="\(top + plotH)" stroke="black"/>
+            <line x1="\(left)" y1="\(top)" x2="\(left)" y2="\(top + plotH)" stroke="black"/>
+            <text x="\(left + plotW / 2)" y="\(height - 10)" text-anchor="middle">connections</text>
+            <text x="15" y="\(top + plotH / 2)" transform="rotate(-90 15 \(top + plotH / 2))" text-anchor="middle">latency (µs)</text>
+
+            """
+        for c in connections {
+            svg += "<text x=\"\(x(c))\" y=\"\(top + plotH + 18)\" text-anchor=\"middle\">\(c)</text>\n"
+        }
+        var tick = pow(10, floor(logMin))
+        while log10(tick) <= logMax {
+            for m in [1.0, 2.0, 5.0] where log10(tick * m) >= logMin && log10(tick * m) <= logMax {
+                let ty = y(tick * m)
+                svg += "<line x1=\"\(left - 4)\" y1=\"\(ty)\" x2=\"\(left + plotW)\" y2=\"\(ty)\" stroke=\"#ddd\"/>"
+                svg += "<text x=\"\(left - 6)\" y=\"\(ty + 4)\" text-anchor=\"end\">\(Int(tick * m))</text>\n"
+            }
+            tick *= 10
+        }
+        for (index, subject) in subjects.enumerated() {
+            let colour = colours[index % colours.count]
+            let rows = suite.reads.filter { $0.subject == subject }.sorted { $0.connections < $1.connections }
+            for (dash, value) in [("", \LoopResult.p50), (" stroke-dasharray=\"5,4\"", \LoopResult.p99)] {
+                let points = rows.map { "\(x($0.connections)),\(y($0.result[keyPath: value]))" }.joined(separator: " ")
+                svg += "<polyline fill=\"none\" stroke=\"\(colour)\" stroke-width=\"2\"\(dash) points=\"\(points)\"/>\n"
+            }
+            let ly = top + 20 + Double(index) * 20
+            svg += "<line x1=\"\(left + plotW + 15)\" y1=\"\(ly - 4)\" x2=\"\(left + plotW + 35)\" y2=\"\(ly - 4)\" stroke=\"\(colour)\" stroke-width=\"2\"/>"
+            svg += "<text x=\"\(left + plotW + 40)\" y=\"\(ly)\">\(subject)</text>\n"
+        }
+        svg += "</svg>\n"
+        return svg
+    }
+
+    /// Writes BENCHMARKS.md (keeping any hand-written analysis after the marker) and the plot.
+    public static func write(_ suite: BenchmarkSuite, to directory: String, command: String, date: Date = Date()) throws {
+        let path = "\(directory)/BENCHMARKS.md"
+        let marker = "<!-- analysis: kept across runs -->"
+        let existing = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
+        let analysis = existing.range(of: marker).map { String(existing[$0.lowerBound...]) }
+            ?? "\(marker)\n\n## Analysis\n\n(not written yet)\n"
+        let formatter = ISO8601DateFormatter()
+        var text = "# Benchmarks\n\n"
+        text += "Generated by `\(command)`; the tables are rewritten by each run, the analysis below them is kept.\n\n"
+        text += "- Date: \(formatter.string(from: date))\n- Machine: \(machine())\n"
+        text += "- Every figure comes from one run, with one client (`Sources/Benchmarks/SocketClient.swift`, blocking Unix "
+        text += "sockets, one thread per connection, closed loop) against each server in turn.\n\n"
+        text += tables(suite)
+        text += "\n![latency against connections](benchmarks-latency.svg)\n\n"
+        text += analysis
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        try svg(suite).write(toFile: "\(directory)/benchmarks-latency.svg", atomically: true, encoding: .utf8)
+    }
+}

@@ -1,0 +1,43 @@
+import Benchmarks
+import Foundation
+
+// widgetd-bench: measures widgetd beside redis-server, SQLCipher and the floors.
+// `--smoke` runs every part for a fraction of a second (for CI); `--echo-server PATH`
+// is the floor server this program starts for itself; `--output DIR` writes
+// BENCHMARKS.md and the plot there (default: docs/ when run from the package root).
+let arguments = Array(CommandLine.arguments.dropFirst())
+do {
+    if arguments.first == "--echo-server", arguments.count == 2 { try EchoServer.serve(at: arguments[1]) }
+    let executable = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+    let directory = executable.deletingLastPathComponent().path
+    let widgetd = ProcessInfo.processInfo.environment["WIDGETD_BIN"] ?? "\(directory)/widgetd"
+    let command = (["widgetd-bench"] + arguments).joined(separator: " ")
+    let smoke = arguments.contains("--smoke")
+    var options = smoke
+        ? BenchmarkSuite.Options.smoke(widgetdBinary: widgetd, benchBinary: executable.path, command: command)
+        : BenchmarkSuite.Options(widgetdBinary: widgetd, benchBinary: executable.path, command: command)
+    if let index = arguments.firstIndex(of: "--output"), index + 1 < arguments.count {
+        options.outputDirectory = arguments[index + 1]
+    } else if !smoke, FileManager.default.fileExists(atPath: "docs") {
+        options.outputDirectory = "docs"
+    }
+    if let index = arguments.firstIndex(of: "--growth"), index + 1 < arguments.count {
+        options.growthSizes = arguments[index + 1].split(separator: ",").compactMap { Int($0) }
+    }
+    if let index = arguments.firstIndex(of: "--duration"), index + 1 < arguments.count, let seconds = Double(arguments[index + 1]) {
+        options.duration = seconds
+    }
+    if let index = arguments.firstIndex(of: "--only"), index + 1 < arguments.count {
+        options.parts = Set(arguments[index + 1].split(separator: ",").map(String.init))
+    }
+    let suite = try BenchmarkSuite(options: options)
+    try suite.run()
+    print(Report.tables(suite))
+    if let output = options.outputDirectory {
+        try Report.write(suite, to: output, command: "swift run -c release widgetd-bench" + (arguments.isEmpty ? "" : " " + arguments.joined(separator: " ")))
+        print("wrote \(output)/BENCHMARKS.md and \(output)/benchmarks-latency.svg")
+    }
+} catch {
+    FileHandle.standardError.write(Data("widgetd-bench: \(error)\n".utf8))
+    exit(1)
+}
