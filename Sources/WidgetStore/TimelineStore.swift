@@ -386,14 +386,7 @@ public final class TimelineStore {
         do throws(StoreError) {
             try FileSystem.writeAtomically(directory: timelinesDirectory, name: name, bytes: bytes)
         } catch {
-            // A failed write (a full disk) leaves the previous file in place, or the new
-            // one if only the directory sync failed: index whichever is there, so the
-            // widget is not reported missing while its file is on disk.
-            do throws(StoreError) {
-                metadataIndex[name] = .success(try readSealed(name: name, expected: widget)?.1)
-            } catch let reading {
-                if case .corrupt = reading { metadataIndex[name] = .failure(reading) }
-            }
+            reindexFromDisk(name: name, widget: widget)
             throw error
         }
         metadataIndex[name] = .success(metadata)
@@ -455,8 +448,7 @@ public final class TimelineStore {
         }
         for (slot, item) in staged.enumerated() {
             if let error = outcomes[slot] {
-                // Unknown what is on disk now: verify it again when next asked.
-                metadataIndex[item.name] = nil
+                reindexFromDisk(name: item.name, widget: writes[item.index].widget)
                 results[item.index] = .failure(error)
                 continue
             }
@@ -495,6 +487,20 @@ public final class TimelineStore {
         }
         cache.remove(write.widget)
         return (name, metadata, bytes)
+    }
+
+    /// After a failed write (a full disk): the previous file is still in place, or the
+    /// new one if only the directory sync failed. Index whichever is there; dropping
+    /// the entry instead would report the widget missing once the index is complete,
+    /// while its file is intact on disk (CrashSafetyTests).
+    private func reindexFromDisk(name: String, widget: WidgetID) {
+        do throws(StoreError) {
+            metadataIndex[name] = .success(try readSealed(name: name, expected: widget)?.1)
+        } catch {
+            // An I/O error may pass: only a verdict on the file is remembered.
+            metadataIndex[name] = nil
+            if case .corrupt = error { metadataIndex[name] = .failure(error) }
+        }
     }
 
     private func shouldCacheWrite(_ c: ProtectionClass) -> Bool {
