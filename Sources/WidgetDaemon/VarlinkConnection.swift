@@ -140,10 +140,12 @@ final class VarlinkConnection {
                 return
             }
             if queueStart == queue.count, current == nil,
-                let reply = handler.cachedReply(to: message, connection: id, peer: peer)
+                var reply = handler.cachedReply(to: message, connection: id, peer: peer)
             {
                 Self.wipe(&message)
                 enqueue(reply)
+                // A copy of a cached presentation, which may be content: zero it once copied.
+                Self.wipe(&reply)
                 continue
             }
             let call: VarlinkCall

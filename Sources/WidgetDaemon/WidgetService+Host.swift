@@ -27,7 +27,11 @@ extension WidgetService {
         }
         let stamp = currentPresentationStamp()
         if let cached = presentations.reply(widget, surface, stamp: stamp, now: now()) {
-            return context.reply(encoded: cached.withUnsafeBytes { Array($0) })
+            // A copy of the secure reply, which may be content: zero it once sent.
+            var copy = cached.withUnsafeBytes { Array($0) }
+            context.reply(encoded: copy)
+            VarlinkReply.wipe(&copy)
+            return
         }
         let (presentation, nextChange) = try presentation(of: widget, on: surface)
         var reply = VarlinkReply.encode(parameters: PresentationReply(presentation: presentation))
