@@ -24,6 +24,28 @@ public enum ProcessHygiene {
     /// The byte glibc writes over freed heap chunks (any non-zero value works).
     public static let perturbByte: Int32 = 0xA5
 
+    /// The `GLIBC_TUNABLES` entry that turns glibc's per-thread malloc cache off.
+    ///
+    /// Small chunks freed into that cache (up to about 1 KiB) skip `M_PERTURB`, so a
+    /// buffer freed inside Foundation (the JSON encoder's, holding a presentation with
+    /// class-A content) kept its bytes after a lock (MemoryHygieneTests). Tunables are
+    /// read only when a process starts, hence ``restartWithoutMallocCache()``.
+    public static let noMallocCacheTunable = "glibc.malloc.tcache_count=0"
+
+    /// Re-executes this program (`/proc/self/exe`, same arguments, same pid) with
+    /// ``noMallocCacheTunable`` added to `GLIBC_TUNABLES`, unless it is there already.
+    ///
+    /// Returns only when no restart is needed (`nil`) or `execv` failed (its errno);
+    /// call it first thing, before any thread, file or socket is opened.
+    public static func restartWithoutMallocCache() -> Int32? {
+        let name = "GLIBC_TUNABLES"
+        let current = getenv(name).map { String(cString: $0) } ?? ""
+        if current.split(separator: ":").contains(Substring(noMallocCacheTunable)) { return nil }
+        setenv(name, current.isEmpty ? noMallocCacheTunable : "\(current):\(noMallocCacheTunable)", 1)
+        execv("/proc/self/exe", CommandLine.unsafeArgv)
+        return errno
+    }
+
     /// The soft `RLIMIT_MEMLOCK` in bytes, or `nil` if unlimited.
     ///
     /// `sodium_malloc` locks its pages but carries on unlocked when this limit is
