@@ -33,11 +33,16 @@ public enum Daemon {
             break
         }
 
+        // Before anything else: the restart keeps the pid (systemd's notify and socket
+        // activation are unaffected) and inherits the environment and descriptors.
+        let restartFailure = ProcessHygiene.restartWithoutMallocCache()
         let logger = Logger.standard(environment: environment)
+        if let restartFailure {
+            logger.warning(
+                "cannot restart with glibc's malloc cache off (\(String(cString: strerror(restartFailure)))); small freed buffers may keep content until reused",
+                event: "hygiene_degraded")
+        }
         do {
-            // First, before any thread: freed memory must be overwritten, and glibc's
-            // thread cache would keep small freed chunks (replies, decoded strings) intact.
-            try ProcessHygiene.reexecWithoutMallocThreadCache(arguments: arguments, environment: environment)
             // Before any thread starts, so that every thread inherits the mask and the
             // signals arrive on the loop's signalfd only.
             try Signals.blockDaemonSignals()

@@ -144,7 +144,7 @@ final class VarlinkConnection {
             {
                 Self.wipe(&message)
                 enqueue(reply)
-                // The cached reply may be content: this copy is zeroed, the cache's stays secure.
+                // A copy of a cached presentation, which may be content: zero it once copied.
                 Self.wipe(&reply)
                 continue
             }

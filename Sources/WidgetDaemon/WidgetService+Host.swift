@@ -27,11 +27,10 @@ extension WidgetService {
         }
         let stamp = currentPresentationStamp()
         if let cached = presentations.reply(widget, surface, stamp: stamp, now: now()) {
-            // A heap copy of content: zeroed once the connection has taken its own copy
-            // (glibc's M_PERTURB does not reach chunks that go to its thread cache).
-            var reply = cached.withUnsafeBytes { Array($0) }
-            context.reply(encoded: reply)
-            VarlinkReply.wipe(&reply)
+            // A copy of the secure reply, which may be content: zero it once sent.
+            var copy = cached.withUnsafeBytes { Array($0) }
+            context.reply(encoded: copy)
+            VarlinkReply.wipe(&copy)
             return
         }
         let (presentation, nextChange) = try presentation(of: widget, on: surface)

@@ -38,8 +38,6 @@ public final class TimelineStore {
     private var metadataIndexComplete = false
     /// The directory's file names still to verify into the index, listed on first need.
     private var unindexedNames: [String]?
-    /// Files whose index entry is unknown after a failed write: verified from disk when next asked.
-    private var unverifiedNames: Set<String> = []
 
     /// The device-key subkeys this store uses, derived once at open.
     private struct Subkeys {
@@ -300,7 +298,6 @@ public final class TimelineStore {
         metadataIndex = [:]
         metadataIndexComplete = false
         unindexedNames = nil
-        unverifiedNames = []
         try FileSystem.remove(keybagPath)
         if case .stateFile(let path) = deviceKey.source { try FileSystem.remove(path) }
         try FileSystem.remove("\(stateDirectory)/\(SettingsFile.fileName)")
@@ -343,7 +340,7 @@ public final class TimelineStore {
     /// The metadata for one file name, from the index or verified from disk.
     private func indexedMetadata(name: String, widget: WidgetID?) throws(StoreError) -> TimelineMetadata? {
         if let known = metadataIndex[name] { return try known.get() }
-        if metadataIndexComplete && !unverifiedNames.contains(name) { return nil }
+        if metadataIndexComplete { return nil }
         let result: Result<TimelineMetadata?, StoreError>
         do throws(StoreError) {
             result = .success(try readSealed(name: name, expected: widget)?.1)
@@ -353,17 +350,7 @@ public final class TimelineStore {
             result = .failure(error)
         }
         metadataIndex[name] = result
-        unverifiedNames.remove(name)
         return try result.get()
-    }
-
-    /// After a failed write (a full disk) the previous file is still in place, or the
-    /// new one if only the directory sync failed: forget what the index knew and have
-    /// the next question verify the file on disk, so a widget whose file is there is
-    /// never reported missing.
-    private func reindexAfterFailedWrite(name: String) {
-        metadataIndex[name] = nil
-        unverifiedNames.insert(name)
     }
 
     /// Replaces a widget's timeline and returns its new generation. Needs only public
@@ -399,7 +386,7 @@ public final class TimelineStore {
         do throws(StoreError) {
             try FileSystem.writeAtomically(directory: timelinesDirectory, name: name, bytes: bytes)
         } catch {
-            reindexAfterFailedWrite(name: name)
+            reindexFromDisk(name: name, widget: widget)
             throw error
         }
         metadataIndex[name] = .success(metadata)
@@ -461,7 +448,7 @@ public final class TimelineStore {
         }
         for (slot, item) in staged.enumerated() {
             if let error = outcomes[slot] {
-                reindexAfterFailedWrite(name: item.name)
+                reindexFromDisk(name: item.name, widget: writes[item.index].widget)
                 results[item.index] = .failure(error)
                 continue
             }
@@ -500,6 +487,20 @@ public final class TimelineStore {
         }
         cache.remove(write.widget)
         return (name, metadata, bytes)
+    }
+
+    /// After a failed write (a full disk): the previous file is still in place, or the
+    /// new one if only the directory sync failed. Index whichever is there; dropping
+    /// the entry instead would report the widget missing once the index is complete,
+    /// while its file is intact on disk (CrashSafetyTests).
+    private func reindexFromDisk(name: String, widget: WidgetID) {
+        do throws(StoreError) {
+            metadataIndex[name] = .success(try readSealed(name: name, expected: widget)?.1)
+        } catch {
+            // An I/O error may pass: only a verdict on the file is remembered.
+            metadataIndex[name] = nil
+            if case .corrupt = error { metadataIndex[name] = .failure(error) }
+        }
     }
 
     private func shouldCacheWrite(_ c: ProtectionClass) -> Bool {

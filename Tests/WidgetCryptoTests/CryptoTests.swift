@@ -133,13 +133,3 @@ private func secure(_ a: [UInt8]) throws -> SecureBytes { try a.withUnsafeBytes 
         #expect(ProcessHygiene.lockedMemoryLimit() == expected)
     }
 }
-
-/// The malloc tunable that makes M_PERTURB reach every freed chunk.
-@Suite struct MallocTunablesTests {
-    @Test func theThreadCacheIsTurnedOffUnlessItIsAlready() {
-        #expect(ProcessHygiene.tunablesNeeded(in: [:]) == "glibc.malloc.tcache_count=0")
-        #expect(ProcessHygiene.tunablesNeeded(in: ["GLIBC_TUNABLES": "glibc.malloc.tcache_count=0"]) == nil)
-        #expect(ProcessHygiene.tunablesNeeded(in: ["GLIBC_TUNABLES": "glibc.malloc.check=3"])
-            == "glibc.malloc.check=3:glibc.malloc.tcache_count=0")
-    }
-}
