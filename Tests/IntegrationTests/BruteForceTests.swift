@@ -130,6 +130,7 @@ import Testing
         let kdf = right.min()!
         print(String(format: "BruteForceTests: right passcode %.1f ms (min), wrong passcodes %.1f ms (min)", kdf * 1e3, wrong.min()! * 1e3))
         #expect(kdf > 0.03, "the interactive KDF costs tens of milliseconds: \(right)")
-        #expect(wrong.min()! > 0.5 * kdf, "a wrong passcode answered in \(wrong.min()!) s; the KDF takes \(kdf) s")
+        // Generous under load (a right unlock also releases keys); a skipped KDF answers in ~1 ms.
+        #expect(wrong.min()! > 0.02 && wrong.min()! > 0.3 * kdf, "a wrong passcode answered in \(wrong.min()!) s; the KDF takes \(kdf) s")
     }
 }
