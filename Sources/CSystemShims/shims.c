@@ -81,7 +81,10 @@ static int fill_set(sigset_t *set, const int *signals, int count) {
 int shim_block_signals(const int *signals, int count) {
     sigset_t set;
     if (fill_set(&set, signals, count) != 0) return errno;
-    return pthread_sigmask(SIG_BLOCK, &set, NULL);
+    // SETMASK, not BLOCK: a mask inherited from the parent (a test runner, a shell)
+    // would otherwise keep SIGABRT or SIGQUIT blocked, and the watchdog's abort or an
+    // administrator's signal would be ignored.
+    return pthread_sigmask(SIG_SETMASK, &set, NULL);
 }
 
 int shim_signalfd_create(const int *signals, int count) {

@@ -10,13 +10,23 @@ public enum VarlinkReply {
     /// The wire types encode infallibly; a value that cannot be encoded is a programming
     /// error and traps (see ``VarlinkError/init(name:parameters:)``).
     public static func encode(parameters: some Encodable, continues: Bool = false) -> [UInt8] {
-        let body: Data
+        var body: Data
         do {
             body = try VarlinkJSON.makeEncoder().encode(parameters)
         } catch {
             preconditionFailure("reply parameters of type \(type(of: parameters)) cannot be encoded as JSON")
         }
+        // The parameters may be decrypted content: zero the intermediate copy.
+        defer { body.resetBytes(in: 0..<body.count) }
         return encode(encodedParameters: body, continues: continues)
+    }
+
+    /// Zeroes an encoded reply in place (its whole storage), once it has been sent.
+    public static func wipe(_ bytes: inout [UInt8]) {
+        bytes.withUnsafeMutableBufferPointer { storage in
+            guard let base = storage.baseAddress else { return }
+            base.initialize(repeating: 0, count: storage.count)
+        }
     }
 
     /// Wraps parameters that are already an encoded JSON object into a reply.

@@ -81,21 +81,21 @@ public final class CallContext {
 
     /// Sends the final reply.
     public func reply(_ parameters: some Encodable) {
-        send(isFinal: true) { VarlinkReply.encode(parameters: parameters) }
+        send(isFinal: true, wipe: true) { VarlinkReply.encode(parameters: parameters) }
     }
 
     /// Sends a final reply that is already encoded (NUL-terminated), e.g. a cached
     /// presentation: the hot path encodes nothing.
     public func reply(encoded bytes: [UInt8]) {
         precondition(bytes.last == 0, "an encoded reply ends with its NUL")
-        send(isFinal: true) { bytes }
+        send(isFinal: true, wipe: false) { bytes }
     }
 
     /// Sends a reply with `continues: true`. Without `more` there is no stream: the
     /// reply is sent as the final one instead, so the client still gets an answer.
     public func stream(_ parameters: some Encodable) {
         if wantsMore {
-            send(isFinal: false) { VarlinkReply.encode(parameters: parameters, continues: true) }
+            send(isFinal: false, wipe: true) { VarlinkReply.encode(parameters: parameters, continues: true) }
         } else {
             reply(parameters)
         }
@@ -104,19 +104,26 @@ public final class CallContext {
     /// Sends a stream reply that is already encoded with `continues: true`.
     public func stream(encoded bytes: [UInt8]) {
         precondition(bytes.last == 0, "an encoded reply ends with its NUL")
-        send(isFinal: !wantsMore) { bytes }
+        send(isFinal: !wantsMore, wipe: false) { bytes }
     }
 
     /// Ends the call with an error.
     public func fail(_ error: VarlinkError) {
-        send(isFinal: true) { VarlinkReply.encode(error: error) }
+        send(isFinal: true, wipe: true) { VarlinkReply.encode(error: error) }
     }
 
-    private func send(isFinal: Bool, _ encode: () -> [UInt8]) {
+    /// `wipe`: the reply was encoded here and nobody else holds it, so its bytes (which
+    /// may be decrypted content) are zeroed once the connection has copied them. A
+    /// small freed buffer goes to glibc's per-thread cache, which M_PERTURB does not
+    /// overwrite: MemoryHygieneTests found a GetTimeline reply there after the lock.
+    /// Pre-encoded replies belong to their cache, which zeroes them itself.
+    private func send(isFinal: Bool, wipe: Bool, _ encode: () -> [UInt8]) {
         guard !isAnswered else { return }
         if isFinal { isAnswered = true }
         // The server does not wait for oneway calls: there is nobody to answer.
         guard !isOneway, isConnectionOpen() else { return }
-        deliver(encode(), isFinal)
+        var bytes = encode()
+        deliver(bytes, isFinal)
+        if wipe { VarlinkReply.wipe(&bytes) }
     }
 }

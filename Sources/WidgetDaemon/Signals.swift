@@ -22,8 +22,9 @@ public final class Signals {
     private let fd: Int32
     private var watch: WatchID?
 
-    /// Blocks SIGTERM, SIGINT and SIGHUP in the calling thread (and the threads it starts
-    /// later), and ignores SIGPIPE: a client that goes away must not kill the daemon.
+    /// Blocks SIGTERM, SIGINT and SIGHUP, and only those, in the calling thread (and the
+    /// threads it starts later), and ignores SIGPIPE: a client that goes away must not
+    /// kill the daemon. Every other signal is unblocked, whatever the parent left blocked.
     public static func blockDaemonSignals() throws(SystemError) {
         shim_ignore_sigpipe()
         let numbers = Signal.allCases.map(\.rawValue)

@@ -41,6 +41,14 @@ final class VarlinkConnection {
     private var closeAfterFlush = false
     private(set) var isClosed = false
     private var isDispatching = false
+    /// The framer may still hold complete calls that were left for a later turn of the
+    /// loop (the turn's budget was spent, or the queue is full); while it does, the
+    /// socket is not read, so the framer's size stays bounded.
+    private var hasBacklog = false
+
+    /// Calls answered per connection per turn of the loop: a client that pipelines
+    /// thousands of calls gets them answered a few dozen at a time, in turn with the others.
+    static let callsPerTurn = 16
 
     init(
         id: ConnectionID, fd: Int32, peer: PeerCredentials, loop: EventLoop, limits: ServerLimits,
@@ -67,7 +75,11 @@ final class VarlinkConnection {
     // MARK: Events
 
     private func handle(_ events: IOEvents) {
-        if events.contains(.writable) { flush() }
+        if events.contains(.writable) {
+            flush()
+            // Writable interest is also how a backlog waits for its next turn (below).
+            if !isClosed, hasBacklog { resume() }
+        }
         if !isClosed, events.contains(.readable) || events.contains(.hangup) { readAvailable() }
         if !isClosed, events.contains(.hangup), !events.contains(.readable) { close(reason: nil) }
     }
@@ -75,6 +87,8 @@ final class VarlinkConnection {
     /// Reads what the socket holds (a bounded amount per wake-up, so one busy client
     /// cannot starve the others), then handles every complete call.
     private func readAvailable() {
+        // Calls already received wait their turn first; the socket keeps the rest.
+        guard !hasBacklog else { return }
         let buffer = readBuffer.bytes
         for _ in 0..<16 {
             let count: Int?
@@ -92,7 +106,7 @@ final class VarlinkConnection {
             let received = UnsafeMutableRawBufferPointer(rebasing: buffer[..<count])
             framer.append(UnsafeRawBufferPointer(received))
             // The bytes may hold a passcode: wipe the shared buffer's copy at once.
-            received.initializeMemory(as: UInt8.self, repeating: 0)
+            _ = memset(received.baseAddress!, 0, count)
             if count < buffer.count { break }
         }
         takeMessages()
@@ -100,9 +114,19 @@ final class VarlinkConnection {
         closeIfDone()
     }
 
-    /// Decodes the complete messages in the framer into the queue and dispatches.
+    /// Decodes the complete messages in the framer into the queue and dispatches, up to
+    /// this turn's budget; the rest waits for ``resume()`` or for the client to read.
     private func takeMessages() {
+        var budget = Self.callsPerTurn
+        hasBacklog = false
         while !closeAfterFlush, !isClosed {
+            if budget == 0 || queue.count - queueStart >= limits.maxQueuedCalls {
+                // Over budget: continue on a later turn, once the socket is writable (see
+                // updateInterest). A full queue resumes when the call in progress ends.
+                hasBacklog = true
+                return
+            }
+            budget -= 1
             var message: [UInt8]
             do {
                 guard let next = try framer.nextMessage() else { break }
@@ -143,6 +167,14 @@ final class VarlinkConnection {
             queue.append(.call(call))
             dispatch()
         }
+    }
+
+    /// Continues with calls left in the framer by an earlier turn.
+    private func resume() {
+        guard hasBacklog, !isClosed else { return }
+        takeMessages()
+        updateInterest()
+        closeIfDone()
     }
 
     private func protocolFailure(_ error: VarlinkError) {
@@ -228,6 +260,7 @@ final class VarlinkConnection {
         if isFinal {
             current = nil
             dispatch()
+            if hasBacklog, current == nil { takeMessages() }
             updateInterest()
             closeIfDone()
         }
@@ -285,8 +318,15 @@ final class VarlinkConnection {
     private func updateInterest() {
         guard !isClosed, let watch else { return }
         var interest: IOEvents = []
-        if !readClosed, !closeAfterFlush, queue.count - queueStart < limits.maxQueuedCalls { interest.insert(.readable) }
-        if pendingOutputCount > 0 { interest.insert(.writable) }
+        if !readClosed, !closeAfterFlush, !hasBacklog, queue.count - queueStart < limits.maxQueuedCalls {
+            interest.insert(.readable)
+        }
+        // A backlog waits for writability rather than a timer: the loop is level-triggered,
+        // so a writable socket brings it back on the next turn, after the other ready
+        // descriptors and due timers; a client that does not read its replies waits.
+        if pendingOutputCount > 0 || (hasBacklog && queue.count - queueStart < limits.maxQueuedCalls) {
+            interest.insert(.writable)
+        }
         do {
             try loop.update(watch, interest: interest)
         } catch {
@@ -301,7 +341,7 @@ final class VarlinkConnection {
         guard !isClosed, pendingOutputCount == 0 else { return }
         if closeAfterFlush {
             close(reason: nil)
-        } else if readClosed, queueStart == queue.count, current == nil || current?.wantsMore == true {
+        } else if readClosed, !hasBacklog, queueStart == queue.count, current == nil || current?.wantsMore == true {
             close(reason: nil)
         }
     }

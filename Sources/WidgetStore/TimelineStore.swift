@@ -383,7 +383,19 @@ public final class TimelineStore {
         }
         cache.remove(widget)
         metadataIndex[name] = nil
-        try FileSystem.writeAtomically(directory: timelinesDirectory, name: name, bytes: bytes)
+        do throws(StoreError) {
+            try FileSystem.writeAtomically(directory: timelinesDirectory, name: name, bytes: bytes)
+        } catch {
+            // A failed write (a full disk) leaves the previous file in place, or the new
+            // one if only the directory sync failed: index whichever is there, so the
+            // widget is not reported missing while its file is on disk.
+            do throws(StoreError) {
+                metadataIndex[name] = .success(try readSealed(name: name, expected: widget)?.1)
+            } catch let reading {
+                if case .corrupt = reading { metadataIndex[name] = .failure(reading) }
+            }
+            throw error
+        }
         metadataIndex[name] = .success(metadata)
         if shouldCacheWrite(protectionClass) {
             let copy = try crypto { () throws(CryptoError) in try body.copy() }

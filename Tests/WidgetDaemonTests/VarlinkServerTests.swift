@@ -270,6 +270,18 @@ private final class Harness {
         #expect(harness.server.connectionCount == 0)
     }
 
+    @Test func aClientPipeliningThousandsOfCallsDoesNotStarveAnother() throws {
+        let harness = try Harness()
+        let greedy = try harness.client()
+        let other = try harness.client()
+        greedy.send(bytes: (0..<2_000).flatMap { _ in Array(presentation.utf8) + [0] })
+        other.send(presentation)
+        // Answered in turns of a few calls each: the other client does not wait for 2,000.
+        #expect(try harness.run { other.replies.count == 1 })
+        #expect(greedy.replies.count < 1_000)
+        #expect(try harness.run { greedy.replies.count == 2_000 })
+    }
+
     @Test func clientThatDoesNotReadIsDisconnected() throws {
         let harness = try Harness(limits: ServerLimits(maxOutputBytesPerConnection: 256 * 1024))
         harness.handler.largeReplyBytes = 200 * 1024

@@ -36,8 +36,9 @@ int shim_eventfd_signal(int fd);
 /// Reads and resets an eventfd's counter. Returns 0, or -1 with errno (EAGAIN when zero).
 int shim_eventfd_drain(int fd);
 
-/// Blocks `signals` (an array of `count` signal numbers) in the calling thread with
-/// pthread_sigmask, so threads started afterwards inherit the mask. Returns 0 or an errno.
+/// Makes `signals` (an array of `count` signal numbers) the calling thread's whole
+/// signal mask with pthread_sigmask(SIG_SETMASK), unblocking any other signal inherited
+/// blocked, so threads started afterwards inherit exactly this mask. Returns 0 or an errno.
 int shim_block_signals(const int *signals, int count);
 /// signalfd(-1, {signals}, SFD_NONBLOCK | SFD_CLOEXEC). Returns the fd, or -1 with errno.
 int shim_signalfd_create(const int *signals, int count);

@@ -57,15 +57,45 @@ final class DaemonProcess {
     }
 
     /// Starts the daemon and returns once it sent `READY=1`.
-    func start(extraArguments: [String] = [], environment: [String: String] = [:]) throws {
+    ///
+    /// `user` runs it as another uid/gid through `setpriv` (the tests must be root);
+    /// `workingDirectory` is where a core file would land; `launcher` is a program and
+    /// arguments that exec the daemon (e.g. `/usr/bin/env LD_PRELOAD=…`: a preload set
+    /// through `Process` itself loses the daemon's arguments under libfaketime).
+    func start(
+        extraArguments: [String] = [], environment: [String: String] = [:], user: (uid: UInt32, gid: UInt32)? = nil,
+        workingDirectory: URL? = nil, launcher: [String] = []
+    ) throws {
         let notifyPath = root.appendingPathComponent("notify-\(UUID().uuidString.prefix(8))").path
         let notify = try NotifySocket(path: notifyPath)
         self.notify = notify
         let process = Process()
-        process.executableURL = Self.binary
-        process.arguments = [
+        let arguments = [
             "--config", configFile.path, "--state-directory", stateDirectory.path, "--socket", socketPath,
         ] + extraArguments
+        if let user {
+            chmod(notifyPath, 0o777)
+            chmod(root.path, 0o755)
+            try FileManager.default.createDirectory(at: stateDirectory, withIntermediateDirectories: true)
+            for directory in [stateDirectory, root.appendingPathComponent("run")] {
+                chown(directory.path, user.uid, user.gid)
+            }
+            // The configuration stays root's, readable by the daemon's user.
+            let etc = root.appendingPathComponent("etc")
+            for case let path as String in FileManager.default.enumerator(atPath: etc.path) ?? .init() {
+                chmod(etc.appendingPathComponent(path).path, path.hasSuffix(".conf") ? 0o644 : 0o755)
+            }
+            chmod(etc.path, 0o755)
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+            process.arguments = ["--reuid=\(user.uid)", "--regid=\(user.gid)", "--clear-groups", Self.binary.path] + arguments
+        } else if let program = launcher.first {
+            process.executableURL = URL(fileURLWithPath: program)
+            process.arguments = Array(launcher.dropFirst()) + [Self.binary.path] + arguments
+        } else {
+            process.executableURL = Self.binary
+            process.arguments = arguments
+        }
+        if let workingDirectory { process.currentDirectoryURL = workingDirectory }
         var env = ProcessInfo.processInfo.environment
         env["NOTIFY_SOCKET"] = notifyPath
         env.removeValue(forKey: "JOURNAL_STREAM")

@@ -1,0 +1,141 @@
+import Foundation
+import Glibc
+import Testing
+
+/// Promise 2 (SECURITY.md): tampering with the state directory is detected and never
+/// served. A damaged timeline is a typed error, logged, shown as a placeholder, and
+/// every other widget is still served; a damaged keybag or device key stops the daemon
+/// with a clear error instead of serving (or resetting) anything.
+@Suite struct TamperingTests {
+    static let secret = "TAMPER-SECRET-0451"
+    static let intact = "com.example.mail/intact"
+
+    /// Writes `count` same-sized timelines of class `none` plus one untouched witness,
+    /// stops the daemon and returns the files by widget id.
+    private func prepare(_ daemon: DaemonProcess, count: Int) throws -> [String: URL] {
+        try daemon.start()
+        let client = try daemon.client()
+        for index in 0..<count {
+            try client.ok(
+                "io.widgetd.Provider.PutTimeline",
+                Fixtures.putParameters(Self.widget(index), secret: Self.secret))
+        }
+        try client.ok("io.widgetd.Provider.PutTimeline", Fixtures.putParameters(Self.intact, secret: "witness"))
+        daemon.stop()
+        return try Self.files(in: daemon)
+    }
+
+    static func widget(_ index: Int) -> String { "com.example.clock/t#" + String(format: "%05d", index) }
+
+    /// The timeline files by the widget id in their (cleartext) header.
+    static func files(in daemon: DaemonProcess) throws -> [String: URL] {
+        let directory = daemon.stateDirectory.appendingPathComponent("timelines")
+        var result: [String: URL] = [:]
+        for name in try FileManager.default.contentsOfDirectory(atPath: directory.path) where name.hasSuffix(".wtl") {
+            let url = directory.appendingPathComponent(name)
+            let bytes = [UInt8](try Data(contentsOf: url))
+            // magic 4 | version 1 | class 1 | generation 8 | id length 1 | id
+            let length = Int(bytes[14])
+            result[String(decoding: bytes[15..<(15 + length)], as: UTF8.self)] = url
+        }
+        return result
+    }
+
+    /// Checks that `widget` is refused to its provider and shown as a placeholder
+    /// with none of its data, to every surface a host may ask for.
+    private func expectNotServed(_ widget: String, client: VarlinkTestClient, _ comment: Comment) throws {
+        let read = try client.call("io.widgetd.Provider.GetTimeline", ["widget": widget])
+        #expect(read.error != nil, comment)
+        let shown = try client.ok("io.widgetd.Host.GetPresentation", ["widget": widget, "surface": "homeScreen"])
+        #expect(Fixtures.mode(shown) == "placeholder", comment)
+        let text = String(decoding: try JSONSerialization.data(withJSONObject: shown), as: UTF8.self)
+        #expect(!text.contains(Self.secret), comment)
+    }
+
+    private func expectWitnessServed(_ client: VarlinkTestClient) throws {
+        let shown = try client.ok("io.widgetd.Host.GetPresentation", ["widget": Self.intact, "surface": "homeScreen"])
+        #expect(Fixtures.mode(shown) == "content")
+        #expect(Fixtures.field(shown, "balance")["value"] as? String == "witness")
+    }
+
+    @Test func aFlippedBitAtEveryOffsetIsDetectedAndNeverServed() throws {
+        let daemon = try DaemonProcess()
+        // One widget per flipped offset (all files have the same layout): every byte of
+        // the header, the sealed keys and the metadata section, and every 5th byte of the
+        // body, each widget with a different bit.
+        let probe = try prepare(daemon, count: 1)
+        let size = try Data(contentsOf: try #require(probe[Self.widget(0)])).count
+        let offsets = Array(0..<min(size, 320)) + Array(stride(from: 320, to: size, by: 5)) + [size - 1]
+        try FileManager.default.removeItem(at: daemon.stateDirectory)
+        let files = try prepare(daemon, count: offsets.count)
+        for (index, offset) in offsets.enumerated() {
+            let url = try #require(files[Self.widget(index)])
+            var bytes = [UInt8](try Data(contentsOf: url))
+            #expect(bytes.count == size)
+            bytes[offset] ^= UInt8(1) << UInt8(index % 8)
+            try Data(bytes).write(to: url)
+        }
+        try daemon.start()
+        let client = try daemon.client()
+        for (index, offset) in offsets.enumerated() {
+            try expectNotServed(Self.widget(index), client: client, "bit \(index % 8) of byte \(offset) of \(size) flipped")
+        }
+        try expectWitnessServed(client)
+        let listed = try client.ok("io.widgetd.Host.ListWidgets")["widgets"] as? [[String: Any]] ?? []
+        // Listing needs only the header and the metadata section: a file damaged there is
+        // not listed (a damaged body is found when read, above).
+        let names = Set(listed.compactMap { $0["widget"] as? String })
+        #expect(names.contains(Self.intact))
+        let header = 15 + Self.widget(0).utf8.count
+        for index in 0..<header + 80 { #expect(!names.contains(Self.widget(index)), "byte \(index) flipped yet listed") }
+        #expect(daemon.log.contains("corrupt") || daemon.log.contains("authentication failed"))
+        #expect(daemon.process?.isRunning == true)
+    }
+
+    @Test func truncatedCopiedAndEmptiedFilesAreDetected() throws {
+        let daemon = try DaemonProcess()
+        let files = try prepare(daemon, count: 4)
+        let size = try Data(contentsOf: try #require(files[Self.widget(0)])).count
+        // Truncated at the header, in the middle, and by one byte.
+        for (index, length) in [(0, 10), (1, size / 2), (2, size - 1)] {
+            let url = try #require(files[Self.widget(index)])
+            try Data(try Data(contentsOf: url).prefix(length)).write(to: url)
+        }
+        // Widget 3's file replaced by the witness's (a valid file of another widget).
+        let witness = try Data(contentsOf: try #require(files[Self.intact]))
+        try witness.write(to: try #require(files[Self.widget(3)]))
+        try daemon.start()
+        let client = try daemon.client()
+        for index in 0..<4 { try expectNotServed(Self.widget(index), client: client, "file \(index)") }
+        try expectWitnessServed(client)
+        #expect(daemon.log.contains("truncated"))
+        #expect(daemon.log.contains("another widget"))
+    }
+
+    @Test func anEditedKeybagStopsTheDaemonWithAClearErrorAndIsNotReset() throws {
+        let daemon = try DaemonProcess()
+        _ = try prepare(daemon, count: 1)
+        let keybag = daemon.stateDirectory.appendingPathComponent("keybag")
+        var bytes = [UInt8](try Data(contentsOf: keybag))
+        bytes[bytes.count / 2] ^= 0x01
+        try Data(bytes).write(to: keybag)
+        #expect(throws: DaemonProcess.Failure.self) { try daemon.start() }
+        #expect(daemon.process?.isRunning != true)
+        #expect(daemon.log.contains("keybag"))
+        // The evidence is kept: the daemon did not start over with a fresh keybag.
+        #expect([UInt8](try Data(contentsOf: keybag)) == bytes)
+    }
+
+    @Test func aSwappedDeviceKeyStopsTheDaemonWithAClearError() throws {
+        let daemon = try DaemonProcess()
+        _ = try prepare(daemon, count: 1)
+        let deviceKey = daemon.stateDirectory.appendingPathComponent("device.key")
+        let other = [UInt8]((0..<32).map { _ in UInt8.random(in: 0...255) })
+        try Data(other).write(to: deviceKey)
+        chmod(deviceKey.path, 0o600)
+        #expect(throws: DaemonProcess.Failure.self) { try daemon.start() }
+        #expect(daemon.process?.isRunning != true)
+        #expect(daemon.log.contains("keybag"))
+        #expect([UInt8](try Data(contentsOf: deviceKey)) == other)
+    }
+}
