@@ -140,10 +140,12 @@ final class VarlinkConnection {
                 return
             }
             if queueStart == queue.count, current == nil,
-                let reply = handler.cachedReply(to: message, connection: id, peer: peer)
+                var reply = handler.cachedReply(to: message, connection: id, peer: peer)
             {
                 Self.wipe(&message)
                 enqueue(reply)
+                // It may hold decrypted content: only the output buffer (wiped once sent) keeps it.
+                Self.wipe(&reply)
                 continue
             }
             let call: VarlinkCall

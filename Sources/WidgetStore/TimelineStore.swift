@@ -455,8 +455,15 @@ public final class TimelineStore {
         }
         for (slot, item) in staged.enumerated() {
             if let error = outcomes[slot] {
-                // Unknown what is on disk now: verify it again when next asked.
+                // A failed write (a full disk) leaves the previous file in place, or the
+                // new one if only the directory sync failed: index whichever is there, so
+                // the widget is not reported missing while its file is on disk.
                 metadataIndex[item.name] = nil
+                do throws(StoreError) {
+                    metadataIndex[item.name] = .success(try readSealed(name: item.name, expected: writes[item.index].widget)?.1)
+                } catch let reading {
+                    if case .corrupt = reading { metadataIndex[item.name] = .failure(reading) }
+                }
                 results[item.index] = .failure(error)
                 continue
             }
