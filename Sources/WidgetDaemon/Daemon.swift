@@ -35,6 +35,9 @@ public enum Daemon {
 
         let logger = Logger.standard(environment: environment)
         do {
+            // First, before any thread: freed memory must be overwritten, and glibc's
+            // thread cache would keep small freed chunks (replies, decoded strings) intact.
+            try ProcessHygiene.reexecWithoutMallocThreadCache(arguments: arguments, environment: environment)
             // Before any thread starts, so that every thread inherits the mask and the
             // signals arrive on the loop's signalfd only.
             try Signals.blockDaemonSignals()

@@ -144,7 +144,7 @@ final class VarlinkConnection {
             {
                 Self.wipe(&message)
                 enqueue(reply)
-                // It may hold decrypted content: only the output buffer (wiped once sent) keeps it.
+                // The cached reply may be content: this copy is zeroed, the cache's stays secure.
                 Self.wipe(&reply)
                 continue
             }

@@ -32,20 +32,17 @@ extension WidgetService {
         }
         let stamp = currentPresentationStamp()
         if let cached = presentations.reply(widget, surface, stamp: stamp, now: now()) {
-            var copy = cached.withUnsafeBytes { Array($0) }
-            context.reply(encoded: copy)
-            copy.withUnsafeMutableBytes { _ = $0.initializeMemory(as: UInt8.self, repeating: 0) }
+            // A heap copy of content: zeroed once the connection has taken its own copy
+            // (glibc's M_PERTURB does not reach chunks that go to its thread cache).
+            var reply = cached.withUnsafeBytes { Array($0) }
+            context.reply(encoded: reply)
+            VarlinkReply.wipe(&reply)
             return
         }
         let (presentation, nextChange) = try presentation(of: widget, on: surface)
         var reply = VarlinkReply.encode(parameters: PresentationReply(presentation: presentation))
-        // The reply may hold decrypted content: only the secure copy outlives this call,
-        // and the encoder's freed buffers are zeroed (a cached reply is not encoded
-        // again, so nothing else would reuse and overwrite them).
-        defer {
-            reply.withUnsafeMutableBytes { _ = $0.initializeMemory(as: UInt8.self, repeating: 0) }
-            if presentation.mode != .placeholder { HeapScrub.zeroThreadCache() }
-        }
+        // The reply may hold decrypted content: only the secure copy outlives this call.
+        defer { reply.withUnsafeMutableBytes { _ = $0.initializeMemory(as: UInt8.self, repeating: 0) } }
         if let secure = try? reply.withUnsafeBytes({ try SecureBytes(copying: $0) }) {
             presentations.insert(widget, surface, reply: secure, stamp: stamp, validUntil: nextChange)
         }
@@ -59,7 +56,6 @@ extension WidgetService {
             authorization.permits(authority(for: connection, peer: peer), method: "io.widgetd.Host.GetPresentation"),
             let cached = presentations.reply(request.widget, request.surface, stamp: currentPresentationStamp(), now: now())
         else { return nil }
-        // The caller wipes this copy once it is in the connection's output buffer.
         return cached.withUnsafeBytes { Array($0) }
     }
 

@@ -38,6 +38,8 @@ public final class TimelineStore {
     private var metadataIndexComplete = false
     /// The directory's file names still to verify into the index, listed on first need.
     private var unindexedNames: [String]?
+    /// Files whose index entry is unknown after a failed write: verified from disk when next asked.
+    private var unverifiedNames: Set<String> = []
 
     /// The device-key subkeys this store uses, derived once at open.
     private struct Subkeys {
@@ -298,6 +300,7 @@ public final class TimelineStore {
         metadataIndex = [:]
         metadataIndexComplete = false
         unindexedNames = nil
+        unverifiedNames = []
         try FileSystem.remove(keybagPath)
         if case .stateFile(let path) = deviceKey.source { try FileSystem.remove(path) }
         try FileSystem.remove("\(stateDirectory)/\(SettingsFile.fileName)")
@@ -340,7 +343,7 @@ public final class TimelineStore {
     /// The metadata for one file name, from the index or verified from disk.
     private func indexedMetadata(name: String, widget: WidgetID?) throws(StoreError) -> TimelineMetadata? {
         if let known = metadataIndex[name] { return try known.get() }
-        if metadataIndexComplete { return nil }
+        if metadataIndexComplete && !unverifiedNames.contains(name) { return nil }
         let result: Result<TimelineMetadata?, StoreError>
         do throws(StoreError) {
             result = .success(try readSealed(name: name, expected: widget)?.1)
@@ -350,7 +353,17 @@ public final class TimelineStore {
             result = .failure(error)
         }
         metadataIndex[name] = result
+        unverifiedNames.remove(name)
         return try result.get()
+    }
+
+    /// After a failed write (a full disk) the previous file is still in place, or the
+    /// new one if only the directory sync failed: forget what the index knew and have
+    /// the next question verify the file on disk, so a widget whose file is there is
+    /// never reported missing.
+    private func reindexAfterFailedWrite(name: String) {
+        metadataIndex[name] = nil
+        unverifiedNames.insert(name)
     }
 
     /// Replaces a widget's timeline and returns its new generation. Needs only public
@@ -386,14 +399,7 @@ public final class TimelineStore {
         do throws(StoreError) {
             try FileSystem.writeAtomically(directory: timelinesDirectory, name: name, bytes: bytes)
         } catch {
-            // A failed write (a full disk) leaves the previous file in place, or the new
-            // one if only the directory sync failed: index whichever is there, so the
-            // widget is not reported missing while its file is on disk.
-            do throws(StoreError) {
-                metadataIndex[name] = .success(try readSealed(name: name, expected: widget)?.1)
-            } catch let reading {
-                if case .corrupt = reading { metadataIndex[name] = .failure(reading) }
-            }
+            reindexAfterFailedWrite(name: name)
             throw error
         }
         metadataIndex[name] = .success(metadata)
@@ -455,15 +461,7 @@ public final class TimelineStore {
         }
         for (slot, item) in staged.enumerated() {
             if let error = outcomes[slot] {
-                // A failed write (a full disk) leaves the previous file in place, or the
-                // new one if only the directory sync failed: index whichever is there, so
-                // the widget is not reported missing while its file is on disk.
-                metadataIndex[item.name] = nil
-                do throws(StoreError) {
-                    metadataIndex[item.name] = .success(try readSealed(name: item.name, expected: writes[item.index].widget)?.1)
-                } catch let reading {
-                    if case .corrupt = reading { metadataIndex[item.name] = .failure(reading) }
-                }
+                reindexAfterFailedWrite(name: item.name)
                 results[item.index] = .failure(error)
                 continue
             }

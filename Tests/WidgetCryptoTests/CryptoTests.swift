@@ -121,15 +121,9 @@ private func secure(_ a: [UInt8]) throws -> SecureBytes { try a.withUnsafeBytes 
     }
 }
 
-@Suite struct ProcessHygieneRules {
-    @Test func applyMakesTheProcessUndumpableWithoutCores() throws {
-        try ProcessHygiene.apply()
-        #expect(shim_get_dumpable() == 0)
-        var limit = rlimit()
-        #expect(getrlimit(Int32(RLIMIT_CORE.rawValue), &limit) == 0)
-        #expect(limit.rlim_cur == 0 && limit.rlim_max == 0)
-    }
-}
+// ProcessHygiene.apply() is proven on the real daemon (IntegrationTests/MemoryHygieneTests:
+// RLIMIT_CORE 0 read from /proc/PID/limits, memory unreadable to a same-uid process, no
+// core on a crash), not here: applied to the test runner it would change every later test.
 
 @Suite struct LockedMemoryLimitRules {
     @Test func reportsTheSoftMemlockLimit() {
@@ -137,5 +131,15 @@ private func secure(_ a: [UInt8]) throws -> SecureBytes { try a.withUnsafeBytes 
         #expect(getrlimit(Int32(__RLIMIT_MEMLOCK.rawValue), &limit) == 0)
         let expected: UInt64? = limit.rlim_cur == rlim_t.max ? nil : UInt64(limit.rlim_cur)
         #expect(ProcessHygiene.lockedMemoryLimit() == expected)
+    }
+}
+
+/// The malloc tunable that makes M_PERTURB reach every freed chunk.
+@Suite struct MallocTunablesTests {
+    @Test func theThreadCacheIsTurnedOffUnlessItIsAlready() {
+        #expect(ProcessHygiene.tunablesNeeded(in: [:]) == "glibc.malloc.tcache_count=0")
+        #expect(ProcessHygiene.tunablesNeeded(in: ["GLIBC_TUNABLES": "glibc.malloc.tcache_count=0"]) == nil)
+        #expect(ProcessHygiene.tunablesNeeded(in: ["GLIBC_TUNABLES": "glibc.malloc.check=3"])
+            == "glibc.malloc.check=3:glibc.malloc.tcache_count=0")
     }
 }
