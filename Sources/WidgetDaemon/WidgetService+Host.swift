@@ -18,10 +18,15 @@ extension WidgetService {
 
     /// The most distinct `GetPresentation` messages remembered; beyond it they are forgotten.
     static let maxRememberedRequests = 4096
+    /// The longest message remembered: a real request is about 100 bytes, and padded
+    /// ones must not make the memory of requests a way to fill the daemon's memory.
+    static let maxRememberedRequestBytes = 512
 
     func getPresentation(_ call: VarlinkCall, _ context: CallContext) throws {
         let (widget, surface) = try presentationTarget(call)
-        if !call.more, !call.oneway, !call.upgrade {
+        if !call.more, !call.oneway, !call.upgrade,
+            call.withMessageBytes({ $0.count }) <= Self.maxRememberedRequestBytes
+        {
             if presentationRequests.count >= Self.maxRememberedRequests { presentationRequests.removeAll() }
             presentationRequests[PresentationRequest.Message(call.withMessageBytes { Array($0) })] = PresentationRequest(widget: widget, surface: surface)
         }
