@@ -6,7 +6,7 @@ import Glibc
 /// unfinished tail and yields each complete message without its NUL. Messages can
 /// carry a passcode or timeline content, so the bytes of consumed messages are zeroed
 /// in the internal buffer, and the whole buffer is zeroed on ``reset()`` and when the
-/// framer is released. A message handed out is the caller's to wipe. When the buffer
+/// framer is released. A message handed out as an array is the caller's to wipe. When the buffer
 /// grows, the array's old storage is freed unwiped; the daemon sets glibc's
 /// `M_PERTURB` so that freed heap chunks are overwritten (NOTES.md).
 public final class MessageFramer {
@@ -55,7 +55,20 @@ public final class MessageFramer {
     ///
     /// Throws ``Failure/messageTooLarge(limit:)`` once the unfinished message exceeds the
     /// limit; the stream cannot be resynchronised after that, so the caller closes it.
+    /// The array is the caller's to wipe; the event loop uses ``withNextMessage(_:)``,
+    /// which copies nothing.
     public func nextMessage() throws(Failure) -> [UInt8]? {
+        try withNextMessage { Array($0) }
+    }
+
+    /// Runs `body` with the next complete message (without its NUL) in place in the
+    /// framer's buffer, then zeroes it there and moves past it; returns `nil` without
+    /// calling `body` when no message is complete.
+    ///
+    /// The view must not escape `body`, and `body` must not use the framer: the bytes
+    /// are read where they arrived, so a request costs no allocation of its own.
+    /// Throws as ``nextMessage()`` does.
+    public func withNextMessage<R>(_ body: (UnsafeRawBufferPointer) -> R) throws(Failure) -> R? {
         let end = buffer.count
         let from = Swift.max(scanned, start)
         // memchr: a generic firstIndex(of:) runs byte by byte in a debug build (tens of
@@ -71,16 +84,18 @@ public final class MessageFramer {
             return nil
         }
         guard index - start <= maxMessageBytes else { throw .messageTooLarge(limit: maxMessageBytes) }
-        let message = Array(buffer[start..<index])
-        // Wipe the message and its NUL in place before moving past them.
         let first = start
-        buffer.withUnsafeMutableBufferPointer { storage in
-            _ = memset(storage.baseAddress! + first, 0, index - first + 1)
+        let result = buffer.withUnsafeMutableBufferPointer { storage in
+            let base = storage.baseAddress!
+            let result = body(UnsafeRawBufferPointer(start: base + first, count: index - first))
+            // Wipe the message and its NUL in place before moving past them.
+            _ = memset(base + first, 0, index - first + 1)
+            return result
         }
         start = index + 1
         scanned = start
         if start == buffer.count { compact() }
-        return message
+        return result
     }
 
     /// Drops every held byte, zeroing it first.

@@ -1,4 +1,5 @@
 import Varlink
+import WidgetCrypto
 
 /// Identifies one client connection for the lifetime of the daemon.
 public struct ConnectionID: Hashable, Sendable, CustomStringConvertible {
@@ -24,17 +25,22 @@ public protocol VarlinkCallHandler: AnyObject {
     /// The connection closed: drop its watches and pending contexts.
     func connectionClosed(_ id: ConnectionID)
 
-    /// The final reply to `message` (a message without its NUL) if the handler
-    /// recognises it byte for byte as a call it can answer without decoding it, e.g. a
-    /// repeated `GetPresentation` whose answer is cached; `nil` to decode and handle it
-    /// as usual. Asked only when the connection has no call in progress or waiting, so
-    /// replies keep their order.
-    func cachedReply(to message: [UInt8], connection: ConnectionID, peer: PeerCredentials) -> [UInt8]?
+    /// The final reply to `message` (a message without its NUL, viewed in place in the
+    /// connection's buffer) if the handler recognises it byte for byte as a call it can
+    /// answer without decoding it, e.g. a repeated `GetPresentation` whose answer is
+    /// cached; `nil` to decode and handle it as usual. Asked only when the connection has
+    /// no call in progress or waiting, so replies keep their order.
+    ///
+    /// The reply stays the handler's: the connection copies it into its output buffer
+    /// at once, before it calls the handler again, so nothing is allocated per request.
+    func cachedReply(to message: UnsafeRawBufferPointer, connection: ConnectionID, peer: PeerCredentials) -> SecureBytes?
 }
 
 extension VarlinkCallHandler {
     /// No call is answered without decoding it.
-    public func cachedReply(to message: [UInt8], connection: ConnectionID, peer: PeerCredentials) -> [UInt8]? { nil }
+    public func cachedReply(to message: UnsafeRawBufferPointer, connection: ConnectionID, peer: PeerCredentials) -> SecureBytes? {
+        nil
+    }
 }
 
 /// One call's way back to its client.

@@ -1,5 +1,6 @@
 import Glibc
 import Varlink
+import WidgetCrypto
 
 /// One client connection: reads and frames its calls, answers them in order, and
 /// buffers its replies until the socket takes them.
@@ -127,10 +128,13 @@ final class VarlinkConnection {
                 return
             }
             budget -= 1
-            var message: [UInt8]
+            let answerable = queueStart == queue.count && current == nil
+            let taken: Taken
             do {
-                guard let next = try framer.nextMessage() else { break }
-                message = next
+                // The message is read in place in the framer's buffer, which zeroes it
+                // afterwards; only a call that must be decoded is copied.
+                guard let next = try framer.withNextMessage({ message in take(message, answerable: answerable) }) else { break }
+                taken = next
             } catch {
                 logger.warning(
                     "message over \(limits.maxMessageBytes) bytes; closing the connection",
@@ -139,35 +143,55 @@ final class VarlinkConnection {
                 protocolFailure(VarlinkError(name: "io.widgetd.TooLarge", parameters: ["limit": limits.maxMessageBytes]))
                 return
             }
-            if queueStart == queue.count, current == nil,
-                var reply = handler.cachedReply(to: message, connection: id, peer: peer)
-            {
-                Self.wipe(&message)
-                enqueue(reply)
-                // A copy of a cached presentation, which may be content: zero it once copied.
-                Self.wipe(&reply)
-                continue
-            }
             let call: VarlinkCall
-            do {
-                call = try VarlinkCall(decoding: message)
-                Self.wipe(&message)
-            } catch {
-                Self.wipe(&message)
-                switch error {
-                case .notAJSONObject:
-                    framer.reset()
-                    close(reason: "a message that is not a JSON object")
-                    return
-                case .invalidCall(let answer):
-                    // Its flags cannot be trusted: answer it, in turn with the other calls.
-                    queue.append(.invalid(answer))
-                    dispatch()
-                    continue
-                }
+            switch taken {
+            case .cached(let reply):
+                // Straight from the handler's secure memory into the output buffer, which
+                // is zeroed once sent.
+                reply.withUnsafeBytes { enqueue($0) }
+                continue
+            case .call(let decoded):
+                call = decoded
+            case .notAJSONObject:
+                framer.reset()
+                close(reason: "a message that is not a JSON object")
+                return
+            case .invalid(let answer):
+                // Its flags cannot be trusted: answer it, in turn with the other calls.
+                queue.append(.invalid(answer))
+                dispatch()
+                continue
             }
             queue.append(.call(call))
             dispatch()
+        }
+    }
+
+    /// What one framed message turned out to be.
+    private enum Taken {
+        /// A reply the handler had ready (still the handler's: copy it out at once).
+        case cached(SecureBytes)
+        case call(VarlinkCall)
+        case invalid(VarlinkError)
+        case notAJSONObject
+    }
+
+    /// Recognises or decodes one message, viewed in place; must not touch the framer
+    /// or the connection's state (the framer's buffer is being read).
+    private func take(_ message: UnsafeRawBufferPointer, answerable: Bool) -> Taken {
+        if answerable, let reply = handler.cachedReply(to: message, connection: id, peer: peer) {
+            return .cached(reply)
+        }
+        // The decoded call keeps its own wiping copy; this one is zeroed here.
+        var copy = Array(message.assumingMemoryBound(to: UInt8.self))
+        defer { Self.wipe(&copy) }
+        do {
+            return .call(try VarlinkCall(decoding: copy))
+        } catch {
+            switch error {
+            case .notAJSONObject: return .notAJSONObject
+            case .invalidCall(let answer): return .invalid(answer)
+            }
         }
     }
 
@@ -273,13 +297,21 @@ final class VarlinkConnection {
     private var pendingOutputCount: Int { output.count - outputStart }
 
     private func enqueue(_ bytes: [UInt8]) {
+        bytes.withUnsafeBytes { enqueue($0) }
+    }
+
+    /// Appends a reply to the output (a copy: the caller keeps and wipes its own) and
+    /// writes at once when nothing was waiting. The output buffer keeps its capacity,
+    /// so a reply costs no allocation once the connection has sent one like it.
+    private func enqueue(_ bytes: UnsafeRawBufferPointer) {
         guard !isClosed else { return }
         if pendingOutputCount + bytes.count > limits.maxOutputBytesPerConnection {
             close(reason: "the client does not read its replies (over \(limits.maxOutputBytesPerConnection) bytes)")
             return
         }
         let wasEmpty = pendingOutputCount == 0
-        output.append(contentsOf: bytes)
+        // Typed, so the bytes are copied in one block.
+        output.append(contentsOf: bytes.assumingMemoryBound(to: UInt8.self))
         // Write at once when nothing is waiting; otherwise the writable event will.
         if wasEmpty { flush() }
     }

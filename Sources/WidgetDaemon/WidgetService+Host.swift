@@ -50,15 +50,23 @@ extension WidgetService {
 
     /// A repeated `GetPresentation` answered from the cache without decoding it, for a
     /// peer still allowed to call it; `nil` sends it down the ordinary path.
-    func cachedReply(to message: [UInt8], connection: ConnectionID, peer: PeerCredentials) -> [UInt8]? {
-        guard let request = presentationRequests[PresentationRequest.Message(message)],
-            authorization.permits(authority(for: connection, peer: peer), method: "io.widgetd.Host.GetPresentation"),
-            let cached = presentations.reply(request.widget, request.surface, stamp: currentPresentationStamp(), now: now())
+    ///
+    /// The reply is the cache's own secure copy; the connection copies it out at once.
+    /// Nothing here allocates: the message is looked up in place and the stamp is the
+    /// one kept by ``dropStalePresentations()``.
+    func cachedReply(to message: UnsafeRawBufferPointer, connection: ConnectionID, peer: PeerCredentials) -> SecureBytes? {
+        // Every change of key state or settings ends with dropStalePresentations (after
+        // each call, each tick and each unlock's end); a debug build checks that here.
+        guard let stamp = presentationStamp else { return nil }
+        assert(stamp == currentPresentationStamp(), "the presentation stamp was not updated")
+        guard let request = presentationRequests[PresentationRequest.Message.borrowing(message)],
+            authorization.permits(authority(for: connection, peer: peer), method: "io.widgetd.Host.GetPresentation")
         else { return nil }
-        return cached.withUnsafeBytes { Array($0) }
+        return presentations.reply(request.widget, request.surface, stamp: stamp, now: now())
     }
 
-    /// The key state and settings a presentation depends on, besides its timeline and the time.
+    /// The key state and settings a presentation depends on, besides its timeline and the
+    /// time, computed from the store; ``presentationStamp`` keeps the latest.
     func currentPresentationStamp() -> PresentationCache.Stamp {
         var available: UInt8 = 0
         for (index, c) in ProtectionClass.allCases.enumerated() where store.isKeyAvailable(c) { available |= 1 << index }
@@ -68,6 +76,8 @@ extension WidgetService {
 
     /// Zeroes the cached presentations made under another key state or settings: after a
     /// lock or purge, content must not outlive the keys that released it.
+    /// Called wherever the key state or settings may have changed; it is what keeps
+    /// ``presentationStamp`` current.
     func dropStalePresentations() {
         let stamp = currentPresentationStamp()
         guard stamp != presentationStamp else { return }

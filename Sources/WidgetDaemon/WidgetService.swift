@@ -40,7 +40,8 @@ final class WidgetService: VarlinkCallHandler {
     /// `GetPresentation` messages seen, by their exact bytes, and what they ask for:
     /// hosts repeat the same request, and recognising it spares decoding it.
     var presentationRequests: [PresentationRequest.Message: PresentationRequest] = [:]
-    /// The key state and settings the cached presentations were last checked against.
+    /// The key state and settings the cached presentations were last checked against:
+    /// kept current by `dropStalePresentations()`, so a cached read need not recompute it.
     var presentationStamp: PresentationCache.Stamp?
 
     /// PutTimeline calls accepted and sealed but not yet durable nor answered: they are
