@@ -6,6 +6,33 @@ import Foundation
 // is the floor server this program starts for itself; `--output DIR` writes
 // BENCHMARKS.md and the plot there (default: docs/ when run from the package root).
 let arguments = Array(CommandLine.arguments.dropFirst())
+let usage = """
+    usage: widgetd-bench [--smoke] [--only reads,writes,growth] [--growth 0,1000,...]
+                         [--duration SECONDS] [--output DIR]
+    Measures widgetd beside redis-server, SQLCipher and the floors; without --output,
+    rewrites docs/BENCHMARKS.md and docs/benchmarks-latency.svg when run from the package root.
+
+    """
+// An unknown argument (a mistyped option, or --help) must not start a six-minute run
+// that rewrites the committed figures.
+if arguments.first != "--echo-server" {
+    var rest = arguments[...]
+    while let argument = rest.popFirst() {
+        switch argument {
+        case "--smoke": continue
+        case "--output", "--growth", "--duration", "--only":
+            if rest.popFirst() != nil { continue }
+            FileHandle.standardError.write(Data("widgetd-bench: \(argument) needs a value\n\(usage)".utf8))
+            exit(2)
+        case "--help", "-h":
+            print(usage, terminator: "")
+            exit(0)
+        default:
+            FileHandle.standardError.write(Data("widgetd-bench: unknown argument \(argument)\n\(usage)".utf8))
+            exit(2)
+        }
+    }
+}
 do {
     if arguments.first == "--echo-server", arguments.count == 2 { try EchoServer.serve(at: arguments[1]) }
     let executable = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
