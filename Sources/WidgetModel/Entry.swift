@@ -28,7 +28,7 @@ extension Entry: Codable {
 
     /// Decodes `{"date": RFC 3339, "relevance"?: …, "fields": {…}}`, rejecting unknown keys.
     public init(from decoder: any Decoder) throws {
-        try decoder.rejectUnknownKeys(allowed: Set(CodingKeys.allCases.map(\.rawValue)))
+        try decoder.rejectUnknownKeys(CodingKeys.self)
         let container = try decoder.container(keyedBy: CodingKeys.self)
         date = try container.decodeRFC3339(forKey: .date)
         relevance = try container.decodeIfPresent(Relevance.self, forKey: .relevance)

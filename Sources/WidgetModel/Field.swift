@@ -19,7 +19,7 @@ extension Field: Codable {
 
     /// Decodes a field, rejecting unknown keys; `"privacy": null` counts as absent.
     public init(from decoder: any Decoder) throws {
-        try decoder.rejectUnknownKeys(allowed: Set(CodingKeys.allCases.map(\.rawValue)))
+        try decoder.rejectUnknownKeys(CodingKeys.self)
         let container = try decoder.container(keyedBy: CodingKeys.self)
         guard container.contains(.value) else {
             throw ModelDecodingFailure(decoder.codingPath, "missing \"value\"")

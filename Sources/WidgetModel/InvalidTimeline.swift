@@ -129,10 +129,15 @@ extension Decoder {
     ///
     /// Strictness catches typos such as `privcy`, which would otherwise silently
     /// turn a sensitive field into an ordinary one.
-    func rejectUnknownKeys(allowed: Set<String>) throws {
+    ///
+    /// `Keys` is the type's own coding keys: a key is allowed when it names one. This runs
+    /// for every entry and field of every write, so the common case (no unknown key)
+    /// builds no set and sorts nothing; the first unknown key in sorted order is named.
+    func rejectUnknownKeys<Keys: CodingKey>(_ keys: Keys.Type) throws {
         let container = try self.container(keyedBy: AnyCodingKey.self)
-        for key in container.allKeys.sorted(by: { $0.stringValue < $1.stringValue })
-        where !allowed.contains(key.stringValue) {
+        let all = container.allKeys
+        guard all.contains(where: { Keys(stringValue: $0.stringValue) == nil }) else { return }
+        for key in all.sorted(by: { $0.stringValue < $1.stringValue }) where Keys(stringValue: key.stringValue) == nil {
             throw ModelDecodingFailure(codingPath, "unknown key \(ModelPath.quote(key.stringValue))")
         }
     }

@@ -35,7 +35,7 @@ extension Placeholder: Codable {
 
     /// Decodes `{"fields": {…}}`, rejecting unknown keys.
     public init(from decoder: any Decoder) throws {
-        try decoder.rejectUnknownKeys(allowed: Set(CodingKeys.allCases.map(\.rawValue)))
+        try decoder.rejectUnknownKeys(CodingKeys.self)
         let container = try decoder.container(keyedBy: CodingKeys.self)
         fields = try container.decodeFields(forKey: .fields, in: decoder)
     }

@@ -19,7 +19,7 @@ extension Relevance: Codable {
 
     /// Decodes `{"score": …, "duration": …}`, rejecting unknown keys.
     public init(from decoder: any Decoder) throws {
-        try decoder.rejectUnknownKeys(allowed: Set(CodingKeys.allCases.map(\.rawValue)))
+        try decoder.rejectUnknownKeys(CodingKeys.self)
         let container = try decoder.container(keyedBy: CodingKeys.self)
         score = try container.decode(Double.self, forKey: .score)
         duration = try container.decode(Double.self, forKey: .duration)

@@ -23,7 +23,7 @@ extension ReloadPolicy: Codable {
     ///
     /// `"date": null` counts as absent, as Varlink clients may send it for optional fields.
     public init(from decoder: any Decoder) throws {
-        try decoder.rejectUnknownKeys(allowed: Set(CodingKeys.allCases.map(\.rawValue)))
+        try decoder.rejectUnknownKeys(CodingKeys.self)
         let container = try decoder.container(keyedBy: CodingKeys.self)
         let kind = try container.decode(String.self, forKey: .kind)
         let hasDate = try container.contains(.date) && !container.decodeNil(forKey: .date)

@@ -103,7 +103,7 @@ extension Timeline: Codable {
 
     /// Decodes `{"entries": […], "policy"?: {…}}`; a missing or null policy is `atEnd`.
     public init(from decoder: any Decoder) throws {
-        try decoder.rejectUnknownKeys(allowed: Set(CodingKeys.allCases.map(\.rawValue)))
+        try decoder.rejectUnknownKeys(CodingKeys.self)
         let container = try decoder.container(keyedBy: CodingKeys.self)
         let entries = try container.decode([Entry].self, forKey: .entries)
         let policy = try container.decodeIfPresent(ReloadPolicy.self, forKey: .policy) ?? .atEnd
