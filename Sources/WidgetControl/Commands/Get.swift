@@ -9,22 +9,16 @@ extension Widgetctl {
             arguments: [.init(name: "widget", help: "The widget id, PROVIDER/KIND[#INSTANCE].")],
             options: [SurfaceOption.option, CommandConfiguration.jsonOption])
 
-        let widget: String
-        let surface: String
+        let target: PresentationTarget
 
         init(_ arguments: ParsedArguments) throws(UsageError) {
-            widget = try arguments.positionals(named: ["widget"], minimum: 1, maximum: 1)[0]
-            surface = arguments.values[SurfaceOption.option.name] ?? Surface.homeScreen.rawValue
+            target = try PresentationTarget(arguments)
         }
 
-        func validate() throws(UsageError) {
-            try validateWidgetID(widget)
-            try SurfaceOption.validate(surface)
-        }
+        func validate() throws(UsageError) { try target.validate() }
 
         func run(_ context: CommandContext) throws(CommandFailure) {
-            let reply = try context.call(
-                "io.widgetd.Host.GetPresentation", ["widget": .string(widget), "surface": .string(surface)])
+            let reply = try context.call("io.widgetd.Host.GetPresentation", target.parameters)
             if context.json { return context.printJSON(reply.parameters) }
             let presentation = try context.decode(Wire.PresentationReply.self, from: reply).presentation
             context.standardOutput.write(PreviewRenderer(color: context.color).render(presentation))

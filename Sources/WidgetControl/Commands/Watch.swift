@@ -13,24 +13,17 @@ extension Widgetctl {
         /// Moves the cursor home and clears the screen.
         static let clearScreen = "\u{1B}[H\u{1B}[2J"
 
-        let widget: String
-        let surface: String
+        let target: PresentationTarget
 
         init(_ arguments: ParsedArguments) throws(UsageError) {
-            widget = try arguments.positionals(named: ["widget"], minimum: 1, maximum: 1)[0]
-            surface = arguments.values[SurfaceOption.option.name] ?? Surface.homeScreen.rawValue
+            target = try PresentationTarget(arguments)
         }
 
-        func validate() throws(UsageError) {
-            try validateWidgetID(widget)
-            try SurfaceOption.validate(surface)
-        }
+        func validate() throws(UsageError) { try target.validate() }
 
         func run(_ context: CommandContext) throws(CommandFailure) {
             let renderer = PreviewRenderer(color: context.color)
-            try context.stream(
-                "io.widgetd.Host.Watch", ["widget": .string(widget), "surface": .string(surface)]
-            ) { reply throws(CommandFailure) in
+            try context.stream("io.widgetd.Host.Watch", target.parameters) { reply throws(CommandFailure) in
                 if context.json { return context.printJSON(reply.parameters) }
                 let presentation = try context.decode(Wire.PresentationReply.self, from: reply).presentation
                 // At a terminal each presentation replaces the last; in a pipe they follow each other.
