@@ -63,6 +63,26 @@ import Testing
         #expect(contains(held, bytes("tail")))
     }
 
+    @Test func viewsTheMessageInPlaceThenZeroesIt() throws {
+        let framer = MessageFramer(maxMessageBytes: 100)
+        let secret = bytes(#"{"parameters":{"passcode":"123456"}}"#)
+        framer.append(secret + [0] + bytes("{\"tail\""))
+        var calls = 0
+        let seen = try framer.withNextMessage { message -> [UInt8] in
+            calls += 1
+            // The view is the framer's own storage: the message and its NUL are still there.
+            return Array(message)
+        }
+        #expect(seen == secret)
+        #expect(calls == 1)
+        let held = framer.heldBytesForTesting
+        #expect(held[0...secret.count].allSatisfy { $0 == 0 })
+        #expect(contains(held, bytes("tail")))
+        // An unfinished message is not shown.
+        #expect(try framer.withNextMessage { _ in calls += 1 } == nil)
+        #expect(calls == 1)
+    }
+
     @Test func resetZeroesUnfinishedBytes() {
         let framer = MessageFramer(maxMessageBytes: 100)
         framer.append(bytes(#"{"passcode":"654321""#))
