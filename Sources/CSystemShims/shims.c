@@ -45,6 +45,7 @@ int shim_peer_credentials(int fd, pid_t *pid, uid_t *uid, gid_t *gid) {
 int shim_set_dumpable(int value) { return prctl(PR_SET_DUMPABLE, value, 0, 0, 0); }
 int shim_get_dumpable(void) { return prctl(PR_GET_DUMPABLE, 0, 0, 0, 0); }
 int shim_malloc_perturb(int byte) { return mallopt(M_PERTURB, byte); }
+int shim_malloc_trim(void) { return malloc_trim(0); }
 int shim_madvise_dontdump(void *addr, size_t len) { return madvise(addr, len, MADV_DONTDUMP); }
 
 

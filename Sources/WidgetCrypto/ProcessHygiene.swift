@@ -66,4 +66,14 @@ public enum ProcessHygiene {
         // mallopt returns 1 on success.
         guard shim_malloc_perturb(perturbByte) == 1 else { throw .mallocPerturb }
     }
+
+    /// Hands the heap's free pages back to the kernel (`malloc_trim(0)`).
+    ///
+    /// glibc only trims the top of the main heap by itself; the free chunks between
+    /// live ones that a burst of work (indexing every stored timeline) leaves behind
+    /// stay resident otherwise. Call it after such a burst, not per request: it walks
+    /// every arena's free lists.
+    public static func returnFreeMemory() {
+        _ = shim_malloc_trim()
+    }
 }

@@ -89,6 +89,8 @@ final class WidgetService: VarlinkCallHandler {
         guard !reloadsComplete else { return }
         guard let found = try store.indexNextTimelines(limit: limit) else {
             reloadsComplete = true
+            // Indexing allocated and freed per file; give those pages back now that it is done.
+            ProcessHygiene.returnFreeMemory()
             return
         }
         // Only this slice is looked at: a pass over the whole schedule per slice would

@@ -26,6 +26,8 @@ int shim_set_dumpable(int value);
 int shim_get_dumpable(void);
 /// mallopt(M_PERTURB, byte): glibc overwrites freed heap chunks with `byte`.
 int shim_malloc_perturb(int byte);
+/// malloc_trim(0): glibc returns free heap pages (in every arena) to the kernel. 1 if any were.
+int shim_malloc_trim(void);
 /// madvise(addr, len, MADV_DONTDUMP).
 int shim_madvise_dontdump(void *addr, size_t len);
 
