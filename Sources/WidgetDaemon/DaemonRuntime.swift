@@ -18,12 +18,11 @@ final class DaemonRuntime {
     /// Whether the socket is ours to close and unlink (not systemd's).
     private let ownsSocket: Bool
     private var signals: Signals?
-    private var configuration: Configuration
 
     init(paths: DaemonPaths, environment: [String: String], logger: Logger) throws {
         self.paths = paths
         self.logger = logger
-        configuration = try ConfigurationLoader.load(mainFile: paths.configurationFile)
+        let configuration = try ConfigurationLoader.load(mainFile: paths.configurationFile)
         loop = try EventLoop()
         store = try TimelineStore(
             stateDirectory: paths.stateDirectory, credentialsDirectory: environment["CREDENTIALS_DIRECTORY"],
@@ -109,7 +108,6 @@ final class DaemonRuntime {
         Systemd.notify("\(Systemd.Notification.reloading)\nMONOTONIC_USEC=\(monotonic)")
         do {
             let new = try ConfigurationLoader.load(mainFile: paths.configurationFile)
-            configuration = new
             store.configuration = Self.storeConfiguration(new)
             service.reconfigure(Authorization(configuration: new, daemonUID: getuid()))
             logger.notice("configuration reloaded", event: "reloaded", metadata: ["providers": "\(new.providers.count)"])

@@ -20,7 +20,7 @@ extension WidgetService {
     }
 
     func setPasscode(_ call: VarlinkCall, _ context: CallContext) throws {
-        let parameters = try parameters(SetPasscodeParameters.self, of: call)
+        let parameters = try call.parameters(SetPasscodeParameters.self)
         let current = try parameters.current.map(secureCopy)
         let new = try parameters.new.map(secureCopy)
         if let new, new.count == 0 { throw ServiceError.invalidParameter("new") }
@@ -35,7 +35,7 @@ extension WidgetService {
     }
 
     func unlock(_ call: VarlinkCall, _ context: CallContext) throws {
-        let parameters = try parameters(UnlockParameters.self, of: call)
+        let parameters = try call.parameters(UnlockParameters.self)
         pendingUnlocks.append((context, try secureCopy(parameters.passcode)))
         startNextUnlock()
     }
@@ -94,7 +94,7 @@ extension WidgetService {
     }
 
     func wipe(_ call: VarlinkCall, _ context: CallContext) throws {
-        let parameters = try parameters(WipeParameters.self, of: call)
+        let parameters = try call.parameters(WipeParameters.self)
         guard parameters.confirm == "WIPE" else { throw ServiceError.invalidParameter("confirm") }
         presentations.removeAll()
         try store.wipe()
@@ -105,7 +105,7 @@ extension WidgetService {
     }
 
     func setSettings(_ call: VarlinkCall, _ context: CallContext) throws {
-        let parameters = try parameters(SetSettingsParameters.self, of: call)
+        let parameters = try call.parameters(SetSettingsParameters.self)
         var new = settings
         if let access = parameters.lockScreenWidgetsAccess { new.lockScreenWidgetsAccess = access }
         if let hide = parameters.hideSensitiveComplications {

@@ -98,7 +98,7 @@ extension WidgetService {
     }
 
     func reloadTimelines(_ call: VarlinkCall, _ context: CallContext) throws {
-        let parameters = try parameters(ReloadTimelinesParameters.self, of: call)
+        let parameters = try call.parameters(ReloadTimelinesParameters.self)
         try finishIndexing()
         let widgets = reloads.widgets.filter { widget in
             parameters.provider.map { $0 == widget.provider } ?? true && parameters.kind.map { $0 == widget.kind } ?? true
@@ -108,7 +108,7 @@ extension WidgetService {
     }
 
     private func presentationTarget(_ call: VarlinkCall) throws -> (WidgetID, Surface) {
-        let parameters = try parameters(PresentationParameters.self, of: call)
+        let parameters = try call.parameters(PresentationParameters.self)
         let widget = try widgetID(parameters.widget)
         guard let surface = Surface(rawValue: parameters.surface) else { throw ServiceError.invalidParameter("surface") }
         return (widget, surface)

@@ -94,7 +94,7 @@ extension WidgetService {
     }
 
     func getTimeline(_ call: VarlinkCall, _ context: CallContext, _ authority: PeerAuthority) throws {
-        let parameters = try parameters(WidgetParameters.self, of: call)
+        let parameters = try call.parameters(WidgetParameters.self)
         guard let (widget, _) = try providedWidget(parameters.widget, context, authority, method: call.method)
         else { return }
         guard let metadata = try store.metadata(widget) else { throw ServiceError.widgetNotFound(parameters.widget) }
@@ -104,7 +104,7 @@ extension WidgetService {
     }
 
     func closeTimeline(_ call: VarlinkCall, _ context: CallContext, _ authority: PeerAuthority) throws {
-        let parameters = try parameters(WidgetParameters.self, of: call)
+        let parameters = try call.parameters(WidgetParameters.self)
         guard let (widget, _) = try providedWidget(parameters.widget, context, authority, method: call.method)
         else { return }
         store.closeTimeline(widget)
@@ -113,7 +113,7 @@ extension WidgetService {
     }
 
     func deleteTimeline(_ call: VarlinkCall, _ context: CallContext, _ authority: PeerAuthority) throws {
-        let parameters = try parameters(WidgetParameters.self, of: call)
+        let parameters = try call.parameters(WidgetParameters.self)
         guard let (widget, _) = try providedWidget(parameters.widget, context, authority, method: call.method)
         else { return }
         guard try store.metadata(widget) != nil else { throw ServiceError.widgetNotFound(parameters.widget) }

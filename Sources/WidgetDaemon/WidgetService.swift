@@ -224,7 +224,8 @@ final class WidgetService: VarlinkCallHandler {
         case let error as InvalidTimeline:
             context.fail(ServiceError.invalidTimeline(error.reason).varlinkError)
         default:
-            logger.error("method failed", event: "method_failed", metadata: ["method": method, "error": "\(error)"])
+            // An unexpected error's description could quote its input: log its type only.
+            logger.error("method failed", event: "method_failed", metadata: ["method": method, "error": "\(type(of: error))"])
             context.fail(ServiceError.storageFailure("internal error").varlinkError)
         }
     }
@@ -244,11 +245,6 @@ final class WidgetService: VarlinkCallHandler {
             logger.error("store failure", event: "store_failure", metadata: ["method": method, "error": "\(error)"])
             return .storageFailure("\(error)")
         }
-    }
-
-    /// Decodes a call's parameters, turning a wrong shape into `InvalidParameter`.
-    func parameters<P: Decodable>(_ type: P.Type, of call: VarlinkCall) throws -> P {
-        try call.parameters(type)
     }
 
     /// Decodes parameters that carry timeline parts (`entries`, `policy`, `placeholder`):
