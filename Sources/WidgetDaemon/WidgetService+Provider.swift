@@ -1,4 +1,5 @@
 import Foundation
+import StrictJSON
 import Varlink
 import WidgetCrypto
 import WidgetModel
@@ -23,14 +24,14 @@ extension WidgetService {
     }
 
     func putTimeline(_ call: VarlinkCall, _ context: CallContext, _ authority: PeerAuthority) throws {
-        let parameters = try timelineParameters(PutTimelineParameters.self, of: call)
+        let parameters = try call.withParameterBytes { bytes in try PutTimelineParameters.read(from: bytes) }
         guard let (widget, protectionClass) = try providedWidget(
             parameters.widget, context, authority, method: call.method)
         else { return }
         let timeline = Timeline(entries: parameters.entries, policy: parameters.policy ?? .atEnd)
         try TimelineValidator.validate(timeline, limits: limits)
         if let placeholder = parameters.placeholder { try TimelineValidator.validate(placeholder: placeholder, limits: limits) }
-        let placeholder = try parameters.placeholder.map { Array(try encoder.encode($0)) }
+        let placeholder = parameters.placeholder?.canonicalJSON
         let write = TimelineStore.TimelineWrite(
             widget: widget, protectionClass: protectionClass, family: parameters.family, reloadDue: timeline.reloadDue,
             body: try secureEncode(timeline), placeholder: placeholder)
@@ -80,7 +81,7 @@ extension WidgetService {
     }
 
     func appendEntries(_ call: VarlinkCall, _ context: CallContext, _ authority: PeerAuthority) throws {
-        let parameters = try timelineParameters(AppendEntriesParameters.self, of: call)
+        let parameters = try call.withParameterBytes { bytes in try AppendEntriesParameters.read(from: bytes) }
         guard let (widget, _) = try providedWidget(
             parameters.widget, context, authority, method: call.method)
         else { return }
@@ -155,11 +156,16 @@ extension WidgetService {
         return generation
     }
 
-    /// Encodes a timeline straight into secure memory and zeroes the encoder's buffer.
+    /// Writes a timeline's canonical JSON straight into secure memory: measured first,
+    /// then written into a locked buffer of exactly that size, so no heap copy of the
+    /// content is made. The validator has rejected non-finite numbers already.
     func secureEncode(_ timeline: Timeline) throws -> SecureBytes {
-        var data = try encoder.encode(timeline)
-        defer { data.withUnsafeMutableBytes { _ = $0.initializeMemory(as: UInt8.self, repeating: 0) } }
-        return try data.withUnsafeBytes { try SecureBytes(copying: $0) }
+        let body = try SecureBytes.zeroed(count: timeline.canonicalJSONCount)
+        body.withUnsafeMutableBytes { buffer in
+            var writer = JSONWriter(into: buffer)
+            timeline.write(to: &writer)
+        }
+        return body
     }
 
     /// Decrypts (or takes from the cache) and decodes a timeline for its provider, who

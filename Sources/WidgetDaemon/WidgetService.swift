@@ -247,23 +247,6 @@ final class WidgetService: VarlinkCallHandler {
         }
     }
 
-    /// Decodes parameters that carry timeline parts (`entries`, `policy`, `placeholder`):
-    /// a malformed part is `InvalidTimeline` with a reason naming the entry and field,
-    /// which a provider's author can act on; anything else is `InvalidParameter`.
-    func timelineParameters<P: Decodable>(_ type: P.Type, of call: VarlinkCall) throws -> P {
-        do {
-            return try call.decodeParameters(type)
-        } catch {
-            var reason = InvalidTimeline(decoding: error).reason
-            if reason.hasPrefix("parameters.") { reason.removeFirst("parameters.".count) }
-            let path = (error as? DecodingError).map(VarlinkCall.parameterPath(of:)) ?? reason
-            guard ["entries", "policy", "placeholder"].contains(where: { path.hasPrefix($0) }) else {
-                throw VarlinkError.invalidParameter(path)
-            }
-            throw ServiceError.invalidTimeline(reason)
-        }
-    }
-
     /// Parses a widget id parameter.
     func widgetID(_ text: String) throws -> WidgetID {
         do { return try WidgetID(text) } catch { throw ServiceError.invalidParameter("widget") }
