@@ -1,6 +1,5 @@
 import Foundation
 import StrictJSON
-import Varlink
 import WidgetModel
 
 // The parameters and replies of the io.widgetd.* methods, as DESIGN §5 and the
@@ -132,10 +131,10 @@ struct ProviderParameters {
                 try reader.skipValue()
             }
         } catch {
-            throw VarlinkError.invalidParameter("")
+            throw ServiceError.invalidParameter("")
         }
         if let duplicate {
-            if duplicate == "widget" || duplicate == "family" { throw VarlinkError.invalidParameter(duplicate) }
+            if duplicate == "widget" || duplicate == "family" { throw ServiceError.invalidParameter(duplicate) }
             throw ServiceError.invalidTimeline("duplicate key \"\(duplicate)\"")
         }
         self.offsets = offsets
@@ -143,9 +142,9 @@ struct ProviderParameters {
 
     /// The required `widget` string.
     func widget() throws -> String {
-        guard let offset = offsets["widget"] else { throw VarlinkError.invalidParameter("widget") }
+        guard let offset = offsets["widget"] else { throw ServiceError.invalidParameter("widget") }
         var reader = JSONReader(bytes).reader(at: offset)
-        guard let text = try? reader.readString() else { throw VarlinkError.invalidParameter("widget") }
+        guard let text = try? reader.readString() else { throw ServiceError.invalidParameter("widget") }
         return text
     }
 
@@ -154,7 +153,7 @@ struct ProviderParameters {
         guard let offset = offsets["family"] else { return nil }
         var reader = JSONReader(bytes).reader(at: offset)
         guard let isNull = try? reader.readNull(), !isNull else { return nil }
-        guard let text = try? reader.readString() else { throw VarlinkError.invalidParameter("family") }
+        guard let text = try? reader.readString() else { throw ServiceError.invalidParameter("family") }
         return text
     }
 
