@@ -71,8 +71,9 @@ extension WidgetService {
         announceDueReloads()
         for widget in written { refreshWatches(widget) }
         reschedule()
+        // Each write's body is now the store's cached copy, or released (and so zeroed
+        // by `sodium_free`) with `batch`.
         for (item, result) in zip(batch, results) {
-            item.write.body.removeAll()
             switch result {
             case .success(let generation): item.context.reply(GenerationReply(generation: generation))
             case .failure(let error): fail(item.context, with: error, method: "io.widgetd.Provider.PutTimeline")

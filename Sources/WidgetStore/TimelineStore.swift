@@ -26,6 +26,8 @@ public final class TimelineStore {
 
     private var deviceKey: DeviceKey
     private var subkeys: Subkeys
+    /// Locked buffers for the per-file keys of writes, reused (see `TimelineFile.KeyScratch`).
+    private var keyScratch: TimelineFile.KeyScratch?
     private var keybag: Keybag
     private var lifecycle: KeyLifecycle
     private var cache: PlaintextCache
@@ -319,9 +321,14 @@ public final class TimelineStore {
     /// The file name for a widget: a keyed hash of its id, never the id itself, so a
     /// hostile id cannot name a path and a directory listing reveals no widget.
     private func fileName(for widget: WidgetID) throws(StoreError) -> String {
-        let digest = try crypto { () throws(CryptoError) in
-            try KeyedHash.hash(Array(widget.description.utf8), key: subkeys.fileName, outputLength: 16)
+        // The digest is public (it names a file): plain memory, no secure allocation.
+        var digest = [UInt8](repeating: 0, count: 16)
+        let hashed: Result<Void, CryptoError> = digest.withUnsafeMutableBytes { out in
+            Result { () throws(CryptoError) in
+                try KeyedHash.publicHash(Array(widget.description.utf8), key: subkeys.fileName, into: out)
+            }
         }
+        try crypto { () throws(CryptoError) in try hashed.get() }
         return digest.withUnsafeBytes { Hex.encode($0) } + TimelineFile.fileExtension
     }
 
@@ -454,9 +461,11 @@ public final class TimelineStore {
             }
             metadataIndex[item.name] = .success(item.metadata)
             let write = writes[item.index]
-            if shouldCacheWrite(write.protectionClass), let copy = try? write.body.copy() {
+            if shouldCacheWrite(write.protectionClass) {
+                // The write's own buffer becomes the cached body: no second secure copy.
+                // A later write of the same widget in this batch replaces it.
                 cache.insert(
-                    write.widget, body: copy, protectionClass: write.protectionClass, generation: item.metadata.generation,
+                    write.widget, body: write.body, protectionClass: write.protectionClass, generation: item.metadata.generation,
                     isOpen: write.protectionClass == .completeUnlessOpen)
             }
             results[item.index] = .success(item.metadata.generation)
@@ -481,9 +490,10 @@ public final class TimelineStore {
             generation: (previous?.generation ?? 0) + 1, reloadDue: write.reloadDue,
             placeholder: write.placeholder ?? previous?.placeholder)
         let bytes = try crypto { () throws(CryptoError) in
-            try TimelineFile.encode(
+            if keyScratch == nil { keyScratch = try TimelineFile.KeyScratch() }
+            return try TimelineFile.encode(
                 metadata, body: write.body, classPublicKey: keybag.publicKey(write.protectionClass),
-                classDPublicKey: keybag.publicKey(.none))
+                classDPublicKey: keybag.publicKey(.none), keys: keyScratch)
         }
         cache.remove(write.widget)
         return (name, metadata, bytes)
