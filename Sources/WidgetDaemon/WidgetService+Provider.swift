@@ -36,13 +36,15 @@ extension WidgetService {
             widget: widget, protectionClass: protectionClass, family: parameters.family, reloadDue: timeline.reloadDue,
             body: try secureEncode(timeline), placeholder: placeholder)
         pendingWrites.append((context, write))
+        // A running commit starts the next one with whatever has arrived when it ends.
+        guard inFlightCommit == nil else { return }
         if pendingWrites.count >= Self.maxWritesPerCommit {
-            commitPendingWrites()
+            startCommit()
         } else if commitTimer == nil {
             // Runs when the loop has dispatched every call that is ready now.
             commitTimer = loop.schedule(at: Date()) { [weak self] in
                 self?.commitTimer = nil
-                self?.commitPendingWrites()
+                self?.startCommit()
             }
         }
     }
@@ -50,14 +52,83 @@ extension WidgetService {
     /// The most writes one group commit takes.
     static let maxWritesPerCommit = 64
 
-    /// Commits the accepted PutTimeline calls with one group commit, then answers each.
+    /// Where group commits run: sealing (two X25519 operations per write) and the file
+    /// I/O, off the loop, so that it keeps reading and checking the next calls.
+    private static let commitQueue = DispatchQueue(label: "widgetd.commit")
+
+    /// A group commit running on `commitQueue`: its calls, and the worker's result.
+    ///
+    /// At most one runs at a time, so files of one widget are replaced in the order
+    /// their calls came, across batches as within one.
+    final class InFlightCommit: @unchecked Sendable {
+        /// The calls; loop only.
+        fileprivate var batch: [(context: CallContext, write: TimelineStore.TimelineWrite)]
+        /// Set by the worker before it signals `done`.
+        fileprivate var committed: TimelineStore.CommittedWrites?
+        fileprivate let done = DispatchSemaphore(value: 0)
+
+        fileprivate init(batch: [(context: CallContext, write: TimelineStore.TimelineWrite)]) {
+            self.batch = batch
+        }
+    }
+
+    /// Starts a group commit of the accepted writes on a worker, unless one is running.
+    ///
+    /// Store state changes only on the loop: numbering here (`prepareWrites`), indexing
+    /// and caching when the worker is done (`finishWrites`); the worker only seals and
+    /// writes. The calls are answered from the loop once their files are durable.
+    func startCommit() {
+        if let commitTimer { loop.cancel(commitTimer) }
+        commitTimer = nil
+        guard inFlightCommit == nil, !pendingWrites.isEmpty else { return }
+        let batch = pendingWrites
+        pendingWrites = []
+        let prepared = store.prepareWrites(batch.map(\.write))
+        let commit = InFlightCommit(batch: batch)
+        inFlightCommit = commit
+        let service = LoopBound(self, loop: loop)
+        let loop = self.loop
+        Self.commitQueue.async {
+            commit.committed = TimelineStore.commit(prepared)
+            commit.done.signal()
+            loop.execute {
+                service.value.finishCommit(commit)
+                service.value.startCommit()
+            }
+        }
+    }
+
+    /// Commits every accepted write now and answers each: waits for a running commit,
+    /// then commits the rest on the loop. Any other call, a stop, goes through here
+    /// first, so it sees the writes as if each had been committed alone before it.
     func commitPendingWrites() {
+        if let inFlightCommit { finishCommit(inFlightCommit) }
         if let commitTimer { loop.cancel(commitTimer) }
         commitTimer = nil
         let batch = pendingWrites
         pendingWrites = []
         guard !batch.isEmpty else { return }
-        let results = store.putTimelines(batch.map(\.write))
+        answer(batch, store.putTimelines(batch.map(\.write)))
+    }
+
+    /// Applies a worker's commit (waiting for it if needed) and answers its calls.
+    /// Does nothing if it was applied already.
+    private func finishCommit(_ commit: InFlightCommit) {
+        guard inFlightCommit === commit else { return }
+        commit.done.wait()
+        inFlightCommit = nil
+        let results = store.finishWrites(commit.committed!)
+        let batch = commit.batch
+        // The bodies now live only in the cache, or die (zeroed) with `batch`.
+        commit.committed = nil
+        commit.batch = []
+        answer(batch, results)
+    }
+
+    /// Announces each stored write, then answers every call of a batch.
+    private func answer(
+        _ batch: [(context: CallContext, write: TimelineStore.TimelineWrite)], _ results: [Result<UInt64, StoreError>]
+    ) {
         var written: [WidgetID] = []
         for (item, result) in zip(batch, results) {
             guard case .success(let generation) = result else { continue }

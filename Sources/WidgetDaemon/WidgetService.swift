@@ -49,6 +49,8 @@ final class WidgetService: VarlinkCallHandler {
     var pendingWrites: [(context: CallContext, write: TimelineStore.TimelineWrite)] = []
     /// The loop timer that commits `pendingWrites`.
     var commitTimer: TimerID?
+    /// The group commit running on a worker thread, if any.
+    var inFlightCommit: InFlightCommit?
 
     /// The encoder for every reply: sorted keys, so equal values give equal bytes.
     let encoder: JSONEncoder = {
@@ -149,7 +151,9 @@ final class WidgetService: VarlinkCallHandler {
     func handle(_ call: VarlinkCall, context: CallContext) {
         // Every other call sees the accepted writes committed, exactly as if each had
         // been committed on its own before it.
-        if !pendingWrites.isEmpty, call.method != "io.widgetd.Provider.PutTimeline" { commitPendingWrites() }
+        if !pendingWrites.isEmpty || inFlightCommit != nil, call.method != "io.widgetd.Provider.PutTimeline" {
+            commitPendingWrites()
+        }
         let authority = authority(for: context)
         guard authorization.permits(authority, method: call.method) else {
             deny(call.method, context: context)

@@ -167,6 +167,17 @@ enum FileSystem {
     /// be durable. Names may repeat; the files of one name are written in the order
     /// given, so the last bytes given for a name win.
     static func writeAtomically(directory: String, files: [(name: String, bytes: [UInt8])]) throws(StoreError) -> [StoreError?] {
+        try writeAtomically(
+            directory: directory,
+            sealing: files.map { file in (file.name, { @Sendable () throws(StoreError) -> [UInt8] in file.bytes }) })
+    }
+
+    /// `writeAtomically(directory:files:)` with each file's bytes made by `bytes` on the
+    /// thread that writes it, so that sealing runs in parallel too. A file whose bytes
+    /// cannot be made fails alone.
+    static func writeAtomically(
+        directory: String, sealing files: [(name: String, bytes: @Sendable () throws(StoreError) -> [UInt8])]
+    ) throws(StoreError) -> [StoreError?] {
         let outcomes = Outcomes(count: files.count)
         var byName: [String: [Int]] = [:]
         var names: [String] = []
@@ -177,7 +188,7 @@ enum FileSystem {
         let replace = { @Sendable (indices: [Int]) in
             for index in indices {
                 do throws(StoreError) {
-                    try replaceFile(directory: directory, name: files[index].name, bytes: files[index].bytes)
+                    try replaceFile(directory: directory, name: files[index].name, bytes: try files[index].bytes())
                 } catch {
                     outcomes.set(index, error)
                 }

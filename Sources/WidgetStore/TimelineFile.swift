@@ -61,13 +61,36 @@ enum TimelineFile {
     /// `sodium_free` per key cost about twenty system calls per write.
     ///
     /// Not thread-safe: one writer (thread) per scratch.
-    final class KeyScratch {
+    final class KeyScratch: @unchecked Sendable {
         let metadataKey: SecureBytes
         let bodyKey: SecureBytes
 
         init() throws(CryptoError) {
             metadataKey = try SecureBytes.zeroed(count: AEAD.keyByteCount)
             bodyKey = try SecureBytes.zeroed(count: AEAD.keyByteCount)
+        }
+
+        /// The scratches of every writer thread, each taken by one thread at a time.
+        /// They hold only zeroes between uses; a handful exist (one per concurrent writer).
+        static let pool = Pool()
+
+        /// Hands out scratches, making a new one only when all are in use.
+        final class Pool: @unchecked Sendable {
+            private let lock = NSLock()
+            private var idle: [KeyScratch] = []
+
+            /// Runs `body` with a scratch no other thread uses meanwhile.
+            func withScratch<R>(_ body: (KeyScratch) throws(StoreError) -> R) throws(StoreError) -> R {
+                let taken = lock.withLock { idle.popLast() }
+                let scratch: KeyScratch
+                if let taken {
+                    scratch = taken
+                } else {
+                    do { scratch = try KeyScratch() } catch { throw StoreError(error) }
+                }
+                defer { lock.withLock { idle.append(scratch) } }
+                return try body(scratch)
+            }
         }
     }
 
