@@ -26,35 +26,47 @@ public struct JSONWriter {
         count += 1
     }
 
-    /// Writes bytes as they are.
-    public mutating func raw(_ bytes: some Collection<UInt8>) {
-        if let buffer {
-            for byte in bytes {
-                buffer[count] = byte
-                count += 1
-            }
-        } else {
-            count += bytes.count
-        }
+    /// Writes a literal piece of JSON, such as `{"entries":[`, as it is.
+    public mutating func raw(_ text: StaticString) {
+        raw(UnsafeRawBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
     }
 
-    /// Writes `text` as a JSON string.
+    /// Writes the UTF-8 of `text` as it is (no escaping: for text known to be JSON).
+    public mutating func raw(_ text: String) {
+        var text = text
+        text.withUTF8 { raw(UnsafeRawBufferPointer($0)) }
+    }
+
+    /// Writes bytes as they are. Not generic, so that callers in other modules do not
+    /// go through unspecialised collection witnesses for every byte.
+    public mutating func raw(_ bytes: UnsafeRawBufferPointer) {
+        if let buffer, bytes.count > 0 {
+            UnsafeMutableRawBufferPointer(rebasing: buffer[count..<(count + bytes.count)]).copyMemory(from: bytes)
+        }
+        count += bytes.count
+    }
+
+    /// Writes `text` as a JSON string; runs that need no escape are copied at once.
     public mutating func string(_ text: String) {
         byte(UInt8(ascii: "\""))
         var text = text
         text.withUTF8 { utf8 in
-            for byte in utf8 {
-                switch byte {
-                case UInt8(ascii: "\""), UInt8(ascii: "\\"):
+            let all = UnsafeRawBufferPointer(utf8)
+            var runStart = 0
+            for (index, byte) in utf8.enumerated() where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
+                raw(UnsafeRawBufferPointer(rebasing: all[runStart..<index]))
+                runStart = index + 1
+                if byte < 0x20 {
+                    let hex: StaticString = "0123456789abcdef"
+                    raw("\\u00" as StaticString)
+                    self.byte(hex.utf8Start[Int(byte >> 4)])
+                    self.byte(hex.utf8Start[Int(byte & 0xF)])
+                } else {
                     self.byte(UInt8(ascii: "\\"))
-                    self.byte(byte)
-                case 0..<0x20:
-                    let hex = Array("0123456789abcdef".utf8)
-                    raw([UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])
-                default:
                     self.byte(byte)
                 }
             }
+            raw(UnsafeRawBufferPointer(rebasing: all[runStart...]))
         }
         byte(UInt8(ascii: "\""))
     }
@@ -64,28 +76,28 @@ public struct JSONWriter {
     /// validate before writing so that this never happens.
     public mutating func number(_ value: Double) {
         guard value.isFinite else {
-            raw("null".utf8)
+            raw("null")
             return
         }
         if value == 0, value.sign == .minus {
-            raw("-0".utf8)
+            raw("-0")
             return
         }
         if value == value.rounded(), abs(value) < 1e15 {
             // Integers as integers: `3`, not `3.0`.
-            raw(String(Int(value)).utf8)
+            raw(String(Int(value)))
             return
         }
-        raw(value.description.utf8)
+        raw(value.description)
     }
 
     /// Writes `true` or `false`.
     public mutating func bool(_ value: Bool) {
-        raw((value ? "true" : "false").utf8)
+        raw(value ? "true" : "false")
     }
 
     /// Writes `null`.
     public mutating func null() {
-        raw("null".utf8)
+        raw("null")
     }
 }

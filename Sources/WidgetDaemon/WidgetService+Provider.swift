@@ -36,15 +36,13 @@ extension WidgetService {
             widget: widget, protectionClass: protectionClass, family: parameters.family, reloadDue: timeline.reloadDue,
             body: try secureEncode(timeline), placeholder: placeholder)
         pendingWrites.append((context, write))
-        // A running commit starts the next one with whatever has arrived when it ends.
-        guard inFlightCommit == nil else { return }
         if pendingWrites.count >= Self.maxWritesPerCommit {
-            startCommit()
+            startCommits()
         } else if commitTimer == nil {
             // Runs when the loop has dispatched every call that is ready now.
             commitTimer = loop.schedule(at: Date()) { [weak self] in
                 self?.commitTimer = nil
-                self?.startCommit()
+                self?.startCommits()
             }
         }
     }
@@ -53,39 +51,49 @@ extension WidgetService {
     static let maxWritesPerCommit = 64
 
     /// Where group commits run: sealing (two X25519 operations per write) and the file
-    /// I/O, off the loop, so that it keeps reading and checking the next calls.
-    private static let commitQueue = DispatchQueue(label: "widgetd.commit")
+    /// I/O, off the loop, so that it keeps reading and checking the next calls. It is
+    /// concurrent (libdispatch gives each blocked batch a thread of its own), so batches
+    /// of different widgets overlap as independent writers' files would.
+    private static let commitQueue = DispatchQueue(label: "widgetd.commit", attributes: .concurrent)
 
     /// A group commit running on `commitQueue`: its calls, and the worker's result.
-    ///
-    /// At most one runs at a time, so files of one widget are replaced in the order
-    /// their calls came, across batches as within one.
     final class InFlightCommit: @unchecked Sendable {
         /// The calls; loop only.
         fileprivate var batch: [(context: CallContext, write: TimelineStore.TimelineWrite)]
+        /// The widgets it writes; loop only.
+        fileprivate let widgets: Set<WidgetID>
         /// Set by the worker before it signals `done`.
         fileprivate var committed: TimelineStore.CommittedWrites?
         fileprivate let done = DispatchSemaphore(value: 0)
 
         fileprivate init(batch: [(context: CallContext, write: TimelineStore.TimelineWrite)]) {
             self.batch = batch
+            self.widgets = Set(batch.map(\.write.widget))
         }
     }
 
-    /// Starts a group commit of the accepted writes on a worker, unless one is running.
+    /// Starts a group commit of the accepted writes whose widgets no running commit
+    /// writes; the others wait for it, so a widget's files are replaced in the order its
+    /// calls came, while batches of different widgets overlap.
     ///
     /// Store state changes only on the loop: numbering here (`prepareWrites`), indexing
     /// and caching when the worker is done (`finishWrites`); the worker only seals and
     /// writes. The calls are answered from the loop once their files are durable.
-    func startCommit() {
+    func startCommits() {
         if let commitTimer { loop.cancel(commitTimer) }
         commitTimer = nil
-        guard inFlightCommit == nil, !pendingWrites.isEmpty else { return }
-        let batch = pendingWrites
-        pendingWrites = []
+        guard !pendingWrites.isEmpty else { return }
+        let busy = inFlightCommits.reduce(into: Set<WidgetID>()) { $0.formUnion($1.widgets) }
+        var batch: [(context: CallContext, write: TimelineStore.TimelineWrite)] = []
+        var waiting: [(context: CallContext, write: TimelineStore.TimelineWrite)] = []
+        for item in pendingWrites {
+            if busy.contains(item.write.widget) { waiting.append(item) } else { batch.append(item) }
+        }
+        pendingWrites = waiting
+        guard !batch.isEmpty else { return }
         let prepared = store.prepareWrites(batch.map(\.write))
         let commit = InFlightCommit(batch: batch)
-        inFlightCommit = commit
+        inFlightCommits.append(commit)
         let service = LoopBound(self, loop: loop)
         let loop = self.loop
         Self.commitQueue.async {
@@ -93,16 +101,16 @@ extension WidgetService {
             commit.done.signal()
             loop.execute {
                 service.value.finishCommit(commit)
-                service.value.startCommit()
+                service.value.startCommits()
             }
         }
     }
 
-    /// Commits every accepted write now and answers each: waits for a running commit,
-    /// then commits the rest on the loop. Any other call, a stop, goes through here
-    /// first, so it sees the writes as if each had been committed alone before it.
+    /// Commits every accepted write now and answers each: waits for the running
+    /// commits, then commits the rest on the loop. Any other call, a stop, goes through
+    /// here first, so it sees the writes as if each had been committed alone before it.
     func commitPendingWrites() {
-        if let inFlightCommit { finishCommit(inFlightCommit) }
+        for commit in inFlightCommits { finishCommit(commit) }
         if let commitTimer { loop.cancel(commitTimer) }
         commitTimer = nil
         let batch = pendingWrites
@@ -114,9 +122,9 @@ extension WidgetService {
     /// Applies a worker's commit (waiting for it if needed) and answers its calls.
     /// Does nothing if it was applied already.
     private func finishCommit(_ commit: InFlightCommit) {
-        guard inFlightCommit === commit else { return }
+        guard let index = inFlightCommits.firstIndex(where: { $0 === commit }) else { return }
         commit.done.wait()
-        inFlightCommit = nil
+        inFlightCommits.remove(at: index)
         let results = store.finishWrites(commit.committed!)
         let batch = commit.batch
         // The bodies now live only in the cache, or die (zeroed) with `batch`.

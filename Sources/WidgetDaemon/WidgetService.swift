@@ -49,8 +49,8 @@ final class WidgetService: VarlinkCallHandler {
     var pendingWrites: [(context: CallContext, write: TimelineStore.TimelineWrite)] = []
     /// The loop timer that commits `pendingWrites`.
     var commitTimer: TimerID?
-    /// The group commit running on a worker thread, if any.
-    var inFlightCommit: InFlightCommit?
+    /// The group commits running on worker threads, oldest first (no two write one widget).
+    var inFlightCommits: [InFlightCommit] = []
 
     /// The encoder for every reply: sorted keys, so equal values give equal bytes.
     let encoder: JSONEncoder = {
@@ -151,7 +151,7 @@ final class WidgetService: VarlinkCallHandler {
     func handle(_ call: VarlinkCall, context: CallContext) {
         // Every other call sees the accepted writes committed, exactly as if each had
         // been committed on its own before it.
-        if !pendingWrites.isEmpty || inFlightCommit != nil, call.method != "io.widgetd.Provider.PutTimeline" {
+        if !pendingWrites.isEmpty || !inFlightCommits.isEmpty, call.method != "io.widgetd.Provider.PutTimeline" {
             commitPendingWrites()
         }
         let authority = authority(for: context)

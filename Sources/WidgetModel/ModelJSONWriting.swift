@@ -13,12 +13,12 @@ import StrictJSON
 extension Timeline {
     /// Writes `{"entries":[…],"policy":{…}}`.
     public func write(to writer: inout JSONWriter) {
-        writer.raw(#"{"entries":["#.utf8)
+        writer.raw(#"{"entries":["#)
         for (index, entry) in entries.enumerated() {
             if index > 0 { writer.byte(UInt8(ascii: ",")) }
             entry.write(to: &writer)
         }
-        writer.raw(#"],"policy":"#.utf8)
+        writer.raw(#"],"policy":"#)
         policy.write(to: &writer)
         writer.byte(UInt8(ascii: "}"))
     }
@@ -34,14 +34,14 @@ extension Timeline {
 extension Entry {
     /// Writes `{"date":…,"fields":{…},"relevance"?:{…}}`.
     func write(to writer: inout JSONWriter) {
-        writer.raw(#"{"date":"#.utf8)
+        writer.raw(#"{"date":"#)
         writer.string(RFC3339.format(date))
-        writer.raw(#","fields":"#.utf8)
+        writer.raw(#","fields":"#)
         Field.write(fields, to: &writer)
         if let relevance {
-            writer.raw(#","relevance":{"duration":"#.utf8)
+            writer.raw(#","relevance":{"duration":"#)
             writer.number(relevance.duration)
-            writer.raw(#","score":"#.utf8)
+            writer.raw(#","score":"#)
             writer.number(relevance.score)
             writer.byte(UInt8(ascii: "}"))
         }
@@ -66,11 +66,11 @@ extension Field {
     func write(to writer: inout JSONWriter) {
         writer.byte(UInt8(ascii: "{"))
         if let privacy {
-            writer.raw(#""privacy":"#.utf8)
+            writer.raw(#""privacy":"#)
             writer.string(privacy.rawValue)
             writer.byte(UInt8(ascii: ","))
         }
-        writer.raw(#""value":"#.utf8)
+        writer.raw(#""value":"#)
         value.write(to: &writer)
         writer.byte(UInt8(ascii: "}"))
     }
@@ -108,12 +108,12 @@ extension ReloadPolicy {
     /// Writes `{"kind":…}` with a `date` for `after`.
     func write(to writer: inout JSONWriter) {
         switch self {
-        case .atEnd: writer.raw(#"{"kind":"atEnd"}"#.utf8)
-        case .never: writer.raw(#"{"kind":"never"}"#.utf8)
+        case .atEnd: writer.raw(#"{"kind":"atEnd"}"#)
+        case .never: writer.raw(#"{"kind":"never"}"#)
         case .after(let date):
-            writer.raw(#"{"date":"#.utf8)
+            writer.raw(#"{"date":"#)
             writer.string(RFC3339.format(date))
-            writer.raw(#","kind":"after"}"#.utf8)
+            writer.raw(#","kind":"after"}"#)
         }
     }
 }
@@ -121,7 +121,7 @@ extension ReloadPolicy {
 extension Placeholder {
     /// Writes `{"fields":{…}}`.
     public func write(to writer: inout JSONWriter) {
-        writer.raw(#"{"fields":"#.utf8)
+        writer.raw(#"{"fields":"#)
         Field.write(fields, to: &writer)
         writer.byte(UInt8(ascii: "}"))
     }
