@@ -99,7 +99,6 @@ extension WidgetService {
         presentations.removeAll()
         try store.wipe()
         logger.critical("crypto-erased by request", event: "wiped", metadata: ["peer.uid": "\(context.peer.uid)"])
-        reloads.load([])
         context.reply(Empty())
         deviceStateChanged()
     }
