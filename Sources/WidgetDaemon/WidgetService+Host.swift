@@ -100,9 +100,7 @@ extension WidgetService {
     func reloadTimelines(_ call: VarlinkCall, _ context: CallContext) throws {
         let parameters = try call.parameters(ReloadTimelinesParameters.self)
         try finishIndexing()
-        let widgets = try store.listTimelines().map(\.widget).filter { widget in
-            parameters.provider.map { $0 == widget.provider } ?? true && parameters.kind.map { $0 == widget.kind } ?? true
-        }
+        let widgets = try store.storedWidgets(provider: parameters.provider, kind: parameters.kind)
         for widget in widgets { announce(ReloadRequest(widget: widget.description, reason: .requested)) }
         context.reply(Empty())
     }

@@ -217,6 +217,28 @@ struct TimelineIndex {
     /// Every present file's summary, in no particular order.
     var summaries: [Summary] { entries.values.filter(\.isPresent).map(summary) }
 
+    /// The present widgets of `provider` and `kind` (`nil`: any), sorted. Matched on
+    /// the ids' bytes in place, so a pass over a large store allocates only for matches.
+    func widgets(provider: String?, kind: String?) -> [WidgetID] {
+        let provider = provider.map { Array($0.utf8) }
+        let kind = kind.map { Array($0.utf8) }
+        var found: [WidgetID] = []
+        arena.withUnsafeBufferPointer { arena in
+            for entry in entries.values where entry.isPresent {
+                let id = arena[Int(entry.offset)..<Int(entry.offset) + Int(entry.length)]
+                // Recorded ids are valid: PROVIDER/KIND[#INSTANCE].
+                guard let slash = id.firstIndex(of: UInt8(ascii: "/")) else { continue }
+                if let provider, !id[..<slash].elementsEqual(provider) { continue }
+                if let kind {
+                    let end = id[(slash + 1)...].firstIndex(of: UInt8(ascii: "#")) ?? id.endIndex
+                    guard id[(slash + 1)..<end].elementsEqual(kind) else { continue }
+                }
+                found.append(widget(entry))
+            }
+        }
+        return found.sorted()
+    }
+
     // MARK: Reload schedule
 
     /// Records that the due reload of the current generation of `key` was announced.

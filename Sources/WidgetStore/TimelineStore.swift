@@ -617,6 +617,14 @@ public final class TimelineStore {
         return index.summaries.map { TimelineMetadata($0, placeholder: nil) }.sorted { $0.widget < $1.widget }
     }
 
+    /// The stored widgets of `provider` and `kind` (`nil`: any), sorted, in every state;
+    /// answered from memory once the directory is indexed, without building every
+    /// widget's metadata.
+    public func storedWidgets(provider: String?, kind: String?) throws(StoreError) -> [WidgetID] {
+        while try indexNextTimelines(limit: .max) != nil {}
+        return index.widgets(provider: provider, kind: kind)
+    }
+
     /// Verifies up to `limit` more stored files into the metadata index and returns the
     /// metadata found among them, or `nil` once every file is indexed.
     ///

@@ -197,3 +197,25 @@ import WidgetModel
         }
     }
 }
+
+/// `ReloadTimelines(provider?, kind?)` asks the index for the widgets it names.
+@Suite struct TimelineIndexSelectionTests {
+    @Test(arguments: [
+        (nil, nil, ["a.b/k", "a.b/k#1", "a.b/kk", "a.bc/k", "x/k#a.b"]),
+        ("a.b", nil, ["a.b/k", "a.b/k#1", "a.b/kk"]),
+        ("a.b", "k", ["a.b/k", "a.b/k#1"]),
+        (nil, "k", ["a.b/k", "a.b/k#1", "a.bc/k", "x/k#a.b"]),
+        ("a", nil, []),
+        (nil, "k#1", []),
+    ] as [(String?, String?, [String])])
+    func widgetsAreSelectedByProviderAndKind(provider: String?, kind: String?, expected: [String]) {
+        var index = TimelineIndex()
+        for (i, id) in ["x/k#a.b", "a.bc/k", "a.b/kk", "a.b/k#1", "a.b/k", "a.b/gone"].enumerated() {
+            let key = TimelineIndex.Key(digest: [UInt8](repeating: UInt8(i), count: 16))
+            index.record(
+                key, TimelineMetadata(widget: widget(id), protectionClass: .none, family: nil, generation: 1, reloadDue: nil, placeholder: nil))
+            if id == "a.b/gone" { index.forget(key) }
+        }
+        #expect(index.widgets(provider: provider, kind: kind) == expected.map(widget))
+    }
+}
