@@ -601,7 +601,8 @@ public final class TimelineStore {
     /// A widget's metadata and placeholder, in every state; `nil` if none is stored.
     ///
     /// Verified from disk the first time, then served from memory (the store is the
-    /// only writer of its directory).
+    /// only writer of its directory); the placeholder, which the index does not keep,
+    /// comes from a small cache or is read back from the file and verified again.
     public func metadata(_ widget: WidgetID) throws(StoreError) -> TimelineMetadata? {
         try indexedMetadata(name: try fileName(for: widget), widget: widget)
     }
