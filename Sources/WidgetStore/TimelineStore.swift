@@ -375,12 +375,14 @@ public final class TimelineStore {
 
     /// The metadata for one file name, with its placeholder, from the index or verified
     /// from disk. The placeholder comes from `placeholders` or the verified file.
-    private func indexedMetadata(name: String, widget: WidgetID?) throws(StoreError) -> TimelineMetadata? {
+    private func indexedMetadata(
+        name: String, widget: WidgetID?, includingPlaceholder: Bool = true
+    ) throws(StoreError) -> TimelineMetadata? {
         // Every name the store makes parses; any other file is no widget's.
         guard let key = TimelineIndex.Key(fileName: name) else { return nil }
         switch index[key] {
         case .present(let summary):
-            guard summary.hasPlaceholder else { return TimelineMetadata(summary, placeholder: nil) }
+            guard summary.hasPlaceholder, includingPlaceholder else { return TimelineMetadata(summary, placeholder: nil) }
             if let placeholder = placeholders.placeholder(key, generation: summary.generation) {
                 return TimelineMetadata(summary, placeholder: placeholder)
             }
@@ -612,10 +614,13 @@ public final class TimelineStore {
             guard readable else { throw .protectedDataUnavailable }
             return try crypto { () throws(CryptoError) in try entry.body.copy() }
         }
-        let name = try fileName(for: widget)
+        let key = try indexKey(for: widget)
+        let name = key.fileName
         let path = "\(timelinesDirectory)/\(name)"
         // Always verified from disk: the metadata index is no proof of the body.
         guard let (sealed, metadata) = try readSealed(name: name, expected: widget) else { throw .widgetNotFound }
+        // Verified with the body: a presentation that then needs it reads no file again.
+        placeholders.set(key, metadata.placeholder, generation: metadata.generation)
         guard let pair = lifecycle.keyPair(metadata.protectionClass) else { throw .protectedDataUnavailable }
         let body = try TimelineFile.openBody(sealed, classKey: pair, file: path)
         let copy = try crypto { () throws(CryptoError) in try body.copy() }
@@ -632,6 +637,13 @@ public final class TimelineStore {
     /// comes from a small cache or is read back from the file and verified again.
     public func metadata(_ widget: WidgetID) throws(StoreError) -> TimelineMetadata? {
         try indexedMetadata(name: try fileName(for: widget), widget: widget)
+    }
+
+    /// A widget's metadata without its placeholder (`placeholder` is nil), in every
+    /// state; `nil` if none is stored. Served from memory once the file is indexed:
+    /// for callers that may not need the placeholder (read it with `metadata(_:)`).
+    public func metadataWithoutPlaceholder(_ widget: WidgetID) throws(StoreError) -> TimelineMetadata? {
+        try indexedMetadata(name: try fileName(for: widget), widget: widget, includingPlaceholder: false)
     }
 
     /// Every stored timeline's metadata without its placeholder (`placeholder` is nil:

@@ -20,6 +20,9 @@ import WidgetModel
         store.forgetCachedPlaceholders()
         #expect(try store.metadata(widgetA)?.placeholder == [7, 8])
         #expect(try f.open().metadata(widgetA)?.placeholder == [7, 8])
+        var withoutPlaceholder = try #require(try store.metadata(widgetA))
+        withoutPlaceholder.placeholder = nil
+        #expect(try store.metadataWithoutPlaceholder(widgetA) == withoutPlaceholder)
         // Listing answers from memory and leaves placeholders out.
         #expect(try store.listTimelines().map(\.placeholder) == [nil])
     }
