@@ -236,7 +236,7 @@ extension Placeholder {
 
 extension JSONReader {
     /// Checks that an object comes next and returns its offset, for errors about it.
-    public mutating func objectStart() throws(JSONReadError) -> Int {
+    mutating func objectStart() throws(JSONReadError) -> Int {
         let kind = try peek()
         guard kind == .object else { throw mismatch(kind, "an object") }
         return offset
@@ -256,14 +256,14 @@ extension JSONReader {
 }
 
 /// The known keys an object has shown so far, to refuse one given twice.
-public struct SeenKeys {
+struct SeenKeys {
     private var mask: UInt32 = 0
 
     /// An empty set.
-    public init() {}
+    init() {}
 
     /// Records key number `bit`; throws if it was already there.
-    public mutating func once(_ bit: Int, _ key: String, object: Int) throws(JSONReadError) {
+    mutating func once(_ bit: Int, _ key: String, object: Int) throws(JSONReadError) {
         guard mask & (1 << bit) == 0 else {
             throw JSONReadError.mismatch(at: object, "duplicate key \(ModelPath.quote(key))")
         }
