@@ -101,8 +101,14 @@ public struct JSONReader {
             for index in (start + (negative ? 1 : 0))..<offset { value = value * 10 + Int(bytes[index] &- 48) }
             return negative ? -Double(value) : Double(value)
         }
-        let text = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<offset]), as: UTF8.self)
-        guard let value = Double(text), value.isFinite else { throw JSONReadError.mismatch(at: start, "is malformed") }
+        var text = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<offset]), as: UTF8.self)
+        let value = Double(text)
+        // The digits may be decrypted content: a text longer than a small string's 15
+        // bytes lives on the heap, and this copy is ours alone, so zero it before release.
+        text.withUTF8 { utf8 in
+            _ = UnsafeMutableRawBufferPointer(mutating: UnsafeRawBufferPointer(utf8)).initializeMemory(as: UInt8.self, repeating: 0)
+        }
+        guard let value, value.isFinite else { throw JSONReadError.mismatch(at: start, "is malformed") }
         return value
     }
 

@@ -244,6 +244,8 @@ extension WidgetService {
         body.withUnsafeMutableBytes { buffer in
             var writer = JSONWriter(into: buffer)
             timeline.write(to: &writer)
+            // Both passes walk the same value the same way; anything else is a bug.
+            precondition(writer.count == buffer.count, "the canonical JSON changed size between passes")
         }
         return body
     }
