@@ -312,11 +312,16 @@ public struct JSONReader {
             let byte = bytes[offset]
             if byte == UInt8(ascii: "\"") {
                 let raw = UnsafeRawBufferPointer(rebasing: bytes[start..<offset])
+                offset += 1
+                guard decode else {
+                    // Only checked: no String is made for a value that is skipped.
+                    guard Self.isValidUTF8(raw) else { throw JSONReadError(.syntax, at: start, "invalid UTF-8") }
+                    return ""
+                }
                 guard let text = String(validating: raw.assumingMemoryBound(to: UInt8.self), as: UTF8.self) else {
                     throw JSONReadError(.syntax, at: start, "invalid UTF-8")
                 }
-                offset += 1
-                return decode ? text : ""
+                return text
             }
             if byte == UInt8(ascii: "\\") { break }
             guard byte >= 0x20 else { throw syntax("control character in a string") }
@@ -324,6 +329,77 @@ public struct JSONReader {
         }
         guard offset < bytes.count else { throw syntax("unterminated string") }
         return try scanEscapedString(from: start)
+    }
+
+    /// Whether `bytes` are well-formed UTF-8 (RFC 3629: no overlong forms, no
+    /// surrogates, nothing past U+10FFFF), with a fast path for ASCII.
+    public static func isValidUTF8(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        var index = 0
+        let count = bytes.count
+        while index < count {
+            let lead = bytes[index]
+            if lead < 0x80 {
+                index += 1
+                continue
+            }
+            let length: Int
+            var lower: UInt8 = 0x80
+            var upper: UInt8 = 0xBF
+            switch lead {
+            case 0xC2...0xDF: length = 2
+            case 0xE0: length = 3; lower = 0xA0
+            case 0xE1...0xEC, 0xEE...0xEF: length = 3
+            case 0xED: length = 3; upper = 0x9F
+            case 0xF0: length = 4; lower = 0x90
+            case 0xF1...0xF3: length = 4
+            case 0xF4: length = 4; upper = 0x8F
+            default: return false
+            }
+            guard count - index >= length else { return false }
+            let second = bytes[index + 1]
+            guard second >= lower, second <= upper else { return false }
+            for next in (index + 2)..<(index + length) where bytes[next] & 0xC0 != 0x80 { return false }
+            index += length
+        }
+        return true
+    }
+
+    /// Skips one value of a document already checked with `validate` (or the envelope
+    /// scan), looking only at quotes, escapes and brackets: for locating members again.
+    public mutating func skipCheckedValue() throws(JSONReadError) {
+        let kind = try peek()
+        switch kind {
+        case .string:
+            offset += 1
+            while offset < bytes.count, bytes[offset] != UInt8(ascii: "\"") {
+                offset += bytes[offset] == UInt8(ascii: "\\") ? 2 : 1
+            }
+            offset += 1
+        case .object, .array:
+            var depth = 0
+            repeat {
+                switch bytes[offset] {
+                case UInt8(ascii: "{"), UInt8(ascii: "["): depth += 1; offset += 1
+                case UInt8(ascii: "}"), UInt8(ascii: "]"): depth -= 1; offset += 1
+                case UInt8(ascii: "\""):
+                    offset += 1
+                    while offset < bytes.count, bytes[offset] != UInt8(ascii: "\"") {
+                        offset += bytes[offset] == UInt8(ascii: "\\") ? 2 : 1
+                    }
+                    offset += 1
+                default: offset += 1
+                }
+            } while depth > 0 && offset < bytes.count
+            guard depth == 0 else { throw syntax("unexpected end") }
+        case .number, .bool, .null:
+            while offset < bytes.count {
+                switch bytes[offset] {
+                case UInt8(ascii: ","), UInt8(ascii: "}"), UInt8(ascii: "]"), 0x20, 0x0A, 0x0D, 0x09: return
+                default: offset += 1
+                }
+            }
+        }
+        guard offset <= bytes.count else { throw syntax("unexpected end") }
     }
 
     /// The slow path: a string with escapes, unescaped into scratch that is zeroed after.

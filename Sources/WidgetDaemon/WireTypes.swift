@@ -128,7 +128,8 @@ struct ProviderParameters {
                 if Self.known.contains(key), offsets.updateValue(reader.offset, forKey: key) != nil, duplicate == nil {
                     duplicate = key
                 }
-                try reader.skipValue()
+                // The envelope scan checked these bytes: locating the next member is enough.
+                try reader.skipCheckedValue()
             }
         } catch {
             throw ServiceError.invalidParameter("")

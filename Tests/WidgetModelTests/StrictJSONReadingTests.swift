@@ -116,6 +116,19 @@ import Testing
         #expect(try JSONDecoder().decode(Timeline.self, from: Data(json.utf8)) == timeline)
     }
 
+    /// The validate-only check of skipped strings agrees with the standard library's.
+    @Test func utf8CheckAgreesWithTheStandardLibrary() {
+        var random = CanonicalJSONTests.SeededGenerator(state: 7)
+        let interesting: [UInt8] = [0x00, 0x41, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0, 0xC1, 0xC2, 0xDF, 0xE0, 0xE1, 0xEC, 0xED, 0xEE, 0xEF, 0xF0, 0xF1, 0xF3, 0xF4, 0xF5, 0xFF]
+        for _ in 0..<50_000 {
+            let bytes = (0..<Int.random(in: 0...6, using: &random)).map { _ in interesting.randomElement(using: &random)! }
+            let expected = bytes.withUnsafeBufferPointer { String(validating: $0, as: UTF8.self) != nil }
+            let checked = bytes.withUnsafeBytes { JSONReader.isValidUTF8($0) }
+            #expect(checked == expected, "\(bytes)")
+            if checked != expected { return }
+        }
+    }
+
     @Test func pathsLeadToTheValue() {
         let json = Array(#"{"a":[0,{"b":[1,2,{"c":true}]}],"d":3}"#.utf8)
         json.withUnsafeBytes { bytes in
