@@ -4,10 +4,12 @@
 // path (`JSONDecoder` and the validator) must accept too, to an equal timeline (the
 // strict reader rejects at least what JSONDecoder rejects); and an accepted timeline's
 // canonical bytes must read back to the same value through both paths. The Varlink
-// envelope scan must never trap, and must find parameters inside the message.
+// envelope scan must never trap and must find parameters inside the message, and
+// reading PutTimeline's parameters from them must never trap.
 import Foundation
 import StrictJSON
 import Varlink
+@testable import WidgetDaemon
 import WidgetModel
 
 @_cdecl("LLVMFuzzerTestOneInput")
@@ -15,7 +17,10 @@ public func fuzzStrictJSON(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))
     if let call = try? VarlinkCall(decoding: bytes) {
         call.withParameterBytes { parameters in
-            if let parameters { precondition((try? JSONReader.validate(parameters)) != nil, "parameters are not JSON") }
+            guard let parameters else { return }
+            precondition((try? JSONReader.validate(parameters)) != nil, "parameters are not JSON")
+            // The provider parameters' structural skip relies on that check; it must not trap.
+            _ = try? PutTimelineParameters.read(from: parameters)
         }
     }
     guard let strict = try? Timeline.decode(from: bytes) else { return 0 }
