@@ -129,9 +129,8 @@ public final class BenchmarkSuite {
         let socket = daemon.socketPath
         for n in options.readConnections {
             log("reads: widgetd GetPresentation, \(n) connection(s)")
-            let result = try ClosedLoop.run(workers: n, duration: options.duration) { _ in
-                let client = try SocketClient(path: socket, framing: .nulTerminated)
-                return { try client.roundTrip(request) }
+            let result = try MultiplexedLoop.run(connections: n, duration: options.duration) { _ in
+                .init(client: try SocketClient(path: socket, framing: .nulTerminated), request: request)
             }
             reads.append(Row(subject: "widgetd GetPresentation", connections: n, result: result))
         }
@@ -155,9 +154,8 @@ public final class BenchmarkSuite {
             guard client.lastReply.count >= presentationBytes else { throw BenchError("redis GET returned \(client.lastReply.count) bytes") }
             for n in options.readConnections {
                 log("reads: redis-server GET, \(n) connection(s)")
-                let result = try ClosedLoop.run(workers: n, duration: options.duration) { _ in
-                    let client = try SocketClient(path: path, framing: .resp)
-                    return { try client.roundTrip(get) }
+                let result = try MultiplexedLoop.run(connections: n, duration: options.duration) { _ in
+                    .init(client: try SocketClient(path: path, framing: .resp), request: get)
                 }
                 reads.append(Row(subject: "redis-server GET", connections: n, result: result))
             }
@@ -173,9 +171,8 @@ public final class BenchmarkSuite {
         try echo.waitUntilConnectable(framing: .nulTerminated)
         for n in options.readConnections {
             log("reads: echo, \(n) connection(s)")
-            let result = try ClosedLoop.run(workers: n, duration: options.duration) { _ in
-                let client = try SocketClient(path: echoPath, framing: .nulTerminated)
-                return { try client.roundTrip(request) }
+            let result = try MultiplexedLoop.run(connections: n, duration: options.duration) { _ in
+                .init(client: try SocketClient(path: echoPath, framing: .nulTerminated), request: request)
             }
             reads.append(Row(subject: "echo server (floor)", connections: n, result: result))
         }

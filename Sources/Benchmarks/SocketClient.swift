@@ -58,52 +58,79 @@ final class SocketClient {
     /// itself stays in the buffer until the next call).
     @discardableResult
     func roundTrip(_ request: [UInt8]) throws -> Int {
+        try send(request)
+        dropLastReply()
+        var scanned = 0
+        while true {
+            if let end = try receive(scanned: &scanned, blocking: true) { return end }
+        }
+    }
+
+    /// Makes the socket non-blocking, for ``MultiplexedLoop``, which waits for all its
+    /// connections in one `epoll_wait`.
+    func makeNonBlocking() throws {
+        let flags = fcntl(fd, F_GETFL)
+        guard flags >= 0, fcntl(fd, F_SETFL, flags | O_NONBLOCK) == 0 else { throw BenchError("fcntl: errno \(errno)") }
+    }
+
+    /// The socket, for registering it with epoll.
+    var descriptor: Int32 { fd }
+
+    /// Sends all of `request` (a request is small: a non-blocking socket with nothing
+    /// in flight takes it whole, and a short send is retried).
+    func send(_ request: [UInt8]) throws {
         try request.withUnsafeBytes { raw in
             var offset = 0
             while offset < raw.count {
-                let n = send(fd, raw.baseAddress! + offset, raw.count - offset, Int32(MSG_NOSIGNAL))
+                let n = Glibc.send(fd, raw.baseAddress! + offset, raw.count - offset, Int32(MSG_NOSIGNAL))
                 if n < 0 {
-                    if errno == EINTR { continue }
+                    if errno == EINTR || errno == EAGAIN { continue }
                     throw BenchError("send: errno \(errno)")
                 }
                 offset += n
             }
         }
-        return try readReply()
+    }
+
+    /// Forgets the last reply, keeping bytes that arrived after it; call before sending
+    /// the next request's wait begins.
+    func dropLastReply() {
+        guard replyEnd > 0 else { return }
+        let rest = filled - replyEnd
+        if rest > 0 { buffer.baseAddress!.copyMemory(from: buffer.baseAddress! + replyEnd, byteCount: rest) }
+        filled = rest
+        replyEnd = 0
+    }
+
+    /// Reads once (on a non-blocking socket, what is there) and returns the reply's length
+    /// when it is complete; `scanned` carries the framing's progress between calls.
+    func receive(scanned: inout Int, blocking: Bool = false) throws -> Int? {
+        if let end = complete(scanned: &scanned) {
+            replyEnd = end
+            return end
+        }
+        if filled == buffer.count {
+            let larger = UnsafeMutableRawBufferPointer.allocate(byteCount: buffer.count * 2, alignment: 16)
+            larger.baseAddress!.copyMemory(from: buffer.baseAddress!, byteCount: filled)
+            buffer.deallocate()
+            buffer = larger
+        }
+        let n = recv(fd, buffer.baseAddress! + filled, buffer.count - filled, 0)
+        if n < 0 {
+            if errno == EINTR || (!blocking && errno == EAGAIN) { return nil }
+            throw BenchError("recv: errno \(errno)")
+        }
+        if n == 0 { throw BenchError("server closed the connection") }
+        filled += n
+        if let end = complete(scanned: &scanned) {
+            replyEnd = end
+            return end
+        }
+        return nil
     }
 
     /// A copy of the last reply (for checks and for sizing peers' values).
     var lastReply: [UInt8] { Array(UnsafeRawBufferPointer(rebasing: buffer[0..<replyEnd])) }
-
-    private func readReply() throws -> Int {
-        // Drop the previous reply; bytes that arrived after it stay, moved to the front.
-        if replyEnd > 0 {
-            let rest = filled - replyEnd
-            if rest > 0 { buffer.baseAddress!.copyMemory(from: buffer.baseAddress! + replyEnd, byteCount: rest) }
-            filled = rest
-            replyEnd = 0
-        }
-        var scanned = 0
-        while true {
-            if let end = complete(scanned: &scanned) {
-                replyEnd = end
-                return end
-            }
-            if filled == buffer.count {
-                let larger = UnsafeMutableRawBufferPointer.allocate(byteCount: buffer.count * 2, alignment: 16)
-                larger.baseAddress!.copyMemory(from: buffer.baseAddress!, byteCount: filled)
-                buffer.deallocate()
-                buffer = larger
-            }
-            let n = recv(fd, buffer.baseAddress! + filled, buffer.count - filled, 0)
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw BenchError("recv: errno \(errno)")
-            }
-            if n == 0 { throw BenchError("server closed the connection") }
-            filled += n
-        }
-    }
 
     /// The end of a complete reply in the buffer, if there is one.
     private func complete(scanned: inout Int) -> Int? {
