@@ -39,17 +39,25 @@ public final class EventLoop: @unchecked Sendable {
     private let epoll: Int32
     /// An eventfd that `execute` bumps to wake `epoll_wait`.
     private let wakeUp: Int32
-    /// The epoll token of the wake-up eventfd; watches use tokens from 1 up.
+    /// The epoll token of the wake-up eventfd; a watch's token is never 0 (its
+    /// generation, in the high half, starts at 1).
     private static let wakeUpToken: UInt64 = 0
 
     private struct Watch {
         let fd: Int32
+        /// The slot in the low 32 bits, a generation in the high ones: a token left in an
+        /// `epoll_wait` batch by a descriptor unwatched earlier in that batch never
+        /// matches a watch that reuses its slot.
+        let token: UInt64
         var interest: IOEvents
         let handler: (IOEvents) -> Void
     }
 
-    private var watches: [UInt64: Watch] = [:]
-    private var nextToken: UInt64 = 1
+    /// Watches by slot: an event finds its handler by index, not by hashing, which
+    /// mattered once a cached read cost a few microseconds in all.
+    private var watches: [Watch?] = []
+    private var freeSlots: [Int] = []
+    private var nextGeneration: UInt64 = 1
     private var timers = TimerQueue()
     private var isStopped = false
     private let handedOver = Mutex<[@Sendable () -> Void]>([])
@@ -96,9 +104,12 @@ public final class EventLoop: @unchecked Sendable {
         var tokens = [UInt64](repeating: 0, count: 64)
         var masks = [UInt32](repeating: 0, count: 64)
         while !isStopped {
-            runDueTimers(now: Date())
+            var now = Date()
+            // Read the clock again only if a timer ran (and took time): one clock read
+            // per turn otherwise.
+            if runDueTimers(now: now) { now = Date() }
             if isStopped { break }
-            let timeout = timeoutMilliseconds(now: Date())
+            let timeout = timeoutMilliseconds(now: now)
             let count = try tokens.withUnsafeMutableBufferPointer { tokenBuffer throws(SystemError) in
                 try masks.withUnsafeMutableBufferPointer { maskBuffer throws(SystemError) in
                     try Syscall.retrying("epoll_wait") {
@@ -134,7 +145,7 @@ public final class EventLoop: @unchecked Sendable {
             return
         }
         // A watch removed by an earlier callback of this batch is skipped.
-        guard let watch = watches[token] else { return }
+        guard let slot = slot(of: token), let watch = watches[slot] else { return }
         var events: IOEvents = []
         if mask & shim_EPOLLIN != 0 { events.insert(.readable) }
         if mask & shim_EPOLLOUT != 0 { events.insert(.writable) }
@@ -151,30 +162,42 @@ public final class EventLoop: @unchecked Sendable {
     public func watch(
         _ fd: Int32, for interest: IOEvents, handler: @escaping (IOEvents) -> Void
     ) throws(SystemError) -> WatchID {
-        let token = nextToken
-        nextToken += 1
+        let slot = freeSlots.popLast() ?? watches.count
+        let token = nextGeneration << 32 | UInt64(slot)
         try Syscall.retrying("epoll_ctl") {
             shim_epoll_ctl(epoll, shim_EPOLL_CTL_ADD, fd, Self.mask(for: interest), token)
         }
-        watches[token] = Watch(fd: fd, interest: interest, handler: handler)
+        // 32 bits of generation, never 0: wrapping after 2^32 watches stays off the wake-up token.
+        nextGeneration = nextGeneration == 0xFFFF_FFFF ? 1 : nextGeneration + 1
+        let watch = Watch(fd: fd, token: token, interest: interest, handler: handler)
+        if slot == watches.count { watches.append(watch) } else { watches[slot] = watch }
         return WatchID(value: token)
     }
 
-    /// Changes what a watched descriptor is watched for.
+    /// Changes what a watched descriptor is watched for; no system call when it is
+    /// watched for that already.
     public func update(_ id: WatchID, interest: IOEvents) throws(SystemError) {
-        guard var watch = watches[id.value], watch.interest != interest else { return }
+        guard let slot = slot(of: id.value), let watch = watches[slot], watch.interest != interest else { return }
         try Syscall.retrying("epoll_ctl") {
             shim_epoll_ctl(epoll, shim_EPOLL_CTL_MOD, watch.fd, Self.mask(for: interest), id.value)
         }
-        watch.interest = interest
-        watches[id.value] = watch
+        watches[slot]?.interest = interest
     }
 
     /// Stops watching a descriptor; its handler is not called again.
     public func unwatch(_ id: WatchID) {
-        guard let watch = watches.removeValue(forKey: id.value) else { return }
+        guard let slot = slot(of: id.value), let watch = watches[slot] else { return }
+        watches[slot] = nil
+        freeSlots.append(slot)
         // Fails only if the fd is already closed, in which case epoll dropped it itself.
         _ = shim_epoll_ctl(epoll, shim_EPOLL_CTL_DEL, watch.fd, 0, 0)
+    }
+
+    /// The slot of a live watch with this token, if there is one.
+    private func slot(of token: UInt64) -> Int? {
+        let slot = Int(truncatingIfNeeded: token & 0xFFFF_FFFF)
+        guard slot < watches.count, watches[slot]?.token == token else { return nil }
+        return slot
     }
 
     private static func mask(for interest: IOEvents) -> UInt32 {
@@ -204,12 +227,16 @@ public final class EventLoop: @unchecked Sendable {
 
     /// Runs the timers due at `now` that existed when the pass began: a timer that
     /// schedules another for a past deadline must not keep the loop from its descriptors.
-    private func runDueTimers(now: Date) {
+    /// Returns whether any ran.
+    private func runDueTimers(now: Date) -> Bool {
         let pass = timers.pass
+        var ran = false
         while let body = timers.popDue(now: now, before: pass) {
+            ran = true
             body()
-            if isStopped { return }
+            if isStopped { break }
         }
+        return ran
     }
 
     private func timeoutMilliseconds(now: Date) -> Int32 {

@@ -23,6 +23,8 @@ final class VarlinkConnection {
     private let readBuffer: ReadBuffer
 
     private var watch: WatchID?
+    /// What the socket is watched for now, so an unchanged interest costs nothing.
+    private var interest: IOEvents = .readable
     private let framer: MessageFramer
     private var output: [UInt8] = []
     private var outputStart = 0
@@ -133,7 +135,10 @@ final class VarlinkConnection {
             do {
                 // The message is read in place in the framer's buffer, which zeroes it
                 // afterwards; only a call that must be decoded is copied.
-                guard let next = try framer.withNextMessage({ message in take(message, answerable: answerable) }) else { break }
+                var next: Taken?
+                guard try framer.forNextMessage({ message in next = take(message, answerable: answerable) }),
+                    let next
+                else { break }
                 taken = next
             } catch {
                 logger.warning(
@@ -361,6 +366,8 @@ final class VarlinkConnection {
         if pendingOutputCount > 0 || (hasBacklog && queue.count - queueStart < limits.maxQueuedCalls) {
             interest.insert(.writable)
         }
+        guard interest != self.interest else { return }
+        self.interest = interest
         do {
             try loop.update(watch, interest: interest)
         } catch {
