@@ -61,11 +61,21 @@ public final class EventLoop: @unchecked Sendable {
     private var timers = TimerQueue()
     private var isStopped = false
     private let handedOver = Mutex<[@Sendable () -> Void]>([])
+    /// The wall clock; tests pass one they move forward.
+    private let clock: @Sendable () -> Date
+    /// When the loop last woke: before its timers, and again when `epoll_wait` returned
+    /// (so a handler can stamp an event without reading the clock itself).
+    public private(set) var turnTime: Date
     /// The thread running ``run()`` (0 when none), so loop-only state can be checked.
     private let runningThread = Atomic<UInt>(0)
 
     /// Creates the epoll instance and the wake-up eventfd.
-    public init() throws(SystemError) {
+    ///
+    /// `clock` is what timers are measured against: a test passes one it moves forward,
+    /// then wakes the loop (``execute(_:)``) so that the timers now due run.
+    public init(clock: @escaping @Sendable () -> Date = { Date() }) throws(SystemError) {
+        self.clock = clock
+        turnTime = clock()
         let epoll = try Syscall.retrying("epoll_create1") { shim_epoll_create() }
         let wakeUp: Int32
         do {
@@ -104,10 +114,10 @@ public final class EventLoop: @unchecked Sendable {
         var tokens = [UInt64](repeating: 0, count: 64)
         var masks = [UInt32](repeating: 0, count: 64)
         while !isStopped {
-            var now = Date()
-            // Read the clock again only if a timer ran (and took time): one clock read
-            // per turn otherwise.
-            if runDueTimers(now: now) { now = Date() }
+            var now = clock()
+            turnTime = now
+            // Read the clock again only if a timer ran (and took time).
+            if runDueTimers(now: now) { now = clock() }
             if isStopped { break }
             let timeout = timeoutMilliseconds(now: now)
             let count = try tokens.withUnsafeMutableBufferPointer { tokenBuffer throws(SystemError) in
@@ -117,12 +127,17 @@ public final class EventLoop: @unchecked Sendable {
                     }
                 }
             }
+            // What the descriptors report happened after the wait, not before it.
+            if count > 0 { turnTime = clock() }
             for index in 0..<Int(count) {
                 dispatch(token: tokens[index], mask: masks[index])
                 if isStopped { break }
             }
         }
     }
+
+    /// The clock's time now (a clock read; ``turnTime`` is free).
+    public var now: Date { clock() }
 
     /// Whether the caller is on the thread running the loop.
     public var isOnLoopThread: Bool {
@@ -236,6 +251,7 @@ public final class EventLoop: @unchecked Sendable {
             body()
             if isStopped { break }
         }
+        timers.endPass()
         return ran
     }
 
@@ -295,12 +311,36 @@ private struct TimerQueue {
     /// A mark separating the timers that exist now from those scheduled later.
     var pass: UInt64 { nextID }
 
-    /// The body of the earliest timer if it is due and was scheduled before `pass`.
+    /// Due timers scheduled during the current pass, set aside until ``endPass()``.
+    private var deferred: [Item] = []
+
+    /// The body of the earliest due timer scheduled before `pass`.
+    ///
+    /// A due timer scheduled during the pass is set aside rather than ending the pass:
+    /// otherwise a timer that keeps rescheduling itself for the past (indexing in
+    /// slices) would sit at the top of the heap and starve every other due timer (the
+    /// watchdog's ping, the idle-connection sweep) for as long as it went on.
     mutating func popDue(now: Date, before pass: UInt64) -> (() -> Void)? {
-        dropCancelled()
-        guard let first = heap.first, first.deadline <= now, first.id < pass else { return nil }
-        popFirst()
-        return bodies.removeValue(forKey: first.id)
+        while let first = heap.first, first.deadline <= now {
+            popFirst()
+            guard let body = bodies[first.id] else { continue }
+            if first.id >= pass {
+                deferred.append(first)
+                continue
+            }
+            bodies[first.id] = nil
+            return body
+        }
+        return nil
+    }
+
+    /// Puts back the timers set aside during a pass.
+    mutating func endPass() {
+        for item in deferred {
+            heap.append(item)
+            siftUp(heap.count - 1)
+        }
+        deferred.removeAll(keepingCapacity: true)
     }
 
     private mutating func dropCancelled() {

@@ -1,3 +1,4 @@
+import Foundation
 import Glibc
 import Varlink
 import WidgetCrypto
@@ -43,6 +44,9 @@ final class VarlinkConnection {
     /// A protocol error was answered: send what is buffered, then close.
     private var closeAfterFlush = false
     private(set) var isClosed = false
+    /// When the client last sent something or its last call ended: the start of its
+    /// idleness, for ``VarlinkServer``'s idle timeout.
+    private(set) var lastActivity: Date
     private var isDispatching = false
     /// The framer may still hold complete calls that were left for a later turn of the
     /// loop (the turn's budget was spent, or the queue is full); while it does, the
@@ -68,6 +72,20 @@ final class VarlinkConnection {
         self.logger = logger
         self.onClose = onClose
         self.framer = MessageFramer(maxMessageBytes: limits.maxMessageBytes)
+        self.lastActivity = loop.turnTime
+    }
+
+    /// Whether nothing is going on: no call in progress (a `more` stream is one until
+    /// its final reply), none waiting, none left in the framer. Unsent output does not
+    /// count: a client that neither calls nor reads is what the idle timeout is for.
+    var isIdle: Bool {
+        !isClosed && current == nil && queueStart == queue.count && !hasBacklog
+    }
+
+    /// Closes the connection because it was idle too long.
+    func closeIdle() {
+        logger.debug("closing an idle connection", event: "connection_idle")
+        close(reason: nil)
     }
 
     /// Starts watching the socket.
@@ -102,6 +120,7 @@ final class VarlinkConnection {
                 return
             }
             guard let count else { break }
+            lastActivity = loop.turnTime
             if count == 0 {
                 readClosed = true
                 break
@@ -290,6 +309,8 @@ final class VarlinkConnection {
         enqueue(bytes)
         if isFinal {
             current = nil
+            // Idleness starts when the call ends, however long it (or its stream) lasted.
+            lastActivity = loop.turnTime
             dispatch()
             if hasBacklog, current == nil { takeMessages() }
             updateInterest()
