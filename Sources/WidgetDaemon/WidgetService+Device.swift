@@ -24,50 +24,59 @@ extension WidgetService {
         let current = try parameters.current.map(secureCopy)
         let new = try parameters.new.map(secureCopy)
         if let new, new.count == 0 { throw ServiceError.invalidParameter("new") }
-        let wasUnlocked = store.deviceState
-        // Runs two KDFs on the loop. Passcode changes are rare and admin-only; unlocks,
-        // which any member of UnlockGroup may send, run theirs off the loop.
-        try store.setPasscode(current: current, new: new, now: now())
-        logger.notice("passcode changed", event: new == nil ? "passcode_removed" : (current == nil ? "passcode_set" : "passcode_changed"), metadata: ["peer.uid": "\(context.peer.uid)",
-        ])
-        context.reply(Empty())
-        if wasUnlocked != store.deviceState { deviceStateChanged() } else { publishDeviceEvent(.state) }
+        pendingPasscodeRequests.append(.setPasscode(context, current: current, new: new))
+        startNextPasscodeRequest()
     }
 
     func unlock(_ call: VarlinkCall, _ context: CallContext) throws {
         let parameters = try call.parameters(UnlockParameters.self)
-        pendingUnlocks.append((context, try secureCopy(parameters.passcode)))
-        startNextUnlock()
+        pendingPasscodeRequests.append(.unlock(context, passcode: try secureCopy(parameters.passcode)))
+        startNextPasscodeRequest()
     }
 
-    /// Starts the oldest waiting unlock: the delay check on the loop, the KDF off it,
-    /// the verdict back on the loop, where it is recorded durably before the answer.
-    func startNextUnlock() {
-        guard !unlockInProgress, !pendingUnlocks.isEmpty else { return }
-        let (context, passcode) = pendingUnlocks.removeFirst()
-        let derivation: PasscodeDerivation
+    /// Starts the oldest waiting Unlock or SetPasscode: the checks on the loop, the
+    /// KDFs off it, the verdict back on the loop, where it is recorded durably before
+    /// the answer.
+    func startNextPasscodeRequest() {
+        guard !passcodeWorkInProgress, !pendingPasscodeRequests.isEmpty else { return }
+        let request = pendingPasscodeRequests.removeFirst()
+        let work: PasscodeWork
         do {
-            derivation = try store.beginUnlock(now: now())
+            switch request {
+            case .unlock(_, let passcode):
+                work = .unlock(try store.beginUnlock(now: now()), passcode: passcode)
+            case .setPasscode(_, let current, let new):
+                let change = try store.beginSetPasscode(hasCurrent: current != nil, hasNew: new != nil, now: now())
+                work = .setPasscode(change, current: current, new: new)
+            }
         } catch {
-            fail(context, with: error, method: "io.widgetd.Device.Unlock")
-            return startNextUnlock()
+            fail(request.context, with: error, method: request.method)
+            return startNextPasscodeRequest()
         }
-        unlockInProgress = true
-        let work = UnlockWork(derivation: derivation, passcode: passcode)
-        let completion = LoopBound((service: self, context: context), loop: loop)
+        passcodeWorkInProgress = true
+        let completion = LoopBound((service: self, request: request), loop: loop)
         DispatchQueue.global(qos: .userInitiated).async { [loop] in
-            let result = work.derive()
-            loop.execute { completion.value.service.finishUnlock(result, context: completion.value.context) }
+            let outcome = work.derive()
+            loop.execute { completion.value.service.finishPasscodeRequest(completion.value.request, outcome) }
         }
     }
 
-    private func finishUnlock(_ result: Result<DerivedPasscode, StoreError>, context: CallContext) {
-        unlockInProgress = false
-        defer { startNextUnlock() }
+    private func finishPasscodeRequest(_ request: PasscodeRequest, _ outcome: PasscodeWork.Outcome) {
+        passcodeWorkInProgress = false
+        defer { startNextPasscodeRequest() }
+        let context = request.context
         let before = store.deviceState
+        let passcodeWasSet = store.passcodeSet
         do {
-            try store.finishUnlock(result.get(), now: now())
-            logger.notice("unlocked", event: "unlock", metadata: ["peer.uid": "\(context.peer.uid)"])
+            switch outcome {
+            case .unlock(let result):
+                try store.finishUnlock(result.get(), now: now())
+                logger.notice("unlocked", event: "unlock", metadata: ["peer.uid": "\(context.peer.uid)"])
+            case .setPasscode(let result):
+                try store.finishSetPasscode(result.get(), now: now())
+                let event = !store.passcodeSet ? "passcode_removed" : (passcodeWasSet ? "passcode_changed" : "passcode_set")
+                logger.notice("passcode changed", event: event, metadata: ["peer.uid": "\(context.peer.uid)"])
+            }
             context.reply(Empty())
         } catch {
             if case .wrongPasscode(let failed, _) = error {
@@ -76,13 +85,16 @@ extension WidgetService {
             }
             if case .wiped = error {
                 presentations.removeAll()
+                reloads.load([])
                 logger.critical("wiped after failed attempts", event: "wiped", metadata: ["peer.uid": "\(context.peer.uid)"])
             }
-            fail(context, with: error, method: "io.widgetd.Device.Unlock")
+            fail(context, with: error, method: request.method)
         }
         dropStalePresentations()
         if before != store.deviceState || store.deviceState == .beforeFirstUnlock && !store.passcodeSet {
             deviceStateChanged()
+        } else if case .setPasscode = request {
+            publishDeviceEvent(.state)
         }
     }
 
@@ -165,17 +177,5 @@ extension WidgetService {
                 throw ServiceError.storageFailure("out of secure memory")
             }
         }
-    }
-}
-
-/// The Argon2id work of one unlock, handed to a background queue.
-///
-/// The passcode buffer moves with it and is released (zeroed) on that queue.
-private struct UnlockWork: @unchecked Sendable {
-    let derivation: PasscodeDerivation
-    let passcode: SecureBytes
-
-    func derive() -> Result<DerivedPasscode, StoreError> {
-        do { return .success(try derivation.derive(passcode)) } catch { return .failure(error) }
     }
 }

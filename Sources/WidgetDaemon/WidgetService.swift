@@ -27,10 +27,10 @@ final class WidgetService: VarlinkCallHandler {
     var subscriptions = Subscriptions()
     /// When each stored timeline's reload falls due, and which were announced.
     var reloads = ReloadSchedule()
-    /// Unlock attempts wait here while one is being derived: attempts are strictly
-    /// one at a time, so parallel connections cannot sidestep the delay schedule.
-    var pendingUnlocks: [(context: CallContext, passcode: SecureBytes)] = []
-    var unlockInProgress = false
+    /// Unlock and SetPasscode calls wait here while one is being derived (see
+    /// `PasscodeRequest`).
+    var pendingPasscodeRequests: [PasscodeRequest] = []
+    var passcodeWorkInProgress = false
     /// The one loop timer that wakes the service for the next due change.
     var wakeTimer: TimerID?
     var wakeDate: Date?
@@ -188,7 +188,7 @@ final class WidgetService: VarlinkCallHandler {
     func connectionClosed(_ id: ConnectionID) {
         authorities[id] = nil
         subscriptions.remove(connection: id)
-        pendingUnlocks.removeAll { $0.context.connection == id }
+        pendingPasscodeRequests.removeAll { $0.context.connection == id }
     }
 
     private func authority(for context: CallContext) -> PeerAuthority {

@@ -239,37 +239,61 @@ public final class TimelineStore {
 
     // MARK: Passcode
 
-    /// Sets (`current` nil, no passcode yet), changes, or removes (`new` nil) the passcode.
-    ///
-    /// Only the keybag is rewritten: the cost does not depend on the number of
-    /// timelines. A wrong `current` counts as a failed attempt (otherwise this would be
-    /// a way around the delay) and throws `wrongPasscode`; a missing one throws
-    /// `passcodeRequired`; removing when none is set throws `noPasscodeSet`.
+    /// Sets (`current` nil, no passcode yet), changes, or removes (`new` nil) the passcode:
+    /// `beginSetPasscode`, `derive` and `finishSetPasscode` in one call.
     public func setPasscode(current: SecureBytes?, new: SecureBytes?, now: Date) throws(StoreError) {
+        let change = try beginSetPasscode(hasCurrent: current != nil, hasNew: new != nil, now: now)
+        try finishSetPasscode(try change.derive(current: current, new: new), now: now)
+    }
+
+    /// Checks that a passcode change is possible now and returns the derivations to run
+    /// (off this thread if wished): `passcodeRequired` without a current passcode when
+    /// one is set, `noPasscodeSet` to remove one that is not, `tryAgainLater` while the
+    /// failed-attempt delay runs.
+    public func beginSetPasscode(hasCurrent: Bool, hasNew: Bool, now: Date) throws(StoreError) -> PasscodeChange {
+        var current: PasscodeDerivation? = nil
+        if keybag.passcodeSet {
+            guard hasCurrent else { throw .passcodeRequired }
+            if let wait = retryAfter(now: now) { throw .tryAgainLater(retryAfter: wait) }
+            current = try beginUnlock(now: now)
+        } else {
+            guard hasNew else { throw .noPasscodeSet }
+        }
+        let salt = try crypto { () throws(CryptoError) in try Sodium.randomBytes(count: PasswordHash.saltByteCount) }
+        var new: PasscodeDerivation? = nil
+        if hasNew {
+            let tangle = try crypto { () throws(CryptoError) in try subkeys.passcodeTangle.copy() }
+            new = PasscodeDerivation(mode: .argon2id(salt: salt, cost: configuration.kdfCost, tangleKey: tangle))
+        }
+        return PasscodeChange(basis: keybag.salt, current: current, new: new, newSalt: salt, newCost: configuration.kdfCost)
+    }
+
+    /// Applies a derived passcode change. Only the keybag is rewritten: the cost does
+    /// not depend on the number of timelines. A wrong current passcode counts as a
+    /// failed attempt (otherwise this would be a way around the delay) and throws
+    /// `wrongPasscode`; a change planned before another one took effect throws
+    /// `passcodeRequired` and is not counted.
+    public func finishSetPasscode(_ derived: DerivedPasscodeChange, now: Date) throws(StoreError) {
+        guard derived.basis == keybag.salt, keybag.passcodeSet == (derived.current != nil) else {
+            throw .passcodeRequired
+        }
         let pairs: [ProtectionClass: KeyPair]
         if keybag.passcodeSet {
-            guard let current else { throw .passcodeRequired }
+            guard let key = derived.current?.key else { throw .passcodeRequired }
+            // Re-checked here: a change started before a failed unlock must wait too.
             if let wait = retryAfter(now: now) { throw .tryAgainLater(retryAfter: wait) }
-            let derivation = try beginUnlock(now: now)
-            guard let key = try derivation.derive(current).key else { throw .passcodeRequired }
             guard let verified = try verify(key) else { try recordFailure(key, now: now) }
             pairs = verified
         } else {
-            guard new != nil else { throw .noPasscodeSet }
             var held: [ProtectionClass: KeyPair] = [:]
             for c in Keybag.passcodeClasses { held[c] = lifecycle.keyPair(c) }
             pairs = held
         }
+        let newKey = derived.new?.key
         var updated = keybag
-        let cost = configuration.kdfCost
-        let salt = try crypto { () throws(CryptoError) in try Sodium.randomBytes(count: PasswordHash.saltByteCount) }
-        var newKey: SecureBytes? = nil
-        if let new {
-            let derivation = PasscodeDerivation(
-                mode: .argon2id(salt: salt, cost: cost, tangleKey: try crypto { () throws(CryptoError) in try subkeys.passcodeTangle.copy() }))
-            newKey = try derivation.derive(new).key
-        }
-        try updated.rewrap(pairs, passcodeKey: newKey, salt: salt, cost: cost, deviceWrapKey: subkeys.classWrap)
+        try updated.rewrap(
+            pairs, passcodeKey: newKey, salt: derived.newSalt, cost: derived.newCost,
+            deviceWrapKey: subkeys.classWrap)
         try updated.save(stateDirectory: stateDirectory, macKey: subkeys.keybagMAC)
         let wasSet = keybag.passcodeSet
         keybag = updated

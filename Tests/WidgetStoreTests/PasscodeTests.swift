@@ -169,6 +169,56 @@ import WidgetModel
         #expect(throws: StoreError.noPasscodeSet) { try reopened.setPasscode(current: nil, new: nil, now: t0) }
     }
 
+    @Test func aChangePlannedBeforeAnotherOneTookEffectIsRefusedAndNotCounted() throws {
+        let f = Fixture()
+        let store = try lockedStore(f)
+        let stale = try store.beginSetPasscode(hasCurrent: true, hasNew: true, now: t0)
+        try store.setPasscode(current: secure("1234"), new: secure("5678"), now: t0)
+        // Derived from the old passcode against the old keybag: it proves nothing now.
+        let derived = try stale.derive(current: secure("1234"), new: secure("0000"))
+        #expect(throws: StoreError.passcodeRequired) { try store.finishSetPasscode(derived, now: t0) }
+        #expect(store.failedAttempts == 0)
+        try store.unlock(passcode: secure("5678"), now: t0)
+        #expect(store.deviceState == .unlocked)
+    }
+
+    @Test func aChangePlannedWhileNoPasscodeWasSetIsRefusedOnceOneIs() throws {
+        let f = Fixture()
+        let store = try f.open()
+        let planned = try store.beginSetPasscode(hasCurrent: false, hasNew: true, now: t0)
+        try store.setPasscode(current: nil, new: secure("1234"), now: t0)
+        let derived = try planned.derive(current: nil, new: secure("0000"))
+        #expect(throws: StoreError.passcodeRequired) { try store.finishSetPasscode(derived, now: t0) }
+        #expect(store.passcodeSet)
+        store.lock(now: t0)
+        #expect(throws: StoreError.wrongPasscode(failedAttempts: 1, retryAfter: nil)) {
+            try store.unlock(passcode: secure("0000"), now: t0)
+        }
+    }
+
+    @Test func aPasscodeChangeWaitsOutTheFailedAttemptDelay() throws {
+        let f = Fixture()
+        let store = try lockedStore(f)
+        for attempt in 1...5 {
+            #expect(throws: StoreError.self) { try store.unlock(passcode: secure("000\(attempt)"), now: t0) }
+        }
+        #expect(throws: StoreError.tryAgainLater(retryAfter: 60)) {
+            _ = try store.beginSetPasscode(hasCurrent: true, hasNew: false, now: t0)
+        }
+        // Planned before the delay began (e.g. while an unlock was being derived): still refused.
+        let other = Fixture()
+        let reopened = try lockedStore(other)
+        let planned = try reopened.beginSetPasscode(hasCurrent: true, hasNew: false, now: t0)
+        for attempt in 1...5 {
+            #expect(throws: StoreError.self) { try reopened.unlock(passcode: secure("000\(attempt)"), now: t0) }
+        }
+        let derived = try planned.derive(current: secure("1234"), new: nil)
+        #expect(throws: StoreError.tryAgainLater(retryAfter: 60)) { try reopened.finishSetPasscode(derived, now: t0) }
+        #expect(reopened.passcodeSet)
+        try reopened.finishSetPasscode(derived, now: t0.addingTimeInterval(60))
+        #expect(!reopened.passcodeSet)
+    }
+
     @Test func settingAPasscodeWhileLockedAppliesTheLockRules() throws {
         let f = Fixture()
         let store = try f.open()
