@@ -10,6 +10,8 @@ public struct LoopResult: Sendable {
     public let p99: Double
     /// Operations measured.
     public let count: Int
+    /// Operations completed in all, warm-up included (what a server's CPU time covers).
+    public var completed: Int = 0
 }
 
 /// Runs `workers` threads, each doing one operation after another (closed loop: a new

@@ -38,6 +38,7 @@ enum MultiplexedLoop {
             else { throw BenchError("epoll_ctl: errno \(errno)") }
         }
         var latencies: [UInt64] = []
+        var completed = 0
         latencies.reserveCapacity(1 << 20)
         var sentAt = [UInt64](repeating: 0, count: count)
         var scanned = [Int](repeating: 0, count: count)
@@ -66,6 +67,7 @@ enum MultiplexedLoop {
                 guard try connection.client.receive(scanned: &scanned[index]) != nil else { continue }
                 // One clock read per request: the reply's arrival is the next request's start.
                 let now = Clock.nanoseconds()
+                completed += 1
                 if sentAt[index] >= warmEnd { latencies.append(now - sentAt[index]) }
                 connection.client.dropLastReply()
                 scanned[index] = 0
@@ -85,6 +87,6 @@ enum MultiplexedLoop {
         }
         return LoopResult(
             throughput: Double(latencies.count) / duration, p50: percentile(0.50), p99: percentile(0.99),
-            count: latencies.count)
+            count: latencies.count, completed: completed)
     }
 }

@@ -6,8 +6,9 @@ public enum Report {
     /// The figures as Markdown tables (also what is printed).
     public static func tables(_ suite: BenchmarkSuite) -> String {
         var text = "### Host reads (closed loop, \(suite.presentationBytes)-byte reply)\n\n"
-        text += "| server | connections | requests/s | p50 µs | p99 µs |\n|---|---:|---:|---:|---:|\n"
-        for row in suite.reads { text += line(row) }
+        text += "| server | connections | requests/s | p50 µs | p99 µs | server CPU µs/request |\n"
+        text += "|---|---:|---:|---:|---:|---:|\n"
+        for row in suite.reads { text += line(row).dropLast() + " \(row.serverMicroseconds.map(f) ?? "–") |\n" }
         text += "\n### Durable writes (3 KiB timeline; each connection its own widget/row/file)\n\n"
         text += "| store | connections | commits/s | p50 µs | p99 µs |\n|---|---:|---:|---:|---:|\n"
         for row in suite.writes { text += line(row) }

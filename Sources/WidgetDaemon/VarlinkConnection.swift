@@ -16,7 +16,10 @@ final class VarlinkConnection {
     let peer: PeerCredentials
     private let loop: EventLoop
     private let limits: ServerLimits
-    private unowned let handler: any VarlinkCallHandler
+    /// Held strongly: an `unowned` reference cost an atomic load-and-retain through the
+    /// handler's side table on every request. The handler does not hold connections,
+    /// so there is no cycle; a closed connection is released and lets go of it.
+    private let handler: any VarlinkCallHandler
     private let logger: Logger
     /// Called once when the connection closes, so the server forgets it.
     private let onClose: (VarlinkConnection) -> Void
@@ -315,6 +318,8 @@ final class VarlinkConnection {
             if hasBacklog, current == nil { takeMessages() }
             updateInterest()
             closeIfDone()
+        } else {
+            closeIfDone()
         }
     }
 
@@ -326,20 +331,36 @@ final class VarlinkConnection {
         bytes.withUnsafeBytes { enqueue($0) }
     }
 
-    /// Appends a reply to the output (a copy: the caller keeps and wipes its own) and
-    /// writes at once when nothing was waiting. The output buffer keeps its capacity,
-    /// so a reply costs no allocation once the connection has sent one like it.
+    /// Sends a reply, or buffers it (a copy: the caller keeps and wipes its own) behind
+    /// output still waiting. When nothing waits it is sent straight from the caller's
+    /// bytes, and only what the socket did not take is copied: a cached reply then
+    /// costs one `send` and no copy or wipe. The output buffer keeps its capacity, so
+    /// a buffered reply costs no allocation once the connection has sent one like it.
+    /// The caller updates the interest and closes if done, as after any enqueue.
     private func enqueue(_ bytes: UnsafeRawBufferPointer) {
         guard !isClosed else { return }
         if pendingOutputCount + bytes.count > limits.maxOutputBytesPerConnection {
             close(reason: "the client does not read its replies (over \(limits.maxOutputBytesPerConnection) bytes)")
             return
         }
-        let wasEmpty = pendingOutputCount == 0
-        // Typed, so the bytes are copied in one block.
-        output.append(contentsOf: bytes.assumingMemoryBound(to: UInt8.self))
-        // Write at once when nothing is waiting; otherwise the writable event will.
-        if wasEmpty { flush() }
+        var sent = 0
+        if pendingOutputCount == 0 {
+            while sent < bytes.count {
+                let written: Int?
+                do {
+                    written = try Syscall.send(fd, UnsafeRawBufferPointer(rebasing: bytes[sent...]))
+                } catch {
+                    close(reason: "send failed: \(error)")
+                    return
+                }
+                guard let written else { break }
+                sent += written
+            }
+            if sent == bytes.count { return }
+        }
+        // Typed, so the bytes are copied in one block; the writable event sends them.
+        output.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[sent...]).assumingMemoryBound(to: UInt8.self))
+        updateInterest()
     }
 
     /// Writes buffered output until the socket would block.
