@@ -682,6 +682,7 @@ public final class TimelineStore {
             // temporary file before returning, so any found here is a leftover.
             for name in all where name.hasPrefix(".tmp-") { try FileSystem.remove("\(timelinesDirectory)/\(name)") }
             names = all.filter { $0.hasSuffix(TimelineFile.fileExtension) }
+            index.reserveCapacity(index.count + names.count)
         }
         unindexedNames = nil
         defer {
