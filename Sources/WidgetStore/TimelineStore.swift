@@ -32,7 +32,7 @@ public final class TimelineStore {
     /// What each file holds, as verified from disk (or just written), or that it is
     /// absent or failed verification. The store owns its directory, so this stays true
     /// until restart; it spares listing, reloads and presentations an X25519 operation
-    /// per file per call. Compact (about 40 bytes and the widget id per file):
+    /// per file per call. Compact (about 50 bytes and the widget id per file):
     /// placeholders are read back from the verified file when needed.
     private var index = TimelineIndex()
     /// Recent placeholders, which the index does not keep.
