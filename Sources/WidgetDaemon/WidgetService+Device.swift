@@ -85,7 +85,6 @@ extension WidgetService {
             }
             if case .wiped = error {
                 presentations.removeAll()
-                reloads.load([])
                 logger.critical("wiped after failed attempts", event: "wiped", metadata: ["peer.uid": "\(context.peer.uid)"])
             }
             fail(context, with: error, method: request.method)
@@ -111,7 +110,6 @@ extension WidgetService {
         presentations.removeAll()
         try store.wipe()
         logger.critical("crypto-erased by request", event: "wiped", metadata: ["peer.uid": "\(context.peer.uid)"])
-        reloads.load([])
         context.reply(Empty())
         deviceStateChanged()
     }

@@ -100,9 +100,7 @@ extension WidgetService {
     func reloadTimelines(_ call: VarlinkCall, _ context: CallContext) throws {
         let parameters = try call.parameters(ReloadTimelinesParameters.self)
         try finishIndexing()
-        let widgets = reloads.widgets.filter { widget in
-            parameters.provider.map { $0 == widget.provider } ?? true && parameters.kind.map { $0 == widget.kind } ?? true
-        }
+        let widgets = try store.storedWidgets(provider: parameters.provider, kind: parameters.kind)
         for widget in widgets { announce(ReloadRequest(widget: widget.description, reason: .requested)) }
         context.reply(Empty())
     }
@@ -119,7 +117,7 @@ extension WidgetService {
     /// The rules decide first; the timeline is decrypted only when they would show it.
     func presentation(of widget: WidgetID, on surface: Surface) throws -> (presentation: Presentation, nextChange: Date?) {
         let now = now()
-        let metadata = readableMetadata(widget)
+        let metadata = readableMetadata(widget, withPlaceholder: false)
         guard let protectionClass = metadata?.protectionClass
             ?? authorization.providers.first(where: { $0.id == widget.provider })?.dataProtection
         else { throw ServiceError.widgetNotFound(widget.description) }
@@ -132,7 +130,11 @@ extension WidgetService {
         if decision != .placeholder, metadata != nil {
             timeline = readableTimeline(widget)
         }
-        let placeholder = metadata?.placeholder.flatMap { try? JSONDecoder().decode(Placeholder.self, from: Data($0)) }
+        // Content shows no placeholder value: only the other modes read it (from the
+        // store's cache, which the read of the timeline just filled, or the file).
+        let showsContent = decision == .content && timeline?.currentEntry(at: now) != nil
+        let placeholderBytes = showsContent || metadata == nil ? nil : readableMetadata(widget)?.placeholder
+        let placeholder = placeholderBytes.flatMap { try? JSONDecoder().decode(Placeholder.self, from: Data($0)) }
         let presentation = PresentationRules.present(
             decision, widget: widget, timeline: timeline, placeholder: placeholder,
             reloadDue: metadata?.reloadDue, surface: surface, now: now)
@@ -143,9 +145,9 @@ extension WidgetService {
     /// The widget's metadata, or `nil` when none is stored or its file failed
     /// verification (logged): a damaged file shows as "no timeline", never as an error
     /// that would stop a host drawing the widget.
-    private func readableMetadata(_ widget: WidgetID) -> TimelineMetadata? {
+    private func readableMetadata(_ widget: WidgetID, withPlaceholder: Bool = true) -> TimelineMetadata? {
         do {
-            return try store.metadata(widget)
+            return try withPlaceholder ? store.metadata(widget) : store.metadataWithoutPlaceholder(widget)
         } catch {
             logger.error("timeline metadata unreadable", event: "timeline_unreadable", metadata: [
                 "widget.id": "\(widget)", "error": "\(error)",

@@ -26,7 +26,7 @@ final class WidgetService: VarlinkCallHandler {
     /// Open streams: `Watch`, `WatchReloads`, `Monitor`.
     var subscriptions = Subscriptions()
     /// When each stored timeline's reload falls due, and which were announced.
-    var reloads = ReloadSchedule()
+    let reloads: ReloadSchedule
     /// Unlock and SetPasscode calls wait here while one is being derived (see
     /// `PasscodeRequest`).
     var pendingPasscodeRequests: [PasscodeRequest] = []
@@ -67,6 +67,7 @@ final class WidgetService: VarlinkCallHandler {
         self.limits = limits
         self.logger = logger
         self.now = now
+        reloads = ReloadSchedule(store: store)
         settings = Self.loadSettings(from: store, logger: logger)
         presentations = PresentationCache(limit: store.configuration.maxCachedTimelines)
         // Indexed in slices between calls once the loop runs, so that start-up does not
@@ -80,7 +81,7 @@ final class WidgetService: VarlinkCallHandler {
     /// small enough (a few ms) that calls arriving meanwhile barely wait.
     static let indexSlice = 32
 
-    /// Whether every stored timeline is in `reloads`.
+    /// Whether every stored timeline is in the store's index (and so in `reloads`).
     var reloadsComplete = false
 
     /// Verifies up to `limit` more stored timelines into the reload schedule, announces
@@ -97,7 +98,6 @@ final class WidgetService: VarlinkCallHandler {
         // make indexing quadratic in the number of stored timelines.
         let now = now()
         for metadata in found {
-            reloads.found(metadata)
             guard let due = metadata.reloadDue else { continue }
             if due <= now {
                 if announce(ReloadRequest(widget: metadata.widget.description, reason: .due)) {

@@ -29,3 +29,12 @@ public struct TimelineMetadata: Sendable, Equatable {
         self.placeholder = placeholder
     }
 }
+
+extension TimelineMetadata {
+    /// The metadata an index summary stands for, with the placeholder read beside it.
+    init(_ summary: TimelineIndex.Summary, placeholder: [UInt8]?) {
+        self.init(
+            widget: summary.widget, protectionClass: summary.protectionClass, family: summary.family,
+            generation: summary.generation, reloadDue: summary.reloadDue, placeholder: placeholder)
+    }
+}

@@ -29,12 +29,15 @@ public final class TimelineStore {
     private var keybag: Keybag
     private var lifecycle: KeyLifecycle
     private var cache: PlaintextCache
-    /// Metadata by file name, as verified from disk (or just written): `nil` metadata
-    /// for a file known to be absent, a `corrupt` failure for one that failed
-    /// verification. The store owns its directory, so this stays true until restart;
-    /// it spares listing and placeholders an X25519 operation per file per call.
-    private var metadataIndex: [String: Result<TimelineMetadata?, StoreError>] = [:]
-    /// Whether `metadataIndex` covers every file in the directory.
+    /// What each file holds, as verified from disk (or just written), or that it is
+    /// absent or failed verification. The store owns its directory, so this stays true
+    /// until restart; it spares listing, reloads and presentations an X25519 operation
+    /// per file per call. Compact (about 50 bytes and the widget id per file):
+    /// placeholders are read back from the verified file when needed.
+    private var index = TimelineIndex()
+    /// Recent placeholders, which the index does not keep.
+    private var placeholders = PlaceholderCache()
+    /// Whether `index` covers every file in the directory.
     private var metadataIndexComplete = false
     /// The directory's file names still to verify into the index, listed on first need.
     private var unindexedNames: [String]?
@@ -319,7 +322,8 @@ public final class TimelineStore {
     /// the erase still holds because the class secrets are gone with the keybag.
     public func wipe() throws(StoreError) {
         cache.removeAll()
-        metadataIndex = [:]
+        index.removeAll()
+        placeholders.removeAll()
         metadataIndexComplete = false
         unindexedNames = nil
         try FileSystem.remove(keybagPath)
@@ -330,6 +334,9 @@ public final class TimelineStore {
             try FileSystem.remove("\(timelinesDirectory)/\(name)")
         }
         try FileSystem.syncDirectory(timelinesDirectory)
+        // Every file is gone, so the empty index covers the directory: lookups of
+        // widgets never stored since leave nothing behind in it.
+        metadataIndexComplete = true
         let opened = try Self.openKeys(
             stateDirectory: stateDirectory, credentialsDirectory: credentialsDirectory, cost: configuration.kdfCost)
         deviceKey = opened.deviceKey
@@ -343,10 +350,15 @@ public final class TimelineStore {
     /// The file name for a widget: a keyed hash of its id, never the id itself, so a
     /// hostile id cannot name a path and a directory listing reveals no widget.
     private func fileName(for widget: WidgetID) throws(StoreError) -> String {
+        try indexKey(for: widget).fileName
+    }
+
+    /// The index key of a widget's file: the digest its file name spells.
+    private func indexKey(for widget: WidgetID) throws(StoreError) -> TimelineIndex.Key {
         let digest = try crypto { () throws(CryptoError) in
             try KeyedHash.hash(Array(widget.description.utf8), key: subkeys.fileName, outputLength: 16)
         }
-        return digest.withUnsafeBytes { Hex.encode($0) } + TimelineFile.fileExtension
+        return digest.withUnsafeBytes { TimelineIndex.Key(digest: $0) }
     }
 
     /// Reads, parses and verifies a timeline file's header and metadata.
@@ -361,20 +373,69 @@ public final class TimelineStore {
         return (sealed, metadata)
     }
 
-    /// The metadata for one file name, from the index or verified from disk.
-    private func indexedMetadata(name: String, widget: WidgetID?) throws(StoreError) -> TimelineMetadata? {
-        if let known = metadataIndex[name] { return try known.get() }
-        if metadataIndexComplete { return nil }
-        let result: Result<TimelineMetadata?, StoreError>
-        do throws(StoreError) {
-            result = .success(try readSealed(name: name, expected: widget)?.1)
-        } catch {
-            // Only a verdict on the file is remembered; an I/O error may pass.
-            guard case .corrupt = error else { throw error }
-            result = .failure(error)
+    /// The metadata for one file name, with its placeholder, from the index or verified
+    /// from disk. The placeholder comes from `placeholders` or the verified file.
+    private func indexedMetadata(
+        name: String, widget: WidgetID?, includingPlaceholder: Bool = true
+    ) throws(StoreError) -> TimelineMetadata? {
+        // Every name the store makes parses; any other file is no widget's.
+        guard let key = TimelineIndex.Key(fileName: name) else { return nil }
+        switch index[key] {
+        case .present(let summary):
+            guard summary.hasPlaceholder, includingPlaceholder else { return TimelineMetadata(summary, placeholder: nil) }
+            if let placeholder = placeholders.placeholder(key, generation: summary.generation) {
+                return TimelineMetadata(summary, placeholder: placeholder)
+            }
+            return try verify(name: name, key: key, widget: summary.widget)
+        case .absent:
+            return nil
+        case .corrupt(let reason):
+            throw .corrupt(file: "\(timelinesDirectory)/\(name)", reason: reason)
+        case nil:
+            if metadataIndexComplete { return nil }
+            return try verify(name: name, key: key, widget: widget)
         }
-        metadataIndex[name] = result
-        return try result.get()
+    }
+
+    /// Reads and verifies one file and records the verdict in the index: its metadata,
+    /// its absence, or its corruption (thrown too). An I/O error is thrown and not
+    /// recorded: it may pass.
+    private func verify(name: String, key: TimelineIndex.Key, widget: WidgetID?) throws(StoreError) -> TimelineMetadata? {
+        do throws(StoreError) {
+            guard let metadata = try readSealed(name: name, expected: widget)?.1 else {
+                recordAbsent(key)
+                return nil
+            }
+            index.record(key, metadata)
+            placeholders.set(key, metadata.placeholder, generation: metadata.generation)
+            return metadata
+        } catch {
+            guard case .corrupt(_, let reason) = error else { throw error }
+            index.recordCorrupt(key, reason)
+            placeholders.remove(key)
+            throw error
+        }
+    }
+
+    /// Records metadata just written under file `name`.
+    private func record(_ name: String, _ metadata: TimelineMetadata) {
+        guard let key = TimelineIndex.Key(fileName: name) else { return }
+        index.record(key, metadata)
+        placeholders.set(key, metadata.placeholder, generation: metadata.generation)
+    }
+
+    /// Forgets what the index knows of file `name`: the next question reads the disk.
+    private func forget(_ name: String) {
+        guard let key = TimelineIndex.Key(fileName: name) else { return }
+        index.forget(key)
+        placeholders.remove(key)
+    }
+
+    /// Records that no file `key` exists. Once the index covers every file, absence is
+    /// implied, so nothing is kept for it.
+    private func recordAbsent(_ key: TimelineIndex.Key) {
+        if metadataIndexComplete { index.forget(key) } else { index.recordAbsent(key) }
+        placeholders.remove(key)
     }
 
     /// Replaces a widget's timeline and returns its new generation. Needs only public
@@ -406,14 +467,14 @@ public final class TimelineStore {
                 classDPublicKey: keybag.publicKey(.none))
         }
         cache.remove(widget)
-        metadataIndex[name] = nil
+        forget(name)
         do throws(StoreError) {
             try FileSystem.writeAtomically(directory: timelinesDirectory, name: name, bytes: bytes)
         } catch {
             reindexFromDisk(name: name, widget: widget)
             throw error
         }
-        metadataIndex[name] = .success(metadata)
+        record(name, metadata)
         if shouldCacheWrite(protectionClass) {
             let copy = try crypto { () throws(CryptoError) in try body.copy() }
             cache.insert(
@@ -457,7 +518,7 @@ public final class TimelineStore {
             do throws(StoreError) {
                 let (name, metadata, bytes) = try sealForWrite(write)
                 // Later writes of the same widget in this batch build on this generation.
-                metadataIndex[name] = .success(metadata)
+                record(name, metadata)
                 staged.append((index, name, metadata, bytes))
             } catch {
                 results[index] = .failure(error)
@@ -476,7 +537,7 @@ public final class TimelineStore {
                 results[item.index] = .failure(error)
                 continue
             }
-            metadataIndex[item.name] = .success(item.metadata)
+            record(item.name, item.metadata)
             let write = writes[item.index]
             if shouldCacheWrite(write.protectionClass), let copy = try? write.body.copy() {
                 cache.insert(
@@ -518,12 +579,13 @@ public final class TimelineStore {
     /// the entry instead would report the widget missing once the index is complete,
     /// while its file is intact on disk (CrashSafetyTests).
     private func reindexFromDisk(name: String, widget: WidgetID) {
+        guard let key = TimelineIndex.Key(fileName: name) else { return }
         do throws(StoreError) {
-            metadataIndex[name] = .success(try readSealed(name: name, expected: widget)?.1)
+            _ = try verify(name: name, key: key, widget: widget)
         } catch {
-            // An I/O error may pass: only a verdict on the file is remembered.
-            metadataIndex[name] = nil
-            if case .corrupt = error { metadataIndex[name] = .failure(error) }
+            // A verdict on the file is recorded by `verify`; an I/O error may pass.
+            if case .corrupt = error { return }
+            forget(name)
         }
     }
 
@@ -552,10 +614,13 @@ public final class TimelineStore {
             guard readable else { throw .protectedDataUnavailable }
             return try crypto { () throws(CryptoError) in try entry.body.copy() }
         }
-        let name = try fileName(for: widget)
+        let key = try indexKey(for: widget)
+        let name = key.fileName
         let path = "\(timelinesDirectory)/\(name)"
         // Always verified from disk: the metadata index is no proof of the body.
         guard let (sealed, metadata) = try readSealed(name: name, expected: widget) else { throw .widgetNotFound }
+        // Verified with the body: a presentation that then needs it reads no file again.
+        placeholders.set(key, metadata.placeholder, generation: metadata.generation)
         guard let pair = lifecycle.keyPair(metadata.protectionClass) else { throw .protectedDataUnavailable }
         let body = try TimelineFile.openBody(sealed, classKey: pair, file: path)
         let copy = try crypto { () throws(CryptoError) in try body.copy() }
@@ -568,19 +633,36 @@ public final class TimelineStore {
     /// A widget's metadata and placeholder, in every state; `nil` if none is stored.
     ///
     /// Verified from disk the first time, then served from memory (the store is the
-    /// only writer of its directory).
+    /// only writer of its directory); the placeholder, which the index does not keep,
+    /// comes from a small cache or is read back from the file and verified again.
     public func metadata(_ widget: WidgetID) throws(StoreError) -> TimelineMetadata? {
         try indexedMetadata(name: try fileName(for: widget), widget: widget)
     }
 
-    /// Every stored timeline's metadata, sorted by widget id, in every state.
+    /// A widget's metadata without its placeholder (`placeholder` is nil), in every
+    /// state; `nil` if none is stored. Served from memory once the file is indexed:
+    /// for callers that may not need the placeholder (read it with `metadata(_:)`).
+    public func metadataWithoutPlaceholder(_ widget: WidgetID) throws(StoreError) -> TimelineMetadata? {
+        try indexedMetadata(name: try fileName(for: widget), widget: widget, includingPlaceholder: false)
+    }
+
+    /// Every stored timeline's metadata without its placeholder (`placeholder` is nil:
+    /// read it with `metadata(_:)`), sorted by widget id, in every state.
     ///
-    /// Files that fail verification are left out (each one throws its typed
-    /// `corrupt` error from `metadata(_:)` and `readBody`), so one damaged file does
-    /// not hide every other widget.
+    /// Answered from memory once the directory is indexed. Files that fail
+    /// verification are left out (each one throws its typed `corrupt` error from
+    /// `metadata(_:)` and `readBody`), so one damaged file does not hide every other widget.
     public func listTimelines() throws(StoreError) -> [TimelineMetadata] {
         while try indexNextTimelines(limit: .max) != nil {}
-        return metadataIndex.values.compactMap { try? $0.get() }.sorted { $0.widget < $1.widget }
+        return index.summaries.map { TimelineMetadata($0, placeholder: nil) }.sorted { $0.widget < $1.widget }
+    }
+
+    /// The stored widgets of `provider` and `kind` (`nil`: any), sorted, in every state;
+    /// answered from memory once the directory is indexed, without building every
+    /// widget's metadata.
+    public func storedWidgets(provider: String?, kind: String?) throws(StoreError) -> [WidgetID] {
+        while try indexNextTimelines(limit: .max) != nil {}
+        return index.widgets(provider: provider, kind: kind)
     }
 
     /// Verifies up to `limit` more stored files into the metadata index and returns the
@@ -600,16 +682,23 @@ public final class TimelineStore {
             // temporary file before returning, so any found here is a leftover.
             for name in all where name.hasPrefix(".tmp-") { try FileSystem.remove("\(timelinesDirectory)/\(name)") }
             names = all.filter { $0.hasSuffix(TimelineFile.fileExtension) }
+            index.reserveCapacity(index.count + names.count)
         }
         unindexedNames = nil
         defer {
-            if names.isEmpty { metadataIndexComplete = true } else { unindexedNames = names }
+            if names.isEmpty {
+                metadataIndexComplete = true
+                // Absence is implied from now on: what was recorded of it goes.
+                index.removeAbsent()
+            } else {
+                unindexedNames = names
+            }
         }
         var found: [TimelineMetadata] = []
         var verified = 0
         while verified < limit, let name = names.last {
             verified += 1
-            if metadataIndex[name] == nil {
+            if let key = TimelineIndex.Key(fileName: name), index[key] == nil {
                 do throws(StoreError) {
                     if let metadata = try indexedMetadata(name: name, widget: nil) { found.append(metadata) }
                 } catch {
@@ -630,18 +719,49 @@ public final class TimelineStore {
     /// Deletes a widget's timeline durably; `widgetNotFound` if there is none.
     public func deleteTimeline(_ widget: WidgetID) throws(StoreError) {
         cache.remove(widget)
-        let name = try fileName(for: widget)
-        metadataIndex[name] = nil
+        let key = try indexKey(for: widget)
+        let name = key.fileName
+        forget(name)
         guard try FileSystem.remove("\(timelinesDirectory)/\(name)") else {
-            metadataIndex[name] = .success(nil)
+            recordAbsent(key)
             throw .widgetNotFound
         }
         try FileSystem.syncDirectory(timelinesDirectory)
-        metadataIndex[name] = .success(nil)
+        recordAbsent(key)
+    }
+
+    // MARK: Reload schedule
+
+    /// The widgets whose reload is due at `now` and whose current generation's due
+    /// reload was not yet announced, sorted. Covers the files indexed so far.
+    ///
+    /// The announcements live in the index, beside the dues, so that the daemon keeps
+    /// no map of its own per stored timeline; they last until restart, like the index.
+    public func unannouncedReloads(dueAt now: Date) -> [WidgetID] { index.unannouncedDue(at: now) }
+
+    /// Records that `widget`'s current generation's due reload was announced; a new
+    /// generation is due again.
+    public func recordReloadAnnounced(_ widget: WidgetID) throws(StoreError) {
+        index.markAnnounced(try indexKey(for: widget))
+    }
+
+    /// The earliest unannounced reload due after `now`, for the daemon's wake timer.
+    /// Remembers its answer until an indexed timeline changes, so that a reschedule
+    /// does not pass over every stored timeline.
+    public func nextUnannouncedReload(after now: Date) -> Date? { index.nextDue(after: now) }
+
+    /// The generation the index holds for `widget`, without reading the disk; `nil`
+    /// when none is indexed (not stored, or not verified yet).
+    public func indexedGeneration(_ widget: WidgetID) throws(StoreError) -> UInt64? {
+        guard case .present(let summary) = index[try indexKey(for: widget)] else { return nil }
+        return summary.generation
     }
 
     /// Whether a widget's plaintext is cached (for tests of the purge rules).
     func isCached(_ widget: WidgetID) -> Bool { cache.contains(widget) }
+
+    /// Forgets the cached placeholders (for tests of reading them back from the files).
+    func forgetCachedPlaceholders() { placeholders.removeAll() }
 
     /// The held key pair of a class (for tests that check it is zeroed on purge).
     func heldKeyPair(_ c: ProtectionClass) -> KeyPair? { lifecycle.keyPair(c) }

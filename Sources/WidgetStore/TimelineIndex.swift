@@ -1,0 +1,364 @@
+import Foundation
+import WidgetModel
+
+/// The store's memory of its timeline files, kept compact so that the daemon's memory
+/// grows with what it caches rather than with what it stores (issue 7).
+///
+/// Per file it holds only what calls need often — the verdict (present, absent,
+/// corrupt), generation, class, reload due, whether a placeholder exists, the reload
+/// announcement — in a 24-byte entry keyed by the 16-byte file-name digest (in a
+/// `DigestTable`, about 45 bytes per file with the key and slot); the widget
+/// id's bytes live in one shared arena and families in a small interned table.
+/// Placeholders are not kept here: the store reads them back from the verified file.
+///
+/// It also answers the reload schedule (DESIGN §2): which due reloads were announced,
+/// and the earliest one still to announce, so the daemon keeps no map per timeline.
+///
+/// Only metadata whose file verified (or that the store just wrote) is recorded here;
+/// the index itself proves nothing and does no I/O.
+struct TimelineIndex {
+    /// A timeline file's name as the 16-byte keyed digest it spells in hex.
+    struct Key: Hashable, Sendable, CustomStringConvertible {
+        /// The digest's first 8 bytes, big-endian.
+        let high: UInt64
+        /// The digest's last 8 bytes, big-endian.
+        let low: UInt64
+
+        /// The key of a 16-byte digest.
+        init(digest: some Collection<UInt8>) {
+            precondition(digest.count == 16, "a file-name digest is 16 bytes")
+            var high: UInt64 = 0
+            var low: UInt64 = 0
+            for (i, byte) in digest.enumerated() {
+                if i < 8 { high = high << 8 | UInt64(byte) } else { low = low << 8 | UInt64(byte) }
+            }
+            self.high = high
+            self.low = low
+        }
+
+        /// The key of a timeline file name (32 lowercase hex digits and the extension),
+        /// or `nil` for a name the store never makes.
+        init?(fileName: String) {
+            let utf8 = fileName.utf8
+            guard utf8.count == 32 + TimelineFile.fileExtension.utf8.count,
+                fileName.hasSuffix(TimelineFile.fileExtension)
+            else { return nil }
+            var words: (UInt64, UInt64) = (0, 0)
+            for (i, c) in utf8.prefix(32).enumerated() {
+                let nibble: UInt8
+                switch c {
+                case UInt8(ascii: "0")...UInt8(ascii: "9"): nibble = c - UInt8(ascii: "0")
+                case UInt8(ascii: "a")...UInt8(ascii: "f"): nibble = c - UInt8(ascii: "a") + 10
+                default: return nil
+                }
+                if i < 16 { words.0 = words.0 << 4 | UInt64(nibble) } else { words.1 = words.1 << 4 | UInt64(nibble) }
+            }
+            high = words.0
+            low = words.1
+        }
+
+        /// The file name this key stands for.
+        var fileName: String {
+            func hex(_ word: UInt64) -> String {
+                let digits = String(word, radix: 16)
+                return String(repeating: "0", count: 16 - digits.count) + digits
+            }
+            return hex(high) + hex(low) + TimelineFile.fileExtension
+        }
+
+        var description: String { fileName }
+    }
+
+    /// What the index knows of one file.
+    enum Verdict: Equatable {
+        /// No such file.
+        case absent
+        /// The file failed verification for this reason.
+        case corrupt(CorruptionReason)
+        /// The file verified (or was just written) with this metadata.
+        case present(Summary)
+    }
+
+    /// A verified file's metadata without its placeholder.
+    struct Summary: Equatable {
+        var widget: WidgetID
+        var protectionClass: ProtectionClass
+        var family: String?
+        var generation: UInt64
+        var reloadDue: Date?
+        /// Whether the file holds a placeholder (read it from the file).
+        var hasPlaceholder: Bool
+    }
+
+    /// One file, 24 bytes; with its key, 40 bytes in the table's packed arrays.
+    private struct Entry {
+        var generation: UInt64
+        /// `timeIntervalSinceReferenceDate` of the reload due, NaN for none.
+        var due: Double
+        /// Where the widget id starts in `arena` (present entries only).
+        var offset: UInt32
+        /// 0 for no family, `inlineFamily` for one kept in the arena after the id, else
+        /// one more than its place in `families`.
+        var family: UInt16
+        /// The widget id's length in bytes; ids are at most 255.
+        var length: UInt8
+        /// Bits 0–1 the state, 2–4 the class or corruption reason, 5 announced, 6 placeholder.
+        var bits: UInt8
+
+        var state: UInt8 { bits & 0b11 }
+        var detail: Int { Int(bits >> 2 & 0b111) }
+        var announced: Bool {
+            get { bits & 1 << 5 != 0 }
+            set { bits = newValue ? bits | 1 << 5 : bits & ~(1 << 5) }
+        }
+        var hasPlaceholder: Bool { bits & 1 << 6 != 0 }
+        var isPresent: Bool { state == Entry.present }
+        /// A present entry whose reload is due some time and not yet announced.
+        var pendingDue: Double? { isPresent && !announced && !due.isNaN ? due : nil }
+
+        static let present: UInt8 = 0
+        static let absent: UInt8 = 1
+        static let corrupt: UInt8 = 2
+
+        static func marker(state: UInt8, detail: Int = 0) -> Entry {
+            Entry(generation: 0, due: .nan, offset: 0, family: 0, length: 0, bits: state | UInt8(detail) << 2)
+        }
+    }
+
+    private static let inlineFamily = UInt16.max
+    private static let corruptionReasons: [CorruptionReason] = [
+        .authenticationFailure, .truncated, .badMagic, .unsupportedVersion, .wrongWidget, .wrongClass, .malformed,
+    ]
+
+    private var entries = DigestTable<Entry>()
+    /// Every present entry's widget id bytes (and any family not interned), back to back.
+    private var arena: [UInt8] = []
+    /// Bytes of `arena` no entry points at any more; compacted when they are most of it.
+    private var garbage = 0
+    /// Interned families: providers use a handful of names for thousands of widgets.
+    private var families: [String] = []
+    private var familyCodes: [String: UInt16] = [:]
+    /// The last answer of `nextDue(after:)` and the instant it was asked for: it stays
+    /// the answer for any later instant before it, until an entry changes. Without it,
+    /// every reschedule (each write, lock, unlock) would pass over every stored timeline.
+    private var earliest: (asked: Double, answer: Double?)?
+
+    /// How many files the index has a verdict for.
+    var count: Int { entries.count }
+
+    /// What is known of the file `key`, or `nil` if it was never looked at.
+    subscript(key: Key) -> Verdict? {
+        guard let entry = entries[key] else { return nil }
+        switch entry.state {
+        case Entry.present: return .present(summary(entry))
+        case Entry.corrupt: return .corrupt(Self.corruptionReasons[entry.detail])
+        default: return .absent
+        }
+    }
+
+    /// Records a verified or just-written file's metadata; its reload is not announced.
+    mutating func record(_ key: Key, _ metadata: TimelineMetadata) {
+        let id = Array(metadata.widget.description.utf8)
+        var family: UInt16 = 0
+        var inline: [UInt8] = []
+        if let name = metadata.family {
+            if let code = intern(name) {
+                family = code
+            } else {
+                family = Self.inlineFamily
+                inline = [UInt8(name.utf8.count)] + Array(name.utf8)
+            }
+        }
+        let bytes = id + inline
+        let old = entries[key]
+        let offset: UInt32
+        if let old, old.isPresent, recordBytes(old).elementsEqual(bytes) {
+            // A rewrite of the same widget: its bytes are already there.
+            offset = old.offset
+        } else {
+            if let old { release(old) }
+            offset = UInt32(arena.count)
+            arena += bytes
+        }
+        let bits = Entry.present | UInt8(ProtectionClass.allCases.firstIndex(of: metadata.protectionClass)!) << 2
+            | (metadata.placeholder != nil ? 1 << 6 : 0)
+        let entry = Entry(
+            generation: metadata.generation, due: metadata.reloadDue?.timeIntervalSinceReferenceDate ?? .nan,
+            offset: offset, family: family, length: UInt8(id.count), bits: bits)
+        entries[key] = entry
+        dropped(old)
+        added(entry)
+        compactIfWorthIt()
+    }
+
+    /// Records that no file `key` exists.
+    mutating func recordAbsent(_ key: Key) { replace(key, with: .marker(state: Entry.absent)) }
+
+    /// Records that the file `key` failed verification.
+    mutating func recordCorrupt(_ key: Key, _ reason: CorruptionReason) {
+        replace(key, with: .marker(state: Entry.corrupt, detail: Self.corruptionReasons.firstIndex(of: reason)!))
+    }
+
+    /// Forgets the file `key`: the next question about it goes to the disk.
+    mutating func forget(_ key: Key) { replace(key, with: nil) }
+
+    /// Makes room for `count` files, e.g. a directory's worth before indexing it.
+    mutating func reserveCapacity(_ count: Int) { entries.reserveCapacity(count) }
+
+    /// Forgets every file recorded as absent: once every file is indexed, absence is
+    /// implied, and lookups of widgets never stored must not fill the table.
+    mutating func removeAbsent() {
+        // Usually there are none: spare a copy of the whole table then.
+        guard entries.values.contains(where: { $0.state == Entry.absent }) else { return }
+        entries.removeAll { $0.state == Entry.absent }
+    }
+
+    /// Forgets every file.
+    mutating func removeAll() {
+        self = TimelineIndex()
+    }
+
+    /// Every present file's summary, in no particular order.
+    var summaries: [Summary] { entries.values.filter(\.isPresent).map(summary) }
+
+    /// The present widgets of `provider` and `kind` (`nil`: any), sorted. Matched on
+    /// the ids' bytes in place, so a pass over a large store allocates only for matches.
+    func widgets(provider: String?, kind: String?) -> [WidgetID] {
+        let provider = provider.map { Array($0.utf8) }
+        let kind = kind.map { Array($0.utf8) }
+        var found: [WidgetID] = []
+        arena.withUnsafeBufferPointer { arena in
+            for entry in entries.values where entry.isPresent {
+                let id = arena[Int(entry.offset)..<Int(entry.offset) + Int(entry.length)]
+                // Recorded ids are valid: PROVIDER/KIND[#INSTANCE].
+                guard let slash = id.firstIndex(of: UInt8(ascii: "/")) else { continue }
+                if let provider, !id[..<slash].elementsEqual(provider) { continue }
+                if let kind {
+                    let end = id[(slash + 1)...].firstIndex(of: UInt8(ascii: "#")) ?? id.endIndex
+                    guard id[(slash + 1)..<end].elementsEqual(kind) else { continue }
+                }
+                found.append(widget(entry))
+            }
+        }
+        return found.sorted()
+    }
+
+    // MARK: Reload schedule
+
+    /// Records that the due reload of the current generation of `key` was announced.
+    mutating func markAnnounced(_ key: Key) {
+        guard var entry = entries[key], entry.isPresent, !entry.announced else { return }
+        dropped(entry)
+        entry.announced = true
+        entries[key] = entry
+    }
+
+    /// The widgets whose reload is due at `now` and not yet announced, sorted.
+    func unannouncedDue(at now: Date) -> [WidgetID] {
+        let limit = now.timeIntervalSinceReferenceDate
+        return entries.values.filter { $0.pendingDue.map { $0 <= limit } == true }.map { widget($0) }.sorted()
+    }
+
+    /// The earliest unannounced reload due after `now`, for the wake timer.
+    mutating func nextDue(after now: Date) -> Date? {
+        let now = now.timeIntervalSinceReferenceDate
+        // Nothing lies between the instant last asked and its answer, so the answer
+        // holds until `now` reaches it.
+        if let known = earliest, now >= known.asked, known.answer.map({ now < $0 }) ?? true {
+            return known.answer.map(Date.init(timeIntervalSinceReferenceDate:))
+        }
+        var answer: Double?
+        for entry in entries.values {
+            guard let due = entry.pendingDue, due > now else { continue }
+            if answer.map({ due < $0 }) ?? true { answer = due }
+        }
+        earliest = (now, answer)
+        return answer.map(Date.init(timeIntervalSinceReferenceDate:))
+    }
+
+    /// An entry joined the unannounced ones: it may be the new earliest.
+    private mutating func added(_ entry: Entry) {
+        guard let due = entry.pendingDue, let known = earliest, due > known.asked else { return }
+        if known.answer.map({ due < $0 }) ?? true { earliest = (known.asked, due) }
+    }
+
+    /// An entry left the unannounced ones: if it was the earliest, ask again.
+    private mutating func dropped(_ entry: Entry?) {
+        guard let due = entry?.pendingDue, due == earliest?.answer else { return }
+        earliest = nil
+    }
+
+    // MARK: Storage
+
+    private mutating func replace(_ key: Key, with entry: Entry?) {
+        let old = entries[key]
+        entries[key] = entry
+        if let old { release(old) }
+        dropped(old)
+        compactIfWorthIt()
+    }
+
+    /// Counts an entry's arena bytes as garbage (the entry is going).
+    private mutating func release(_ entry: Entry) {
+        guard entry.isPresent else { return }
+        garbage += recordBytes(entry).count
+    }
+
+    /// An entry's bytes in the arena: the id, then the inline family if any.
+    private func recordBytes(_ entry: Entry) -> ArraySlice<UInt8> { Self.recordBytes(entry, in: arena) }
+
+    private static func recordBytes(_ entry: Entry, in arena: [UInt8]) -> ArraySlice<UInt8> {
+        let start = Int(entry.offset)
+        var end = start + Int(entry.length)
+        if entry.family == inlineFamily { end += 1 + Int(arena[end]) }
+        return arena[start..<end]
+    }
+
+    /// Rebuilds the arena once most of it is garbage (deleted or re-keyed widgets).
+    private mutating func compactIfWorthIt() {
+        guard garbage > 64 << 10, garbage * 2 > arena.count else { return }
+        let old = arena
+        var compacted: [UInt8] = []
+        compacted.reserveCapacity(arena.count - garbage)
+        entries.updateValues { entry in
+            guard entry.isPresent else { return }
+            let bytes = Self.recordBytes(entry, in: old)
+            entry.offset = UInt32(compacted.count)
+            compacted += bytes
+        }
+        arena = compacted
+        garbage = 0
+    }
+
+    /// The code of an interned family, or `nil` once the table is full.
+    private mutating func intern(_ family: String) -> UInt16? {
+        if let code = familyCodes[family] { return code }
+        guard families.count < Int(Self.inlineFamily) - 1 else { return nil }
+        families.append(family)
+        let code = UInt16(families.count)
+        familyCodes[family] = code
+        return code
+    }
+
+    private func widget(_ entry: Entry) -> WidgetID {
+        let bytes = arena[Int(entry.offset)..<Int(entry.offset) + Int(entry.length)]
+        // Only ids that parsed before are recorded.
+        return try! WidgetID(String(decoding: bytes, as: UTF8.self))
+    }
+
+    private func summary(_ entry: Entry) -> Summary {
+        let family: String?
+        switch entry.family {
+        case 0: family = nil
+        case Self.inlineFamily:
+            let start = Int(entry.offset) + Int(entry.length)
+            family = String(decoding: arena[start + 1..<start + 1 + Int(arena[start])], as: UTF8.self)
+        default: family = families[Int(entry.family) - 1]
+        }
+        return Summary(
+            widget: widget(entry), protectionClass: ProtectionClass.allCases[entry.detail], family: family,
+            generation: entry.generation,
+            reloadDue: entry.due.isNaN ? nil : Date(timeIntervalSinceReferenceDate: entry.due),
+            hasPlaceholder: entry.hasPlaceholder)
+    }
+}

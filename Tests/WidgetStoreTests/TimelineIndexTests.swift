@@ -1,0 +1,221 @@
+import Foundation
+import Testing
+import WidgetModel
+@testable import WidgetStore
+
+/// The compact index gives back exactly what was recorded, and answers the reload
+/// schedule: a provider hears of each due reload once (DESIGN §2).
+@Suite struct TimelineIndexTests {
+    let weather = widget("com.example.weather/forecast")
+    let mail = widget("com.example.mail/inbox#lock-1")
+
+    private func key(_ n: UInt8) -> TimelineIndex.Key { TimelineIndex.Key(digest: [UInt8](repeating: n, count: 15) + [n &+ 1]) }
+
+    private func metadata(
+        _ widget: WidgetID, _ c: ProtectionClass = .none, family: String? = "systemSmall", generation: UInt64 = 1,
+        due: Date? = nil, placeholder: [UInt8]? = nil
+    ) -> TimelineMetadata {
+        TimelineMetadata(
+            widget: widget, protectionClass: c, family: family, generation: generation, reloadDue: due,
+            placeholder: placeholder)
+    }
+
+    @Test func keysRoundTripThroughFileNames() {
+        let key = TimelineIndex.Key(digest: (0..<16).map { UInt8($0 * 17) })
+        #expect(key.fileName == "00112233445566778899aabbccddeeff.wtl")
+        #expect(TimelineIndex.Key(fileName: key.fileName) == key)
+        #expect(TimelineIndex.Key(fileName: "00112233445566778899AABBCCDDEEFF.wtl") == nil)
+        #expect(TimelineIndex.Key(fileName: "00112233445566778899aabbccddeef.wtl") == nil)
+        #expect(TimelineIndex.Key(fileName: "00112233445566778899aabbccddeeff.tmp") == nil)
+    }
+
+    @Test(arguments: ProtectionClass.allCases)
+    func aRecordReadsBackWithoutItsPlaceholder(protectionClass: ProtectionClass) {
+        var index = TimelineIndex()
+        let due = t0.addingTimeInterval(12.5)
+        index.record(key(1), metadata(mail, protectionClass, family: "accessoryCircular", generation: 7, due: due, placeholder: [1]))
+        index.record(key(2), metadata(weather, protectionClass, family: nil, generation: 2))
+        #expect(
+            index[key(1)]
+                == .present(.init(
+                    widget: mail, protectionClass: protectionClass, family: "accessoryCircular", generation: 7,
+                    reloadDue: due, hasPlaceholder: true)))
+        #expect(
+            index[key(2)]
+                == .present(.init(
+                    widget: weather, protectionClass: protectionClass, family: nil, generation: 2, reloadDue: nil,
+                    hasPlaceholder: false)))
+        #expect(index[key(3)] == nil)
+    }
+
+    @Test(arguments: [
+        CorruptionReason.authenticationFailure, .truncated, .badMagic, .unsupportedVersion, .wrongWidget, .wrongClass,
+        .malformed,
+    ])
+    func verdictsOtherThanPresentAreKept(reason: CorruptionReason) {
+        var index = TimelineIndex()
+        index.recordCorrupt(key(1), reason)
+        index.recordAbsent(key(2))
+        #expect(index[key(1)] == .corrupt(reason))
+        #expect(index[key(2)] == .absent)
+        index.removeAbsent()
+        #expect(index[key(2)] == nil)
+        #expect(index[key(1)] == .corrupt(reason))
+        #expect(index.summaries.isEmpty)
+    }
+
+    @Test func rewritesAndDeletionsKeepEveryOtherIdIntact() {
+        // Enough churn to compact the arena several times.
+        var index = TimelineIndex()
+        var expected: [TimelineIndex.Key: WidgetID] = [:]
+        for round in 0..<40 {
+            for i in 0..<200 {
+                let k = TimelineIndex.Key(digest: [UInt8](repeating: 0, count: 14) + [UInt8(i / 256), UInt8(i % 256)])
+                let w = widget("com.example.churn/w\(i)#round-\(round)-" + String(repeating: "x", count: 100))
+                if (i + round) % 3 == 0 {
+                    index.forget(k)
+                    expected[k] = nil
+                } else {
+                    index.record(k, metadata(w, generation: UInt64(round + 1)))
+                    expected[k] = w
+                }
+            }
+        }
+        for (k, w) in expected {
+            guard case .present(let summary) = index[k] else {
+                Issue.record("missing \(k)")
+                continue
+            }
+            #expect(summary.widget == w)
+        }
+        #expect(index.summaries.count == expected.count)
+    }
+
+    @Test func familiesBeyondTheInternTableStayExact() {
+        var index = TimelineIndex()
+        // More distinct families than the table holds: the rest are kept beside the id.
+        let count = Int(UInt16.max) + 10
+        for i in 0..<count {
+            index.record(
+                TimelineIndex.Key(digest: [UInt8](repeating: 9, count: 12) + withUnsafeBytes(of: UInt32(i).bigEndian, Array.init)),
+                metadata(mail, family: "family-\(i)"))
+        }
+        for i in [0, 1000, count - 11, count - 10, count - 1] {
+            let k = TimelineIndex.Key(digest: [UInt8](repeating: 9, count: 12) + withUnsafeBytes(of: UInt32(i).bigEndian, Array.init))
+            guard case .present(let summary) = index[k] else {
+                Issue.record("missing \(i)")
+                continue
+            }
+            #expect(summary.family == "family-\(i)")
+        }
+    }
+
+    // MARK: Reload schedule
+
+    @Test func aReloadIsDueAtItsDateAndOnlyUntilAnnounced() {
+        var index = TimelineIndex()
+        index.record(key(1), metadata(weather, due: t0))
+        #expect(index.unannouncedDue(at: t0.addingTimeInterval(-1)).isEmpty)
+        #expect(index.nextDue(after: t0.addingTimeInterval(-1)) == t0)
+        #expect(index.unannouncedDue(at: t0) == [weather])
+        index.markAnnounced(key(1))
+        #expect(index.unannouncedDue(at: t0.addingTimeInterval(100)).isEmpty)
+        #expect(index.nextDue(after: t0.addingTimeInterval(-1)) == nil)
+    }
+
+    @Test func aNewGenerationIsDueAgain() {
+        var index = TimelineIndex()
+        index.record(key(1), metadata(weather, generation: 1, due: t0))
+        index.markAnnounced(key(1))
+        index.record(key(1), metadata(weather, generation: 2, due: t0.addingTimeInterval(60)))
+        #expect(index.unannouncedDue(at: t0.addingTimeInterval(30)).isEmpty)
+        #expect(index.unannouncedDue(at: t0.addingTimeInterval(60)) == [weather])
+    }
+
+    @Test func neverDueAndDeletedTimelinesAreNotAnnounced() {
+        var index = TimelineIndex()
+        index.record(key(1), metadata(weather, due: nil))
+        index.record(key(2), metadata(mail, due: t0))
+        index.forget(key(2))
+        index.record(key(3), metadata(widget("com.example.mail/outbox"), due: t0))
+        index.recordCorrupt(key(3), .authenticationFailure)
+        #expect(index.unannouncedDue(at: .distantFuture).isEmpty)
+        #expect(index.nextDue(after: .distantPast) == nil)
+        #expect(index.summaries.map(\.widget) == [weather])
+    }
+
+    /// What `nextDue` must answer: the earliest unannounced due date after `now`.
+    private struct Model {
+        var items: [Int: (due: Date?, generation: UInt64, announced: Bool)] = [:]
+        func nextDue(after now: Date) -> Date? {
+            items.values.filter { !$0.announced }.compactMap(\.due).filter { $0 > now }.min()
+        }
+    }
+
+    /// `nextDue(after:)` remembers its last answer; through any sequence of changes and
+    /// instants it must give what a pass over every entry gives.
+    @Test(arguments: [1, 2, 3, 4, 5])
+    func cachedNextDueMatchesAFullPass(seed: UInt64) throws {
+        var random = seed &* 0x9E37_79B9_7F4A_7C15
+        func next(_ bound: Int) -> Int {
+            random = random &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Int((random >> 33) % UInt64(bound))
+        }
+        let widgets = (0..<12).map { widget("com.example.clock/w\($0)") }
+        var index = TimelineIndex()
+        var model = Model()
+        var now = t0
+        for step in 0..<2_000 {
+            let i = next(widgets.count)
+            let due: Date? = next(5) == 0 ? nil : now.addingTimeInterval(Double(next(200)) - 50)
+            switch next(7) {
+            case 0:
+                let generation = (model.items[i]?.generation ?? 0) + 1
+                index.record(key(UInt8(i)), metadata(widgets[i], generation: generation, due: due))
+                model.items[i] = (due, generation, false)
+            case 1:
+                index.forget(key(UInt8(i)))
+                model.items[i] = nil
+            case 2:
+                index.markAnnounced(key(UInt8(i)))
+                model.items[i]?.announced = true
+            case 3:
+                index.recordCorrupt(key(UInt8(i)), .truncated)
+                model.items[i] = nil
+            case 4:
+                index.recordAbsent(key(UInt8(i)))
+                model.items[i] = nil
+            case 5:
+                // Time mostly moves on, sometimes back (a test clock, a clock step).
+                now = now.addingTimeInterval(Double(next(40)) - 5)
+            default:
+                break
+            }
+            #expect(index.nextDue(after: now) == model.nextDue(after: now), "step \(step)")
+            let dueNow = model.items.filter { !$0.value.announced && $0.value.due.map { $0 <= now } == true }
+            #expect(index.unannouncedDue(at: now) == dueNow.keys.map { widgets[$0] }.sorted(), "step \(step)")
+        }
+    }
+}
+
+/// `ReloadTimelines(provider?, kind?)` asks the index for the widgets it names.
+@Suite struct TimelineIndexSelectionTests {
+    @Test(arguments: [
+        (nil, nil, ["a.b/k", "a.b/k#1", "a.b/kk", "a.bc/k", "x/k#a.b"]),
+        ("a.b", nil, ["a.b/k", "a.b/k#1", "a.b/kk"]),
+        ("a.b", "k", ["a.b/k", "a.b/k#1"]),
+        (nil, "k", ["a.b/k", "a.b/k#1", "a.bc/k", "x/k#a.b"]),
+        ("a", nil, []),
+        (nil, "k#1", []),
+    ] as [(String?, String?, [String])])
+    func widgetsAreSelectedByProviderAndKind(provider: String?, kind: String?, expected: [String]) {
+        var index = TimelineIndex()
+        for (i, id) in ["x/k#a.b", "a.bc/k", "a.b/kk", "a.b/k#1", "a.b/k", "a.b/gone"].enumerated() {
+            let key = TimelineIndex.Key(digest: [UInt8](repeating: UInt8(i), count: 16))
+            index.record(
+                key, TimelineMetadata(widget: widget(id), protectionClass: .none, family: nil, generation: 1, reloadDue: nil, placeholder: nil))
+            if id == "a.b/gone" { index.forget(key) }
+        }
+        #expect(index.widgets(provider: provider, kind: kind) == expected.map(widget))
+    }
+}
