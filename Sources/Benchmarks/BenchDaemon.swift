@@ -78,7 +78,7 @@ enum VarlinkRequest {
     @discardableResult
     static func check(_ client: SocketClient, _ request: [UInt8], _ method: String) throws -> [UInt8] {
         try client.roundTrip(request)
-        let reply = Array(client.lastReply)
+        let reply = client.lastReply
         if reply.count > 9, reply.starts(with: Array(#"{"error":"#.utf8)) {
             throw BenchError("\(method) failed: \(String(decoding: reply.dropLast(), as: UTF8.self))")
         }

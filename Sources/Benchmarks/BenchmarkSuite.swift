@@ -55,6 +55,25 @@ public final class BenchmarkSuite {
         public let connections: Int
         /// Throughput and latency.
         public let result: LoopResult
+        /// The server's CPU time (user and system) per request, microseconds: what
+        /// the server costs, whatever else the machine is doing (reads only).
+        public var serverMicroseconds: Double? = nil
+    }
+
+    /// Runs a read measurement and charges the server's CPU time over it to its requests.
+    private func measureRead(
+        _ subject: String, connections n: Int, server: ServerProcess?, path: String, framing: SocketClient.Framing,
+        request: [UInt8]
+    ) throws -> Row {
+        let cpuBefore = server?.cpuSeconds
+        let result = try MultiplexedLoop.run(connections: n, duration: options.duration) { _ in
+            .init(client: try SocketClient(path: path, framing: framing), request: request)
+        }
+        var row = Row(subject: subject, connections: n, result: result)
+        if let cpuBefore, let cpuAfter = server?.cpuSeconds, result.completed > 0 {
+            row.serverMicroseconds = (cpuAfter - cpuBefore) * 1e6 / Double(result.completed)
+        }
+        return row
     }
 
     /// Growth figures at one store size.
@@ -129,11 +148,9 @@ public final class BenchmarkSuite {
         let socket = daemon.socketPath
         for n in options.readConnections {
             log("reads: widgetd GetPresentation, \(n) connection(s)")
-            let result = try ClosedLoop.run(workers: n, duration: options.duration) { _ in
-                let client = try SocketClient(path: socket, framing: .nulTerminated)
-                return { try client.roundTrip(request) }
-            }
-            reads.append(Row(subject: "widgetd GetPresentation", connections: n, result: result))
+            reads.append(try measureRead(
+                "widgetd GetPresentation", connections: n, server: daemon.server, path: socket, framing: .nulTerminated,
+                request: request))
         }
 
         if let redis = options.redisBinary, FileManager.default.isExecutableFile(atPath: redis) {
@@ -155,11 +172,8 @@ public final class BenchmarkSuite {
             guard client.lastReply.count >= presentationBytes else { throw BenchError("redis GET returned \(client.lastReply.count) bytes") }
             for n in options.readConnections {
                 log("reads: redis-server GET, \(n) connection(s)")
-                let result = try ClosedLoop.run(workers: n, duration: options.duration) { _ in
-                    let client = try SocketClient(path: path, framing: .resp)
-                    return { try client.roundTrip(get) }
-                }
-                reads.append(Row(subject: "redis-server GET", connections: n, result: result))
+                reads.append(try measureRead(
+                    "redis-server GET", connections: n, server: server, path: path, framing: .resp, request: get))
             }
         } else {
             skipped.append("redis-server: not installed (apt-get install redis-server)")
@@ -173,11 +187,9 @@ public final class BenchmarkSuite {
         try echo.waitUntilConnectable(framing: .nulTerminated)
         for n in options.readConnections {
             log("reads: echo, \(n) connection(s)")
-            let result = try ClosedLoop.run(workers: n, duration: options.duration) { _ in
-                let client = try SocketClient(path: echoPath, framing: .nulTerminated)
-                return { try client.roundTrip(request) }
-            }
-            reads.append(Row(subject: "echo server (floor)", connections: n, result: result))
+            reads.append(try measureRead(
+                "echo server (floor)", connections: n, server: echo, path: echoPath, framing: .nulTerminated,
+                request: request))
         }
     }
 

@@ -10,14 +10,16 @@ public struct LoopResult: Sendable {
     public let p99: Double
     /// Operations measured.
     public let count: Int
+    /// Operations completed in all, warm-up included (what a server's CPU time covers).
+    public var completed: Int = 0
 }
 
 /// Runs `workers` threads, each doing one operation after another (closed loop: a new
 /// operation starts when the last one is answered), for `duration` seconds after a
 /// short warm-up, and reports throughput and latency percentiles.
 ///
-/// Every server is measured by this one function, so differences between rows are the
-/// servers', not the harness's.
+/// Every store in the write benchmark is measured by this one function, so differences
+/// between its rows are the stores', not the harness's. (Reads use ``MultiplexedLoop``.)
 enum ClosedLoop {
     /// One worker's operation; made on its own thread by `makeOperation(workerIndex)`.
     typealias Operation = () throws -> Void

@@ -45,6 +45,19 @@ final class ServerProcess {
         process.waitUntilExit()
     }
 
+    /// CPU time the process has used, user and system, all threads (seconds; the
+    /// kernel counts it in clock ticks, 10 ms here).
+    var cpuSeconds: Double? {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+            let close = stat.lastIndex(of: ")")
+        else { return nil }
+        // Fields after the command name (which may hold spaces): state is field 3,
+        // utime and stime are 14 and 15.
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
+        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+
     /// Resident memory in KiB (VmRSS), or nil if the process is gone.
     var residentKiB: Int? {
         guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return nil }

@@ -69,6 +69,17 @@ public final class MessageFramer {
     /// are read where they arrived, so a request costs no allocation of its own.
     /// Throws as ``nextMessage()`` does.
     public func withNextMessage<R>(_ body: (UnsafeRawBufferPointer) -> R) throws(Failure) -> R? {
+        var result: R?
+        guard try forNextMessage({ result = body($0) }) else { return nil }
+        return result
+    }
+
+    /// ``withNextMessage(_:)`` without a generic result: returns whether a message was
+    /// complete (and `body` called).
+    ///
+    /// The event loop calls this one for every request: a generic method of another
+    /// module runs unspecialised there, looking up its result's type metadata on each call.
+    public func forNextMessage(_ body: (UnsafeRawBufferPointer) -> Void) throws(Failure) -> Bool {
         let end = buffer.count
         let from = Swift.max(scanned, start)
         // memchr: a generic firstIndex(of:) runs byte by byte in a debug build (tens of
@@ -81,21 +92,20 @@ public final class MessageFramer {
             scanned = end
             if end - start > maxMessageBytes { throw .messageTooLarge(limit: maxMessageBytes) }
             compact()
-            return nil
+            return false
         }
         guard index - start <= maxMessageBytes else { throw .messageTooLarge(limit: maxMessageBytes) }
         let first = start
-        let result = buffer.withUnsafeMutableBufferPointer { storage in
+        buffer.withUnsafeMutableBufferPointer { storage in
             let base = storage.baseAddress!
-            let result = body(UnsafeRawBufferPointer(start: base + first, count: index - first))
+            body(UnsafeRawBufferPointer(start: base + first, count: index - first))
             // Wipe the message and its NUL in place before moving past them.
             _ = memset(base + first, 0, index - first + 1)
-            return result
         }
         start = index + 1
         scanned = start
         if start == buffer.count { compact() }
-        return result
+        return true
     }
 
     /// Drops every held byte, zeroing it first.

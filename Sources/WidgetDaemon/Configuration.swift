@@ -16,6 +16,9 @@ public struct Configuration: Sendable, Equatable {
     public var maxTimelineBytes: Int = 1 << 20
     /// `[Daemon] MaxConnections=`: clients served at once.
     public var maxConnections: Int = 256
+    /// `[Daemon] IdleTimeoutSec=`: seconds after which a connection with no call in
+    /// progress, no stream open and no input is closed; 0 never closes one.
+    public var idleTimeoutSeconds: Double = 60
     /// `[Daemon] MaxMessageBytes=`: the largest Varlink message accepted; it must leave
     /// room for a `PutTimeline` of `maxTimelineBytes` and its JSON escaping.
     public var maxMessageBytes: Int = 2 << 20
@@ -40,7 +43,8 @@ public struct Configuration: Sendable, Equatable {
 
     /// The server limits this configuration asks for.
     public var serverLimits: ServerLimits {
-        ServerLimits(maxMessageBytes: maxMessageBytes, maxConnections: maxConnections)
+        ServerLimits(
+            maxMessageBytes: maxMessageBytes, maxConnections: maxConnections, idleTimeoutSeconds: idleTimeoutSeconds)
     }
 }
 

@@ -147,6 +147,8 @@ public struct ConfigurationParser {
             configuration.maxMessageBytes = reset ? defaults.maxMessageBytes : try size(assignment, minimum: 1024)
         case ("Daemon", "MaxConnections"):
             configuration.maxConnections = reset ? defaults.maxConnections : try count(assignment, in: 1...65_536)
+        case ("Daemon", "IdleTimeoutSec"):
+            configuration.idleTimeoutSeconds = reset ? defaults.idleTimeoutSeconds : try seconds(assignment)
         case ("Daemon", "MaxCachedTimelines"):
             configuration.maxCachedTimelines =
                 reset ? defaults.maxCachedTimelines : try count(assignment, in: 1...1_000_000)

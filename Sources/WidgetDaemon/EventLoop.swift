@@ -39,25 +39,43 @@ public final class EventLoop: @unchecked Sendable {
     private let epoll: Int32
     /// An eventfd that `execute` bumps to wake `epoll_wait`.
     private let wakeUp: Int32
-    /// The epoll token of the wake-up eventfd; watches use tokens from 1 up.
+    /// The epoll token of the wake-up eventfd; a watch's token is never 0 (its
+    /// generation, in the high half, starts at 1).
     private static let wakeUpToken: UInt64 = 0
 
     private struct Watch {
         let fd: Int32
+        /// The slot in the low 32 bits, a generation in the high ones: a token left in an
+        /// `epoll_wait` batch by a descriptor unwatched earlier in that batch never
+        /// matches a watch that reuses its slot.
+        let token: UInt64
         var interest: IOEvents
         let handler: (IOEvents) -> Void
     }
 
-    private var watches: [UInt64: Watch] = [:]
-    private var nextToken: UInt64 = 1
+    /// Watches by slot: an event finds its handler by index, not by hashing, which
+    /// mattered once a cached read cost a few microseconds in all.
+    private var watches: [Watch?] = []
+    private var freeSlots: [Int] = []
+    private var nextGeneration: UInt64 = 1
     private var timers = TimerQueue()
     private var isStopped = false
     private let handedOver = Mutex<[@Sendable () -> Void]>([])
+    /// The wall clock; tests pass one they move forward.
+    private let clock: @Sendable () -> Date
+    /// When the loop last woke: before its timers, and again when `epoll_wait` returned
+    /// (so a handler can stamp an event without reading the clock itself).
+    public private(set) var turnTime: Date
     /// The thread running ``run()`` (0 when none), so loop-only state can be checked.
     private let runningThread = Atomic<UInt>(0)
 
     /// Creates the epoll instance and the wake-up eventfd.
-    public init() throws(SystemError) {
+    ///
+    /// `clock` is what timers are measured against: a test passes one it moves forward,
+    /// then wakes the loop (``execute(_:)``) so that the timers now due run.
+    public init(clock: @escaping @Sendable () -> Date = { Date() }) throws(SystemError) {
+        self.clock = clock
+        turnTime = clock()
         let epoll = try Syscall.retrying("epoll_create1") { shim_epoll_create() }
         let wakeUp: Int32
         do {
@@ -96,9 +114,12 @@ public final class EventLoop: @unchecked Sendable {
         var tokens = [UInt64](repeating: 0, count: 64)
         var masks = [UInt32](repeating: 0, count: 64)
         while !isStopped {
-            runDueTimers(now: Date())
+            var now = clock()
+            turnTime = now
+            // Read the clock again only if a timer ran (and took time).
+            if runDueTimers(now: now) { now = clock() }
             if isStopped { break }
-            let timeout = timeoutMilliseconds(now: Date())
+            let timeout = timeoutMilliseconds(now: now)
             let count = try tokens.withUnsafeMutableBufferPointer { tokenBuffer throws(SystemError) in
                 try masks.withUnsafeMutableBufferPointer { maskBuffer throws(SystemError) in
                     try Syscall.retrying("epoll_wait") {
@@ -106,12 +127,17 @@ public final class EventLoop: @unchecked Sendable {
                     }
                 }
             }
+            // What the descriptors report happened after the wait, not before it.
+            if count > 0 { turnTime = clock() }
             for index in 0..<Int(count) {
                 dispatch(token: tokens[index], mask: masks[index])
                 if isStopped { break }
             }
         }
     }
+
+    /// The clock's time now (a clock read; ``turnTime`` is free).
+    public var now: Date { clock() }
 
     /// Whether the caller is on the thread running the loop.
     public var isOnLoopThread: Bool {
@@ -134,7 +160,7 @@ public final class EventLoop: @unchecked Sendable {
             return
         }
         // A watch removed by an earlier callback of this batch is skipped.
-        guard let watch = watches[token] else { return }
+        guard let slot = slot(of: token), let watch = watches[slot] else { return }
         var events: IOEvents = []
         if mask & shim_EPOLLIN != 0 { events.insert(.readable) }
         if mask & shim_EPOLLOUT != 0 { events.insert(.writable) }
@@ -151,30 +177,42 @@ public final class EventLoop: @unchecked Sendable {
     public func watch(
         _ fd: Int32, for interest: IOEvents, handler: @escaping (IOEvents) -> Void
     ) throws(SystemError) -> WatchID {
-        let token = nextToken
-        nextToken += 1
+        let slot = freeSlots.popLast() ?? watches.count
+        let token = nextGeneration << 32 | UInt64(slot)
         try Syscall.retrying("epoll_ctl") {
             shim_epoll_ctl(epoll, shim_EPOLL_CTL_ADD, fd, Self.mask(for: interest), token)
         }
-        watches[token] = Watch(fd: fd, interest: interest, handler: handler)
+        // 32 bits of generation, never 0: wrapping after 2^32 watches stays off the wake-up token.
+        nextGeneration = nextGeneration == 0xFFFF_FFFF ? 1 : nextGeneration + 1
+        let watch = Watch(fd: fd, token: token, interest: interest, handler: handler)
+        if slot == watches.count { watches.append(watch) } else { watches[slot] = watch }
         return WatchID(value: token)
     }
 
-    /// Changes what a watched descriptor is watched for.
+    /// Changes what a watched descriptor is watched for; no system call when it is
+    /// watched for that already.
     public func update(_ id: WatchID, interest: IOEvents) throws(SystemError) {
-        guard var watch = watches[id.value], watch.interest != interest else { return }
+        guard let slot = slot(of: id.value), let watch = watches[slot], watch.interest != interest else { return }
         try Syscall.retrying("epoll_ctl") {
             shim_epoll_ctl(epoll, shim_EPOLL_CTL_MOD, watch.fd, Self.mask(for: interest), id.value)
         }
-        watch.interest = interest
-        watches[id.value] = watch
+        watches[slot]?.interest = interest
     }
 
     /// Stops watching a descriptor; its handler is not called again.
     public func unwatch(_ id: WatchID) {
-        guard let watch = watches.removeValue(forKey: id.value) else { return }
+        guard let slot = slot(of: id.value), let watch = watches[slot] else { return }
+        watches[slot] = nil
+        freeSlots.append(slot)
         // Fails only if the fd is already closed, in which case epoll dropped it itself.
         _ = shim_epoll_ctl(epoll, shim_EPOLL_CTL_DEL, watch.fd, 0, 0)
+    }
+
+    /// The slot of a live watch with this token, if there is one.
+    private func slot(of token: UInt64) -> Int? {
+        let slot = Int(truncatingIfNeeded: token & 0xFFFF_FFFF)
+        guard slot < watches.count, watches[slot]?.token == token else { return nil }
+        return slot
     }
 
     private static func mask(for interest: IOEvents) -> UInt32 {
@@ -204,12 +242,17 @@ public final class EventLoop: @unchecked Sendable {
 
     /// Runs the timers due at `now` that existed when the pass began: a timer that
     /// schedules another for a past deadline must not keep the loop from its descriptors.
-    private func runDueTimers(now: Date) {
+    /// Returns whether any ran.
+    private func runDueTimers(now: Date) -> Bool {
         let pass = timers.pass
+        var ran = false
         while let body = timers.popDue(now: now, before: pass) {
+            ran = true
             body()
-            if isStopped { return }
+            if isStopped { break }
         }
+        timers.endPass()
+        return ran
     }
 
     private func timeoutMilliseconds(now: Date) -> Int32 {
@@ -268,12 +311,36 @@ private struct TimerQueue {
     /// A mark separating the timers that exist now from those scheduled later.
     var pass: UInt64 { nextID }
 
-    /// The body of the earliest timer if it is due and was scheduled before `pass`.
+    /// Due timers scheduled during the current pass, set aside until ``endPass()``.
+    private var deferred: [Item] = []
+
+    /// The body of the earliest due timer scheduled before `pass`.
+    ///
+    /// A due timer scheduled during the pass is set aside rather than ending the pass:
+    /// otherwise a timer that keeps rescheduling itself for the past (indexing in
+    /// slices) would sit at the top of the heap and starve every other due timer (the
+    /// watchdog's ping, the idle-connection sweep) for as long as it went on.
     mutating func popDue(now: Date, before pass: UInt64) -> (() -> Void)? {
-        dropCancelled()
-        guard let first = heap.first, first.deadline <= now, first.id < pass else { return nil }
-        popFirst()
-        return bodies.removeValue(forKey: first.id)
+        while let first = heap.first, first.deadline <= now {
+            popFirst()
+            guard let body = bodies[first.id] else { continue }
+            if first.id >= pass {
+                deferred.append(first)
+                continue
+            }
+            bodies[first.id] = nil
+            return body
+        }
+        return nil
+    }
+
+    /// Puts back the timers set aside during a pass.
+    mutating func endPass() {
+        for item in deferred {
+            heap.append(item)
+            siftUp(heap.count - 1)
+        }
+        deferred.removeAll(keepingCapacity: true)
     }
 
     private mutating func dropCancelled() {

@@ -1,3 +1,4 @@
+import Foundation
 import Glibc
 import Varlink
 import WidgetCrypto
@@ -15,7 +16,10 @@ final class VarlinkConnection {
     let peer: PeerCredentials
     private let loop: EventLoop
     private let limits: ServerLimits
-    private unowned let handler: any VarlinkCallHandler
+    /// Held strongly: an `unowned` reference cost an atomic load-and-retain through the
+    /// handler's side table on every request. The handler does not hold connections,
+    /// so there is no cycle; a closed connection is released and lets go of it.
+    private let handler: any VarlinkCallHandler
     private let logger: Logger
     /// Called once when the connection closes, so the server forgets it.
     private let onClose: (VarlinkConnection) -> Void
@@ -23,6 +27,8 @@ final class VarlinkConnection {
     private let readBuffer: ReadBuffer
 
     private var watch: WatchID?
+    /// What the socket is watched for now, so an unchanged interest costs nothing.
+    private var interest: IOEvents = .readable
     private let framer: MessageFramer
     private var output: [UInt8] = []
     private var outputStart = 0
@@ -41,6 +47,9 @@ final class VarlinkConnection {
     /// A protocol error was answered: send what is buffered, then close.
     private var closeAfterFlush = false
     private(set) var isClosed = false
+    /// When the client last sent something or its last call ended: the start of its
+    /// idleness, for ``VarlinkServer``'s idle timeout.
+    private(set) var lastActivity: Date
     private var isDispatching = false
     /// The framer may still hold complete calls that were left for a later turn of the
     /// loop (the turn's budget was spent, or the queue is full); while it does, the
@@ -66,6 +75,20 @@ final class VarlinkConnection {
         self.logger = logger
         self.onClose = onClose
         self.framer = MessageFramer(maxMessageBytes: limits.maxMessageBytes)
+        self.lastActivity = loop.turnTime
+    }
+
+    /// Whether nothing is going on: no call in progress (a `more` stream is one until
+    /// its final reply), none waiting, none left in the framer. Unsent output does not
+    /// count: a client that neither calls nor reads is what the idle timeout is for.
+    var isIdle: Bool {
+        !isClosed && current == nil && queueStart == queue.count && !hasBacklog
+    }
+
+    /// Closes the connection because it was idle too long.
+    func closeIdle() {
+        logger.debug("closing an idle connection", event: "connection_idle")
+        close(reason: nil)
     }
 
     /// Starts watching the socket.
@@ -100,6 +123,7 @@ final class VarlinkConnection {
                 return
             }
             guard let count else { break }
+            lastActivity = loop.turnTime
             if count == 0 {
                 readClosed = true
                 break
@@ -133,7 +157,10 @@ final class VarlinkConnection {
             do {
                 // The message is read in place in the framer's buffer, which zeroes it
                 // afterwards; only a call that must be decoded is copied.
-                guard let next = try framer.withNextMessage({ message in take(message, answerable: answerable) }) else { break }
+                var next: Taken?
+                guard try framer.forNextMessage({ message in next = take(message, answerable: answerable) }),
+                    let next
+                else { break }
                 taken = next
             } catch {
                 logger.warning(
@@ -285,9 +312,13 @@ final class VarlinkConnection {
         enqueue(bytes)
         if isFinal {
             current = nil
+            // Idleness starts when the call ends, however long it (or its stream) lasted.
+            lastActivity = loop.turnTime
             dispatch()
             if hasBacklog, current == nil { takeMessages() }
             updateInterest()
+            closeIfDone()
+        } else {
             closeIfDone()
         }
     }
@@ -300,20 +331,36 @@ final class VarlinkConnection {
         bytes.withUnsafeBytes { enqueue($0) }
     }
 
-    /// Appends a reply to the output (a copy: the caller keeps and wipes its own) and
-    /// writes at once when nothing was waiting. The output buffer keeps its capacity,
-    /// so a reply costs no allocation once the connection has sent one like it.
+    /// Sends a reply, or buffers it (a copy: the caller keeps and wipes its own) behind
+    /// output still waiting. When nothing waits it is sent straight from the caller's
+    /// bytes, and only what the socket did not take is copied: a cached reply then
+    /// costs one `send` and no copy or wipe. The output buffer keeps its capacity, so
+    /// a buffered reply costs no allocation once the connection has sent one like it.
+    /// The caller updates the interest and closes if done, as after any enqueue.
     private func enqueue(_ bytes: UnsafeRawBufferPointer) {
         guard !isClosed else { return }
         if pendingOutputCount + bytes.count > limits.maxOutputBytesPerConnection {
             close(reason: "the client does not read its replies (over \(limits.maxOutputBytesPerConnection) bytes)")
             return
         }
-        let wasEmpty = pendingOutputCount == 0
-        // Typed, so the bytes are copied in one block.
-        output.append(contentsOf: bytes.assumingMemoryBound(to: UInt8.self))
-        // Write at once when nothing is waiting; otherwise the writable event will.
-        if wasEmpty { flush() }
+        var sent = 0
+        if pendingOutputCount == 0 {
+            while sent < bytes.count {
+                let written: Int?
+                do {
+                    written = try Syscall.send(fd, UnsafeRawBufferPointer(rebasing: bytes[sent...]))
+                } catch {
+                    close(reason: "send failed: \(error)")
+                    return
+                }
+                guard let written else { break }
+                sent += written
+            }
+            if sent == bytes.count { return }
+        }
+        // Typed, so the bytes are copied in one block; the writable event sends them.
+        output.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[sent...]).assumingMemoryBound(to: UInt8.self))
+        updateInterest()
     }
 
     /// Writes buffered output until the socket would block.
@@ -361,6 +408,8 @@ final class VarlinkConnection {
         if pendingOutputCount > 0 || (hasBacklog && queue.count - queueStart < limits.maxQueuedCalls) {
             interest.insert(.writable)
         }
+        guard interest != self.interest else { return }
+        self.interest = interest
         do {
             try loop.update(watch, interest: interest)
         } catch {

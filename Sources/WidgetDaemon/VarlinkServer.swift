@@ -1,3 +1,4 @@
+import Foundation
 import Glibc
 import Varlink
 
@@ -7,7 +8,9 @@ import Varlink
 /// The server answers `org.varlink.service` itself (for every peer), and answers calls
 /// to unknown interfaces or methods with the standard errors before the handler sees
 /// them. Sockets are non-blocking and every client has bounded buffers, so a slow or
-/// hostile client never blocks the others. Lives on the event loop's thread.
+/// hostile client never blocks the others; one that stays idle past
+/// ``ServerLimits/idleTimeoutSeconds`` is closed, so forgotten clients cannot hold every
+/// connection. Lives on the event loop's thread.
 public final class VarlinkServer {
     private let loop: EventLoop
     private let listeningSocket: Int32
@@ -15,6 +18,8 @@ public final class VarlinkServer {
     private unowned let handler: any VarlinkCallHandler
     private let logger: Logger
     private var watch: WatchID?
+    /// The next pass over the connections looking for idle ones.
+    private var idleSweep: TimerID?
     private var connections: [ConnectionID: VarlinkConnection] = [:]
     private var nextConnection: UInt64 = 1
     private let readBuffer = ReadBuffer()
@@ -37,18 +42,51 @@ public final class VarlinkServer {
     /// The number of open client connections.
     public var connectionCount: Int { connections.count }
 
+    /// Whether idle connections are looked for (an idle timeout is set and the server started).
+    public var closesIdleConnections: Bool { idleSweep != nil }
+
     /// Starts accepting connections.
     public func start() throws(SystemError) {
         guard watch == nil else { return }
         try Syscall.setNonBlocking(listeningSocket)
         watch = try loop.watch(listeningSocket, for: .readable) { [unowned self] _ in self.acceptPending() }
+        if limits.idleTimeoutSeconds > 0 { scheduleIdleSweep(at: loop.now.addingTimeInterval(limits.idleTimeoutSeconds)) }
     }
 
     /// Stops accepting and closes every connection.
     public func close() {
         if let watch { loop.unwatch(watch) }
         watch = nil
+        if let idleSweep { loop.cancel(idleSweep) }
+        idleSweep = nil
         for connection in Array(connections.values) { connection.close(reason: nil) }
+    }
+
+    // MARK: Idle connections
+
+    private func scheduleIdleSweep(at date: Date) {
+        idleSweep = loop.schedule(at: date) { [unowned self] in self.closeIdleConnections() }
+    }
+
+    /// Closes the connections idle for the timeout or longer, then comes back when the
+    /// next idle one is due, or after one timeout: a connection that becomes idle later
+    /// (its call or stream ends) is due no sooner than that.
+    ///
+    /// One timer for all connections, not one per connection re-armed on every call: a
+    /// request costs no timer work, only the stamp of ``VarlinkConnection/lastActivity``.
+    private func closeIdleConnections() {
+        let timeout = limits.idleTimeoutSeconds
+        let now = loop.now
+        var next = now.addingTimeInterval(timeout)
+        for connection in Array(connections.values) where connection.isIdle {
+            let due = connection.lastActivity.addingTimeInterval(timeout)
+            if due <= now {
+                connection.closeIdle()
+            } else if due < next {
+                next = due
+            }
+        }
+        scheduleIdleSweep(at: next)
     }
 
     /// Accepts until the backlog is empty.

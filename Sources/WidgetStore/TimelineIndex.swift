@@ -6,7 +6,8 @@ import WidgetModel
 ///
 /// Per file it holds only what calls need often — the verdict (present, absent,
 /// corrupt), generation, class, reload due, whether a placeholder exists, the reload
-/// announcement — in a 24-byte entry keyed by the 16-byte file-name digest; the widget
+/// announcement — in a 24-byte entry keyed by the 16-byte file-name digest (in a
+/// `DigestTable`, about 45 bytes per file with the key and slot); the widget
 /// id's bytes live in one shared arena and families in a small interned table.
 /// Placeholders are not kept here: the store reads them back from the verified file.
 ///
@@ -89,7 +90,7 @@ struct TimelineIndex {
         var hasPlaceholder: Bool
     }
 
-    /// One file, 24 bytes: the table's buckets are 40 bytes with the key.
+    /// One file, 24 bytes; with its key, 40 bytes in the table's packed arrays.
     private struct Entry {
         var generation: UInt64
         /// `timeIntervalSinceReferenceDate` of the reload due, NaN for none.
@@ -129,7 +130,7 @@ struct TimelineIndex {
         .authenticationFailure, .truncated, .badMagic, .unsupportedVersion, .wrongWidget, .wrongClass, .malformed,
     ]
 
-    private var entries: [Key: Entry] = [:]
+    private var entries = DigestTable<Entry>()
     /// Every present entry's widget id bytes (and any family not interned), back to back.
     private var arena: [UInt8] = []
     /// Bytes of `arena` no entry points at any more; compacted when they are most of it.
@@ -201,12 +202,15 @@ struct TimelineIndex {
     /// Forgets the file `key`: the next question about it goes to the disk.
     mutating func forget(_ key: Key) { replace(key, with: nil) }
 
+    /// Makes room for `count` files, e.g. a directory's worth before indexing it.
+    mutating func reserveCapacity(_ count: Int) { entries.reserveCapacity(count) }
+
     /// Forgets every file recorded as absent: once every file is indexed, absence is
     /// implied, and lookups of widgets never stored must not fill the table.
     mutating func removeAbsent() {
         // Usually there are none: spare a copy of the whole table then.
         guard entries.values.contains(where: { $0.state == Entry.absent }) else { return }
-        entries = entries.filter { $0.value.state != Entry.absent }
+        entries.removeAll { $0.state == Entry.absent }
     }
 
     /// Forgets every file.
@@ -301,27 +305,26 @@ struct TimelineIndex {
     }
 
     /// An entry's bytes in the arena: the id, then the inline family if any.
-    private func recordBytes(_ entry: Entry) -> ArraySlice<UInt8> {
+    private func recordBytes(_ entry: Entry) -> ArraySlice<UInt8> { Self.recordBytes(entry, in: arena) }
+
+    private static func recordBytes(_ entry: Entry, in arena: [UInt8]) -> ArraySlice<UInt8> {
         let start = Int(entry.offset)
         var end = start + Int(entry.length)
-        if entry.family == Self.inlineFamily { end += 1 + Int(arena[end]) }
+        if entry.family == inlineFamily { end += 1 + Int(arena[end]) }
         return arena[start..<end]
     }
 
     /// Rebuilds the arena once most of it is garbage (deleted or re-keyed widgets).
     private mutating func compactIfWorthIt() {
         guard garbage > 64 << 10, garbage * 2 > arena.count else { return }
+        let old = arena
         var compacted: [UInt8] = []
         compacted.reserveCapacity(arena.count - garbage)
-        // Walked by index and changed in place: a copy of the table would double its memory.
-        var index = entries.values.startIndex
-        while index != entries.values.endIndex {
-            if entries.values[index].isPresent {
-                let bytes = recordBytes(entries.values[index])
-                entries.values[index].offset = UInt32(compacted.count)
-                compacted += bytes
-            }
-            entries.values.formIndex(after: &index)
+        entries.updateValues { entry in
+            guard entry.isPresent else { return }
+            let bytes = Self.recordBytes(entry, in: old)
+            entry.offset = UInt32(compacted.count)
+            compacted += bytes
         }
         arena = compacted
         garbage = 0

@@ -32,7 +32,7 @@ public final class TimelineStore {
     /// What each file holds, as verified from disk (or just written), or that it is
     /// absent or failed verification. The store owns its directory, so this stays true
     /// until restart; it spares listing, reloads and presentations an X25519 operation
-    /// per file per call. Compact (about 40 bytes and the widget id per file):
+    /// per file per call. Compact (about 50 bytes and the widget id per file):
     /// placeholders are read back from the verified file when needed.
     private var index = TimelineIndex()
     /// Recent placeholders, which the index does not keep.
@@ -751,6 +751,7 @@ public final class TimelineStore {
             // temporary file before returning, so any found here is a leftover.
             for name in all where name.hasPrefix(".tmp-") { try FileSystem.remove("\(timelinesDirectory)/\(name)") }
             names = all.filter { $0.hasSuffix(TimelineFile.fileExtension) }
+            index.reserveCapacity(index.count + names.count)
         }
         unindexedNames = nil
         defer {

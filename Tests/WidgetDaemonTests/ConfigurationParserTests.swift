@@ -31,6 +31,8 @@ private struct TableResolver: AccountResolver {
         #expect(configuration.passcodeKDF == .interactive)
         #expect(configuration.maxConnections == 256)
         #expect(configuration.maxMessageBytes == 2 << 20)
+        #expect(configuration.idleTimeoutSeconds == 60)
+        #expect(configuration.serverLimits.idleTimeoutSeconds == 60)
         #expect(configuration.providers.isEmpty)
     }
 
@@ -44,6 +46,7 @@ private struct TableResolver: AccountResolver {
             PasscodeKDF=moderate
             MaxTimelineBytes=512K
             MaxConnections=32
+            IdleTimeoutSec=0
             MaxMessageBytes=1M
             MaxCachedTimelines=100
 
@@ -57,6 +60,8 @@ private struct TableResolver: AccountResolver {
         #expect(configuration.passcodeKDF == .moderate)
         #expect(configuration.maxTimelineBytes == 512 * 1024)
         #expect(configuration.maxConnections == 32)
+        #expect(configuration.idleTimeoutSeconds == 0)
+        #expect(configuration.serverLimits.idleTimeoutSeconds == 0)
         #expect(configuration.maxMessageBytes == 1 << 20)
         #expect(configuration.maxCachedTimelines == 100)
         #expect(configuration.adminGroup == 2001)

@@ -106,6 +106,20 @@ import Testing
         try loop.run()
         #expect(ticks < 100)
     }
+
+    @Test func aTimerReschedulingItselfForThePastDoesNotStarveOtherDueTimers() throws {
+        let loop = try EventLoop()
+        var ticks = 0
+        func tick() {
+            ticks += 1
+            if ticks < 100_000 { loop.schedule(at: .distantPast) { tick() } } else { loop.stop() }
+        }
+        loop.schedule(at: .distantPast) { tick() }
+        // Due as well, but later than every tick's deadline: it must still run soon.
+        loop.schedule(at: Date(timeIntervalSinceNow: -1)) { loop.stop() }
+        try loop.run()
+        #expect(ticks < 100)
+    }
 }
 
 @Suite struct SignalsTests {

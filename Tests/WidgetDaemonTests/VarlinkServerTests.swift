@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import Synchronization
 import Testing
 import Varlink
 @testable import WidgetDaemon
@@ -41,6 +42,10 @@ private final class EchoHandler: VarlinkCallHandler {
             }
         case "Lock":
             context.reply([String: Int]())
+        case "Monitor":
+            // A stream that stays open until the client goes away.
+            guard context.wantsMore else { return context.fail(.expectedMore) }
+            context.stream(["event": 1])
         default:
             context.fail(.methodNotImplemented(call.method))
         }
@@ -112,6 +117,16 @@ private final class TestClient {
     deinit { Glibc.close(fd) }
 }
 
+/// A wall clock that a test moves forward: real time plus the jumps it was given, so
+/// the harness's own polling keeps working while idle timeouts come due at once.
+private final class TestClock: Sendable {
+    private let offset = Mutex<TimeInterval>(0)
+
+    var now: Date { Date().addingTimeInterval(offset.withLock { $0 }) }
+
+    func advance(by seconds: TimeInterval) { offset.withLock { $0 += seconds } }
+}
+
 /// A server on a fresh socket with the echo handler, and a way to run the loop until
 /// a condition holds (bounded, so a broken server fails the test instead of hanging it).
 private final class Harness {
@@ -123,8 +138,8 @@ private final class Harness {
     let listener: Int32
     let logs = InMemoryLogHandler()
 
-    init(limits: ServerLimits = ServerLimits()) throws {
-        loop = try EventLoop()
+    init(limits: ServerLimits = ServerLimits(), clock: TestClock? = nil) throws {
+        loop = try clock.map { clock throws(SystemError) in try EventLoop(clock: { clock.now }) } ?? EventLoop()
         handler = EchoHandler(loop: loop)
         directory = NSTemporaryDirectory() + "widgetd-server-\(UUID().uuidString)"
         path = directory + "/run/widgetd.sock"
@@ -302,6 +317,62 @@ private final class Harness {
         #expect(try harness.run { second.isAtEOF })
         #expect(harness.server.connectionCount == 1)
         #expect(!harness.logs.records(event: "connection_refused").isEmpty)
+    }
+
+    @Test func anIdleConnectionIsClosedAfterTheIdleTimeoutAndNotBefore() throws {
+        let clock = TestClock()
+        let harness = try Harness(limits: ServerLimits(idleTimeoutSeconds: 60), clock: clock)
+        let early = try harness.client()
+        early.send(presentation)
+        #expect(try harness.run { early.replies.count == 1 })
+        clock.advance(by: 30)
+        let late = try harness.client()
+        late.send(presentation)
+        #expect(try harness.run { late.replies.count == 1 })
+        // 61 s after the first client's call, 31 s after the second's: only the first is due.
+        clock.advance(by: 31)
+        #expect(try harness.run { early.isAtEOF })
+        #expect(harness.server.connectionCount == 1)
+        #expect(!late.isAtEOF)
+        #expect(harness.logs.records(event: "connection_idle").count == 1)
+        clock.advance(by: 30)
+        #expect(try harness.run { late.isAtEOF })
+        #expect(harness.server.connectionCount == 0)
+        #expect(harness.handler.closed.count == 2)
+    }
+
+    @Test func aStreamingConnectionIsNeverClosedForIdleness() throws {
+        let clock = TestClock()
+        let harness = try Harness(limits: ServerLimits(idleTimeoutSeconds: 60), clock: clock)
+        let streaming = try harness.client()
+        // A stream, and a call queued behind it: neither is idleness.
+        streaming.send(#"{"method":"io.widgetd.Device.Monitor","more":true}"#, presentation)
+        let idle = try harness.client()
+        idle.send(presentation)
+        #expect(try harness.run { streaming.replies.count == 1 && idle.replies.count == 1 })
+        // An hour later the same pass over the connections closes the idle one only.
+        clock.advance(by: 3600)
+        #expect(try harness.run { idle.isAtEOF })
+        #expect(!streaming.isAtEOF)
+        #expect(harness.server.connectionCount == 1)
+        #expect(streaming.replies == [#"{"continues":true,"parameters":{"event":1}}"#])
+    }
+
+    @Test func anIdleTimeoutOfZeroNeverClosesAConnection() throws {
+        let clock = TestClock()
+        let harness = try Harness(limits: ServerLimits(idleTimeoutSeconds: 0), clock: clock)
+        #expect(!harness.server.closesIdleConnections)
+        let timed = try Harness(limits: ServerLimits(idleTimeoutSeconds: 60), clock: clock)
+        #expect(timed.server.closesIdleConnections)
+        let first = try harness.client()
+        first.send(presentation)
+        #expect(try harness.run { first.replies.count == 1 })
+        clock.advance(by: 86_400 * 365)
+        // A call a year later is still answered on the same connection.
+        first.send(presentation)
+        #expect(try harness.run { first.replies.count == 2 })
+        #expect(!first.isAtEOF)
+        #expect(harness.logs.records(event: "connection_idle").isEmpty)
     }
 
     @Test func closingTheClientEndsItsStreamAndTellsTheHandler() throws {

@@ -1,0 +1,132 @@
+/// A hash table from file-name digests to small values, about half the size of a
+/// `Dictionary` for the index: 4-byte slots (open addressing, linear probing) over
+/// dense arrays of keys and values.
+///
+/// A `Dictionary` keeps its keys and values in buckets it holds at most ¾ full, so
+/// each entry costs up to 2.7 buckets of key and value (40 bytes each for the index).
+/// Here only the 4-byte slot array has that slack; keys and values are packed. The
+/// keys are keyed BLAKE2b digests, so their own bits are a good hash, which a caller
+/// cannot steer without the device key.
+struct DigestTable<Value> {
+    typealias Key = TimelineIndex.Key
+
+    /// The keys, packed; `values[i]` belongs to `keys[i]`.
+    private(set) var keys: [Key] = []
+    /// The values, packed and mutable in place (see `updateValues`).
+    private(set) var values: [Value] = []
+    /// One more than the place in `keys` of the key that lives here; 0 for empty.
+    private var slots: [UInt32] = []
+
+    /// How many keys are held.
+    var count: Int { keys.count }
+
+    /// The value for `key`; setting `nil` removes it.
+    subscript(key: Key) -> Value? {
+        get { find(key).map { values[Int(slots[$0]) - 1] } }
+        set {
+            if let newValue { insert(key, newValue) } else { remove(key) }
+        }
+    }
+
+    /// Makes room for `count` keys at once, so that filling the table to it neither
+    /// copies the arrays as they grow nor leaves their spare half allocated.
+    mutating func reserveCapacity(_ count: Int) {
+        keys.reserveCapacity(count)
+        values.reserveCapacity(count)
+        var capacity = max(16, slots.count)
+        while count * 4 > capacity * 3 { capacity *= 2 }
+        if capacity > slots.count { rebuildSlots(capacity: capacity) }
+    }
+
+    /// Changes every value in place (their keys stay).
+    mutating func updateValues(_ body: (inout Value) -> Void) {
+        for i in values.indices { body(&values[i]) }
+    }
+
+    /// Removes the entries whose value `shouldRemove` picks, rebuilding the slots.
+    mutating func removeAll(where shouldRemove: (Value) -> Bool) {
+        var kept = 0
+        for i in keys.indices where !shouldRemove(values[i]) {
+            keys[kept] = keys[i]
+            values[kept] = values[i]
+            kept += 1
+        }
+        keys.removeLast(keys.count - kept)
+        values.removeLast(values.count - kept)
+        rebuildSlots(capacity: slots.count)
+    }
+
+    // MARK: Slots
+
+    private var mask: Int { slots.count - 1 }
+
+    private func home(_ key: Key) -> Int {
+        // The digest's bits are uniform already; the multiply only spreads test keys
+        // that differ in a few bits.
+        Int(truncatingIfNeeded: ((key.low ^ key.high) &* 0x9E37_79B9_7F4A_7C15) >> 32) & mask
+    }
+
+    /// The slot holding `key`, if any.
+    private func find(_ key: Key) -> Int? {
+        guard !slots.isEmpty else { return nil }
+        var slot = home(key)
+        while slots[slot] != 0 {
+            if keys[Int(slots[slot]) - 1] == key { return slot }
+            slot = (slot + 1) & mask
+        }
+        return nil
+    }
+
+    private mutating func insert(_ key: Key, _ value: Value) {
+        if let slot = find(key) {
+            values[Int(slots[slot]) - 1] = value
+            return
+        }
+        // At most ¾ full, so probes stay short.
+        if (keys.count + 1) * 4 > slots.count * 3 { rebuildSlots(capacity: max(16, slots.count * 2)) }
+        keys.append(key)
+        values.append(value)
+        var slot = home(key)
+        while slots[slot] != 0 { slot = (slot + 1) & mask }
+        slots[slot] = UInt32(keys.count)
+    }
+
+    private mutating func remove(_ key: Key) {
+        guard let slot = find(key) else { return }
+        let place = Int(slots[slot]) - 1
+        let last = keys.count - 1
+        if place != last {
+            // The last entry moves into the hole; its slot follows it.
+            let moved = find(keys[last])!
+            keys[place] = keys[last]
+            values[place] = values[last]
+            slots[moved] = UInt32(place + 1)
+        }
+        keys.removeLast()
+        values.removeLast()
+        // Backward-shift deletion: pull later entries of the probe run into the gap, so
+        // that lookups never stop early at it (no tombstones).
+        var gap = slot
+        var next = (gap + 1) & mask
+        while slots[next] != 0 {
+            let wanted = home(keys[Int(slots[next]) - 1])
+            // The entry at `next` may move to `gap` unless its home lies cyclically in (gap, next].
+            let stays = gap <= next ? (gap < wanted && wanted <= next) : (gap < wanted || wanted <= next)
+            if !stays {
+                slots[gap] = slots[next]
+                gap = next
+            }
+            next = (next + 1) & mask
+        }
+        slots[gap] = 0
+    }
+
+    private mutating func rebuildSlots(capacity: Int) {
+        slots = [UInt32](repeating: 0, count: capacity)
+        for (i, key) in keys.enumerated() {
+            var slot = home(key)
+            while slots[slot] != 0 { slot = (slot + 1) & mask }
+            slots[slot] = UInt32(i + 1)
+        }
+    }
+}
