@@ -34,6 +34,8 @@ struct DeviceKey {
         case wrongPasscodeTag = "widgetd.v1.wrong-passcode"
         case passcodeTangle = "widgetd.v1.passcode-tangle"
         case settingsMAC = "widgetd.v1.settings-mac"
+        /// Seals timeline files' class-`none` metadata (format version 2).
+        case timelineMetadata = "widgetd.v2.timeline-metadata"
     }
 
     private let key: SecureBytes

@@ -2,41 +2,60 @@ import Foundation
 import WidgetCrypto
 import WidgetModel
 
-/// The on-disk format of one widget's timeline (`timelines/<hex>.wtl`).
+/// The on-disk format of one widget's timeline (`timelines/<hex>.wtl`), version 2.
 ///
 /// ```
-/// header   "WDTL" | version u8 | class code u8 | generation u64 | id length u8 | widget id
-/// metadata sealed key (80) | block: XChaCha20-Poly1305(nonce ‖ ct ‖ tag)   — sealed to class D
-/// body     sealed key (80) | block: XChaCha20-Poly1305(nonce ‖ ct ‖ tag)   — sealed to the class
+/// header   "WDTL" | version u8 (2) | class code u8 | generation u64 | id length u8 | widget id
+/// metadata block: XChaCha20-Poly1305(nonce ‖ ct ‖ tag) under the device's metadata subkey
+/// body     ephemeral public key (32) | wrapped body key: XChaCha20-Poly1305(nonce ‖ key ‖ tag)
+///          under the KEK | block: XChaCha20-Poly1305(nonce ‖ ct ‖ tag) under the body key
 /// ```
 ///
-/// Each section has its own fresh random key, sealed (`crypto_box_seal`) to a class
-/// public key, so writing needs no secret key and every class is writable in every
-/// state. Both sections take the whole header as associated data: a file copied
-/// over another widget's, or with its class or generation edited, fails to open.
+/// The metadata section is class `none`, readable in every state; it is sealed under a
+/// device subkey (always held, like class D's key) with a fresh random nonce: no
+/// asymmetric operation. The body has a fresh random key per file, wrapped under a
+/// key-encryption key (`KeyEncryptionKey`) agreed by one ephemeral X25519 exchange
+/// with the class public key; the files of one batch and class share that exchange.
+/// Writing needs no class secret key, so every class is writable in every state.
+/// Every section (and the wrapped key) takes the whole header as associated data: a
+/// file copied over another widget's, or with its version, class or generation
+/// edited, fails to open; moved to another class, its KEK differs too.
 /// One file holds both sections so that a single `rename` replaces them together.
+///
+/// Version 1 (still read: stores of the shipped version) sealed each section's fresh
+/// key with `crypto_box_seal`, the metadata's to class D's public key:
+/// `header | sealed key (80) | metadata block | sealed key (80) | body block`.
 enum TimelineFile {
     static let magic = Array("WDTL".utf8)
-    static let version: UInt8 = 1
+    /// The version written.
+    static let version: UInt8 = 2
+    /// The shipped version's format, still read.
+    static let version1: UInt8 = 1
     static let fileExtension = ".wtl"
     /// A hard ceiling on a file's size when reading, whatever the configured limits.
     static let maximumFileBytes = 64 << 20
     /// A hard ceiling on the family name.
     static let maximumFamilyBytes = 255
 
-    private static let metadataLabel = Array("widgetd.v1.timeline.metadata".utf8)
-    private static let bodyLabel = Array("widgetd.v1.timeline.body".utf8)
+    private static let metadataLabel1 = Array("widgetd.v1.timeline.metadata".utf8)
+    private static let bodyLabel1 = Array("widgetd.v1.timeline.body".utf8)
+    private static let metadataLabel = Array("widgetd.v2.timeline.metadata".utf8)
+    private static let bodyKeyLabel = Array("widgetd.v2.timeline.body-key".utf8)
+    private static let bodyLabel = Array("widgetd.v2.timeline.body".utf8)
+    /// A wrapped body key: nonce, key and tag.
+    static let wrappedKeyByteCount = AEAD.keyByteCount + AEAD.overhead
 
     /// The authenticated header.
     struct Header: Equatable {
         let protectionClass: ProtectionClass
         let generation: UInt64
         let widget: WidgetID
+        var version: UInt8 = TimelineFile.version
 
         var encoded: [UInt8] {
             var w = ByteWriter()
             w.raw(TimelineFile.magic)
-            w.u8(TimelineFile.version)
+            w.u8(version)
             w.u8(protectionClass.code)
             w.u64(generation)
             let id = Array(widget.description.utf8)
@@ -46,27 +65,32 @@ enum TimelineFile {
         }
     }
 
+    /// How a file's section keys are stored, by version.
+    enum SectionKeys {
+        /// Version 1: both keys sealed boxes (the metadata's to class D).
+        case version1(metadataKey: [UInt8], bodyKey: [UInt8])
+        /// Version 2: the body key wrapped under the KEK that `ephemeralKey` agreed.
+        case version2(ephemeralKey: PublicKey, wrappedBodyKey: [UInt8])
+    }
+
     /// A parsed, not yet decrypted file.
     struct Sealed {
         let header: Header
         let headerBytes: [UInt8]
-        let metadataKey: [UInt8]
+        let keys: SectionKeys
         let metadata: [UInt8]
-        let bodyKey: [UInt8]
         let body: [UInt8]
     }
 
-    /// Two locked buffers for a file's section keys, allocated once by a writer and
-    /// refilled from the CSPRNG for every file, then zeroed: a `sodium_malloc` and
-    /// `sodium_free` per key cost about twenty system calls per write.
+    /// A locked buffer for a file's body key, allocated once by a writer and refilled
+    /// from the CSPRNG for every file, then zeroed: a `sodium_malloc` and `sodium_free`
+    /// per key cost about twenty system calls per write.
     ///
     /// Not thread-safe: one writer (thread) per scratch.
     final class KeyScratch: @unchecked Sendable {
-        let metadataKey: SecureBytes
         let bodyKey: SecureBytes
 
         init() throws(CryptoError) {
-            metadataKey = try SecureBytes.zeroed(count: AEAD.keyByteCount)
             bodyKey = try SecureBytes.zeroed(count: AEAD.keyByteCount)
         }
 
@@ -94,25 +118,44 @@ enum TimelineFile {
         }
     }
 
-    /// Builds a file. Needs only public keys. `keys` are reused buffers for the
-    /// section keys (zeroed again before this returns); nil allocates fresh ones.
+    /// Builds a version-2 file. Needs no class secret key: `bodyKEK` was agreed with the
+    /// class public key (it may serve every file of a batch of that class), and
+    /// `metadataKey` is the device's metadata subkey. `keys` is a reused buffer for the
+    /// body key (zeroed again before this returns); nil allocates a fresh one.
     static func encode(
-        _ metadata: TimelineMetadata, body: SecureBytes, classPublicKey: PublicKey, classDPublicKey: PublicKey,
+        _ metadata: TimelineMetadata, body: SecureBytes, bodyKEK: KeyEncryptionKey, metadataKey: SecureBytes,
         keys: KeyScratch? = nil
     ) throws(CryptoError) -> [UInt8] {
         let header = Header(protectionClass: metadata.protectionClass, generation: metadata.generation, widget: metadata.widget)
         let headerBytes = header.encoded
-        let metadataKey: SecureBytes
         let bodyKey: SecureBytes
         if let keys {
-            metadataKey = keys.metadataKey
             bodyKey = keys.bodyKey
-            try metadataKey.refillRandom()
             try bodyKey.refillRandom()
         } else {
-            metadataKey = try AEAD.generateKey()
             bodyKey = try AEAD.generateKey()
         }
+        defer { bodyKey.zeroInPlace() }
+        var w = ByteWriter()
+        w.raw(headerBytes)
+        w.block(try AEAD.seal(encodeMetadata(metadata), key: metadataKey, associatedData: metadataLabel + headerBytes))
+        w.raw(bodyKEK.ephemeralPublicKey.bytes)
+        w.raw(try AEAD.seal(bodyKey, key: bodyKEK.key, associatedData: bodyKeyLabel + headerBytes))
+        w.block(try AEAD.seal(body, key: bodyKey, associatedData: bodyLabel + headerBytes))
+        return w.bytes
+    }
+
+    /// Builds a version-1 file, as the shipped version wrote it (four X25519 operations).
+    /// Not used by the store: kept so that tests prove such files still open.
+    static func encodeVersion1(
+        _ metadata: TimelineMetadata, body: SecureBytes, classPublicKey: PublicKey, classDPublicKey: PublicKey
+    ) throws(CryptoError) -> [UInt8] {
+        let header = Header(
+            protectionClass: metadata.protectionClass, generation: metadata.generation, widget: metadata.widget,
+            version: version1)
+        let headerBytes = header.encoded
+        let metadataKey = try AEAD.generateKey()
+        let bodyKey = try AEAD.generateKey()
         defer {
             metadataKey.zeroInPlace()
             bodyKey.zeroInPlace()
@@ -120,9 +163,9 @@ enum TimelineFile {
         var w = ByteWriter()
         w.raw(headerBytes)
         w.raw(try SealedBox.seal(metadataKey, to: classDPublicKey))
-        w.block(try AEAD.seal(encodeMetadata(metadata), key: metadataKey, associatedData: metadataLabel + headerBytes))
+        w.block(try AEAD.seal(encodeMetadata(metadata), key: metadataKey, associatedData: metadataLabel1 + headerBytes))
         w.raw(try SealedBox.seal(bodyKey, to: classPublicKey))
-        w.block(try AEAD.seal(body, key: bodyKey, associatedData: bodyLabel + headerBytes))
+        w.block(try AEAD.seal(body, key: bodyKey, associatedData: bodyLabel1 + headerBytes))
         return w.bytes
     }
 
@@ -142,23 +185,35 @@ enum TimelineFile {
         var r = ByteReader(buffer)
         do {
             _ = try r.raw(magic.count)
-            guard try r.u8() == version else { throw StoreError.corrupt(file: file, reason: .unsupportedVersion) }
+            let fileVersion = try r.u8()
+            guard fileVersion == version || fileVersion == version1 else {
+                throw StoreError.corrupt(file: file, reason: .unsupportedVersion)
+            }
             guard let c = ProtectionClass(code: try r.u8()) else { throw StoreError.corrupt(file: file, reason: .wrongClass) }
             let generation = try r.u64()
             let idBytes = try r.raw(Int(try r.u8()))
             guard let id = String(validating: idBytes, as: UTF8.self), let widget = try? WidgetID(id) else {
                 throw StoreError.corrupt(file: file, reason: .malformed)
             }
+            let header = Header(protectionClass: c, generation: generation, widget: widget, version: fileVersion)
             let headerBytes = Array(buffer[0..<r.offset])
-            let sealedKeyBytes = AEAD.keyByteCount + SealedBox.overhead
-            let metadataKey = try r.raw(sealedKeyBytes)
-            let metadata = try r.block(limit: maximumFileBytes)
-            let bodyKey = try r.raw(sealedKeyBytes)
+            let keys: SectionKeys
+            let metadata: [UInt8]
+            if fileVersion == version1 {
+                let sealedKeyBytes = AEAD.keyByteCount + SealedBox.overhead
+                let metadataKey = try r.raw(sealedKeyBytes)
+                metadata = try r.block(limit: maximumFileBytes)
+                keys = .version1(metadataKey: metadataKey, bodyKey: try r.raw(sealedKeyBytes))
+            } else {
+                metadata = try r.block(limit: maximumFileBytes)
+                guard let ephemeral = try? PublicKey(bytes: try r.raw(PublicKey.byteCount)) else {
+                    throw StoreError.corrupt(file: file, reason: .malformed)
+                }
+                keys = .version2(ephemeralKey: ephemeral, wrappedBodyKey: try r.raw(wrappedKeyByteCount))
+            }
             let body = try r.block(limit: maximumFileBytes)
             guard r.isAtEnd else { throw StoreError.corrupt(file: file, reason: .malformed) }
-            return Sealed(
-                header: Header(protectionClass: c, generation: generation, widget: widget), headerBytes: headerBytes,
-                metadataKey: metadataKey, metadata: metadata, bodyKey: bodyKey, body: body)
+            return Sealed(header: header, headerBytes: headerBytes, keys: keys, metadata: metadata, body: body)
         } catch let failure as ByteReader.Failure {
             throw .corrupt(file: file, reason: failure == .truncated ? .truncated : .malformed)
         } catch let error as StoreError {
@@ -168,12 +223,21 @@ enum TimelineFile {
         }
     }
 
-    /// Decrypts and checks the class-`none` section.
-    static func openMetadata(_ sealed: Sealed, classD: KeyPair, file: String) throws(StoreError) -> TimelineMetadata {
+    /// Decrypts and checks the class-`none` section: with the device's metadata subkey
+    /// (version 2) or class D's key pair (version 1).
+    static func openMetadata(
+        _ sealed: Sealed, metadataKey: SecureBytes, classD: KeyPair, file: String
+    ) throws(StoreError) -> TimelineMetadata {
         let plaintext: SecureBytes
         do {
-            let key = try SealedBox.open(sealed.metadataKey, keyPair: classD)
-            plaintext = try AEAD.open(sealed.metadata, key: key, associatedData: metadataLabel + sealed.headerBytes)
+            switch sealed.keys {
+            case .version1(let sealedKey, _):
+                let key = try SealedBox.open(sealedKey, keyPair: classD)
+                defer { key.zeroInPlace() }
+                plaintext = try AEAD.open(sealed.metadata, key: key, associatedData: metadataLabel1 + sealed.headerBytes)
+            case .version2:
+                plaintext = try AEAD.open(sealed.metadata, key: metadataKey, associatedData: metadataLabel + sealed.headerBytes)
+            }
         } catch {
             throw StoreError.reading(file, error)
         }
@@ -186,11 +250,22 @@ enum TimelineFile {
         return metadata
     }
 
-    /// Decrypts the body into secure memory with the class key pair.
+    /// Decrypts the body into secure memory with the class key pair: one X25519
+    /// operation, in either version.
     static func openBody(_ sealed: Sealed, classKey: KeyPair, file: String) throws(StoreError) -> SecureBytes {
         do {
-            let key = try SealedBox.open(sealed.bodyKey, keyPair: classKey)
-            return try AEAD.open(sealed.body, key: key, associatedData: bodyLabel + sealed.headerBytes)
+            switch sealed.keys {
+            case .version1(_, let sealedKey):
+                let key = try SealedBox.open(sealedKey, keyPair: classKey)
+                defer { key.zeroInPlace() }
+                return try AEAD.open(sealed.body, key: key, associatedData: bodyLabel1 + sealed.headerBytes)
+            case .version2(let ephemeral, let wrapped):
+                let kek = try KeyEncryptionKey.recover(ephemeral: ephemeral, keyPair: classKey)
+                defer { kek.zeroInPlace() }
+                let key = try AEAD.open(wrapped, key: kek, associatedData: bodyKeyLabel + sealed.headerBytes)
+                defer { key.zeroInPlace() }
+                return try AEAD.open(sealed.body, key: key, associatedData: bodyLabel + sealed.headerBytes)
+            }
         } catch {
             throw StoreError.reading(file, error)
         }

@@ -50,6 +50,7 @@ public final class TimelineStore {
         let wrongPasscodeTag: SecureBytes
         let passcodeTangle: SecureBytes
         let settingsMAC: SecureBytes
+        let timelineMetadata: SecureBytes
 
         init(_ key: DeviceKey) throws(StoreError) {
             keybagMAC = try key.subkey(.keybagMAC)
@@ -58,6 +59,7 @@ public final class TimelineStore {
             wrongPasscodeTag = try key.subkey(.wrongPasscodeTag)
             passcodeTangle = try key.subkey(.passcodeTangle)
             settingsMAC = try key.subkey(.settingsMAC)
+            timelineMetadata = try key.subkey(.timelineMetadata)
         }
     }
 
@@ -374,7 +376,8 @@ public final class TimelineStore {
         let sealed = try TimelineFile.parse(bytes, expected: expected, file: path)
         // A file renamed onto another widget's name is not that widget's.
         guard try fileName(for: sealed.header.widget) == name else { throw .corrupt(file: path, reason: .wrongWidget) }
-        let metadata = try TimelineFile.openMetadata(sealed, classD: lifecycle.keyPair(.none)!, file: path)
+        let metadata = try TimelineFile.openMetadata(
+            sealed, metadataKey: subkeys.timelineMetadata, classD: lifecycle.keyPair(.none)!, file: path)
         return (sealed, metadata)
     }
 
@@ -467,9 +470,9 @@ public final class TimelineStore {
             generation: (previous?.generation ?? 0) + 1, reloadDue: reloadDue,
             placeholder: placeholder ?? previous?.placeholder)
         let bytes = try crypto { () throws(CryptoError) in
-            try TimelineFile.encode(
-                metadata, body: body, classPublicKey: keybag.publicKey(protectionClass),
-                classDPublicKey: keybag.publicKey(.none))
+            let kek = try KeyEncryptionKey.agree(with: keybag.publicKey(protectionClass))
+            defer { kek.zero() }
+            return try TimelineFile.encode(metadata, body: body, bodyKEK: kek, metadataKey: subkeys.timelineMetadata)
         }
         cache.remove(widget)
         forget(name)
@@ -534,10 +537,11 @@ public final class TimelineStore {
             let metadata: TimelineMetadata
             let body: SecureBytes
             let classKey: PublicKey
-            let classDKey: PublicKey
         }
 
         fileprivate let writes: [TimelineWrite]
+        /// The device's metadata subkey (a reference to the store's; not copied).
+        fileprivate let metadataKey: SecureBytes
         fileprivate let staged: [Staged]
         fileprivate let failures: [Int: StoreError]
         fileprivate let directory: String
@@ -566,24 +570,43 @@ public final class TimelineStore {
                 record(name, metadata)
                 staged.append(PreparedWrites.Staged(
                     index: index, name: name, metadata: metadata, body: write.body,
-                    classKey: keybag.publicKey(write.protectionClass), classDKey: keybag.publicKey(.none)))
+                    classKey: keybag.publicKey(write.protectionClass)))
             } catch {
                 failures[index] = error
             }
         }
-        return PreparedWrites(writes: writes, staged: staged, failures: failures, directory: timelinesDirectory)
+        return PreparedWrites(
+            writes: writes, metadataKey: subkeys.timelineMetadata, staged: staged, failures: failures,
+            directory: timelinesDirectory)
     }
 
     /// Seals each staged write's file and replaces the files with one group commit.
     /// Pure: touches no store state, so it may run on any thread.
+    ///
+    /// The files of one class share one key-encryption key, agreed by one ephemeral
+    /// X25519 exchange with the class public key (two operations per class in the
+    /// batch instead of four per file); each file still has its own fresh body key.
+    /// The KEKs are zeroed as soon as every file is sealed and written.
     public static func commit(_ prepared: PreparedWrites) -> CommittedWrites {
+        var agreed: [PublicKey: Result<KeyEncryptionKey, StoreError>] = [:]
+        for item in prepared.staged where agreed[item.classKey] == nil {
+            agreed[item.classKey] = Result { () throws(StoreError) in
+                try crypto { () throws(CryptoError) in try KeyEncryptionKey.agree(with: item.classKey) }
+            }
+        }
+        let keks = agreed
+        defer {
+            for case .success(let kek) in keks.values { kek.zero() }
+        }
+        let metadataKey = prepared.metadataKey
         let files = prepared.staged.map { item in
             (name: item.name, bytes: { @Sendable () throws(StoreError) -> [UInt8] in
-                try TimelineFile.KeyScratch.pool.withScratch { (keys) throws(StoreError) in
+                // A class whose exchange failed fails its own files only.
+                let kek = try keks[item.classKey]!.get()
+                return try TimelineFile.KeyScratch.pool.withScratch { (keys) throws(StoreError) in
                     try crypto { () throws(CryptoError) in
                         try TimelineFile.encode(
-                            item.metadata, body: item.body, classPublicKey: item.classKey,
-                            classDPublicKey: item.classDKey, keys: keys)
+                            item.metadata, body: item.body, bodyKEK: kek, metadataKey: metadataKey, keys: keys)
                     }
                 }
             })
