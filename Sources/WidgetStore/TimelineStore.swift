@@ -368,6 +368,9 @@ public final class TimelineStore {
         return digest.withUnsafeBytes { TimelineIndex.Key(digest: $0) }
     }
 
+    /// A class public key, for tests that write files as the shipped version did.
+    func classPublicKey(_ c: ProtectionClass) -> PublicKey { keybag.publicKey(c) }
+
     /// Reads, parses and verifies a timeline file's header and metadata.
     /// `expected` nil accepts any widget whose own file name is `name`.
     private func readSealed(name: String, expected: WidgetID?) throws(StoreError) -> (TimelineFile.Sealed, TimelineMetadata)? {

@@ -60,12 +60,18 @@ import Testing
 
     @Test func aFlippedBitAtEveryOffsetIsDetectedAndNeverServed() throws {
         let daemon = try DaemonProcess()
-        // One widget per flipped offset (all files have the same layout): every byte of
-        // the header, the sealed keys and the metadata section, and every 5th byte of the
-        // body, each widget with a different bit.
+        // One widget per flipped offset (all files have the same layout, format version 2):
+        // every byte of the header, the metadata section, the ephemeral key and the wrapped
+        // body key, and every 5th byte of the body, each widget with a different bit.
         let probe = try prepare(daemon, count: 1)
-        let size = try Data(contentsOf: try #require(probe[Self.widget(0)])).count
-        let offsets = Array(0..<min(size, 320)) + Array(stride(from: 320, to: size, by: 5)) + [size - 1]
+        let probeBytes = [UInt8](try Data(contentsOf: try #require(probe[Self.widget(0)])))
+        let size = probeBytes.count
+        #expect(probeBytes[4] == 2)
+        // header | metadata block (u32 length, nonce ‖ ct ‖ tag) | ephemeral key 32 | wrapped key 72 | body block
+        let header = 15 + Self.widget(0).utf8.count
+        let metadataEnd = header + 4 + probeBytes[header..<header + 4].reversed().reduce(0) { $0 << 8 | Int($1) }
+        let dense = max(min(size, 320), metadataEnd + 32 + 72 + 4)
+        let offsets = Array(0..<dense) + Array(stride(from: dense, to: size, by: 5)) + [size - 1]
         try FileManager.default.removeItem(at: daemon.stateDirectory)
         let files = try prepare(daemon, count: offsets.count)
         for (index, offset) in offsets.enumerated() {
@@ -86,15 +92,14 @@ import Testing
         // not listed (a damaged body is found when read, above).
         let names = Set(listed.compactMap { $0["widget"] as? String })
         #expect(names.contains(Self.intact))
-        let header = 15 + Self.widget(0).utf8.count
-        for index in 0..<header + 80 { #expect(!names.contains(Self.widget(index)), "byte \(index) flipped yet listed") }
+        for index in 0..<metadataEnd { #expect(!names.contains(Self.widget(index)), "byte \(index) flipped yet listed") }
         #expect(daemon.log.contains("corrupt") || daemon.log.contains("authentication failed"))
         #expect(daemon.process?.isRunning == true)
     }
 
     @Test func truncatedCopiedAndEmptiedFilesAreDetected() throws {
         let daemon = try DaemonProcess()
-        let files = try prepare(daemon, count: 4)
+        let files = try prepare(daemon, count: 6)
         let size = try Data(contentsOf: try #require(files[Self.widget(0)])).count
         // Truncated at the header, in the middle, and by one byte.
         for (index, length) in [(0, 10), (1, size / 2), (2, size - 1)] {
@@ -104,12 +109,21 @@ import Testing
         // Widget 3's file replaced by the witness's (a valid file of another widget).
         let witness = try Data(contentsOf: try #require(files[Self.intact]))
         try witness.write(to: try #require(files[Self.widget(3)]))
+        // Widgets 4 and 5: a version-2 file whose version byte says 1, or an unknown version.
+        for (index, version) in [(4, UInt8(1)), (5, UInt8(9))] {
+            let url = try #require(files[Self.widget(index)])
+            var bytes = [UInt8](try Data(contentsOf: url))
+            #expect(bytes[4] == 2)
+            bytes[4] = version
+            try Data(bytes).write(to: url)
+        }
         try daemon.start()
         let client = try daemon.client()
-        for index in 0..<4 { try expectNotServed(Self.widget(index), client: client, "file \(index)") }
+        for index in 0..<6 { try expectNotServed(Self.widget(index), client: client, "file \(index)") }
         try expectWitnessServed(client)
         #expect(daemon.log.contains("truncated"))
         #expect(daemon.log.contains("another widget"))
+        #expect(daemon.log.contains("unsupported format version"))
     }
 
     @Test func anEditedKeybagStopsTheDaemonWithAClearErrorAndIsNotReset() throws {

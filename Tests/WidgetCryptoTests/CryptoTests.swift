@@ -91,6 +91,41 @@ private func secure(_ a: [UInt8]) throws -> SecureBytes { try a.withUnsafeBytes 
     }
 }
 
+@Suite struct KeyEncryptionKeyRules {
+    @Test func onlyTheRecipientRecoversTheKey() throws {
+        let alice = try KeyPair.generate(), eve = try KeyPair.generate()
+        let kek = try KeyEncryptionKey.agree(with: alice.publicKey)
+        #expect(kek.recipient == alice.publicKey)
+        #expect(try KeyEncryptionKey.recover(ephemeral: kek.ephemeralPublicKey, keyPair: alice).constantTimeEquals(kek.key))
+        #expect(!(try KeyEncryptionKey.recover(ephemeral: kek.ephemeralPublicKey, keyPair: eve).constantTimeEquals(kek.key)))
+        // A key wrapped under it opens only with the recovered key.
+        let wrapped = try AEAD.seal(try secure([1, 2, 3]), key: kek.key, associatedData: [9])
+        let recovered = try KeyEncryptionKey.recover(ephemeral: kek.ephemeralPublicKey, keyPair: alice)
+        #expect(bytes(try AEAD.open(wrapped, key: recovered, associatedData: [9])) == [1, 2, 3])
+    }
+
+    @Test func everyAgreementIsFresh() throws {
+        let alice = try KeyPair.generate()
+        let first = try KeyEncryptionKey.agree(with: alice.publicKey)
+        let second = try KeyEncryptionKey.agree(with: alice.publicKey)
+        #expect(first.ephemeralPublicKey != second.ephemeralPublicKey)
+        #expect(!first.key.constantTimeEquals(second.key))
+    }
+
+    @Test func aLowOrderEphemeralKeyIsRejected() throws {
+        let alice = try KeyPair.generate()
+        let zero = try PublicKey(bytes: [UInt8](repeating: 0, count: PublicKey.byteCount))
+        #expect(throws: CryptoError.authenticationFailure) { try KeyEncryptionKey.recover(ephemeral: zero, keyPair: alice) }
+    }
+
+    @Test func zeroingClearsTheKey() throws {
+        let kek = try KeyEncryptionKey.agree(with: try KeyPair.generate().publicKey)
+        #expect(bytes(kek.key) != [UInt8](repeating: 0, count: 32))
+        kek.zero()
+        #expect(bytes(kek.key) == [UInt8](repeating: 0, count: 32))
+    }
+}
+
 @Suite struct KeyDerivationRules {
     @Test func argon2idIsDeterministicPerSalt() throws {
         let pass = try secure(Array("1234".utf8))

@@ -148,3 +148,123 @@ import WidgetModel
         }
     }
 }
+/// File format version 2 and the version-1 files it still reads.
+@Suite struct FileFormatRules {
+    private func write(_ bytes: [UInt8], to path: String) {
+        #expect(FileManager.default.createFile(atPath: path, contents: Data(bytes)))
+    }
+
+    private func sealed(_ path: String) throws -> TimelineFile.Sealed {
+        try TimelineFile.parse(Array(FileManager.default.contents(atPath: path)!), expected: nil, file: path)
+    }
+
+    private func ephemeralKey(_ path: String) throws -> PublicKey? {
+        guard case .version2(let key, _) = try sealed(path).keys else { return nil }
+        return key
+    }
+
+    @Test(arguments: ProtectionClass.allCases)
+    func aVersion1FileOfTheShippedVersionStillOpens(_ c: ProtectionClass) throws {
+        let f = Fixture()
+        let path: String
+        do {
+            let store = try f.open()
+            try store.putTimeline(widgetA, protectionClass: c, family: nil, reloadDue: nil, body: secure("new"), placeholder: nil)
+            path = try f.timelineFiles()[0]
+            #expect(FileManager.default.contents(atPath: path)![4] == 2)
+            let metadata = TimelineMetadata(
+                widget: widgetA, protectionClass: c, family: "systemSmall", generation: 7, reloadDue: t0,
+                placeholder: Array("ph".utf8))
+            let old = try TimelineFile.encodeVersion1(
+                metadata, body: secure("shipped secret"), classPublicKey: store.classPublicKey(c),
+                classDPublicKey: store.classPublicKey(.none))
+            #expect(old[4] == 1)
+            write(old, to: path)
+        }
+        let store = try f.open()
+        let metadata = try #require(try store.metadata(widgetA))
+        #expect(metadata.generation == 7 && metadata.family == "systemSmall" && metadata.placeholder == Array("ph".utf8))
+        #expect(text(try store.readBody(widgetA, allowOpenClassB: true)) == "shipped secret")
+        // The next write replaces it with a version-2 file that builds on its generation.
+        #expect(try store.putTimeline(widgetA, protectionClass: c, family: nil, reloadDue: nil, body: secure("v2"), placeholder: nil) == 8)
+        #expect(FileManager.default.contents(atPath: path)![4] == 2)
+        #expect(text(try f.open().readBody(widgetA, allowOpenClassB: true)) == "v2")
+    }
+
+    @Test func aVersionByteSwappedEitherWayIsCorrupt() throws {
+        let f = Fixture()
+        let store = try f.open()
+        try store.putTimeline(widgetA, protectionClass: .complete, family: nil, reloadDue: nil, body: secure("secret"), placeholder: nil)
+        let path = try f.timelineFiles()[0]
+        let v2 = Array(FileManager.default.contents(atPath: path)!)
+        let v1 = try TimelineFile.encodeVersion1(
+            TimelineMetadata(widget: widgetA, protectionClass: .complete, family: nil, generation: 1, reloadDue: nil, placeholder: nil),
+            body: secure("secret"), classPublicKey: store.classPublicKey(.complete), classDPublicKey: store.classPublicKey(.none))
+        for (bytes, other) in [(v2, UInt8(1)), (v1, UInt8(2)), (v2, UInt8(3))] {
+            var edited = bytes
+            edited[4] = other
+            write(edited, to: path)
+            store.closeTimeline(widgetA)
+            #expect(corruption { _ = try store.readBody(widgetA, allowOpenClassB: true) } != nil)
+            #expect(corruption { _ = try f.open().metadata(widgetA) } != nil)
+        }
+        write(v1, to: path)
+        store.closeTimeline(widgetA)
+        #expect(text(try store.readBody(widgetA, allowOpenClassB: true)) == "secret")
+    }
+
+    @Test func aBatchSharesOneExchangePerClassAndEveryFileItsOwnKey() throws {
+        let f = Fixture()
+        let store = try f.open()
+        let widgets = (0..<6).map { widget("com.example.batch/w\($0)") }
+        let writes = widgets.enumerated().map { index, w in
+            TimelineStore.TimelineWrite(
+                widget: w, protectionClass: index < 4 ? .complete : .completeUntilFirstUserAuthentication, family: nil,
+                reloadDue: nil, body: secure("body \(index)"), placeholder: nil)
+        }
+        for result in store.putTimelines(writes) { _ = try result.get() }
+        var keys: [WidgetID: PublicKey] = [:]
+        for path in try f.timelineFiles() {
+            let key: PublicKey = try #require(try ephemeralKey(path))
+            keys[try sealed(path).header.widget] = key
+        }
+        // Four class-A files, one exchange; the class-C files another.
+        #expect(Set(widgets.prefix(4).map { keys[$0]! }).count == 1)
+        #expect(Set(widgets.suffix(2).map { keys[$0]! }).count == 1)
+        #expect(keys[widgets[0]] != keys[widgets[4]])
+        // A later batch of the same class makes a fresh exchange.
+        // (A write's body buffer becomes the cached body: a second write needs its own.)
+        let again = TimelineStore.TimelineWrite(
+            widget: widgets[0], protectionClass: .complete, family: nil, reloadDue: nil, body: secure("body 0"), placeholder: nil)
+        for result in store.putTimelines([again]) { _ = try result.get() }
+        let rewritten = try #require(try f.timelineFiles().first { try sealed($0).header.widget == widgets[0] })
+        #expect(try ephemeralKey(rewritten) != keys[widgets[0]])
+        // Each file still opens alone with its class key.
+        let reopened = try f.open()
+        for (index, w) in widgets.enumerated() {
+            #expect(text(try reopened.readBody(w, allowOpenClassB: false)) == "body \(index)")
+        }
+    }
+
+    @Test func aWrappedBodyKeyMovedToAnotherFileOfTheSameBatchFails() throws {
+        let f = Fixture()
+        let store = try f.open()
+        let other = widget("com.example.bank/balancf")  // same length as widgetA's id
+        for result in store.putTimelines([
+            .init(widget: widgetA, protectionClass: .complete, family: nil, reloadDue: nil, body: secure("a"), placeholder: nil),
+            .init(widget: other, protectionClass: .complete, family: nil, reloadDue: nil, body: secure("b"), placeholder: nil),
+        ]) { _ = try result.get() }
+        let paths = try f.timelineFiles()
+        let bytes = paths.map { Array(FileManager.default.contents(atPath: $0)!) }
+        let parsed = try paths.map { try sealed($0) }
+        #expect(bytes[0].count == bytes[1].count)
+        // The ephemeral key and the wrapped key: the 104 bytes before the body block.
+        let end = bytes[0].count - parsed[0].body.count - 4
+        var forged = bytes[0]
+        forged.replaceSubrange((end - 104)..<end, with: bytes[1][(end - 104)..<end])
+        #expect(forged != bytes[0])
+        write(forged, to: paths[0])
+        store.closeTimeline(parsed[0].header.widget)
+        #expect(corruption { _ = try store.readBody(parsed[0].header.widget, allowOpenClassB: true) } == .authenticationFailure)
+    }
+}
