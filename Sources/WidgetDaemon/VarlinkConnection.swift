@@ -339,8 +339,12 @@ final class VarlinkConnection {
     /// The caller updates the interest and closes if done, as after any enqueue.
     private func enqueue(_ bytes: UnsafeRawBufferPointer) {
         guard !isClosed else { return }
-        if pendingOutputCount + bytes.count > limits.maxOutputBytesPerConnection {
-            close(reason: "the client does not read its replies (over \(limits.maxOutputBytesPerConnection) bytes)")
+        // The limit bounds the backlog, not a reply: a reply is taken while the bytes
+        // still waiting are under it, so one larger than the limit (ListWidgets over a
+        // big store) reaches a client that reads, while one that does not read is cut
+        // off once its backlog passes the limit (at most the limit plus one reply).
+        if pendingOutputCount >= limits.maxOutputBytesPerConnection {
+            close(reason: "the client does not read its replies (over \(limits.maxOutputBytesPerConnection) bytes waiting)")
             return
         }
         var sent = 0
