@@ -24,10 +24,12 @@ let package = Package(
         // Linux calls that Glibc does not export to Swift (epoll, prctl, mallopt, …).
         .target(name: "CSystemShims"),
 
+        // Pure: a strict JSON reader and writer over raw bytes, for the hot paths.
+        .target(name: "StrictJSON"),
         // Pure: the widget model, timeline validation and the presentation rules.
-        .target(name: "WidgetModel"),
+        .target(name: "WidgetModel", dependencies: ["StrictJSON"]),
         // Pure: Varlink framing, messages and the interface definitions.
-        .target(name: "Varlink"),
+        .target(name: "Varlink", dependencies: ["StrictJSON"]),
         // Typed libsodium: secure memory, AEAD, sealed boxes, Argon2id, BLAKE2b.
         .target(name: "WidgetCrypto", dependencies: ["CSodium", "CSystemShims"]),
         // Device key, keybag, class-key lifecycle, encrypted timeline files, cache.
@@ -35,7 +37,7 @@ let package = Package(
         // The daemon: event loop, Varlink server, authorization, config, systemd.
         .target(
             name: "WidgetDaemon",
-            dependencies: ["WidgetStore", "WidgetModel", "Varlink", "CSystemd", "CSystemShims"]),
+            dependencies: ["WidgetStore", "WidgetModel", "Varlink", "StrictJSON", "CSystemd", "CSystemShims"]),
         // The client CLI's commands and rendering.
         .target(name: "WidgetControl", dependencies: ["WidgetModel", "Varlink", "CSystemShims"]),
 
@@ -46,11 +48,11 @@ let package = Package(
         .target(name: "Benchmarks", dependencies: ["WidgetStore", "WidgetModel", "WidgetCrypto", "CSystemShims"]),
         .executableTarget(name: "widgetd-bench", dependencies: ["Benchmarks"]),
 
-        .testTarget(name: "WidgetModelTests", dependencies: ["WidgetModel"]),
+        .testTarget(name: "WidgetModelTests", dependencies: ["WidgetModel", "StrictJSON"]),
         .testTarget(name: "VarlinkTests", dependencies: ["Varlink"]),
         .testTarget(name: "WidgetCryptoTests", dependencies: ["WidgetCrypto"]),
         .testTarget(name: "WidgetStoreTests", dependencies: ["WidgetStore", "WidgetCrypto", "WidgetModel"]),
-        .testTarget(name: "WidgetDaemonTests", dependencies: ["WidgetDaemon", "WidgetStore", "WidgetCrypto", "WidgetModel", "Varlink"]),
+        .testTarget(name: "WidgetDaemonTests", dependencies: ["WidgetDaemon", "WidgetStore", "WidgetCrypto", "WidgetModel", "Varlink", "StrictJSON"]),
         .testTarget(name: "WidgetControlTests", dependencies: ["WidgetControl", "WidgetModel"]),
         .testTarget(
             name: "IntegrationTests",

@@ -1,4 +1,5 @@
 import Foundation
+import StrictJSON
 
 /// A decoded Varlink method call.
 ///
@@ -23,7 +24,15 @@ public struct VarlinkCall: Sendable {
     /// The received message, NUL excluded.
     private let message: WipingBuffer
 
+    /// Where the `parameters` object lies in ``message``, or nil when absent or null.
+    private let parametersRange: Range<Int>?
+
     /// Decodes a call from one message (without its NUL).
+    ///
+    /// The message is scanned once with `JSONReader`, which checks that it is JSON text
+    /// (valid UTF-8, paired surrogates, bounded nesting) and locates `parameters` as a
+    /// byte range, so that a handler can decode them in place without parsing the
+    /// envelope again.
     ///
     /// Throws ``VarlinkCallDecodingError/notAJSONObject`` when the bytes are not a JSON
     /// object (the connection cannot be trusted any more), and
@@ -31,33 +40,36 @@ public struct VarlinkCall: Sendable {
     /// carrying the error to answer with.
     public init(decoding bytes: [UInt8]) throws(VarlinkCallDecodingError) {
         let message = WipingBuffer(bytes)
-        let envelope: Envelope
-        do {
-            envelope = try message.withData { try VarlinkJSON.makeDecoder().decode(Envelope.self, from: $0) }
-        } catch let error as DecodingError {
-            switch error {
-            case .keyNotFound(let key, _):
-                throw .invalidCall(.invalidParameter(key.stringValue))
-            case .typeMismatch(_, let context), .valueNotFound(_, let context), .dataCorrupted(let context):
-                guard let first = context.codingPath.first else { throw .notAJSONObject }
-                throw .invalidCall(.invalidParameter(first.stringValue))
-            @unknown default:
-                throw .notAJSONObject
-            }
-        } catch {
-            throw .notAJSONObject
+        let scanned: Result<EnvelopeScan, JSONReadError> = message.withBytes { buffer in
+            Result { () throws(JSONReadError) in try EnvelopeScan(buffer) }
         }
-        guard let dot = envelope.method.lastIndex(of: "."),
-              dot != envelope.method.startIndex,
-              envelope.method.index(after: dot) != envelope.method.endIndex
+        guard case .success(let envelope) = scanned else { throw .notAJSONObject }
+        // The members are judged in this order, whatever order they came in.
+        for key in EnvelopeScan.keys where envelope.invalid.contains(key) {
+            throw .invalidCall(.invalidParameter(key))
+        }
+        guard let method = envelope.method, let dot = method.lastIndex(of: "."),
+              dot != method.startIndex,
+              method.index(after: dot) != method.endIndex
         else { throw .invalidCall(.invalidParameter("method")) }
-        self.method = envelope.method
-        self.interface = String(envelope.method[..<dot])
-        self.member = String(envelope.method[envelope.method.index(after: dot)...])
+        self.method = method
+        self.interface = String(method[..<dot])
+        self.member = String(method[method.index(after: dot)...])
         self.more = envelope.more ?? false
         self.oneway = envelope.oneway ?? false
         self.upgrade = envelope.upgrade ?? false
+        self.parametersRange = envelope.parameters
         self.message = message
+    }
+
+    /// Runs `body` with the `parameters` object's bytes, in place, or nil when the call
+    /// has none (absent or null). The view must not escape `body`.
+    public func withParameterBytes<R, E: Error>(_ body: (UnsafeRawBufferPointer?) throws(E) -> R) throws(E) -> R {
+        guard let parametersRange else { return try body(nil) }
+        let result: Result<R, E> = message.withBytes { buffer in
+            Result { () throws(E) in try body(UnsafeRawBufferPointer(rebasing: buffer[parametersRange])) }
+        }
+        return try result.get()
     }
 
     /// Decodes the call's parameters as `P`; absent parameters decode as `{}`.
@@ -67,11 +79,7 @@ public struct VarlinkCall: Sendable {
     /// `widget` or `entries[0].date`.
     public func parameters<P: Decodable>(_ type: P.Type) throws(VarlinkError) -> P {
         do {
-            let envelope = try message.withData {
-                try VarlinkJSON.makeDecoder().decode(ParametersEnvelope<P>.self, from: $0)
-            }
-            if let value = envelope.value { return value }
-            return try VarlinkJSON.makeDecoder().decode(P.self, from: Data("{}".utf8))
+            return try decodeParameters(type)
         } catch let error as DecodingError {
             throw .invalidParameter(Self.parameterPath(of: error))
         } catch {
@@ -90,11 +98,12 @@ public struct VarlinkCall: Sendable {
     /// that describes it in its own typed error (a timeline's validation reason). The
     /// coding path of the error starts with the `parameters` key.
     public func decodeParameters<P: Decodable>(_ type: P.Type) throws -> P {
-        let envelope = try message.withData {
-            try VarlinkJSON.makeDecoder().decode(ParametersEnvelope<P>.self, from: $0)
+        guard let parametersRange else {
+            return try VarlinkJSON.makeDecoder().decode(P.self, from: Data("{}".utf8))
         }
-        if let value = envelope.value { return value }
-        return try VarlinkJSON.makeDecoder().decode(P.self, from: Data("{}".utf8))
+        return try message.withData { data in
+            try VarlinkJSON.makeDecoder().decode(P.self, from: data[parametersRange])
+        }
     }
 
     /// The dotted path of the parameter a decoding error is about, without the
@@ -107,7 +116,7 @@ public struct VarlinkCall: Sendable {
             keys = context.codingPath
         @unknown default: keys = []
         }
-        if keys.first?.stringValue == ParametersEnvelope<Never?>.Key.parameters.stringValue {
+        if keys.first?.stringValue == "parameters" {
             keys.removeFirst()
         }
         var path = ""
@@ -130,41 +139,50 @@ public enum VarlinkCallDecodingError: Error, Sendable, Equatable {
     case invalidCall(VarlinkError)
 }
 
-/// The call's envelope; `parameters` is only checked to be an object.
-private struct Envelope: Decodable {
-    let method: String
-    let more: Bool?
-    let oneway: Bool?
-    let upgrade: Bool?
-    let parameters: AnyJSONObject?
-}
+/// One pass over a message: the envelope's members, and where `parameters` lies.
+///
+/// A member of the wrong type is remembered rather than thrown at once, so that a
+/// syntax error later in the message still wins (the connection is then closed) and
+/// the members are judged in a fixed order. Unknown members are checked as JSON and
+/// ignored; a known member given twice is invalid.
+private struct EnvelopeScan {
+    static let keys = ["method", "more", "oneway", "upgrade", "parameters"]
 
-/// Accepts any JSON object and keeps nothing of it.
-private struct AnyJSONObject: Decodable {
-    init(from decoder: any Decoder) throws {
-        _ = try decoder.container(keyedBy: AnyKey.self)
-    }
+    var method: String?
+    var more: Bool?
+    var oneway: Bool?
+    var upgrade: Bool?
+    var parameters: Range<Int>?
+    var invalid: Set<String> = []
 
-    struct AnyKey: CodingKey {
-        var stringValue: String
-        var intValue: Int? { nil }
-        init(stringValue: String) { self.stringValue = stringValue }
-        init?(intValue: Int) { nil }
-    }
-}
-
-/// The `parameters` member decoded as `P`, or `nil` when absent or null.
-struct ParametersEnvelope<P: Decodable>: Decodable {
-    enum Key: String, CodingKey { case parameters }
-
-    let value: P?
-
-    init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: Key.self)
-        if container.contains(.parameters), try !container.decodeNil(forKey: .parameters) {
-            value = try container.decode(P.self, forKey: .parameters)
-        } else {
-            value = nil
+    init(_ bytes: UnsafeRawBufferPointer) throws(JSONReadError) {
+        var reader = JSONReader(bytes)
+        guard try reader.peek() == .object else { throw JSONReadError(.syntax, at: 0, "not an object") }
+        var seen: Set<String> = []
+        var scan = self
+        try reader.readObject { (reader, key) throws(JSONReadError) in
+            guard Self.keys.contains(key) else { return try reader.skipValue() }
+            if !seen.insert(key).inserted { scan.invalid.insert(key) }
+            let kind = try reader.peek()
+            let start = reader.offset
+            try reader.skipValue()
+            switch (key, kind) {
+            case ("method", .string):
+                var value = reader.reader(at: start)
+                scan.method = try value.readString()
+            case ("more", .bool), ("oneway", .bool), ("upgrade", .bool):
+                let flag = bytes[start] == UInt8(ascii: "t")
+                if key == "more" { scan.more = flag } else if key == "oneway" { scan.oneway = flag } else { scan.upgrade = flag }
+            case ("more", .null), ("oneway", .null), ("upgrade", .null), ("parameters", .null):
+                break
+            case ("parameters", .object):
+                scan.parameters = start..<reader.offset
+            default:
+                scan.invalid.insert(key)
+            }
         }
+        try reader.expectEnd()
+        if scan.method == nil { scan.invalid.insert("method") }
+        self = scan
     }
 }

@@ -34,6 +34,26 @@ public enum KeyedHash {
         return output
     }
 
+    /// Hashes a public input into `output` (16…64 bytes) for a public result such as a
+    /// file name: no secure allocation, which would cost a `sodium_malloc` per call.
+    public static func publicHash(_ input: [UInt8], key: SecureBytes, into output: UnsafeMutableRawBufferPointer) throws(CryptoError) {
+        try Sodium.ensureInitialized()
+        guard key.count >= minimumKeyByteCount, key.count <= maximumKeyByteCount else {
+            throw .invalidLength(what: "BLAKE2b key", expected: 32, actual: key.count)
+        }
+        guard output.count >= Int(crypto_generichash_bytes_min()), output.count <= Int(crypto_generichash_bytes_max())
+        else { throw .invalidLength(what: "BLAKE2b output", expected: 32, actual: output.count) }
+        let result = key.withUnsafeBytes { k in
+            input.withUnsafeBytes { i in
+                crypto_generichash(
+                    output.baseAddress!.assumingMemoryBound(to: UInt8.self), output.count,
+                    i.baseAddress?.assumingMemoryBound(to: UInt8.self), UInt64(i.count),
+                    k.baseAddress!.assumingMemoryBound(to: UInt8.self), k.count)
+            }
+        }
+        try Sodium.check(result, "crypto_generichash")
+    }
+
     /// Hashes a secret input.
     public static func hash(_ input: SecureBytes, key: SecureBytes, outputLength: Int = 32) throws(CryptoError) -> SecureBytes {
         try input.withUnsafeBytes { (i) throws(CryptoError) in try hash(i, key: key, outputLength: outputLength) }

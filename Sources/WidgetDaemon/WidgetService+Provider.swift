@@ -1,4 +1,5 @@
 import Foundation
+import StrictJSON
 import Varlink
 import WidgetCrypto
 import WidgetModel
@@ -23,25 +24,25 @@ extension WidgetService {
     }
 
     func putTimeline(_ call: VarlinkCall, _ context: CallContext, _ authority: PeerAuthority) throws {
-        let parameters = try timelineParameters(PutTimelineParameters.self, of: call)
+        let parameters = try call.withParameterBytes { bytes in try PutTimelineParameters.read(from: bytes) }
         guard let (widget, protectionClass) = try providedWidget(
             parameters.widget, context, authority, method: call.method)
         else { return }
         let timeline = Timeline(entries: parameters.entries, policy: parameters.policy ?? .atEnd)
         try TimelineValidator.validate(timeline, limits: limits)
         if let placeholder = parameters.placeholder { try TimelineValidator.validate(placeholder: placeholder, limits: limits) }
-        let placeholder = try parameters.placeholder.map { Array(try encoder.encode($0)) }
+        let placeholder = parameters.placeholder?.canonicalJSON
         let write = TimelineStore.TimelineWrite(
             widget: widget, protectionClass: protectionClass, family: parameters.family, reloadDue: timeline.reloadDue,
             body: try secureEncode(timeline), placeholder: placeholder)
         pendingWrites.append((context, write))
         if pendingWrites.count >= Self.maxWritesPerCommit {
-            commitPendingWrites()
+            startCommits()
         } else if commitTimer == nil {
             // Runs when the loop has dispatched every call that is ready now.
             commitTimer = loop.schedule(at: Date()) { [weak self] in
                 self?.commitTimer = nil
-                self?.commitPendingWrites()
+                self?.startCommits()
             }
         }
     }
@@ -49,14 +50,93 @@ extension WidgetService {
     /// The most writes one group commit takes.
     static let maxWritesPerCommit = 64
 
-    /// Commits the accepted PutTimeline calls with one group commit, then answers each.
+    /// Where group commits run: sealing (two X25519 operations per write) and the file
+    /// I/O, off the loop, so that it keeps reading and checking the next calls. It is
+    /// concurrent (libdispatch gives each blocked batch a thread of its own), so batches
+    /// of different widgets overlap as independent writers' files would.
+    private static let commitQueue = DispatchQueue(label: "widgetd.commit", attributes: .concurrent)
+
+    /// A group commit running on `commitQueue`: its calls, and the worker's result.
+    final class InFlightCommit: @unchecked Sendable {
+        /// The calls; loop only.
+        fileprivate var batch: [(context: CallContext, write: TimelineStore.TimelineWrite)]
+        /// The widgets it writes; loop only.
+        fileprivate let widgets: Set<WidgetID>
+        /// Set by the worker before it signals `done`.
+        fileprivate var committed: TimelineStore.CommittedWrites?
+        fileprivate let done = DispatchSemaphore(value: 0)
+
+        fileprivate init(batch: [(context: CallContext, write: TimelineStore.TimelineWrite)]) {
+            self.batch = batch
+            self.widgets = Set(batch.map(\.write.widget))
+        }
+    }
+
+    /// Starts a group commit of the accepted writes whose widgets no running commit
+    /// writes; the others wait for it, so a widget's files are replaced in the order its
+    /// calls came, while batches of different widgets overlap.
+    ///
+    /// Store state changes only on the loop: numbering here (`prepareWrites`), indexing
+    /// and caching when the worker is done (`finishWrites`); the worker only seals and
+    /// writes. The calls are answered from the loop once their files are durable.
+    func startCommits() {
+        if let commitTimer { loop.cancel(commitTimer) }
+        commitTimer = nil
+        guard !pendingWrites.isEmpty else { return }
+        let busy = inFlightCommits.reduce(into: Set<WidgetID>()) { $0.formUnion($1.widgets) }
+        var batch: [(context: CallContext, write: TimelineStore.TimelineWrite)] = []
+        var waiting: [(context: CallContext, write: TimelineStore.TimelineWrite)] = []
+        for item in pendingWrites {
+            if busy.contains(item.write.widget) { waiting.append(item) } else { batch.append(item) }
+        }
+        pendingWrites = waiting
+        guard !batch.isEmpty else { return }
+        let prepared = store.prepareWrites(batch.map(\.write))
+        let commit = InFlightCommit(batch: batch)
+        inFlightCommits.append(commit)
+        let service = LoopBound(self, loop: loop)
+        let loop = self.loop
+        Self.commitQueue.async {
+            commit.committed = TimelineStore.commit(prepared)
+            commit.done.signal()
+            loop.execute {
+                service.value.finishCommit(commit)
+                service.value.startCommits()
+            }
+        }
+    }
+
+    /// Commits every accepted write now and answers each: waits for the running
+    /// commits, then commits the rest on the loop. Any other call, a stop, goes through
+    /// here first, so it sees the writes as if each had been committed alone before it.
     func commitPendingWrites() {
+        for commit in inFlightCommits { finishCommit(commit) }
         if let commitTimer { loop.cancel(commitTimer) }
         commitTimer = nil
         let batch = pendingWrites
         pendingWrites = []
         guard !batch.isEmpty else { return }
-        let results = store.putTimelines(batch.map(\.write))
+        answer(batch, store.putTimelines(batch.map(\.write)))
+    }
+
+    /// Applies a worker's commit (waiting for it if needed) and answers its calls.
+    /// Does nothing if it was applied already.
+    private func finishCommit(_ commit: InFlightCommit) {
+        guard let index = inFlightCommits.firstIndex(where: { $0 === commit }) else { return }
+        commit.done.wait()
+        inFlightCommits.remove(at: index)
+        let results = store.finishWrites(commit.committed!)
+        let batch = commit.batch
+        // The bodies now live only in the cache, or die (zeroed) with `batch`.
+        commit.committed = nil
+        commit.batch = []
+        answer(batch, results)
+    }
+
+    /// Announces each stored write, then answers every call of a batch.
+    private func answer(
+        _ batch: [(context: CallContext, write: TimelineStore.TimelineWrite)], _ results: [Result<UInt64, StoreError>]
+    ) {
         var written: [WidgetID] = []
         for (item, result) in zip(batch, results) {
             guard case .success(let generation) = result else { continue }
@@ -70,8 +150,9 @@ extension WidgetService {
         announceDueReloads()
         for widget in written { refreshWatches(widget) }
         reschedule()
+        // Each write's body is now the store's cached copy, or released (and so zeroed
+        // by `sodium_free`) with `batch`.
         for (item, result) in zip(batch, results) {
-            item.write.body.removeAll()
             switch result {
             case .success(let generation): item.context.reply(GenerationReply(generation: generation))
             case .failure(let error): fail(item.context, with: error, method: "io.widgetd.Provider.PutTimeline")
@@ -80,7 +161,7 @@ extension WidgetService {
     }
 
     func appendEntries(_ call: VarlinkCall, _ context: CallContext, _ authority: PeerAuthority) throws {
-        let parameters = try timelineParameters(AppendEntriesParameters.self, of: call)
+        let parameters = try call.withParameterBytes { bytes in try AppendEntriesParameters.read(from: bytes) }
         guard let (widget, _) = try providedWidget(
             parameters.widget, context, authority, method: call.method)
         else { return }
@@ -155,11 +236,18 @@ extension WidgetService {
         return generation
     }
 
-    /// Encodes a timeline straight into secure memory and zeroes the encoder's buffer.
+    /// Writes a timeline's canonical JSON straight into secure memory: measured first,
+    /// then written into a locked buffer of exactly that size, so no heap copy of the
+    /// content is made. The validator has rejected non-finite numbers already.
     func secureEncode(_ timeline: Timeline) throws -> SecureBytes {
-        var data = try encoder.encode(timeline)
-        defer { data.withUnsafeMutableBytes { _ = $0.initializeMemory(as: UInt8.self, repeating: 0) } }
-        return try data.withUnsafeBytes { try SecureBytes(copying: $0) }
+        let body = try SecureBytes.zeroed(count: timeline.canonicalJSONCount)
+        body.withUnsafeMutableBytes { buffer in
+            var writer = JSONWriter(into: buffer)
+            timeline.write(to: &writer)
+            // Both passes walk the same value the same way; anything else is a bug.
+            precondition(writer.count == buffer.count, "the canonical JSON changed size between passes")
+        }
+        return body
     }
 
     /// Decrypts (or takes from the cache) and decodes a timeline for its provider, who

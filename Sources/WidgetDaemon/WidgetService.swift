@@ -53,6 +53,8 @@ final class WidgetService: VarlinkCallHandler {
     var pendingWrites: [(context: CallContext, write: TimelineStore.TimelineWrite)] = []
     /// The loop timer that commits `pendingWrites`.
     var commitTimer: TimerID?
+    /// The group commits running on worker threads, oldest first (no two write one widget).
+    var inFlightCommits: [InFlightCommit] = []
 
     /// The encoder for every reply: sorted keys, so equal values give equal bytes.
     let encoder: JSONEncoder = {
@@ -154,7 +156,9 @@ final class WidgetService: VarlinkCallHandler {
     func handle(_ call: VarlinkCall, context: CallContext) {
         // Every other call sees the accepted writes committed, exactly as if each had
         // been committed on its own before it.
-        if !pendingWrites.isEmpty, call.method != "io.widgetd.Provider.PutTimeline" { commitPendingWrites() }
+        if !pendingWrites.isEmpty || !inFlightCommits.isEmpty, call.method != "io.widgetd.Provider.PutTimeline" {
+            commitPendingWrites()
+        }
         let authority = authority(for: context)
         guard authorization.permits(authority, method: call.method) else {
             deny(call.method, context: context)
@@ -249,23 +253,6 @@ final class WidgetService: VarlinkCallHandler {
         default:
             logger.error("store failure", event: "store_failure", metadata: ["method": method, "error": "\(error)"])
             return .storageFailure("\(error)")
-        }
-    }
-
-    /// Decodes parameters that carry timeline parts (`entries`, `policy`, `placeholder`):
-    /// a malformed part is `InvalidTimeline` with a reason naming the entry and field,
-    /// which a provider's author can act on; anything else is `InvalidParameter`.
-    func timelineParameters<P: Decodable>(_ type: P.Type, of call: VarlinkCall) throws -> P {
-        do {
-            return try call.decodeParameters(type)
-        } catch {
-            var reason = InvalidTimeline(decoding: error).reason
-            if reason.hasPrefix("parameters.") { reason.removeFirst("parameters.".count) }
-            let path = (error as? DecodingError).map(VarlinkCall.parameterPath(of:)) ?? reason
-            guard ["entries", "policy", "placeholder"].contains(where: { path.hasPrefix($0) }) else {
-                throw VarlinkError.invalidParameter(path)
-            }
-            throw ServiceError.invalidTimeline(reason)
         }
     }
 

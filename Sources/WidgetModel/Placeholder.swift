@@ -1,3 +1,5 @@
+import StrictJSON
+
 /// An entry-shaped sample with no private data, shown when content may not be (DESIGN §2).
 ///
 /// Stored in class `none` so that it can be served in every state.
@@ -17,7 +19,9 @@ public struct Placeholder: Sendable, Hashable {
     public static func decode(
         from bytes: UnsafeRawBufferPointer, limits: TimelineLimits = .default
     ) throws(InvalidTimeline) -> Placeholder {
-        let placeholder = try ModelJSON.decode(Placeholder.self, from: bytes)
+        let placeholder = try InvalidTimeline.reading(bytes) { (reader) throws(JSONReadError) in
+            try Placeholder.read(from: &reader)
+        }
         try TimelineValidator.validate(placeholder: placeholder, limits: limits)
         return placeholder
     }

@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import StrictJSON
 
 /// A widget's entries and reload policy: the body the store keeps encrypted (DESIGN §2).
 ///
@@ -74,7 +75,7 @@ public struct Timeline: Sendable, Hashable {
     ///
     /// The bytes are read in place, so a decrypted body can stay in its locked buffer.
     public static func decode(from bytes: UnsafeRawBufferPointer, limits: TimelineLimits = .default) throws(InvalidTimeline) -> Timeline {
-        let timeline = try ModelJSON.decode(Timeline.self, from: bytes)
+        let timeline = try InvalidTimeline.reading(bytes) { (reader) throws(JSONReadError) in try Timeline.read(from: &reader) }
         try TimelineValidator.validate(timeline, limits: limits)
         return timeline
     }

@@ -355,9 +355,14 @@ public final class TimelineStore {
 
     /// The index key of a widget's file: the digest its file name spells.
     private func indexKey(for widget: WidgetID) throws(StoreError) -> TimelineIndex.Key {
-        let digest = try crypto { () throws(CryptoError) in
-            try KeyedHash.hash(Array(widget.description.utf8), key: subkeys.fileName, outputLength: 16)
+        // The digest is public (it names a file): plain memory, no secure allocation.
+        var digest = [UInt8](repeating: 0, count: 16)
+        let hashed: Result<Void, CryptoError> = digest.withUnsafeMutableBytes { out in
+            Result { () throws(CryptoError) in
+                try KeyedHash.publicHash(Array(widget.description.utf8), key: subkeys.fileName, into: out)
+            }
         }
+        try crypto { () throws(CryptoError) in try hashed.get() }
         return digest.withUnsafeBytes { TimelineIndex.Key(digest: $0) }
     }
 
@@ -511,37 +516,106 @@ public final class TimelineStore {
     /// `putTimeline` would, in order (a widget written twice gets two generations and
     /// keeps the second), but the files are synced together and the directory once.
     /// Returns each write's generation or error.
+    ///
+    /// The three steps, `prepareWrites`, `commit` and `finishWrites`, can also be taken
+    /// apart, so that the sealing and the file I/O run off the store's thread.
     public func putTimelines(_ writes: [TimelineWrite]) -> [Result<UInt64, StoreError>] {
-        var results = [Result<UInt64, StoreError>?](repeating: nil, count: writes.count)
-        var staged: [(index: Int, name: String, metadata: TimelineMetadata, bytes: [UInt8])] = []
+        finishWrites(Self.commit(prepareWrites(writes)))
+    }
+
+    /// A batch of writes checked and numbered on the store's thread, ready for
+    /// `commit` on any thread.
+    ///
+    /// It holds the plaintext bodies (in `SecureBytes`) until it is released.
+    public struct PreparedWrites: @unchecked Sendable {
+        fileprivate struct Staged {
+            let index: Int
+            let name: String
+            let metadata: TimelineMetadata
+            let body: SecureBytes
+            let classKey: PublicKey
+            let classDKey: PublicKey
+        }
+
+        fileprivate let writes: [TimelineWrite]
+        fileprivate let staged: [Staged]
+        fileprivate let failures: [Int: StoreError]
+        fileprivate let directory: String
+
+        /// How many writes the batch holds.
+        public var count: Int { writes.count }
+    }
+
+    /// What `commit` did with each staged file of a batch: `nil` if it is durable.
+    public struct CommittedWrites: @unchecked Sendable {
+        fileprivate let prepared: PreparedWrites
+        fileprivate let outcomes: [StoreError?]
+    }
+
+    /// Checks each write against the limits, numbers it (later writes of the same widget,
+    /// in this batch or the next, build on its generation) and drops the widget's cached
+    /// body, which the write replaces. Store state is touched only here and in
+    /// `finishWrites`, both on the store's thread.
+    public func prepareWrites(_ writes: [TimelineWrite]) -> PreparedWrites {
+        var staged: [PreparedWrites.Staged] = []
+        var failures: [Int: StoreError] = [:]
         for (index, write) in writes.enumerated() {
             do throws(StoreError) {
-                let (name, metadata, bytes) = try sealForWrite(write)
-                // Later writes of the same widget in this batch build on this generation.
+                let (name, metadata) = try stageForWrite(write)
+                // Later writes of the same widget build on this generation.
                 record(name, metadata)
-                staged.append((index, name, metadata, bytes))
+                staged.append(PreparedWrites.Staged(
+                    index: index, name: name, metadata: metadata, body: write.body,
+                    classKey: keybag.publicKey(write.protectionClass), classDKey: keybag.publicKey(.none)))
             } catch {
-                results[index] = .failure(error)
+                failures[index] = error
             }
+        }
+        return PreparedWrites(writes: writes, staged: staged, failures: failures, directory: timelinesDirectory)
+    }
+
+    /// Seals each staged write's file and replaces the files with one group commit.
+    /// Pure: touches no store state, so it may run on any thread.
+    public static func commit(_ prepared: PreparedWrites) -> CommittedWrites {
+        let files = prepared.staged.map { item in
+            (name: item.name, bytes: { @Sendable () throws(StoreError) -> [UInt8] in
+                try TimelineFile.KeyScratch.pool.withScratch { (keys) throws(StoreError) in
+                    try crypto { () throws(CryptoError) in
+                        try TimelineFile.encode(
+                            item.metadata, body: item.body, classPublicKey: item.classKey,
+                            classDPublicKey: item.classDKey, keys: keys)
+                    }
+                }
+            })
         }
         let outcomes: [StoreError?]
         do throws(StoreError) {
-            outcomes = try FileSystem.writeAtomically(
-                directory: timelinesDirectory, files: staged.map { ($0.name, $0.bytes) })
+            outcomes = try FileSystem.writeAtomically(directory: prepared.directory, sealing: files)
         } catch {
-            outcomes = Array(repeating: error, count: staged.count)
+            outcomes = Array(repeating: error, count: files.count)
         }
-        for (slot, item) in staged.enumerated() {
-            if let error = outcomes[slot] {
-                reindexFromDisk(name: item.name, widget: writes[item.index].widget)
+        return CommittedWrites(prepared: prepared, outcomes: outcomes)
+    }
+
+    /// Applies a committed batch: indexes each written file (or, after a failure, what
+    /// is on disk), caches the bodies, and returns each write's generation or error.
+    public func finishWrites(_ committed: CommittedWrites) -> [Result<UInt64, StoreError>] {
+        let prepared = committed.prepared
+        var results = [Result<UInt64, StoreError>?](repeating: nil, count: prepared.writes.count)
+        for (index, error) in prepared.failures { results[index] = .failure(error) }
+        for (slot, item) in prepared.staged.enumerated() {
+            let write = prepared.writes[item.index]
+            if let error = committed.outcomes[slot] {
+                reindexFromDisk(name: item.name, widget: write.widget)
                 results[item.index] = .failure(error)
                 continue
             }
             record(item.name, item.metadata)
-            let write = writes[item.index]
-            if shouldCacheWrite(write.protectionClass), let copy = try? write.body.copy() {
+            if shouldCacheWrite(write.protectionClass) {
+                // The write's own buffer becomes the cached body: no second secure copy.
+                // A later write of the same widget in this batch replaces it.
                 cache.insert(
-                    write.widget, body: copy, protectionClass: write.protectionClass, generation: item.metadata.generation,
+                    write.widget, body: write.body, protectionClass: write.protectionClass, generation: item.metadata.generation,
                     isOpen: write.protectionClass == .completeUnlessOpen)
             }
             results[item.index] = .success(item.metadata.generation)
@@ -549,9 +623,9 @@ public final class TimelineStore {
         return results.map { $0! }
     }
 
-    /// Checks one write against the limits and seals its file; drops the widget's
-    /// cached body, which the write replaces.
-    private func sealForWrite(_ write: TimelineWrite) throws(StoreError) -> (String, TimelineMetadata, [UInt8]) {
+    /// Checks one write against the limits and numbers it; drops the widget's cached
+    /// body, which the write replaces.
+    private func stageForWrite(_ write: TimelineWrite) throws(StoreError) -> (String, TimelineMetadata) {
         guard write.body.count <= configuration.maxTimelineBytes else { throw .tooLarge(limit: configuration.maxTimelineBytes) }
         if let placeholder = write.placeholder, placeholder.count > configuration.maxPlaceholderBytes {
             throw .tooLarge(limit: configuration.maxPlaceholderBytes)
@@ -565,13 +639,8 @@ public final class TimelineStore {
             widget: write.widget, protectionClass: write.protectionClass, family: write.family,
             generation: (previous?.generation ?? 0) + 1, reloadDue: write.reloadDue,
             placeholder: write.placeholder ?? previous?.placeholder)
-        let bytes = try crypto { () throws(CryptoError) in
-            try TimelineFile.encode(
-                metadata, body: write.body, classPublicKey: keybag.publicKey(write.protectionClass),
-                classDPublicKey: keybag.publicKey(.none))
-        }
         cache.remove(write.widget)
-        return (name, metadata, bytes)
+        return (name, metadata)
     }
 
     /// After a failed write (a full disk): the previous file is still in place, or the

@@ -59,6 +59,44 @@ import Testing
     func invalidEnvelopesAreAnsweredWithInvalidParameter(text: String, parameter: String) {
         #expect(throws: VarlinkCallDecodingError.invalidCall(.invalidParameter(parameter))) { try call(text) }
     }
+
+    /// Stricter than `JSONDecoder`: a member given twice is refused, not silently one of them.
+    @Test(arguments: [
+        (#"{"method":"a.B","method":"a.C"}"#, "method"),
+        (#"{"method":"a.B","parameters":{},"parameters":{"widget":"x"}}"#, "parameters"),
+        (#"{"method":"a.B","more":true,"more":false}"#, "more"),
+        // The members are judged in a fixed order, whatever order they come in.
+        (#"{"parameters":1,"more":2,"method":"a.B"}"#, "more"),
+    ])
+    func repeatedOrWrongMembersAreInvalid(text: String, parameter: String) {
+        #expect(throws: VarlinkCallDecodingError.invalidCall(.invalidParameter(parameter))) { try call(text) }
+    }
+
+    /// The whole message is checked as JSON text before any member is judged.
+    @Test(arguments: [
+        #"{"method":"a.B",}"#,
+        #"{"method":7,"parameters":{"x":[1,]}}"#,
+        #"{"method":"a.B","parameters":{"x":"\ud800"}}"#,
+        #"{"method":"a.B"} {}"#,
+        #"{"method":"a.B","x":01}"#,
+    ])
+    func textThatIsNotJSONIsNotACall(text: String) {
+        #expect(throws: VarlinkCallDecodingError.notAJSONObject) { try call(text) }
+    }
+
+    @Test func invalidUTF8IsNotACall() {
+        var bytes = Array(#"{"method":"a.B","parameters":{"x":"ab"}}"#.utf8)
+        bytes[bytes.count - 4] = 0xC3
+        #expect(throws: VarlinkCallDecodingError.notAJSONObject) { try VarlinkCall(decoding: bytes) }
+    }
+
+    @Test func parametersAreLocatedInPlace() throws {
+        let decoded = try call(#" { "more" : false , "parameters" : {"widget": "a/b"} , "method":"a.B" } "#)
+        let text = decoded.withParameterBytes { bytes in bytes.map { String(decoding: $0, as: UTF8.self) } }
+        #expect(text == #"{"widget": "a/b"}"#)
+        #expect(try call(#"{"method":"a.B","parameters":null}"#).withParameterBytes { $0 == nil })
+        #expect(try call(#"{"method":"a.B"}"#).withParameterBytes { $0 == nil })
+    }
 }
 
 @Suite struct VarlinkReplyTests {

@@ -37,6 +37,47 @@ import WidgetModel
         #expect(try fixture.timelineFiles().count == 2)
     }
 
+    /// The daemon numbers the next batch while the previous one is still being written
+    /// on a worker: the later write of a widget still wins, on disk and in the index.
+    @Test func overlappingBatchesKeepTheLaterWrite() throws {
+        let fixture = Fixture()
+        let store = try fixture.open()
+        let first = store.prepareWrites([write(widgetD, "first")])
+        let second = store.prepareWrites([write(widgetD, "second"), write(widgetB, "b")])
+        let firstResults = store.finishWrites(TimelineStore.commit(first))
+        #expect(try firstResults[0].get() == 1)
+        let secondResults = store.finishWrites(TimelineStore.commit(second))
+        #expect(try secondResults[0].get() == 2)
+        #expect(text(try store.readBody(widgetD, allowOpenClassB: false)) == "second")
+        let reopened = try fixture.open()
+        #expect(try reopened.metadata(widgetD)?.generation == 2)
+        #expect(text(try reopened.readBody(widgetD, allowOpenClassB: false)) == "second")
+    }
+
+    /// A lock that comes while a class-A batch is being written leaves no plaintext in
+    /// the cache: whether to cache is decided when the batch is applied, on the store's thread.
+    @Test func aLockDuringACommitCachesNoClassAPlaintext() throws {
+        let fixture = Fixture()
+        var configuration = StoreConfiguration.test
+        configuration.classAGrace = 0
+        do {
+            let store = try fixture.open(configuration)
+            try store.setPasscode(current: nil, new: secure("1234"), now: t0)
+        }
+        let store = try fixture.open(configuration)
+        try store.unlock(passcode: secure("1234"), now: t0)
+        let classA = TimelineStore.TimelineWrite(
+            widget: widgetA, protectionClass: .complete, family: nil, reloadDue: nil, body: secure("secret"), placeholder: nil)
+        let prepared = store.prepareWrites([classA])
+        let committed = TimelineStore.commit(prepared)
+        store.lock(now: t0)
+        store.advance(to: t0)
+        #expect(try store.finishWrites(committed)[0].get() == 1)
+        #expect(!store.isCached(widgetA))
+        try store.unlock(passcode: secure("1234"), now: t0)
+        #expect(text(try store.readBody(widgetA, allowOpenClassB: false)) == "secret")
+    }
+
     @Test func anEmptyBatchDoesNothing() throws {
         let fixture = Fixture()
         let store = try fixture.open()

@@ -1,0 +1,45 @@
+// libFuzzer harness: the strict JSON reader against JSONDecoder, differentially.
+//
+// For any input: whatever the strict path (`Timeline.decode`) accepts, the Codable
+// path (`JSONDecoder` and the validator) must accept too, to an equal timeline (the
+// strict reader rejects at least what JSONDecoder rejects); and an accepted timeline's
+// canonical bytes must read back to the same value through both paths. The Varlink
+// envelope scan must never trap and must find parameters inside the message, and
+// reading PutTimeline's parameters from them must never trap.
+import Foundation
+import StrictJSON
+import Varlink
+@testable import WidgetDaemon
+import WidgetModel
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzStrictJSON(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+    let bytes = Array(UnsafeBufferPointer(start: data, count: size))
+    if let call = try? VarlinkCall(decoding: bytes) {
+        call.withParameterBytes { parameters in
+            guard let parameters else { return }
+            precondition((try? JSONReader.validate(parameters)) != nil, "parameters are not JSON")
+            // The provider parameters' structural skip relies on that check; it must not trap.
+            _ = try? PutTimelineParameters.read(from: parameters)
+        }
+    }
+    guard let strict = try? Timeline.decode(from: bytes) else { return 0 }
+    let codable: Timeline
+    do {
+        codable = try JSONDecoder().decode(Timeline.self, from: Data(bytes))
+        try TimelineValidator.validate(codable)
+    } catch {
+        preconditionFailure("the strict reader accepted what the Codable path rejects: \(error)")
+    }
+    precondition(strict == codable, "the two paths read different timelines")
+    var counter = JSONWriter()
+    strict.write(to: &counter)
+    var canonical = [UInt8](repeating: 0, count: counter.count)
+    canonical.withUnsafeMutableBytes { buffer in
+        var writer = JSONWriter(into: buffer)
+        strict.write(to: &writer)
+    }
+    precondition((try? Timeline.decode(from: canonical)) == strict, "canonical bytes do not read back")
+    precondition((try? JSONDecoder().decode(Timeline.self, from: Data(canonical))) == strict, "JSONDecoder reads the canonical bytes differently")
+    return 0
+}

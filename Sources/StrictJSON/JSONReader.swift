@@ -1,0 +1,491 @@
+/// A strict, allocation-light JSON reader over bytes the caller owns (RFC 8259).
+///
+/// It reads in place, one value at a time, so a caller decodes straight into its own
+/// types with no intermediate tree and no `Foundation`. It accepts only JSON text:
+/// the exact number grammar, no control characters in strings, valid UTF-8, escapes
+/// whose surrogates pair up, and at most ``maximumDepth`` nested arrays and objects.
+/// Duplicate keys are the caller's to reject: `readObject` hands every key over.
+///
+/// The bytes may be a decrypted body: the reader keeps no copy of them except the
+/// `String`s it returns, and zeroes the scratch it needs for strings with escapes.
+public struct JSONReader {
+    /// How deep arrays and objects may nest, as `JSONDecoder` allows.
+    public static let maximumDepth = 512
+
+    /// The kinds of JSON value, told apart by their first byte.
+    public enum ValueKind: Sendable, Equatable {
+        case object, array, string, number, bool, null
+    }
+
+    /// The whole document.
+    public let bytes: UnsafeRawBufferPointer
+    /// Where the next byte is read.
+    public private(set) var offset: Int
+    private var depth = 0
+
+    /// A reader at the start of `bytes`.
+    public init(_ bytes: UnsafeRawBufferPointer) {
+        self.bytes = bytes
+        self.offset = 0
+    }
+
+    /// A reader over the same document, at `offset` (a value start this reader found).
+    public func reader(at offset: Int) -> JSONReader {
+        var copy = self
+        copy.offset = offset
+        return copy
+    }
+
+    // MARK: Whole documents
+
+    /// Checks that the bytes are exactly one JSON value (with whitespace around it).
+    public static func validate(_ bytes: UnsafeRawBufferPointer) throws(JSONReadError) {
+        var reader = JSONReader(bytes)
+        try reader.skipValue()
+        try reader.expectEnd()
+    }
+
+    /// Throws unless only whitespace is left.
+    public mutating func expectEnd() throws(JSONReadError) {
+        skipWhitespace()
+        guard offset == bytes.count else { throw syntax("unexpected bytes after the value") }
+    }
+
+    // MARK: Values
+
+    /// The kind of the next value, after whitespace; the reader then stands on its first byte.
+    public mutating func peek() throws(JSONReadError) -> ValueKind {
+        skipWhitespace()
+        guard offset < bytes.count else { throw syntax("unexpected end") }
+        switch bytes[offset] {
+        case UInt8(ascii: "{"): return .object
+        case UInt8(ascii: "["): return .array
+        case UInt8(ascii: "\""): return .string
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return .number
+        case UInt8(ascii: "t"), UInt8(ascii: "f"): return .bool
+        case UInt8(ascii: "n"): return .null
+        default: throw syntax("unexpected byte")
+        }
+    }
+
+    /// Reads `null` if it comes next and says so; otherwise reads nothing.
+    public mutating func readNull() throws(JSONReadError) -> Bool {
+        guard try peek() == .null else { return false }
+        try literal("null")
+        return true
+    }
+
+    /// Reads `true` or `false`.
+    public mutating func readBool() throws(JSONReadError) -> Bool {
+        let kind = try peek()
+        guard kind == .bool else { throw mismatch(kind, "true or false") }
+        if bytes[offset] == UInt8(ascii: "t") {
+            try literal("true")
+            return true
+        }
+        try literal("false")
+        return false
+    }
+
+    /// Reads a number. One outside `Double`'s range is a mismatch (`is malformed`), as
+    /// `JSONDecoder` refuses it too.
+    public mutating func readNumber() throws(JSONReadError) -> Double {
+        let kind = try peek()
+        guard kind == .number else { throw mismatch(kind, "a number") }
+        let start = offset
+        let (isInteger, digits) = try scanNumber()
+        let negative = bytes[start] == UInt8(ascii: "-")
+        if isInteger, digits <= 15 {
+            // Exact in a Double: no text conversion needed.
+            var value = 0
+            for index in (start + (negative ? 1 : 0))..<offset { value = value * 10 + Int(bytes[index] &- 48) }
+            return negative ? -Double(value) : Double(value)
+        }
+        var text = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<offset]), as: UTF8.self)
+        let value = Double(text)
+        // The digits may be decrypted content: a text longer than a small string's 15
+        // bytes lives on the heap, and this copy is ours alone, so zero it before release.
+        text.withUTF8 { utf8 in
+            _ = UnsafeMutableRawBufferPointer(mutating: UnsafeRawBufferPointer(utf8)).initializeMemory(as: UInt8.self, repeating: 0)
+        }
+        guard let value, value.isFinite else { throw JSONReadError.mismatch(at: start, "is malformed") }
+        return value
+    }
+
+    /// Reads a string, unescaped and checked (valid UTF-8, paired surrogates).
+    public mutating func readString() throws(JSONReadError) -> String {
+        let kind = try peek()
+        guard kind == .string else { throw mismatch(kind, "a string") }
+        return try scanString(decode: true)
+    }
+
+    /// Reads an object, calling `member` with each key and the reader standing before
+    /// the member's value, which `member` must read or skip.
+    public mutating func readObject(
+        _ member: (inout JSONReader, String) throws(JSONReadError) -> Void
+    ) throws(JSONReadError) {
+        let kind = try peek()
+        guard kind == .object else { throw mismatch(kind, "an object") }
+        try enter()
+        skipWhitespace()
+        if offset < bytes.count, bytes[offset] == UInt8(ascii: "}") {
+            offset += 1
+            depth -= 1
+            return
+        }
+        while true {
+            skipWhitespace()
+            guard offset < bytes.count, bytes[offset] == UInt8(ascii: "\"") else { throw syntax("expected a key") }
+            let key = try scanString(decode: true)
+            skipWhitespace()
+            guard offset < bytes.count, bytes[offset] == UInt8(ascii: ":") else { throw syntax("expected ':'") }
+            offset += 1
+            try member(&self, key)
+            skipWhitespace()
+            guard offset < bytes.count else { throw syntax("unexpected end") }
+            if bytes[offset] == UInt8(ascii: ",") {
+                offset += 1
+                continue
+            }
+            guard bytes[offset] == UInt8(ascii: "}") else { throw syntax("expected ',' or '}'") }
+            offset += 1
+            depth -= 1
+            return
+        }
+    }
+
+    /// Reads an array, calling `element` with the reader before each element (which it
+    /// must read or skip) and the element's index.
+    public mutating func readArray(
+        _ element: (inout JSONReader, Int) throws(JSONReadError) -> Void
+    ) throws(JSONReadError) {
+        let kind = try peek()
+        guard kind == .array else { throw mismatch(kind, "an array") }
+        try enter()
+        skipWhitespace()
+        if offset < bytes.count, bytes[offset] == UInt8(ascii: "]") {
+            offset += 1
+            depth -= 1
+            return
+        }
+        var index = 0
+        while true {
+            try element(&self, index)
+            index += 1
+            skipWhitespace()
+            guard offset < bytes.count else { throw syntax("unexpected end") }
+            if bytes[offset] == UInt8(ascii: ",") {
+                offset += 1
+                continue
+            }
+            guard bytes[offset] == UInt8(ascii: "]") else { throw syntax("expected ',' or ']'") }
+            offset += 1
+            depth -= 1
+            return
+        }
+    }
+
+    /// Reads and checks one value of any kind, keeping nothing of it.
+    public mutating func skipValue() throws(JSONReadError) {
+        switch try peek() {
+        case .object: try readObject { (reader, _) throws(JSONReadError) in try reader.skipValue() }
+        case .array: try readArray { (reader, _) throws(JSONReadError) in try reader.skipValue() }
+        case .string: _ = try scanString(decode: false)
+        case .number: _ = try scanNumber()
+        case .bool: _ = try readBool()
+        case .null: try literal("null")
+        }
+    }
+
+    /// The message a mismatch of `kind` against `expected` ("a string", …) reads as,
+    /// in the words `InvalidTimeline` has always used.
+    public func mismatch(_ kind: ValueKind, _ expected: String) -> JSONReadError {
+        JSONReadError.mismatch(at: offset, kind == .null ? "is null; expected \(expected)" : "expected \(expected)")
+    }
+
+    // MARK: Paths
+
+    /// The path from the root of `bytes` to the value starting at `target` (an offset a
+    /// `JSONReadError` carries). The document must be valid JSON up to `target`.
+    public static func path(to target: Int, in bytes: UnsafeRawBufferPointer) -> [JSONPathComponent] {
+        var reader = JSONReader(bytes)
+        var path: [JSONPathComponent] = []
+        reader.locate(target, path: &path)
+        return path
+    }
+
+    /// Descends towards `target`, appending each step to `path`; stops at the deepest
+    /// value that starts at or contains `target`.
+    private mutating func locate(_ target: Int, path: inout [JSONPathComponent]) {
+        guard let kind = try? peek(), offset < target else { return }
+        var next: (component: JSONPathComponent, offset: Int)?
+        func consider(_ reader: inout JSONReader, _ component: JSONPathComponent) throws(JSONReadError) {
+            reader.skipWhitespace()
+            let start = reader.offset
+            if start > target { throw JSONReadError(.syntax, at: start, "passed") }
+            // A value that cannot be skipped is broken after the target: the target is inside.
+            let skipped = Result { () throws(JSONReadError) in try reader.skipValue() }
+            if case .failure = skipped { next = (component, start); throw JSONReadError(.syntax, at: start, "found") }
+            if reader.offset > target { next = (component, start); throw JSONReadError(.syntax, at: start, "found") }
+        }
+        switch kind {
+        case .object: _ = try? readObject { (reader, key) throws(JSONReadError) in try consider(&reader, .key(key)) }
+        case .array: _ = try? readArray { (reader, index) throws(JSONReadError) in try consider(&reader, .index(index)) }
+        default: return
+        }
+        guard let next else { return }
+        path.append(next.component)
+        var inner = reader(at: next.offset)
+        inner.locate(target, path: &path)
+    }
+
+    // MARK: Scanning
+
+    private mutating func enter() throws(JSONReadError) {
+        depth += 1
+        guard depth <= Self.maximumDepth else { throw syntax("nests deeper than \(Self.maximumDepth) levels") }
+        offset += 1
+    }
+
+    private func syntax(_ message: String) -> JSONReadError {
+        JSONReadError(.syntax, at: offset, message)
+    }
+
+    private mutating func skipWhitespace() {
+        while offset < bytes.count {
+            switch bytes[offset] {
+            case 0x20, 0x0A, 0x0D, 0x09: offset += 1
+            default: return
+            }
+        }
+    }
+
+    private mutating func literal(_ word: StaticString) throws(JSONReadError) {
+        let count = word.utf8CodeUnitCount
+        guard bytes.count - offset >= count,
+            memcmpEqual(word.utf8Start, offset, count)
+        else { throw syntax("unexpected byte") }
+        offset += count
+    }
+
+    private func memcmpEqual(_ word: UnsafePointer<UInt8>, _ at: Int, _ count: Int) -> Bool {
+        for index in 0..<count where bytes[at + index] != word[index] { return false }
+        return true
+    }
+
+    /// Scans a number by the JSON grammar; says whether it is an integer and how many digits it has.
+    private mutating func scanNumber() throws(JSONReadError) -> (isInteger: Bool, digits: Int) {
+        if bytes[offset] == UInt8(ascii: "-") { offset += 1 }
+        let firstDigit = offset
+        guard offset < bytes.count, isDigit(bytes[offset]) else { throw syntax("expected a digit") }
+        if bytes[offset] == UInt8(ascii: "0") {
+            offset += 1
+        } else {
+            while offset < bytes.count, isDigit(bytes[offset]) { offset += 1 }
+        }
+        let digits = offset - firstDigit
+        var isInteger = true
+        if offset < bytes.count, bytes[offset] == UInt8(ascii: ".") {
+            isInteger = false
+            offset += 1
+            guard offset < bytes.count, isDigit(bytes[offset]) else { throw syntax("expected a digit") }
+            while offset < bytes.count, isDigit(bytes[offset]) { offset += 1 }
+        }
+        if offset < bytes.count, bytes[offset] | 0x20 == UInt8(ascii: "e") {
+            isInteger = false
+            offset += 1
+            if offset < bytes.count, bytes[offset] == UInt8(ascii: "+") || bytes[offset] == UInt8(ascii: "-") { offset += 1 }
+            guard offset < bytes.count, isDigit(bytes[offset]) else { throw syntax("expected a digit") }
+            while offset < bytes.count, isDigit(bytes[offset]) { offset += 1 }
+        }
+        return (isInteger, digits)
+    }
+
+    private func isDigit(_ byte: UInt8) -> Bool { byte &- UInt8(ascii: "0") < 10 }
+
+    /// Scans a string from its opening quote; returns it decoded when `decode` is set.
+    private mutating func scanString(decode: Bool) throws(JSONReadError) -> String {
+        offset += 1
+        let start = offset
+        // Fast path: no escapes; UTF-8 is checked by String(validating:).
+        while offset < bytes.count {
+            let byte = bytes[offset]
+            if byte == UInt8(ascii: "\"") {
+                let raw = UnsafeRawBufferPointer(rebasing: bytes[start..<offset])
+                offset += 1
+                guard decode else {
+                    // Only checked: no String is made for a value that is skipped.
+                    guard Self.isValidUTF8(raw) else { throw JSONReadError(.syntax, at: start, "invalid UTF-8") }
+                    return ""
+                }
+                guard let text = String(validating: raw.assumingMemoryBound(to: UInt8.self), as: UTF8.self) else {
+                    throw JSONReadError(.syntax, at: start, "invalid UTF-8")
+                }
+                return text
+            }
+            if byte == UInt8(ascii: "\\") { break }
+            guard byte >= 0x20 else { throw syntax("control character in a string") }
+            offset += 1
+        }
+        guard offset < bytes.count else { throw syntax("unterminated string") }
+        return try scanEscapedString(from: start)
+    }
+
+    /// Whether `bytes` are well-formed UTF-8 (RFC 3629: no overlong forms, no
+    /// surrogates, nothing past U+10FFFF), with a fast path for ASCII.
+    public static func isValidUTF8(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        var index = 0
+        let count = bytes.count
+        while index < count {
+            let lead = bytes[index]
+            if lead < 0x80 {
+                index += 1
+                continue
+            }
+            let length: Int
+            var lower: UInt8 = 0x80
+            var upper: UInt8 = 0xBF
+            switch lead {
+            case 0xC2...0xDF: length = 2
+            case 0xE0: length = 3; lower = 0xA0
+            case 0xE1...0xEC, 0xEE...0xEF: length = 3
+            case 0xED: length = 3; upper = 0x9F
+            case 0xF0: length = 4; lower = 0x90
+            case 0xF1...0xF3: length = 4
+            case 0xF4: length = 4; upper = 0x8F
+            default: return false
+            }
+            guard count - index >= length else { return false }
+            let second = bytes[index + 1]
+            guard second >= lower, second <= upper else { return false }
+            for next in (index + 2)..<(index + length) where bytes[next] & 0xC0 != 0x80 { return false }
+            index += length
+        }
+        return true
+    }
+
+    /// Skips one value of a document already checked with `validate` (or the envelope
+    /// scan), looking only at quotes, escapes and brackets: for locating members again.
+    public mutating func skipCheckedValue() throws(JSONReadError) {
+        let kind = try peek()
+        switch kind {
+        case .string:
+            offset += 1
+            while offset < bytes.count, bytes[offset] != UInt8(ascii: "\"") {
+                offset += bytes[offset] == UInt8(ascii: "\\") ? 2 : 1
+            }
+            offset += 1
+        case .object, .array:
+            var depth = 0
+            repeat {
+                switch bytes[offset] {
+                case UInt8(ascii: "{"), UInt8(ascii: "["): depth += 1; offset += 1
+                case UInt8(ascii: "}"), UInt8(ascii: "]"): depth -= 1; offset += 1
+                case UInt8(ascii: "\""):
+                    offset += 1
+                    while offset < bytes.count, bytes[offset] != UInt8(ascii: "\"") {
+                        offset += bytes[offset] == UInt8(ascii: "\\") ? 2 : 1
+                    }
+                    offset += 1
+                default: offset += 1
+                }
+            } while depth > 0 && offset < bytes.count
+            guard depth == 0 else { throw syntax("unexpected end") }
+        case .number, .bool, .null:
+            while offset < bytes.count {
+                switch bytes[offset] {
+                case UInt8(ascii: ","), UInt8(ascii: "}"), UInt8(ascii: "]"), 0x20, 0x0A, 0x0D, 0x09: return
+                default: offset += 1
+                }
+            }
+        }
+        guard offset <= bytes.count else { throw syntax("unexpected end") }
+    }
+
+    /// The slow path: a string with escapes, unescaped into scratch that is zeroed after.
+    private mutating func scanEscapedString(from start: Int) throws(JSONReadError) -> String {
+        var scratch: [UInt8] = []
+        scratch.reserveCapacity(offset - start + 16)
+        defer { scratch.withUnsafeMutableBytes { _ = $0.initializeMemory(as: UInt8.self, repeating: 0) } }
+        scratch.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[start..<offset]))
+        while offset < bytes.count {
+            let byte = bytes[offset]
+            switch byte {
+            case UInt8(ascii: "\""):
+                offset += 1
+                let text = scratch.withUnsafeBufferPointer { String(validating: $0, as: UTF8.self) }
+                guard let text else { throw JSONReadError(.syntax, at: start, "invalid UTF-8") }
+                return text
+            case UInt8(ascii: "\\"):
+                offset += 1
+                guard offset < bytes.count else { throw syntax("unterminated string") }
+                let escape = bytes[offset]
+                offset += 1
+                switch escape {
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): scratch.append(escape)
+                case UInt8(ascii: "b"): scratch.append(0x08)
+                case UInt8(ascii: "f"): scratch.append(0x0C)
+                case UInt8(ascii: "n"): scratch.append(0x0A)
+                case UInt8(ascii: "r"): scratch.append(0x0D)
+                case UInt8(ascii: "t"): scratch.append(0x09)
+                case UInt8(ascii: "u"): try appendUnicodeEscape(to: &scratch)
+                default: throw syntax("unknown escape")
+                }
+            default:
+                guard byte >= 0x20 else { throw syntax("control character in a string") }
+                scratch.append(byte)
+                offset += 1
+            }
+        }
+        throw syntax("unterminated string")
+    }
+
+    /// Reads the four hex digits after `\u` (and a low surrogate's after a high one).
+    private mutating func appendUnicodeEscape(to scratch: inout [UInt8]) throws(JSONReadError) {
+        var scalar = try hex4()
+        if 0xD800...0xDBFF ~= scalar {
+            guard bytes.count - offset >= 2, bytes[offset] == UInt8(ascii: "\\"), bytes[offset + 1] == UInt8(ascii: "u")
+            else { throw syntax("lone surrogate") }
+            offset += 2
+            let low = try hex4()
+            guard 0xDC00...0xDFFF ~= low else { throw syntax("lone surrogate") }
+            scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+        } else if 0xDC00...0xDFFF ~= scalar {
+            throw syntax("lone surrogate")
+        }
+        switch scalar {
+        case ..<0x80:
+            scratch.append(UInt8(scalar))
+        case ..<0x800:
+            scratch.append(UInt8(0xC0 | scalar >> 6))
+            scratch.append(UInt8(0x80 | scalar & 0x3F))
+        case ..<0x10000:
+            scratch.append(UInt8(0xE0 | scalar >> 12))
+            scratch.append(UInt8(0x80 | scalar >> 6 & 0x3F))
+            scratch.append(UInt8(0x80 | scalar & 0x3F))
+        default:
+            scratch.append(UInt8(0xF0 | scalar >> 18))
+            scratch.append(UInt8(0x80 | scalar >> 12 & 0x3F))
+            scratch.append(UInt8(0x80 | scalar >> 6 & 0x3F))
+            scratch.append(UInt8(0x80 | scalar & 0x3F))
+        }
+    }
+
+    private mutating func hex4() throws(JSONReadError) -> UInt32 {
+        guard bytes.count - offset >= 4 else { throw syntax("short \\u escape") }
+        var value: UInt32 = 0
+        for _ in 0..<4 {
+            let byte = bytes[offset]
+            let digit: UInt8
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
+            default: throw syntax("invalid \\u escape")
+            }
+            value = value << 4 | UInt32(digit)
+            offset += 1
+        }
+        return value
+    }
+}

@@ -1,0 +1,103 @@
+/// Writes compact JSON into memory the caller owns, or only counts its size.
+///
+/// Written twice by its callers: once with no buffer to measure, then into a buffer of
+/// exactly that size (a locked one for decrypted content), so no growable heap copy of
+/// the output ever exists. Strings escape only what JSON requires (`"`, `\` and
+/// control characters); numbers use Swift's shortest round-tripping form.
+public struct JSONWriter {
+    private let buffer: UnsafeMutableRawBufferPointer?
+    /// The bytes written (or counted) so far.
+    public private(set) var count = 0
+
+    /// A writer that only counts.
+    public init() {
+        buffer = nil
+    }
+
+    /// A writer into `buffer`, which must be at least as large as the count of a
+    /// measuring pass over the same values.
+    public init(into buffer: UnsafeMutableRawBufferPointer) {
+        self.buffer = buffer
+    }
+
+    /// Writes one ASCII byte such as `{` or `,`.
+    public mutating func byte(_ value: UInt8) {
+        if let buffer { buffer[count] = value }
+        count += 1
+    }
+
+    /// Writes a literal piece of JSON, such as `{"entries":[`, as it is.
+    public mutating func raw(_ text: StaticString) {
+        raw(UnsafeRawBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+    }
+
+    /// Writes the UTF-8 of `text` as it is (no escaping: for text known to be JSON).
+    public mutating func raw(_ text: String) {
+        var text = text
+        text.withUTF8 { raw(UnsafeRawBufferPointer($0)) }
+    }
+
+    /// Writes bytes as they are. Not generic, so that callers in other modules do not
+    /// go through unspecialised collection witnesses for every byte.
+    public mutating func raw(_ bytes: UnsafeRawBufferPointer) {
+        if let buffer, bytes.count > 0 {
+            UnsafeMutableRawBufferPointer(rebasing: buffer[count..<(count + bytes.count)]).copyMemory(from: bytes)
+        }
+        count += bytes.count
+    }
+
+    /// Writes `text` as a JSON string; runs that need no escape are copied at once.
+    public mutating func string(_ text: String) {
+        byte(UInt8(ascii: "\""))
+        var text = text
+        text.withUTF8 { utf8 in
+            let all = UnsafeRawBufferPointer(utf8)
+            var runStart = 0
+            for (index, byte) in utf8.enumerated() where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
+                raw(UnsafeRawBufferPointer(rebasing: all[runStart..<index]))
+                runStart = index + 1
+                if byte < 0x20 {
+                    let hex: StaticString = "0123456789abcdef"
+                    raw("\\u00" as StaticString)
+                    self.byte(hex.utf8Start[Int(byte >> 4)])
+                    self.byte(hex.utf8Start[Int(byte & 0xF)])
+                } else {
+                    self.byte(UInt8(ascii: "\\"))
+                    self.byte(byte)
+                }
+            }
+            raw(UnsafeRawBufferPointer(rebasing: all[runStart...]))
+        }
+        byte(UInt8(ascii: "\""))
+    }
+
+    /// Writes a finite number in the shortest form that reads back to the same `Double`.
+    /// Non-finite numbers have no JSON form; they are written as `null`, and callers
+    /// validate before writing so that this never happens.
+    public mutating func number(_ value: Double) {
+        guard value.isFinite else {
+            raw("null")
+            return
+        }
+        if value == 0, value.sign == .minus {
+            raw("-0")
+            return
+        }
+        if value == value.rounded(), abs(value) < 1e15 {
+            // Integers as integers: `3`, not `3.0`.
+            raw(String(Int(value)))
+            return
+        }
+        raw(value.description)
+    }
+
+    /// Writes `true` or `false`.
+    public mutating func bool(_ value: Bool) {
+        raw(value ? "true" : "false")
+    }
+
+    /// Writes `null`.
+    public mutating func null() {
+        raw("null")
+    }
+}

@@ -1,0 +1,317 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import StrictJSON
+
+// Decoding the timeline model straight from JSON bytes with `JSONReader`: no
+// `JSONDecoder`, no intermediate tree. Every type rejects what its `Codable` decoding
+// rejects (unknown keys, wrong types, bad dates, unknown privacy values) with the same
+// messages, and also duplicate keys. Members are read in document order, so when one
+// object has several problems the first one in the text is named.
+
+extension Timeline {
+    /// Reads `{"entries": […], "policy"?: {…}}`; a missing or null policy is `atEnd`.
+    /// Not validated against limits: `TimelineValidator` does that.
+    public static func read(from reader: inout JSONReader) throws(JSONReadError) -> Timeline {
+        let start = try reader.objectStart()
+        var entries: [Entry]?
+        var policy: ReloadPolicy?
+        var seen = SeenKeys()
+        try reader.readObject { (reader, key) throws(JSONReadError) in
+            switch key {
+            case "entries":
+                try seen.once(0, key, object: start)
+                entries = try Entry.readArray(from: &reader)
+            case "policy":
+                try seen.once(1, key, object: start)
+                policy = try reader.readNull() ? nil : try ReloadPolicy.read(from: &reader)
+            default:
+                throw JSONReadError.mismatch(at: start, "unknown key \(ModelPath.quote(key))")
+            }
+        }
+        guard let entries else { throw JSONReadError.mismatch(at: start, "missing \"entries\"") }
+        return Timeline(entries: entries, policy: policy ?? .atEnd)
+    }
+}
+
+extension Entry {
+    /// Reads an array of entries (`entries` of a timeline or a request).
+    public static func readArray(from reader: inout JSONReader) throws(JSONReadError) -> [Entry] {
+        var entries: [Entry] = []
+        try reader.readArray { (reader, _) throws(JSONReadError) in entries.append(try Entry.read(from: &reader)) }
+        return entries
+    }
+
+    /// Reads `{"date": RFC 3339, "relevance"?: …, "fields": {…}}`.
+    public static func read(from reader: inout JSONReader) throws(JSONReadError) -> Entry {
+        let start = try reader.objectStart()
+        var date: Date?
+        var relevance: Relevance?
+        var fields: [String: Field]?
+        var seen = SeenKeys()
+        try reader.readObject { (reader, key) throws(JSONReadError) in
+            switch key {
+            case "date":
+                try seen.once(0, key, object: start)
+                date = try reader.readRFC3339()
+            case "relevance":
+                try seen.once(1, key, object: start)
+                relevance = try reader.readNull() ? nil : try Relevance.read(from: &reader)
+            case "fields":
+                try seen.once(2, key, object: start)
+                fields = try Field.readFields(from: &reader)
+            default:
+                throw JSONReadError.mismatch(at: start, "unknown key \(ModelPath.quote(key))")
+            }
+        }
+        guard let date else { throw JSONReadError.mismatch(at: start, "missing \"date\"") }
+        guard let fields else { throw JSONReadError.mismatch(at: start, "missing \"fields\"") }
+        return Entry(date: date, relevance: relevance, fields: fields)
+    }
+}
+
+extension Relevance {
+    /// Reads `{"score": …, "duration": …}`.
+    static func read(from reader: inout JSONReader) throws(JSONReadError) -> Relevance {
+        let start = try reader.objectStart()
+        var score: Double?
+        var duration: Double?
+        var seen = SeenKeys()
+        try reader.readObject { (reader, key) throws(JSONReadError) in
+            switch key {
+            case "score":
+                try seen.once(0, key, object: start)
+                score = try reader.readNumber()
+            case "duration":
+                try seen.once(1, key, object: start)
+                duration = try reader.readNumber()
+            default:
+                throw JSONReadError.mismatch(at: start, "unknown key \(ModelPath.quote(key))")
+            }
+        }
+        guard let score else { throw JSONReadError.mismatch(at: start, "missing \"score\"") }
+        guard let duration else { throw JSONReadError.mismatch(at: start, "missing \"duration\"") }
+        return Relevance(score: score, duration: duration)
+    }
+}
+
+extension Field {
+    /// Reads a `fields` object: field names to `{"value": …, "privacy"?: …}`.
+    static func readFields(from reader: inout JSONReader) throws(JSONReadError) -> [String: Field] {
+        let kind = try reader.peek()
+        switch kind {
+        case .object: break
+        case .null: throw reader.mismatch(kind, "an object")
+        default: throw JSONReadError.mismatch(at: reader.offset, "must be an object mapping field names to {\"value\": …}")
+        }
+        let start = reader.offset
+        var fields: [String: Field] = [:]
+        try reader.readObject { (reader, name) throws(JSONReadError) in
+            let field = try Field.read(from: &reader)
+            guard fields.updateValue(field, forKey: name) == nil else {
+                throw JSONReadError.mismatch(at: start, "duplicate field name \(ModelPath.quote(name))")
+            }
+        }
+        return fields
+    }
+
+    /// Reads `{"value": any JSON, "privacy"?: "sensitive" | "public"}`.
+    static func read(from reader: inout JSONReader) throws(JSONReadError) -> Field {
+        let start = try reader.objectStart()
+        var value: JSONValue?
+        var privacy: Privacy?
+        var seen = SeenKeys()
+        try reader.readObject { (reader, key) throws(JSONReadError) in
+            switch key {
+            case "value":
+                try seen.once(0, key, object: start)
+                value = try JSONValue.read(from: &reader)
+            case "privacy":
+                try seen.once(1, key, object: start)
+                guard try !reader.readNull() else { return }
+                let at = reader.offset
+                let text = try? reader.readString()
+                guard let text, let known = Privacy(rawValue: text) else {
+                    throw JSONReadError.mismatch(at: at, "must be \"sensitive\" or \"public\"")
+                }
+                privacy = known
+            default:
+                throw JSONReadError.mismatch(at: start, "unknown key \(ModelPath.quote(key))")
+            }
+        }
+        guard let value else { throw JSONReadError.mismatch(at: start, "missing \"value\"") }
+        return Field(value: value, privacy: privacy)
+    }
+}
+
+extension JSONValue {
+    /// Reads any JSON value; an object with a repeated key is refused (its key is not
+    /// quoted: inside a value, keys are data).
+    public static func read(from reader: inout JSONReader) throws(JSONReadError) -> JSONValue {
+        switch try reader.peek() {
+        case .null:
+            _ = try reader.readNull()
+            return .null
+        case .bool: return .bool(try reader.readBool())
+        case .number: return .number(try reader.readNumber())
+        case .string: return .string(try reader.readString())
+        case .array:
+            var items: [JSONValue] = []
+            try reader.readArray { (reader, _) throws(JSONReadError) in items.append(try JSONValue.read(from: &reader)) }
+            return .array(items)
+        case .object:
+            let start = reader.offset
+            var members: [String: JSONValue] = [:]
+            try reader.readObject { (reader, key) throws(JSONReadError) in
+                guard members.updateValue(try JSONValue.read(from: &reader), forKey: key) == nil else {
+                    throw JSONReadError.mismatch(at: start, "has a duplicate key")
+                }
+            }
+            return .object(members)
+        }
+    }
+}
+
+extension ReloadPolicy {
+    /// Reads `{"kind":"atEnd"}`, `{"kind":"after","date":…}` or `{"kind":"never"}`;
+    /// `"date": null` counts as absent.
+    public static func read(from reader: inout JSONReader) throws(JSONReadError) -> ReloadPolicy {
+        let start = try reader.objectStart()
+        var kind: (text: String, offset: Int)?
+        var dateOffset: Int?
+        var seen = SeenKeys()
+        try reader.readObject { (reader, key) throws(JSONReadError) in
+            switch key {
+            case "kind":
+                try seen.once(0, key, object: start)
+                _ = try reader.peek()
+                let at = reader.offset
+                kind = (try reader.readString(), at)
+            case "date":
+                try seen.once(1, key, object: start)
+                if try !reader.readNull() {
+                    dateOffset = reader.offset
+                    try reader.skipValue()
+                }
+            default:
+                throw JSONReadError.mismatch(at: start, "unknown key \(ModelPath.quote(key))")
+            }
+        }
+        guard let kind else { throw JSONReadError.mismatch(at: start, "missing \"kind\"") }
+        switch kind.text {
+        case "atEnd", "never":
+            if let dateOffset { throw JSONReadError.mismatch(at: dateOffset, "is only allowed with kind \"after\"") }
+            return kind.text == "atEnd" ? .atEnd : .never
+        case "after":
+            guard let dateOffset else { throw JSONReadError.mismatch(at: start, "kind \"after\" needs a \"date\"") }
+            var dateReader = reader.reader(at: dateOffset)
+            return .after(try dateReader.readRFC3339())
+        default:
+            throw JSONReadError.mismatch(at: kind.offset, "must be \"atEnd\", \"after\" or \"never\"")
+        }
+    }
+}
+
+extension Placeholder {
+    /// Reads `{"fields": {…}}`.
+    public static func read(from reader: inout JSONReader) throws(JSONReadError) -> Placeholder {
+        let start = try reader.objectStart()
+        var fields: [String: Field]?
+        var seen = SeenKeys()
+        try reader.readObject { (reader, key) throws(JSONReadError) in
+            switch key {
+            case "fields":
+                try seen.once(0, key, object: start)
+                fields = try Field.readFields(from: &reader)
+            default:
+                throw JSONReadError.mismatch(at: start, "unknown key \(ModelPath.quote(key))")
+            }
+        }
+        guard let fields else { throw JSONReadError.mismatch(at: start, "missing \"fields\"") }
+        return Placeholder(fields: fields)
+    }
+}
+
+extension JSONReader {
+    /// Checks that an object comes next and returns its offset, for errors about it.
+    mutating func objectStart() throws(JSONReadError) -> Int {
+        let kind = try peek()
+        guard kind == .object else { throw mismatch(kind, "an object") }
+        return offset
+    }
+
+    /// Reads an RFC 3339 date-time string.
+    mutating func readRFC3339() throws(JSONReadError) -> Date {
+        _ = try peek()
+        let at = offset
+        let text = try readString()
+        do {
+            return try RFC3339.parse(text)
+        } catch {
+            throw JSONReadError.mismatch(at: at, error.description)
+        }
+    }
+}
+
+/// The known keys an object has shown so far, to refuse one given twice.
+struct SeenKeys {
+    private var mask: UInt32 = 0
+
+    /// An empty set.
+    init() {}
+
+    /// Records key number `bit`; throws if it was already there.
+    mutating func once(_ bit: Int, _ key: String, object: Int) throws(JSONReadError) {
+        guard mask & (1 << bit) == 0 else {
+            throw JSONReadError.mismatch(at: object, "duplicate key \(ModelPath.quote(key))")
+        }
+        mask |= 1 << bit
+    }
+}
+
+extension InvalidTimeline {
+    /// Describes a `JSONReader` error in `document`, naming its path the way
+    /// `InvalidTimeline(decoding:)` does (`entries[3].fields["temp"].privacy: …`).
+    /// A syntax error names no path: the document as a whole is not JSON.
+    public init(reading error: JSONReadError, in document: UnsafeRawBufferPointer) {
+        guard error.kind == .mismatch else {
+            self.init(reason: "is not valid JSON")
+            return
+        }
+        let path = ModelPath.describe(JSONReader.path(to: error.offset, in: document).map(PathKey.init))
+        self.init(reason: path.isEmpty ? error.message : "\(path): \(error.message)")
+    }
+
+    /// Reads a whole document as `T` with `read`: checked as JSON first (so that a
+    /// syntax error anywhere wins, as with `JSONDecoder`), then decoded.
+    static func reading<T>(
+        _ bytes: UnsafeRawBufferPointer, _ read: (inout JSONReader) throws(JSONReadError) -> T
+    ) throws(InvalidTimeline) -> T {
+        guard bytes.count > 0 else { throw InvalidTimeline(reason: "is empty; expected a JSON object") }
+        do {
+            try JSONReader.validate(bytes)
+            var reader = JSONReader(bytes)
+            return try read(&reader)
+        } catch {
+            throw InvalidTimeline(reading: error, in: bytes)
+        }
+    }
+}
+
+/// A path component as a `CodingKey`, for `ModelPath.describe`.
+private struct PathKey: CodingKey {
+    var stringValue: String
+    var intValue: Int?
+
+    init(_ component: JSONPathComponent) {
+        switch component {
+        case .key(let key): stringValue = key; intValue = nil
+        case .index(let index): stringValue = "Index \(index)"; intValue = index
+        }
+    }
+
+    init(stringValue: String) { self.stringValue = stringValue }
+    init?(intValue: Int) { self.stringValue = "Index \(intValue)"; self.intValue = intValue }
+}

@@ -1,0 +1,139 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import StrictJSON
+
+// The canonical JSON of the timeline model, written with `JSONWriter`: compact, keys
+// sorted, dates in RFC 3339 as `RFC3339.format` writes them. `Timeline.read` (and
+// `Timeline.decode`) reads these bytes back to an equal value; the model tests check
+// that, and that they decode to the same value through the `Codable` path.
+
+extension Timeline {
+    /// Writes `{"entries":[…],"policy":{…}}`.
+    public func write(to writer: inout JSONWriter) {
+        writer.raw(#"{"entries":["#)
+        for (index, entry) in entries.enumerated() {
+            if index > 0 { writer.byte(UInt8(ascii: ",")) }
+            entry.write(to: &writer)
+        }
+        writer.raw(#"],"policy":"#)
+        policy.write(to: &writer)
+        writer.byte(UInt8(ascii: "}"))
+    }
+
+    /// The canonical bytes' length, for sizing a buffer before `write(to:)`.
+    public var canonicalJSONCount: Int {
+        var counter = JSONWriter()
+        write(to: &counter)
+        return counter.count
+    }
+}
+
+extension Entry {
+    /// Writes `{"date":…,"fields":{…},"relevance"?:{…}}`.
+    func write(to writer: inout JSONWriter) {
+        writer.raw(#"{"date":"#)
+        writer.string(RFC3339.format(date))
+        writer.raw(#","fields":"#)
+        Field.write(fields, to: &writer)
+        if let relevance {
+            writer.raw(#","relevance":{"duration":"#)
+            writer.number(relevance.duration)
+            writer.raw(#","score":"#)
+            writer.number(relevance.score)
+            writer.byte(UInt8(ascii: "}"))
+        }
+        writer.byte(UInt8(ascii: "}"))
+    }
+}
+
+extension Field {
+    /// Writes a `fields` object, names sorted.
+    static func write(_ fields: [String: Field], to writer: inout JSONWriter) {
+        writer.byte(UInt8(ascii: "{"))
+        for (index, name) in fields.keys.sorted().enumerated() {
+            if index > 0 { writer.byte(UInt8(ascii: ",")) }
+            writer.string(name)
+            writer.byte(UInt8(ascii: ":"))
+            fields[name]!.write(to: &writer)
+        }
+        writer.byte(UInt8(ascii: "}"))
+    }
+
+    /// Writes `{"privacy"?:…,"value":…}`.
+    func write(to writer: inout JSONWriter) {
+        writer.byte(UInt8(ascii: "{"))
+        if let privacy {
+            writer.raw(#""privacy":"#)
+            writer.string(privacy.rawValue)
+            writer.byte(UInt8(ascii: ","))
+        }
+        writer.raw(#""value":"#)
+        value.write(to: &writer)
+        writer.byte(UInt8(ascii: "}"))
+    }
+}
+
+extension JSONValue {
+    /// Writes the value; object keys sorted.
+    public func write(to writer: inout JSONWriter) {
+        switch self {
+        case .null: writer.null()
+        case .bool(let value): writer.bool(value)
+        case .number(let value): writer.number(value)
+        case .string(let value): writer.string(value)
+        case .array(let items):
+            writer.byte(UInt8(ascii: "["))
+            for (index, item) in items.enumerated() {
+                if index > 0 { writer.byte(UInt8(ascii: ",")) }
+                item.write(to: &writer)
+            }
+            writer.byte(UInt8(ascii: "]"))
+        case .object(let members):
+            writer.byte(UInt8(ascii: "{"))
+            for (index, key) in members.keys.sorted().enumerated() {
+                if index > 0 { writer.byte(UInt8(ascii: ",")) }
+                writer.string(key)
+                writer.byte(UInt8(ascii: ":"))
+                members[key]!.write(to: &writer)
+            }
+            writer.byte(UInt8(ascii: "}"))
+        }
+    }
+}
+
+extension ReloadPolicy {
+    /// Writes `{"kind":…}` with a `date` for `after`.
+    func write(to writer: inout JSONWriter) {
+        switch self {
+        case .atEnd: writer.raw(#"{"kind":"atEnd"}"#)
+        case .never: writer.raw(#"{"kind":"never"}"#)
+        case .after(let date):
+            writer.raw(#"{"date":"#)
+            writer.string(RFC3339.format(date))
+            writer.raw(#","kind":"after"}"#)
+        }
+    }
+}
+
+extension Placeholder {
+    /// Writes `{"fields":{…}}`.
+    public func write(to writer: inout JSONWriter) {
+        writer.raw(#"{"fields":"#)
+        Field.write(fields, to: &writer)
+        writer.byte(UInt8(ascii: "}"))
+    }
+
+    /// The canonical bytes (a placeholder holds no private data, so an array is fine).
+    public var canonicalJSON: [UInt8] {
+        var counter = JSONWriter()
+        write(to: &counter)
+        return [UInt8](unsafeUninitializedCapacity: counter.count) { buffer, initialized in
+            var writer = JSONWriter(into: UnsafeMutableRawBufferPointer(buffer))
+            write(to: &writer)
+            initialized = writer.count
+        }
+    }
+}
