@@ -35,7 +35,7 @@ extension Entry {
     /// Writes `{"date":…,"fields":{…},"relevance"?:{…}}`.
     func write(to writer: inout JSONWriter) {
         writer.raw(#"{"date":"#)
-        writer.string(RFC3339.format(date))
+        RFC3339.write(date, to: &writer)
         writer.raw(#","fields":"#)
         Field.write(fields, to: &writer)
         if let relevance {
@@ -112,7 +112,7 @@ extension ReloadPolicy {
         case .never: writer.raw(#"{"kind":"never"}"#)
         case .after(let date):
             writer.raw(#"{"date":"#)
-            writer.string(RFC3339.format(date))
+            RFC3339.write(date, to: &writer)
             writer.raw(#","kind":"after"}"#)
         }
     }
@@ -135,5 +135,15 @@ extension Placeholder {
             write(to: &writer)
             initialized = writer.count
         }
+    }
+}
+
+extension RFC3339 {
+    /// Writes `date` as a JSON string, the same bytes as `writer.string(format(date))`
+    /// (the text needs no escape) without making the `String`.
+    static func write(_ date: Date, to writer: inout JSONWriter) {
+        writer.byte(UInt8(ascii: "\""))
+        withFormatted(date) { writer.raw(UnsafeRawBufferPointer($0)) }
+        writer.byte(UInt8(ascii: "\""))
     }
 }
