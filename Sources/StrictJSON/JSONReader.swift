@@ -309,6 +309,8 @@ public struct JSONReader {
         let start = offset
         // Fast path: no escapes; UTF-8 is checked by isValidUTF8.
         while offset < bytes.count {
+            offset = JSONByteScan.firstSpecial(in: bytes, from: offset)
+            guard offset < bytes.count else { break }
             let byte = bytes[offset]
             if byte == UInt8(ascii: "\"") {
                 let raw = UnsafeRawBufferPointer(rebasing: bytes[start..<offset])
@@ -341,11 +343,9 @@ public struct JSONReader {
         var index = 0
         let count = bytes.count
         while index < count {
+            index = JSONByteScan.firstNonASCII(in: bytes, from: index)
+            guard index < count else { break }
             let lead = bytes[index]
-            if lead < 0x80 {
-                index += 1
-                continue
-            }
             let length: Int
             var lower: UInt8 = 0x80
             var upper: UInt8 = 0xBF

@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import StrictJSON
 
 /// Checks decoded timelines, entries, policies and placeholders against `TimelineLimits`
 /// and the rules that decoding alone cannot enforce.
@@ -152,9 +153,12 @@ struct ValueBudget {
     }
 
     static func encodedSize(utf8: UnsafeBufferPointer<UInt8>) -> Int {
-        var size = 2 + utf8.count
-        for byte in utf8 where byte < 0x20 || byte == 0x22 || byte == 0x5C {
-            size += byte < 0x20 ? 5 : 1
+        let bytes = UnsafeRawBufferPointer(utf8)
+        var size = 2 + bytes.count
+        var index = JSONByteScan.firstSpecial(in: bytes, from: 0)
+        while index < bytes.count {
+            size += bytes[index] < 0x20 ? 5 : 1
+            index = JSONByteScan.firstSpecial(in: bytes, from: index + 1)
         }
         return size
     }
