@@ -9,6 +9,10 @@ public struct JSONWriter {
     /// The bytes written (or counted) so far.
     public private(set) var count = 0
 
+    /// Whether this writer only counts: callers may then write an object's members in
+    /// any order (the size does not depend on it) and skip sorting its keys.
+    public var isCounting: Bool { buffer == nil }
+
     /// A writer that only counts.
     public init() {
         buffer = nil
