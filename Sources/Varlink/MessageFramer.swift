@@ -5,10 +5,13 @@ import Glibc
 /// Bytes arrive in whatever pieces the socket delivers; the framer keeps the
 /// unfinished tail and yields each complete message without its NUL. Messages can
 /// carry a passcode or timeline content, so the bytes of consumed messages are zeroed
-/// in the internal buffer, and the whole buffer is zeroed on ``reset()`` and when the
-/// framer is released. A message handed out as an array is the caller's to wipe. When the buffer
-/// grows, the array's old storage is freed unwiped; the daemon sets glibc's
-/// `M_PERTURB` so that freed heap chunks are overwritten (NOTES.md).
+/// in the internal buffer, and the whole buffer is zeroed on ``reset()``, when it grows
+/// (the old storage, before it is freed) and when the framer is released. A message
+/// handed out as an array is the caller's to wipe.
+///
+/// The buffer is raw memory the framer owns rather than an `[UInt8]`: an array accessed
+/// around the caller's closure costs a dynamic exclusivity check on every message, which
+/// the event loop pays once per request.
 public final class MessageFramer {
     /// Why the stream cannot be framed.
     public enum Failure: Error, Sendable, Equatable {
@@ -19,8 +22,11 @@ public final class MessageFramer {
     /// The largest message accepted, in bytes, not counting its NUL.
     public let maxMessageBytes: Int
 
-    /// Received bytes not yet returned; `start` marks the first unconsumed one.
-    private var buffer: [UInt8] = []
+    /// Received bytes not yet returned, in `storage[0..<count]` (`capacity` allocated);
+    /// `start` marks the first unconsumed one.
+    private var storage: UnsafeMutableRawPointer?
+    private var capacity = 0
+    private var count = 0
     private var start = 0
     /// Where the search for the next NUL resumes, so no byte is scanned twice.
     private var scanned = 0
@@ -31,24 +37,56 @@ public final class MessageFramer {
         self.maxMessageBytes = maxMessageBytes
     }
 
-    deinit { Self.wipe(&buffer) }
+    deinit { release() }
 
     /// The held bytes, consumed ones included, for tests that check the zeroing.
-    var heldBytesForTesting: [UInt8] { buffer }
+    var heldBytesForTesting: [UInt8] {
+        guard let storage else { return [] }
+        return Array(UnsafeRawBufferPointer(start: storage, count: count))
+    }
 
     /// The number of bytes held for a message not yet complete.
-    public var pendingByteCount: Int { buffer.count - start }
+    public var pendingByteCount: Int { count - start }
 
     /// Appends received bytes.
     public func append(_ bytes: some Collection<UInt8>) {
-        buffer.append(contentsOf: bytes)
+        // A contiguous copy, zeroed after: the bytes may hold a passcode.
+        var array = Array(bytes)
+        array.withUnsafeBytes { append($0) }
+        array.withUnsafeMutableBytes { _ = $0.initializeMemory(as: UInt8.self, repeating: 0) }
     }
 
     /// Appends received bytes from a raw buffer (the socket read path).
     public func append(_ bytes: UnsafeRawBufferPointer) {
-        // Typed, the bytes are copied in one block; as raw bytes they were appended one
-        // at a time, which cost a debug build 30 ms per MiB on the event loop.
-        buffer.append(contentsOf: bytes.assumingMemoryBound(to: UInt8.self))
+        guard let source = bytes.baseAddress, bytes.count > 0 else { return }
+        reserve(count + bytes.count)
+        (storage! + count).copyMemory(from: source, byteCount: bytes.count)
+        count += bytes.count
+    }
+
+    /// Grows the storage to hold at least `needed` bytes, zeroing and freeing the old one.
+    private func reserve(_ needed: Int) {
+        guard needed > capacity else { return }
+        var newCapacity = Swift.max(capacity * 2, 4096)
+        while newCapacity < needed { newCapacity *= 2 }
+        let grown = UnsafeMutableRawPointer.allocate(byteCount: newCapacity, alignment: 16)
+        grown.initializeMemory(as: UInt8.self, repeating: 0, count: newCapacity)
+        if let storage {
+            grown.copyMemory(from: storage, byteCount: count)
+            _ = memset(storage, 0, capacity)
+            storage.deallocate()
+        }
+        storage = grown
+        capacity = newCapacity
+    }
+
+    /// Zeroes and frees the storage.
+    private func release() {
+        guard let storage else { return }
+        _ = memset(storage, 0, capacity)
+        storage.deallocate()
+        self.storage = nil
+        capacity = 0
     }
 
     /// Returns the next complete message without its NUL, or `nil` when none is complete.
@@ -80,71 +118,53 @@ public final class MessageFramer {
     /// The event loop calls this one for every request: a generic method of another
     /// module runs unspecialised there, looking up its result's type metadata on each call.
     public func forNextMessage(_ body: (UnsafeRawBufferPointer) -> Void) throws(Failure) -> Bool {
-        let end = buffer.count
+        let end = count
         let from = Swift.max(scanned, start)
         // memchr: a generic firstIndex(of:) runs byte by byte in a debug build (tens of
         // milliseconds per MiB on the event loop, measured with an oversized client).
-        let found: Int? = buffer.withUnsafeBufferPointer { storage in
-            guard from < end, let base = storage.baseAddress, let hit = memchr(base + from, 0, end - from) else { return nil }
-            return UnsafeRawPointer(hit) - UnsafeRawPointer(base)
-        }
-        guard let index = found else {
+        guard let base = storage, from < end, let hit = memchr(base + from, 0, end - from) else {
             scanned = end
             if end - start > maxMessageBytes { throw .messageTooLarge(limit: maxMessageBytes) }
             compact()
             return false
         }
+        let index = UnsafeRawPointer(hit) - UnsafeRawPointer(base)
         guard index - start <= maxMessageBytes else { throw .messageTooLarge(limit: maxMessageBytes) }
         let first = start
-        buffer.withUnsafeMutableBufferPointer { storage in
-            let base = storage.baseAddress!
-            body(UnsafeRawBufferPointer(start: base + first, count: index - first))
-            // Wipe the message and its NUL in place before moving past them.
-            _ = memset(base + first, 0, index - first + 1)
-        }
+        body(UnsafeRawBufferPointer(start: base + first, count: index - first))
+        // Wipe the message and its NUL in place before moving past them.
+        _ = memset(base + first, 0, index - first + 1)
         start = index + 1
         scanned = start
-        if start == buffer.count { compact() }
+        if start == count { compact() }
         return true
     }
 
-    /// Drops every held byte, zeroing it first.
+    /// Drops every held byte, zeroing it first; the storage is kept for the next messages.
     public func reset() {
-        Self.wipe(&buffer)
-        buffer.removeAll(keepingCapacity: true)
+        if let storage { _ = memset(storage, 0, capacity) }
+        count = 0
         start = 0
         scanned = 0
     }
 
     /// Moves the unconsumed tail to the front once the consumed prefix is worth it.
     ///
-    /// The consumed prefix was zeroed when its messages were taken; removing it shifts
-    /// the tail in place (same storage), and the vacated end is zeroed as well.
+    /// The consumed prefix was zeroed when its messages were taken; the vacated end is
+    /// zeroed after the tail moves.
     private func compact() {
-        guard start > 0 else { return }
-        if start == buffer.count {
-            buffer.removeAll(keepingCapacity: true)
-        } else if start >= 4096 || start * 2 >= buffer.count {
-            let oldCount = buffer.count
-            let tail = oldCount - start
-            buffer.withUnsafeMutableBufferPointer { storage in
-                let base = storage.baseAddress!
-                _ = memmove(base, base + start, tail)
-                _ = memset(base + tail, 0, oldCount - tail)
-            }
-            buffer.removeLast(oldCount - tail)
+        guard start > 0, let base = storage else { return }
+        if start == count {
+            count = 0
+        } else if start >= 4096 || start * 2 >= count {
+            let tail = count - start
+            _ = memmove(base, base + start, tail)
+            _ = memset(base + tail, 0, count - tail)
+            count = tail
         } else {
             return
         }
         scanned -= start
         start = 0
-    }
-
-    /// Zeroes every byte of the storage, including spare capacity left by earlier messages.
-    private static func wipe(_ bytes: inout [UInt8]) {
-        bytes.withUnsafeMutableBufferPointer { storage in
-            guard let base = storage.baseAddress else { return }
-            _ = memset(base, 0, storage.count)
-        }
     }
 }

@@ -32,58 +32,114 @@ struct PresentationCache {
         let surface: Surface
     }
 
-    private struct Entry {
-        let reply: SecureBytes
-        let stamp: Stamp
-        /// The presentation changes by itself at this instant (`nil`: never).
-        let validUntil: Date?
+    /// Where one widget's reply on one surface is kept while it is cached.
+    ///
+    /// The memory of requests (``PresentationRequestTable``) points at slots, so a
+    /// repeated request reaches its reply with one lookup of its bytes. A slot dropped
+    /// from the cache is emptied at once (its reply zeroed and released), so a request
+    /// still pointing at it misses and takes the ordinary path, which points it at the
+    /// widget's new slot.
+    final class Slot {
+        let widget: WidgetID
+        let surface: Surface
+        /// The encoded reply, in secure memory; `nil` once dropped from the cache.
+        fileprivate(set) var reply: SecureBytes?
+        /// What the reply was made under.
+        fileprivate(set) var stamp: Stamp
+        /// The cache's ``PresentationCache/generation`` when `stamp` was its current
+        /// stamp; 0, which is never current, otherwise. Compared instead of the stamp on
+        /// the hot path: one integer instead of the settings.
+        fileprivate(set) var generation: UInt64
+        /// The presentation changes by itself at this instant (`distantFuture`: never).
+        fileprivate(set) var validUntil: Date
+
+        fileprivate init(widget: WidgetID, surface: Surface, reply: SecureBytes, stamp: Stamp, generation: UInt64, validUntil: Date) {
+            self.widget = widget
+            self.surface = surface
+            self.reply = reply
+            self.stamp = stamp
+            self.generation = generation
+            self.validUntil = validUntil
+        }
+
+        /// Zeroes and releases the reply: the slot answers nothing any more.
+        fileprivate func empty() {
+            reply?.removeAll()
+            reply = nil
+            generation = 0
+        }
     }
 
-    private var entries: [Key: Entry] = [:]
+    private var slots: [Key: Slot] = [:]
+    /// The stamp every cached reply was made under, as last set by
+    /// ``removeAll(notMatching:)``; `nil` before the first.
+    private(set) var currentStamp: Stamp?
+    /// Counts the changes of ``currentStamp``; starts at 1, so a slot's 0 never matches.
+    private(set) var generation: UInt64 = 1
     /// The most replies kept; beyond it an arbitrary one is dropped.
     let limit: Int
 
     init(limit: Int) { self.limit = max(limit, 1) }
 
     /// How many replies are cached.
-    var count: Int { entries.count }
+    var count: Int { slots.count }
 
     /// The encoded reply for `widget` on `surface` if it was made under `stamp` and is still valid at `now`.
     func reply(_ widget: WidgetID, _ surface: Surface, stamp: Stamp, now: Date) -> SecureBytes? {
-        guard let entry = entries[Key(widget: widget, surface: surface)], entry.stamp == stamp else { return nil }
-        if let validUntil = entry.validUntil, now >= validUntil { return nil }
-        return entry.reply
+        guard let slot = slots[Key(widget: widget, surface: surface)], slot.stamp == stamp, now < slot.validUntil else { return nil }
+        return slot.reply
+    }
+
+    /// The slot of `widget` on `surface` while a reply is cached for it.
+    func slot(_ widget: WidgetID, _ surface: Surface) -> Slot? {
+        slots[Key(widget: widget, surface: surface)]
+    }
+
+    /// The reply in `slot` if it is still cached, was made under ``currentStamp`` and is
+    /// still valid at `now`: the hot path's check, with no hashing and no stamp compare.
+    @inline(__always)
+    func reply(in slot: Slot, now: Date) -> SecureBytes? {
+        guard slot.generation == generation, now < slot.validUntil else { return nil }
+        return slot.reply
     }
 
     /// Keeps `reply` (which the cache now owns) for `widget` on `surface`.
     mutating func insert(_ widget: WidgetID, _ surface: Surface, reply: SecureBytes, stamp: Stamp, validUntil: Date?) {
         let key = Key(widget: widget, surface: surface)
-        entries.removeValue(forKey: key)?.reply.removeAll()
-        if entries.count >= limit, let victim = entries.first?.key {
-            entries.removeValue(forKey: victim)?.reply.removeAll()
+        slots.removeValue(forKey: key)?.empty()
+        if slots.count >= limit, let victim = slots.first?.key {
+            slots.removeValue(forKey: victim)?.empty()
         }
-        entries[key] = Entry(reply: reply, stamp: stamp, validUntil: validUntil)
+        slots[key] = Slot(
+            widget: widget, surface: surface, reply: reply, stamp: stamp,
+            generation: stamp == currentStamp ? generation : 0, validUntil: validUntil ?? .distantFuture)
     }
 
     /// Drops and zeroes a widget's replies on every surface.
     mutating func remove(_ widget: WidgetID) {
         for surface in Surface.allCases {
-            entries.removeValue(forKey: Key(widget: widget, surface: surface))?.reply.removeAll()
+            slots.removeValue(forKey: Key(widget: widget, surface: surface))?.empty()
         }
     }
 
     /// Drops and zeroes every reply.
     mutating func removeAll() {
-        for entry in entries.values { entry.reply.removeAll() }
-        entries.removeAll()
+        for slot in slots.values { slot.empty() }
+        slots.removeAll()
     }
 
-    /// Drops and zeroes the replies made under any stamp but `current`: after a lock or
-    /// purge, content replies must not outlive the keys that made them.
+    /// Drops and zeroes the replies made under any stamp but `current`, which becomes the
+    /// current stamp: after a lock or purge, content replies must not outlive the keys
+    /// that made them.
     mutating func removeAll(notMatching current: Stamp) {
-        for (key, entry) in entries where entry.stamp != current {
-            entry.reply.removeAll()
-            entries.removeValue(forKey: key)
+        for (key, slot) in slots where slot.stamp != current {
+            slot.empty()
+            slots.removeValue(forKey: key)
+        }
+        if current != currentStamp {
+            currentStamp = current
+            generation += 1
+            for slot in slots.values { slot.generation = generation }
         }
     }
 }

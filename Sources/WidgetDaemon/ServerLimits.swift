@@ -5,7 +5,8 @@ public struct ServerLimits: Sendable, Equatable {
     public var maxMessageBytes: Int
     /// Connections served at once; further ones are closed as they arrive.
     public var maxConnections: Int
-    /// Replies a client may leave unread before it is disconnected, in bytes.
+    /// Unsent reply bytes a client may leave waiting before it is disconnected: a bound
+    /// on the backlog, not on one reply (a reply is accepted while less than this waits).
     public var maxOutputBytesPerConnection: Int
     /// Calls a client may pipeline ahead of the one in progress; beyond it the daemon
     /// stops reading that connection until the queue drains.

@@ -55,6 +55,9 @@ final class VarlinkConnection {
     /// loop (the turn's budget was spent, or the queue is full); while it does, the
     /// socket is not read, so the framer's size stays bounded.
     private var hasBacklog = false
+    /// The handler's memory that this peer may be answered from its cache (see
+    /// ``VarlinkCallHandler/cachedReply(to:connection:peer:now:permit:)``).
+    private var cachedReplyPermit: UInt64 = 0
 
     /// Calls answered per connection per turn of the loop: a client that pipelines
     /// thousands of calls gets them answered a few dozen at a time, in turn with the others.
@@ -144,6 +147,10 @@ final class VarlinkConnection {
     private func takeMessages() {
         var budget = Self.callsPerTurn
         hasBacklog = false
+        // Locals for the loop: the time this turn saw the requests, and the permit, written back once.
+        let now = loop.turnTime
+        var permit = cachedReplyPermit
+        defer { cachedReplyPermit = permit }
         while !closeAfterFlush, !isClosed {
             if budget == 0 || queue.count - queueStart >= limits.maxQueuedCalls {
                 // Over budget: continue on a later turn, once the socket is writable (see
@@ -158,7 +165,10 @@ final class VarlinkConnection {
                 // The message is read in place in the framer's buffer, which zeroes it
                 // afterwards; only a call that must be decoded is copied.
                 var next: Taken?
-                guard try framer.forNextMessage({ message in next = take(message, answerable: answerable) }),
+                guard
+                    try framer.forNextMessage({ message in
+                        next = take(message, answerable: answerable, now: now, permit: &permit)
+                    }),
                     let next
                 else { break }
                 taken = next
@@ -205,8 +215,8 @@ final class VarlinkConnection {
 
     /// Recognises or decodes one message, viewed in place; must not touch the framer
     /// or the connection's state (the framer's buffer is being read).
-    private func take(_ message: UnsafeRawBufferPointer, answerable: Bool) -> Taken {
-        if answerable, let reply = handler.cachedReply(to: message, connection: id, peer: peer) {
+    private func take(_ message: UnsafeRawBufferPointer, answerable: Bool, now: Date, permit: inout UInt64) -> Taken {
+        if answerable, let reply = handler.cachedReply(to: message, connection: id, peer: peer, now: now, permit: &permit) {
             return .cached(reply)
         }
         // The decoded call keeps its own wiping copy; this one is zeroed here.
@@ -339,8 +349,12 @@ final class VarlinkConnection {
     /// The caller updates the interest and closes if done, as after any enqueue.
     private func enqueue(_ bytes: UnsafeRawBufferPointer) {
         guard !isClosed else { return }
-        if pendingOutputCount + bytes.count > limits.maxOutputBytesPerConnection {
-            close(reason: "the client does not read its replies (over \(limits.maxOutputBytesPerConnection) bytes)")
+        // The limit bounds the backlog, not a reply: a reply is taken while the bytes
+        // still waiting are under it, so one larger than the limit (ListWidgets over a
+        // big store) reaches a client that reads, while one that does not read is cut
+        // off once its backlog passes the limit (at most the limit plus one reply).
+        if pendingOutputCount >= limits.maxOutputBytesPerConnection {
+            close(reason: "the client does not read its replies (over \(limits.maxOutputBytesPerConnection) bytes waiting)")
             return
         }
         var sent = 0

@@ -20,17 +20,18 @@ extension WidgetService {
     }
 
     func setPasscode(_ call: VarlinkCall, _ context: CallContext) throws {
-        let parameters = try call.parameters(SetPasscodeParameters.self)
-        let current = try parameters.current.map(secureCopy)
-        let new = try parameters.new.map(secureCopy)
+        let parameters = try call.withParameterBytes { try PasscodeParameters($0, members: ["current", "new"]) }
+        let current = parameters.value("current")
+        let new = parameters.value("new")
         if let new, new.count == 0 { throw ServiceError.invalidParameter("new") }
         pendingPasscodeRequests.append(.setPasscode(context, current: current, new: new))
         startNextPasscodeRequest()
     }
 
     func unlock(_ call: VarlinkCall, _ context: CallContext) throws {
-        let parameters = try call.parameters(UnlockParameters.self)
-        pendingPasscodeRequests.append(.unlock(context, passcode: try secureCopy(parameters.passcode)))
+        let parameters = try call.withParameterBytes { try PasscodeParameters($0, members: ["passcode"]) }
+        guard let passcode = parameters.value("passcode") else { throw ServiceError.invalidParameter("passcode") }
+        pendingPasscodeRequests.append(.unlock(context, passcode: passcode))
         startNextPasscodeRequest()
     }
 
@@ -162,18 +163,5 @@ extension WidgetService {
         publishDeviceEvent(.state)
         refreshWatches(nil)
         reschedule()
-    }
-
-    /// Copies a passcode out of a decoded parameter into secure memory.
-    ///
-    /// The `String` itself is released right after (and its heap chunk overwritten by
-    /// M_PERTURB); only the secure copy is kept.
-    func secureCopy(_ text: String) throws -> SecureBytes {
-        var text = text
-        return try text.withUTF8 { bytes throws in
-            do { return try SecureBytes(copying: UnsafeRawBufferPointer(bytes)) } catch {
-                throw ServiceError.storageFailure("out of secure memory")
-            }
-        }
     }
 }

@@ -16,7 +16,7 @@ extension WidgetService {
         context.reply(ListWidgetsReply(widgets: widgets))
     }
 
-    /// The most distinct `GetPresentation` messages remembered; beyond it they are forgotten.
+    /// The most distinct `GetPresentation` messages remembered; beyond it they are all forgotten.
     static let maxRememberedRequests = 4096
     /// The longest message remembered: a real request is about 100 bytes, and padded
     /// ones must not make the memory of requests a way to fill the daemon's memory.
@@ -24,13 +24,13 @@ extension WidgetService {
 
     func getPresentation(_ call: VarlinkCall, _ context: CallContext) throws {
         let (widget, surface) = try presentationTarget(call)
-        if !call.more, !call.oneway, !call.upgrade,
-            call.withMessageBytes({ $0.count }) <= Self.maxRememberedRequestBytes
-        {
-            if presentationRequests.count >= Self.maxRememberedRequests { presentationRequests.removeAll() }
-            presentationRequests[PresentationRequest.Message(call.withMessageBytes { Array($0) })] = PresentationRequest(widget: widget, surface: surface)
-        }
         let stamp = currentPresentationStamp()
+        defer {
+            // Remember the message and the slot answering it, for the next identical one.
+            if !call.more, !call.oneway, !call.upgrade, let slot = presentations.slot(widget, surface) {
+                call.withMessageBytes { presentationRequests.remember($0, slot: slot) }
+            }
+        }
         if let cached = presentations.reply(widget, surface, stamp: stamp, now: now()) {
             // A copy of the secure reply, which may be content: zero it once sent.
             var copy = cached.withUnsafeBytes { Array($0) }
@@ -51,18 +51,30 @@ extension WidgetService {
     /// A repeated `GetPresentation` answered from the cache without decoding it, for a
     /// peer still allowed to call it; `nil` sends it down the ordinary path.
     ///
-    /// The reply is the cache's own secure copy; the connection copies it out at once.
-    /// Nothing here allocates: the message is looked up in place and the stamp is the
-    /// one kept by ``dropStalePresentations()``.
-    func cachedReply(to message: UnsafeRawBufferPointer, connection: ConnectionID, peer: PeerCredentials) -> SecureBytes? {
+    /// One lookup: the message's bytes lead to the cache slot holding the reply, whose
+    /// generation says whether it was made under the current stamp. `now` is the loop's
+    /// time for this turn (when the request was seen ready), so no clock is read here.
+    /// `permit` is the connection's memory that its peer may call `GetPresentation`: it
+    /// holds ``permitGeneration`` once checked, and a configuration reload (a new
+    /// generation) checks again. The reply is the cache's own secure copy; the
+    /// connection sends it at once. Nothing here allocates.
+    func cachedReply(
+        to message: UnsafeRawBufferPointer, connection: ConnectionID, peer: PeerCredentials, now: Date, permit: inout UInt64
+    ) -> SecureBytes? {
         // Every change of key state or settings ends with dropStalePresentations (after
         // each call, each tick and each unlock's end); a debug build checks that here.
-        guard let stamp = presentationStamp else { return nil }
-        assert(stamp == currentPresentationStamp(), "the presentation stamp was not updated")
-        guard let request = presentationRequests[PresentationRequest.Message.borrowing(message)],
-            authorization.permits(authority(for: connection, peer: peer), method: "io.widgetd.Host.GetPresentation")
-        else { return nil }
-        return presentations.reply(request.widget, request.surface, stamp: stamp, now: now())
+        assert(presentationStamp == nil || presentationStamp == currentPresentationStamp(), "the presentation stamp was not updated")
+        guard let slot = presentationRequests.slot(for: message), let reply = presentations.reply(in: slot, now: now) else {
+            return nil
+        }
+        assert(slot.stamp == presentationStamp, "a cached reply was served under another stamp")
+        if permit != permitGeneration {
+            guard authorization.permits(authority(for: connection, peer: peer), method: "io.widgetd.Host.GetPresentation") else {
+                return nil
+            }
+            permit = permitGeneration
+        }
+        return reply
     }
 
     /// The key state and settings a presentation depends on, besides its timeline and the
@@ -83,6 +95,7 @@ extension WidgetService {
         guard stamp != presentationStamp else { return }
         presentations.removeAll(notMatching: stamp)
         presentationStamp = stamp
+        assert(presentations.currentStamp == stamp)
     }
 
     func watch(_ call: VarlinkCall, _ context: CallContext) throws {

@@ -37,9 +37,13 @@ final class WidgetService: VarlinkCallHandler {
 
     /// Encoded presentations, reused until what they show changes.
     var presentations: PresentationCache
-    /// `GetPresentation` messages seen, by their exact bytes, and what they ask for:
-    /// hosts repeat the same request, and recognising it spares decoding it.
-    var presentationRequests: [PresentationRequest.Message: PresentationRequest] = [:]
+    /// `GetPresentation` messages seen, by their exact bytes, and the cache slot that
+    /// answers each: hosts repeat the same request, and recognising it spares decoding it.
+    var presentationRequests = PresentationRequestTable(
+        capacity: WidgetService.maxRememberedRequests, maxMessageBytes: WidgetService.maxRememberedRequestBytes)
+    /// Counts configuration reloads; a connection remembers the count under which its
+    /// peer was allowed cached reads (see ``cachedReply(to:connection:peer:now:permit:)``).
+    var permitGeneration: UInt64 = 1
     /// The key state and settings the cached presentations were last checked against:
     /// kept current by `dropStalePresentations()`, so a cached read need not recompute it.
     var presentationStamp: PresentationCache.Stamp?
@@ -142,6 +146,7 @@ final class WidgetService: VarlinkCallHandler {
     func reconfigure(_ authorization: Authorization) {
         self.authorization = authorization
         authorities.removeAll()
+        permitGeneration += 1
         // A registration decides a widget's class when it has no timeline yet.
         presentations.removeAll()
     }

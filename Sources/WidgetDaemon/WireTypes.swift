@@ -25,15 +25,6 @@ struct StatusReply: Encodable, Sendable {
     var settings: Settings
 }
 
-struct SetPasscodeParameters: Decodable, Sendable {
-    var current: String?
-    var new: String?
-}
-
-struct UnlockParameters: Decodable, Sendable {
-    var passcode: String
-}
-
 struct WipeParameters: Decodable, Sendable {
     var confirm: String
 }

@@ -78,3 +78,55 @@ import WidgetModel
         #expect(cache.count == 2)
     }
 }
+
+/// The slots that the memory of requests points at: a slot answers only while its reply
+/// is cached, under the current stamp, before its instant.
+@Suite struct PresentationCacheSlotTests {
+    let widget = try! WidgetID("com.example.weather/forecast")
+    let t0 = Date(timeIntervalSince1970: 1_800_000_000)
+    let unlocked = PresentationCache.Stamp(state: .unlocked, passcodeSet: true, availableClasses: 0b1111, settings: Settings())
+    let locked = PresentationCache.Stamp(state: .locked, passcodeSet: true, availableClasses: 0b0001, settings: Settings())
+
+    func bytes(_ text: String) -> SecureBytes {
+        try! Array(text.utf8).withUnsafeBytes { try SecureBytes(copying: $0) }
+    }
+
+    @Test func aSlotAnswersUnderTheCurrentStampBeforeItsInstantOnly() throws {
+        var cache = PresentationCache(limit: 8)
+        cache.removeAll(notMatching: unlocked)
+        let reply = bytes("content")
+        cache.insert(widget, .homeScreen, reply: reply, stamp: unlocked, validUntil: t0.addingTimeInterval(60))
+        let slot = try #require(cache.slot(widget, .homeScreen))
+        #expect(cache.reply(in: slot, now: t0) === reply)
+        #expect(cache.reply(in: slot, now: t0.addingTimeInterval(60)) == nil)
+        // A lock: the slot is dropped and zeroed, and answers nothing any more.
+        cache.removeAll(notMatching: locked)
+        #expect(cache.reply(in: slot, now: t0) == nil)
+        #expect(slot.reply == nil && reply.count == 0)
+    }
+
+    @Test func aReplyMadeUnderAnotherStampThanTheCurrentOneIsNotServedFromItsSlot() throws {
+        var cache = PresentationCache(limit: 8)
+        cache.removeAll(notMatching: locked)
+        cache.insert(widget, .homeScreen, reply: bytes("content"), stamp: unlocked, validUntil: nil)
+        let slot = try #require(cache.slot(widget, .homeScreen))
+        #expect(cache.reply(in: slot, now: t0) == nil)
+        // Once that stamp becomes the current one, it is.
+        cache.removeAll(notMatching: unlocked)
+        #expect(cache.reply(in: slot, now: t0) != nil)
+    }
+
+    @Test func aReplacedOrRemovedReplyEmptiesItsOldSlot() throws {
+        var cache = PresentationCache(limit: 8)
+        cache.removeAll(notMatching: unlocked)
+        let first = bytes("first")
+        cache.insert(widget, .homeScreen, reply: first, stamp: unlocked, validUntil: nil)
+        let old = try #require(cache.slot(widget, .homeScreen))
+        cache.insert(widget, .homeScreen, reply: bytes("second"), stamp: unlocked, validUntil: nil)
+        #expect(cache.reply(in: old, now: t0) == nil && first.count == 0)
+        let new = try #require(cache.slot(widget, .homeScreen))
+        #expect(cache.reply(in: new, now: t0) != nil)
+        cache.remove(widget)
+        #expect(cache.reply(in: new, now: t0) == nil)
+    }
+}

@@ -308,6 +308,35 @@ private final class Harness {
         #expect(harness.server.connectionCount == 0)
     }
 
+    @Test func aReplyLargerThanTheOutputLimitReachesAClientThatReads() throws {
+        let harness = try Harness(limits: ServerLimits(maxOutputBytesPerConnection: 64 * 1024))
+        // Sixteen times the limit, more than the socket buffer takes at once.
+        harness.handler.largeReplyBytes = 1 << 20
+        let client = try harness.client()
+        client.send(presentation)
+        #expect(try harness.run { client.replies.count == 1 })
+        client.send(presentation)
+        #expect(try harness.run { client.replies.count == 2 })
+        let expected = #"{"parameters":{"widget":""# + String(repeating: "x", count: 1 << 20) + #""}}"#
+        #expect(client.replies.allSatisfy { $0 == expected })
+        #expect(!client.isAtEOF)
+        #expect(harness.server.connectionCount == 1)
+        #expect(harness.logs.records(event: "connection_closed").isEmpty)
+    }
+
+    @Test func aClientThatDoesNotReadALargeReplyIsCutOffOnceItsBacklogPassesTheLimit() throws {
+        let harness = try Harness(limits: ServerLimits(maxOutputBytesPerConnection: 64 * 1024))
+        harness.handler.largeReplyBytes = 1 << 20
+        let client = try harness.client()
+        if let watch = client.watch { harness.loop.unwatch(watch) }
+        client.send(bytes: (0..<40).flatMap { _ in Array(presentation.utf8) + [0] })
+        #expect(try harness.run { harness.handler.closed.count == 1 })
+        #expect(harness.server.connectionCount == 0)
+        // The first reply was taken (nothing was waiting), the second was not.
+        #expect(harness.handler.calls.count == 2)
+        #expect(!harness.logs.records(event: "connection_closed").isEmpty)
+    }
+
     @Test func connectionsBeyondTheLimitAreClosed() throws {
         let harness = try Harness(limits: ServerLimits(maxConnections: 1))
         let first = try harness.client()
