@@ -188,12 +188,44 @@ public struct JSONReader {
     /// Reads and checks one value of any kind, keeping nothing of it.
     public mutating func skipValue() throws(JSONReadError) {
         switch try peek() {
-        case .object: try readObject { (reader, _) throws(JSONReadError) in try reader.skipValue() }
+        case .object: try skipObject()
         case .array: try readArray { (reader, _) throws(JSONReadError) in try reader.skipValue() }
         case .string: _ = try scanString(decode: false)
         case .number: _ = try scanNumber()
         case .bool: _ = try readBool()
         case .null: try literal("null")
+        }
+    }
+
+    /// `readObject` with every member skipped, its keys only checked: no `String` is
+    /// made for a key nobody reads (the envelope scan skips whole parameter objects).
+    /// The same checks, in the same order, with the same errors as `readObject`.
+    private mutating func skipObject() throws(JSONReadError) {
+        try enter()
+        skipWhitespace()
+        if offset < bytes.count, bytes[offset] == UInt8(ascii: "}") {
+            offset += 1
+            depth -= 1
+            return
+        }
+        while true {
+            skipWhitespace()
+            guard offset < bytes.count, bytes[offset] == UInt8(ascii: "\"") else { throw syntax("expected a key") }
+            _ = try scanString(decode: false)
+            skipWhitespace()
+            guard offset < bytes.count, bytes[offset] == UInt8(ascii: ":") else { throw syntax("expected ':'") }
+            offset += 1
+            try skipValue()
+            skipWhitespace()
+            guard offset < bytes.count else { throw syntax("unexpected end") }
+            if bytes[offset] == UInt8(ascii: ",") {
+                offset += 1
+                continue
+            }
+            guard bytes[offset] == UInt8(ascii: "}") else { throw syntax("expected ',' or '}'") }
+            offset += 1
+            depth -= 1
+            return
         }
     }
 
