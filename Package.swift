@@ -45,7 +45,7 @@ let package = Package(
         .executableTarget(name: "widgetctl", dependencies: ["WidgetControl"]),
         // The benchmark harness (docs/BENCHMARKS.md): widgetd beside redis-server,
         // SQLCipher and the floors, one client for all.
-        .target(name: "Benchmarks", dependencies: ["WidgetStore", "WidgetModel", "WidgetCrypto", "CSystemShims"]),
+        .target(name: "Benchmarks", dependencies: ["WidgetStore", "WidgetModel", "WidgetCrypto", "CSystemShims", "StrictJSON", "Varlink"]),
         .executableTarget(name: "widgetd-bench", dependencies: ["Benchmarks"]),
 
         .testTarget(name: "WidgetModelTests", dependencies: ["WidgetModel", "StrictJSON"]),

@@ -9,6 +9,10 @@ public struct JSONWriter {
     /// The bytes written (or counted) so far.
     public private(set) var count = 0
 
+    /// Whether this writer only counts: callers may then write an object's members in
+    /// any order (the size does not depend on it) and skip sorting its keys.
+    public var isCounting: Bool { buffer == nil }
+
     /// A writer that only counts.
     public init() {
         buffer = nil
@@ -53,8 +57,11 @@ public struct JSONWriter {
         text.withUTF8 { utf8 in
             let all = UnsafeRawBufferPointer(utf8)
             var runStart = 0
-            for (index, byte) in utf8.enumerated() where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
+            while true {
+                let index = JSONByteScan.firstSpecial(in: all, from: runStart)
                 raw(UnsafeRawBufferPointer(rebasing: all[runStart..<index]))
+                guard index < all.count else { break }
+                let byte = all[index]
                 runStart = index + 1
                 if byte < 0x20 {
                     let hex: StaticString = "0123456789abcdef"
@@ -66,7 +73,6 @@ public struct JSONWriter {
                     self.byte(byte)
                 }
             }
-            raw(UnsafeRawBufferPointer(rebasing: all[runStart...]))
         }
         byte(UInt8(ascii: "\""))
     }

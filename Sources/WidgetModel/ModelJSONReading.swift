@@ -246,6 +246,24 @@ extension JSONReader {
     mutating func readRFC3339() throws(JSONReadError) -> Date {
         _ = try peek()
         let at = offset
+        // The usual case: printable ASCII without escapes, parsed in place with no
+        // `String`. Anything else (escapes, bad UTF-8, a bad date) takes the general
+        // path below, so its errors are the ones it has always given.
+        if bytes[at] == UInt8(ascii: "\"") {
+            var end = at + 1
+            while end < bytes.count, bytes[end] != UInt8(ascii: "\""), bytes[end] != UInt8(ascii: "\\"),
+                bytes[end] >= 0x20, bytes[end] < 0x7F
+            {
+                end += 1
+            }
+            if end < bytes.count, bytes[end] == UInt8(ascii: "\"") {
+                let text = UnsafeRawBufferPointer(rebasing: bytes[(at + 1)..<end]).assumingMemoryBound(to: UInt8.self)
+                if let date = try? RFC3339.parse(text) {
+                    self = reader(at: end + 1)
+                    return date
+                }
+            }
+        }
         let text = try readString()
         do {
             return try RFC3339.parse(text)

@@ -117,6 +117,16 @@ public enum RFC3339 {
     /// Dates outside `isRepresentable` are clamped to its range (validation rejects
     /// them before they are stored, so this only keeps the function total).
     public static func format(_ date: Date) -> String {
+        withFormatted(date) { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// The longest text `format` writes: `2026-01-31T08:00:00.123456Z`.
+    static let maximumLength = 27
+
+    /// Calls `body` with the ASCII bytes `format` returns, built on the stack (and zeroed
+    /// after): the canonical writer copies them straight into its buffer, with no
+    /// `String` per date.
+    static func withFormatted<R>(_ date: Date, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
         var t = date.timeIntervalSince1970
         if !t.isFinite || date < earliest { t = earliest.timeIntervalSince1970 }
         if date >= end { t = end.timeIntervalSince1970 - 1 }
@@ -124,29 +134,44 @@ public enum RFC3339 {
         let (seconds, fraction) = floorDivide(microseconds, 1_000_000)
         let (days, secondOfDay) = floorDivide(seconds, 86_400)
         let (year, month, day) = civilFromDays(Int(days))
-
-        var out = ""
-        out.reserveCapacity(32)
-        append(year, width: 4, to: &out)
-        out.append("-")
-        append(month, width: 2, to: &out)
-        out.append("-")
-        append(day, width: 2, to: &out)
-        out.append("T")
-        append(Int(secondOfDay / 3600), width: 2, to: &out)
-        out.append(":")
-        append(Int(secondOfDay / 60 % 60), width: 2, to: &out)
-        out.append(":")
-        append(Int(secondOfDay % 60), width: 2, to: &out)
-        if fraction != 0 {
-            var digits = Int(fraction)
-            var width = 6
-            while digits % 10 == 0 { digits /= 10; width -= 1 }
-            out.append(".")
-            append(digits, width: width, to: &out)
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: maximumLength) { buffer in
+            var count = 0
+            // Each value fits its width: the year is clamped to 0000–9999 above, and the
+            // fraction has at most `width` digits once its trailing zeros are trimmed.
+            func put(_ value: Int, width: Int) {
+                var rest = value
+                for index in stride(from: count + width - 1, through: count, by: -1) {
+                    buffer[index] = UInt8(ascii: "0") + UInt8(rest % 10)
+                    rest /= 10
+                }
+                count += width
+            }
+            func put(_ byte: UInt8) {
+                buffer[count] = byte
+                count += 1
+            }
+            put(year, width: 4)
+            put(UInt8(ascii: "-"))
+            put(month, width: 2)
+            put(UInt8(ascii: "-"))
+            put(day, width: 2)
+            put(UInt8(ascii: "T"))
+            put(Int(secondOfDay / 3600), width: 2)
+            put(UInt8(ascii: ":"))
+            put(Int(secondOfDay / 60 % 60), width: 2)
+            put(UInt8(ascii: ":"))
+            put(Int(secondOfDay % 60), width: 2)
+            if fraction != 0 {
+                var digits = Int(fraction)
+                var width = 6
+                while digits % 10 == 0 { digits /= 10; width -= 1 }
+                put(UInt8(ascii: "."))
+                put(digits, width: width)
+            }
+            put(UInt8(ascii: "Z"))
+            defer { buffer.initialize(repeating: 0) }
+            return body(UnsafeBufferPointer(rebasing: buffer[0..<count]))
         }
-        out.append("Z")
-        return out
     }
 
     // MARK: - Calendar arithmetic (proleptic Gregorian, Howard Hinnant's algorithms)
@@ -191,14 +216,6 @@ public enum RFC3339 {
         let q = a / b
         let r = a % b
         return r < 0 ? (q - 1, r + b) : (q, r)
-    }
-
-    private static func append(_ value: Int, width: Int, to out: inout String) {
-        let digits = String(value)
-        if digits.utf8.count < width {
-            out.append(String(repeating: "0", count: width - digits.utf8.count))
-        }
-        out.append(digits)
     }
 
     /// Reads fixed-width ASCII fields from the input.

@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import StrictJSON
 
 /// Checks decoded timelines, entries, policies and placeholders against `TimelineLimits`
 /// and the rules that decoding alone cannot enforce.
@@ -23,19 +24,20 @@ public enum TimelineValidator {
             throw InvalidTimeline(reason: "\(path): \(entries.count) entries; at most \(limits.maxEntries) are allowed")
         }
         for (index, entry) in entries.enumerated() {
-            let here = "\(path)[\(index)]"
+            // Built only for a message: a valid entry costs no String.
+            func here() -> String { "\(path)[\(index)]" }
             guard RFC3339.isRepresentable(entry.date) else {
-                throw InvalidTimeline(reason: "\(here).date: is outside the years 0000–9999")
+                throw InvalidTimeline(reason: "\(here()).date: is outside the years 0000–9999")
             }
             if let relevance = entry.relevance {
                 guard relevance.score.isFinite else {
-                    throw InvalidTimeline(reason: "\(here).relevance.score: is not a finite number")
+                    throw InvalidTimeline(reason: "\(here()).relevance.score: is not a finite number")
                 }
                 guard relevance.duration.isFinite, relevance.duration >= 0 else {
-                    throw InvalidTimeline(reason: "\(here).relevance.duration: must be a finite number of seconds, 0 or more")
+                    throw InvalidTimeline(reason: "\(here()).relevance.duration: must be a finite number of seconds, 0 or more")
                 }
             }
-            try validate(fields: entry.fields, limits: limits, path: "\(here).fields")
+            try validate(fields: entry.fields, limits: limits, path: "\(here()).fields")
         }
     }
 
@@ -51,28 +53,36 @@ public enum TimelineValidator {
         try validate(fields: placeholder.fields, limits: limits, path: "placeholder.fields")
     }
 
-    static func validate(fields: [String: Field], limits: TimelineLimits, path: String) throws(InvalidTimeline) {
+    static func validate(
+        fields: [String: Field], limits: TimelineLimits, path: @autoclosure () -> String
+    ) throws(InvalidTimeline) {
         guard fields.count <= limits.maxFieldsPerEntry else {
-            throw InvalidTimeline(reason: "\(path): \(fields.count) fields; at most \(limits.maxFieldsPerEntry) are allowed")
+            throw InvalidTimeline(reason: "\(path()): \(fields.count) fields; at most \(limits.maxFieldsPerEntry) are allowed")
         }
-        // Sorted so that the same input always reports the same first problem.
+        // Valid fields (the usual case) are checked in any order, with no sorting and no
+        // path; only when one fails are they checked again in sorted order, so that the
+        // same input always reports the same first problem.
+        guard fields.contains(where: { problem(name: $0.key, field: $0.value, limits: limits) != nil }) else { return }
+        let prefix = path()
         for name in fields.keys.sorted() {
-            let here = "\(path)[\(ModelPath.quote(name))]"
-            guard !name.isEmpty else {
-                throw InvalidTimeline(reason: "\(here): field name is empty")
-            }
-            guard name.utf8.count <= limits.maxFieldNameBytes else {
-                throw InvalidTimeline(reason: "\(here): field name is \(name.utf8.count) bytes; at most \(limits.maxFieldNameBytes) are allowed")
-            }
-            guard !name.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else {
-                throw InvalidTimeline(reason: "\(here): field name contains a control character")
-            }
-            guard let field = fields[name] else { continue }
-            var budget = ValueBudget(remaining: limits.maxValueBytes, maxDepth: limits.maxNestingDepth)
-            if let problem = budget.check(field.value, depth: 0) {
-                throw InvalidTimeline(reason: "\(here): value \(problem.description(limits))")
-            }
+            guard let field = fields[name], let problem = problem(name: name, field: field, limits: limits) else { continue }
+            throw InvalidTimeline(reason: "\(prefix)[\(ModelPath.quote(name))]: \(problem)")
         }
+    }
+
+    /// What is wrong with one field, in the words after its path; nil when it is valid.
+    private static func problem(name: String, field: Field, limits: TimelineLimits) -> String? {
+        guard !name.isEmpty else { return "field name is empty" }
+        let nameBytes = name.utf8.count
+        guard nameBytes <= limits.maxFieldNameBytes else {
+            return "field name is \(nameBytes) bytes; at most \(limits.maxFieldNameBytes) are allowed"
+        }
+        guard !name.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) else {
+            return "field name contains a control character"
+        }
+        var budget = ValueBudget(remaining: limits.maxValueBytes, maxDepth: limits.maxNestingDepth)
+        if let problem = budget.check(field.value, depth: 0) { return "value \(problem.description(limits))" }
+        return nil
     }
 }
 
@@ -129,6 +139,8 @@ struct ValueBudget {
     }
 
     static func encodedSize(_ text: String) -> Int {
+        // Native strings are contiguous: a loop over a pointer, not the UTF-8 view's iterator.
+        if let size = text.utf8.withContiguousStorageIfAvailable({ encodedSize(utf8: $0) }) { return size }
         var size = 2
         for byte in text.utf8 {
             switch byte {
@@ -136,6 +148,17 @@ struct ValueBudget {
             case 0..<0x20: size += 6
             default: size += 1
             }
+        }
+        return size
+    }
+
+    static func encodedSize(utf8: UnsafeBufferPointer<UInt8>) -> Int {
+        let bytes = UnsafeRawBufferPointer(utf8)
+        var size = 2 + bytes.count
+        var index = JSONByteScan.firstSpecial(in: bytes, from: 0)
+        while index < bytes.count {
+            size += bytes[index] < 0x20 ? 5 : 1
+            index = JSONByteScan.firstSpecial(in: bytes, from: index + 1)
         }
         return size
     }

@@ -7,7 +7,7 @@ import Foundation
 // BENCHMARKS.md and the plot there (default: docs/ when run from the package root).
 let arguments = Array(CommandLine.arguments.dropFirst())
 let usage = """
-    usage: widgetd-bench [--smoke] [--only reads,writes,growth] [--growth 0,1000,...]
+    usage: widgetd-bench [--smoke] [--only reads,writes,growth | --only decode] [--growth 0,1000,...]
                          [--duration SECONDS] [--output DIR]
     Measures widgetd beside redis-server, SQLCipher and the floors; without --output,
     rewrites docs/BENCHMARKS.md and docs/benchmarks-latency.svg when run from the package root.
@@ -35,6 +35,11 @@ if arguments.first != "--echo-server" {
 }
 do {
     if arguments.first == "--echo-server", arguments.count == 2 { try EchoServer.serve(at: arguments[1]) }
+    // The decode micro-benchmark needs no daemon and writes no report.
+    if let index = arguments.firstIndex(of: "--only"), index + 1 < arguments.count, arguments[index + 1] == "decode" {
+        print(DecodeBenchmark.report(try DecodeBenchmark.run()), terminator: "")
+        exit(0)
+    }
     let executable = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
     let directory = executable.deletingLastPathComponent().path
     let widgetd = ProcessInfo.processInfo.environment["WIDGETD_BIN"] ?? "\(directory)/widgetd"

@@ -1,0 +1,122 @@
+import Foundation
+import Glibc
+import StrictJSON
+import Varlink
+import WidgetModel
+
+/// `widgetd-bench --only decode`: the CPU one `PutTimeline` costs the daemon before its
+/// commit, without sockets, storage or crypto — the envelope scan, decoding the
+/// parameters, validation and the canonical body — as µs per message.
+///
+/// It follows `WidgetService.putTimeline` step by step (the daemon's own types are
+/// internal to it), on the same 3 KiB message the write benchmark sends, so that a
+/// profile (`perf record`) of this loop is a profile of the daemon's decode path.
+public enum DecodeBenchmark {
+    /// The figures of one run.
+    public struct Result: Sendable {
+        /// Messages per timed pass.
+        public let messages: Int
+        /// Message size in bytes.
+        public let bytes: Int
+        /// µs per message: the whole path, and each step alone.
+        public let total: Double, envelope: Double, decode: Double, validate: Double, encode: Double
+    }
+
+    /// Runs `messages` messages through the path (best of `passes` passes for each figure).
+    public static func run(messages: Int = 20_000, passes: Int = 5, timelineBytes: Int = 3 * 1024) throws -> Result {
+        var message = VarlinkRequest.putTimeline("bench.provider/decode", bytes: timelineBytes)
+        message.removeLast()  // the NUL the framer strips
+        let call = try VarlinkCall(decoding: message)
+        let decoded = try decodeParameters(call)
+        var body = [UInt8](repeating: 0, count: 64 * 1024)
+
+        func best(_ body: () throws -> Void) rethrows -> Double {
+            var best = Double.infinity
+            for _ in 0..<passes {
+                let start = now()
+                for _ in 0..<messages { try body() }
+                best = min(best, (now() - start) * 1e6 / Double(messages))
+            }
+            return best
+        }
+        let total = try best {
+            let call = try VarlinkCall(decoding: message)
+            let parts = try decodeParameters(call)
+            try Self.validate(parts)
+            Self.encode(parts, into: &body)
+        }
+        let envelope = try best { _ = try VarlinkCall(decoding: message) }
+        let decode = try best { _ = try decodeParameters(call) }
+        let validating = try best { try Self.validate(decoded) }
+        let encoding = best { Self.encode(decoded, into: &body) }
+        return Result(
+            messages: messages, bytes: message.count, total: total, envelope: envelope, decode: decode,
+            validate: validating, encode: encoding)
+    }
+
+    /// The parts of `PutTimeline` this benchmark decodes.
+    struct Parts {
+        var widget = "", family: String?
+        var entries: [Entry] = []
+        var policy: ReloadPolicy?
+        var placeholder: Placeholder?
+    }
+
+    /// Reads the members in place, as `PutTimelineParameters.read` does.
+    static func decodeParameters(_ call: VarlinkCall) throws -> Parts {
+        try call.withParameterBytes { bytes throws -> Parts in
+            guard let bytes else { throw BenchError("PutTimeline without parameters") }
+            var parts = Parts()
+            var reader = JSONReader(bytes)
+            try reader.readObject { (reader, key) throws(JSONReadError) in
+                switch key {
+                case "widget": parts.widget = try reader.readString()
+                case "family": parts.family = try reader.readString()
+                case "entries": parts.entries = try Entry.readArray(from: &reader)
+                case "policy": parts.policy = try ReloadPolicy.read(from: &reader)
+                case "placeholder": parts.placeholder = try Placeholder.read(from: &reader)
+                default: try reader.skipValue()
+                }
+            }
+            return parts
+        }
+    }
+
+    static func validate(_ parts: Parts) throws {
+        try TimelineValidator.validate(Timeline(entries: parts.entries, policy: parts.policy ?? .atEnd))
+        if let placeholder = parts.placeholder { try TimelineValidator.validate(placeholder: placeholder) }
+    }
+
+    /// Writes the canonical body the way `secureEncode` does (measure, then write), and
+    /// the placeholder's canonical bytes.
+    static func encode(_ parts: Parts, into body: inout [UInt8]) {
+        let timeline = Timeline(entries: parts.entries, policy: parts.policy ?? .atEnd)
+        let count = timeline.canonicalJSONCount
+        body.withUnsafeMutableBytes { buffer in
+            var writer = JSONWriter(into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<count]))
+            timeline.write(to: &writer)
+            precondition(writer.count == count)
+        }
+        _ = parts.placeholder?.canonicalJSON
+    }
+
+    private static func now() -> Double {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+    }
+
+    /// The result as the lines the bench prints.
+    public static func report(_ result: Result) -> String {
+        func f(_ value: Double) -> String { String(format: "%.2f", value) }
+        return """
+            decode: PutTimeline of \(result.bytes) bytes, \(result.messages) messages per pass, best pass
+              total (envelope + parameters + validate + canonical body): \(f(result.total)) µs/message
+              envelope scan (VarlinkCall): \(f(result.envelope)) µs
+              parameters (Entry/Placeholder decode): \(f(result.decode)) µs
+              validate (TimelineValidator): \(f(result.validate)) µs
+              canonical body (count + write, placeholder): \(f(result.encode)) µs
+
+            """
+    }
+}
