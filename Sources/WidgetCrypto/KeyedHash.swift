@@ -15,41 +15,37 @@ public enum KeyedHash {
     public static func hash(
         _ input: UnsafeRawBufferPointer, key: SecureBytes, outputLength: Int = 32
     ) throws(CryptoError) -> SecureBytes {
-        try Sodium.ensureInitialized()
-        guard key.count >= minimumKeyByteCount, key.count <= maximumKeyByteCount else {
-            throw .invalidLength(what: "BLAKE2b key", expected: 32, actual: key.count)
-        }
-        guard outputLength >= Int(crypto_generichash_bytes_min()), outputLength <= Int(crypto_generichash_bytes_max())
-        else { throw .invalidLength(what: "BLAKE2b output", expected: 32, actual: outputLength) }
+        try checkOutputLength(outputLength)
         let output = try SecureBytes.zeroed(count: outputLength)
-        let result = output.withUnsafeMutableBytes { out in
-            key.withUnsafeBytes { k in
-                crypto_generichash(
-                    out.baseAddress!.assumingMemoryBound(to: UInt8.self), out.count,
-                    input.baseAddress?.assumingMemoryBound(to: UInt8.self), UInt64(input.count),
-                    k.baseAddress!.assumingMemoryBound(to: UInt8.self), k.count)
-            }
-        }
-        try Sodium.check(result, "crypto_generichash")
+        try output.withUnsafeMutableBytes { (out) throws(CryptoError) in try hash(input, key: key, into: out) }
         return output
     }
 
     /// Hashes a public input into `output` (16…64 bytes) for a public result such as a
     /// file name: no secure allocation, which would cost a `sodium_malloc` per call.
     public static func publicHash(_ input: [UInt8], key: SecureBytes, into output: UnsafeMutableRawBufferPointer) throws(CryptoError) {
+        try input.withBytes { (i) throws(CryptoError) in try hash(i, key: key, into: output) }
+    }
+
+    private static func checkOutputLength(_ count: Int) throws(CryptoError) {
+        guard count >= Int(crypto_generichash_bytes_min()), count <= Int(crypto_generichash_bytes_max())
+        else { throw .invalidLength(what: "BLAKE2b output", expected: 32, actual: count) }
+    }
+
+    /// `crypto_generichash` of `input` under `key` into `output`, whose size is the hash's.
+    private static func hash(
+        _ input: UnsafeRawBufferPointer, key: SecureBytes, into output: UnsafeMutableRawBufferPointer
+    ) throws(CryptoError) {
         try Sodium.ensureInitialized()
         guard key.count >= minimumKeyByteCount, key.count <= maximumKeyByteCount else {
             throw .invalidLength(what: "BLAKE2b key", expected: 32, actual: key.count)
         }
-        guard output.count >= Int(crypto_generichash_bytes_min()), output.count <= Int(crypto_generichash_bytes_max())
-        else { throw .invalidLength(what: "BLAKE2b output", expected: 32, actual: output.count) }
+        try checkOutputLength(output.count)
         let result = key.withUnsafeBytes { k in
-            input.withUnsafeBytes { i in
-                crypto_generichash(
-                    output.baseAddress!.assumingMemoryBound(to: UInt8.self), output.count,
-                    i.baseAddress?.assumingMemoryBound(to: UInt8.self), UInt64(i.count),
-                    k.baseAddress!.assumingMemoryBound(to: UInt8.self), k.count)
-            }
+            crypto_generichash(
+                output.baseAddress!.assumingMemoryBound(to: UInt8.self), output.count,
+                input.baseAddress?.assumingMemoryBound(to: UInt8.self), UInt64(input.count),
+                k.baseAddress!.assumingMemoryBound(to: UInt8.self), k.count)
         }
         try Sodium.check(result, "crypto_generichash")
     }

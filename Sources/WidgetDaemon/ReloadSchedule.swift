@@ -27,7 +27,7 @@ struct ReloadSchedule {
     /// A new generation was stored: the store's index already holds its due date, not
     /// yet announced. A debug build checks that the index has it (or a later one, when
     /// a group commit wrote the widget twice).
-    func stored(_ widget: WidgetID, generation: UInt64, due: Date?) {
+    func stored(_ widget: WidgetID, generation: UInt64) {
         assert(((try? store.indexedGeneration(widget)) ?? nil).map { $0 >= generation } == true, "the store's index missed a write")
     }
 

@@ -140,11 +140,7 @@ extension WidgetService {
         var written: [WidgetID] = []
         for (item, result) in zip(batch, results) {
             guard case .success(let generation) = result else { continue }
-            presentations.remove(item.write.widget)
-            reloads.stored(item.write.widget, generation: generation, due: item.write.reloadDue)
-            logger.debug(
-                "timeline stored", event: "timeline_stored",
-                metadata: ["widget.id": "\(item.write.widget)", "generation": "\(generation)"])
+            stored(item.write.widget, generation: generation)
             if !written.contains(item.write.widget) { written.append(item.write.widget) }
         }
         announceDueReloads()
@@ -217,20 +213,27 @@ extension WidgetService {
 
     // MARK: Storage
 
+    /// A new generation of `widget` is durable: its cached presentations are stale.
+    private func stored(_ widget: WidgetID, generation: UInt64) {
+        presentations.remove(widget)
+        reloads.stored(widget, generation: generation)
+        logger.debug(
+            "timeline stored", event: "timeline_stored", metadata: ["widget.id": "\(widget)", "generation": "\(generation)"])
+    }
+
     /// Encodes, stores and announces a new generation of a timeline.
     private func store(
         _ timeline: Timeline, for widget: WidgetID, class protectionClass: ProtectionClass,
         family: String?, placeholder: [UInt8]?
     ) throws -> UInt64 {
         let body = try secureEncode(timeline)
+        // Dropped first: a failed write may still have left the new file in place.
         presentations.remove(widget)
         let generation = try store.putTimeline(
             widget, protectionClass: protectionClass, family: family, reloadDue: timeline.reloadDue,
             body: body, placeholder: placeholder)
-        reloads.stored(widget, generation: generation, due: timeline.reloadDue)
+        stored(widget, generation: generation)
         announceDueReloads()
-        logger.debug("timeline stored", event: "timeline_stored", metadata: ["widget.id": "\(widget)", "generation": "\(generation)",
-        ])
         refreshWatches(widget)
         reschedule()
         return generation

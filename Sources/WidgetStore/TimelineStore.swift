@@ -458,41 +458,12 @@ public final class TimelineStore {
         _ widget: WidgetID, protectionClass: ProtectionClass, family: String?, reloadDue: Date?, body: SecureBytes,
         placeholder: [UInt8]?
     ) throws(StoreError) -> UInt64 {
-        guard body.count <= configuration.maxTimelineBytes else { throw .tooLarge(limit: configuration.maxTimelineBytes) }
-        if let placeholder, placeholder.count > configuration.maxPlaceholderBytes {
-            throw .tooLarge(limit: configuration.maxPlaceholderBytes)
-        }
-        if let family, family.utf8.count > TimelineFile.maximumFamilyBytes {
-            throw .tooLarge(limit: TimelineFile.maximumFamilyBytes)
-        }
-        // A damaged previous file is simply replaced: the provider is rewriting it.
-        let name = try fileName(for: widget)
-        let previous = try? indexedMetadata(name: name, widget: widget)
-        let metadata = TimelineMetadata(
-            widget: widget, protectionClass: protectionClass, family: family,
-            generation: (previous?.generation ?? 0) + 1, reloadDue: reloadDue,
-            placeholder: placeholder ?? previous?.placeholder)
-        let bytes = try crypto { () throws(CryptoError) in
-            let kek = try KeyEncryptionKey.agree(with: keybag.publicKey(protectionClass))
-            defer { kek.zero() }
-            return try TimelineFile.encode(metadata, body: body, bodyKEK: kek, metadataKey: subkeys.timelineMetadata)
-        }
-        cache.remove(widget)
-        forget(name)
-        do throws(StoreError) {
-            try FileSystem.writeAtomically(directory: timelinesDirectory, name: name, bytes: bytes)
-        } catch {
-            reindexFromDisk(name: name, widget: widget)
-            throw error
-        }
-        record(name, metadata)
-        if shouldCacheWrite(protectionClass) {
-            let copy = try crypto { () throws(CryptoError) in try body.copy() }
-            cache.insert(
-                widget, body: copy, protectionClass: protectionClass, generation: metadata.generation,
-                isOpen: protectionClass == .completeUnlessOpen)
-        }
-        return metadata.generation
+        // A batch of one. The batch hands its body buffer to the cache; the caller's
+        // stays the caller's, so the cache gets a copy.
+        let write = TimelineWrite(
+            widget: widget, protectionClass: protectionClass, family: family, reloadDue: reloadDue,
+            body: try crypto { () throws(CryptoError) in try body.copy() }, placeholder: placeholder)
+        return try putTimelines([write])[0].get()
     }
 
     /// One timeline to store with `putTimelines(_:)`: the arguments of `putTimeline`.
