@@ -18,20 +18,20 @@ extension Timeline {
         let start = try reader.objectStart()
         var entries: [Entry]?
         var policy: ReloadPolicy?
-        var seen = SeenKeys()
+        var seen = SeenKeys(object: start)
         try reader.readObject { (reader, key) throws(JSONReadError) in
             switch key {
             case "entries":
-                try seen.once(0, key, object: start)
+                try seen.once(0, key)
                 entries = try Entry.readArray(from: &reader)
             case "policy":
-                try seen.once(1, key, object: start)
+                try seen.once(1, key)
                 policy = try reader.readNull() ? nil : try ReloadPolicy.read(from: &reader)
             default:
-                throw JSONReadError.mismatch(at: start, "unknown key \(ModelPath.quote(key))")
+                throw seen.unknown(key)
             }
         }
-        guard let entries else { throw JSONReadError.mismatch(at: start, "missing \"entries\"") }
+        guard let entries else { throw seen.missing("entries") }
         return Timeline(entries: entries, policy: policy ?? .atEnd)
     }
 }
@@ -50,24 +50,24 @@ extension Entry {
         var date: Date?
         var relevance: Relevance?
         var fields: [String: Field]?
-        var seen = SeenKeys()
+        var seen = SeenKeys(object: start)
         try reader.readObject { (reader, key) throws(JSONReadError) in
             switch key {
             case "date":
-                try seen.once(0, key, object: start)
+                try seen.once(0, key)
                 date = try reader.readRFC3339()
             case "relevance":
-                try seen.once(1, key, object: start)
+                try seen.once(1, key)
                 relevance = try reader.readNull() ? nil : try Relevance.read(from: &reader)
             case "fields":
-                try seen.once(2, key, object: start)
+                try seen.once(2, key)
                 fields = try Field.readFields(from: &reader)
             default:
-                throw JSONReadError.mismatch(at: start, "unknown key \(ModelPath.quote(key))")
+                throw seen.unknown(key)
             }
         }
-        guard let date else { throw JSONReadError.mismatch(at: start, "missing \"date\"") }
-        guard let fields else { throw JSONReadError.mismatch(at: start, "missing \"fields\"") }
+        guard let date else { throw seen.missing("date") }
+        guard let fields else { throw seen.missing("fields") }
         return Entry(date: date, relevance: relevance, fields: fields)
     }
 }
@@ -78,21 +78,21 @@ extension Relevance {
         let start = try reader.objectStart()
         var score: Double?
         var duration: Double?
-        var seen = SeenKeys()
+        var seen = SeenKeys(object: start)
         try reader.readObject { (reader, key) throws(JSONReadError) in
             switch key {
             case "score":
-                try seen.once(0, key, object: start)
+                try seen.once(0, key)
                 score = try reader.readNumber()
             case "duration":
-                try seen.once(1, key, object: start)
+                try seen.once(1, key)
                 duration = try reader.readNumber()
             default:
-                throw JSONReadError.mismatch(at: start, "unknown key \(ModelPath.quote(key))")
+                throw seen.unknown(key)
             }
         }
-        guard let score else { throw JSONReadError.mismatch(at: start, "missing \"score\"") }
-        guard let duration else { throw JSONReadError.mismatch(at: start, "missing \"duration\"") }
+        guard let score else { throw seen.missing("score") }
+        guard let duration else { throw seen.missing("duration") }
         return Relevance(score: score, duration: duration)
     }
 }
@@ -122,14 +122,14 @@ extension Field {
         let start = try reader.objectStart()
         var value: JSONValue?
         var privacy: Privacy?
-        var seen = SeenKeys()
+        var seen = SeenKeys(object: start)
         try reader.readObject { (reader, key) throws(JSONReadError) in
             switch key {
             case "value":
-                try seen.once(0, key, object: start)
+                try seen.once(0, key)
                 value = try JSONValue.read(from: &reader)
             case "privacy":
-                try seen.once(1, key, object: start)
+                try seen.once(1, key)
                 guard try !reader.readNull() else { return }
                 let at = reader.offset
                 let text = try? reader.readString()
@@ -138,10 +138,10 @@ extension Field {
                 }
                 privacy = known
             default:
-                throw JSONReadError.mismatch(at: start, "unknown key \(ModelPath.quote(key))")
+                throw seen.unknown(key)
             }
         }
-        guard let value else { throw JSONReadError.mismatch(at: start, "missing \"value\"") }
+        guard let value else { throw seen.missing("value") }
         return Field(value: value, privacy: privacy)
     }
 }
@@ -181,25 +181,25 @@ extension ReloadPolicy {
         let start = try reader.objectStart()
         var kind: (text: String, offset: Int)?
         var dateOffset: Int?
-        var seen = SeenKeys()
+        var seen = SeenKeys(object: start)
         try reader.readObject { (reader, key) throws(JSONReadError) in
             switch key {
             case "kind":
-                try seen.once(0, key, object: start)
+                try seen.once(0, key)
                 _ = try reader.peek()
                 let at = reader.offset
                 kind = (try reader.readString(), at)
             case "date":
-                try seen.once(1, key, object: start)
+                try seen.once(1, key)
                 if try !reader.readNull() {
                     dateOffset = reader.offset
                     try reader.skipValue()
                 }
             default:
-                throw JSONReadError.mismatch(at: start, "unknown key \(ModelPath.quote(key))")
+                throw seen.unknown(key)
             }
         }
-        guard let kind else { throw JSONReadError.mismatch(at: start, "missing \"kind\"") }
+        guard let kind else { throw seen.missing("kind") }
         switch kind.text {
         case "atEnd", "never":
             if let dateOffset { throw JSONReadError.mismatch(at: dateOffset, "is only allowed with kind \"after\"") }
@@ -219,17 +219,17 @@ extension Placeholder {
     public static func read(from reader: inout JSONReader) throws(JSONReadError) -> Placeholder {
         let start = try reader.objectStart()
         var fields: [String: Field]?
-        var seen = SeenKeys()
+        var seen = SeenKeys(object: start)
         try reader.readObject { (reader, key) throws(JSONReadError) in
             switch key {
             case "fields":
-                try seen.once(0, key, object: start)
+                try seen.once(0, key)
                 fields = try Field.readFields(from: &reader)
             default:
-                throw JSONReadError.mismatch(at: start, "unknown key \(ModelPath.quote(key))")
+                throw seen.unknown(key)
             }
         }
-        guard let fields else { throw JSONReadError.mismatch(at: start, "missing \"fields\"") }
+        guard let fields else { throw seen.missing("fields") }
         return Placeholder(fields: fields)
     }
 }
@@ -275,17 +275,31 @@ extension JSONReader {
 
 /// The known keys an object has shown so far, to refuse one given twice.
 struct SeenKeys {
+    /// Where the object starts: its errors point there.
+    private let object: Int
     private var mask: UInt32 = 0
 
-    /// An empty set.
-    init() {}
+    /// An empty set for the object starting at `object`.
+    init(object: Int) {
+        self.object = object
+    }
 
     /// Records key number `bit`; throws if it was already there.
-    mutating func once(_ bit: Int, _ key: String, object: Int) throws(JSONReadError) {
+    mutating func once(_ bit: Int, _ key: String) throws(JSONReadError) {
         guard mask & (1 << bit) == 0 else {
             throw JSONReadError.mismatch(at: object, "duplicate key \(ModelPath.quote(key))")
         }
         mask |= 1 << bit
+    }
+
+    /// The error for a key the object does not have.
+    func unknown(_ key: String) -> JSONReadError {
+        JSONReadError.mismatch(at: object, "unknown key \(ModelPath.quote(key))")
+    }
+
+    /// The error for a required key that is absent.
+    func missing(_ key: StaticString) -> JSONReadError {
+        JSONReadError.mismatch(at: object, "missing \"\(key)\"")
     }
 }
 
