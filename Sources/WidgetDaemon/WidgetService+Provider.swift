@@ -24,18 +24,50 @@ extension WidgetService {
     }
 
     func putTimeline(_ call: VarlinkCall, _ context: CallContext, _ authority: PeerAuthority) throws {
-        let parameters = try call.withParameterBytes { bytes in try PutTimelineParameters.read(from: bytes) }
+        // The parameters are decoded on a worker: copied first, into secure memory (they
+        // are the timeline's content), since the call's bytes live in the framer.
+        let bytes = try call.withParameterBytes { buffer in try buffer.map { try SecureBytes(copying: $0) } }
+        let job = DecodingWrite(context: context, authority: authority, method: call.method)
+        decodingWrites.append(job)
+        let service = LoopBound(self, loop: loop)
+        let loop = self.loop
+        let limits = self.limits
+        Self.decodeQueue.async {
+            job.decode(bytes, limits: limits)
+            loop.execute { service.value.acceptDecodedWrites(waiting: false) }
+        }
+    }
+
+    /// Where `PutTimeline` parameters are decoded: concurrent, so that on two cores
+    /// decoding, the loop and a commit run side by side.
+    private static let decodeQueue = DispatchQueue(label: "widgetd.decode", attributes: .concurrent)
+
+    /// Takes the decoded writes in the order their calls came, up to the first still
+    /// being decoded (all of them if `waiting`): checks each caller and accepts its write
+    /// for the next group commit, or answers its error.
+    func acceptDecodedWrites(waiting: Bool) {
+        while let job = decodingWrites.first, job.finished(waiting: waiting) {
+            decodingWrites.removeFirst()
+            do {
+                try accept(job)
+            } catch {
+                fail(job.context, with: error, method: job.method)
+            }
+        }
+    }
+
+    /// Checks a decoded write in the order the inline path did: unreadable parameters,
+    /// then the caller's right to the widget, then the timeline's validity.
+    private func accept(_ job: DecodingWrite) throws {
+        let decoded = try job.outcome!.get()
         guard let (widget, protectionClass) = try providedWidget(
-            parameters.widget, context, authority, method: call.method)
+            decoded.parameters.widget, job.context, job.authority, method: job.method)
         else { return }
-        let timeline = Timeline(entries: parameters.entries, policy: parameters.policy ?? .atEnd)
-        try TimelineValidator.validate(timeline, limits: limits)
-        if let placeholder = parameters.placeholder { try TimelineValidator.validate(placeholder: placeholder, limits: limits) }
-        let placeholder = parameters.placeholder?.canonicalJSON
+        let (body, placeholder) = try decoded.encoded.get()
         let write = TimelineStore.TimelineWrite(
-            widget: widget, protectionClass: protectionClass, family: parameters.family, reloadDue: timeline.reloadDue,
-            body: try secureEncode(timeline), placeholder: placeholder)
-        pendingWrites.append((context, write))
+            widget: widget, protectionClass: protectionClass, family: decoded.parameters.family,
+            reloadDue: decoded.timeline.reloadDue, body: body, placeholder: placeholder)
+        pendingWrites.append((job.context, write))
         if pendingWrites.count >= Self.maxWritesPerCommit {
             startCommits()
         } else if commitTimer == nil {
@@ -117,6 +149,7 @@ extension WidgetService {
     /// commits, then commits the rest on the loop. Any other call, a stop, goes through
     /// here first, so it sees the writes as if each had been committed alone before it.
     func commitPendingWrites() {
+        acceptDecodedWrites(waiting: true)
         for commit in inFlightCommits { finishCommit(commit) }
         if let commitTimer { loop.cancel(commitTimer) }
         commitTimer = nil
@@ -233,7 +266,7 @@ extension WidgetService {
         _ timeline: Timeline, for widget: WidgetID, class protectionClass: ProtectionClass,
         family: String?, placeholder: [UInt8]?
     ) throws -> UInt64 {
-        let body = try secureEncode(timeline)
+        let body = try Self.secureEncode(timeline)
         // Dropped first: a failed write may still have left the new file in place.
         presentations.remove(widget)
         let generation = try store.putTimeline(
@@ -249,7 +282,7 @@ extension WidgetService {
     /// Writes a timeline's canonical JSON straight into secure memory: measured first,
     /// then written into a locked buffer of exactly that size, so no heap copy of the
     /// content is made. The validator has rejected non-finite numbers already.
-    func secureEncode(_ timeline: Timeline) throws -> SecureBytes {
+    static func secureEncode(_ timeline: Timeline) throws -> SecureBytes {
         let body = try SecureBytes.zeroed(count: timeline.canonicalJSONCount)
         body.withUnsafeMutableBytes { buffer in
             var writer = JSONWriter(into: buffer)

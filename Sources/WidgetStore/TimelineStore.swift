@@ -380,6 +380,8 @@ public final class TimelineStore {
         try journal?.discard()
         // Closed (and unlocked) now: it is opened again under the new device key below.
         journal = nil
+        // Made for the class keys the erase destroys.
+        KeyEncryptionKeySupply.shared.removeAll()
         cache.removeAll()
         index.removeAll()
         placeholders.removeAll()
@@ -632,7 +634,7 @@ public final class TimelineStore {
         var agreed: [PublicKey: Result<KeyEncryptionKey, StoreError>] = [:]
         for item in prepared.staged where agreed[item.classKey] == nil {
             agreed[item.classKey] = Result { () throws(StoreError) in
-                try crypto { () throws(CryptoError) in try KeyEncryptionKey.agree(with: item.classKey) }
+                try crypto { () throws(CryptoError) in try KeyEncryptionKeySupply.shared.take(for: item.classKey) }
             }
         }
         let keks = agreed
