@@ -10,6 +10,9 @@ public final class BenchmarkSuite {
         public var duration: Double = 3
         /// Connections for the read benchmark.
         public var readConnections = [1, 8, 32]
+        /// Interleaved rounds of the read rows; each server's median round is reported
+        /// (see ``ReadRounds``).
+        public var readRounds = 3
         /// Connections (writers) for the write benchmark.
         public var writeConnections = [1, 8]
         /// Stored timelines at which growth is measured.
@@ -41,6 +44,7 @@ public final class BenchmarkSuite {
             var options = Options(widgetdBinary: widgetdBinary, benchBinary: benchBinary, command: command)
             options.duration = 0.2
             options.readConnections = [1, 2]
+            options.readRounds = 1
             options.writeConnections = [1, 2]
             options.growthSizes = [0, 20]
             return options
@@ -58,6 +62,9 @@ public final class BenchmarkSuite {
         /// The server's CPU time (user and system) per request, microseconds: what
         /// the server costs, whatever else the machine is doing (reads only).
         public var serverMicroseconds: Double? = nil
+        /// The throughput of every round of a read row, in the order measured; the row
+        /// itself is the median round.
+        public var roundThroughputs: [Double] = []
     }
 
     /// Runs a read measurement and charges the server's CPU time over it to its requests.
@@ -135,6 +142,15 @@ public final class BenchmarkSuite {
 
     // MARK: Host reads
 
+    /// A read server as the rounds see it: what to call it and how to reach it.
+    private struct ReadServer {
+        let subject: String
+        let process: ServerProcess?
+        let path: String
+        let framing: SocketClient.Framing
+        let request: [UInt8]
+    }
+
     private func measureReads() throws {
         let daemon = try BenchDaemon(root: "\(root)/reads", binary: options.widgetdBinary)
         try daemon.start()
@@ -145,14 +161,15 @@ public final class BenchmarkSuite {
         let request = VarlinkRequest.encode(
             "io.widgetd.Host.GetPresentation", ["widget": widget, "surface": "homeScreen"])
         presentationBytes = try VarlinkRequest.check(setup, request, "GetPresentation").count
-        let socket = daemon.socketPath
-        for n in options.readConnections {
-            log("reads: widgetd GetPresentation, \(n) connection(s)")
-            reads.append(try measureRead(
-                "widgetd GetPresentation", connections: n, server: daemon.server, path: socket, framing: .nulTerminated,
-                request: request))
-        }
+        var servers = [
+            ReadServer(
+                subject: "widgetd GetPresentation", process: daemon.server, path: daemon.socketPath,
+                framing: .nulTerminated, request: request)
+        ]
 
+        // Every server runs for the whole measurement, so the rounds can alternate between them.
+        var redisServer: ServerProcess?
+        defer { redisServer?.stop() }
         if let redis = options.redisBinary, FileManager.default.isExecutableFile(atPath: redis) {
             let path = "\(root)/redis.sock"
             let server = try ServerProcess(
@@ -162,7 +179,7 @@ public final class BenchmarkSuite {
                     "--dir", root,
                 ],
                 socketPath: path, log: "\(root)/redis.log")
-            defer { server.stop() }
+            redisServer = server
             try server.waitUntilConnectable(framing: .resp)
             let client = try SocketClient(path: path, framing: .resp)
             let value = String(repeating: "v", count: presentationBytes)
@@ -170,11 +187,7 @@ public final class BenchmarkSuite {
             let get = Self.resp(["GET", "presentation"])
             try client.roundTrip(get)
             guard client.lastReply.count >= presentationBytes else { throw BenchError("redis GET returned \(client.lastReply.count) bytes") }
-            for n in options.readConnections {
-                log("reads: redis-server GET, \(n) connection(s)")
-                reads.append(try measureRead(
-                    "redis-server GET", connections: n, server: server, path: path, framing: .resp, request: get))
-            }
+            servers.append(ReadServer(subject: "redis-server GET", process: server, path: path, framing: .resp, request: get))
         } else {
             skipped.append("redis-server: not installed (apt-get install redis-server)")
         }
@@ -185,12 +198,30 @@ public final class BenchmarkSuite {
             log: "\(root)/echo.log")
         defer { echo.stop() }
         try echo.waitUntilConnectable(framing: .nulTerminated)
+        servers.append(ReadServer(
+            subject: "echo server (floor)", process: echo, path: echoPath, framing: .nulTerminated, request: request))
+
+        let rounds = max(options.readRounds, 1)
+        var medians: [[Row]] = Array(repeating: [], count: servers.count)
         for n in options.readConnections {
-            log("reads: echo, \(n) connection(s)")
-            reads.append(try measureRead(
-                "echo server (floor)", connections: n, server: echo, path: echoPath, framing: .nulTerminated,
-                request: request))
+            var samples: [[Row]] = Array(repeating: [], count: servers.count)
+            for round in 0..<rounds {
+                for index in ReadRounds.order(serverCount: servers.count, round: round) {
+                    let server = servers[index]
+                    log("reads: \(server.subject), \(n) connection(s), round \(round + 1) of \(rounds)")
+                    samples[index].append(try measureRead(
+                        server.subject, connections: n, server: server.process, path: server.path,
+                        framing: server.framing, request: server.request))
+                }
+            }
+            for index in servers.indices {
+                guard var row = ReadRounds.median(samples[index], by: { $0.result.throughput }) else { continue }
+                row.roundThroughputs = samples[index].map(\.result.throughput)
+                medians[index].append(row)
+            }
         }
+        // Grouped by server, as the table reads.
+        reads = medians.flatMap { $0 }
     }
 
     /// A RESP command.

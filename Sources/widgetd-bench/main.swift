@@ -8,9 +8,11 @@ import Foundation
 let arguments = Array(CommandLine.arguments.dropFirst())
 let usage = """
     usage: widgetd-bench [--smoke] [--only reads,writes,growth | --only decode] [--growth 0,1000,...]
-                         [--duration SECONDS] [--output DIR]
+                         [--duration SECONDS] [--rounds N] [--connections 1,8,32] [--output DIR]
     Measures widgetd beside redis-server, SQLCipher and the floors; without --output,
     rewrites docs/BENCHMARKS.md and docs/benchmarks-latency.svg when run from the package root.
+    --rounds: interleaved rounds of the read rows (median kept; default 3);
+    --connections: the read rows' connection counts.
 
     """
 // An unknown argument (a mistyped option, or --help) must not start a six-minute run
@@ -20,7 +22,7 @@ if arguments.first != "--echo-server" {
     while let argument = rest.popFirst() {
         switch argument {
         case "--smoke": continue
-        case "--output", "--growth", "--duration", "--only":
+        case "--output", "--growth", "--duration", "--only", "--rounds", "--connections":
             if rest.popFirst() != nil { continue }
             FileHandle.standardError.write(Data("widgetd-bench: \(argument) needs a value\n\(usage)".utf8))
             exit(2)
@@ -58,6 +60,12 @@ do {
     }
     if let index = arguments.firstIndex(of: "--duration"), index + 1 < arguments.count, let seconds = Double(arguments[index + 1]) {
         options.duration = seconds
+    }
+    if let index = arguments.firstIndex(of: "--rounds"), index + 1 < arguments.count, let rounds = Int(arguments[index + 1]) {
+        options.readRounds = max(rounds, 1)
+    }
+    if let index = arguments.firstIndex(of: "--connections"), index + 1 < arguments.count {
+        options.readConnections = arguments[index + 1].split(separator: ",").compactMap { Int($0) }
     }
     if let index = arguments.firstIndex(of: "--only"), index + 1 < arguments.count {
         options.parts = Set(arguments[index + 1].split(separator: ",").map(String.init))
