@@ -21,6 +21,9 @@ public final class BenchmarkSuite {
         public var timelineBytes = 3 * 1024
         /// The widgetd binary.
         public var widgetdBinary: String
+        /// Another widgetd binary measured in the same read rounds (an A/B of a change:
+        /// `WIDGETD_BASELINE_BIN`); `nil`: none.
+        public var baselineWidgetdBinary: String?
         /// This program (re-run as `--echo-server PATH`).
         public var benchBinary: String
         /// The redis-server binary, if installed.
@@ -62,9 +65,9 @@ public final class BenchmarkSuite {
         /// The server's CPU time (user and system) per request, microseconds: what
         /// the server costs, whatever else the machine is doing (reads only).
         public var serverMicroseconds: Double? = nil
-        /// The throughput of every round of a read row, in the order measured; the row
-        /// itself is the median round.
-        public var roundThroughputs: [Double] = []
+        /// Every round of a read row, in the order measured; the row itself is the
+        /// median round.
+        public var rounds: [LoopResult] = []
     }
 
     /// Runs a read measurement and charges the server's CPU time over it to its requests.
@@ -156,16 +159,30 @@ public final class BenchmarkSuite {
         try daemon.start()
         defer { daemon.stop() }
         let widget = "com.example.weather/forecast"
-        let setup = try daemon.client()
-        try VarlinkRequest.check(setup, VarlinkRequest.putTimeline(widget, bytes: options.timelineBytes), "PutTimeline")
         let request = VarlinkRequest.encode(
             "io.widgetd.Host.GetPresentation", ["widget": widget, "surface": "homeScreen"])
-        presentationBytes = try VarlinkRequest.check(setup, request, "GetPresentation").count
+        func prepare(_ daemon: BenchDaemon) throws -> Int {
+            let setup = try daemon.client()
+            try VarlinkRequest.check(setup, VarlinkRequest.putTimeline(widget, bytes: options.timelineBytes), "PutTimeline")
+            return try VarlinkRequest.check(setup, request, "GetPresentation").count
+        }
+        presentationBytes = try prepare(daemon)
         var servers = [
             ReadServer(
                 subject: "widgetd GetPresentation", process: daemon.server, path: daemon.socketPath,
                 framing: .nulTerminated, request: request)
         ]
+        var baseline: BenchDaemon?
+        defer { baseline?.stop() }
+        if let binary = options.baselineWidgetdBinary {
+            let other = try BenchDaemon(root: "\(root)/reads-baseline", binary: binary)
+            baseline = other
+            try other.start()
+            guard try prepare(other) == presentationBytes else { throw BenchError("the baseline widgetd's reply differs in size") }
+            servers.append(ReadServer(
+                subject: "widgetd GetPresentation (baseline binary)", process: other.server, path: other.socketPath,
+                framing: .nulTerminated, request: request))
+        }
 
         // Every server runs for the whole measurement, so the rounds can alternate between them.
         var redisServer: ServerProcess?
@@ -216,7 +233,7 @@ public final class BenchmarkSuite {
             }
             for index in servers.indices {
                 guard var row = ReadRounds.median(samples[index], by: { $0.result.throughput }) else { continue }
-                row.roundThroughputs = samples[index].map(\.result.throughput)
+                row.rounds = samples[index].map(\.result)
                 medians[index].append(row)
             }
         }

@@ -5,15 +5,15 @@ import Foundation
 public enum Report {
     /// The figures as Markdown tables (also what is printed).
     public static func tables(_ suite: BenchmarkSuite) -> String {
-        let rounds = suite.reads.map(\.roundThroughputs.count).max() ?? 1
+        let rounds = suite.reads.map(\.rounds.count).max() ?? 1
         var text = "### Host reads (closed loop, \(suite.presentationBytes)-byte reply; "
         text += rounds > 1
             ? "each row the median of \(rounds) interleaved rounds by requests/s, with that round's latency and CPU)\n\n"
             : "one round)\n\n"
-        text += "| server | connections | requests/s | p50 µs | p99 µs | server CPU µs/request | rounds' requests/s |\n"
+        text += "| server | connections | requests/s | p50 µs | p99 µs | server CPU µs/request | rounds: requests/s / p99 µs |\n"
         text += "|---|---:|---:|---:|---:|---:|---|\n"
         for row in suite.reads {
-            let spread = row.roundThroughputs.map { String(Int($0.rounded())) }.joined(separator: ", ")
+            let spread = row.rounds.map { "\(Int($0.throughput.rounded())) / \(f($0.p99))" }.joined(separator: ", ")
             text += line(row).dropLast() + " \(row.serverMicroseconds.map(f) ?? "–") | \(spread.isEmpty ? "–" : spread) |\n"
         }
         text += "\n### Durable writes (3 KiB timeline; each connection its own widget/row/file)\n\n"

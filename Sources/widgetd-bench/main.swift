@@ -13,6 +13,8 @@ let usage = """
     rewrites docs/BENCHMARKS.md and docs/benchmarks-latency.svg when run from the package root.
     --rounds: interleaved rounds of the read rows (median kept; default 3);
     --connections: the read rows' connection counts.
+    WIDGETD_BIN=PATH measures another widgetd; WIDGETD_BASELINE_BIN=PATH adds a second
+    widgetd to the read rounds (an A/B in the same run).
 
     """
 // An unknown argument (a mistyped option, or --help) must not start a six-minute run
@@ -45,11 +47,13 @@ do {
     let executable = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
     let directory = executable.deletingLastPathComponent().path
     let widgetd = ProcessInfo.processInfo.environment["WIDGETD_BIN"] ?? "\(directory)/widgetd"
+    let baseline = ProcessInfo.processInfo.environment["WIDGETD_BASELINE_BIN"]
     let command = (["widgetd-bench"] + arguments).joined(separator: " ")
     let smoke = arguments.contains("--smoke")
     var options = smoke
         ? BenchmarkSuite.Options.smoke(widgetdBinary: widgetd, benchBinary: executable.path, command: command)
         : BenchmarkSuite.Options(widgetdBinary: widgetd, benchBinary: executable.path, command: command)
+    options.baselineWidgetdBinary = baseline
     if let index = arguments.firstIndex(of: "--output"), index + 1 < arguments.count {
         options.outputDirectory = arguments[index + 1]
     } else if !smoke, FileManager.default.fileExists(atPath: "docs") {
