@@ -3,8 +3,8 @@ import CSodium
 /// A buffer for secrets: keys, passcodes and decrypted content.
 ///
 /// Backed by `sodium_malloc`: the pages are guarded, locked in RAM (`mlock`),
-/// excluded from core dumps, and zeroed by `sodium_free` when the last reference
-/// goes away. The bytes are reachable only through `withUnsafeBytes` and
+/// excluded from core dumps, and zeroed when the last reference goes away (then freed,
+/// or kept zeroed for the next buffer of its size: `SecureRegionCache`). The bytes are reachable only through `withUnsafeBytes` and
 /// `withUnsafeMutableBytes`; there is deliberately no conversion to `[UInt8]`,
 /// `Data` or `String`, no `description` and no `Codable`, so a secret cannot leak
 /// into an ordinary heap copy, a log line or a file by accident.
@@ -25,18 +25,16 @@ public final class SecureBytes: @unchecked Sendable {
     /// Allocates `capacity` bytes of secure memory holding `count` zero bytes.
     private init(count: Int, capacity: Int) throws(CryptoError) {
         try Sodium.ensureInitialized()
-        let capacity = Swift.max(capacity, count, 1)
-        guard let pointer = sodium_malloc(capacity) else { throw .outOfSecureMemory }
-        // sodium_malloc fills new memory with a marker byte, not zero.
-        sodium_memzero(pointer, capacity)
+        let capacity = SecureRegionCache.regionSize(for: Swift.max(capacity, count, 1))
+        guard let pointer = SecureRegionCache.allocate(size: capacity) else { throw .outOfSecureMemory }
         self.pointer = pointer
         self.capacity = capacity
         self.count = count
     }
 
     deinit {
-        // sodium_free zeroes the whole region before unmapping it.
-        sodium_free(pointer)
+        // Zeroed whole either way: kept for reuse, or by sodium_free before unmapping.
+        SecureRegionCache.release(pointer, size: capacity)
     }
 
     /// `count` zero bytes, ready to be written through `withUnsafeMutableBytes`.
@@ -95,11 +93,10 @@ public final class SecureBytes: @unchecked Sendable {
     /// Makes room for at least `minimumCapacity` bytes without a further allocation.
     public func reserveCapacity(_ minimumCapacity: Int) throws(CryptoError) {
         guard minimumCapacity > capacity else { return }
-        let newCapacity = Swift.max(minimumCapacity, capacity * 2)
-        guard let newPointer = sodium_malloc(newCapacity) else { throw .outOfSecureMemory }
-        sodium_memzero(newPointer, newCapacity)
+        let newCapacity = SecureRegionCache.regionSize(for: Swift.max(minimumCapacity, capacity * 2))
+        guard let newPointer = SecureRegionCache.allocate(size: newCapacity) else { throw .outOfSecureMemory }
         newPointer.copyMemory(from: pointer, byteCount: count)
-        sodium_free(pointer)
+        SecureRegionCache.release(pointer, size: capacity)
         pointer = newPointer
         capacity = newCapacity
     }

@@ -12,6 +12,8 @@ final class DaemonRuntime {
     private let logger: Logger
     private let loop: EventLoop
     private let store: TimelineStore
+    /// Held while the daemon runs: a second widgetd on the same directory is refused.
+    private let stateLock: StateDirectoryLock
     private let service: WidgetService
     private let server: VarlinkServer
     private let listeningSocket: Int32
@@ -24,6 +26,7 @@ final class DaemonRuntime {
         self.logger = logger
         let configuration = try ConfigurationLoader.load(mainFile: paths.configurationFile)
         loop = try EventLoop()
+        stateLock = try StateDirectoryLock(stateDirectory: paths.stateDirectory)
         store = try TimelineStore(
             stateDirectory: paths.stateDirectory, credentialsDirectory: environment["CREDENTIALS_DIRECTORY"],
             configuration: Self.storeConfiguration(configuration), now: Date())
@@ -80,6 +83,17 @@ final class DaemonRuntime {
             "widgetd \(Daemon.version) ready", event: "started",
             metadata: ["state": store.deviceState.rawValue, "socket": ownsSocket ? paths.socketPath : "passed by systemd"])
         Systemd.notify([Systemd.Notification.ready, Systemd.Notification.status(statusLine)].joined(separator: "\n"))
+        if let reason = store.journalUnavailable {
+            logger.warning(
+                "writes go straight to their files: no room for the journal", event: "journal_unavailable",
+                metadata: ["error": "\(reason)"])
+        }
+        if store.recoveredJournalRecords > 0 {
+            // Writes acknowledged before an unclean stop, now in their files: nothing was lost.
+            logger.notice(
+                "journaled writes recovered", event: "journal_recovered",
+                metadata: ["records": "\(store.recoveredJournalRecords)"])
+        }
         try loop.run()
         signals?.close()
         logger.notice("widgetd stopped", event: "stopped")
@@ -95,6 +109,11 @@ final class DaemonRuntime {
         logger.notice("stopping", event: "stopping")
         // Writes already accepted are committed and answered before the connections close.
         service.commitPendingWrites()
+        // The files alone then hold everything; a failure here loses nothing (the
+        // journal is replayed at the next start).
+        do { try store.checkpoint() } catch {
+            logger.error("journal not folded at stop", event: "checkpoint_failed", metadata: ["error": "\(error)"])
+        }
         server.close()
         loop.stop()
     }

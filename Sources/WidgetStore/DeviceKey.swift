@@ -36,6 +36,8 @@ struct DeviceKey {
         case settingsMAC = "widgetd.v1.settings-mac"
         /// Seals timeline files' class-`none` metadata (format version 2).
         case timelineMetadata = "widgetd.v2.timeline-metadata"
+        /// Authenticates the write-ahead journal's records.
+        case journalMAC = "widgetd.v2.journal-mac"
     }
 
     private let key: SecureBytes

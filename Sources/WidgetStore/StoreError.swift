@@ -70,6 +70,8 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     case corrupt(file: String, reason: CorruptionReason)
     /// The device key cannot be used.
     case deviceKey(DeviceKeyProblem)
+    /// Another process (a second widgetd) holds the state directory `path` (`StateDirectoryLock`).
+    case stateDirectoryInUse(path: String)
     /// A system call failed.
     case io(operation: String, path: String, errno: Int32)
     /// Secure memory (`sodium_malloc`) is exhausted.
@@ -90,6 +92,7 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
         case .wiped: "the store was erased after too many failed attempts"
         case .corrupt(let file, let reason): "\(file): \(reason)"
         case .deviceKey(let problem): problem.description
+        case .stateDirectoryInUse(let path): "the state directory \(path) is in use by another widgetd process"
         case .io(let operation, let path, let e): "\(operation) \(path): \(String(cString: strerror(e)))"
         case .outOfSecureMemory: CryptoError.outOfSecureMemory.description
         case .cryptoFailure(let what): what

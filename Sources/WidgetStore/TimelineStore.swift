@@ -41,6 +41,9 @@ public final class TimelineStore {
     private var metadataIndexComplete = false
     /// The directory's file names still to verify into the index, listed on first need.
     private var unindexedNames: [String]?
+    /// Where writes land first (`nil`: straight into their files).
+    private var journal: Journal?
+    private let journalCapacity: Int
 
     /// The device-key subkeys this store uses, derived once at open.
     private struct Subkeys {
@@ -51,6 +54,7 @@ public final class TimelineStore {
         let passcodeTangle: SecureBytes
         let settingsMAC: SecureBytes
         let timelineMetadata: SecureBytes
+        let journalMAC: SecureBytes
 
         init(_ key: DeviceKey) throws(StoreError) {
             keybagMAC = try key.subkey(.keybagMAC)
@@ -60,6 +64,7 @@ public final class TimelineStore {
             passcodeTangle = try key.subkey(.passcodeTangle)
             settingsMAC = try key.subkey(.settingsMAC)
             timelineMetadata = try key.subkey(.timelineMetadata)
+            journalMAC = try key.subkey(.journalMAC)
         }
     }
 
@@ -70,12 +75,15 @@ public final class TimelineStore {
     ///
     /// - Parameters:
     ///   - credentialsDirectory: `$CREDENTIALS_DIRECTORY`; its `device-key` is used when present.
+    ///   - journalCapacity: the size of the write-ahead journal (`Journal`); 0 writes
+    ///     every timeline straight into its file.
     ///   - now: the current time (reserved for time-based recovery; nothing is due at open).
     public init(
         stateDirectory: String, credentialsDirectory: String?, configuration: StoreConfiguration = StoreConfiguration(),
-        now: Date
+        journalCapacity: Int = TimelineStore.defaultJournalCapacity, now: Date
     ) throws(StoreError) {
         self.stateDirectory = stateDirectory
+        self.journalCapacity = journalCapacity
         self.timelinesDirectory = "\(stateDirectory)/timelines"
         self.credentialsDirectory = credentialsDirectory
         self.configuration = configuration
@@ -91,6 +99,51 @@ public final class TimelineStore {
         subkeys = opened.subkeys
         keybag = opened.keybag
         lifecycle = opened.lifecycle
+        // Folds what a crash left in the journal into the files before anything reads them.
+        journal = try openJournal()
+    }
+
+    /// The journal's size unless the caller says otherwise: about a thousand writes of
+    /// 3 KiB between folds.
+    public static let defaultJournalCapacity = Journal.defaultCapacity
+
+    private func openJournal() throws(StoreError) -> Journal? {
+        guard journalCapacity > 0 else {
+            // A journal left by a run that had one still holds acknowledged writes.
+            guard FileSystem.exists("\(stateDirectory)/\(Journal.fileName)") else { return nil }
+            try Journal(
+                stateDirectory: stateDirectory, timelinesDirectory: timelinesDirectory, macKey: subkeys.journalMAC
+            ).fold()
+            try FileSystem.remove("\(stateDirectory)/\(Journal.fileName)")
+            try FileSystem.syncDirectory(stateDirectory)
+            return nil
+        }
+        do throws(StoreError) {
+            return try Journal(
+                stateDirectory: stateDirectory, timelinesDirectory: timelinesDirectory, capacity: journalCapacity,
+                macKey: subkeys.journalMAC)
+        } catch .io(_, _, ENOSPC) {
+            // A full disk: its records (if any) are folded already; writes go straight to
+            // their files, as without a journal, and it is tried again at the next open.
+            try FileSystem.remove("\(stateDirectory)/\(Journal.fileName)")
+            try FileSystem.syncDirectory(stateDirectory)
+            journalUnavailable = .io(operation: "preallocate", path: "\(stateDirectory)/\(Journal.fileName)", errno: ENOSPC)
+            return nil
+        }
+    }
+
+    /// Why the store runs without its journal although one was asked for (a full disk
+    /// at open), or `nil`.
+    public private(set) var journalUnavailable: StoreError?
+
+    /// How many journaled writes the open found and folded into their files: writes
+    /// acknowledged before a crash (or a stop) that had not reached their files yet.
+    public var recoveredJournalRecords: Int { journal?.recoveredRecords ?? 0 }
+
+    /// Folds the journal into the timeline files now (each widget's newest write once)
+    /// and empties it; an orderly stop calls this so the files alone hold everything.
+    public func checkpoint() throws(StoreError) {
+        try journal?.fold()
     }
 
     private static func openKeys(
@@ -323,6 +376,10 @@ public final class TimelineStore {
     /// A device key supplied as a systemd credential cannot be destroyed from here;
     /// the erase still holds because the class secrets are gone with the keybag.
     public func wipe() throws(StoreError) {
+        // First: a journaled write must not come back after the erase.
+        try journal?.discard()
+        // Closed (and unlocked) now: it is opened again under the new device key below.
+        journal = nil
         cache.removeAll()
         index.removeAll()
         placeholders.removeAll()
@@ -345,6 +402,8 @@ public final class TimelineStore {
         subkeys = opened.subkeys
         keybag = opened.keybag
         lifecycle = opened.lifecycle
+        // Under the new device key's subkey (the discarded one is empty).
+        journal = try openJournal()
     }
 
     // MARK: Timelines
@@ -375,7 +434,14 @@ public final class TimelineStore {
     /// `expected` nil accepts any widget whose own file name is `name`.
     private func readSealed(name: String, expected: WidgetID?) throws(StoreError) -> (TimelineFile.Sealed, TimelineMetadata)? {
         let path = "\(timelinesDirectory)/\(name)"
-        guard let bytes = try FileSystem.readFile(path, limit: TimelineFile.maximumFileBytes) else { return nil }
+        let bytes: [UInt8]
+        if let journal, let key = TimelineIndex.Key(fileName: name), let journaled = journal.pending(key) {
+            // Written, durable in the journal, not folded into its file yet.
+            bytes = journaled
+        } else {
+            guard let read = try FileSystem.readFile(path, limit: TimelineFile.maximumFileBytes) else { return nil }
+            bytes = read
+        }
         let sealed = try TimelineFile.parse(bytes, expected: expected, file: path)
         // A file renamed onto another widget's name is not that widget's.
         guard try fileName(for: sealed.header.widget) == name else { throw .corrupt(file: path, reason: .wrongWidget) }
@@ -519,6 +585,7 @@ public final class TimelineStore {
         fileprivate let staged: [Staged]
         fileprivate let failures: [Int: StoreError]
         fileprivate let directory: String
+        fileprivate let journal: Journal?
 
         /// How many writes the batch holds.
         public var count: Int { writes.count }
@@ -551,7 +618,7 @@ public final class TimelineStore {
         }
         return PreparedWrites(
             writes: writes, metadataKey: subkeys.timelineMetadata, staged: staged, failures: failures,
-            directory: timelinesDirectory)
+            directory: timelinesDirectory, journal: journal)
     }
 
     /// Seals each staged write's file and replaces the files with one group commit.
@@ -586,12 +653,55 @@ public final class TimelineStore {
             })
         }
         let outcomes: [StoreError?]
-        do throws(StoreError) {
-            outcomes = try FileSystem.writeAtomically(directory: prepared.directory, sealing: files)
-        } catch {
-            outcomes = Array(repeating: error, count: files.count)
+        if let journal = prepared.journal {
+            outcomes = journaled(files, into: journal, directory: prepared.directory)
+        } else {
+            outcomes = replaced(files, directory: prepared.directory)
         }
         return CommittedWrites(prepared: prepared, outcomes: outcomes)
+    }
+
+    /// Replaces each file in place with one group commit.
+    private static func replaced(
+        _ files: [(name: String, bytes: @Sendable () throws(StoreError) -> [UInt8])], directory: String
+    ) -> [StoreError?] {
+        do throws(StoreError) {
+            return try FileSystem.writeAtomically(directory: directory, sealing: files)
+        } catch {
+            return Array(repeating: error, count: files.count)
+        }
+    }
+
+    /// Seals each file and appends the batch to the journal with one `fdatasync`. A
+    /// batch too large for the journal is written into its files instead, after a fold,
+    /// so that no older journaled write of theirs can replay over them.
+    private static func journaled(
+        _ files: [(name: String, bytes: @Sendable () throws(StoreError) -> [UInt8])], into journal: Journal,
+        directory: String
+    ) -> [StoreError?] {
+        var outcomes = [StoreError?](repeating: nil, count: files.count)
+        var batch: [(key: TimelineIndex.Key, bytes: [UInt8])] = []
+        var slots: [Int] = []
+        for (slot, file) in files.enumerated() {
+            do throws(StoreError) {
+                // Every name in a batch is one the store made.
+                batch.append((TimelineIndex.Key(fileName: file.name)!, try file.bytes()))
+                slots.append(slot)
+            } catch {
+                outcomes[slot] = error
+            }
+        }
+        guard !batch.isEmpty else { return outcomes }
+        do throws(StoreError) {
+            if try journal.append(batch) { return outcomes }
+            try journal.fold()
+            let direct = try FileSystem.writeAtomically(
+                directory: directory, files: batch.map { (name: $0.key.fileName, bytes: $0.bytes) })
+            for (slot, error) in zip(slots, direct) { outcomes[slot] = error }
+        } catch {
+            for slot in slots { outcomes[slot] = error }
+        }
+        return outcomes
     }
 
     /// Applies a committed batch: indexes each written file (or, after a failure, what
@@ -787,6 +897,8 @@ public final class TimelineStore {
         cache.remove(widget)
         let key = try indexKey(for: widget)
         let name = key.fileName
+        // Its journaled writes go to the file first: none may replay after the removal.
+        if let journal, journal.pending(key) != nil { try journal.fold() }
         forget(name)
         guard try FileSystem.remove("\(timelinesDirectory)/\(name)") else {
             recordAbsent(key)

@@ -140,8 +140,9 @@ import WidgetModel
                 widget("com.example.bulk/w#\(i)"), protectionClass: ProtectionClass.allCases[i % 4], family: nil,
                 reloadDue: nil, body: secure("\(i)"), placeholder: nil)
         }
+        try store.checkpoint()
         let before = try f.snapshot()
-        #expect(before.count == timelines + 2)  // + device.key and keybag
+        #expect(before.count == timelines + 3)  // + device.key, keybag and journal
         try store.setPasscode(current: secure("1234"), new: secure("5678"), now: t0)
         try store.setPasscode(current: secure("5678"), new: nil, now: t0)
         let after = try f.snapshot()
@@ -249,6 +250,7 @@ import WidgetModel
         }
         // …and under the right name a restored file still fails authentication.
         try store.putTimeline(widgetD, protectionClass: .none, family: nil, reloadDue: nil, body: secure("x"), placeholder: nil)
+        try store.checkpoint()  // the files, not the journal, are what this test examines
         let newPath = try f.timelineFiles().first { p in !saved.contains { $0.0 == p } }!
         for (_, bytes) in saved {
             _ = FileManager.default.createFile(atPath: newPath, contents: bytes)

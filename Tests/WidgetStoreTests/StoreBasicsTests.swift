@@ -61,6 +61,7 @@ import WidgetModel
         try store.putTimeline(widgetC, protectionClass: .none, family: nil, reloadDue: due, body: secure("v3"), placeholder: [])
         #expect(try store.metadata(widgetC)?.reloadDue == due)
         #expect(try store.metadata(widgetC)?.placeholder == [])
+        try store.checkpoint()  // the files, not the journal, are what this test examines
         #expect(try f.timelineFiles().count == 1)
     }
 
@@ -152,7 +153,11 @@ import WidgetModel
 
     @Test func damagedFileIsRememberedAsCorruptUntilReplaced() throws {
         let f = Fixture()
-        do { try putOnePerClass(f.open()) }
+        do {
+            let store = try f.open()
+            try putOnePerClass(store)
+            try store.checkpoint()
+        }
         let path = try f.timelineFiles()[0]
         var bytes = Array(FileManager.default.contents(atPath: path)!)
         bytes[bytes.count - 1] ^= 1

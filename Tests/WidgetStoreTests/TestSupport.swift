@@ -18,8 +18,13 @@ final class Fixture {
     deinit { try? FileManager.default.removeItem(atPath: root) }
 
     func open(_ configuration: StoreConfiguration = .test, credentials: String? = nil, now: Date = t0) throws -> TimelineStore {
-        try TimelineStore(stateDirectory: state, credentialsDirectory: credentials, configuration: configuration, now: now)
+        try TimelineStore(
+            stateDirectory: state, credentialsDirectory: credentials, configuration: configuration,
+            journalCapacity: Self.journalCapacity, now: now)
     }
+
+    /// Small, so that the tests fold the journal often (and preallocate little).
+    static let journalCapacity = 64 << 10
 
     /// The timeline files (there is one per widget).
     func timelineFiles() throws -> [String] {

@@ -1,0 +1,317 @@
+import Foundation
+import Glibc
+import WidgetCrypto
+
+/// The write-ahead journal (`STATE/journal`): where a durable write first lands.
+///
+/// A write's sealed timeline file (the very bytes its `.wtl` file will hold) is
+/// appended to this preallocated file and made durable with one `fdatasync` per batch,
+/// in place: no new inode, no `rename`, no directory `fsync` on the write's path. The
+/// files are brought up to date later, all at once (`fold`): when the journal is full,
+/// before a delete or a wipe, at an orderly stop, and at open after a crash. Until then
+/// `pending(_:)` serves the newest journaled bytes of a file in its place. A fold writes
+/// each file once however many times it was journaled, as a database's checkpoint does.
+///
+/// ```
+/// record   "WDJR" | epoch (8) | sequence u64 | file-name digest (16) | length u32 | sealed file | MAC (16)
+/// ```
+///
+/// The MAC is a keyed BLAKE2b of everything before it, under a device subkey. Every
+/// fold starts a new random epoch with sequence 0, so records left over from an earlier
+/// epoch beyond the new ones never read as current. Reading stops at the first record
+/// that does not verify or does not follow in sequence: a write torn by a crash was
+/// never acknowledged, so what follows it was not either. What is journaled is what the
+/// file would hold — sealed, never plaintext — so the journal adds nothing to read while
+/// locked. A fold writes the files durably before it empties the journal (zeroes the
+/// first record's header and syncs), so a crash at any point replays at worst records
+/// whose files are already written: the same bytes again.
+///
+/// Threading: `append`, `fold` and `discard` may run on any thread and take turns;
+/// `pending` may run beside them. One journal per state directory at a time: a second
+/// one opened on it folds and empties it under the first (`StateDirectoryLock` keeps a
+/// second daemon out; a store reopened in a test while the first lives is a restart
+/// after a crash of the first, which then must not write again).
+final class Journal: @unchecked Sendable {
+    static let fileName = "journal"
+    /// The default size of the preallocated file.
+    static let defaultCapacity = 4 << 20
+
+    private static let magic: [UInt8] = Array("WDJR".utf8)
+    private static let headerByteCount = 4 + 8 + 8 + 16 + 4
+    private static let macByteCount = 16
+    /// What a record adds to the file it carries.
+    static let overhead = headerByteCount + macByteCount
+
+    private let path: String
+    private let stateDirectory: String
+    /// Where the timeline files are folded to.
+    private let directory: String
+    private let capacity: Int
+    private let macKey: SecureBytes
+    private let fd: Int32
+
+    /// Serialises `append`, `fold` and `discard`; guards `tail`, `epoch` and `sequence`.
+    private let writeLock = NSLock()
+    private var tail = 0
+    private var epoch: [UInt8]
+    private var sequence: UInt64 = 0
+
+    /// Guards `files`, which `pending` reads beside a running append or fold.
+    private let filesLock = NSLock()
+    /// The newest journaled bytes of each file not folded yet.
+    private var files: [TimelineIndex.Key: [UInt8]] = [:]
+
+    /// How many records the open replayed (they were folded into their files at once).
+    let recoveredRecords: Int
+
+    /// Opens (creating and preallocating it if needed) `stateDirectory/journal`, and
+    /// folds any records a crash left in it into `timelinesDirectory`.
+    init(
+        stateDirectory: String, timelinesDirectory: String, capacity: Int = Journal.defaultCapacity, macKey: SecureBytes
+    ) throws(StoreError) {
+        precondition(capacity > Self.overhead, "a journal must hold at least one record")
+        let path = "\(stateDirectory)/\(Self.fileName)"
+        let fd = Self.retrying { open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600) }
+        guard fd >= 0 else { throw .io(operation: "open", path: path, errno: errno) }
+        let replayed: [Record]
+        do throws(StoreError) {
+            replayed = try Self.read(fd: fd, path: path, macKey: macKey)
+            epoch = try Self.newEpoch()
+        } catch {
+            close(fd)
+            throw error
+        }
+        self.fd = fd
+        self.path = path
+        self.stateDirectory = stateDirectory
+        self.directory = timelinesDirectory
+        self.capacity = capacity
+        self.macKey = macKey
+        recoveredRecords = replayed.count
+        for record in replayed { files[record.key] = record.bytes }
+        if !files.isEmpty { try fold() }
+        try preallocate()
+    }
+
+    deinit { close(fd) }
+
+    /// The newest journaled bytes of the file `key` names, or `nil` if its file is current.
+    func pending(_ key: TimelineIndex.Key) -> [UInt8]? {
+        filesLock.withLock { files[key] }
+    }
+
+    /// Whether any record waits to be folded.
+    var isEmpty: Bool { filesLock.withLock { files.isEmpty } }
+
+    /// Appends a batch of sealed files durably (one write and one `fdatasync`), folding
+    /// first if they do not fit in what is left. Returns `false`, having written
+    /// nothing, when the batch does not fit even in an empty journal: the caller writes
+    /// those files directly (after `fold`, so no older record of theirs can replay).
+    /// On failure nothing of the batch counts as written; a later append overwrites it.
+    func append(_ batch: [(key: TimelineIndex.Key, bytes: [UInt8])]) throws(StoreError) -> Bool {
+        let size = batch.reduce(0) { $0 + Self.overhead + $1.bytes.count }
+        guard size <= capacity else { return false }
+        return try serialized { () throws(StoreError) -> Bool in
+            if tail + size > capacity { try foldLocked() }
+            var records: [UInt8] = []
+            records.reserveCapacity(size)
+            var next = sequence
+            for file in batch {
+                try appendRecord(file.key, file.bytes, sequence: next, to: &records)
+                next += 1
+            }
+            try records.withBytes { (buffer) throws(StoreError) in try writeAll(buffer, at: tail) }
+            guard Self.retrying({ fdatasync(fd) }) == 0 else { throw .io(operation: "fdatasync", path: path, errno: errno) }
+            tail += size
+            sequence = next
+            filesLock.withLock {
+                for file in batch { files[file.key] = file.bytes }
+            }
+            return true
+        }
+    }
+
+    /// Writes every journaled file into place (each once, its newest bytes), durably,
+    /// then empties the journal durably. On failure the journal is kept as it was.
+    func fold() throws(StoreError) {
+        try serialized { () throws(StoreError) in try foldLocked() }
+    }
+
+    /// Empties the journal durably without writing its files (a wipe: they are going).
+    func discard() throws(StoreError) {
+        try serialized { () throws(StoreError) in
+            try restart()
+            filesLock.withLock { files.removeAll() }
+        }
+    }
+
+    /// Runs `body` holding `writeLock` (`NSLock.withLock` would lose the error's type).
+    private func serialized<T>(_ body: () throws(StoreError) -> T) throws(StoreError) -> T {
+        writeLock.lock()
+        defer { writeLock.unlock() }
+        return try body()
+    }
+
+    private func foldLocked() throws(StoreError) {
+        let snapshot = filesLock.withLock { files }
+        guard !snapshot.isEmpty else { return }
+        let all = snapshot.map { (name: $0.key.fileName, bytes: $0.value) }
+        // In slices, so that a fold of many widgets does not start a thread for each.
+        var start = 0
+        while start < all.count {
+            let slice = Array(all[start..<min(start + Self.filesPerFoldSlice, all.count)])
+            if let failure = try FileSystem.writeAtomically(directory: directory, files: slice).compactMap({ $0 }).first {
+                throw failure
+            }
+            start += slice.count
+        }
+        try restart()
+        filesLock.withLock { files.removeAll() }
+    }
+
+    /// How many files a fold replaces at a time.
+    private static let filesPerFoldSlice = 64
+
+    /// Invalidates every record durably and starts a new epoch at the front.
+    private func restart() throws(StoreError) {
+        let zeros = [UInt8](repeating: 0, count: Self.headerByteCount)
+        try zeros.withBytes { (buffer) throws(StoreError) in try writeAll(buffer, at: 0) }
+        guard Self.retrying({ fdatasync(fd) }) == 0 else { throw .io(operation: "fdatasync", path: path, errno: errno) }
+        tail = 0
+        sequence = 0
+        epoch = try Self.newEpoch()
+    }
+
+    private static func newEpoch() throws(StoreError) -> [UInt8] {
+        do { return try Sodium.randomBytes(count: 8) } catch { throw StoreError(error) }
+    }
+
+    /// Appends one record (header, file, MAC) to `out`.
+    private func appendRecord(
+        _ key: TimelineIndex.Key, _ bytes: [UInt8], sequence: UInt64, to out: inout [UInt8]
+    ) throws(StoreError) {
+        let start = out.count
+        out.append(contentsOf: Self.magic)
+        out.append(contentsOf: epoch)
+        withUnsafeBytes(of: sequence.littleEndian) { out.append(contentsOf: $0) }
+        withUnsafeBytes(of: key.high.bigEndian) { out.append(contentsOf: $0) }
+        withUnsafeBytes(of: key.low.bigEndian) { out.append(contentsOf: $0) }
+        withUnsafeBytes(of: UInt32(bytes.count).littleEndian) { out.append(contentsOf: $0) }
+        out.append(contentsOf: bytes)
+        let mac = try Self.mac(out[start...], key: macKey)
+        out.append(contentsOf: mac)
+    }
+
+    private static func mac(_ covered: ArraySlice<UInt8>, key: SecureBytes) throws(StoreError) -> [UInt8] {
+        var mac = [UInt8](repeating: 0, count: macByteCount)
+        let input = Array(covered)
+        let result: Result<Void, CryptoError> = mac.withUnsafeMutableBytes { out in
+            Result { () throws(CryptoError) in try KeyedHash.publicHash(input, key: key, into: out) }
+        }
+        try crypto { () throws(CryptoError) in try result.get() }
+        return mac
+    }
+
+    /// One record read back.
+    struct Record {
+        let key: TimelineIndex.Key
+        let bytes: [UInt8]
+    }
+
+    /// The records of the journal's current epoch, in order, up to the first that does
+    /// not verify or does not follow in sequence.
+    private static func read(fd: Int32, path: String, macKey: SecureBytes) throws(StoreError) -> [Record] {
+        // Most opens find an empty journal: its first header says so without reading the rest.
+        var first = [UInt8](repeating: 0, count: headerByteCount)
+        guard try readAll(fd, into: &first, at: 0, path: path) == headerByteCount, Array(first.prefix(4)) == magic else {
+            return []
+        }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw .io(operation: "fstat", path: path, errno: errno) }
+        var contents = [UInt8](repeating: 0, count: Int(info.st_size))
+        let size = try readAll(fd, into: &contents, at: 0, path: path)
+        return try parse(contents.prefix(size), macKey: macKey)
+    }
+
+    /// The valid records at the front of `contents` (see `read`).
+    static func parse(_ contents: ArraySlice<UInt8>, macKey: SecureBytes) throws(StoreError) -> [Record] {
+        var records: [Record] = []
+        var offset = contents.startIndex
+        var epoch: ArraySlice<UInt8>? = nil
+        func u64(_ at: Int) -> UInt64 { (0..<8).reduce(0) { $0 | UInt64(contents[at + $1]) << (8 * $1) } }
+        while contents.endIndex - offset >= overhead {
+            guard contents[offset..<offset + 4].elementsEqual(magic) else { break }
+            let recordEpoch = contents[offset + 4..<offset + 12]
+            if let epoch, !epoch.elementsEqual(recordEpoch) { break }
+            guard u64(offset + 12) == UInt64(records.count) else { break }
+            let key = TimelineIndex.Key(digest: contents[offset + 20..<offset + 36])
+            let length = Int((0..<4).reduce(UInt32(0)) { $0 | UInt32(contents[offset + 36 + $1]) << (8 * $1) })
+            let end = offset + headerByteCount + length
+            guard length <= TimelineFile.maximumFileBytes, contents.endIndex - end >= macByteCount else { break }
+            let expected = try mac(contents[offset..<end], key: macKey)
+            let stored = Array(contents[end..<end + macByteCount])
+            let matches = expected.withUnsafeBytes { e in stored.withUnsafeBytes { Sodium.constantTimeEquals(e, $0) } }
+            guard matches else { break }
+            epoch = recordEpoch
+            records.append(Record(key: key, bytes: Array(contents[offset + headerByteCount..<end])))
+            offset = end + macByteCount
+        }
+        return records
+    }
+
+    /// Makes the file exactly `capacity` bytes of allocated blocks, so that appends
+    /// overwrite in place and `fdatasync` writes data only (a growing file would also
+    /// write its inode on every sync).
+    private func preallocate() throws(StoreError) {
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw .io(operation: "fstat", path: path, errno: errno) }
+        let size = Int(info.st_size)
+        guard size != capacity else { return }
+        if size > capacity {
+            guard ftruncate(fd, off_t(capacity)) == 0 else { throw .io(operation: "ftruncate", path: path, errno: errno) }
+        } else {
+            let zeros = [UInt8](repeating: 0, count: 64 << 10)
+            var offset = size
+            while offset < capacity {
+                let count = min(zeros.count, capacity - offset)
+                try zeros.withBytes { (buffer) throws(StoreError) in
+                    try writeAll(UnsafeRawBufferPointer(rebasing: buffer.prefix(count)), at: offset)
+                }
+                offset += count
+            }
+        }
+        guard Self.retrying({ fsync(fd) }) == 0 else { throw .io(operation: "fsync", path: path, errno: errno) }
+        try FileSystem.syncDirectory(stateDirectory)
+    }
+
+    private func writeAll(_ buffer: UnsafeRawBufferPointer, at offset: Int) throws(StoreError) {
+        var done = 0
+        while done < buffer.count {
+            let n = Self.retrying { pwrite(fd, buffer.baseAddress! + done, buffer.count - done, off_t(offset + done)) }
+            guard n > 0 else { throw .io(operation: "write", path: path, errno: n < 0 ? errno : EIO) }
+            done += n
+        }
+    }
+
+    /// Reads up to `buffer.count` bytes at `offset`; returns how many there were.
+    private static func readAll(_ fd: Int32, into buffer: inout [UInt8], at offset: Int, path: String) throws(StoreError) -> Int {
+        var done = 0
+        while done < buffer.count {
+            let n = buffer.withUnsafeMutableBytes { b in
+                retrying { pread(fd, b.baseAddress! + done, b.count - done, off_t(offset + done)) }
+            }
+            if n < 0 { throw .io(operation: "read", path: path, errno: errno) }
+            if n == 0 { break }
+            done += n
+        }
+        return done
+    }
+
+    private static func retrying<T: BinaryInteger>(_ call: () -> T) -> T {
+        while true {
+            let result = call()
+            if result == -1 && errno == EINTR { continue }
+            return result
+        }
+    }
+}

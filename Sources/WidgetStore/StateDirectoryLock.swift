@@ -1,0 +1,29 @@
+import Glibc
+
+/// An exclusive claim on a state directory for as long as it lives: a second widgetd
+/// started on the same directory stops with `stateDirectoryInUse` instead of folding
+/// and emptying the first one's journal, or racing it on the files.
+///
+/// A `flock` on the directory itself: the kernel drops it when the process ends,
+/// however it ends, so no stale lock file is ever left to remove.
+public final class StateDirectoryLock {
+    private let fd: Int32
+
+    /// Claims `stateDirectory`, creating it if needed (mode 0700).
+    public init(stateDirectory: String) throws(StoreError) {
+        try FileSystem.makeDirectory(stateDirectory)
+        let fd = open(stateDirectory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { throw .io(operation: "open", path: stateDirectory, errno: errno) }
+        var result: Int32
+        repeat { result = flock(fd, LOCK_EX | LOCK_NB) } while result != 0 && errno == EINTR
+        guard result == 0 else {
+            let error = errno
+            close(fd)
+            throw error == EWOULDBLOCK
+                ? .stateDirectoryInUse(path: stateDirectory) : .io(operation: "flock", path: stateDirectory, errno: error)
+        }
+        self.fd = fd
+    }
+
+    deinit { close(fd) }
+}
