@@ -47,7 +47,7 @@ do {
     let executable = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
     let directory = executable.deletingLastPathComponent().path
     let widgetd = ProcessInfo.processInfo.environment["WIDGETD_BIN"] ?? "\(directory)/widgetd"
-    let baseline = ProcessInfo.processInfo.environment["WIDGETD_BASELINE_BIN"]
+    let baseline = ProcessInfo.processInfo.environment["WIDGETD_BASELINE_BIN"].flatMap { $0.isEmpty ? nil : $0 }
     let command = (["widgetd-bench"] + arguments).joined(separator: " ")
     let smoke = arguments.contains("--smoke")
     var options = smoke
