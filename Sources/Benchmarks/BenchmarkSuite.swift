@@ -65,9 +65,9 @@ public final class BenchmarkSuite {
         /// The server's CPU time (user and system) per request, microseconds: what
         /// the server costs, whatever else the machine is doing (reads only).
         public var serverMicroseconds: Double? = nil
-        /// Every round of a read row, in the order measured; the row itself is the
-        /// median round.
-        public var rounds: [LoopResult] = []
+        /// Every round of a read row, in the order measured (throughput and latency, and
+        /// the server's CPU µs per request); the row itself is the median round.
+        public var rounds: [(result: LoopResult, serverMicroseconds: Double?)] = []
     }
 
     /// Runs a read measurement and charges the server's CPU time over it to its requests.
@@ -233,7 +233,7 @@ public final class BenchmarkSuite {
             }
             for index in servers.indices {
                 guard var row = ReadRounds.median(samples[index], by: { $0.result.throughput }) else { continue }
-                row.rounds = samples[index].map(\.result)
+                row.rounds = samples[index].map { ($0.result, $0.serverMicroseconds) }
                 medians[index].append(row)
             }
         }

@@ -10,10 +10,12 @@ public enum Report {
         text += rounds > 1
             ? "each row the median of \(rounds) interleaved rounds by requests/s, with that round's latency and CPU)\n\n"
             : "one round)\n\n"
-        text += "| server | connections | requests/s | p50 µs | p99 µs | server CPU µs/request | rounds: requests/s / p99 µs |\n"
+        text += "| server | connections | requests/s | p50 µs | p99 µs | server CPU µs/request | rounds: requests/s / p99 µs / CPU µs |\n"
         text += "|---|---:|---:|---:|---:|---:|---|\n"
         for row in suite.reads {
-            let spread = row.rounds.map { "\(Int($0.throughput.rounded())) / \(f($0.p99))" }.joined(separator: ", ")
+            let spread = row.rounds.map { round in
+                "\(Int(round.result.throughput.rounded())) / \(f(round.result.p99)) / \(round.serverMicroseconds.map(f) ?? "–")"
+            }.joined(separator: ", ")
             text += line(row).dropLast() + " \(row.serverMicroseconds.map(f) ?? "–") | \(spread.isEmpty ? "–" : spread) |\n"
         }
         text += "\n### Durable writes (3 KiB timeline; each connection its own widget/row/file)\n\n"
