@@ -122,7 +122,7 @@ final class VarlinkConnection: IOEventHandler {
         for _ in 0..<16 {
             let count: Int?
             do {
-                count = try Syscall.read(fd, into: buffer)
+                count = try Syscall.receive(fd, into: buffer)
             } catch {
                 close(reason: "read failed: \(error)")
                 return
