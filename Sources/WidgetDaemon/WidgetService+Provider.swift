@@ -50,6 +50,13 @@ extension WidgetService {
     /// The most writes one group commit takes.
     static let maxWritesPerCommit = 64
 
+    /// How many group commits run at once. While one runs, new writes gather into the
+    /// next batch, which then shares one key agreement per class and one `fdatasync`:
+    /// the busier the writers, the larger the batches. Measured at 8 writers
+    /// (docs/BENCHMARKS.md): one at a time beat two or four, whose smaller batches each
+    /// paid their own X25519 exchanges and sync.
+    static let maxConcurrentCommits = 1
+
     /// Where group commits run: sealing (two X25519 operations per write) and the file
     /// I/O, off the loop, so that it keeps reading and checking the next calls. It is
     /// concurrent (libdispatch gives each blocked batch a thread of its own), so batches
@@ -82,7 +89,7 @@ extension WidgetService {
     func startCommits() {
         if let commitTimer { loop.cancel(commitTimer) }
         commitTimer = nil
-        guard !pendingWrites.isEmpty else { return }
+        guard !pendingWrites.isEmpty, inFlightCommits.count < Self.maxConcurrentCommits else { return }
         let busy = inFlightCommits.reduce(into: Set<WidgetID>()) { $0.formUnion($1.widgets) }
         var batch: [(context: CallContext, write: TimelineStore.TimelineWrite)] = []
         var waiting: [(context: CallContext, write: TimelineStore.TimelineWrite)] = []
@@ -150,7 +157,7 @@ extension WidgetService {
         // by `sodium_free`) with `batch`.
         for (item, result) in zip(batch, results) {
             switch result {
-            case .success(let generation): item.context.reply(GenerationReply(generation: generation))
+            case .success(let generation): item.context.reply(encoded: GenerationReply(generation: generation).encodedReply)
             case .failure(let error): fail(item.context, with: error, method: "io.widgetd.Provider.PutTimeline")
             }
         }

@@ -1,5 +1,6 @@
 import Foundation
 import StrictJSON
+import Varlink
 import WidgetModel
 
 // The parameters and replies of the io.widgetd.* methods, as DESIGN §5 and the
@@ -164,6 +165,13 @@ struct ProviderParameters {
 
 struct GenerationReply: Encodable, Sendable {
     var generation: UInt64
+
+    /// The whole reply, NUL-terminated, written directly: it answers every write, and
+    /// `JSONEncoder` cost ≈ 3.5% of the daemon's CPU under writes. Same bytes as
+    /// `VarlinkReply.encode(parameters: self)` (a test compares them).
+    var encodedReply: [UInt8] {
+        VarlinkReply.encode(encodedParameters: Array(#"{"generation":\#(generation)}"#.utf8))
+    }
 }
 
 struct TimelineReply: Encodable, Sendable {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import Varlink
 @testable import WidgetDaemon
 import WidgetModel
 
@@ -49,5 +50,14 @@ import WidgetModel
         } catch {
             Issue.record("unexpected \(error)")
         }
+    }
+}
+
+/// The reply every write gets, written without `JSONEncoder`, is the encoder's bytes.
+@Suite struct GenerationReplyTests {
+    @Test(arguments: [UInt64(0), 1, 42, 1_000_000, UInt64.max])
+    func theDirectReplyIsTheEncodersBytes(_ generation: UInt64) {
+        let reply = GenerationReply(generation: generation)
+        #expect(reply.encodedReply == VarlinkReply.encode(parameters: reply))
     }
 }

@@ -62,3 +62,53 @@ import Testing
         }
     }
 }
+
+/// The byte-level parser against the former `String.split`/`contains` one, kept here as
+/// the reference: the same components, or the same error, for every short id over an
+/// alphabet of the characters that matter.
+@Suite struct WidgetIDParserEquivalenceTests {
+    private enum Parsed: Equatable {
+        case id(String, String, String?)
+        case invalid(WidgetID.Invalid)
+    }
+
+    private static func reference(_ text: String) -> Parsed {
+        let bytes = Array(text.utf8)
+        guard !bytes.isEmpty else { return .invalid(.empty) }
+        guard bytes.count <= WidgetID.maximumLength else { return .invalid(.tooLong(bytes.count)) }
+        guard bytes.allSatisfy({ $0 >= 0x21 && $0 <= 0x7E }) else { return .invalid(.notPrintableASCII) }
+        guard !text.contains("..") else { return .invalid(.dotDot) }
+        let parts = text.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count == 2 else { return .invalid(.missingKind) }
+        let provider = String(parts[0])
+        let rest = parts[1].split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false)
+        let kind = String(rest[0])
+        let instance = rest.count == 2 ? String(rest[1]) : nil
+        guard !provider.isEmpty, !kind.isEmpty, instance?.isEmpty != true else { return .invalid(.emptyComponent) }
+        guard !provider.contains("#") else { return .invalid(.missingKind) }
+        return .id(provider, kind, instance)
+    }
+
+    private static func parsed(_ text: String) -> Parsed {
+        do throws(WidgetID.Invalid) {
+            let id = try WidgetID(text)
+            return .id(id.provider, id.kind, id.instance)
+        } catch {
+            return .invalid(error)
+        }
+    }
+
+    @Test func everyShortIDParsesAsBefore() {
+        let alphabet = ["a", ".", "/", "#", " ", "é"]
+        var texts = [""]
+        var checked = 0
+        for _ in 0..<6 {
+            texts = texts.flatMap { t in alphabet.map { t + $0 } }
+            for text in texts {
+                #expect(Self.parsed(text) == Self.reference(text), "\(text)")
+                checked += 1
+            }
+        }
+        #expect(checked == 55_986)
+    }
+}
