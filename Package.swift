@@ -54,6 +54,7 @@ let package = Package(
         .testTarget(name: "WidgetStoreTests", dependencies: ["WidgetStore", "WidgetCrypto", "WidgetModel"]),
         .testTarget(name: "WidgetDaemonTests", dependencies: ["WidgetDaemon", "WidgetStore", "WidgetCrypto", "WidgetModel", "Varlink", "StrictJSON"]),
         .testTarget(name: "WidgetControlTests", dependencies: ["WidgetControl", "WidgetModel"]),
+        .testTarget(name: "BenchmarksTests", dependencies: ["Benchmarks"]),
         .testTarget(
             name: "IntegrationTests",
             dependencies: ["Varlink", "WidgetModel", "CSystemShims"]),

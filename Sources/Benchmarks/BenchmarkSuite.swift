@@ -10,6 +10,9 @@ public final class BenchmarkSuite {
         public var duration: Double = 3
         /// Connections for the read benchmark.
         public var readConnections = [1, 8, 32]
+        /// Interleaved rounds of the read rows; each server's median round is reported
+        /// (see ``ReadRounds``).
+        public var readRounds = 3
         /// Connections (writers) for the write benchmark.
         public var writeConnections = [1, 8]
         /// Stored timelines at which growth is measured.
@@ -18,6 +21,9 @@ public final class BenchmarkSuite {
         public var timelineBytes = 3 * 1024
         /// The widgetd binary.
         public var widgetdBinary: String
+        /// Another widgetd binary measured in the same read rounds (an A/B of a change:
+        /// `WIDGETD_BASELINE_BIN`); `nil`: none.
+        public var baselineWidgetdBinary: String?
         /// This program (re-run as `--echo-server PATH`).
         public var benchBinary: String
         /// The redis-server binary, if installed.
@@ -41,6 +47,7 @@ public final class BenchmarkSuite {
             var options = Options(widgetdBinary: widgetdBinary, benchBinary: benchBinary, command: command)
             options.duration = 0.2
             options.readConnections = [1, 2]
+            options.readRounds = 1
             options.writeConnections = [1, 2]
             options.growthSizes = [0, 20]
             return options
@@ -58,6 +65,9 @@ public final class BenchmarkSuite {
         /// The server's CPU time (user and system) per request, microseconds: what
         /// the server costs, whatever else the machine is doing (reads only).
         public var serverMicroseconds: Double? = nil
+        /// Every round of a read row, in the order measured (throughput and latency, and
+        /// the server's CPU µs per request); the row itself is the median round.
+        public var rounds: [(result: LoopResult, serverMicroseconds: Double?)] = []
     }
 
     /// Runs a read measurement and charges the server's CPU time over it to its requests.
@@ -135,24 +145,48 @@ public final class BenchmarkSuite {
 
     // MARK: Host reads
 
+    /// A read server as the rounds see it: what to call it and how to reach it.
+    private struct ReadServer {
+        let subject: String
+        let process: ServerProcess?
+        let path: String
+        let framing: SocketClient.Framing
+        let request: [UInt8]
+    }
+
     private func measureReads() throws {
         let daemon = try BenchDaemon(root: "\(root)/reads", binary: options.widgetdBinary)
         try daemon.start()
         defer { daemon.stop() }
         let widget = "com.example.weather/forecast"
-        let setup = try daemon.client()
-        try VarlinkRequest.check(setup, VarlinkRequest.putTimeline(widget, bytes: options.timelineBytes), "PutTimeline")
         let request = VarlinkRequest.encode(
             "io.widgetd.Host.GetPresentation", ["widget": widget, "surface": "homeScreen"])
-        presentationBytes = try VarlinkRequest.check(setup, request, "GetPresentation").count
-        let socket = daemon.socketPath
-        for n in options.readConnections {
-            log("reads: widgetd GetPresentation, \(n) connection(s)")
-            reads.append(try measureRead(
-                "widgetd GetPresentation", connections: n, server: daemon.server, path: socket, framing: .nulTerminated,
-                request: request))
+        func prepare(_ daemon: BenchDaemon) throws -> Int {
+            let setup = try daemon.client()
+            try VarlinkRequest.check(setup, VarlinkRequest.putTimeline(widget, bytes: options.timelineBytes), "PutTimeline")
+            return try VarlinkRequest.check(setup, request, "GetPresentation").count
+        }
+        presentationBytes = try prepare(daemon)
+        var servers = [
+            ReadServer(
+                subject: "widgetd GetPresentation", process: daemon.server, path: daemon.socketPath,
+                framing: .nulTerminated, request: request)
+        ]
+        var baseline: BenchDaemon?
+        defer { baseline?.stop() }
+        if let binary = options.baselineWidgetdBinary {
+            let other = try BenchDaemon(root: "\(root)/reads-baseline", binary: binary)
+            baseline = other
+            try other.start()
+            guard try prepare(other) == presentationBytes else { throw BenchError("the baseline widgetd's reply differs in size") }
+            servers.append(ReadServer(
+                subject: "widgetd GetPresentation (baseline binary)", process: other.server, path: other.socketPath,
+                framing: .nulTerminated, request: request))
         }
 
+        // Every server runs for the whole measurement, so the rounds can alternate between them.
+        var redisServer: ServerProcess?
+        defer { redisServer?.stop() }
         if let redis = options.redisBinary, FileManager.default.isExecutableFile(atPath: redis) {
             let path = "\(root)/redis.sock"
             let server = try ServerProcess(
@@ -162,7 +196,7 @@ public final class BenchmarkSuite {
                     "--dir", root,
                 ],
                 socketPath: path, log: "\(root)/redis.log")
-            defer { server.stop() }
+            redisServer = server
             try server.waitUntilConnectable(framing: .resp)
             let client = try SocketClient(path: path, framing: .resp)
             let value = String(repeating: "v", count: presentationBytes)
@@ -170,11 +204,7 @@ public final class BenchmarkSuite {
             let get = Self.resp(["GET", "presentation"])
             try client.roundTrip(get)
             guard client.lastReply.count >= presentationBytes else { throw BenchError("redis GET returned \(client.lastReply.count) bytes") }
-            for n in options.readConnections {
-                log("reads: redis-server GET, \(n) connection(s)")
-                reads.append(try measureRead(
-                    "redis-server GET", connections: n, server: server, path: path, framing: .resp, request: get))
-            }
+            servers.append(ReadServer(subject: "redis-server GET", process: server, path: path, framing: .resp, request: get))
         } else {
             skipped.append("redis-server: not installed (apt-get install redis-server)")
         }
@@ -185,12 +215,30 @@ public final class BenchmarkSuite {
             log: "\(root)/echo.log")
         defer { echo.stop() }
         try echo.waitUntilConnectable(framing: .nulTerminated)
+        servers.append(ReadServer(
+            subject: "echo server (floor)", process: echo, path: echoPath, framing: .nulTerminated, request: request))
+
+        let rounds = max(options.readRounds, 1)
+        var medians: [[Row]] = Array(repeating: [], count: servers.count)
         for n in options.readConnections {
-            log("reads: echo, \(n) connection(s)")
-            reads.append(try measureRead(
-                "echo server (floor)", connections: n, server: echo, path: echoPath, framing: .nulTerminated,
-                request: request))
+            var samples: [[Row]] = Array(repeating: [], count: servers.count)
+            for round in 0..<rounds {
+                for index in ReadRounds.order(serverCount: servers.count, round: round) {
+                    let server = servers[index]
+                    log("reads: \(server.subject), \(n) connection(s), round \(round + 1) of \(rounds)")
+                    samples[index].append(try measureRead(
+                        server.subject, connections: n, server: server.process, path: server.path,
+                        framing: server.framing, request: server.request))
+                }
+            }
+            for index in servers.indices {
+                guard var row = ReadRounds.median(samples[index], by: { $0.result.throughput }) else { continue }
+                row.rounds = samples[index].map { ($0.result, $0.serverMicroseconds) }
+                medians[index].append(row)
+            }
         }
+        // Grouped by server, as the table reads.
+        reads = medians.flatMap { $0 }
     }
 
     /// A RESP command.

@@ -5,10 +5,19 @@ import Foundation
 public enum Report {
     /// The figures as Markdown tables (also what is printed).
     public static func tables(_ suite: BenchmarkSuite) -> String {
-        var text = "### Host reads (closed loop, \(suite.presentationBytes)-byte reply)\n\n"
-        text += "| server | connections | requests/s | p50 µs | p99 µs | server CPU µs/request |\n"
-        text += "|---|---:|---:|---:|---:|---:|\n"
-        for row in suite.reads { text += line(row).dropLast() + " \(row.serverMicroseconds.map(f) ?? "–") |\n" }
+        let rounds = suite.reads.map(\.rounds.count).max() ?? 1
+        var text = "### Host reads (closed loop, \(suite.presentationBytes)-byte reply; "
+        text += rounds > 1
+            ? "each row the median of \(rounds) interleaved rounds by requests/s, with that round's latency and CPU)\n\n"
+            : "one round)\n\n"
+        text += "| server | connections | requests/s | p50 µs | p99 µs | server CPU µs/request | rounds: requests/s / p99 µs / CPU µs |\n"
+        text += "|---|---:|---:|---:|---:|---:|---|\n"
+        for row in suite.reads {
+            let spread = row.rounds.map { round in
+                "\(Int(round.result.throughput.rounded())) / \(f(round.result.p99)) / \(round.serverMicroseconds.map(f) ?? "–")"
+            }.joined(separator: ", ")
+            text += line(row).dropLast() + " \(row.serverMicroseconds.map(f) ?? "–") | \(spread.isEmpty ? "–" : spread) |\n"
+        }
         text += "\n### Durable writes (3 KiB timeline; each connection its own widget/row/file)\n\n"
         text += "| store | connections | commits/s | p50 µs | p99 µs |\n|---|---:|---:|---:|---:|\n"
         for row in suite.writes { text += line(row) }
@@ -113,7 +122,7 @@ public enum Report {
         text += "- Date: \(formatter.string(from: date))\n- Machine: \(machine())\n"
         text += "- Every figure comes from one run, with one client (`Sources/Benchmarks/SocketClient.swift`) against each "
         text += "server in turn, closed loop: reads from one thread waiting on every connection with epoll "
-        text += "(`MultiplexedLoop.swift`), writes from one blocking thread per connection (`ClosedLoop.swift`).\n\n"
+        text += "(`MultiplexedLoop.swift`; the servers alternate in rounds, `ReadRounds.swift`), writes from one blocking thread per connection (`ClosedLoop.swift`).\n\n"
         text += tables(suite)
         text += "\n![latency against connections](benchmarks-latency.svg)\n\n"
         text += analysis

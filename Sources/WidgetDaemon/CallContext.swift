@@ -32,21 +32,21 @@ public protocol VarlinkCallHandler: AnyObject {
     /// cached; `nil` to decode and handle it as usual. Asked only when the connection has
     /// no call in progress or waiting, so replies keep their order.
     ///
-    /// The reply stays the handler's: the connection sends it (or copies what the socket
-    /// does not take) at once, before it calls the handler again, so nothing is allocated
-    /// per request. `now` is the loop's time for this turn. `permit` belongs to the
+    /// The reply is a view of the handler's memory, valid until the handler is next
+    /// called: the connection sends it (or copies what the socket does not take) at
+    /// once, so nothing is allocated, copied or retained per request. `now` is the loop's time for this turn. `permit` belongs to the
     /// connection (0 at first) and is the handler's to use, e.g. to remember that the
     /// peer was found allowed, so that repeated requests skip that check.
     func cachedReply(
         to message: UnsafeRawBufferPointer, connection: ConnectionID, peer: PeerCredentials, now: Date, permit: inout UInt64
-    ) -> SecureBytes?
+    ) -> UnsafeRawBufferPointer?
 }
 
 extension VarlinkCallHandler {
     /// No call is answered without decoding it.
     public func cachedReply(
         to message: UnsafeRawBufferPointer, connection: ConnectionID, peer: PeerCredentials, now: Date, permit: inout UInt64
-    ) -> SecureBytes? {
+    ) -> UnsafeRawBufferPointer? {
         nil
     }
 }

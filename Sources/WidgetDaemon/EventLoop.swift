@@ -28,6 +28,25 @@ public struct IOEvents: OptionSet, Sendable {
     public static let hangup = IOEvents(rawValue: 1 << 2)
 }
 
+/// What a watched descriptor's readiness is delivered to.
+///
+/// An object rather than a closure for the descriptors that are busy (client
+/// connections): the loop calls it directly, where a closure capturing its owner
+/// `unowned` cost a check-and-retain of the owner, and a release, on every event. The
+/// loop holds the handler from ``EventLoop/watch(_:for:notifying:)`` until
+/// ``EventLoop/unwatch(_:)``. Called on the loop's thread.
+public protocol IOEventHandler: AnyObject {
+    /// The descriptor is ready for `events`.
+    func handleIOEvents(_ events: IOEvents)
+}
+
+/// A closure as an ``IOEventHandler``, for the descriptors that are not busy.
+private final class ClosureIOEventHandler: IOEventHandler {
+    let body: (IOEvents) -> Void
+    init(_ body: @escaping (IOEvents) -> Void) { self.body = body }
+    func handleIOEvents(_ events: IOEvents) { body(events) }
+}
+
 /// The daemon's single-threaded event loop: epoll over file descriptors, wall-clock
 /// timers, and a thread-safe way to hand work back to the loop.
 ///
@@ -50,7 +69,7 @@ public final class EventLoop: @unchecked Sendable {
         /// matches a watch that reuses its slot.
         let token: UInt64
         var interest: IOEvents
-        let handler: (IOEvents) -> Void
+        let handler: any IOEventHandler
     }
 
     /// Watches by slot: an event finds its handler by index, not by hashing, which
@@ -159,13 +178,14 @@ public final class EventLoop: @unchecked Sendable {
             for body in work { body() }
             return
         }
-        // A watch removed by an earlier callback of this batch is skipped.
-        guard let slot = slot(of: token), let watch = watches[slot] else { return }
+        // A watch removed by an earlier callback of this batch is skipped. The handler is
+        // held for the call (one retain): it may unwatch itself and be released by its owner.
+        guard let slot = slot(of: token), let handler = watches[slot]?.handler else { return }
         var events: IOEvents = []
         if mask & shim_EPOLLIN != 0 { events.insert(.readable) }
         if mask & shim_EPOLLOUT != 0 { events.insert(.writable) }
         if mask & (shim_EPOLLHUP | shim_EPOLLERR) != 0 { events.insert(.hangup) }
-        watch.handler(events)
+        handler.handleIOEvents(events)
     }
 
     // MARK: Descriptors
@@ -176,6 +196,15 @@ public final class EventLoop: @unchecked Sendable {
     /// The loop never closes `fd`; call ``unwatch(_:)`` before closing it.
     public func watch(
         _ fd: Int32, for interest: IOEvents, handler: @escaping (IOEvents) -> Void
+    ) throws(SystemError) -> WatchID {
+        try watch(fd, for: interest, notifying: ClosureIOEventHandler(handler))
+    }
+
+    /// Calls `handler` on the loop whenever `fd` is ready for `interest`, as
+    /// ``watch(_:for:handler:)`` does; the loop holds `handler` until ``unwatch(_:)``,
+    /// so an owner that holds the loop must unwatch before it can be released.
+    public func watch(
+        _ fd: Int32, for interest: IOEvents, notifying handler: any IOEventHandler
     ) throws(SystemError) -> WatchID {
         let slot = freeSlots.popLast() ?? watches.count
         let token = nextGeneration << 32 | UInt64(slot)

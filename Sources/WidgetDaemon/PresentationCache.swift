@@ -44,6 +44,11 @@ struct PresentationCache {
         let surface: Surface
         /// The encoded reply, in secure memory; `nil` once dropped from the cache.
         fileprivate(set) var reply: SecureBytes?
+        /// A view of `reply`'s bytes (empty once dropped), for the hot path: reading it
+        /// costs no retain and release of the reply, as returning `reply` does. Valid
+        /// while `reply` holds its memory: a cached reply is never appended to (the only
+        /// way a `SecureBytes` moves its bytes), and ``empty()`` clears the view with it.
+        fileprivate(set) var replyBytes: UnsafeRawBufferPointer
         /// What the reply was made under.
         fileprivate(set) var stamp: Stamp
         /// The cache's ``PresentationCache/generation`` when `stamp` was its current
@@ -57,6 +62,7 @@ struct PresentationCache {
             self.widget = widget
             self.surface = surface
             self.reply = reply
+            self.replyBytes = reply.withUnsafeBytes { $0 }
             self.stamp = stamp
             self.generation = generation
             self.validUntil = validUntil
@@ -64,6 +70,7 @@ struct PresentationCache {
 
         /// Zeroes and releases the reply: the slot answers nothing any more.
         fileprivate func empty() {
+            replyBytes = UnsafeRawBufferPointer(start: nil, count: 0)
             reply?.removeAll()
             reply = nil
             generation = 0
@@ -103,7 +110,16 @@ struct PresentationCache {
         return slot.reply
     }
 
-    /// Keeps `reply` (which the cache now owns) for `widget` on `surface`.
+    /// ``reply(in:now:)`` as a view of the reply's secure memory, valid until the cache
+    /// next changes: what the event loop sends, with no retain or release per request.
+    @inline(__always)
+    func replyBytes(in slot: Slot, now: Date) -> UnsafeRawBufferPointer? {
+        guard slot.generation == generation, now < slot.validUntil else { return nil }
+        let bytes = slot.replyBytes
+        return bytes.count > 0 ? bytes : nil
+    }
+
+    /// Keeps `reply` (which the cache now owns; it must not be appended to) for `widget` on `surface`.
     mutating func insert(_ widget: WidgetID, _ surface: Surface, reply: SecureBytes, stamp: Stamp, validUntil: Date?) {
         let key = Key(widget: widget, surface: surface)
         slots.removeValue(forKey: key)?.empty()

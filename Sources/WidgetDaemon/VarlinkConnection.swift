@@ -10,7 +10,7 @@ import WidgetCrypto
 /// progress (an asynchronous `Unlock`, a `more` stream) later ones wait in a queue.
 /// Replies can hold decrypted content, so sent output bytes are zeroed.
 /// Lives on the event loop's thread.
-final class VarlinkConnection {
+final class VarlinkConnection: IOEventHandler {
     let id: ConnectionID
     let fd: Int32
     let peer: PeerCredentials
@@ -94,14 +94,16 @@ final class VarlinkConnection {
         close(reason: nil)
     }
 
-    /// Starts watching the socket.
+    /// Starts watching the socket. The loop holds the connection until ``close(reason:)``
+    /// unwatches it.
     func start() throws(SystemError) {
-        watch = try loop.watch(fd, for: .readable) { [unowned self] events in self.handle(events) }
+        watch = try loop.watch(fd, for: .readable, notifying: self)
     }
 
     // MARK: Events
 
-    private func handle(_ events: IOEvents) {
+    /// The socket is ready (called by the loop).
+    func handleIOEvents(_ events: IOEvents) {
         if events.contains(.writable) {
             flush()
             // Writable interest is also how a backlog waits for its next turn (below).
@@ -120,7 +122,7 @@ final class VarlinkConnection {
         for _ in 0..<16 {
             let count: Int?
             do {
-                count = try Syscall.read(fd, into: buffer)
+                count = try Syscall.receive(fd, into: buffer)
             } catch {
                 close(reason: "read failed: \(error)")
                 return
@@ -160,18 +162,28 @@ final class VarlinkConnection {
             }
             budget -= 1
             let answerable = queueStart == queue.count && current == nil
-            let taken: Taken
+            // The closure writes only trivial values: a cached reply's view, or a raw copy
+            // of a message to decode below. (An optional enum holding the decoded call,
+            // written in the closure, cost generic value-witness calls per request.)
+            var reply = UnsafeRawBufferPointer(start: nil, count: 0)
+            var isCached = false
+            var uncached = UnsafeMutableRawBufferPointer(start: nil, count: 0)
             do {
                 // The message is read in place in the framer's buffer, which zeroes it
                 // afterwards; only a call that must be decoded is copied.
-                var next: Taken?
                 guard
                     try framer.forNextMessage({ message in
-                        next = take(message, answerable: answerable, now: now, permit: &permit)
-                    }),
-                    let next
+                        if answerable,
+                            let cached = handler.cachedReply(to: message, connection: id, peer: peer, now: now, permit: &permit)
+                        {
+                            reply = cached
+                            isCached = true
+                            return
+                        }
+                        uncached = .allocate(byteCount: message.count, alignment: 1)
+                        uncached.copyMemory(from: message)
+                    })
                 else { break }
-                taken = next
             } catch {
                 logger.warning(
                     "message over \(limits.maxMessageBytes) bytes; closing the connection",
@@ -180,13 +192,14 @@ final class VarlinkConnection {
                 protocolFailure(VarlinkError(name: "io.widgetd.TooLarge", parameters: ["limit": limits.maxMessageBytes]))
                 return
             }
-            let call: VarlinkCall
-            switch taken {
-            case .cached(let reply):
-                // Straight from the handler's secure memory into the output buffer, which
-                // is zeroed once sent.
-                reply.withUnsafeBytes { enqueue($0) }
+            if isCached {
+                // Sent straight from the handler's secure memory; only what the socket
+                // refuses is copied, into the output buffer, which is zeroed once sent.
+                enqueue(reply)
                 continue
+            }
+            let call: VarlinkCall
+            switch Self.decode(uncached) {
             case .call(let decoded):
                 call = decoded
             case .notAJSONObject:
@@ -204,26 +217,22 @@ final class VarlinkConnection {
         }
     }
 
-    /// What one framed message turned out to be.
-    private enum Taken {
-        /// A reply the handler had ready (still the handler's: copy it out at once).
-        case cached(SecureBytes)
+    /// What a message not answered from the cache turned out to be.
+    private enum Decoded {
         case call(VarlinkCall)
         case invalid(VarlinkError)
         case notAJSONObject
     }
 
-    /// Recognises or decodes one message, viewed in place; must not touch the framer
-    /// or the connection's state (the framer's buffer is being read).
-    private func take(_ message: UnsafeRawBufferPointer, answerable: Bool, now: Date, permit: inout UInt64) -> Taken {
-        if answerable, let reply = handler.cachedReply(to: message, connection: id, peer: peer, now: now, permit: &permit) {
-            return .cached(reply)
-        }
-        // The decoded call keeps its own wiping copy; this one is zeroed here.
-        var copy = Array(message.assumingMemoryBound(to: UInt8.self))
-        defer { Self.wipe(&copy) }
+    /// Decodes a message copied out of the framer, then zeroes and frees the copy (and
+    /// its array copy: the decoded call keeps its own wiping copy).
+    private static func decode(_ copy: UnsafeMutableRawBufferPointer) -> Decoded {
+        var bytes = Array(UnsafeRawBufferPointer(copy).assumingMemoryBound(to: UInt8.self))
+        if let base = copy.baseAddress { _ = memset(base, 0, copy.count) }
+        copy.deallocate()
+        defer { wipe(&bytes) }
         do {
-            return .call(try VarlinkCall(decoding: copy))
+            return .call(try VarlinkCall(decoding: bytes))
         } catch {
             switch error {
             case .notAJSONObject: return .notAJSONObject

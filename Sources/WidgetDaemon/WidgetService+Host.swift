@@ -56,15 +56,16 @@ extension WidgetService {
     /// time for this turn (when the request was seen ready), so no clock is read here.
     /// `permit` is the connection's memory that its peer may call `GetPresentation`: it
     /// holds ``permitGeneration`` once checked, and a configuration reload (a new
-    /// generation) checks again. The reply is the cache's own secure copy; the
-    /// connection sends it at once. Nothing here allocates.
+    /// generation) checks again. The reply is a view of the cache's own secure copy,
+    /// valid until the service next runs; the connection sends it at once. Nothing here
+    /// allocates or retains.
     func cachedReply(
         to message: UnsafeRawBufferPointer, connection: ConnectionID, peer: PeerCredentials, now: Date, permit: inout UInt64
-    ) -> SecureBytes? {
+    ) -> UnsafeRawBufferPointer? {
         // Every change of key state or settings ends with dropStalePresentations (after
         // each call, each tick and each unlock's end); a debug build checks that here.
         assert(presentationStamp == nil || presentationStamp == currentPresentationStamp(), "the presentation stamp was not updated")
-        guard let slot = presentationRequests.slot(for: message), let reply = presentations.reply(in: slot, now: now) else {
+        guard let slot = presentationRequests.slot(for: message), let reply = presentations.replyBytes(in: slot, now: now) else {
             return nil
         }
         assert(slot.stamp == presentationStamp, "a cached reply was served under another stamp")

@@ -8,9 +8,13 @@ import Foundation
 let arguments = Array(CommandLine.arguments.dropFirst())
 let usage = """
     usage: widgetd-bench [--smoke] [--only reads,writes,growth | --only decode] [--growth 0,1000,...]
-                         [--duration SECONDS] [--output DIR]
+                         [--duration SECONDS] [--rounds N] [--connections 1,8,32] [--output DIR]
     Measures widgetd beside redis-server, SQLCipher and the floors; without --output,
     rewrites docs/BENCHMARKS.md and docs/benchmarks-latency.svg when run from the package root.
+    --rounds: interleaved rounds of the read rows (median kept; default 3);
+    --connections: the read rows' connection counts.
+    WIDGETD_BIN=PATH measures another widgetd; WIDGETD_BASELINE_BIN=PATH adds a second
+    widgetd to the read rounds (an A/B in the same run).
 
     """
 // An unknown argument (a mistyped option, or --help) must not start a six-minute run
@@ -20,7 +24,7 @@ if arguments.first != "--echo-server" {
     while let argument = rest.popFirst() {
         switch argument {
         case "--smoke": continue
-        case "--output", "--growth", "--duration", "--only":
+        case "--output", "--growth", "--duration", "--only", "--rounds", "--connections":
             if rest.popFirst() != nil { continue }
             FileHandle.standardError.write(Data("widgetd-bench: \(argument) needs a value\n\(usage)".utf8))
             exit(2)
@@ -43,11 +47,13 @@ do {
     let executable = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
     let directory = executable.deletingLastPathComponent().path
     let widgetd = ProcessInfo.processInfo.environment["WIDGETD_BIN"] ?? "\(directory)/widgetd"
+    let baseline = ProcessInfo.processInfo.environment["WIDGETD_BASELINE_BIN"].flatMap { $0.isEmpty ? nil : $0 }
     let command = (["widgetd-bench"] + arguments).joined(separator: " ")
     let smoke = arguments.contains("--smoke")
     var options = smoke
         ? BenchmarkSuite.Options.smoke(widgetdBinary: widgetd, benchBinary: executable.path, command: command)
         : BenchmarkSuite.Options(widgetdBinary: widgetd, benchBinary: executable.path, command: command)
+    options.baselineWidgetdBinary = baseline
     if let index = arguments.firstIndex(of: "--output"), index + 1 < arguments.count {
         options.outputDirectory = arguments[index + 1]
     } else if !smoke, FileManager.default.fileExists(atPath: "docs") {
@@ -58,6 +64,12 @@ do {
     }
     if let index = arguments.firstIndex(of: "--duration"), index + 1 < arguments.count, let seconds = Double(arguments[index + 1]) {
         options.duration = seconds
+    }
+    if let index = arguments.firstIndex(of: "--rounds"), index + 1 < arguments.count, let rounds = Int(arguments[index + 1]) {
+        options.readRounds = max(rounds, 1)
+    }
+    if let index = arguments.firstIndex(of: "--connections"), index + 1 < arguments.count {
+        options.readConnections = arguments[index + 1].split(separator: ",").compactMap { Int($0) }
     }
     if let index = arguments.firstIndex(of: "--only"), index + 1 < arguments.count {
         options.parts = Set(arguments[index + 1].split(separator: ",").map(String.init))

@@ -64,6 +64,41 @@ import Testing
         #expect(calls == 1)
     }
 
+    /// A handler object (what connections are) is held by the loop from `watch` to
+    /// `unwatch`, survives unwatching itself during its own call, and is released after.
+    @Test func holdsAHandlerObjectUntilItIsUnwatched() throws {
+        let loop = try EventLoop()
+        var fds: [Int32] = [0, 0]
+        #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &fds) == 0)
+        defer { close(fds[0]); close(fds[1]) }
+        final class Calls { var count = 0; var aliveAfterUnwatch = false }
+        final class Handler: IOEventHandler {
+            let loop: EventLoop
+            let calls: Calls
+            var watch: WatchID?
+            init(loop: EventLoop, calls: Calls) { self.loop = loop; self.calls = calls }
+            func handleIOEvents(_ events: IOEvents) {
+                calls.count += 1
+                loop.unwatch(watch!)
+                // The loop's reference is gone; this call still runs on a live object.
+                calls.aliveAfterUnwatch = watch != nil
+                loop.schedule(at: .distantPast) { [loop] in loop.stop() }
+            }
+        }
+        let calls = Calls()
+        weak var held: Handler?
+        do {
+            let handler = Handler(loop: loop, calls: calls)
+            handler.watch = try loop.watch(fds[0], for: .readable, notifying: handler)
+            held = handler
+        }
+        #expect(held != nil)
+        _ = write(fds[1], "x", 1)
+        try loop.run()
+        #expect(calls.count == 1 && calls.aliveAfterUnwatch)
+        #expect(held == nil)
+    }
+
     @Test func reportsWritableOnlyWhenAsked() throws {
         let loop = try EventLoop()
         var fds: [Int32] = [0, 0]

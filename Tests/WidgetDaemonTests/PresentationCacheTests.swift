@@ -105,6 +105,28 @@ import WidgetModel
         #expect(slot.reply == nil && reply.count == 0)
     }
 
+    /// The hot path's view (no retain) answers exactly when the reply does, shows the
+    /// reply's own secure bytes, and is cleared with them.
+    @Test func aSlotsViewIsItsReplysBytesAndAnswersOnlyWhenTheReplyDoes() throws {
+        var cache = PresentationCache(limit: 8)
+        cache.removeAll(notMatching: unlocked)
+        let reply = bytes("content")
+        cache.insert(widget, .homeScreen, reply: reply, stamp: unlocked, validUntil: t0.addingTimeInterval(60))
+        let slot = try #require(cache.slot(widget, .homeScreen))
+        let view = try #require(cache.replyBytes(in: slot, now: t0))
+        #expect(String(decoding: view, as: UTF8.self) == "content")
+        #expect(reply.withUnsafeBytes { $0.baseAddress } == view.baseAddress)
+        #expect(cache.replyBytes(in: slot, now: t0.addingTimeInterval(60)) == nil)
+        // Replaced: the old slot's view is gone and its bytes zeroed; the new slot answers.
+        cache.insert(widget, .homeScreen, reply: bytes("second"), stamp: unlocked, validUntil: nil)
+        #expect(cache.replyBytes(in: slot, now: t0) == nil && slot.replyBytes.count == 0 && reply.count == 0)
+        let next = try #require(cache.slot(widget, .homeScreen))
+        #expect(cache.replyBytes(in: next, now: t0).map { String(decoding: $0, as: UTF8.self) } == "second")
+        // A lock drops it too.
+        cache.removeAll(notMatching: locked)
+        #expect(cache.replyBytes(in: next, now: t0) == nil && next.replyBytes.count == 0)
+    }
+
     @Test func aReplyMadeUnderAnotherStampThanTheCurrentOneIsNotServedFromItsSlot() throws {
         var cache = PresentationCache(limit: 8)
         cache.removeAll(notMatching: locked)
