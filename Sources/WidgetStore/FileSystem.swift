@@ -10,7 +10,7 @@ import WidgetCrypto
 /// directory `fsync`, so a reader sees the old file or the new one, never a mix.
 enum FileSystem {
     /// Runs a call until it does not fail with `EINTR`.
-    private static func retrying<T: BinaryInteger>(_ call: () -> T) -> T {
+    static func retrying<T: BinaryInteger>(_ call: () -> T) -> T {
         while true {
             let result = call()
             if result == -1 && errno == EINTR { continue }

@@ -71,7 +71,7 @@ final class Journal: @unchecked Sendable {
     ) throws(StoreError) {
         precondition(capacity > Self.overhead, "a journal must hold at least one record")
         let path = "\(stateDirectory)/\(Self.fileName)"
-        let fd = Self.retrying { open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600) }
+        let fd = FileSystem.retrying { open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600) }
         guard fd >= 0 else { throw .io(operation: "open", path: path, errno: errno) }
         let replayed: [Record]
         do throws(StoreError) {
@@ -100,9 +100,6 @@ final class Journal: @unchecked Sendable {
         filesLock.withLock { files[key] }
     }
 
-    /// Whether any record waits to be folded.
-    var isEmpty: Bool { filesLock.withLock { files.isEmpty } }
-
     /// Appends a batch of sealed files durably (one write and one `fdatasync`), folding
     /// first if they do not fit in what is left. Returns `false`, having written
     /// nothing, when the batch does not fit even in an empty journal: the caller writes
@@ -121,7 +118,7 @@ final class Journal: @unchecked Sendable {
                 next += 1
             }
             try records.withBytes { (buffer) throws(StoreError) in try writeAll(buffer, at: tail) }
-            guard Self.retrying({ fdatasync(fd) }) == 0 else { throw .io(operation: "fdatasync", path: path, errno: errno) }
+            guard FileSystem.retrying({ fdatasync(fd) }) == 0 else { throw .io(operation: "fdatasync", path: path, errno: errno) }
             tail += size
             sequence = next
             filesLock.withLock {
@@ -176,7 +173,7 @@ final class Journal: @unchecked Sendable {
     private func restart() throws(StoreError) {
         let zeros = [UInt8](repeating: 0, count: Self.headerByteCount)
         try zeros.withBytes { (buffer) throws(StoreError) in try writeAll(buffer, at: 0) }
-        guard Self.retrying({ fdatasync(fd) }) == 0 else { throw .io(operation: "fdatasync", path: path, errno: errno) }
+        guard FileSystem.retrying({ fdatasync(fd) }) == 0 else { throw .io(operation: "fdatasync", path: path, errno: errno) }
         tail = 0
         sequence = 0
         epoch = try Self.newEpoch()
@@ -280,14 +277,14 @@ final class Journal: @unchecked Sendable {
                 offset += count
             }
         }
-        guard Self.retrying({ fsync(fd) }) == 0 else { throw .io(operation: "fsync", path: path, errno: errno) }
+        guard FileSystem.retrying({ fsync(fd) }) == 0 else { throw .io(operation: "fsync", path: path, errno: errno) }
         try FileSystem.syncDirectory(stateDirectory)
     }
 
     private func writeAll(_ buffer: UnsafeRawBufferPointer, at offset: Int) throws(StoreError) {
         var done = 0
         while done < buffer.count {
-            let n = Self.retrying { pwrite(fd, buffer.baseAddress! + done, buffer.count - done, off_t(offset + done)) }
+            let n = FileSystem.retrying { pwrite(fd, buffer.baseAddress! + done, buffer.count - done, off_t(offset + done)) }
             guard n > 0 else { throw .io(operation: "write", path: path, errno: n < 0 ? errno : EIO) }
             done += n
         }
@@ -298,20 +295,12 @@ final class Journal: @unchecked Sendable {
         var done = 0
         while done < buffer.count {
             let n = buffer.withUnsafeMutableBytes { b in
-                retrying { pread(fd, b.baseAddress! + done, b.count - done, off_t(offset + done)) }
+                FileSystem.retrying { pread(fd, b.baseAddress! + done, b.count - done, off_t(offset + done)) }
             }
             if n < 0 { throw .io(operation: "read", path: path, errno: errno) }
             if n == 0 { break }
             done += n
         }
         return done
-    }
-
-    private static func retrying<T: BinaryInteger>(_ call: () -> T) -> T {
-        while true {
-            let result = call()
-            if result == -1 && errno == EINTR { continue }
-            return result
-        }
     }
 }
