@@ -27,6 +27,13 @@ public enum KeyedHash {
         try input.withBytes { (i) throws(CryptoError) in try hash(i, key: key, into: output) }
     }
 
+    /// `publicHash` of bytes the caller already holds in memory (a MAC over part of a buffer).
+    public static func publicHash(
+        _ input: UnsafeRawBufferPointer, key: SecureBytes, into output: UnsafeMutableRawBufferPointer
+    ) throws(CryptoError) {
+        try hash(input, key: key, into: output)
+    }
+
     private static func checkOutputLength(_ count: Int) throws(CryptoError) {
         guard count >= Int(crypto_generichash_bytes_min()), count <= Int(crypto_generichash_bytes_max())
         else { throw .invalidLength(what: "BLAKE2b output", expected: 32, actual: count) }

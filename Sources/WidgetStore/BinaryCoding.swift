@@ -4,6 +4,10 @@ import Foundation
 struct ByteWriter {
     private(set) var bytes: [UInt8] = []
 
+    /// A writer that will hold about `capacity` bytes, so that appending does not grow
+    /// (and copy) the array step by step.
+    init(reservingCapacity capacity: Int = 0) { bytes.reserveCapacity(capacity) }
+
     mutating func u8(_ v: UInt8) { bytes.append(v) }
     mutating func u16(_ v: UInt16) { withUnsafeBytes(of: v.littleEndian) { bytes.append(contentsOf: $0) } }
     mutating func u32(_ v: UInt32) { withUnsafeBytes(of: v.littleEndian) { bytes.append(contentsOf: $0) } }

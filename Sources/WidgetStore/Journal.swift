@@ -201,9 +201,10 @@ final class Journal: @unchecked Sendable {
 
     private static func mac(_ covered: ArraySlice<UInt8>, key: SecureBytes) throws(StoreError) -> [UInt8] {
         var mac = [UInt8](repeating: 0, count: macByteCount)
-        let input = Array(covered)
-        let result: Result<Void, CryptoError> = mac.withUnsafeMutableBytes { out in
-            Result { () throws(CryptoError) in try KeyedHash.publicHash(input, key: key, into: out) }
+        let result: Result<Void, CryptoError> = covered.withUnsafeBytes { input in
+            mac.withUnsafeMutableBytes { out in
+                Result { () throws(CryptoError) in try KeyedHash.publicHash(input, key: key, into: out) }
+            }
         }
         try crypto { () throws(CryptoError) in try result.get() }
         return mac

@@ -136,9 +136,12 @@ enum TimelineFile {
             bodyKey = try AEAD.generateKey()
         }
         defer { bodyKey.zeroInPlace() }
-        var w = ByteWriter()
+        let sealedMetadata = try AEAD.seal(encodeMetadata(metadata), key: metadataKey, associatedData: metadataLabel + headerBytes)
+        var w = ByteWriter(
+            reservingCapacity: headerBytes.count + 4 + sealedMetadata.count + PublicKey.byteCount + wrappedKeyByteCount + 4
+                + body.count + AEAD.overhead)
         w.raw(headerBytes)
-        w.block(try AEAD.seal(encodeMetadata(metadata), key: metadataKey, associatedData: metadataLabel + headerBytes))
+        w.block(sealedMetadata)
         w.raw(bodyKEK.ephemeralPublicKey.bytes)
         w.raw(try AEAD.seal(bodyKey, key: bodyKEK.key, associatedData: bodyKeyLabel + headerBytes))
         w.block(try AEAD.seal(body, key: bodyKey, associatedData: bodyLabel + headerBytes))
