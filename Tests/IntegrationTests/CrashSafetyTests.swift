@@ -96,6 +96,8 @@ import Testing
         #expect(ledger.snapshot.total >= 1_000)
         #expect(rounds >= 4)
         #expect(!daemon.log.contains("corrupt"))
+        // Each kill came mid-stream, so each restart replayed acknowledged writes from the journal.
+        #expect(daemon.log.components(separatedBy: "journaled writes recovered").count - 1 >= rounds)
     }
 
     /// Every widget reads back whole, at or after its last acknowledged write.
@@ -167,6 +169,71 @@ import Testing
         try daemon.start()
         let after = try daemon.client().ok("io.widgetd.Provider.GetTimeline", ["widget": widget])
         #expect(Self.sequence(of: after) == 3)
+        let leftovers = try FileManager.default.contentsOfDirectory(
+            atPath: daemon.stateDirectory.appendingPathComponent("timelines").path)
+        #expect(leftovers.allSatisfy { $0.hasSuffix(".wtl") }, "temporary files left: \(leftovers)")
+    }
+
+    /// With the journal preallocated, a full disk first shows when the journal must be
+    /// folded into the files: that write fails with a clear error, every write
+    /// acknowledged before it reads back (from the journal), and once there is space
+    /// again the fold goes through and nothing was lost across a restart.
+    @Test(.enabled(if: getuid() == 0, "mounting a small tmpfs needs root"))
+    func aFullDiskAtAFoldIsAClearErrorAndLosesNoAcknowledgedWrite() throws {
+        let daemon = try DaemonProcess()
+        let state = daemon.stateDirectory.path
+        try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true)
+        // Room for the 4 MiB journal and, once the filler is gone, for folding it.
+        try #require(Self.run("/bin/mount", "-t", "tmpfs", "-o", "size=10m,mode=0700", "tmpfs", state) == 0)
+        defer { _ = Self.run("/bin/umount", "-l", state) }
+        try daemon.start()
+        #expect(!daemon.log.contains("no room for the journal"))
+        let client = try daemon.client()
+        let filler = daemon.stateDirectory.appendingPathComponent("filler").path
+        _ = Self.run("/bin/dd", "if=/dev/zero", "of=\(filler)", "bs=4k", "status=none")
+
+        // Timelines of ≈ 100 KB, each its own widget: the journal fills after about 40,
+        // and folding them needs the room the filler took.
+        func parameters(_ index: Int) -> [String: Any] {
+            var parameters = Fixtures.putParameters("com.example.weather/w#\(index)", secret: "seq-\(index)")
+            parameters["entries"] = (parameters["entries"] as! [[String: Any]]).map { entry in
+                var entry = entry
+                var fields = entry["fields"] as! [String: Any]
+                for pad in 0..<7 { fields["pad\(pad)"] = ["value": String(repeating: "x", count: 12_000)] }
+                entry["fields"] = fields
+                return entry
+            }
+            return parameters
+        }
+        var acknowledged: [Int] = []
+        var failure: [String: Any]? = nil
+        for index in 0..<200 {
+            let reply = try client.call("io.widgetd.Provider.PutTimeline", parameters(index))
+            if reply.error != nil {
+                failure = reply.object
+                break
+            }
+            acknowledged.append(index)
+        }
+        try #require(failure != nil, "a fold into a full disk must fail")
+        #expect(acknowledged.count >= 20, "writes went to the preallocated journal first")
+        #expect(daemon.process?.isRunning == true)
+        #expect(daemon.log.lowercased().contains("no space"), "the log names the cause: \(failure!)")
+        for index in acknowledged {
+            let read = try client.ok("io.widgetd.Provider.GetTimeline", ["widget": "com.example.weather/w#\(index)"])
+            #expect(Self.sequence(of: read) == index)
+        }
+
+        // With space again, the fold goes through, and a restart finds every write.
+        unlink(filler)
+        try client.ok("io.widgetd.Provider.PutTimeline", parameters(1_000))
+        daemon.stop()
+        try daemon.start()
+        let reopened = try daemon.client()
+        for index in acknowledged + [1_000] {
+            let read = try reopened.ok("io.widgetd.Provider.GetTimeline", ["widget": "com.example.weather/w#\(index)"])
+            #expect(Self.sequence(of: read) == index)
+        }
         let leftovers = try FileManager.default.contentsOfDirectory(
             atPath: daemon.stateDirectory.appendingPathComponent("timelines").path)
         #expect(leftovers.allSatisfy { $0.hasSuffix(".wtl") }, "temporary files left: \(leftovers)")
