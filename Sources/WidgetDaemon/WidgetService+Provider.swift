@@ -24,50 +24,18 @@ extension WidgetService {
     }
 
     func putTimeline(_ call: VarlinkCall, _ context: CallContext, _ authority: PeerAuthority) throws {
-        // The parameters are decoded on a worker: copied first, into secure memory (they
-        // are the timeline's content), since the call's bytes live in the framer.
-        let bytes = try call.withParameterBytes { buffer in try buffer.map { try SecureBytes(copying: $0) } }
-        let job = DecodingWrite(context: context, authority: authority, method: call.method)
-        decodingWrites.append(job)
-        let service = LoopBound(self, loop: loop)
-        let loop = self.loop
-        let limits = self.limits
-        Self.decodeQueue.async {
-            job.decode(bytes, limits: limits)
-            loop.execute { service.value.acceptDecodedWrites(waiting: false) }
-        }
-    }
-
-    /// Where `PutTimeline` parameters are decoded: concurrent, so that on two cores
-    /// decoding, the loop and a commit run side by side.
-    private static let decodeQueue = DispatchQueue(label: "widgetd.decode", attributes: .concurrent)
-
-    /// Takes the decoded writes in the order their calls came, up to the first still
-    /// being decoded (all of them if `waiting`): checks each caller and accepts its write
-    /// for the next group commit, or answers its error.
-    func acceptDecodedWrites(waiting: Bool) {
-        while let job = decodingWrites.first, job.finished(waiting: waiting) {
-            decodingWrites.removeFirst()
-            do {
-                try accept(job)
-            } catch {
-                fail(job.context, with: error, method: job.method)
-            }
-        }
-    }
-
-    /// Checks a decoded write in the order the inline path did: unreadable parameters,
-    /// then the caller's right to the widget, then the timeline's validity.
-    private func accept(_ job: DecodingWrite) throws {
-        let decoded = try job.outcome!.get()
+        let parameters = try call.withParameterBytes { bytes in try PutTimelineParameters.read(from: bytes) }
         guard let (widget, protectionClass) = try providedWidget(
-            decoded.parameters.widget, job.context, job.authority, method: job.method)
+            parameters.widget, context, authority, method: call.method)
         else { return }
-        let (body, placeholder) = try decoded.encoded.get()
+        let timeline = Timeline(entries: parameters.entries, policy: parameters.policy ?? .atEnd)
+        try TimelineValidator.validate(timeline, limits: limits)
+        if let placeholder = parameters.placeholder { try TimelineValidator.validate(placeholder: placeholder, limits: limits) }
+        let placeholder = parameters.placeholder?.canonicalJSON
         let write = TimelineStore.TimelineWrite(
-            widget: widget, protectionClass: protectionClass, family: decoded.parameters.family,
-            reloadDue: decoded.timeline.reloadDue, body: body, placeholder: placeholder)
-        pendingWrites.append((job.context, write))
+            widget: widget, protectionClass: protectionClass, family: parameters.family, reloadDue: timeline.reloadDue,
+            body: try Self.secureEncode(timeline), placeholder: placeholder)
+        pendingWrites.append((context, write))
         if pendingWrites.count >= Self.maxWritesPerCommit {
             startCommits()
         } else if commitTimer == nil {
@@ -89,10 +57,9 @@ extension WidgetService {
     /// paid their own X25519 exchanges and sync.
     static let maxConcurrentCommits = 1
 
-    /// Where group commits run: sealing (two X25519 operations per write) and the file
-    /// I/O, off the loop, so that it keeps reading and checking the next calls. It is
-    /// concurrent (libdispatch gives each blocked batch a thread of its own), so batches
-    /// of different widgets overlap as independent writers' files would.
+    /// Where group commits run: sealing and the journal append, off the loop, so that it
+    /// keeps reading and checking the next calls. Concurrent, so that
+    /// `maxConcurrentCommits` above one would let batches of different widgets overlap.
     private static let commitQueue = DispatchQueue(label: "widgetd.commit", attributes: .concurrent)
 
     /// A group commit running on `commitQueue`: its calls, and the worker's result.
@@ -149,7 +116,6 @@ extension WidgetService {
     /// commits, then commits the rest on the loop. Any other call, a stop, goes through
     /// here first, so it sees the writes as if each had been committed alone before it.
     func commitPendingWrites() {
-        acceptDecodedWrites(waiting: true)
         for commit in inFlightCommits { finishCommit(commit) }
         if let commitTimer { loop.cancel(commitTimer) }
         commitTimer = nil

@@ -50,8 +50,6 @@ final class WidgetService: VarlinkCallHandler {
 
     /// PutTimeline calls accepted and sealed but not yet durable nor answered: they are
     /// committed together (one group commit) when the loop has read every ready call.
-    /// `PutTimeline` calls being decoded off the loop, in the order they came.
-    var decodingWrites: [DecodingWrite] = []
     var pendingWrites: [(context: CallContext, write: TimelineStore.TimelineWrite)] = []
     /// The loop timer that commits `pendingWrites`.
     var commitTimer: TimerID?
@@ -158,9 +156,7 @@ final class WidgetService: VarlinkCallHandler {
     func handle(_ call: VarlinkCall, context: CallContext) {
         // Every other call sees the accepted writes committed, exactly as if each had
         // been committed on its own before it.
-        if !decodingWrites.isEmpty || !pendingWrites.isEmpty || !inFlightCommits.isEmpty,
-            call.method != "io.widgetd.Provider.PutTimeline"
-        {
+        if !pendingWrites.isEmpty || !inFlightCommits.isEmpty, call.method != "io.widgetd.Provider.PutTimeline" {
             commitPendingWrites()
         }
         let authority = authority(for: context)
