@@ -10,7 +10,7 @@ public final class BenchmarkSuite {
         public var duration: Double = 3
         /// Connections for the read benchmark.
         public var readConnections = [1, 8, 32]
-        /// Interleaved rounds of the read rows; each server's median round is reported
+        /// Interleaved rounds of the read and write rows; each server's median round is reported
         /// (see ``ReadRounds``).
         public var readRounds = 3
         /// Connections (writers) for the write benchmark.
@@ -267,19 +267,32 @@ public final class BenchmarkSuite {
         }
     }
 
+    /// A store the write rounds measure: its name and one closed-loop measurement at `n`
+    /// connections.
+    private struct WriteSubject {
+        let subject: String
+        let measure: (_ connections: Int) throws -> LoopResult
+    }
+
+    /// The write rows, sampled like the reads (`ReadRounds`): every store once per round,
+    /// the rounds interleaved (each starting with another store), each store's median
+    /// round reported. A disk stall during one store's only row decided the comparison
+    /// before: the state directory's disk is shared with other writers.
     private func measureWrites() throws {
         let daemon = try BenchDaemon(root: "\(root)/writes", binary: options.widgetdBinary)
         try daemon.start()
         defer { daemon.stop() }
         let socket = daemon.socketPath
         let bytes = options.timelineBytes
-        for n in options.writeConnections {
-            log("writes: widgetd PutTimeline, \(n) connection(s)")
+        // What a stored timeline file weighs, once widgetd has written some: the peers
+        // write as many bytes. widgetd is measured first in the first round.
+        var bodyBytes: Int?
+        var subjects = [WriteSubject(subject: "widgetd PutTimeline") { n in
             let widgets = (0..<n).map { "com.example.weather/writer-\($0)" }
             let before = try Self.generations(of: widgets, socket: socket)
             // One epoll thread for every connection, as for the reads: a blocking thread
             // per connection cost the client more CPU than it leaves the daemon on 2 cores.
-            let result = try MultiplexedLoop.run(connections: n, duration: options.duration) { index in
+            let result = try MultiplexedLoop.run(connections: n, duration: self.options.duration) { index in
                 .init(
                     client: try SocketClient(path: socket, framing: .nulTerminated),
                     request: VarlinkRequest.putTimeline(widgets[index], bytes: bytes))
@@ -290,40 +303,61 @@ public final class BenchmarkSuite {
             guard stored == result.completed else {
                 throw BenchError("PutTimeline: \(result.completed) replies but \(stored) writes stored")
             }
-            writes.append(Row(subject: "widgetd PutTimeline", connections: n, result: result))
-        }
-        let bodyBytes = try storedBodyBytes()
+            if bodyBytes == nil { bodyBytes = try self.storedBodyBytes(daemon: daemon) }
+            return result
+        }]
 
         do {
             let library = try SQLCipher()
             let path = "\(root)/sqlcipher.db"
-            _ = try SQLCipher.Writer(library: library, path: path, row: 0, bodyBytes: bodyBytes)
-            for n in options.writeConnections {
-                log("writes: SQLCipher, \(n) writer(s)")
-                let result = try ClosedLoop.run(workers: n, duration: options.duration) { index in
-                    let writer = try SQLCipher.Writer(library: library, path: path, row: Int64(index), bodyBytes: bodyBytes)
+            subjects.append(WriteSubject(subject: "SQLCipher commit (WAL, synchronous=FULL)") { n in
+                let size = bodyBytes ?? bytes
+                _ = try SQLCipher.Writer(library: library, path: path, row: 0, bodyBytes: size)
+                return try ClosedLoop.run(workers: n, duration: self.options.duration) { index in
+                    let writer = try SQLCipher.Writer(library: library, path: path, row: Int64(index), bodyBytes: size)
                     return { try writer.commit() }
                 }
-                writes.append(Row(subject: "SQLCipher commit (WAL, synchronous=FULL)", connections: n, result: result))
-            }
+            })
         } catch {
             skipped.append("SQLCipher: \(error)")
         }
 
         let floorDirectory = "\(root)/floor"
         try FileManager.default.createDirectory(atPath: floorDirectory, withIntermediateDirectories: true)
-        for n in options.writeConnections {
-            log("writes: write+fsync+rename+fsync(dir), \(n) writer(s)")
-            let result = try ClosedLoop.run(workers: n, duration: options.duration) { index in
-                let replace = try DurableReplace(directory: floorDirectory, name: "f-\(index)", bodyBytes: bodyBytes)
+        subjects.append(WriteSubject(subject: "write+fsync+rename+fsync(dir) (floor)") { n in
+            let size = bodyBytes ?? bytes
+            return try ClosedLoop.run(workers: n, duration: self.options.duration) { index in
+                let replace = try DurableReplace(directory: floorDirectory, name: "f-\(index)", bodyBytes: size)
                 return { try replace.commit() }
             }
-            writes.append(Row(subject: "write+fsync+rename+fsync(dir) (floor)", connections: n, result: result))
+        })
+
+        let rounds = max(options.readRounds, 1)
+        var medians = Array(repeating: [Row](), count: subjects.count)
+        for n in options.writeConnections {
+            var samples = Array(repeating: [LoopResult](), count: subjects.count)
+            for round in 0..<rounds {
+                for index in ReadRounds.order(serverCount: subjects.count, round: round) {
+                    log("writes: \(subjects[index].subject), \(n) connection(s), round \(round + 1) of \(rounds)")
+                    samples[index].append(try subjects[index].measure(n))
+                }
+            }
+            for index in subjects.indices {
+                guard let median = ReadRounds.median(samples[index], by: { $0.throughput }) else { continue }
+                var row = Row(subject: subjects[index].subject, connections: n, result: median)
+                row.rounds = samples[index].map { ($0, nil) }
+                medians[index].append(row)
+            }
         }
+        // Grouped by store, as the table reads.
+        writes = medians.flatMap { $0 }
     }
 
-    /// The size of one stored timeline file, so peers write as many bytes.
-    private func storedBodyBytes() throws -> Int {
+    /// The size of one stored timeline file, so peers write as many bytes. The daemon is
+    /// stopped and started again first: an orderly stop folds the journal into the files.
+    private func storedBodyBytes(daemon: BenchDaemon) throws -> Int {
+        daemon.stop()
+        try daemon.start()
         let directory = "\(root)/writes/state/timelines"
         let names = try FileManager.default.contentsOfDirectory(atPath: directory).filter { !$0.hasPrefix(".") }
         guard let name = names.first,

@@ -11,7 +11,7 @@ let usage = """
                          [--duration SECONDS] [--rounds N] [--connections 1,8,32] [--output DIR]
     Measures widgetd beside redis-server, SQLCipher and the floors; without --output,
     rewrites docs/BENCHMARKS.md and docs/benchmarks-latency.svg when run from the package root.
-    --rounds: interleaved rounds of the read rows (median kept; default 3);
+    --rounds: interleaved rounds of the read and write rows (median kept; default 3);
     --connections: the read rows' connection counts.
     WIDGETD_BIN=PATH measures another widgetd; WIDGETD_BASELINE_BIN=PATH adds a second
     widgetd to the read rounds (an A/B in the same run).
