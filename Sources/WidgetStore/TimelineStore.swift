@@ -6,12 +6,15 @@ import WidgetModel
 /// and the plaintext cache, behind the interface the daemon calls.
 ///
 /// Threading: single-threaded. Its owner (the daemon's event loop) calls it from one
-/// thread; only `PasscodeDerivation.derive` may run elsewhere. Time is always a
-/// parameter (`now`), so tests move it forward without sleeping.
+/// thread; only `PasscodeDerivation.derive`, `PasscodeChange.derive` and the static
+/// `commit` (a group commit's sealing and journal append) may run elsewhere. Time is
+/// always a parameter (`now`), so tests move it forward without sleeping.
 ///
 /// State directory layout: `device.key` (unless a credential is used), `keybag`,
-/// `settings`, `timelines/<hex>.wtl` where `<hex>` is a keyed BLAKE2b of the widget
-/// id under a device subkey: file names reveal nothing about which widgets exist.
+/// `settings`, `journal` (the write-ahead journal, `Journal`), `timelines/<hex>.wtl`
+/// where `<hex>` is a keyed BLAKE2b of the widget id under a device subkey: file names
+/// reveal nothing about which widgets exist. One store per directory at a time (the
+/// daemon holds a `StateDirectoryLock`).
 ///
 /// Wipe: after `wipe()` the store behaves as freshly created (new device key unless
 /// it comes from a credential, new class keys, no passcode, unlocked, no timelines).
