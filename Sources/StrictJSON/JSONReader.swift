@@ -126,32 +126,11 @@ public struct JSONReader {
     ) throws(JSONReadError) {
         let kind = try peek()
         guard kind == .object else { throw mismatch(kind, "an object") }
-        try enter()
-        skipWhitespace()
-        if offset < bytes.count, bytes[offset] == UInt8(ascii: "}") {
-            offset += 1
-            depth -= 1
-            return
-        }
-        while true {
-            skipWhitespace()
-            guard offset < bytes.count, bytes[offset] == UInt8(ascii: "\"") else { throw syntax("expected a key") }
-            let key = try scanString(decode: true)
-            skipWhitespace()
-            guard offset < bytes.count, bytes[offset] == UInt8(ascii: ":") else { throw syntax("expected ':'") }
-            offset += 1
+        guard try open(closedBy: UInt8(ascii: "}")) else { return }
+        repeat {
+            let key = try memberKey(decode: true)
             try member(&self, key)
-            skipWhitespace()
-            guard offset < bytes.count else { throw syntax("unexpected end") }
-            if bytes[offset] == UInt8(ascii: ",") {
-                offset += 1
-                continue
-            }
-            guard bytes[offset] == UInt8(ascii: "}") else { throw syntax("expected ',' or '}'") }
-            offset += 1
-            depth -= 1
-            return
-        }
+        } while try nextElement(closedBy: UInt8(ascii: "}"))
     }
 
     /// Reads an array, calling `element` with the reader before each element (which it
@@ -161,28 +140,51 @@ public struct JSONReader {
     ) throws(JSONReadError) {
         let kind = try peek()
         guard kind == .array else { throw mismatch(kind, "an array") }
-        try enter()
-        skipWhitespace()
-        if offset < bytes.count, bytes[offset] == UInt8(ascii: "]") {
-            offset += 1
-            depth -= 1
-            return
-        }
+        guard try open(closedBy: UInt8(ascii: "]")) else { return }
         var index = 0
-        while true {
+        repeat {
             try element(&self, index)
             index += 1
-            skipWhitespace()
-            guard offset < bytes.count else { throw syntax("unexpected end") }
-            if bytes[offset] == UInt8(ascii: ",") {
-                offset += 1
-                continue
-            }
-            guard bytes[offset] == UInt8(ascii: "]") else { throw syntax("expected ',' or ']'") }
+        } while try nextElement(closedBy: UInt8(ascii: "]"))
+    }
+
+    /// Enters the object or array the reader stands on; `false` (and left again) when
+    /// it is empty.
+    private mutating func open(closedBy close: UInt8) throws(JSONReadError) -> Bool {
+        try enter()
+        skipWhitespace()
+        guard offset < bytes.count, bytes[offset] == close else { return true }
+        offset += 1
+        depth -= 1
+        return false
+    }
+
+    /// Reads a member's key and its `:`; the key is a `String` only if `decode`.
+    private mutating func memberKey(decode: Bool) throws(JSONReadError) -> String {
+        skipWhitespace()
+        guard offset < bytes.count, bytes[offset] == UInt8(ascii: "\"") else { throw syntax("expected a key") }
+        let key = try scanString(decode: decode)
+        skipWhitespace()
+        guard offset < bytes.count, bytes[offset] == UInt8(ascii: ":") else { throw syntax("expected ':'") }
+        offset += 1
+        return key
+    }
+
+    /// After a member or element: `true` past a `,` (another follows), `false` past the
+    /// container's closing `close` (and out of it).
+    private mutating func nextElement(closedBy close: UInt8) throws(JSONReadError) -> Bool {
+        skipWhitespace()
+        guard offset < bytes.count else { throw syntax("unexpected end") }
+        if bytes[offset] == UInt8(ascii: ",") {
             offset += 1
-            depth -= 1
-            return
+            return true
         }
+        guard bytes[offset] == close else {
+            throw syntax(close == UInt8(ascii: "}") ? "expected ',' or '}'" : "expected ',' or ']'")
+        }
+        offset += 1
+        depth -= 1
+        return false
     }
 
     /// Reads and checks one value of any kind, keeping nothing of it.
@@ -201,32 +203,11 @@ public struct JSONReader {
     /// made for a key nobody reads (the envelope scan skips whole parameter objects).
     /// The same checks, in the same order, with the same errors as `readObject`.
     private mutating func skipObject() throws(JSONReadError) {
-        try enter()
-        skipWhitespace()
-        if offset < bytes.count, bytes[offset] == UInt8(ascii: "}") {
-            offset += 1
-            depth -= 1
-            return
-        }
-        while true {
-            skipWhitespace()
-            guard offset < bytes.count, bytes[offset] == UInt8(ascii: "\"") else { throw syntax("expected a key") }
-            _ = try scanString(decode: false)
-            skipWhitespace()
-            guard offset < bytes.count, bytes[offset] == UInt8(ascii: ":") else { throw syntax("expected ':'") }
-            offset += 1
+        guard try open(closedBy: UInt8(ascii: "}")) else { return }
+        repeat {
+            _ = try memberKey(decode: false)
             try skipValue()
-            skipWhitespace()
-            guard offset < bytes.count else { throw syntax("unexpected end") }
-            if bytes[offset] == UInt8(ascii: ",") {
-                offset += 1
-                continue
-            }
-            guard bytes[offset] == UInt8(ascii: "}") else { throw syntax("expected ',' or '}'") }
-            offset += 1
-            depth -= 1
-            return
-        }
+        } while try nextElement(closedBy: UInt8(ascii: "}"))
     }
 
     /// The message a mismatch of `kind` against `expected` ("a string", …) reads as,
@@ -489,37 +470,16 @@ public struct JSONReader {
         } else if 0xDC00...0xDFFF ~= scalar {
             throw syntax("lone surrogate")
         }
-        switch scalar {
-        case ..<0x80:
-            scratch.append(UInt8(scalar))
-        case ..<0x800:
-            scratch.append(UInt8(0xC0 | scalar >> 6))
-            scratch.append(UInt8(0x80 | scalar & 0x3F))
-        case ..<0x10000:
-            scratch.append(UInt8(0xE0 | scalar >> 12))
-            scratch.append(UInt8(0x80 | scalar >> 6 & 0x3F))
-            scratch.append(UInt8(0x80 | scalar & 0x3F))
-        default:
-            scratch.append(UInt8(0xF0 | scalar >> 18))
-            scratch.append(UInt8(0x80 | scalar >> 12 & 0x3F))
-            scratch.append(UInt8(0x80 | scalar >> 6 & 0x3F))
-            scratch.append(UInt8(0x80 | scalar & 0x3F))
-        }
+        let encoded = JSONUnescape.utf8(scalar)
+        withUnsafeBytes(of: encoded.bytes) { scratch.append(contentsOf: $0.prefix(encoded.count)) }
     }
 
     private mutating func hex4() throws(JSONReadError) -> UInt32 {
         guard bytes.count - offset >= 4 else { throw syntax("short \\u escape") }
         var value: UInt32 = 0
         for _ in 0..<4 {
-            let byte = bytes[offset]
-            let digit: UInt8
-            switch byte {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
-            default: throw syntax("invalid \\u escape")
-            }
-            value = value << 4 | UInt32(digit)
+            guard let digit = JSONUnescape.hexDigit(bytes[offset]) else { throw syntax("invalid \\u escape") }
+            value = value << 4 | digit
             offset += 1
         }
         return value
