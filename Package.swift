@@ -1,7 +1,7 @@
 // swift-tools-version:6.0
 // widgetd — an encrypted widget timeline store for Linux.
 //
-// Dependencies point one way (see ../shared/STYLE.md):
+// Dependencies point one way (docs/ARCHITECTURE.md):
 //   C modules ← WidgetCrypto ← WidgetStore ← WidgetDaemon ← widgetd
 //   WidgetModel and Varlink are pure (no I/O, no C) and used by both sides.
 import PackageDescription

@@ -16,7 +16,8 @@ import WidgetModel
 /// A content-mode reply holds decrypted content, so every reply lives in secure
 /// memory and is zeroed when dropped; the service drops them all on lock and purge
 /// (a different stamp) and on wipe. The number of entries is bounded: each is one
-/// `sodium_malloc` allocation, and those are limited (see NOTES.md).
+/// `sodium_malloc` allocation, and those are limited (four mappings each: after about
+/// 16,000 live ones `vm.max_map_count` is reached and the allocation fails).
 struct PresentationCache {
     /// What a presentation was computed under, besides its timeline and the time.
     struct Stamp: Equatable {
