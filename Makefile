@@ -103,6 +103,7 @@ install:
 	$(INSTALL) -D -m 0644 man/widgetd.8 $(DESTDIR)$(MANDIR)/man8/widgetd.8
 	$(INSTALL) -D -m 0644 man/widgetd.conf.5 $(DESTDIR)$(MANDIR)/man5/widgetd.conf.5
 	$(INSTALL) -D -m 0644 man/widgetctl.1 $(DESTDIR)$(MANDIR)/man1/widgetctl.1
+	$(INSTALL) -D -m 0644 man/io.widgetd.7 $(DESTDIR)$(MANDIR)/man7/io.widgetd.7
 	$(INSTALL) -D -m 0644 completions/widgetctl.bash $(DESTDIR)$(BASHCOMPLETIONDIR)/widgetctl
 	$(INSTALL) -D -m 0644 completions/widgetd.bash $(DESTDIR)$(BASHCOMPLETIONDIR)/widgetd
 
@@ -114,7 +115,7 @@ uninstall:
 	rm -f $(DESTDIR)$(SYSUSERSDIR)/widgetd.conf $(DESTDIR)$(TMPFILESDIR)/widgetd.conf
 	rm -rf $(DESTDIR)$(DOCDIR) $(DESTDIR)$(VARLINKDIR)
 	rmdir $(DESTDIR)$(DATADIR)/widgetd 2>/dev/null || true
-	rm -f $(DESTDIR)$(MANDIR)/man8/widgetd.8 $(DESTDIR)$(MANDIR)/man5/widgetd.conf.5 $(DESTDIR)$(MANDIR)/man1/widgetctl.1
+	rm -f $(DESTDIR)$(MANDIR)/man8/widgetd.8 $(DESTDIR)$(MANDIR)/man5/widgetd.conf.5 $(DESTDIR)$(MANDIR)/man1/widgetctl.1 $(DESTDIR)$(MANDIR)/man7/io.widgetd.7
 	rm -f $(DESTDIR)$(BASHCOMPLETIONDIR)/widgetctl $(DESTDIR)$(BASHCOMPLETIONDIR)/widgetd
 
 package:
