@@ -27,12 +27,11 @@ import Varlink
     func manualNamesEveryMethodAndError(definition: InterfaceDefinition) {
         #expect(Self.manual.contains(".SH \(definition.name)"), "no section for \(definition.name)")
         for method in Self.names("method", in: definition) {
-            #expect(Self.manual.contains(".B \(method)(") || Self.manual.contains(".BR \(method)("),
+            #expect(Self.manual.contains("\(method)("),
                     "io.widgetd.7 does not describe \(definition.name).\(method)")
         }
         for error in Self.names("error", in: definition) {
-            #expect(Self.manual.contains(".BR \(error) ") || Self.manual.contains(".BR \(error)\n")
-                || Self.manual.contains(".BR \(error) (") || Self.manual.contains(".BR \(error)."),
+            #expect(Self.manual.contains(".BR \(error) "),
                     "io.widgetd.7 does not list the error \(error)")
         }
     }
