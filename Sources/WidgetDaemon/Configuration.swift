@@ -32,6 +32,10 @@ public struct Configuration: Sendable, Equatable {
     public var hostGroup: UInt32? = nil
     /// The registered providers (`providers.d/*.conf`), ordered by id.
     public var providers: [ProviderRegistration] = []
+    /// What was ignored while loading: unknown keys and sections (warnings), and
+    /// provider files that registered nothing because of an error. The daemon logs
+    /// each at start and at every reload.
+    public var problems: [ConfigurationProblem] = []
 
     /// The defaults: what an absent configuration file means.
     public init() {}

@@ -48,7 +48,7 @@ public struct ConfigurationError: Error, Sendable, Equatable, CustomStringConver
         return "\(place): \(reasonText)"
     }
 
-    private var reasonText: String {
+    var reasonText: String {
         switch reason {
         case .unreadable(let why): "cannot read the file: \(why)"
         case .malformedLine: "expected [Section], Key=Value or a comment"
@@ -65,5 +65,40 @@ public struct ConfigurationError: Error, Sendable, Equatable, CustomStringConver
         case .unknownUser(let name): "unknown user '\(name)'"
         case .unknownGroup(let name): "unknown group '\(name)'"
         }
+    }
+}
+
+/// A problem found in the configuration that did not stop it from loading, or, for
+/// `widgetd --check-config`, any problem at all.
+public struct ConfigurationProblem: Sendable, Equatable, CustomStringConvertible {
+    /// How serious it is.
+    public enum Severity: String, Sendable, Equatable {
+        /// Ignored with a message: an unknown key or section, as systemd treats them.
+        case warning
+        /// A value or file that cannot be used.
+        case error
+    }
+
+    /// How serious it is.
+    public let severity: Severity
+    /// What is wrong, and where.
+    public let error: ConfigurationError
+    /// Whether the file it is in was a provider file whose providers are therefore not
+    /// registered.
+    public let disablesProviderFile: Bool
+
+    /// Creates a problem.
+    public init(severity: Severity, error: ConfigurationError, disablesProviderFile: Bool = false) {
+        self.severity = severity
+        self.error = error
+        self.disablesProviderFile = disablesProviderFile
+    }
+
+    /// `FILE:LINE: warning: reason`, as compilers print them; a disabled provider file
+    /// says so.
+    public var description: String {
+        let place = error.line > 0 ? "\(error.file):\(error.line)" : error.file
+        let suffix = disablesProviderFile ? " (no provider of this file is registered)" : ""
+        return "\(place): \(severity.rawValue): \(error.reasonText)\(suffix)"
     }
 }

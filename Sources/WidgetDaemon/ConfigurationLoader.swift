@@ -8,19 +8,57 @@ import Glibc
 /// `providers.d/*.conf` beside it, also in lexical order.
 public enum ConfigurationLoader {
     /// Loads the configuration whose main file is `mainFile`; a missing main file (or
-    /// missing directories) mean defaults.
+    /// missing directories) mean defaults. A provider file that cannot be read is a
+    /// problem of the configuration, like one with an error, not a reason to stop.
     public static func load(
         mainFile: String, resolver: any AccountResolver = SystemAccountResolver()
     ) throws(ConfigurationError) -> Configuration {
-        let directory = (mainFile as NSString).deletingLastPathComponent
-        let main = try read(mainFile)
-        let dropIns = try confFiles(in: mainFile + ".d")
-        let providers = try confFiles(in: (directory as NSString).appendingPathComponent("providers.d"))
-        return try ConfigurationParser(resolver: resolver).parse(main: main, dropIns: dropIns, providers: providers)
+        let files = try self.files(mainFile: mainFile)
+        var configuration = try ConfigurationParser(resolver: resolver).parse(
+            main: files.main, dropIns: files.dropIns, providers: files.providers)
+        configuration.problems = files.unreadableProviders + configuration.problems
+        return configuration
     }
 
-    /// The `*.conf` files of a directory in lexical order; none when it does not exist.
-    private static func confFiles(in directory: String) throws(ConfigurationError) -> [ConfigurationSource] {
+    /// Every problem of the configuration whose main file is `mainFile`, as
+    /// `widgetd --check-config` prints them; an unreadable main file or drop-in is one.
+    public static func check(
+        mainFile: String, resolver: any AccountResolver = SystemAccountResolver()
+    ) -> [ConfigurationProblem] {
+        let files: Files
+        do { files = try self.files(mainFile: mainFile) } catch { return [.init(severity: .error, error: error)] }
+        return files.unreadableProviders
+            + ConfigurationParser(resolver: resolver).check(main: files.main, dropIns: files.dropIns, providers: files.providers)
+    }
+
+    /// The texts of a configuration's files.
+    private struct Files {
+        var main: ConfigurationSource?
+        var dropIns: [ConfigurationSource]
+        var providers: [ConfigurationSource]
+        var unreadableProviders: [ConfigurationProblem]
+    }
+
+    private static func files(mainFile: String) throws(ConfigurationError) -> Files {
+        let directory = (mainFile as NSString).deletingLastPathComponent
+        let main = try read(mainFile)
+        let dropIns = try confFiles(in: mainFile + ".d").map { (path) throws(ConfigurationError) in try read(path) }
+        var providers: [ConfigurationSource?] = []
+        var unreadable: [ConfigurationProblem] = []
+        let providerDirectory = (directory as NSString).appendingPathComponent("providers.d")
+        for path in try confFiles(in: providerDirectory) {
+            do { providers.append(try read(path)) } catch {
+                unreadable.append(.init(severity: .error, error: error, disablesProviderFile: true))
+            }
+        }
+        return Files(
+            main: main, dropIns: dropIns.compactMap { $0 }, providers: providers.compactMap { $0 },
+            unreadableProviders: unreadable)
+    }
+
+    /// The paths of a directory's `*.conf` files in lexical order; none when it does not
+    /// exist.
+    private static func confFiles(in directory: String) throws(ConfigurationError) -> [String] {
         let names: [String]
         do {
             names = try FileManager.default.contentsOfDirectory(atPath: directory)
@@ -29,11 +67,7 @@ public enum ConfigurationLoader {
             if stat(directory, &status) != 0, errno == ENOENT { return [] }
             throw ConfigurationError(file: directory, line: 0, reason: .unreadable("cannot list the directory"))
         }
-        var sources: [ConfigurationSource] = []
-        for name in names.filter({ $0.hasSuffix(".conf") }).sorted() {
-            if let source = try read((directory as NSString).appendingPathComponent(name)) { sources.append(source) }
-        }
-        return sources
+        return names.filter { $0.hasSuffix(".conf") }.sorted().map { (directory as NSString).appendingPathComponent($0) }
     }
 
     /// A file's text, or `nil` when it does not exist.

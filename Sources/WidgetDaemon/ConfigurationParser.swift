@@ -39,6 +39,12 @@ public struct ConfigurationParser {
     }
 
     /// Parses the main file (absent: defaults), its drop-ins and the provider files.
+    ///
+    /// An error in the main file or a drop-in is thrown: the daemon does not start on a
+    /// value it cannot honour. Everything else is recorded in
+    /// ``Configuration/problems`` and the rest is used: an unknown key or section is a
+    /// warning (as in systemd), and a provider file with an error registers none of
+    /// its providers (so one bad file cannot stop every other provider).
     public func parse(
         main: ConfigurationSource?, dropIns: [ConfigurationSource] = [], providers: [ConfigurationSource] = []
     ) throws(ConfigurationError) -> Configuration {
@@ -48,21 +54,56 @@ public struct ConfigurationParser {
                 try apply(assignment, to: &configuration)
             }
         }
-        var firstPlace: [String: (file: String, line: Int)] = [:]
-        for source in providers {
-            for section in try providerSections(in: source) {
-                let (registration, idLine) = section
-                if let first = firstPlace[registration.id] {
-                    throw ConfigurationError(
-                        file: source.path, line: idLine,
-                        reason: .duplicateProvider(id: registration.id, firstFile: first.file, firstLine: first.line))
+        registerProviders(from: providers, in: &configuration)
+        return configuration
+    }
+
+    /// Every problem of the files, errors and warnings alike, in file order: what
+    /// `widgetd --check-config` prints. Unlike ``parse(main:dropIns:providers:)`` it
+    /// does not stop at the first error of the main file.
+    public func check(
+        main: ConfigurationSource?, dropIns: [ConfigurationSource] = [], providers: [ConfigurationSource] = []
+    ) -> [ConfigurationProblem] {
+        var configuration = Configuration()
+        for source in [main].compactMap({ $0 }) + dropIns {
+            let assignments: [Assignment]
+            do { assignments = try Self.assignments(in: source) } catch {
+                configuration.problems.append(.init(severity: .error, error: error))
+                continue
+            }
+            for assignment in assignments {
+                do { try apply(assignment, to: &configuration) } catch {
+                    configuration.problems.append(.init(severity: .error, error: error))
                 }
-                firstPlace[registration.id] = (source.path, idLine)
-                configuration.providers.append(registration)
+            }
+        }
+        registerProviders(from: providers, in: &configuration)
+        return configuration.problems
+    }
+
+    /// Registers the providers of every file that has no error; a file with one is
+    /// recorded as a problem and registers nothing.
+    private func registerProviders(from sources: [ConfigurationSource], in configuration: inout Configuration) {
+        var firstPlace: [String: (file: String, line: Int)] = [:]
+        for source in sources {
+            do throws(ConfigurationError) {
+                let sections = try providerSections(in: source)
+                for (registration, idLine) in sections {
+                    if let first = firstPlace[registration.id] {
+                        throw ConfigurationError(
+                            file: source.path, line: idLine,
+                            reason: .duplicateProvider(id: registration.id, firstFile: first.file, firstLine: first.line))
+                    }
+                }
+                for (registration, idLine) in sections {
+                    firstPlace[registration.id] = (source.path, idLine)
+                    configuration.providers.append(registration)
+                }
+            } catch {
+                configuration.problems.append(.init(severity: .error, error: error, disablesProviderFile: true))
             }
         }
         configuration.providers.sort { $0.id < $1.id }
-        return configuration
     }
 
     // MARK: Lines
@@ -148,7 +189,7 @@ public struct ConfigurationParser {
         case ("Daemon", "MaxConnections"):
             configuration.maxConnections = reset ? defaults.maxConnections : try count(assignment, in: 1...65_536)
         case ("Daemon", "IdleTimeoutSec"):
-            configuration.idleTimeoutSeconds = reset ? defaults.idleTimeoutSeconds : try seconds(assignment)
+            configuration.idleTimeoutSeconds = reset ? defaults.idleTimeoutSeconds : try seconds(assignment, infinity: 0)
         case ("Daemon", "MaxCachedTimelines"):
             configuration.maxCachedTimelines =
                 reset ? defaults.maxCachedTimelines : try count(assignment, in: 1...1_000_000)
@@ -159,14 +200,21 @@ public struct ConfigurationParser {
         case ("Access", "HostGroup"):
             configuration.hostGroup = reset ? nil : try group(assignment)
         case ("Daemon", _), ("Access", _):
-            throw assignment.error(.unknownKey(section: assignment.section, key: assignment.key))
+            configuration.problems.append(
+                .init(severity: .warning, error: assignment.error(.unknownKey(section: assignment.section, key: assignment.key))))
+        case (_, ""):
+            configuration.problems.append(.init(severity: .warning, error: assignment.error(.unknownSection(assignment.section))))
         default:
-            throw assignment.error(.unknownSection(assignment.section))
+            // A key of an unknown section: the section's warning said it is ignored.
+            return
         }
     }
 
     // MARK: providers.d
 
+    /// The registrations of one provider file. An unknown key here is an error, not a
+    /// warning as in `[Daemon]`: a misspelt `DataProtection=` would otherwise store the
+    /// provider's timelines under the default class, weaker than the one meant.
     private func providerSections(
         in source: ConfigurationSource
     ) throws(ConfigurationError) -> [(ProviderRegistration, idLine: Int)] {
@@ -229,16 +277,23 @@ public struct ConfigurationParser {
 
     // MARK: Values
 
-    private func seconds(_ assignment: Assignment) throws(ConfigurationError) -> Double {
-        guard let seconds = Double(assignment.value), seconds.isFinite, seconds >= 0, seconds <= 86_400 else {
-            throw assignment.error(.invalidValue(
-                key: assignment.key, value: assignment.value, expected: "seconds between 0 and 86400"))
+    /// A time span as systemd writes it (`10`, `10s`, `500ms`, `5min`, `1h 30min`),
+    /// from 0 to `maximum` seconds; `infinity` only where `infinity` stands for "never".
+    private func seconds(
+        _ assignment: Assignment, maximum: Double = 86_400, infinity: Double? = nil
+    ) throws(ConfigurationError) -> Double {
+        if let span = ConfigurationValues.timeSpan(assignment.value) {
+            if span == .infinity, let infinity { return infinity }
+            if span <= maximum { return span }
         }
-        return seconds
+        let limit = maximum == 86_400 ? "1d" : "\(Int(maximum))s"
+        throw assignment.error(.invalidValue(
+            key: assignment.key, value: assignment.value,
+            expected: "a time span such as 30s, 5min or 1h, from 0 to \(limit)" + (infinity != nil ? ", or infinity" : "")))
     }
 
     private func attemptLimit(_ assignment: Assignment) throws(ConfigurationError) -> Int? {
-        if ["off", "no", "false", "0"].contains(assignment.value) { return nil }
+        if ConfigurationValues.boolean(assignment.value) == false { return nil }
         guard let attempts = Int(assignment.value), attempts >= 1 else {
             throw assignment.error(.invalidValue(
                 key: assignment.key, value: assignment.value, expected: "a number of attempts, or off"))

@@ -29,6 +29,8 @@ public enum Daemon {
         case .version:
             print("widgetd \(version)")
             return 0
+        case .checkConfiguration:
+            return checkConfiguration(commandLine, environment: environment)
         case .run:
             break
         }
@@ -56,5 +58,24 @@ public enum Daemon {
             Systemd.notify(Systemd.Notification.status("failed: \(error)"))
             return 1
         }
+    }
+
+    /// `--check-config`: every problem on standard error, a summary on standard output;
+    /// 1 when any is an error.
+    private static func checkConfiguration(_ commandLine: DaemonCommandLine, environment: [String: String]) -> Int32 {
+        let file: String
+        do {
+            file = commandLine.paths(defaults: try DaemonPaths.defaults(uid: getuid(), environment: environment))
+                .configurationFile
+        } catch {
+            FileHandle.standardError.write(Data("widgetd: \(error)\n".utf8))
+            return 1
+        }
+        let problems = ConfigurationLoader.check(mainFile: file)
+        for problem in problems { FileHandle.standardError.write(Data("\(problem)\n".utf8)) }
+        let errors = problems.filter { $0.severity == .error }.count
+        let warnings = problems.count - errors
+        print("\(file): \(errors) error(s), \(warnings) warning(s)")
+        return errors == 0 ? 0 : 1
     }
 }

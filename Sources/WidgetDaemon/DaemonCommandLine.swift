@@ -1,4 +1,4 @@
-/// `widgetd [--config FILE] [--state-directory DIR] [--socket PATH] [--help] [--version]`.
+/// `widgetd [--config FILE] [--state-directory DIR] [--socket PATH] [--check-config] [--help] [--version]`.
 ///
 /// Parsing is apart from running: `main` parses, prints help (stdout, exit 0) or a
 /// usage error (stderr, exit 64), and only then starts the daemon.
@@ -11,6 +11,9 @@ public struct DaemonCommandLine: Sendable, Equatable {
         case help
         /// Print the version and exit 0.
         case version
+        /// Check the configuration, print every problem, and exit: 0 when it has no
+        /// error (warnings are printed too), 1 when it has one (`--check-config`).
+        case checkConfiguration
     }
 
     /// What to do.
@@ -50,6 +53,7 @@ public struct DaemonCommandLine: Sendable, Equatable {
     /// The help text, printed for `--help`.
     public static let helpText = """
         USAGE: widgetd [--config FILE] [--state-directory DIR] [--socket PATH]
+               widgetd --check-config [--config FILE]
 
         Stores widget timelines encrypted per data-protection class and serves them
         over Varlink.
@@ -62,6 +66,9 @@ public struct DaemonCommandLine: Sendable, Equatable {
           --socket PATH            Socket to listen on when not socket-activated (default:
                                    /run/widgetd/widgetd.sock as root, else
                                    $XDG_RUNTIME_DIR/widgetd/widgetd.sock).
+          --check-config           Check the configuration, its drop-ins and providers.d/,
+                                   print every problem, and exit: 1 if there is an error,
+                                   0 otherwise (warnings are printed too). Starts nothing.
           -h, --help               Show this help and exit.
           --version                Show the version and exit.
 
@@ -77,6 +84,7 @@ public struct DaemonCommandLine: Sendable, Equatable {
         var index = 0
         var wantsHelp = false
         var wantsVersion = false
+        var wantsCheck = false
         while index < arguments.count {
             let argument = arguments[index]
             index += 1
@@ -110,6 +118,9 @@ public struct DaemonCommandLine: Sendable, Equatable {
             case "--version":
                 guard inlineValue == nil else { throw .unknownOption(argument) }
                 wantsVersion = true
+            case "--check-config":
+                guard inlineValue == nil else { throw .unknownOption(argument) }
+                wantsCheck = true
             case "--config": try set(&result.configurationFile)
             case "--state-directory": try set(&result.stateDirectory)
             case "--socket": try set(&result.socketPath)
@@ -118,7 +129,13 @@ public struct DaemonCommandLine: Sendable, Equatable {
                 throw .unexpectedArgument(argument)
             }
         }
-        if wantsHelp { result.action = .help } else if wantsVersion { result.action = .version }
+        if wantsHelp {
+            result.action = .help
+        } else if wantsVersion {
+            result.action = .version
+        } else if wantsCheck {
+            result.action = .checkConfiguration
+        }
         return result
     }
 

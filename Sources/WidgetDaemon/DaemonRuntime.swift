@@ -25,6 +25,7 @@ final class DaemonRuntime {
         self.paths = paths
         self.logger = logger
         let configuration = try ConfigurationLoader.load(mainFile: paths.configurationFile)
+        Self.log(configuration.problems, to: logger)
         loop = try EventLoop()
         stateLock = try StateDirectoryLock(stateDirectory: paths.stateDirectory)
         store = try TimelineStore(
@@ -118,21 +119,39 @@ final class DaemonRuntime {
         loop.stop()
     }
 
+    /// Logs what the configuration ignored: a warning per unknown key or section, an
+    /// error per provider file that registered nothing.
+    private static func log(_ problems: [ConfigurationProblem], to logger: Logger) {
+        for problem in problems {
+            switch problem.severity {
+            case .warning: logger.warning("\(problem)", event: "configuration_warning")
+            case .error: logger.error("\(problem)", event: problem.disablesProviderFile ? "provider_disabled" : "configuration_error")
+            }
+        }
+    }
+
     /// Reloads the configuration (SIGHUP) without touching released keys. A bad file
-    /// is logged and the running configuration kept.
+    /// is logged and the running configuration kept, and the status systemd shows says
+    /// the reload failed (the unit's `ExecReload=` runs `--check-config` first, so that
+    /// `systemctl reload` itself fails on a bad file and sends no signal).
     private func reload() {
         var now = timespec()
         clock_gettime(CLOCK_MONOTONIC, &now)
         let monotonic = UInt64(now.tv_sec) * 1_000_000 + UInt64(now.tv_nsec) / 1000
         Systemd.notify("\(Systemd.Notification.reloading)\nMONOTONIC_USEC=\(monotonic)")
+        var status = statusLine
         do {
             let new = try ConfigurationLoader.load(mainFile: paths.configurationFile)
+            Self.log(new.problems, to: logger)
             store.configuration = Self.storeConfiguration(new)
             service.reconfigure(Authorization(configuration: new, daemonUID: getuid()))
             logger.notice("configuration reloaded", event: "reloaded", metadata: ["providers": "\(new.providers.count)"])
         } catch {
             logger.error("configuration not reloaded: \(error)", event: "reload_failed")
+            status = "reload failed, running on the previous configuration: \(error)"
         }
-        Systemd.notify([Systemd.Notification.ready, Systemd.Notification.status(statusLine)].joined(separator: "\n"))
+        // READY=1 ends the reload either way (systemd waits for it); the status says how
+        // it went.
+        Systemd.notify([Systemd.Notification.ready, Systemd.Notification.status(status)].joined(separator: "\n"))
     }
 }

@@ -27,6 +27,24 @@ import Testing
         #expect(result.output.isEmpty)
     }
 
+    /// `--check-config`, like `sshd -t`: every problem on standard error, exit 1 on an
+    /// error, 0 with warnings only; nothing is started or created.
+    @Test func checkConfigPrintsEveryProblemAndExitsNonZeroOnAnError() throws {
+        let daemon = try DaemonProcess(daemon: ["ClassAGraceSec=soon", "Colour=blue", "MaxConnections=0"])
+        let bad = try run(["--check-config", "--config", daemon.configFile.path])
+        #expect(bad.status == 1)
+        #expect(bad.error.contains("widgetd.conf:3: error: invalid value 'soon' for ClassAGraceSec="))
+        #expect(bad.error.contains("widgetd.conf:4: warning: unknown key 'Colour'"))
+        #expect(bad.error.contains("widgetd.conf:5: error: invalid value '0' for MaxConnections="))
+        #expect(bad.output.contains("2 error(s), 1 warning(s)"))
+        #expect(!FileManager.default.fileExists(atPath: daemon.stateDirectory.path))
+
+        let warned = try DaemonProcess(daemon: ["Colour=blue"])
+        let result = try run(["--check-config", "--config", warned.configFile.path])
+        #expect(result.status == 0)
+        #expect(result.output.contains("0 error(s), 1 warning(s)"))
+    }
+
     /// A second widgetd on a running one's state directory stops at once with a clear
     /// error, and the first one serves on, its journal untouched.
     @Test func aSecondDaemonOnTheSameStateDirectoryIsRefused() throws {

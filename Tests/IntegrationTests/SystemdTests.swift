@@ -31,6 +31,34 @@ import Testing
         #expect(try client.call("io.widgetd.Provider.GetTimeline", ["widget": "com.example.news/top"]).error == nil)
     }
 
+    /// A SIGHUP with a broken file keeps the running configuration, and the status
+    /// systemd shows says the reload failed instead of reporting it as done.
+    @Test func aFailedReloadSaysSoToSystemd() throws {
+        let daemon = try DaemonProcess()
+        try daemon.start()
+        try "[Daemon]\nClassAGraceSec=soon\n".write(to: daemon.configFile, atomically: true, encoding: .utf8)
+        daemon.signal(SIGHUP)
+        let notification = try daemon.waitForNotification("READY=1")
+        #expect(notification.contains("STATUS=reload failed"))
+        #expect(daemon.log.contains("reload_failed"))
+        try daemon.client().ok("io.widgetd.Device.GetStatus")
+    }
+
+    /// One bad provider file disables its own providers only: the daemon starts, says
+    /// which file and why, and the other providers write.
+    @Test func aBadProviderFileDisablesOnlyThatProvider() throws {
+        let daemon = try DaemonProcess(providers: [("com.example.weather", "none")])
+        try "[Provider]\nId=com.example.broken\nUser=0\nDataProtection=secret\n".write(
+            to: daemon.root.appendingPathComponent("etc/providers.d/com.example.broken.conf"), atomically: true, encoding: .utf8)
+        try daemon.start()
+        let client = try daemon.client()
+        try client.ok("io.widgetd.Provider.PutTimeline", Fixtures.putParameters("com.example.weather/today"))
+        #expect(try client.call("io.widgetd.Provider.PutTimeline", Fixtures.putParameters("com.example.broken/x")).error
+            == "io.widgetd.ProviderNotRegistered")
+        #expect(daemon.log.contains("provider_disabled"))
+        #expect(daemon.log.contains("com.example.broken.conf:4"))
+    }
+
     @Test func aBadConfigurationIsRejectedWithFileAndLine() throws {
         let daemon = try DaemonProcess(daemon: ["ClassAGraceSec=soon"])
         #expect(throws: (any Error).self) { try daemon.start() }

@@ -97,12 +97,12 @@ private struct TableResolver: AccountResolver {
 
     /// Each bad input, where it is, and why: every rejection names its file and line.
     @Test(arguments: [
-        ("[Daemon]\nFoo=1\n", "widgetd.conf:2: unknown key 'Foo' in section [Daemon]"),
-        ("\n[Nonsense]\n", "widgetd.conf:2: unknown section [Nonsense]"),
         ("ClassAGraceSec=1\n", "widgetd.conf:1: 'ClassAGraceSec=' appears before any [Section]"),
         ("[Daemon]\njust words\n", "widgetd.conf:2: expected [Section], Key=Value or a comment"),
         ("[Daemon\n", "widgetd.conf:1: expected [Section], Key=Value or a comment"),
-        ("[Daemon]\nClassAGraceSec=-1\n", "widgetd.conf:2: invalid value '-1' for ClassAGraceSec=: expected seconds between 0 and 86400"),
+        ("[Daemon]\nClassAGraceSec=-1\n", "widgetd.conf:2: invalid value '-1' for ClassAGraceSec=: expected a time span such as 30s, 5min or 1h, from 0 to 1d"),
+        ("[Daemon]\nClassAGraceSec=infinity\n", "widgetd.conf:2: invalid value 'infinity' for ClassAGraceSec=: expected a time span such as 30s, 5min or 1h, from 0 to 1d"),
+        ("[Daemon]\nIdleTimeoutSec=soon\n", "widgetd.conf:2: invalid value 'soon' for IdleTimeoutSec=: expected a time span such as 30s, 5min or 1h, from 0 to 1d, or infinity"),
         ("[Daemon]\nWipeAfterFailedAttempts=many\n", "widgetd.conf:2: invalid value 'many' for WipeAfterFailedAttempts=: expected a number of attempts, or off"),
         ("[Daemon]\nPasscodeKDF=fast\n", "widgetd.conf:2: invalid value 'fast' for PasscodeKDF=: expected interactive, moderate, sensitive or minimum"),
         ("[Daemon]\nMaxTimelineBytes=12X\n", "widgetd.conf:2: invalid value '12X' for MaxTimelineBytes=: expected a size from 1024 bytes to 1G, with an optional K, M or G suffix"),
@@ -119,31 +119,96 @@ private struct TableResolver: AccountResolver {
         }
     }
 
+    /// A bad provider file registers none of its providers, names its file and line,
+    /// and leaves every other provider registered.
     @Test(arguments: [
-        ("[Provider]\nId=com.example.a\nUser=nobody-known\n", "providers.d/0.conf:3: unknown user 'nobody-known'"),
-        ("[Provider]\nId=com/example\nUser=1\n", "providers.d/0.conf:2: invalid provider id 'com/example': printable ASCII without '/', '#' or '..', at most 255 bytes"),
-        ("[Provider]\nUser=1\n", "providers.d/0.conf:1: [Provider] needs Id="),
-        ("[Provider]\nId=com.example.a\n", "providers.d/0.conf:1: [Provider] needs User= or Group=: otherwise nobody may write for it"),
-        ("[Provider]\nId=com.example.a\nUser=1\nDataProtection=secret\n", "providers.d/0.conf:4: invalid value 'secret' for DataProtection=: expected complete, completeUnlessOpen, completeUntilFirstUserAuthentication, none"),
-        ("[Provider]\nId=com.example.a\nUser=1\nColor=red\n", "providers.d/0.conf:4: unknown key 'Color' in section [Provider]"),
-        ("[Daemon]\nClassAGraceSec=1\n", "providers.d/0.conf:1: unknown section [Daemon]"),
+        ("[Provider]\nId=com.example.a\nUser=nobody-known\n", "providers.d/0.conf:3: error: unknown user 'nobody-known' (no provider of this file is registered)"),
+        ("[Provider]\nId=com/example\nUser=1\n", "providers.d/0.conf:2: error: invalid provider id 'com/example': printable ASCII without '/', '#' or '..', at most 255 bytes (no provider of this file is registered)"),
+        ("[Provider]\nUser=1\n", "providers.d/0.conf:1: error: [Provider] needs Id= (no provider of this file is registered)"),
+        ("[Provider]\nId=com.example.a\n", "providers.d/0.conf:1: error: [Provider] needs User= or Group=: otherwise nobody may write for it (no provider of this file is registered)"),
+        ("[Provider]\nId=com.example.a\nUser=1\nDataProtection=secret\n", "providers.d/0.conf:4: error: invalid value 'secret' for DataProtection=: expected complete, completeUnlessOpen, completeUntilFirstUserAuthentication, none (no provider of this file is registered)"),
+        ("[Provider]\nId=com.example.a\nUser=1\nDataProtecton=complete\n", "providers.d/0.conf:4: error: unknown key 'DataProtecton' in section [Provider] (no provider of this file is registered)"),
+        ("[Daemon]\nClassAGraceSec=1\n", "providers.d/0.conf:1: error: unknown section [Daemon] (no provider of this file is registered)"),
     ])
-    func rejectsABadProviderNamingFileAndLine(text: String, message: String) {
-        #expect { try parse(providers: [text]) } throws: { String(describing: $0) == message }
+    func aBadProviderFileDisablesOnlyItsProviders(text: String, message: String) throws {
+        let configuration = try parse(providers: [text, "[Provider]\nId=com.example.good\nUser=1\n"])
+        #expect(configuration.providers.map(\.id) == ["com.example.good"])
+        #expect(configuration.problems.map(\.description) == [message])
     }
 
-    @Test func rejectsADuplicateProviderNamingBothPlaces() {
-        #expect {
-            try parse(providers: ["[Provider]\nId=com.example.a\nUser=1\n", "# again\n[Provider]\nId=com.example.a\nUser=2\n"])
-        } throws: {
-            String(describing: $0) == "providers.d/1.conf:3: provider 'com.example.a' is already registered at providers.d/0.conf:2"
+    @Test func aDuplicateProviderDisablesTheLaterFileNamingBothPlaces() throws {
+        let configuration = try parse(
+            providers: ["[Provider]\nId=com.example.a\nUser=1\n", "# again\n[Provider]\nId=com.example.a\nUser=2\n"])
+        #expect(configuration.providers.map(\.uid) == [1])
+        #expect(configuration.problems.map(\.description) == [
+            "providers.d/1.conf:3: error: provider 'com.example.a' is already registered at providers.d/0.conf:2 (no provider of this file is registered)",
+        ])
+    }
+
+    /// As systemd does: an unknown key or section is a warning naming its place, and
+    /// the rest of the file applies.
+    @Test func unknownKeysAndSectionsAreWarningsNotErrors() throws {
+        let configuration = try parse(main: "[Daemon]\nFoo=1\nClassAGraceSec=3\n\n[Nonsense]\nBar=2\n")
+        #expect(configuration.classAGraceSeconds == 3)
+        #expect(configuration.problems.map(\.description) == [
+            "widgetd.conf:2: warning: unknown key 'Foo' in section [Daemon]",
+            "widgetd.conf:5: warning: unknown section [Nonsense]",
+        ])
+    }
+
+    /// Time spans as systemd writes them, in seconds.
+    @Test(arguments: [
+        ("10", 10.0), ("2.5", 2.5), ("5s", 5), ("500ms", 0.5), ("1min", 60), ("1h 30min", 5_400),
+        ("1h30min", 5_400), ("72h", 259_200), ("2d", 172_800), ("1w", 604_800), ("1min 30", 90), ("0", 0),
+    ])
+    func timeSpansAreReadAsSystemdWritesThem(text: String, seconds: Double) {
+        #expect(ConfigurationValues.timeSpan(text) == seconds)
+    }
+
+    @Test(arguments: ["", "s", "5 parsecs", "1..2s", "-1s", "ten", "3 5s"])
+    func whatIsNotATimeSpan(text: String) {
+        #expect(ConfigurationValues.timeSpan(text) == nil)
+    }
+
+    @Test func aGracePeriodTakesAUnit() throws {
+        #expect(try parse(main: "[Daemon]\nClassAGraceSec=1min\nIdleTimeoutSec=infinity\n").classAGraceSeconds == 60)
+        #expect(try parse(main: "[Daemon]\nIdleTimeoutSec=infinity\n").idleTimeoutSeconds == 0)
+    }
+
+    @Test(arguments: [
+        ("yes", true), ("True", true), ("on", true), ("1", true), ("y", true),
+        ("no", false), ("FALSE", false), ("off", false), ("0", false), ("n", false),
+    ])
+    func booleansAreReadAsSystemdReadsThem(text: String, value: Bool) {
+        #expect(ConfigurationValues.boolean(text) == value)
+        #expect(ConfigurationValues.boolean("maybe") == nil)
+    }
+
+    @Test func wipeAfterFailedAttemptsIsOffForAnyFalseBoolean() throws {
+        for off in ["off", "no", "false", "0", "No"] {
+            #expect(try parse(main: "[Daemon]\nWipeAfterFailedAttempts=\(off)\n").wipeAfterFailedAttempts == nil)
         }
     }
 
-    @Test func rejectsAProviderSectionInTheMainFile() {
-        #expect { try parse(main: "[Provider]\nId=com.example.a\n") } throws: {
-            ($0 as? ConfigurationError)?.reason == .unknownSection("Provider")
-        }
+    /// `--check-config` sees every problem, not only the first, in the order of the files.
+    @Test func checkReportsEveryProblemOfEveryFile() {
+        let problems = parser.check(
+            main: ConfigurationSource(path: "widgetd.conf", text: "[Daemon]\nClassAGraceSec=soon\nFoo=1\nMaxConnections=0\n"),
+            dropIns: [ConfigurationSource(path: "widgetd.conf.d/a.conf", text: "[Daemon\n")],
+            providers: [ConfigurationSource(path: "providers.d/x.conf", text: "[Provider]\nId=com.example.x\n")])
+        #expect(problems.map(\.description) == [
+            "widgetd.conf:2: error: invalid value 'soon' for ClassAGraceSec=: expected a time span such as 30s, 5min or 1h, from 0 to 1d",
+            "widgetd.conf:3: warning: unknown key 'Foo' in section [Daemon]",
+            "widgetd.conf:4: error: invalid value '0' for MaxConnections=: expected a number from 1 to 65536",
+            "widgetd.conf.d/a.conf:1: error: expected [Section], Key=Value or a comment",
+            "providers.d/x.conf:1: error: [Provider] needs User= or Group=: otherwise nobody may write for it (no provider of this file is registered)",
+        ])
+    }
+
+    @Test func aProviderSectionInTheMainFileRegistersNothing() throws {
+        let configuration = try parse(main: "[Provider]\nId=com.example.a\nUser=1\n")
+        #expect(configuration.providers.isEmpty)
+        #expect(configuration.problems.map(\.error.reason) == [.unknownSection("Provider")])
     }
 }
 

@@ -115,10 +115,12 @@ final class DaemonProcess {
         try waitForNotification("READY=1")
     }
 
-    /// Waits until the daemon sends `line` (e.g. `READY=1`, `RELOADING=1`, `STOPPING=1`) to NOTIFY_SOCKET.
-    func waitForNotification(_ line: String, timeout: Int = 120) throws {
+    /// Waits until the daemon sends `line` (e.g. `READY=1`, `RELOADING=1`, `STOPPING=1`) to
+    /// NOTIFY_SOCKET; returns the whole notification that carried it.
+    @discardableResult
+    func waitForNotification(_ line: String, timeout: Int = 120) throws -> String {
         guard let notify else { throw Failure(description: "not started") }
-        try notify.waitFor(line, timeout: timeout) { [weak self] in self?.process?.isRunning ?? false }
+        return try notify.waitFor(line, timeout: timeout) { [weak self] in self?.process?.isRunning ?? false }
     }
 
     /// Sends a signal to the daemon.
@@ -181,13 +183,15 @@ struct NotifySocket {
         unlink(path)
     }
 
-    /// Waits for a datagram containing `line`, giving up when `alive` turns false.
-    func waitFor(_ line: String, timeout: Int, alive: () -> Bool) throws {
+    /// Waits for a datagram containing `line` and returns it, giving up when `alive`
+    /// turns false.
+    func waitFor(_ line: String, timeout: Int, alive: () -> Bool) throws -> String {
         for _ in 0..<timeout {
             var buffer = [UInt8](repeating: 0, count: 4096)
             let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            if n > 0, String(decoding: buffer[..<n], as: UTF8.self).split(separator: "\n").contains(Substring(line)) {
-                return
+            let text = n > 0 ? String(decoding: buffer[..<n], as: UTF8.self) : ""
+            if text.split(separator: "\n").contains(Substring(line)) {
+                return text
             }
             if n <= 0, !alive() { throw DaemonProcess.Failure(description: "widgetd exited before \(line)") }
         }
