@@ -50,6 +50,11 @@ public enum Daemon {
             try Signals.blockDaemonSignals()
             try ProcessHygiene.apply()
             let paths = commandLine.paths(defaults: try DaemonPaths.defaults(uid: getuid(), environment: environment))
+            if getuid() != 0, commandLine.stateDirectory == nil {
+                // The state directory's own level is made by the store (0700); above it
+                // are the user's XDG directories, which a fresh account may not have.
+                try XDGBaseDirectory.create((paths.stateDirectory as NSString).deletingLastPathComponent)
+            }
             let runtime = try DaemonRuntime(paths: paths, environment: environment, logger: logger)
             try runtime.run()
             return 0

@@ -82,7 +82,10 @@ final class DaemonRuntime {
         Systemd.startWatchdogPings(on: loop)
         logger.notice(
             "widgetd \(Daemon.version) ready", event: "started",
-            metadata: ["state": store.deviceState.rawValue, "socket": ownsSocket ? paths.socketPath : "passed by systemd"])
+            metadata: [
+                "state": store.deviceState.rawValue, "state_directory": paths.stateDirectory,
+                "socket": ownsSocket ? paths.socketPath : "passed by systemd",
+            ])
         Systemd.notify([Systemd.Notification.ready, Systemd.Notification.status(statusLine)].joined(separator: "\n"))
         if let reason = store.journalUnavailable {
             logger.warning(

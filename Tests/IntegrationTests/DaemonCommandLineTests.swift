@@ -45,6 +45,33 @@ import Testing
         #expect(result.output.contains("0 error(s), 1 warning(s)"))
     }
 
+    /// A user whose home has no `~/.local/state` yet starts widgetd on its defaults:
+    /// the missing XDG base directories are made with mode 0700, as the XDG
+    /// specification asks.
+    @Test func aFreshAccountStartsOnTheXDGDefaults() throws {
+        let daemon = try DaemonProcess()
+        let home = daemon.root.appendingPathComponent("home")
+        let runtime = daemon.root.appendingPathComponent("runtime")
+        for directory in [home, runtime] {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            chown(directory.path, 65534, 65534)
+            chmod(directory.path, 0o700)
+        }
+        try daemon.start(
+            environment: ["HOME": home.path, "XDG_RUNTIME_DIR": runtime.path, "XDG_STATE_HOME": "", "XDG_CONFIG_HOME": ""],
+            user: (65534, 65534), defaultPaths: true)
+        defer { daemon.stop() }
+        let client = try VarlinkTestClient(path: runtime.path + "/widgetd/widgetd.sock")
+        try client.ok("io.widgetd.Device.GetStatus")
+        for path in [".local", ".local/state"] {
+            var status = stat()
+            #expect(stat(home.path + "/" + path, &status) == 0)
+            #expect(status.st_mode & 0o777 == 0o700, "\(path) is not 0700")
+            #expect(status.st_uid == 65534)
+        }
+        #expect(FileManager.default.fileExists(atPath: home.path + "/.local/state/widgetd/keybag"))
+    }
+
     /// A second widgetd on a running one's state directory stops at once with a clear
     /// error, and the first one serves on, its journal untouched.
     @Test func aSecondDaemonOnTheSameStateDirectoryIsRefused() throws {

@@ -62,17 +62,18 @@ final class DaemonProcess {
     /// `workingDirectory` is where a core file would land; `launcher` is a program and
     /// arguments that exec the daemon (e.g. `/usr/bin/env LD_PRELOAD=…`: a preload set
     /// through `Process` itself loses the daemon's arguments under libfaketime).
+    /// `defaultPaths` passes no path options, so the daemon finds its own defaults.
     func start(
         extraArguments: [String] = [], environment: [String: String] = [:], user: (uid: UInt32, gid: UInt32)? = nil,
-        workingDirectory: URL? = nil, launcher: [String] = []
+        workingDirectory: URL? = nil, launcher: [String] = [], defaultPaths: Bool = false
     ) throws {
         let notifyPath = root.appendingPathComponent("notify-\(UUID().uuidString.prefix(8))").path
         let notify = try NotifySocket(path: notifyPath)
         self.notify = notify
         let process = Process()
-        let arguments = [
+        let arguments = (defaultPaths ? [] : [
             "--config", configFile.path, "--state-directory", stateDirectory.path, "--socket", socketPath,
-        ] + extraArguments
+        ]) + extraArguments
         if let user {
             chmod(notifyPath, 0o777)
             chmod(root.path, 0o755)
