@@ -48,16 +48,20 @@ let package = Package(
         .target(name: "Benchmarks", dependencies: ["WidgetStore", "WidgetModel", "WidgetCrypto", "CSystemShims", "StrictJSON", "Varlink"]),
         .executableTarget(name: "widgetd-bench", dependencies: ["Benchmarks"]),
 
+        // For the tests only: starting programs with posix_spawn instead of Foundation's
+        // Process (see ChildProcess.swift).
+        .target(name: "TestSupport", dependencies: ["CSystemShims"], path: "Tests/TestSupport"),
+
         .testTarget(name: "WidgetModelTests", dependencies: ["WidgetModel", "StrictJSON"]),
-        .testTarget(name: "VarlinkTests", dependencies: ["Varlink"]),
+        .testTarget(name: "VarlinkTests", dependencies: ["Varlink", "TestSupport"]),
         .testTarget(name: "WidgetCryptoTests", dependencies: ["WidgetCrypto"]),
         .testTarget(name: "WidgetStoreTests", dependencies: ["WidgetStore", "WidgetCrypto", "WidgetModel"]),
-        .testTarget(name: "WidgetDaemonTests", dependencies: ["WidgetDaemon", "WidgetStore", "WidgetCrypto", "WidgetModel", "Varlink", "StrictJSON"]),
-        .testTarget(name: "WidgetControlTests", dependencies: ["WidgetControl", "WidgetModel"]),
+        .testTarget(name: "WidgetDaemonTests", dependencies: ["WidgetDaemon", "WidgetStore", "WidgetCrypto", "WidgetModel", "Varlink", "StrictJSON", "TestSupport"]),
+        .testTarget(name: "WidgetControlTests", dependencies: ["WidgetControl", "WidgetModel", "TestSupport"]),
         .testTarget(name: "BenchmarksTests", dependencies: ["Benchmarks"]),
         .testTarget(
             name: "IntegrationTests",
-            dependencies: ["Varlink", "WidgetModel", "CSystemShims"]),
+            dependencies: ["Varlink", "WidgetModel", "CSystemShims", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -5,6 +5,8 @@
 #include <sys/mman.h>
 #include <malloc.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
 #include <signal.h>
 #include <string.h>
 #include <unistd.h>
@@ -115,3 +117,7 @@ int shim_peer_groups(int fd, gid_t *groups, int max) {
 }
 
 int shim_unix_stream_socket(void) { return socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0); }
+
+int shim_pipe_cloexec(int fds[2]) {
+    return pipe2(fds, O_CLOEXEC);
+}

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Testing
+import TestSupport
 
 /// Who may do what (DESIGN §6), tried from a peer of another uid: the tests run as root,
 /// so a child drops to `nobody` (or to a chosen uid/gid) with `setpriv` before it calls.
@@ -40,19 +41,12 @@ struct AuthorizationTests {
                 s.close()
             print(json.dumps(out))
             """
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
         let groupArgument = groups.isEmpty ? ["--clear-groups"] : ["--groups", groups.map(String.init).joined(separator: ",")]
-        process.arguments = ["--reuid=\(uid)", "--regid=\(gid)"] + groupArgument + [
+        let result = try ChildProcess.run("/usr/bin/setpriv", ["--reuid=\(uid)", "--regid=\(gid)"] + groupArgument + [
             "/usr/bin/python3", "-c", script, socket,
             String(decoding: try JSONSerialization.data(withJSONObject: calls.map { [$0.0, $0.1] }), as: UTF8.self),
-        ]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return try JSONSerialization.jsonObject(with: data) as? [String] ?? []
+        ])
+        return try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String] ?? []
     }
 
     private static var everyMethod: [(String, [String: Any])] { [

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Testing
+import TestSupport
 
 /// Promise 1 (SECURITY.md): no acknowledged write is lost, no file is torn, and a full
 /// disk is a clear error that keeps the previous timeline and the daemon.
@@ -241,12 +242,6 @@ import Testing
 
     /// Runs a program and returns its exit status.
     static func run(_ path: String, _ arguments: String...) -> Int32 {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = arguments
-        process.standardError = FileHandle.nullDevice
-        guard (try? process.run()) != nil else { return -1 }
-        process.waitUntilExit()
-        return process.terminationStatus
+        (try? ChildProcess.run(path, arguments).status) ?? -1
     }
 }

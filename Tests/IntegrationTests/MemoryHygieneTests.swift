@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Testing
+import TestSupport
 
 /// Promise 6 (SECURITY.md): nothing secret stays in memory. After a lock and its grace
 /// period, neither class-A content nor the passcode is anywhere in the daemon's memory;
@@ -129,11 +130,7 @@ struct MemoryHygieneTests {
         try daemon.start(user: (65534, 65534))
         let pid = try #require(daemon.process?.processIdentifier)
         // A control process of the same uid, dumpable as processes are by default.
-        let control = Process()
-        control.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
-        control.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", "/bin/sleep", "60"]
-        try control.run()
-        // SIGKILL: the control inherits the test runner's signal mask, SIGTERM included.
+        let control = try ChildProcess("/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", "/bin/sleep", "60"])
         defer { kill(control.processIdentifier, SIGKILL); control.waitUntilExit() }
         let probe = """
             import sys
@@ -145,15 +142,10 @@ struct MemoryHygieneTests {
                     except PermissionError:
                         print(f"{pid} {name} denied")
             """
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
-        process.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/python3", "-c", probe,
-                             String(pid), String(control.processIdentifier)]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
+        let text = try ChildProcess.run("/usr/bin/setpriv", [
+            "--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/python3", "-c", probe,
+            String(pid), String(control.processIdentifier),
+        ]).output
         let lines = Set(text.split(separator: "\n").map(String.init))
         // The control proves the probe can read a same-uid process's memory at all.
         #expect(lines.contains("\(control.processIdentifier) maps open"), "\(text)")
@@ -170,16 +162,12 @@ struct MemoryHygieneTests {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         // A control in the same directory with cores allowed: does this machine write them here?
-        let control = Process()
-        control.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        control.arguments = ["-c", """
+        let control = try ChildProcess("/usr/bin/python3", ["-c", """
             import os, resource, signal
             resource.setrlimit(resource.RLIMIT_CORE, (resource.RLIM_INFINITY, resource.RLIM_INFINITY))
             signal.pthread_sigmask(signal.SIG_SETMASK, [])
             os.kill(os.getpid(), \(signal))
-            """]
-        control.currentDirectoryURL = directory
-        try control.run()
+            """], directory: directory.path)
         control.waitUntilExit()
         let controlWroteCore = try !FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty
         for file in try FileManager.default.contentsOfDirectory(atPath: directory.path) {
@@ -198,7 +186,7 @@ struct MemoryHygieneTests {
         let deadline = Date().addingTimeInterval(30)
         while process.isRunning, Date() < deadline { usleep(10_000) }
         try #require(!process.isRunning, "signal \(signal) did not end the daemon")
-        #expect(process.terminationReason == .uncaughtSignal)
+        #expect(process.terminatedBySignal)
         let left = try FileManager.default.contentsOfDirectory(atPath: directory.path)
         #expect(left.isEmpty, "core written: \(left) (core_pattern \(pattern))")
         if pattern.hasPrefix("core") { #expect(controlWroteCore, "the control proves cores land in the working directory") }

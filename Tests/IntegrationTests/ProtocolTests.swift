@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// The Varlink wire: malformed input, standard errors, pipelining, and a real client.
 @Suite struct ProtocolTests {
@@ -68,13 +69,7 @@ import Testing
     }
 
     private static var pythonVarlinkInstalled: Bool {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", "import varlink"]
-        process.standardError = FileHandle.nullDevice
-        guard (try? process.run()) != nil else { return false }
-        process.waitUntilExit()
-        return process.terminationStatus == 0
+        (try? ChildProcess.run("/usr/bin/env", ["python3", "-c", "import varlink"]).status) == 0
     }
 
     @Test(.enabled(if: pythonVarlinkInstalled, "python3 -m pip install varlink"))

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Testing
+import TestSupport
 
 /// systemd integration: socket activation, readiness, SIGTERM and SIGHUP.
 @Suite struct SystemdTests {
@@ -72,15 +73,10 @@ import Testing
     @Test(.enabled(if: socketActivateInstalled, "needs systemd-socket-activate (Debian's systemd)"))
     func socketActivationServesThePassedSocket() throws {
         let daemon = try DaemonProcess()
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/systemd-socket-activate")
-        process.arguments = [
+        let process = try ChildProcess("/usr/bin/systemd-socket-activate", [
             "-l", daemon.socketPath, DaemonProcess.binary.path,
             "--config", daemon.configFile.path, "--state-directory", daemon.stateDirectory.path,
-        ]
-        process.standardError = FileHandle.nullDevice
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
+        ])
         defer {
             kill(process.processIdentifier, SIGTERM)
             process.waitUntilExit()

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 import Varlink
 
 @Suite struct InterfaceDefinitionTests {
@@ -48,37 +49,21 @@ import Varlink
 
     /// python3 with the `varlink` package, or `nil` when it is not installed.
     private static let pythonWithVarlink: String? = {
-        for candidate in ["/usr/bin/env"] where FileManager.default.isExecutableFile(atPath: candidate) {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: candidate)
-            process.arguments = ["python3", "-c", "import varlink"]
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            guard (try? process.run()) != nil else { return nil }
-            process.waitUntilExit()
-            return process.terminationStatus == 0 ? candidate : nil
-        }
-        return nil
+        let candidate = "/usr/bin/env"
+        guard FileManager.default.isExecutableFile(atPath: candidate) else { return nil }
+        return (try? ChildProcess.run(candidate, ["python3", "-c", "import varlink"]).status) == 0 ? candidate : nil
     }()
 
     @Test(.enabled(if: pythonWithVarlink != nil, "python3 -m pip install varlink"),
           arguments: InterfaceDefinition.all)
     func pythonVarlinkParsesTheInterface(definition: InterfaceDefinition) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Self.pythonWithVarlink!)
-        process.arguments = [
+        let result = try ChildProcess.run(Self.pythonWithVarlink!, [
             "python3", "-c",
             "import sys, varlink; i = varlink.Interface(open(sys.argv[1]).read()); print(i.name)",
             Self.file(of: definition).path,
-        ]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let printed = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
-        #expect(String(decoding: printed, as: UTF8.self) == definition.name + "\n")
+        ])
+        #expect(result.status == 0)
+        #expect(result.output == definition.name + "\n")
     }
 }
 

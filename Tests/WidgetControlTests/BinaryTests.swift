@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// Runs the built `widgetctl` as a process: `main` wires the real streams and exit code.
 @Suite struct BinaryTests {
@@ -12,21 +13,8 @@ import Testing
     private func run(_ arguments: [String], environment: [String: String], input: String = "")
         throws -> (Int32, String, String)
     {
-        let process = Process()
-        process.executableURL = try Self.binary()
-        process.arguments = arguments
-        process.environment = environment
-        let output = Pipe(), error = Pipe(), standardInput = Pipe()
-        process.standardOutput = output
-        process.standardError = error
-        process.standardInput = standardInput
-        try process.run()
-        standardInput.fileHandleForWriting.write(Data(input.utf8))
-        try standardInput.fileHandleForWriting.close()
-        let out = output.fileHandleForReading.readDataToEndOfFile()
-        let err = error.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self))
+        let result = try ChildProcess.run(try Self.binary().path, arguments, environment: environment, input: Data(input.utf8))
+        return (result.status, result.output, result.error)
     }
 
     @Test func builtBinaryReportsAMissingDaemonWithExit69() throws {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import WidgetControl
 
 /// The bash completion and the manual page list what the CLI actually has.
@@ -12,18 +13,11 @@ import Testing
     static func complete(_ words: [String]) throws -> [String] {
         let script = root.appendingPathComponent("completions/widgetctl.bash").path
         let quoted = words.map { "'\($0)'" }.joined(separator: " ")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/bash")
-        process.arguments = [
+        let result = try ChildProcess.run("/bin/bash", [
             "--norc", "-c",
             "source '\(script)'; COMP_WORDS=(\(quoted)); COMP_CWORD=\(words.count - 1); _widgetctl; printf '%s\\n' \"${COMPREPLY[@]}\"",
-        ]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)
+        ])
+        return result.output.split(separator: "\n").map(String.init)
     }
 
     @Test func completionOffersEveryCommand() throws {

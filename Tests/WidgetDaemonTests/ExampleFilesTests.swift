@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 import WidgetModel
 @testable import WidgetDaemon
 
@@ -50,15 +51,9 @@ import WidgetModel
 
     @Test(.enabled(if: systemdAnalyze != nil, "needs systemd-analyze"))
     func theSystemServiceIsHardenedToAnExposureOfAtMostOne() throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Self.systemdAnalyze!)
-        process.arguments = ["security", "--offline=yes", Self.root.appendingPathComponent("systemd/widgetd.service").path]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
+        let text = try ChildProcess.run(
+            Self.systemdAnalyze!, ["security", "--offline=yes", Self.root.appendingPathComponent("systemd/widgetd.service").path]
+        ).output
         let line = try #require(text.split(separator: "\n").first { $0.contains("Overall exposure level") })
         let score = try #require(line.split(separator: ":").last?.split(separator: " ").first.flatMap { Double($0) })
         #expect(score <= 1.0)

@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import Synchronization
 import Testing
+import TestSupport
 import Varlink
 @testable import WidgetDaemon
 
@@ -455,32 +456,23 @@ private final class Harness {
 /// served by GetInterfaceDescription, which the client parses.
 @Suite struct VarlinkServerInteroperabilityTests {
     private static let hasPythonVarlink: Bool = {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", "import varlink"]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        guard (try? process.run()) != nil else { return false }
-        process.waitUntilExit()
-        return process.terminationStatus == 0
+        (try? ChildProcess.run("/usr/bin/env", ["python3", "-c", "import varlink"]).status) == 0
     }()
 
     /// Runs the python varlink CLI against the harness's socket while the loop serves it.
     private func runClient(_ harness: Harness, _ arguments: [String]) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-m", "varlink.cli"] + arguments
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
+        let output = try PipePair()
+        let process = try ChildProcess(
+            "/usr/bin/env", ["python3", "-m", "varlink.cli"] + arguments,
+            standardOutput: output.write, standardError: output.write)
+        output.closeWrite()
         let loop = harness.loop
-        process.terminationHandler = { _ in loop.execute { loop.stop() } }
-        try process.run()
+        // The loop serves the client until it exits; its output (small) waits in the pipe.
+        Thread { process.waitUntilExit(); loop.execute { loop.stop() } }.start()
         loop.schedule(at: Date(timeIntervalSinceNow: 20)) { loop.stop() }
         try loop.run()
         process.waitUntilExit()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        return (process.terminationStatus, text)
+        return (process.terminationStatus, output.readAll())
     }
 
     @Test(.enabled(if: hasPythonVarlink, "python3 -m pip install varlink"))

@@ -58,6 +58,10 @@ int shim_peer_groups(int fd, gid_t *groups, int max);
 /// is not reliably visible to Swift once another C module has included <sys/socket.h>.
 int shim_unix_stream_socket(void);
 
+/// pipe2(fds, O_CLOEXEC): both ends close-on-exec from the start, so that no program
+/// another thread starts meanwhile inherits one. Glibc hides pipe2 without _GNU_SOURCE.
+int shim_pipe_cloexec(int fds[2]);
+
 /// The constants Swift cannot import as macros.
 extern const uint32_t shim_EPOLLIN, shim_EPOLLOUT, shim_EPOLLERR, shim_EPOLLHUP, shim_EPOLLRDHUP;
 extern const int shim_EPOLL_CTL_ADD, shim_EPOLL_CTL_MOD, shim_EPOLL_CTL_DEL;

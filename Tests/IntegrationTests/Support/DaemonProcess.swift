@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import TestSupport
 
 /// A real `widgetd` on a temporary configuration, state directory and socket.
 ///
@@ -24,7 +25,7 @@ final class DaemonProcess {
     var stateDirectory: URL { root.appendingPathComponent("state") }
     var socketPath: String { root.appendingPathComponent("run/widgetd.sock").path }
     var logFile: URL { root.appendingPathComponent("widgetd.log") }
-    private(set) var process: Process?
+    private(set) var process: ChildProcess?
     /// The NOTIFY_SOCKET of the running daemon, kept open to hear reloads and stops.
     private var notify: NotifySocket?
 
@@ -70,10 +71,10 @@ final class DaemonProcess {
         let notifyPath = root.appendingPathComponent("notify-\(UUID().uuidString.prefix(8))").path
         let notify = try NotifySocket(path: notifyPath)
         self.notify = notify
-        let process = Process()
         let arguments = (defaultPaths ? [] : [
             "--config", configFile.path, "--state-directory", stateDirectory.path, "--socket", socketPath,
         ]) + extraArguments
+        let command: [String]
         if let user {
             chmod(notifyPath, 0o777)
             chmod(root.path, 0o755)
@@ -87,31 +88,28 @@ final class DaemonProcess {
                 chmod(etc.appendingPathComponent(path).path, path.hasSuffix(".conf") ? 0o644 : 0o755)
             }
             chmod(etc.path, 0o755)
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
-            process.arguments = ["--reuid=\(user.uid)", "--regid=\(user.gid)", "--clear-groups", Self.binary.path] + arguments
+            command = ["/usr/bin/setpriv", "--reuid=\(user.uid)", "--regid=\(user.gid)", "--clear-groups", Self.binary.path]
+                + arguments
         } else if let program = launcher.first {
-            process.executableURL = URL(fileURLWithPath: program)
-            process.arguments = Array(launcher.dropFirst()) + [Self.binary.path] + arguments
+            command = [program] + Array(launcher.dropFirst()) + [Self.binary.path] + arguments
         } else {
-            process.executableURL = Self.binary
-            process.arguments = arguments
+            command = [Self.binary.path] + arguments
         }
-        if let workingDirectory { process.currentDirectoryURL = workingDirectory }
         var env = ProcessInfo.processInfo.environment
         env["NOTIFY_SOCKET"] = notifyPath
         env.removeValue(forKey: "JOURNAL_STREAM")
         env.removeValue(forKey: "LISTEN_FDS")
         env.removeValue(forKey: "CREDENTIALS_DIRECTORY")
         for (key, value) in environment { env[key] = value }
-        process.environment = env
         if !FileManager.default.fileExists(atPath: logFile.path) {
             _ = FileManager.default.createFile(atPath: logFile.path, contents: nil)
         }
-        let log = try FileHandle(forWritingTo: logFile)
-        log.seekToEndOfFile()
-        process.standardError = log
-        process.standardOutput = log
-        try process.run()
+        let log = open(logFile.path, O_WRONLY | O_APPEND | O_CLOEXEC)
+        guard log >= 0 else { throw Failure(description: "cannot open \(logFile.path): errno \(errno)") }
+        defer { close(log) }
+        let process = try ChildProcess(
+            command[0], Array(command.dropFirst()), environment: env, directory: workingDirectory?.path,
+            standardOutput: log, standardError: log)
         self.process = process
         try waitForNotification("READY=1")
     }
