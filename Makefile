@@ -58,9 +58,12 @@ $(STATICCXX)/libstdc++.a:
 	  mkdir -p $(STATICCXX) && ln -sf "$$archive" $@
 
 # The binaries' own shared libraries (DT_NEEDED): nothing but glibc, libsodium and
-# libsystemd may appear. (ldd also lists what libsystemd itself needs.)
-ldd: build
+# libsystemd may appear. (ldd also lists what libsystemd itself needs.) It checks
+# what is built and builds nothing, so that `WIDGETD_NO_BUILD=1 scripts/package`
+# really skips the build: run `make` first.
+ldd:
 	@for b in widgetd widgetctl; do \
+	  [ -x $(BUILT)/$$b ] || { echo "$(BUILT)/$$b is missing: run make first" >&2; exit 1; }; \
 	  needed=$$(readelf -d $(BUILT)/$$b | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | xargs); \
 	  echo "$$b needs: $$needed"; \
 	  extra=$$(printf '%s\n' $$needed | \

@@ -46,6 +46,17 @@ import WidgetModel
         #expect(URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent == timeline.widget.provider)
     }
 
+    /// `WIDGETD_NO_BUILD=1 scripts/package` packages what is built: neither the
+    /// package script nor the library check it runs may start a build then.
+    @Test func packagingWithoutABuildBuildsNothing() throws {
+        let dryRun = try ChildProcess.run("/usr/bin/make", ["-n", "-C", Self.root.path, "ldd"])
+        #expect(dryRun.status == 0, "\(dryRun.error)")
+        #expect(!dryRun.output.contains("swift build"), "make ldd would build:\n\(dryRun.output)")
+        let script = try String(contentsOf: Self.root.appendingPathComponent("scripts/package"), encoding: .utf8)
+        let builds = script.split(separator: "\n").filter { $0.contains("make") && $0.contains(" build") && !$0.hasPrefix("#") }
+        #expect(builds.allSatisfy { $0.contains("WIDGETD_NO_BUILD") }, "\(builds)")
+    }
+
     private static let systemdAnalyze: String? =
         ["/usr/bin/systemd-analyze", "/bin/systemd-analyze"].first { FileManager.default.isExecutableFile(atPath: $0) }
 
