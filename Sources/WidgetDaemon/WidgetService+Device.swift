@@ -94,7 +94,11 @@ extension WidgetService {
             fail(context, with: error, method: request.method)
         }
         dropStalePresentations()
-        if before != store.deviceState || store.deviceState == .beforeFirstUnlock && !store.passcodeSet {
+        // A passcode set or removed changes what hosts see while locked (class B) and may
+        // schedule a class-A purge (set on a locked device): as much a change as a lock.
+        if before != store.deviceState || passcodeWasSet != store.passcodeSet
+            || store.deviceState == .beforeFirstUnlock && !store.passcodeSet
+        {
             deviceStateChanged()
         } else if case .setPasscode = request {
             publishDeviceEvent(.state)
