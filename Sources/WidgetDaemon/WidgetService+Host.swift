@@ -152,8 +152,7 @@ extension WidgetService {
         let presentation = PresentationRules.present(
             decision, widget: widget, timeline: timeline, placeholder: placeholder,
             reloadDue: metadata?.reloadDue, surface: surface, now: now)
-        let nextChange = PresentationRules.nextChange(
-            of: presentation, timeline: timeline, reloadDue: metadata?.reloadDue, now: now)
+        let nextChange = PresentationRules.nextChange(of: presentation, timeline: timeline, now: now)
         return (presentation, nextChange)
     }
 

@@ -112,11 +112,11 @@ public enum PresentationRules {
     /// miss timed by the hidden timeline's dates would tell those dates. It changes when
     /// something the host may know changes (a write, the lock state, the settings).
     ///
-    /// - Parameters: the same `timeline` and `reloadDue` that `present` was given.
-    public static func nextChange(of presentation: Presentation, timeline: Timeline?, reloadDue: Date?, now: Date) -> Date? {
+    /// - Parameter timeline: the same timeline `present` was given (whose reload date is
+    ///   the one the metadata holds: both are written together).
+    public static func nextChange(of presentation: Presentation, timeline: Timeline?, now: Date) -> Date? {
         guard presentation.mode != .placeholder else { return nil }
-        let candidates = [timeline?.validUntil(at: now), reloadDue.flatMap { $0 > now ? $0 : nil }]
-        return candidates.compactMap { $0 }.min()
+        return timeline?.nextChange(after: now)
     }
 
     /// Both phases at once, for tests and callers that already hold the timeline.
