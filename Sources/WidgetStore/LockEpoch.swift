@@ -1,10 +1,12 @@
 /// How many times the store has been locked since it was opened: the order of a Lock
-/// against the passcode operations begun or queued before it.
+/// against the unlocks begun or queued before it.
 ///
 /// A Lock wins over every passcode operation still in flight (issue 13): an unlock
 /// carries the epoch in which it arrived, and `TimelineStore.finishUnlock` refuses one
 /// that a `lock` has overtaken, however right its passcode (`StoreError.unlockInterrupted`).
-/// Only comparing for equality means anything; the count itself is not shown to anyone.
+/// A passcode change needs no epoch: it is applied under the lock's rules
+/// (`TimelineStore.finishSetPasscode`). Only equality means anything; the count itself
+/// is shown to no one.
 public struct LockEpoch: Sendable, Equatable {
     private var locks: UInt64 = 0
 

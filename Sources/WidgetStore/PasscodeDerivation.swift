@@ -9,7 +9,7 @@ import WidgetCrypto
 /// arrived in; it touches no store state.
 public struct PasscodeDerivation: @unchecked Sendable {
     enum Mode {
-        /// No passcode is set: nothing to derive, the unlock always succeeds.
+        /// No passcode is set: nothing to derive, the unlock succeeds unless a lock overtakes it.
         case noPasscode
         /// Argon2id with the keybag's salt and cost, then keyed BLAKE2b under the tangle key.
         case argon2id(salt: [UInt8], cost: KDFCost, tangleKey: SecureBytes)
