@@ -95,10 +95,12 @@ extension InterfaceDefinition {
         method SetPasscode(current: ?string, new: ?string) -> ()
 
         # Unlocks the device; the first unlock since start releases every class key.
+        # A Lock that arrives before it is answered wins (UnlockInterrupted).
         method Unlock(passcode: string) -> ()
 
         # Locks the device: locked surfaces change at once; class keys are purged
-        # as their class prescribes.
+        # as their class prescribes. It wins over every Unlock sent before it and not
+        # yet answered: once it has replied, the device stays locked.
         method Lock() -> ()
 
         # Crypto-erases every timeline. "confirm" must be "WIPE".
@@ -130,6 +132,10 @@ extension InterfaceDefinition {
 
         # Too many failed attempts: try again after "retryAfter" seconds.
         error TryAgainLater (retryAfter: float)
+
+        # The passcode was right, but a Lock arrived while it was being checked, and a Lock
+        # wins: the device stays locked. Not counted as a failed attempt; unlock again.
+        error UnlockInterrupted ()
 
         # The device was wiped after too many failed attempts.
         error Wiped ()

@@ -70,6 +70,9 @@ enum DaemonErrorMessage {
         case "io.widgetd.TryAgainLater":
             let wait = DurationText.format(seconds: number("retryAfter") ?? 0)
             return CommandFailure("too many failed attempts: try again in \(wait)")
+        case "io.widgetd.UnlockInterrupted":
+            return CommandFailure(
+                "the passcode was right, but a lock arrived while it was being checked: still locked, not counted as a failed attempt; unlock again (widgetctl unlock)")
         case "io.widgetd.PasscodeRequired":
             return CommandFailure(
                 "a passcode is set: give the current one (widgetctl passcode change or passcode remove)")

@@ -4,16 +4,18 @@ import WidgetStore
 /// An `Unlock` or `SetPasscode` call waiting for its turn. Both run Argon2id off the
 /// loop and both count wrong passcodes, so they are strictly one at a time: parallel
 /// connections cannot sidestep the delay schedule, and a change never races an unlock.
+/// An unlock remembers the store's lock epoch when it arrived: a Lock after that wins
+/// over it, even while it still waits for its turn (`StoreError.unlockInterrupted`).
 ///
 /// The passcodes are in secure memory and are zeroed when the request is released.
 enum PasscodeRequest {
-    case unlock(CallContext, passcode: SecureBytes)
+    case unlock(CallContext, passcode: SecureBytes, arrived: LockEpoch)
     case setPasscode(CallContext, current: SecureBytes?, new: SecureBytes?)
 
     /// The call to answer.
     var context: CallContext {
         switch self {
-        case .unlock(let context, _), .setPasscode(let context, _, _): context
+        case .unlock(let context, _, _), .setPasscode(let context, _, _): context
         }
     }
 

@@ -18,6 +18,8 @@ enum ServiceError: Error, Equatable {
     case wrongPasscode(failedAttempts: Int, retryAfter: Double?)
     case tryAgainLater(retryAfter: Double)
     case passcodeRequired
+    /// The passcode was right, but a Lock arrived while it was being checked: still locked.
+    case unlockInterrupted
     case wiped
     /// The state directory failed (disk full, I/O error, corrupt file); the reason names
     /// the operation, never content.
@@ -48,6 +50,7 @@ enum ServiceError: Error, Equatable {
         case .tryAgainLater(let retryAfter):
             VarlinkError(name: "io.widgetd.TryAgainLater", parameters: Self.object(["retryAfter": .number(retryAfter)]))
         case .passcodeRequired: VarlinkError(name: "io.widgetd.PasscodeRequired")
+        case .unlockInterrupted: VarlinkError(name: "io.widgetd.UnlockInterrupted")
         case .wiped: VarlinkError(name: "io.widgetd.Wiped")
         case .storageFailure(let reason): VarlinkError(name: "io.widgetd.StorageFailure", parameters: Self.object(["reason": .string(reason)]))
         case .invalidParameter(let name): VarlinkError.invalidParameter(name)

@@ -31,7 +31,7 @@ extension WidgetService {
     func unlock(_ call: VarlinkCall, _ context: CallContext) throws {
         let parameters = try call.withParameterBytes { try PasscodeParameters($0, members: ["passcode"]) }
         guard let passcode = parameters.value("passcode") else { throw ServiceError.invalidParameter("passcode") }
-        pendingPasscodeRequests.append(.unlock(context, passcode: passcode))
+        pendingPasscodeRequests.append(.unlock(context, passcode: passcode, arrived: store.lockEpoch))
         startNextPasscodeRequest()
     }
 
@@ -44,8 +44,8 @@ extension WidgetService {
         let work: PasscodeWork
         do {
             switch request {
-            case .unlock(_, let passcode):
-                work = .unlock(try store.beginUnlock(now: now()), passcode: passcode)
+            case .unlock(_, let passcode, let arrived):
+                work = .unlock(try store.beginUnlock(now: now(), lockEpoch: arrived), passcode: passcode)
             case .setPasscode(_, let current, let new):
                 let change = try store.beginSetPasscode(hasCurrent: current != nil, hasNew: new != nil, now: now())
                 work = .setPasscode(change, current: current, new: new)
@@ -84,6 +84,9 @@ extension WidgetService {
                 logger.warning("unlock failed", event: "unlock_failed", metadata: ["peer.uid": "\(context.peer.uid)", "failed_attempts": "\(failed)",
                 ])
             }
+            if case .unlockInterrupted = error {
+                logger.notice("unlock interrupted by a lock", event: "unlock_interrupted", metadata: ["peer.uid": "\(context.peer.uid)"])
+            }
             if case .wiped = error {
                 presentations.removeAll()
                 logger.critical("wiped after failed attempts", event: "wiped", metadata: ["peer.uid": "\(context.peer.uid)"])
@@ -91,13 +94,20 @@ extension WidgetService {
             fail(context, with: error, method: request.method)
         }
         dropStalePresentations()
-        if before != store.deviceState || store.deviceState == .beforeFirstUnlock && !store.passcodeSet {
+        // A passcode set or removed changes what hosts see while locked (class B) and may
+        // schedule a class-A purge (set on a locked device): as much a change as a lock.
+        if before != store.deviceState || passcodeWasSet != store.passcodeSet
+            || store.deviceState == .beforeFirstUnlock && !store.passcodeSet
+        {
             deviceStateChanged()
         } else if case .setPasscode = request {
             publishDeviceEvent(.state)
         }
     }
 
+    /// Locks at once, ahead of every Unlock still being derived or queued: those that
+    /// arrived before it fail when their turn ends (`UnlockInterrupted`, or
+    /// `WrongPasscode` counted as ever), so once this reply is sent the device stays locked.
     func lock(_ call: VarlinkCall, _ context: CallContext) throws {
         store.lock(now: now())
         logger.info("locked", event: "lock", metadata: ["peer.uid": "\(context.peer.uid)"])

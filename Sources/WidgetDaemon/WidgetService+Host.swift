@@ -152,7 +152,7 @@ extension WidgetService {
         let presentation = PresentationRules.present(
             decision, widget: widget, timeline: timeline, placeholder: placeholder,
             reloadDue: metadata?.reloadDue, surface: surface, now: now)
-        let nextChange = timeline?.nextChange(after: now) ?? metadata?.reloadDue.flatMap { $0 > now ? $0 : nil }
+        let nextChange = PresentationRules.nextChange(of: presentation, timeline: timeline, now: now)
         return (presentation, nextChange)
     }
 

@@ -249,6 +249,7 @@ final class WidgetService: VarlinkCallHandler {
         case .wrongPasscode(let failed, let retryAfter): return .wrongPasscode(failedAttempts: failed, retryAfter: retryAfter)
         case .tryAgainLater(let retryAfter): return .tryAgainLater(retryAfter: retryAfter)
         case .passcodeRequired: return .passcodeRequired
+        case .unlockInterrupted: return .unlockInterrupted
         case .wiped: return .wiped
         default:
             logger.error("store failure", event: "store_failure", metadata: ["method": method, "error": "\(error)"])

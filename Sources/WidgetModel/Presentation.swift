@@ -19,7 +19,8 @@ public struct Presentation: Sendable, Hashable {
     public var reasons: [PresentationReason]
     /// True on the always-on display.
     public var luminanceReduced: Bool
-    /// True when the timeline's reload is due and no new timeline has arrived.
+    /// True when the timeline's reload is due and no new timeline has arrived; never on a
+    /// placeholder, which tells nothing of the timeline it stands in for.
     public var stale: Bool
     /// The entry to draw.
     public var entry: PresentedEntry

@@ -56,18 +56,23 @@ public enum PresentationRules {
 
     /// Phase 2: rule 4 and the presentation itself.
     ///
+    /// A placeholder is the same whatever the timeline behind it: it stands in for
+    /// content the host may not see (or that cannot be read), and anything derived from
+    /// that content's dates — `stale`, the `invalidated` reason, `validUntil` — would
+    /// tell the host when a secret timeline ends. Staleness is shown with entries only.
+    ///
     /// - Parameters:
     ///   - timeline: the decrypted timeline, or nil when none is stored or it cannot be
     ///     read (rule 4 → placeholder). A timeline without entries is shown as a placeholder too.
     ///     Not looked at when `decision` is `.placeholder`.
     ///   - placeholder: the provider's placeholder, if any; its values also stand in for
     ///     redacted fields.
-    ///   - reloadDue: from the class-`none` metadata, so staleness is known while locked.
+    ///   - reloadDue: from the class-`none` metadata, so staleness is known while locked
+    ///     (shown on redacted entries, never on a placeholder).
     public static func present(
         _ decision: PresentationDecision, widget: WidgetID, timeline: Timeline?, placeholder: Placeholder?,
         reloadDue: Date?, surface: Surface, now: Date
     ) -> Presentation {
-        let stale = reloadDue.map { now >= $0 } ?? false
         let standIns = placeholder?.fields ?? [:]
 
         var mode = PresentationMode.placeholder
@@ -90,12 +95,28 @@ public enum PresentationRules {
         case .redacted: [.privacy]
         case .content: []
         }
+        let stale = mode != .placeholder && (reloadDue.map { now >= $0 } ?? false)
         if stale { reasons.append(.invalidated) }
         let entry = shown ?? PresentedEntry(date: nil, relevance: nil, fields: placeholderFields(standIns))
 
         return Presentation(
             widget: widget, surface: surface, mode: mode, reasons: reasons,
             luminanceReduced: surface == .alwaysOn, stale: stale, entry: entry, validUntil: validUntil)
+    }
+
+    /// When `presentation` changes by itself: the next entry's date or the reload falling
+    /// due, whichever comes first; `nil` if never. The daemon wakes its watches and ends
+    /// a cached reply's validity then.
+    ///
+    /// A placeholder never changes by itself: a wake-up, a re-sent `Watch` or a cache
+    /// miss timed by the hidden timeline's dates would tell those dates. It changes when
+    /// something the host may know changes (a write, the lock state, the settings).
+    ///
+    /// - Parameter timeline: the same timeline `present` was given (whose reload date is
+    ///   the one the metadata holds: both are written together).
+    public static func nextChange(of presentation: Presentation, timeline: Timeline?, now: Date) -> Date? {
+        guard presentation.mode != .placeholder else { return nil }
+        return timeline?.nextChange(after: now)
     }
 
     /// Both phases at once, for tests and callers that already hold the timeline.

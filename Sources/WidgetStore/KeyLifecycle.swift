@@ -10,6 +10,9 @@ import WidgetModel
 /// - Lock (passcode set): B dropped at once; A dropped `grace` seconds later
 ///   (at once if the grace is 0); C and D stay until the process ends.
 /// - Lock (no passcode): only the state changes.
+/// - A passcode set while locked: the lock rules apply as if it had been set just before
+///   the lock: B dropped at once, A `grace` seconds after the lock (at once if that has
+///   passed). So a `SetPasscode` that a Lock overtook ends as the Lock prescribes.
 ///
 /// Pure: no clock, no files. The caller passes `now` and purges its plaintext cache
 /// for each class this type reports as dropped.
@@ -19,6 +22,9 @@ struct KeyLifecycle {
     private var keys: [ProtectionClass: KeyPair]
     /// When class A is to be purged after a lock, if that is pending.
     private(set) var classAPurgeDue: Date?
+    /// When the device was locked, while it stays locked: the grace of class A counts
+    /// from here, also for a passcode set later.
+    private var lockedAt: Date?
 
     /// The state after a (re)start: a restart is a reboot.
     init(passcodeSet: Bool, classD: KeyPair, allKeysIfNoPasscode: [ProtectionClass: KeyPair]) {
@@ -44,6 +50,7 @@ struct KeyLifecycle {
         for (c, pair) in released { keys[c] = pair }
         state = .unlocked
         classAPurgeDue = nil
+        lockedAt = nil
     }
 
     /// Locks; returns the classes whose keys were dropped now.
@@ -54,17 +61,21 @@ struct KeyLifecycle {
             return []
         case (.unlocked, false):
             state = .locked
+            lockedAt = now
             return []
         case (.unlocked, true):
             state = .locked
-            return dropOnLock(now: now, grace: grace)
+            lockedAt = now
+            return dropOnLock(lockedAt: now, now: now, grace: grace)
         }
     }
 
-    private mutating func dropOnLock(now: Date, grace: Double) -> [ProtectionClass] {
+    /// Drops B now and A at `lockedAt + grace`, or now if that instant has come.
+    private mutating func dropOnLock(lockedAt: Date, now: Date, grace: Double) -> [ProtectionClass] {
         drop(.completeUnlessOpen)
-        if grace > 0 {
-            classAPurgeDue = now.addingTimeInterval(grace)
+        let due = lockedAt.addingTimeInterval(grace)
+        if grace > 0, due > now {
+            classAPurgeDue = due
             return [.completeUnlessOpen]
         }
         drop(.complete)
@@ -91,11 +102,12 @@ struct KeyLifecycle {
         }
     }
 
-    /// A passcode was just set. If the device is locked, the lock rules apply from now on.
+    /// A passcode was just set. If the device is locked, the lock rules apply as from the
+    /// lock: a Lock that overtook the change must not give class A a longer grace.
     mutating func passcodeWasSet(now: Date, grace: Double) -> [ProtectionClass] {
         passcodeSet = true
         switch state {
-        case .locked: return dropOnLock(now: now, grace: grace)
+        case .locked: return dropOnLock(lockedAt: lockedAt ?? now, now: now, grace: grace)
         case .unlocked, .beforeFirstUnlock: return []
         }
     }

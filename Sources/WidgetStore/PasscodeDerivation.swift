@@ -3,18 +3,21 @@ import WidgetCrypto
 /// The slow half of an unlock (Argon2id, about 100 ms), detached from the store so
 /// that the daemon can run it off its event-loop thread.
 ///
-/// Obtained from `TimelineStore.beginUnlock(now:)`, which has already checked the
+/// Obtained from `TimelineStore.beginUnlock(now:lockEpoch:)`, which has already checked the
 /// failed-attempt delay. It holds a copy of the passcode-tangle subkey of the device
-/// key (in secure memory) and the keybag's salt and cost; it touches no store state.
+/// key (in secure memory), the keybag's salt and cost, and the lock epoch the unlock
+/// arrived in; it touches no store state.
 public struct PasscodeDerivation: @unchecked Sendable {
     enum Mode {
-        /// No passcode is set: nothing to derive, the unlock always succeeds.
+        /// No passcode is set: nothing to derive, the unlock succeeds unless a lock overtakes it.
         case noPasscode
         /// Argon2id with the keybag's salt and cost, then keyed BLAKE2b under the tangle key.
         case argon2id(salt: [UInt8], cost: KDFCost, tangleKey: SecureBytes)
     }
 
     let mode: Mode
+    /// When the unlock arrived, so that a Lock after it wins (`StoreError.unlockInterrupted`).
+    let lockEpoch: LockEpoch
 
     /// Derives the passcode key: `BLAKE2b(key: tangle(deviceKey), Argon2id(passcode, salt))`.
     ///
@@ -22,13 +25,13 @@ public struct PasscodeDerivation: @unchecked Sendable {
     public func derive(_ passcode: SecureBytes) throws(StoreError) -> DerivedPasscode {
         switch mode {
         case .noPasscode:
-            return DerivedPasscode(key: nil, salt: nil)
+            return DerivedPasscode(key: nil, salt: nil, lockEpoch: lockEpoch)
         case .argon2id(let salt, let cost, let tangleKey):
             let key = try crypto { () throws(CryptoError) in
                 let stretched = try PasswordHash.derive(passcode: passcode, salt: salt, cost: cost)
                 return try KeyedHash.hash(stretched, key: tangleKey)
             }
-            return DerivedPasscode(key: key, salt: salt)
+            return DerivedPasscode(key: key, salt: salt, lockEpoch: lockEpoch)
         }
     }
 }
@@ -39,4 +42,6 @@ public struct DerivedPasscode: @unchecked Sendable {
     let key: SecureBytes?
     /// The salt it was derived with, to detect a passcode change in between.
     let salt: [UInt8]?
+    /// The lock epoch the unlock arrived in.
+    let lockEpoch: LockEpoch
 }

@@ -62,6 +62,9 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     case tryAgainLater(retryAfter: Double)
     /// The operation needs the current passcode (missing, e.g. changing without it).
     case passcodeRequired
+    /// The passcode was right, but a Lock arrived while it was being checked, and a Lock
+    /// wins: the device stays locked. Not a failed attempt; unlock again.
+    case unlockInterrupted
     /// Removing a passcode, or unlocking with one, when none is set.
     case noPasscodeSet
     /// The store was crypto-erased by this call (after too many failed attempts).
@@ -88,6 +91,7 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
             "wrong passcode (\(n) failed attempt\(n == 1 ? "" : "s"))" + (retry.map { "; try again in \(Int($0.rounded(.up))) s" } ?? "")
         case .tryAgainLater(let retry): "too many failed attempts; try again in \(Int(retry.rounded(.up))) s"
         case .passcodeRequired: "the current passcode is required"
+        case .unlockInterrupted: "the passcode was right, but the device was locked while it was being checked; unlock again"
         case .noPasscodeSet: "no passcode is set"
         case .wiped: "the store was erased after too many failed attempts"
         case .corrupt(let file, let reason): "\(file): \(reason)"

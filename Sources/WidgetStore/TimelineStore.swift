@@ -199,6 +199,11 @@ public final class TimelineStore {
     /// When `advance(to:)` must next be called (the class-A purge), or `nil` if nothing is pending.
     public var nextDeadline: Date? { lifecycle.classAPurgeDue }
 
+    /// The locks so far. A caller that queues an unlock notes it when the call arrives
+    /// and passes it to `beginUnlock(now:lockEpoch:)`, so that a Lock after the arrival
+    /// wins even over an unlock that had not begun yet. Kept across `wipe()`.
+    public private(set) var lockEpoch = LockEpoch()
+
     // MARK: Unlock and lock
 
     /// Unlocks with a passcode: `beginUnlock`, `derive` and `finishUnlock` in one call.
@@ -209,20 +214,33 @@ public final class TimelineStore {
 
     /// Checks that an attempt is allowed now and returns the derivation to run (off
     /// this thread if wished). Throws `tryAgainLater` while the delay runs.
-    /// With no passcode set the derivation is trivial and `finishUnlock` always succeeds.
-    public func beginUnlock(now: Date) throws(StoreError) -> PasscodeDerivation {
-        guard keybag.passcodeSet else { return PasscodeDerivation(mode: .noPasscode) }
+    /// With no passcode set the derivation is trivial and `finishUnlock` succeeds unless
+    /// a lock overtook it.
+    ///
+    /// - Parameter lockEpoch: `lockEpoch` when the unlock was asked for, if it waited its
+    ///   turn since; by default, now.
+    public func beginUnlock(now: Date, lockEpoch arrived: LockEpoch? = nil) throws(StoreError) -> PasscodeDerivation {
+        let epoch = arrived ?? lockEpoch
+        guard keybag.passcodeSet else { return PasscodeDerivation(mode: .noPasscode, lockEpoch: epoch) }
         if let wait = retryAfter(now: now) { throw .tryAgainLater(retryAfter: wait) }
         let tangle = try crypto { () throws(CryptoError) in try subkeys.passcodeTangle.copy() }
-        return PasscodeDerivation(mode: .argon2id(salt: keybag.salt, cost: keybag.kdfCost, tangleKey: tangle))
+        return PasscodeDerivation(
+            mode: .argon2id(salt: keybag.salt, cost: keybag.kdfCost, tangleKey: tangle), lockEpoch: epoch)
     }
 
     /// Verifies a derived passcode by unwrapping the class secrets. Success releases A,
     /// B and C and resets the failure count; failure is counted and written durably
     /// before `wrongPasscode` is thrown (a repeat of the last wrong passcode is not
     /// counted again), and may crypto-erase the store (`wipeAfterFailedAttempts`).
+    ///
+    /// A lock since the unlock arrived wins: a right passcode then throws
+    /// `unlockInterrupted` and changes nothing (neither counted nor clearing the count);
+    /// a wrong one is counted all the same, or a Lock sent behind each guess would make
+    /// guessing free.
     public func finishUnlock(_ derived: DerivedPasscode, now: Date) throws(StoreError) {
+        let overtaken = derived.lockEpoch != lockEpoch
         guard keybag.passcodeSet else {
+            if overtaken { throw .unlockInterrupted }
             lifecycle.unlock(releasing: [:])
             return
         }
@@ -233,6 +251,8 @@ public final class TimelineStore {
         // Re-checked here: derivations started together must not bypass the delay.
         if let wait = retryAfter(now: now) { throw .tryAgainLater(retryAfter: wait) }
         guard let released = try verify(key) else { try recordFailure(key, now: now) }
+        // The unwrapped secrets are dropped here, which zeroes them.
+        if overtaken { throw .unlockInterrupted }
         lifecycle.unlock(releasing: released)
         if keybag.failedAttempts != 0 || keybag.lastWrongTag != nil {
             var updated = keybag
@@ -285,7 +305,10 @@ public final class TimelineStore {
 
     /// Locks: what surfaces may show changes at once; with a passcode set the class-B
     /// key and B plaintext not open are dropped now, class A after `classAGrace`.
+    /// Every unlock that arrived before it and has not finished will fail
+    /// (`finishUnlock`), whatever the state was.
     public func lock(now: Date) {
+        lockEpoch = lockEpoch.next()
         purge(lifecycle.lock(now: now, grace: configuration.classAGrace))
     }
 
@@ -324,7 +347,8 @@ public final class TimelineStore {
         var new: PasscodeDerivation? = nil
         if hasNew {
             let tangle = try crypto { () throws(CryptoError) in try subkeys.passcodeTangle.copy() }
-            new = PasscodeDerivation(mode: .argon2id(salt: salt, cost: configuration.kdfCost, tangleKey: tangle))
+            new = PasscodeDerivation(
+                mode: .argon2id(salt: salt, cost: configuration.kdfCost, tangleKey: tangle), lockEpoch: lockEpoch)
         }
         return PasscodeChange(basis: keybag.salt, current: current, new: new, newSalt: salt, newCost: configuration.kdfCost)
     }
@@ -334,6 +358,10 @@ public final class TimelineStore {
     /// failed attempt (otherwise this would be a way around the delay) and throws
     /// `wrongPasscode`; a change planned before another one took effect throws
     /// `passcodeRequired` and is not counted.
+    ///
+    /// A change that a `lock` overtook is applied (it was authorised, and unlocks
+    /// nothing): the device stays locked, and a passcode newly set on it brings the lock
+    /// rules as from that lock (`KeyLifecycle.passcodeWasSet`).
     public func finishSetPasscode(_ derived: DerivedPasscodeChange, now: Date) throws(StoreError) {
         guard derived.basis == keybag.salt, keybag.passcodeSet == (derived.current != nil) else {
             throw .passcodeRequired

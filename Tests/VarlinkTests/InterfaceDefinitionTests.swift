@@ -38,7 +38,7 @@ import Varlink
 
     @Test func declaresTheErrorsTheirMethodsRaise() {
         #expect(InterfaceDefinition.device.errors
-            == ["PermissionDenied", "PasscodeRequired", "WrongPasscode", "TryAgainLater", "Wiped", "StorageFailure"])
+            == ["PermissionDenied", "PasscodeRequired", "WrongPasscode", "TryAgainLater", "UnlockInterrupted", "Wiped", "StorageFailure"])
         #expect(InterfaceDefinition.provider.errors == [
             "ProtectedDataUnavailable", "PermissionDenied", "WidgetNotFound", "ProviderNotRegistered",
             "InvalidTimeline", "TooLarge", "Wiped", "StorageFailure",

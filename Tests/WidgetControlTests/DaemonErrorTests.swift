@@ -24,6 +24,8 @@ import Testing
          "widgetctl: invalid timeline: entry 2 has no date\n", 1),
         ("io.widgetd.TooLarge", "{\"limit\":1048576}",
          "widgetctl: timeline too large: widgetd accepts at most 1048576 bytes\n", 1),
+        ("io.widgetd.UnlockInterrupted", "{}",
+         "widgetctl: the passcode was right, but a lock arrived while it was being checked: still locked, not counted as a failed attempt; unlock again (widgetctl unlock)\n", 1),
         ("io.widgetd.PasscodeRequired", "{}",
          "widgetctl: a passcode is set: give the current one (widgetctl passcode change or passcode remove)\n", 1),
         ("io.widgetd.Wiped", "{}",

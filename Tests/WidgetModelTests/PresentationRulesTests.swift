@@ -170,9 +170,12 @@ func expectedOutcome(_ c: RuleCase) -> Outcome {
         #expect(presentation.validUntil == nil)
     }
 
+    /// Shown with an entry, redacted too (from the class-`none` reload date, so also while
+    /// locked); never on a placeholder, which must not tell when a hidden timeline ends
+    /// (`PlaceholderHidesTimelineDatesRules`).
     @Test(arguments: PresentationDecision.allCases)
     func staleComesFromTheReloadDateEvenWhileLocked(decision: PresentationDecision) {
-        for (now, stale) in [(599.0, false), (600.0, true), (601.0, true)] {
+        for (now, due) in [(599.0, false), (600.0, true), (601.0, true)] {
             let presentation = PresentationRules.present(
                 decision, widget: Fixtures.widget, timeline: decision.needsTimeline ? Fixtures.timeline : nil,
                 placeholder: Fixtures.placeholder, reloadDue: Fixtures.at(600), surface: .alwaysOn, now: Fixtures.at(now))
@@ -181,6 +184,7 @@ func expectedOutcome(_ c: RuleCase) -> Outcome {
             case .redacted: [.privacy]
             case .content: []
             }
+            let stale = due && decision != .placeholder
             #expect(presentation.stale == stale)
             #expect(presentation.reasons == base + (stale ? [.invalidated] : []))
             #expect(presentation.luminanceReduced)
