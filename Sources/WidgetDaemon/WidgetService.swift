@@ -74,6 +74,9 @@ final class WidgetService: VarlinkCallHandler {
         self.logger = logger
         self.now = now
         reloads = ReloadSchedule(store: store)
+        store.refusedEntry = { [logger] error in
+            logger.warning("timeline entry refused, skipped", event: "entry_refused", metadata: ["error": "\(error)"])
+        }
         settings = Self.loadSettings(from: store, logger: logger)
         presentations = PresentationCache(limit: store.configuration.maxCachedTimelines)
         // Indexed in slices between calls once the loop runs, so that start-up does not

@@ -7,7 +7,9 @@ import WidgetCrypto
 /// one (an administrator can seal it to a TPM2 with `systemd-creds encrypt`), else
 /// from `STATE/device.key`, created with mode 0600 on first start. An existing
 /// state-directory key that its group or others can read is refused: a copied key
-/// would let a stolen state directory be brute-forced off the device.
+/// would let a stolen state directory be brute-forced off the device. Neither file is
+/// read through a symbolic link or unless it is a regular file of the daemon's uid
+/// (the credential may also be root's: systemd keeps it so, readable through an ACL).
 ///
 /// The key itself is used only to derive one subkey per purpose (`Purpose`).
 struct DeviceKey {
@@ -47,11 +49,12 @@ struct DeviceKey {
     static func load(stateDirectory: String, credentialsDirectory: String?) throws(StoreError) -> DeviceKey {
         if let credentials = credentialsDirectory {
             let path = "\(credentials)/\(credentialName)"
-            if let found = try FileSystem.readSecret(path, expected: byteCount) {
+            if let found = try FileSystem.readSecret(path, expected: byteCount, owners: .daemonOrRoot) {
                 return DeviceKey(key: found.bytes, source: .credential(path: path))
             }
         }
         let path = "\(stateDirectory)/\(stateFileName)"
+        // Never through a link: one to a key elsewhere would bind the store to a file it does not own.
         if let found = try FileSystem.readSecret(path, expected: byteCount) {
             guard found.mode & 0o077 == 0, found.owner == geteuid() else {
                 throw .deviceKey(.insecurePermissions(path: path))

@@ -22,13 +22,91 @@ enum FileSystem {
         .io(operation: operation, path: path, errno: errno)
     }
 
-    /// Creates a directory with `mode` unless it exists.
+    /// Creates a directory with `mode` unless it exists, and checks that it is one the
+    /// store may trust: a real directory (not a link to one), owned by the daemon's
+    /// uid, that neither its group nor others may write (`unsafeEntry` otherwise).
+    ///
+    /// Checked on the opened directory (`O_NOFOLLOW`, `fstat`), not on its name, so a
+    /// link swapped in between cannot pass.
     static func makeDirectory(_ path: String, mode: mode_t = 0o700) throws(StoreError) {
-        if mkdir(path, mode) == 0 { return }
-        guard errno == EEXIST else { throw fail("mkdir", path) }
+        if mkdir(path, mode) != 0, errno != EEXIST { throw fail("mkdir", path) }
+        let fd = try openDirectory(path)
+        close(fd)
+    }
+
+    /// Opens a directory of the store without following a link, and checks it as
+    /// `makeDirectory` says. The caller closes the descriptor.
+    static func openDirectory(_ path: String) throws(StoreError) -> Int32 {
+        let fd = retrying { open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) }
+        guard fd >= 0 else {
+            switch errno {
+            case ELOOP: throw .unsafeEntry(path: path, reason: .symbolicLink)
+            case ENOTDIR: throw .unsafeEntry(path: path, reason: .notDirectory)
+            default: throw fail("open", path)
+            }
+        }
         var info = stat()
-        guard stat(path, &info) == 0 else { throw fail("stat", path) }
-        guard info.st_mode & S_IFMT == S_IFDIR else { throw .io(operation: "mkdir", path: path, errno: ENOTDIR) }
+        guard fstat(fd, &info) == 0 else {
+            let error = fail("fstat", path)
+            close(fd)
+            throw error
+        }
+        let reason: UnsafeEntryReason? =
+            if info.st_uid != geteuid() { .foreignOwner(uid: info.st_uid) }
+            else if info.st_mode & 0o022 != 0 { .writableByOthers(mode: UInt32(info.st_mode & 0o7777)) }
+            else { nil }
+        if let reason {
+            close(fd)
+            throw .unsafeEntry(path: path, reason: reason)
+        }
+        return fd
+    }
+
+    /// Who may own a file the store opens.
+    enum Owners {
+        /// The daemon's uid only: every file of the state directory.
+        case daemon
+        /// The daemon's uid or root: a systemd credential, which systemd (root) may
+        /// keep as its own and let the daemon read through an ACL.
+        case daemonOrRoot
+    }
+
+    /// Opens an existing file (or, with `O_CREAT` in `flags`, a new one) without
+    /// following a link and without blocking, and checks that it is a regular file of
+    /// the daemon's uid (`owners`); returns `nil` if it does not exist. The caller
+    /// closes the descriptor.
+    ///
+    /// `O_NONBLOCK` makes the `open` of a FIFO return at once instead of waiting for a
+    /// writer (a FIFO planted in `timelines/` hung the daemon, issue 13); it changes
+    /// nothing for a regular file, and anything else is refused before it is read.
+    static func openFile(
+        _ path: String, flags: Int32 = O_RDONLY, mode: mode_t = 0o600, owners: Owners = .daemon
+    ) throws(StoreError) -> Int32? {
+        let fd = retrying { open(path, flags | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, mode) }
+        guard fd >= 0 else {
+            switch errno {
+            case ENOENT: return nil
+            case ELOOP: throw .unsafeEntry(path: path, reason: .symbolicLink)
+            case ENXIO, EISDIR: throw .unsafeEntry(path: path, reason: .notRegularFile)
+            default: throw fail("open", path)
+            }
+        }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else {
+            let error = fail("fstat", path)
+            close(fd)
+            throw error
+        }
+        let owned = info.st_uid == geteuid() || (owners == .daemonOrRoot && info.st_uid == 0)
+        let reason: UnsafeEntryReason? =
+            if info.st_mode & S_IFMT != S_IFREG { .notRegularFile }
+            else if !owned { .foreignOwner(uid: info.st_uid) }
+            else { nil }
+        if let reason {
+            close(fd)
+            throw .unsafeEntry(path: path, reason: reason)
+        }
+        return fd
     }
 
     /// Whether something exists at `path`.
@@ -37,17 +115,13 @@ enum FileSystem {
         return lstat(path, &info) == 0
     }
 
-    /// The whole file, or `nil` if it does not exist. Larger than `limit` → corrupt (malformed).
+    /// The whole file, or `nil` if it does not exist. Larger than `limit` → corrupt
+    /// (malformed); not a regular file of ours → `unsafeEntry` (`openFile`).
     static func readFile(_ path: String, limit: Int) throws(StoreError) -> [UInt8]? {
-        let fd = retrying { open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW) }
-        if fd < 0 {
-            if errno == ENOENT { return nil }
-            throw fail("open", path)
-        }
+        guard let fd = try openFile(path) else { return nil }
         defer { close(fd) }
         var info = stat()
         guard fstat(fd, &info) == 0 else { throw fail("fstat", path) }
-        guard info.st_mode & S_IFMT == S_IFREG else { throw .corrupt(file: path, reason: .malformed) }
         guard Int(info.st_size) <= limit else { throw .corrupt(file: path, reason: .malformed) }
         var bytes = [UInt8](repeating: 0, count: Int(info.st_size))
         var offset = 0
@@ -73,13 +147,10 @@ enum FileSystem {
     }
 
     /// Reads a small secret file straight into secure memory (never through an array),
-    /// or returns `nil` if it does not exist. The size must be exactly `expected`.
-    static func readSecret(_ path: String, expected: Int) throws(StoreError) -> SecretFile? {
-        let fd = retrying { open(path, O_RDONLY | O_CLOEXEC) }
-        if fd < 0 {
-            if errno == ENOENT { return nil }
-            throw fail("open", path)
-        }
+    /// or returns `nil` if it does not exist. The size must be exactly `expected`; the
+    /// file is opened as `openFile` says (no link followed, `owners`).
+    static func readSecret(_ path: String, expected: Int, owners: Owners = .daemon) throws(StoreError) -> SecretFile? {
+        guard let fd = try openFile(path, owners: owners) else { return nil }
         defer { close(fd) }
         var info = stat()
         guard fstat(fd, &info) == 0 else { throw fail("fstat", path) }
@@ -270,7 +341,7 @@ enum FileSystem {
 
     /// Makes a directory's entries (creations, renames, removals) durable.
     static func syncDirectory(_ path: String) throws(StoreError) {
-        let fd = retrying { open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
+        let fd = retrying { open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) }
         guard fd >= 0 else { throw fail("open", path) }
         defer { close(fd) }
         guard retrying({ fsync(fd) }) == 0 else { throw fail("fsync", path) }

@@ -71,8 +71,10 @@ final class Journal: @unchecked Sendable {
     ) throws(StoreError) {
         precondition(capacity > Self.overhead, "a journal must hold at least one record")
         let path = "\(stateDirectory)/\(Self.fileName)"
-        let fd = FileSystem.retrying { open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600) }
-        guard fd >= 0 else { throw .io(operation: "open", path: path, errno: errno) }
+        // Created if absent; an existing one must be a regular file of ours (`openFile`).
+        guard let fd = try FileSystem.openFile(path, flags: O_RDWR | O_CREAT) else {
+            throw .io(operation: "open", path: path, errno: ENOENT)
+        }
         let replayed: [Record]
         do throws(StoreError) {
             replayed = try Self.read(fd: fd, path: path, macKey: macKey)

@@ -9,11 +9,14 @@ import Glibc
 public final class StateDirectoryLock {
     private let fd: Int32
 
-    /// Claims `stateDirectory`, creating it if needed (mode 0700).
+    /// Claims `stateDirectory`, creating it if needed (mode 0700); refuses one the store
+    /// may not trust (`FileSystem.makeDirectory`).
     public init(stateDirectory: String) throws(StoreError) {
-        try FileSystem.makeDirectory(stateDirectory)
-        let fd = open(stateDirectory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard fd >= 0 else { throw .io(operation: "open", path: stateDirectory, errno: errno) }
+        // A link, a foreign owner or a group-writable directory is refused here, at start.
+        if mkdir(stateDirectory, 0o700) != 0, errno != EEXIST {
+            throw .io(operation: "mkdir", path: stateDirectory, errno: errno)
+        }
+        let fd = try FileSystem.openDirectory(stateDirectory)
         var result: Int32
         repeat { result = flock(fd, LOCK_EX | LOCK_NB) } while result != 0 && errno == EINTR
         guard result == 0 else {

@@ -48,6 +48,35 @@ public enum DeviceKeyProblem: Sendable, Equatable, CustomStringConvertible {
     }
 }
 
+/// Why the store refused an entry of its state directory without reading it.
+///
+/// Whoever can write the state directory could plant a FIFO (an `open` that never
+/// returns), a link to a file elsewhere, or a file of another user; the store opens
+/// nothing of the kind, and trusts no directory that others may write.
+public enum UnsafeEntryReason: Sendable, Equatable, CustomStringConvertible {
+    /// A symbolic link: the store never follows one inside its state directory.
+    case symbolicLink
+    /// Not a regular file (a FIFO, socket, device or directory).
+    case notRegularFile
+    /// Not a directory where the store keeps one.
+    case notDirectory
+    /// Owned by another user than the daemon's.
+    case foreignOwner(uid: UInt32)
+    /// A directory that its group or others may write (`mode` is its permission bits).
+    case writableByOthers(mode: UInt32)
+
+    public var description: String {
+        switch self {
+        case .symbolicLink: "is a symbolic link, which widgetd never follows in its state directory"
+        case .notRegularFile: "is not a regular file (a FIFO, socket, device or directory)"
+        case .notDirectory: "is not a directory"
+        case .foreignOwner(let uid): "is owned by uid \(uid), not by the daemon's uid \(geteuid())"
+        case .writableByOthers(let mode):
+            "is writable by its group or others (mode \(String(mode, radix: 8))); fix with chmod go-w"
+        }
+    }
+}
+
 /// Everything `TimelineStore` can throw. No case carries key bytes, passcodes or content.
 public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The widget's class key is not available in the current state.
@@ -73,6 +102,11 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     case corrupt(file: String, reason: CorruptionReason)
     /// The device key cannot be used.
     case deviceKey(DeviceKeyProblem)
+    /// An entry of the state directory is not what the store keeps there; it was not opened.
+    case unsafeEntry(path: String, reason: UnsafeEntryReason)
+    /// The keybag is missing while the timelines or journaled writes it made readable
+    /// remain (`remaining` says which): nothing was changed. Restore it, or start over.
+    case keybagMissing(path: String, remaining: String)
     /// Another process (a second widgetd) holds the state directory `path` (`StateDirectoryLock`).
     case stateDirectoryInUse(path: String)
     /// A system call failed.
@@ -96,6 +130,9 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
         case .wiped: "the store was erased after too many failed attempts"
         case .corrupt(let file, let reason): "\(file): \(reason)"
         case .deviceKey(let problem): problem.description
+        case .unsafeEntry(let path, let reason): "refused \(path): it \(reason)"
+        case .keybagMissing(let path, let remaining):
+            "the keybag \(path) is missing while \(remaining) remain, which cannot be read without it; nothing was changed. Restore the keybag from a backup, or erase them and start over with widgetd --start-over"
         case .stateDirectoryInUse(let path): "the state directory \(path) is in use by another widgetd process"
         case .io(let operation, let path, let e): "\(operation) \(path): \(String(cString: strerror(e)))"
         case .outOfSecureMemory: CryptoError.outOfSecureMemory.description

@@ -135,6 +135,11 @@ public final class TimelineStore {
         }
     }
 
+    /// Told of each entry of `timelines/` that indexing refused to open (a FIFO, a
+    /// symbolic link, a file of another user: `StoreError.unsafeEntry`), so that the
+    /// daemon logs it; the entry is skipped and every other widget is listed.
+    public var refusedEntry: (StoreError) -> Void = { _ in }
+
     /// Why the store runs without its journal although one was asked for (a full disk
     /// at open), or `nil`.
     public private(set) var journalUnavailable: StoreError?
@@ -911,8 +916,14 @@ public final class TimelineStore {
                 do throws(StoreError) {
                     if let metadata = try indexedMetadata(name: name, widget: nil) { found.append(metadata) }
                 } catch {
-                    // A damaged file is recorded in the index and skipped; anything else is a real failure.
-                    guard case .corrupt = error else { throw error }
+                    // A damaged file is recorded in the index and skipped; a planted entry (a
+                    // FIFO, a link, another user's file) is reported and skipped, unread, and
+                    // reads as absent; anything else is a real failure.
+                    switch error {
+                    case .corrupt: break
+                    case .unsafeEntry: refusedEntry(error)
+                    default: throw error
+                    }
                 }
             }
             names.removeLast()

@@ -5,7 +5,8 @@ import WidgetModel
 @testable import WidgetStore
 
 /// A private temporary directory holding one store's state, removed afterwards.
-final class Fixture {
+/// Sendable for tests that open a store on another thread: it only holds its path.
+final class Fixture: @unchecked Sendable {
     let root: String
     var state: String { "\(root)/state" }
     var timelines: String { "\(state)/timelines" }
