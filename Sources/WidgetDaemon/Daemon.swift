@@ -55,7 +55,8 @@ public enum Daemon {
                 // are the user's XDG directories, which a fresh account may not have.
                 try XDGBaseDirectory.create((paths.stateDirectory as NSString).deletingLastPathComponent)
             }
-            let runtime = try DaemonRuntime(paths: paths, environment: environment, logger: logger)
+            let runtime = try DaemonRuntime(
+                paths: paths, environment: environment, startOver: commandLine.startOver, logger: logger)
             try runtime.run()
             return 0
         } catch {

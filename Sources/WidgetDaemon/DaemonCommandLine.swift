@@ -1,4 +1,4 @@
-/// `widgetd [--config FILE] [--state-directory DIR] [--socket PATH] [--check-config] [--help] [--version]`.
+/// `widgetd [--config FILE] [--state-directory DIR] [--socket PATH] [--start-over] [--check-config] [--help] [--version]`.
 ///
 /// Parsing is apart from running: `main` parses, prints help (stdout, exit 0) or a
 /// usage error (stderr, exit 64), and only then starts the daemon.
@@ -24,6 +24,9 @@ public struct DaemonCommandLine: Sendable, Equatable {
     public var stateDirectory: String?
     /// `--socket PATH`: overrides the default socket path (ignored under socket activation).
     public var socketPath: String?
+    /// `--start-over`: if the keybag is missing while timelines or journaled writes
+    /// remain, erase them and make a new keybag instead of refusing to start.
+    public var startOver = false
 
     /// The exit status for usage errors (`EX_USAGE`).
     public static let usageExitCode: Int32 = 64
@@ -52,7 +55,7 @@ public struct DaemonCommandLine: Sendable, Equatable {
 
     /// The help text, printed for `--help`.
     public static let helpText = """
-        USAGE: widgetd [--config FILE] [--state-directory DIR] [--socket PATH]
+        USAGE: widgetd [--config FILE] [--state-directory DIR] [--socket PATH] [--start-over]
                widgetd --check-config [--config FILE]
 
         Stores widget timelines encrypted per data-protection class and serves them
@@ -66,6 +69,10 @@ public struct DaemonCommandLine: Sendable, Equatable {
           --socket PATH            Socket to listen on when not socket-activated (default:
                                    /run/widgetd/widgetd.sock as root, else
                                    $XDG_RUNTIME_DIR/widgetd/widgetd.sock).
+          --start-over             If the keybag is missing while timelines remain, erase
+                                   them and the journal (no key can read them) and make
+                                   a new keybag, instead of refusing to start. Nothing
+                                   happens while the keybag is there.
           --check-config           Check the configuration, its drop-ins and providers.d/,
                                    print every problem, and exit: 1 if there is an error,
                                    0 otherwise (warnings are printed too). Starts nothing.
@@ -124,6 +131,10 @@ public struct DaemonCommandLine: Sendable, Equatable {
             case "--config": try set(&result.configurationFile)
             case "--state-directory": try set(&result.stateDirectory)
             case "--socket": try set(&result.socketPath)
+            case "--start-over":
+                guard inlineValue == nil else { throw .unknownOption(argument) }
+                guard !result.startOver else { throw .repeatedOption(name) }
+                result.startOver = true
             default:
                 if name.hasPrefix("-") { throw .unknownOption(name) }
                 throw .unexpectedArgument(argument)

@@ -21,7 +21,8 @@ final class DaemonRuntime {
     private let ownsSocket: Bool
     private var signals: Signals?
 
-    init(paths: DaemonPaths, environment: [String: String], logger: Logger) throws {
+    /// `startOver`: `widgetd --start-over` (see `TimelineStore.init`).
+    init(paths: DaemonPaths, environment: [String: String], startOver: Bool, logger: Logger) throws {
         self.paths = paths
         self.logger = logger
         let configuration = try ConfigurationLoader.load(mainFile: paths.configurationFile)
@@ -30,7 +31,14 @@ final class DaemonRuntime {
         stateLock = try StateDirectoryLock(stateDirectory: paths.stateDirectory)
         store = try TimelineStore(
             stateDirectory: paths.stateDirectory, credentialsDirectory: environment["CREDENTIALS_DIRECTORY"],
-            configuration: Self.storeConfiguration(configuration), now: Date())
+            configuration: Self.storeConfiguration(configuration), startOver: startOver, now: Date())
+        if let erased = store.startedOver {
+            logger.critical(
+                "keybag missing: started over as --start-over asked; erased what no key can read any more, made a new keybag",
+                event: "started_over", metadata: ["erased": erased, "state_directory": paths.stateDirectory])
+        } else if startOver {
+            logger.notice("--start-over: nothing to start over from, the keybag is there", event: "start_over_unneeded")
+        }
         if let passed = try Systemd.listenFileDescriptors().first {
             listeningSocket = passed
             ownsSocket = false

@@ -45,8 +45,10 @@ struct DeviceKey {
     private let key: SecureBytes
     let source: Source
 
-    /// Loads the credential, or the state-directory key (creating it if absent).
-    static func load(stateDirectory: String, credentialsDirectory: String?) throws(StoreError) -> DeviceKey {
+    /// Loads the credential, or the state-directory key, creating it if absent and
+    /// `mayCreate` (no keybag yet). A key missing beside a keybag is an error, not a
+    /// new key: that would replace the evidence with a key that opens nothing.
+    static func load(stateDirectory: String, credentialsDirectory: String?, mayCreate: Bool) throws(StoreError) -> DeviceKey {
         if let credentials = credentialsDirectory {
             let path = "\(credentials)/\(credentialName)"
             if let found = try FileSystem.readSecret(path, expected: byteCount, owners: .daemonOrRoot) {
@@ -61,6 +63,7 @@ struct DeviceKey {
             }
             return DeviceKey(key: found.bytes, source: .stateFile(path: path))
         }
+        guard mayCreate else { throw .deviceKey(.missing(path: path)) }
         let fresh = try crypto { () throws(CryptoError) in try SecureBytes.random(count: byteCount) }
         try FileSystem.createSecretFile(path, directory: stateDirectory, contents: fresh)
         return DeviceKey(key: fresh, source: .stateFile(path: path))

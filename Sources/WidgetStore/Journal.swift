@@ -97,6 +97,17 @@ final class Journal: @unchecked Sendable {
 
     deinit { close(fd) }
 
+    /// Whether `stateDirectory/journal` holds a record (its first header starts with
+    /// the magic), without a key: acknowledged writes that a lost keybag would make
+    /// unreadable (`TimelineStore`'s start check). Read as `FileSystem.openFile` says.
+    static func holdsRecords(stateDirectory: String) throws(StoreError) -> Bool {
+        let path = "\(stateDirectory)/\(fileName)"
+        guard let fd = try FileSystem.openFile(path) else { return false }
+        defer { close(fd) }
+        var first = [UInt8](repeating: 0, count: magic.count)
+        return try readAll(fd, into: &first, at: 0, path: path) == magic.count && first == magic
+    }
+
     /// The newest journaled bytes of the file `key` names, or `nil` if its file is current.
     func pending(_ key: TimelineIndex.Key) -> [UInt8]? {
         filesLock.withLock { files[key] }

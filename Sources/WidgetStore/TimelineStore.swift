@@ -80,10 +80,16 @@ public final class TimelineStore {
     ///   - credentialsDirectory: `$CREDENTIALS_DIRECTORY`; its `device-key` is used when present.
     ///   - journalCapacity: the size of the write-ahead journal (`Journal`); 0 writes
     ///     every timeline straight into its file.
+    ///   - startOver: what to do when the keybag is missing while timeline files or
+    ///     journaled writes remain (they cannot be read without it): `false` (the
+    ///     default) throws `keybagMissing` and changes nothing; `true` erases them and
+    ///     makes a new keybag (`startedOver` then says what went). An explicit act of
+    ///     an administrator (`widgetd --start-over`), never a default: a silent reset
+    ///     would start unlocked, without the passcode, under the device key only.
     ///   - now: the current time (reserved for time-based recovery; nothing is due at open).
     public init(
         stateDirectory: String, credentialsDirectory: String?, configuration: StoreConfiguration = StoreConfiguration(),
-        journalCapacity: Int = TimelineStore.defaultJournalCapacity, now: Date
+        journalCapacity: Int = TimelineStore.defaultJournalCapacity, startOver: Bool = false, now: Date
     ) throws(StoreError) {
         self.stateDirectory = stateDirectory
         self.journalCapacity = journalCapacity
@@ -93,6 +99,14 @@ public final class TimelineStore {
         self.cache = PlaintextCache(limit: configuration.maxCachedTimelines)
         try FileSystem.makeDirectory(stateDirectory)
         try FileSystem.makeDirectory(timelinesDirectory)
+        // Before anything is removed or created (a device key, a keybag): a refusal leaves the evidence as it is.
+        if !FileSystem.exists("\(stateDirectory)/\(Keybag.fileName)"),
+            let remaining = try Self.unreadableWithoutKeybag(stateDirectory: stateDirectory, timelines: timelinesDirectory)
+        {
+            guard startOver else { throw .keybagMissing(path: "\(stateDirectory)/\(Keybag.fileName)", remaining: remaining) }
+            try Self.eraseUnreadable(stateDirectory: stateDirectory, timelines: timelinesDirectory)
+            startedOver = remaining
+        }
         try Self.removeTemporaryFiles(in: stateDirectory)
         // The timelines directory's leftovers go when it is first listed for the index:
         // reading a directory of every stored timeline must not delay opening.
@@ -102,8 +116,38 @@ public final class TimelineStore {
         subkeys = opened.subkeys
         keybag = opened.keybag
         lifecycle = opened.lifecycle
+        isFresh = opened.created
         // Folds what a crash left in the journal into the files before anything reads them.
         journal = try openJournal()
+    }
+
+    /// Whether this store's keybag was made by this open or the last `wipe()` (a new
+    /// state directory, a start over, an erase): nothing of an earlier store is here,
+    /// so a missing settings file means the documented defaults, not a lost file.
+    public private(set) var isFresh: Bool
+
+    /// What `startOver` erased at this open because the keybag was missing (e.g. "3
+    /// timeline files"), or `nil` if it erased nothing.
+    public private(set) var startedOver: String?
+
+    /// What a missing keybag leaves unreadable: the timeline files and the journal's
+    /// writes, described for the start error; `nil` if there is nothing (a fresh directory).
+    private static func unreadableWithoutKeybag(stateDirectory: String, timelines: String) throws(StoreError) -> String? {
+        let files = try FileSystem.list(timelines).filter { $0.hasSuffix(TimelineFile.fileExtension) }.count
+        var remaining: [String] = []
+        if files > 0 { remaining.append("\(files) timeline file\(files == 1 ? "" : "s")") }
+        if try Journal.holdsRecords(stateDirectory: stateDirectory) { remaining.append("the journal's writes") }
+        return remaining.isEmpty ? nil : remaining.joined(separator: " and ")
+    }
+
+    /// Starting over: removes every timeline file and the journal, which no key can
+    /// open any more. The device key and the settings stay (the settings are the
+    /// user's, authenticated by the device key, and closing them is never reset here).
+    private static func eraseUnreadable(stateDirectory: String, timelines: String) throws(StoreError) {
+        try FileSystem.remove("\(stateDirectory)/\(Journal.fileName)")
+        try FileSystem.syncDirectory(stateDirectory)
+        for name in try FileSystem.list(timelines) { try FileSystem.remove("\(timelines)/\(name)") }
+        try FileSystem.syncDirectory(timelines)
     }
 
     /// The journal's size unless the caller says otherwise: about a thousand writes of
@@ -156,16 +200,20 @@ public final class TimelineStore {
 
     private static func openKeys(
         stateDirectory: String, credentialsDirectory: String?, cost: KDFCost
-    ) throws(StoreError) -> (deviceKey: DeviceKey, subkeys: Subkeys, keybag: Keybag, lifecycle: KeyLifecycle) {
-        let deviceKey = try DeviceKey.load(stateDirectory: stateDirectory, credentialsDirectory: credentialsDirectory)
-        let subkeys = try Subkeys(deviceKey)
+    ) throws(StoreError) -> (deviceKey: DeviceKey, subkeys: Subkeys, keybag: Keybag, lifecycle: KeyLifecycle, created: Bool) {
         let path = "\(stateDirectory)/\(Keybag.fileName)"
+        let deviceKey = try DeviceKey.load(
+            stateDirectory: stateDirectory, credentialsDirectory: credentialsDirectory, mayCreate: !FileSystem.exists(path))
+        let subkeys = try Subkeys(deviceKey)
         let keybag: Keybag
+        let created: Bool
         if let existing = try Keybag.load(stateDirectory: stateDirectory, macKey: subkeys.keybagMAC) {
             keybag = existing
+            created = false
         } else {
             keybag = try Keybag.create(cost: cost, deviceWrapKey: subkeys.classWrap).0
             try keybag.save(stateDirectory: stateDirectory, macKey: subkeys.keybagMAC)
+            created = true
         }
         let deviceWrapped: [ProtectionClass] = keybag.passcodeSet ? [.none] : Keybag.order
         var pairs: [ProtectionClass: KeyPair] = [:]
@@ -173,7 +221,7 @@ public final class TimelineStore {
             do { pairs[c] = try keybag.unwrap(c, with: subkeys.classWrap) } catch { throw .reading(path, error) }
         }
         let lifecycle = KeyLifecycle(passcodeSet: keybag.passcodeSet, classD: pairs[.none]!, allKeysIfNoPasscode: pairs)
-        return (deviceKey, subkeys, keybag, lifecycle)
+        return (deviceKey, subkeys, keybag, lifecycle, created)
     }
 
     private static func removeTemporaryFiles(in directory: String) throws(StoreError) {
@@ -440,6 +488,7 @@ public final class TimelineStore {
         subkeys = opened.subkeys
         keybag = opened.keybag
         lifecycle = opened.lifecycle
+        isFresh = true
         // Under the new device key's subkey (the discarded one is empty).
         journal = try openJournal()
     }

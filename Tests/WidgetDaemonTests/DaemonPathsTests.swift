@@ -39,6 +39,7 @@ import Testing
         (["--help"], { var c = DaemonCommandLine(); c.action = .help; return c }()),
         (["-h", "--version"], { var c = DaemonCommandLine(); c.action = .help; return c }()),
         (["--version"], { var c = DaemonCommandLine(); c.action = .version; return c }()),
+        (["--start-over"], { var c = DaemonCommandLine(); c.startOver = true; return c }()),
     ])
     func parsesValidCommandLines(arguments: [String], expected: DaemonCommandLine) throws {
         #expect(try DaemonCommandLine.parse(arguments) == expected)
@@ -52,6 +53,8 @@ import Testing
         (["extra"], .unexpectedArgument("extra")),
         (["--socket", "/a", "--socket", "/b"], .repeatedOption("--socket")),
         (["--help=yes"], .unknownOption("--help=yes")),
+        (["--start-over=yes"], .unknownOption("--start-over=yes")),
+        (["--start-over", "--start-over"], .repeatedOption("--start-over")),
     ])
     func rejectsInvalidCommandLines(arguments: [String], error: DaemonCommandLine.UsageError) {
         #expect(throws: error) { try DaemonCommandLine.parse(arguments) }
@@ -59,8 +62,8 @@ import Testing
 
     @Test func helpShowsTheUsageAndEveryOption() {
         let help = DaemonCommandLine.helpText
-        #expect(help.hasPrefix("USAGE: widgetd [--config FILE] [--state-directory DIR] [--socket PATH]\n"))
-        for option in ["--config FILE", "--state-directory DIR", "--socket PATH", "-h, --help", "--version"] {
+        #expect(help.hasPrefix("USAGE: widgetd [--config FILE] [--state-directory DIR] [--socket PATH] [--start-over]\n"))
+        for option in ["--config FILE", "--state-directory DIR", "--socket PATH", "--start-over", "-h, --help", "--version"] {
             #expect(help.contains(option))
         }
         #expect(DaemonCommandLine.usageExitCode == 64)

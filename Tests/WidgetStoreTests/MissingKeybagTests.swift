@@ -1,0 +1,88 @@
+import Foundation
+import Glibc
+import Testing
+@testable import WidgetStore
+
+/// Issue 13, defect 4: a keybag that is missing while timelines (or journaled writes)
+/// remain is a start error that changes nothing; starting over is an explicit act.
+@Suite struct MissingKeybag {
+    @Test func missingKeybagWithTimelineFilesIsAStartErrorAndTouchesNothing() throws {
+        let f = Fixture()
+        do {
+            let store = try f.open()
+            try store.setPasscode(current: nil, new: secure("1234"), now: t0)
+            try putOnePerClass(store)
+            try store.checkpoint()
+        }
+        #expect(unlink("\(f.state)/keybag") == 0)
+        let before = try f.snapshot()
+        #expect(throws: StoreError.self) { try f.open() }
+        let after = try f.snapshot()
+        #expect(after.keys.sorted() == before.keys.sorted())
+        for (name, file) in before { #expect(after[name]?.bytes == file.bytes, "\(name) changed") }
+    }
+
+    @Test func missingKeybagWithJournaledWritesIsAStartError() throws {
+        let f = Fixture()
+        do {
+            let store = try f.open()
+            try store.putTimeline(
+                widgetD, protectionClass: .none, family: nil, reloadDue: nil, body: secure("journaled"), placeholder: nil)
+        }
+        // The write is in the journal only: no timeline file yet.
+        #expect(try f.timelineFiles().isEmpty)
+        #expect(unlink("\(f.state)/keybag") == 0)
+        #expect(throws: StoreError.self) { try f.open() }
+        #expect(!FileManager.default.fileExists(atPath: "\(f.state)/keybag"))
+    }
+
+    @Test func missingKeybagInAnEmptyStateDirectoryStartsFresh() throws {
+        let f = Fixture()
+        _ = try f.open()
+        #expect(unlink("\(f.state)/keybag") == 0)
+        // Nothing was lost: no timeline, an empty journal.
+        #expect(try f.open().passcodeSet == false)
+    }
+
+    @Test func startOverErasesWhatTheLostKeybagMadeUnreadableAndKeepsTheSettings() throws {
+        let f = Fixture()
+        do {
+            let store = try f.open()
+            try store.saveSettings([7])
+            try putOnePerClass(store)
+            try store.checkpoint()
+            try store.putTimeline(
+                widgetD, protectionClass: .none, family: nil, reloadDue: nil, body: secure("journaled"), placeholder: nil)
+        }
+        #expect(unlink("\(f.state)/keybag") == 0)
+        let store = try TimelineStore(
+            stateDirectory: f.state, credentialsDirectory: nil, configuration: .test,
+            journalCapacity: Fixture.journalCapacity, startOver: true, now: t0)
+        #expect(store.startedOver == "4 timeline files and the journal's writes")
+        #expect(store.isFresh)
+        #expect(try store.listTimelines().isEmpty)
+        #expect(try store.loadSettings() == [7])
+        // The next open is an ordinary one.
+        #expect(try f.open().startedOver == nil)
+        #expect(try f.open().isFresh == false)
+    }
+
+    @Test func startOverWithTheKeybagThereChangesNothing() throws {
+        let f = Fixture()
+        do { try putOnePerClass(try f.open()) }
+        let store = try TimelineStore(
+            stateDirectory: f.state, credentialsDirectory: nil, configuration: .test,
+            journalCapacity: Fixture.journalCapacity, startOver: true, now: t0)
+        #expect(store.startedOver == nil)
+        #expect(try store.listTimelines().count == classOf.count)
+    }
+
+    @Test func missingDeviceKeyBesideAKeybagIsAnErrorAndNoNewKeyIsMade() throws {
+        let f = Fixture()
+        do { try putOnePerClass(try f.open()) }
+        let key = "\(f.state)/device.key"
+        #expect(unlink(key) == 0)
+        #expect(throws: StoreError.deviceKey(.missing(path: key))) { try f.open() }
+        #expect(!FileManager.default.fileExists(atPath: key))
+    }
+}
