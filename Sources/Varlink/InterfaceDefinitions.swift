@@ -82,13 +82,18 @@ extension InterfaceDefinition {
         # The device's lock state, key availability, failed attempts and settings.
         # "state" is one of "beforeFirstUnlock", "unlocked" or "locked";
         # "retryAfter" is the number of seconds before the next Unlock is accepted.
+        # "warnings" (absent when there is none) lists what an administrator must know:
+        # "settingsUnreadable" (the settings file could not be read: the most
+        # restrictive settings apply until SetSettings) and "memoryNotLocked" (some
+        # secure memory could not be locked in RAM: raise LimitMEMLOCK=).
         method GetStatus() -> (
           state: string,
           passcodeSet: bool,
           classes: []ClassStatus,
           failedAttempts: int,
           retryAfter: ?float,
-          settings: Settings
+          settings: Settings,
+          warnings: ?[]string
         )
 
         # Sets a passcode (no current one), changes it, or removes it (no new one).

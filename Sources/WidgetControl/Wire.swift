@@ -26,6 +26,8 @@ enum Wire {
         let failedAttempts: Int
         let retryAfter: Double?
         let settings: Settings
+        /// Absent when the daemon has nothing to warn of.
+        let warnings: [String]?
     }
 
     /// `Device.GetSettings` and `SetSettings` replies.

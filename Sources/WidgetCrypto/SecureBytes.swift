@@ -2,7 +2,8 @@ import CSodium
 
 /// A buffer for secrets: keys, passcodes and decrypted content.
 ///
-/// Backed by `sodium_malloc`: the pages are guarded, locked in RAM (`mlock`),
+/// Backed by `sodium_malloc`: the pages are guarded, locked in RAM (`mlock`, when the
+/// process's `RLIMIT_MEMLOCK` allows: see `isLocked` and `LockedMemory`),
 /// excluded from core dumps, and zeroed when the last reference goes away (then freed,
 /// or kept zeroed for the next buffer of its size: `SecureRegionCache`). The bytes are reachable only through `withUnsafeBytes` and
 /// `withUnsafeMutableBytes`; there is deliberately no conversion to `[UInt8]`,
@@ -21,20 +22,26 @@ public final class SecureBytes: @unchecked Sendable {
     private var capacity: Int
     /// The number of bytes in use.
     public private(set) var count: Int
+    /// Whether the bytes are locked in RAM (`mlock`). `false` when the process's
+    /// `RLIMIT_MEMLOCK` was reached (`LockedMemory`): still guarded, out of core dumps
+    /// and zeroed on release, but the kernel may swap it out, so what is kept long
+    /// (a cache) should not be kept in it.
+    public private(set) var isLocked: Bool
 
     /// Allocates `capacity` bytes of secure memory holding `count` zero bytes.
     private init(count: Int, capacity: Int) throws(CryptoError) {
         try Sodium.ensureInitialized()
         let capacity = SecureRegionCache.regionSize(for: Swift.max(capacity, count, 1))
-        guard let pointer = SecureRegionCache.allocate(size: capacity) else { throw .outOfSecureMemory }
-        self.pointer = pointer
+        guard let region = SecureRegionCache.allocate(size: capacity) else { throw .outOfSecureMemory }
+        self.pointer = region.pointer
+        self.isLocked = region.isLocked
         self.capacity = capacity
         self.count = count
     }
 
     deinit {
         // Zeroed whole either way: kept for reuse, or by sodium_free before unmapping.
-        SecureRegionCache.release(pointer, size: capacity)
+        SecureRegionCache.release(pointer, size: capacity, isLocked: isLocked)
     }
 
     /// `count` zero bytes, ready to be written through `withUnsafeMutableBytes`.
@@ -94,10 +101,11 @@ public final class SecureBytes: @unchecked Sendable {
     public func reserveCapacity(_ minimumCapacity: Int) throws(CryptoError) {
         guard minimumCapacity > capacity else { return }
         let newCapacity = SecureRegionCache.regionSize(for: Swift.max(minimumCapacity, capacity * 2))
-        guard let newPointer = SecureRegionCache.allocate(size: newCapacity) else { throw .outOfSecureMemory }
-        newPointer.copyMemory(from: pointer, byteCount: count)
-        SecureRegionCache.release(pointer, size: capacity)
-        pointer = newPointer
+        guard let region = SecureRegionCache.allocate(size: newCapacity) else { throw .outOfSecureMemory }
+        region.pointer.copyMemory(from: pointer, byteCount: count)
+        SecureRegionCache.release(pointer, size: capacity, isLocked: isLocked)
+        pointer = region.pointer
+        isLocked = region.isLocked
         capacity = newCapacity
     }
 

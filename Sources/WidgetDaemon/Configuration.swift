@@ -24,6 +24,9 @@ public struct Configuration: Sendable, Equatable {
     public var maxMessageBytes: Int = 2 << 20
     /// `[Daemon] MaxCachedTimelines=`: decrypted timelines kept in locked memory.
     public var maxCachedTimelines: Int = 1024
+    /// `[Daemon] RequireLockedMemory=`: cache decrypted timelines and presentations only
+    /// in memory locked in RAM (yes, the default); no runs degraded when locking fails.
+    public var requireLockedMemory = true
     /// `[Access] AdminGroup=`: members may do everything.
     public var adminGroup: UInt32? = nil
     /// `[Access] UnlockGroup=`: members may `Unlock`, `Lock` and `GetStatus`.

@@ -193,6 +193,8 @@ public struct ConfigurationParser {
         case ("Daemon", "MaxCachedTimelines"):
             configuration.maxCachedTimelines =
                 reset ? defaults.maxCachedTimelines : try count(assignment, in: 1...1_000_000)
+        case ("Daemon", "RequireLockedMemory"):
+            configuration.requireLockedMemory = reset ? defaults.requireLockedMemory : try boolean(assignment)
         case ("Access", "AdminGroup"):
             configuration.adminGroup = reset ? nil : try group(assignment)
         case ("Access", "UnlockGroup"):
@@ -299,6 +301,16 @@ public struct ConfigurationParser {
                 key: assignment.key, value: assignment.value, expected: "a number of attempts, or off"))
         }
         return attempts
+    }
+
+    /// systemd's booleans: yes/no, true/false, on/off, 1/0.
+    private func boolean(_ assignment: Assignment) throws(ConfigurationError) -> Bool {
+        switch assignment.value.lowercased() {
+        case "yes", "true", "on", "1": return true
+        case "no", "false", "off", "0": return false
+        default:
+            throw assignment.error(.invalidValue(key: assignment.key, value: assignment.value, expected: "yes or no"))
+        }
     }
 
     private func count(_ assignment: Assignment, in range: ClosedRange<Int>) throws(ConfigurationError) -> Int {

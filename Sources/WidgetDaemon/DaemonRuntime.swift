@@ -69,6 +69,7 @@ final class DaemonRuntime {
         store.wipeAfterFailedAttempts = configuration.wipeAfterFailedAttempts
         store.maxTimelineBytes = configuration.maxTimelineBytes
         store.maxCachedTimelines = configuration.maxCachedTimelines
+        store.requireLockedMemory = configuration.requireLockedMemory
         store.kdfCost = switch configuration.passcodeKDF {
         case .minimum: .minimum
         case .interactive: .interactive

@@ -12,7 +12,18 @@ extension WidgetService {
         return StatusReply(
             state: store.deviceState, passcodeSet: store.passcodeSet,
             classes: ProtectionClass.allCases.map { ClassStatus(class: $0, keyAvailable: store.isKeyAvailable($0)) },
-            failedAttempts: store.failedAttempts, retryAfter: store.retryAfter(now: now), settings: settings)
+            failedAttempts: store.failedAttempts, retryAfter: store.retryAfter(now: now), settings: settings,
+            warnings: warnings.isEmpty ? nil : warnings)
+    }
+
+    /// What `GetStatus` warns of now, in `StatusWarning` order.
+    var warnings: [StatusWarning] {
+        StatusWarning.allCases.filter { warning in
+            switch warning {
+            case .settingsUnreadable: settingsUnreadable
+            case .memoryNotLocked: memoryNotLocked
+            }
+        }
     }
 
     func getStatus(_ call: VarlinkCall, _ context: CallContext) throws {
@@ -90,6 +101,7 @@ extension WidgetService {
             if case .wiped = error {
                 presentations.removeAll()
                 logger.critical("wiped after failed attempts", event: "wiped", metadata: ["peer.uid": "\(context.peer.uid)"])
+                settingsWereWiped()
             }
             fail(context, with: error, method: request.method)
         }
@@ -121,6 +133,7 @@ extension WidgetService {
         presentations.removeAll()
         try store.wipe()
         logger.critical("crypto-erased by request", event: "wiped", metadata: ["peer.uid": "\(context.peer.uid)"])
+        settingsWereWiped()
         context.reply(Empty())
         deviceStateChanged()
     }
@@ -140,9 +153,11 @@ extension WidgetService {
                 throw ServiceError.invalidParameter("hiddenComplications")
             }
         }
-        if new != settings {
+        // Saved even if unchanged while unreadable: setting them is what ends the restriction.
+        if new != settings || settingsUnreadable {
             try store.saveSettings(Array(try encoder.encode(new)))
             settings = new
+            settingsUnreadable = false
             logger.info("settings changed", event: "settings_changed", metadata: ["peer.uid": "\(context.peer.uid)"])
         }
         context.reply(SettingsReply(settings: settings))

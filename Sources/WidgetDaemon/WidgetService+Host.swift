@@ -42,7 +42,12 @@ extension WidgetService {
         var reply = VarlinkReply.encode(parameters: PresentationReply(presentation: presentation))
         // The reply may hold decrypted content: only the secure copy outlives this call.
         defer { reply.withUnsafeMutableBytes { _ = $0.initializeMemory(as: UInt8.self, repeating: 0) } }
-        if let secure = try? reply.withUnsafeBytes({ try SecureBytes(copying: $0) }) {
+        // Content and redacted replies hold decrypted fields: not kept in memory that could
+        // not be locked unless the configuration accepts it (`RequireLockedMemory=`).
+        // A placeholder holds none, so it is cached either way.
+        if let secure = try? reply.withUnsafeBytes({ try SecureBytes(copying: $0) }),
+            secure.isLocked || !store.configuration.requireLockedMemory || presentation.mode == .placeholder
+        {
             presentations.insert(widget, surface, reply: secure, stamp: stamp, validUntil: nextChange)
         }
         context.reply(encoded: reply)

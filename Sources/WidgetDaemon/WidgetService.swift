@@ -19,8 +19,16 @@ final class WidgetService: VarlinkCallHandler {
     /// Timeline limits for validation of provider input.
     var limits: TimelineLimits
 
-    /// The user's settings, mirrored from the store's settings file.
+    /// The user's settings, mirrored from the store's settings file; the most
+    /// restrictive ones while that file cannot be read (`settingsUnreadable`).
     var settings: Settings
+    /// Whether `settings` stand in for a settings file that could not be read, until
+    /// an administrator's `SetSettings` (or a wipe) writes a new one.
+    var settingsUnreadable = false
+    /// Whether `memory_not_locked` was logged: once per run, when it is first seen.
+    var reportedMemoryNotLocked = false
+    /// Whether some secure memory could not be locked (`LockedMemory`), for `GetStatus`.
+    var memoryNotLocked: Bool { LockedMemory.hasFailed }
     /// Authority per open connection, computed once at its first call.
     var authorities: [ConnectionID: PeerAuthority] = [:]
     /// Open streams: `Watch`, `WatchReloads`, `Monitor`.
@@ -77,13 +85,29 @@ final class WidgetService: VarlinkCallHandler {
         store.refusedEntry = { [logger] error in
             logger.warning("timeline entry refused, skipped", event: "entry_refused", metadata: ["error": "\(error)"])
         }
-        settings = Self.loadSettings(from: store, logger: logger)
+        (settings, settingsUnreadable) = Self.loadSettings(from: store, logger: logger)
         presentations = PresentationCache(limit: store.configuration.maxCachedTimelines)
         // Indexed in slices between calls once the loop runs, so that start-up does not
         // grow with the number of stored timelines. Calls that need every timeline
         // (ListWidgets, ReloadTimelines, WatchReloads) finish the index first.
         scheduleIndexSlice()
         reschedule()
+        // The keys allocated while opening the store may have hit the limit already.
+        reportMemoryNotLocked()
+    }
+
+    /// Logs, once, that secure memory could not be locked, as soon as it is seen: at
+    /// start and after every call (one atomic load), so within the call that hit it.
+    func reportMemoryNotLocked() {
+        guard !reportedMemoryNotLocked, LockedMemory.hasFailed else { return }
+        reportedMemoryNotLocked = true
+        let caching = store.configuration.requireLockedMemory
+            ? "decrypted timelines are not cached (RequireLockedMemory=yes)"
+            : "decrypted timelines are cached anyway (RequireLockedMemory=no)"
+        logger.warning(
+            "secure memory could not be locked, so it may be swapped out; \(caching); raise LimitMEMLOCK= (RLIMIT_MEMLOCK)",
+            event: "memory_not_locked",
+            metadata: ["memlock_limit": ProcessHygiene.lockedMemoryLimit().map { "\($0)" } ?? "unlimited"])
     }
 
     /// How many stored timelines are verified into the reload schedule per loop turn:
@@ -134,14 +158,45 @@ final class WidgetService: VarlinkCallHandler {
         while !reloadsComplete { try indexStoredTimelines(limit: .max) }
     }
 
-    private static func loadSettings(from store: TimelineStore, logger: Logger) -> Settings {
+    /// The saved settings, and whether they could not be read. A settings file that is
+    /// missing from a store that is not new, or that does not verify or parse, means
+    /// the most restrictive settings (fail closed, issue 13); a new store starts with
+    /// the documented defaults and writes them, so that its file is never missing later.
+    private static func loadSettings(from store: TimelineStore, logger: Logger) -> (Settings, unreadable: Bool) {
+        let problem: String
         do {
-            guard let bytes = try store.loadSettings() else { return Settings() }
-            return try JSONDecoder().decode(Settings.self, from: Data(bytes))
+            if let bytes = try store.loadSettings() {
+                return (try JSONDecoder().decode(Settings.self, from: Data(bytes)), false)
+            }
+            guard !store.isFresh else {
+                saveDefaultSettings(to: store, logger: logger)
+                return (Settings(), false)
+            }
+            problem = "missing"
         } catch {
-            logger.error("settings file unreadable; using defaults", event: "settings_unreadable", metadata: ["error": "\(error)"])
-            return Settings()
+            problem = "\(error)"
         }
+        logger.warning(
+            "settings file unreadable; the most restrictive settings apply until an administrator sets them",
+            event: "settings_unreadable", metadata: ["error": problem])
+        return (.mostRestrictive, true)
+    }
+
+    /// Writes the defaults of a new store (or a wiped one) as its settings file.
+    private static func saveDefaultSettings(to store: TimelineStore, logger: Logger) {
+        do { try store.saveSettings(Array(try JSONEncoder().encode(Settings()))) } catch {
+            // Not fatal: the defaults apply now; the next start finds no file and closes them.
+            logger.error("default settings not saved", event: "settings_not_saved", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// After a wipe the store is a new one: its settings are a new store's defaults,
+    /// in memory and on disk, and monitors hear of the change.
+    func settingsWereWiped() {
+        settings = Settings()
+        settingsUnreadable = false
+        Self.saveDefaultSettings(to: store, logger: logger)
+        publishDeviceEvent(.settings)
     }
 
     /// A reloaded configuration: new roles and providers apply to every connection's
@@ -195,6 +250,7 @@ final class WidgetService: VarlinkCallHandler {
             fail(context, with: error, method: call.method)
         }
         dropStalePresentations()
+        reportMemoryNotLocked()
     }
 
     func connectionClosed(_ id: ConnectionID) {

@@ -24,6 +24,8 @@ struct StatusReply: Encodable, Sendable {
     var failedAttempts: Int
     var retryAfter: Double?
     var settings: Settings
+    /// `nil` (the key omitted) when there is none.
+    var warnings: [StatusWarning]?
 }
 
 struct WipeParameters: Decodable, Sendable {

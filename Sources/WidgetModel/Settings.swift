@@ -20,6 +20,12 @@ public struct Settings: Sendable, Hashable {
         self.hiddenComplications = hiddenComplications
     }
 
+    /// What applies while the saved settings cannot be read (missing from a store that
+    /// is not new, damaged, or altered): no lock-screen access, every complication
+    /// hidden, until an administrator sets them again. Failing open would show a lock
+    /// screen what the user had closed.
+    public static let mostRestrictive = Settings(lockScreenWidgetsAccess: false, hideSensitiveComplications: .all)
+
     /// Whether the always-on display must redact `widget` under these settings.
     public func hides(_ widget: WidgetID) -> Bool {
         switch hideSensitiveComplications {

@@ -26,7 +26,17 @@ struct PlaintextCache {
         didSet { evictToLimit() }
     }
 
-    init(limit: Int) { self.limit = limit }
+    /// Whether only bodies in locked memory are admitted (`StoreConfiguration.requireLockedMemory`).
+    var requireLockedMemory: Bool
+
+    init(limit: Int, requireLockedMemory: Bool) {
+        self.limit = limit
+        self.requireLockedMemory = requireLockedMemory
+    }
+
+    /// Whether `body` may be cached: a cache keeps plaintext for long, so not in memory
+    /// the kernel may swap out, unless the configuration accepts that.
+    func admits(_ body: SecureBytes) -> Bool { body.isLocked || !requireLockedMemory }
 
     /// How many bodies are cached.
     var count: Int { entries.count }

@@ -14,6 +14,11 @@ public struct StoreConfiguration: Sendable, Equatable {
     public var maxPlaceholderBytes: Int = 64 << 10
     /// How many decrypted timelines the cache keeps before evicting the least recently used.
     public var maxCachedTimelines: Int = 1024
+    /// Whether decrypted timelines are cached only in memory that is locked in RAM
+    /// (`RequireLockedMemory`, default yes). Where locking failed (`LockedMemory`) they
+    /// are then decrypted per request and nothing of them is kept beyond it; `false`
+    /// caches them anyway (degraded: the kernel may swap them out).
+    public var requireLockedMemory = true
 
     /// The defaults.
     public init() {}

@@ -24,7 +24,10 @@ public final class TimelineStore {
     private let credentialsDirectory: String?
     /// The tunables; settable at any time (SIGHUP) without touching released keys.
     public var configuration: StoreConfiguration {
-        didSet { cache.limit = configuration.maxCachedTimelines }
+        didSet {
+            cache.limit = configuration.maxCachedTimelines
+            cache.requireLockedMemory = configuration.requireLockedMemory
+        }
     }
 
     private var deviceKey: DeviceKey
@@ -96,7 +99,8 @@ public final class TimelineStore {
         self.timelinesDirectory = "\(stateDirectory)/timelines"
         self.credentialsDirectory = credentialsDirectory
         self.configuration = configuration
-        self.cache = PlaintextCache(limit: configuration.maxCachedTimelines)
+        self.cache = PlaintextCache(
+            limit: configuration.maxCachedTimelines, requireLockedMemory: configuration.requireLockedMemory)
         try FileSystem.makeDirectory(stateDirectory)
         try FileSystem.makeDirectory(timelinesDirectory)
         // Before anything is removed or created (a device key, a keybag): a refusal leaves the evidence as it is.
@@ -805,7 +809,7 @@ public final class TimelineStore {
                 continue
             }
             record(item.name, item.metadata)
-            if shouldCacheWrite(write.protectionClass) {
+            if shouldCacheWrite(write.protectionClass), cache.admits(write.body) {
                 // The write's own buffer becomes the cached body: no second secure copy.
                 // A later write of the same widget in this batch replaces it.
                 cache.insert(
@@ -886,6 +890,9 @@ public final class TimelineStore {
         placeholders.set(key, metadata.placeholder, generation: metadata.generation)
         guard let pair = lifecycle.keyPair(metadata.protectionClass) else { throw .protectedDataUnavailable }
         let body = try TimelineFile.openBody(sealed, classKey: pair, file: path)
+        // Not cached in memory that could not be locked: decrypted again next time, and
+        // the caller's buffer is the only copy, gone with its request.
+        guard cache.admits(body) else { return body }
         let copy = try crypto { () throws(CryptoError) in try body.copy() }
         cache.insert(
             widget, body: body, protectionClass: metadata.protectionClass, generation: metadata.generation,

@@ -42,6 +42,20 @@ import Testing
             """)
     }
 
+    @Test func statusShowsTheDaemonsWarningsLast() throws {
+        let withWarnings = String(Fixtures.status.dropLast()) + #","warnings":["settingsUnreadable","memoryNotLocked","somethingNew"]}"#
+        let server = try FakeVarlinkServer(replies: [reply(withWarnings)])
+        let result = widgetctl(["status"], socket: server.path)
+        #expect(result.exitCode == 0)
+        #expect(result.standardOutput.hasSuffix("""
+            Hide sensitive complications:     selected (com.example.bank/balance)
+            Warning: settings unreadable: the most restrictive settings apply until they are set again
+            Warning: memory not locked: decrypted timelines are not cached (or, with RequireLockedMemory=no, cached unlocked); raise LimitMEMLOCK=
+            Warning: somethingNew
+
+            """), "\(result.standardOutput)")
+    }
+
     @Test func listIsATableSortedByWidget() throws {
         let server = try FakeVarlinkServer(replies: [reply(Fixtures.widgets)])
         let result = widgetctl(["list"], socket: server.path)

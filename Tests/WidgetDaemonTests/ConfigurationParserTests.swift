@@ -33,6 +33,7 @@ private struct TableResolver: AccountResolver {
         #expect(configuration.maxMessageBytes == 2 << 20)
         #expect(configuration.idleTimeoutSeconds == 60)
         #expect(configuration.serverLimits.idleTimeoutSeconds == 60)
+        #expect(configuration.requireLockedMemory == true)
         #expect(configuration.providers.isEmpty)
     }
 
@@ -49,6 +50,7 @@ private struct TableResolver: AccountResolver {
             IdleTimeoutSec=0
             MaxMessageBytes=1M
             MaxCachedTimelines=100
+            RequireLockedMemory=no
 
             [Access]
             AdminGroup=widgetd-admin
@@ -64,6 +66,7 @@ private struct TableResolver: AccountResolver {
         #expect(configuration.serverLimits.idleTimeoutSeconds == 0)
         #expect(configuration.maxMessageBytes == 1 << 20)
         #expect(configuration.maxCachedTimelines == 100)
+        #expect(configuration.requireLockedMemory == false)
         #expect(configuration.adminGroup == 2001)
         #expect(configuration.unlockGroup == 3000)
         #expect(configuration.hostGroup == 2002)
@@ -107,6 +110,7 @@ private struct TableResolver: AccountResolver {
         ("[Daemon]\nPasscodeKDF=fast\n", "widgetd.conf:2: invalid value 'fast' for PasscodeKDF=: expected interactive, moderate, sensitive or minimum"),
         ("[Daemon]\nMaxTimelineBytes=12X\n", "widgetd.conf:2: invalid value '12X' for MaxTimelineBytes=: expected a size from 1024 bytes to 1G, with an optional K, M or G suffix"),
         ("[Daemon]\nMaxConnections=0\n", "widgetd.conf:2: invalid value '0' for MaxConnections=: expected a number from 1 to 65536"),
+        ("[Daemon]\nRequireLockedMemory=maybe\n", "widgetd.conf:2: invalid value 'maybe' for RequireLockedMemory=: expected yes or no"),
         ("[Access]\nHostGroup=nogroup-here\n", "widgetd.conf:2: unknown group 'nogroup-here'"),
     ])
     func rejectsABadMainFileNamingFileAndLine(text: String, message: String) {

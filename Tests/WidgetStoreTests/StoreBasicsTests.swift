@@ -92,7 +92,7 @@ import WidgetModel
     }
 
     @Test func cachePurgeZeroesBodiesEvenIfReferencedElsewhere() throws {
-        var cache = PlaintextCache(limit: 10)
+        var cache = PlaintextCache(limit: 10, requireLockedMemory: true)
         let a = secure("class A content"), b = secure("open B"), c = secure("class C")
         cache.insert(widgetA, body: a, protectionClass: .complete, generation: 1, isOpen: false)
         cache.insert(widgetB, body: b, protectionClass: .completeUnlessOpen, generation: 1, isOpen: true)
@@ -108,7 +108,7 @@ import WidgetModel
     }
 
     @Test func cacheEvictsTheLeastRecentlyUsed() throws {
-        var cache = PlaintextCache(limit: 2)
+        var cache = PlaintextCache(limit: 2, requireLockedMemory: true)
         cache.insert(widgetA, body: secure("a"), protectionClass: .none, generation: 1, isOpen: false)
         cache.insert(widgetB, body: secure("b"), protectionClass: .none, generation: 1, isOpen: false)
         _ = cache.entry(widgetA)

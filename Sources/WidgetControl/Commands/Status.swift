@@ -25,6 +25,19 @@ extension Widgetctl {
                 context.print("  \(entry.class)\(padding)  \(entry.keyAvailable ? "available" : "unavailable")")
             }
             for line in SettingsText.lines(status.settings) { context.print(line) }
+            for warning in status.warnings ?? [] { context.print("Warning: \(Self.explanation(of: warning))") }
+        }
+
+        /// What a person reads for each warning `GetStatus` defines; a newer daemon's
+        /// warning this build does not know is shown by its name.
+        static func explanation(of warning: String) -> String {
+            switch warning {
+            case "settingsUnreadable":
+                "settings unreadable: the most restrictive settings apply until they are set again"
+            case "memoryNotLocked":
+                "memory not locked: decrypted timelines are not cached (or, with RequireLockedMemory=no, cached unlocked); raise LimitMEMLOCK="
+            default: warning
+            }
         }
     }
 }
