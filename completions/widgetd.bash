@@ -10,7 +10,7 @@ _widgetd()
         --state-directory) _filedir -d; return ;;
         --socket) _filedir; return ;;
     esac
-    COMPREPLY=($(compgen -W "--config --state-directory --socket --check-config --help --version" -- "$cur"))
+    COMPREPLY=($(compgen -W "--config --state-directory --socket --start-over --check-config --help --version" -- "$cur"))
 } &&
     complete -F _widgetd widgetd
 

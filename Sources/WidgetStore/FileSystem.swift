@@ -75,13 +75,20 @@ enum FileSystem {
     /// following a link and without blocking, and checks that it is a regular file of
     /// the daemon's uid (`owners`); returns `nil` if it does not exist. The caller
     /// closes the descriptor.
+    static func openFile(
+        _ path: String, flags: Int32 = O_RDONLY, mode: mode_t = 0o600, owners: Owners = .daemon
+    ) throws(StoreError) -> Int32? {
+        try openFileWithStatus(path, flags: flags, mode: mode, owners: owners)?.fd
+    }
+
+    /// `openFile`, with the `fstat` it checked (the size and mode, for a reader: no second call).
     ///
     /// `O_NONBLOCK` makes the `open` of a FIFO return at once instead of waiting for a
     /// writer (a FIFO planted in `timelines/` hung the daemon, issue 13); it changes
     /// nothing for a regular file, and anything else is refused before it is read.
-    static func openFile(
+    static func openFileWithStatus(
         _ path: String, flags: Int32 = O_RDONLY, mode: mode_t = 0o600, owners: Owners = .daemon
-    ) throws(StoreError) -> Int32? {
+    ) throws(StoreError) -> (fd: Int32, info: stat)? {
         let fd = retrying { open(path, flags | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, mode) }
         guard fd >= 0 else {
             switch errno {
@@ -106,7 +113,7 @@ enum FileSystem {
             close(fd)
             throw .unsafeEntry(path: path, reason: reason)
         }
-        return fd
+        return (fd, info)
     }
 
     /// Whether something exists at `path`.
@@ -118,10 +125,8 @@ enum FileSystem {
     /// The whole file, or `nil` if it does not exist. Larger than `limit` → corrupt
     /// (malformed); not a regular file of ours → `unsafeEntry` (`openFile`).
     static func readFile(_ path: String, limit: Int) throws(StoreError) -> [UInt8]? {
-        guard let fd = try openFile(path) else { return nil }
+        guard let (fd, info) = try openFileWithStatus(path) else { return nil }
         defer { close(fd) }
-        var info = stat()
-        guard fstat(fd, &info) == 0 else { throw fail("fstat", path) }
         guard Int(info.st_size) <= limit else { throw .corrupt(file: path, reason: .malformed) }
         var bytes = [UInt8](repeating: 0, count: Int(info.st_size))
         var offset = 0
@@ -150,10 +155,8 @@ enum FileSystem {
     /// or returns `nil` if it does not exist. The size must be exactly `expected`; the
     /// file is opened as `openFile` says (no link followed, `owners`).
     static func readSecret(_ path: String, expected: Int, owners: Owners = .daemon) throws(StoreError) -> SecretFile? {
-        guard let fd = try openFile(path, owners: owners) else { return nil }
+        guard let (fd, info) = try openFileWithStatus(path, owners: owners) else { return nil }
         defer { close(fd) }
-        var info = stat()
-        guard fstat(fd, &info) == 0 else { throw fail("fstat", path) }
         guard Int(info.st_size) == expected else {
             throw .deviceKey(.wrongSize(path: path, bytes: Int(info.st_size)))
         }

@@ -167,6 +167,19 @@ private func secure(_ a: [UInt8]) throws -> SecureBytes { try a.withUnsafeBytes 
         let expected: UInt64? = limit.rlim_cur == rlim_t.max ? nil : UInt64(limit.rlim_cur)
         #expect(ProcessHygiene.lockedMemoryLimit() == expected)
     }
+
+    /// Within the limit (or with CAP_IPC_LOCK, as root in CI) secure memory says it is
+    /// locked, and no failure is counted; the failing case needs a process of its own
+    /// (IntegrationTests/LockedMemoryTests), since the limit is the whole process's.
+    @Test func secureBytesWithinTheLimitAreLocked() throws {
+        let before = LockedMemory.failureCount
+        let small = try SecureBytes.zeroed(count: 100)
+        let large = try SecureBytes.zeroed(count: 100 << 10)
+        #expect(small.isLocked && large.isLocked)
+        try small.reserveCapacity(200 << 10)
+        #expect(small.isLocked)
+        #expect(LockedMemory.failureCount == before)
+    }
 }
 
 /// Released secure regions are kept zeroed and handed out again only for their size class.
