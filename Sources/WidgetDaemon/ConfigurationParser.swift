@@ -303,14 +303,12 @@ public struct ConfigurationParser {
         return attempts
     }
 
-    /// systemd's booleans: yes/no, true/false, on/off, 1/0.
+    /// A boolean as systemd writes it (`ConfigurationValues.boolean`).
     private func boolean(_ assignment: Assignment) throws(ConfigurationError) -> Bool {
-        switch assignment.value.lowercased() {
-        case "yes", "true", "on", "1": return true
-        case "no", "false", "off", "0": return false
-        default:
+        guard let value = ConfigurationValues.boolean(assignment.value) else {
             throw assignment.error(.invalidValue(key: assignment.key, value: assignment.value, expected: "yes or no"))
         }
+        return value
     }
 
     private func count(_ assignment: Assignment, in range: ClosedRange<Int>) throws(ConfigurationError) -> Int {
