@@ -32,6 +32,11 @@ final class DaemonRuntime {
         store = try TimelineStore(
             stateDirectory: paths.stateDirectory, credentialsDirectory: environment["CREDENTIALS_DIRECTORY"],
             configuration: Self.storeConfiguration(configuration), startOver: startOver, now: Date())
+        if store.finishedInterruptedWipe {
+            logger.critical(
+                "a wipe cut short by a crash or power loss was finished: the store is a new one",
+                event: "wipe_finished", metadata: ["state_directory": paths.stateDirectory])
+        }
         if let erased = store.startedOver {
             logger.critical(
                 "keybag missing: started over as --start-over asked; erased what no key can read any more, made a new keybag",

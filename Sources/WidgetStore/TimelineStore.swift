@@ -18,6 +18,8 @@ import WidgetModel
 ///
 /// Wipe: after `wipe()` the store behaves as freshly created (new device key unless
 /// it comes from a credential, new class keys, no passcode, unlocked, no timelines).
+/// It first renames `timelines/` to `timelines.wiped/`, so that a crash in the middle
+/// is finished at the next open (`finishedInterruptedWipe`).
 public final class TimelineStore {
     private let stateDirectory: String
     private let timelinesDirectory: String
@@ -102,6 +104,11 @@ public final class TimelineStore {
         self.cache = PlaintextCache(
             limit: configuration.maxCachedTimelines, requireLockedMemory: configuration.requireLockedMemory)
         try FileSystem.makeDirectory(stateDirectory)
+        if FileSystem.exists(Self.wipedTimelinesDirectory(stateDirectory)) {
+            // A wipe was asked for and cut short: it is finished, as it would have been.
+            try Self.finishWipe(stateDirectory: stateDirectory, removingJournal: true)
+            finishedInterruptedWipe = true
+        }
         try FileSystem.makeDirectory(timelinesDirectory)
         // Before anything is removed or created (a device key, a keybag): a refusal leaves the evidence as it is.
         if !FileSystem.exists("\(stateDirectory)/\(Keybag.fileName)"),
@@ -129,6 +136,35 @@ public final class TimelineStore {
     /// state directory, a start over, an erase): nothing of an earlier store is here,
     /// so a missing settings file means the documented defaults, not a lost file.
     public private(set) var isFresh: Bool
+
+    /// Where `wipe()` sets the timelines aside before it destroys the keys.
+    private var wipedTimelinesDirectory: String { Self.wipedTimelinesDirectory(stateDirectory) }
+
+    private static func wipedTimelinesDirectory(_ stateDirectory: String) -> String {
+        "\(stateDirectory)/timelines.wiped"
+    }
+
+    /// Whether this open found a wipe that a crash had cut short, and finished it.
+    public private(set) var finishedInterruptedWipe = false
+
+    /// The rest of a wipe once the timelines are set aside: the keybag (the only copy of
+    /// the wrapped class secrets), the state-directory device key, the settings, then
+    /// the set-aside timelines. At an open after a crash the journal goes too: with a
+    /// device key from a credential, which survives, its records would still verify.
+    /// Each removal tolerates what an earlier, interrupted run already removed.
+    private static func finishWipe(stateDirectory: String, removingJournal: Bool) throws(StoreError) {
+        try FileSystem.remove("\(stateDirectory)/\(Keybag.fileName)")
+        try FileSystem.remove("\(stateDirectory)/\(DeviceKey.stateFileName)")
+        try FileSystem.remove("\(stateDirectory)/\(SettingsFile.fileName)")
+        if removingJournal { try FileSystem.remove("\(stateDirectory)/\(Journal.fileName)") }
+        try FileSystem.syncDirectory(stateDirectory)
+        let aside = wipedTimelinesDirectory(stateDirectory)
+        // Never a link: its targets are not ours to remove.
+        close(try FileSystem.openDirectory(aside))
+        for name in try FileSystem.list(aside) { try FileSystem.remove("\(aside)/\(name)") }
+        guard rmdir(aside) == 0 else { throw .io(operation: "rmdir", path: aside, errno: errno) }
+        try FileSystem.syncDirectory(stateDirectory)
+    }
 
     /// What `startOver` erased at this open because the keybag was missing (e.g. "3
     /// timeline files"), or `nil` if it erased nothing.
@@ -464,7 +500,14 @@ public final class TimelineStore {
     /// A device key supplied as a systemd credential cannot be destroyed from here;
     /// the erase still holds because the class secrets are gone with the keybag.
     public func wipe() throws(StoreError) {
-        // First: a journaled write must not come back after the erase.
+        // First, one durable rename takes every timeline out of the store: from here on
+        // a crash is finished at the next open (`finishWipe`), not taken for a keybag
+        // lost beside its timelines, nor for a store still to be served.
+        guard rename(timelinesDirectory, wipedTimelinesDirectory) == 0 else {
+            throw .io(operation: "rename", path: timelinesDirectory, errno: errno)
+        }
+        try FileSystem.syncDirectory(stateDirectory)
+        // Then: a journaled write must not come back after the erase.
         try journal?.discard()
         // Closed (and unlocked) now: it is opened again under the new device key below.
         journal = nil
@@ -475,14 +518,9 @@ public final class TimelineStore {
         placeholders.removeAll()
         metadataIndexComplete = false
         unindexedNames = nil
-        try FileSystem.remove(keybagPath)
-        if case .stateFile(let path) = deviceKey.source { try FileSystem.remove(path) }
-        try FileSystem.remove("\(stateDirectory)/\(SettingsFile.fileName)")
+        try Self.finishWipe(stateDirectory: stateDirectory, removingJournal: false)
+        try FileSystem.makeDirectory(timelinesDirectory)
         try FileSystem.syncDirectory(stateDirectory)
-        for name in try FileSystem.list(timelinesDirectory) {
-            try FileSystem.remove("\(timelinesDirectory)/\(name)")
-        }
-        try FileSystem.syncDirectory(timelinesDirectory)
         // Every file is gone, so the empty index covers the directory: lookups of
         // widgets never stored since leave nothing behind in it.
         metadataIndexComplete = true

@@ -85,4 +85,45 @@ import Testing
         #expect(throws: StoreError.deviceKey(.missing(path: key))) { try f.open() }
         #expect(!FileManager.default.fileExists(atPath: key))
     }
+
+    /// What a crash during `wipe()` leaves, at each point after its first step (the
+    /// timelines set aside): the next open finishes the erase instead of refusing a
+    /// keybag that is missing, or reopening the store the wipe was asked to destroy.
+    @Test(arguments: ["after setting the timelines aside", "after destroying the keys"])
+    func aWipeCutShortByACrashIsFinishedAtTheNextOpen(crashed: String) throws {
+        let f = Fixture()
+        do {
+            let store = try f.open()
+            try store.setPasscode(current: nil, new: secure("1234"), now: t0)
+            try store.saveSettings([7])
+            try putOnePerClass(store)
+            try store.checkpoint()
+            try store.putTimeline(
+                widgetD, protectionClass: .none, family: nil, reloadDue: nil, body: secure("journaled"), placeholder: nil)
+        }
+        #expect(rename(f.timelines, "\(f.state)/timelines.wiped") == 0)
+        if crashed == "after destroying the keys" {
+            for name in ["keybag", "device.key", "settings"] { #expect(unlink("\(f.state)/\(name)") == 0) }
+        }
+        let store = try f.open()
+        #expect(store.finishedInterruptedWipe)
+        #expect(store.isFresh)
+        #expect(!store.passcodeSet)
+        #expect(try store.listTimelines().isEmpty)
+        #expect(try store.loadSettings() == nil)
+        #expect(!FileManager.default.fileExists(atPath: "\(f.state)/timelines.wiped"))
+        #expect(try f.open().finishedInterruptedWipe == false)
+    }
+
+    @Test func wipeLeavesNoSetAsideDirectoryAndAFreshStore() throws {
+        let f = Fixture()
+        let store = try f.open()
+        try putOnePerClass(store)
+        try store.wipe()
+        #expect(!FileManager.default.fileExists(atPath: "\(f.state)/timelines.wiped"))
+        #expect(try f.timelineFiles().isEmpty)
+        #expect(try store.listTimelines().isEmpty)
+        try putOnePerClass(store)
+        #expect(try f.open().listTimelines().count == classOf.count)
+    }
 }
