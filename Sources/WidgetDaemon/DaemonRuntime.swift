@@ -17,8 +17,8 @@ final class DaemonRuntime {
     private let service: WidgetService
     private let server: VarlinkServer
     private let listeningSocket: Int32
-    /// Whether the socket is ours to close and unlink (not systemd's).
-    private let ownsSocket: Bool
+    /// The socket bound here, ours to close and remove at exit; `nil` when systemd passed one.
+    private let boundSocket: ListeningSocket?
     private var signals: Signals?
 
     init(paths: DaemonPaths, environment: [String: String], logger: Logger) throws {
@@ -32,10 +32,11 @@ final class DaemonRuntime {
             configuration: Self.storeConfiguration(configuration), now: Date())
         if let passed = try Systemd.listenFileDescriptors().first {
             listeningSocket = passed
-            ownsSocket = false
+            boundSocket = nil
         } else {
-            listeningSocket = try UnixListener.listen(at: paths.socketPath)
-            ownsSocket = true
+            let bound = try UnixListener.listen(at: paths.socketPath)
+            listeningSocket = bound.fd
+            boundSocket = bound
         }
         service = try WidgetService(
             loop: loop, store: store,
@@ -47,9 +48,10 @@ final class DaemonRuntime {
     }
 
     deinit {
-        if ownsSocket {
-            close(listeningSocket)
-            unlink(paths.socketPath)
+        if let boundSocket {
+            close(boundSocket.fd)
+            // Only the file bound here: a socket another daemon bound since stays.
+            boundSocket.removeFileIfOurs()
         }
     }
 
@@ -81,7 +83,7 @@ final class DaemonRuntime {
         Systemd.startWatchdogPings(on: loop)
         logger.notice(
             "widgetd \(Daemon.version) ready", event: "started",
-            metadata: ["state": store.deviceState.rawValue, "socket": ownsSocket ? paths.socketPath : "passed by systemd"])
+            metadata: ["state": store.deviceState.rawValue, "socket": boundSocket?.path ?? "passed by systemd"])
         Systemd.notify([Systemd.Notification.ready, Systemd.Notification.status(statusLine)].joined(separator: "\n"))
         if let reason = store.journalUnavailable {
             logger.warning(

@@ -143,7 +143,7 @@ private final class Harness {
         handler = EchoHandler(loop: loop)
         directory = NSTemporaryDirectory() + "widgetd-server-\(UUID().uuidString)"
         path = directory + "/run/widgetd.sock"
-        listener = try UnixListener.listen(at: path)
+        listener = try UnixListener.listen(at: path).fd
         server = VarlinkServer(
             loop: loop, listeningSocket: listener, limits: limits, handler: handler,
             logger: Logger(handler: logs, level: .debug))
@@ -435,7 +435,7 @@ private final class Harness {
             func connectionClosed(_ id: ConnectionID) {}
         }
         let recorder = Recorder()
-        let listener = try UnixListener.listen(at: harness.directory + "/other.sock")
+        let listener = try UnixListener.listen(at: harness.directory + "/other.sock").fd
         defer { Glibc.close(listener) }
         let server = VarlinkServer(
             loop: harness.loop, listeningSocket: listener, limits: ServerLimits(), handler: recorder,
