@@ -67,7 +67,7 @@ public final class CallContext {
     /// Whether the caller wants no reply (`oneway`).
     public let isOneway: Bool
 
-    private let deliver: (_ reply: [UInt8], _ isFinal: Bool) -> Void
+    private let deliver: (_ reply: [UInt8], _ isFinal: Bool, _ protection: ReplyProtection?) -> Void
     private let isConnectionOpen: () -> Bool
     private var isAnswered = false
 
@@ -76,16 +76,29 @@ public final class CallContext {
     /// The server makes one per call; tests of handlers make their own to capture the
     /// replies. `deliver` gets each reply's bytes (NUL included) and whether it ends the
     /// call; `isConnectionOpen` tells whether anyone is still listening.
-    public init(
+    public convenience init(
         connection: ConnectionID, peer: PeerCredentials, wantsMore: Bool, isOneway: Bool = false,
         deliver: @escaping (_ reply: [UInt8], _ isFinal: Bool) -> Void,
         isConnectionOpen: @escaping () -> Bool = { true }
+    ) {
+        self.init(
+            connection: connection, peer: peer, wantsMore: wantsMore, isOneway: isOneway,
+            deliverProtected: { reply, isFinal, _ in deliver(reply, isFinal) }, isConnectionOpen: isConnectionOpen)
+    }
+
+    /// Creates a context whose replies go to `deliverProtected` with the protection of
+    /// what each holds (`nil` for replies without protected content), so that a
+    /// connection can drop unsent ones when their class is purged.
+    init(
+        connection: ConnectionID, peer: PeerCredentials, wantsMore: Bool, isOneway: Bool,
+        deliverProtected: @escaping (_ reply: [UInt8], _ isFinal: Bool, _ protection: ReplyProtection?) -> Void,
+        isConnectionOpen: @escaping () -> Bool
     ) {
         self.connection = connection
         self.peer = peer
         self.wantsMore = wantsMore
         self.isOneway = isOneway
-        self.deliver = deliver
+        self.deliver = deliverProtected
         self.isConnectionOpen = isConnectionOpen
     }
 
@@ -96,6 +109,13 @@ public final class CallContext {
     /// Sends the final reply.
     public func reply(_ parameters: some Encodable) {
         send(isFinal: true, wipe: true) { VarlinkReply.encode(parameters: parameters) }
+    }
+
+    /// Sends the final reply, which holds content under `protection`: if the socket does
+    /// not take it at once, what waits is dropped (and the connection closed) when that
+    /// content's class is purged before it is sent.
+    public func reply(_ parameters: some Encodable, protecting protection: ReplyProtection) {
+        send(isFinal: true, wipe: true, protection: protection) { VarlinkReply.encode(parameters: parameters) }
     }
 
     /// Sends a final reply that is already encoded (NUL-terminated), e.g. a cached
@@ -131,13 +151,13 @@ public final class CallContext {
     /// small freed buffer goes to glibc's per-thread cache, which M_PERTURB does not
     /// overwrite: MemoryHygieneTests found a GetTimeline reply there after the lock.
     /// Pre-encoded replies belong to their cache, which zeroes them itself.
-    private func send(isFinal: Bool, wipe: Bool, _ encode: () -> [UInt8]) {
+    private func send(isFinal: Bool, wipe: Bool, protection: ReplyProtection? = nil, _ encode: () -> [UInt8]) {
         guard !isAnswered else { return }
         if isFinal { isAnswered = true }
         // The server does not wait for oneway calls: there is nobody to answer.
         guard !isOneway, isConnectionOpen() else { return }
         var bytes = encode()
-        deliver(bytes, isFinal)
+        deliver(bytes, isFinal, protection)
         if wipe { VarlinkReply.wipe(&bytes) }
     }
 }

@@ -45,6 +45,9 @@ final class DaemonRuntime {
         server = VarlinkServer(
             loop: loop, listeningSocket: listeningSocket, limits: configuration.serverLimits, handler: service,
             logger: logger)
+        service.unsentOutput = server
+        // Read at each connection, so a reloaded configuration's groups apply to the next ones.
+        server.mayUseReserve = { [unowned service] peer in service.authorization.mayUseReserve(peer) }
     }
 
     deinit {

@@ -96,6 +96,8 @@ extension WidgetService {
         guard stamp != presentationStamp else { return }
         presentations.removeAll(notMatching: stamp)
         presentationStamp = stamp
+        // A key released or purged: replies waiting in connections follow the same rule.
+        dropUnreadableOutput()
         assert(presentations.currentStamp == stamp)
     }
 

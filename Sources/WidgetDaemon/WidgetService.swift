@@ -56,6 +56,11 @@ final class WidgetService: VarlinkCallHandler {
     /// The group commits running on worker threads, oldest first (no two write one widget).
     var inFlightCommits: [InFlightCommit] = []
 
+    /// The server whose connections hold the replies not yet sent, so that those holding
+    /// content of a purged class can be dropped (``dropUnreadableOutput()``). Weak: the
+    /// daemon owns both.
+    weak var unsentOutput: VarlinkServer?
+
     /// The encoder for every reply: sorted keys, so equal values give equal bytes.
     let encoder: JSONEncoder = {
         let encoder = JSONEncoder()
@@ -253,6 +258,21 @@ final class WidgetService: VarlinkCallHandler {
         default:
             logger.error("store failure", event: "store_failure", metadata: ["method": method, "error": "\(error)"])
             return .storageFailure("\(error)")
+        }
+    }
+
+    /// Drops (zeroed) the unsent output of every connection holding a reply its reader
+    /// may no longer read, and closes those connections: class A once its key is purged
+    /// (after the lock's grace period), class B once its key is purged unless the
+    /// timeline is still open to its provider (DESIGN §3), C and D when their key goes.
+    func dropUnreadableOutput() {
+        unsentOutput?.dropUnsentOutput { [store] protection in
+            switch protection.protectionClass {
+            case .completeUnlessOpen:
+                !store.isKeyAvailable(.completeUnlessOpen) && !store.isOpen(protection.widget)
+            case .complete, .completeUntilFirstUserAuthentication, .none:
+                !store.isKeyAvailable(protection.protectionClass)
+            }
         }
     }
 
