@@ -36,16 +36,20 @@ public protocol VarlinkCallHandler: AnyObject {
     /// called: the connection sends it (or copies what the socket does not take) at
     /// once, so nothing is allocated, copied or retained per request. `now` is the loop's time for this turn. `permit` belongs to the
     /// connection (0 at first) and is the handler's to use, e.g. to remember that the
-    /// peer was found allowed, so that repeated requests skip that check.
+    /// peer was found allowed, so that repeated requests skip that check. `protection`
+    /// (`nil` on entry) is set to what protected content the reply holds, if any, so a
+    /// copy left unsent is marked (see ``CallContext/reply(_:protecting:)``).
     func cachedReply(
-        to message: UnsafeRawBufferPointer, connection: ConnectionID, peer: PeerCredentials, now: Date, permit: inout UInt64
+        to message: UnsafeRawBufferPointer, connection: ConnectionID, peer: PeerCredentials, now: Date, permit: inout UInt64,
+        protection: inout ReplyProtection?
     ) -> UnsafeRawBufferPointer?
 }
 
 extension VarlinkCallHandler {
     /// No call is answered without decoding it.
     public func cachedReply(
-        to message: UnsafeRawBufferPointer, connection: ConnectionID, peer: PeerCredentials, now: Date, permit: inout UInt64
+        to message: UnsafeRawBufferPointer, connection: ConnectionID, peer: PeerCredentials, now: Date, permit: inout UInt64,
+        protection: inout ReplyProtection?
     ) -> UnsafeRawBufferPointer? {
         nil
     }
@@ -119,19 +123,23 @@ public final class CallContext {
     }
 
     /// Sends a final reply that is already encoded (NUL-terminated), e.g. a cached
-    /// presentation: the hot path encodes nothing.
-    public func reply(encoded bytes: [UInt8]) {
+    /// presentation: the hot path encodes nothing. `protection`: what protected
+    /// content it holds, if any (see ``reply(_:protecting:)``).
+    public func reply(encoded bytes: [UInt8], protecting protection: ReplyProtection? = nil) {
         precondition(bytes.last == 0, "an encoded reply ends with its NUL")
-        send(isFinal: true, wipe: false) { bytes }
+        send(isFinal: true, wipe: false, protection: protection) { bytes }
     }
 
     /// Sends a reply with `continues: true`. Without `more` there is no stream: the
     /// reply is sent as the final one instead, so the client still gets an answer.
-    public func stream(_ parameters: some Encodable) {
+    /// `protection`: what protected content it holds, if any (see ``reply(_:protecting:)``).
+    public func stream(_ parameters: some Encodable, protecting protection: ReplyProtection? = nil) {
         if wantsMore {
-            send(isFinal: false, wipe: true) { VarlinkReply.encode(parameters: parameters, continues: true) }
+            send(isFinal: false, wipe: true, protection: protection) {
+                VarlinkReply.encode(parameters: parameters, continues: true)
+            }
         } else {
-            reply(parameters)
+            send(isFinal: true, wipe: true, protection: protection) { VarlinkReply.encode(parameters: parameters) }
         }
     }
 

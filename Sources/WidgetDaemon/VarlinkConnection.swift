@@ -71,7 +71,7 @@ final class VarlinkConnection: IOEventHandler {
     /// socket is not read, so the framer's size stays bounded.
     private var hasBacklog = false
     /// The handler's memory that this peer may be answered from its cache (see
-    /// ``VarlinkCallHandler/cachedReply(to:connection:peer:now:permit:)``).
+    /// ``VarlinkCallHandler/cachedReply(to:connection:peer:now:permit:protection:)``).
     private var cachedReplyPermit: UInt64 = 0
 
     /// Calls answered per connection per turn of the loop: a client that pipelines
@@ -241,6 +241,7 @@ final class VarlinkConnection: IOEventHandler {
             // of a message to decode below. (An optional enum holding the decoded call,
             // written in the closure, cost generic value-witness calls per request.)
             var reply = UnsafeRawBufferPointer(start: nil, count: 0)
+            var replyProtection: ReplyProtection?
             var isCached = false
             var uncached = UnsafeMutableRawBufferPointer(start: nil, count: 0)
             do {
@@ -249,7 +250,9 @@ final class VarlinkConnection: IOEventHandler {
                 guard
                     try framer.forNextMessage({ message in
                         if answerable,
-                            let cached = handler.cachedReply(to: message, connection: id, peer: peer, now: now, permit: &permit)
+                            let cached = handler.cachedReply(
+                                to: message, connection: id, peer: peer, now: now, permit: &permit,
+                                protection: &replyProtection)
                         {
                             reply = cached
                             isCached = true
@@ -271,7 +274,7 @@ final class VarlinkConnection: IOEventHandler {
             if isCached {
                 // Sent straight from the handler's secure memory; only what the socket
                 // refuses is copied, into the output buffer, which is zeroed once sent.
-                enqueue(reply)
+                enqueue(reply, protection: replyProtection)
                 continue
             }
             let call: VarlinkCall

@@ -185,7 +185,7 @@ extension WidgetService {
         // Marked, so that a reply its client leaves unread is dropped when its class is purged.
         context.reply(
             TimelineReply(family: metadata.family, entries: timeline.entries, policy: timeline.policy, generation: metadata.generation),
-            protecting: ReplyProtection(widget: widget, protectionClass: metadata.protectionClass))
+            protecting: ReplyProtection(protectionClass: metadata.protectionClass, openTimeline: widget))
     }
 
     func closeTimeline(_ call: VarlinkCall, _ context: CallContext, _ authority: PeerAuthority) throws {

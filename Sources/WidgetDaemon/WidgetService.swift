@@ -42,7 +42,7 @@ final class WidgetService: VarlinkCallHandler {
     var presentationRequests = PresentationRequestTable(
         capacity: WidgetService.maxRememberedRequests, maxMessageBytes: WidgetService.maxRememberedRequestBytes)
     /// Counts configuration reloads; a connection remembers the count under which its
-    /// peer was allowed cached reads (see ``cachedReply(to:connection:peer:now:permit:)``).
+    /// peer was allowed cached reads (see ``cachedReply(to:connection:peer:now:permit:protection:)``).
     var permitGeneration: UInt64 = 1
     /// The key state and settings the cached presentations were last checked against:
     /// kept current by `dropStalePresentations()`, so a cached read need not recompute it.
@@ -263,13 +263,13 @@ final class WidgetService: VarlinkCallHandler {
 
     /// Drops (zeroed) the unsent output of every connection holding a reply its reader
     /// may no longer read, and closes those connections: class A once its key is purged
-    /// (after the lock's grace period), class B once its key is purged unless the
-    /// timeline is still open to its provider (DESIGN §3), C and D when their key goes.
+    /// (after the lock's grace period), class B once its key is purged unless the reader
+    /// is the provider of a timeline still open (DESIGN §3), C and D when their key goes.
     func dropUnreadableOutput() {
         unsentOutput?.dropUnsentOutput { [store] protection in
             switch protection.protectionClass {
             case .completeUnlessOpen:
-                !store.isKeyAvailable(.completeUnlessOpen) && !store.isOpen(protection.widget)
+                !store.isKeyAvailable(.completeUnlessOpen) && !(protection.openTimeline.map(store.isOpen) ?? false)
             case .complete, .completeUntilFirstUserAuthentication, .none:
                 !store.isKeyAvailable(protection.protectionClass)
             }

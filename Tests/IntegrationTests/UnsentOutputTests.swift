@@ -93,4 +93,40 @@ struct UnsentOutputTests {
         let line = daemon.log.split(separator: "\n").first { $0.contains("connection_dropped_protected_output") }
         #expect(line?.contains("completeUnlessOpen") == true, "\(daemon.log)")
     }
+
+    /// A host's presentation is content too: a host that asks for a large class-A
+    /// presentation (twice: the second comes from the presentation cache) and does not
+    /// read loses it, and its connection, when class A is purged.
+    @Test func unsentClassAPresentationsAreDroppedWhenClassAIsPurged() throws {
+        let daemon = try DaemonProcess(daemon: ["ClassAGraceSec=0.5"])
+        try daemon.start()
+        let pid = try #require(daemon.process?.processIdentifier)
+        let tag = UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(16)
+        let marker = "SHOWN\(tag)A"
+        let widget = "com.example.health/shown"
+        let value = String(repeating: marker + " ", count: 15000 / (marker.count + 1))
+        var fields: [String: Any] = [:]
+        for index in 0..<30 { fields["f\(index)"] = ["value": value, "privacy": "sensitive"] }
+        let admin = try daemon.client()
+        try admin.ok("io.widgetd.Device.SetPasscode", ["new": "1234"])
+        try admin.ok("io.widgetd.Provider.PutTimeline", [
+            "widget": widget, "family": "systemSmall", "placeholder": Fixtures.placeholder,
+            "entries": [["date": Fixtures.rfc3339(Date().addingTimeInterval(-60)), "fields": fields]],
+        ])
+        let host = try daemon.client()
+        for _ in 0..<2 { try host.send("io.widgetd.Host.GetPresentation", ["widget": widget, "surface": "homeScreen"]) }
+        usleep(300_000)
+        try admin.ok("io.widgetd.Device.Lock")
+        var purged = false
+        for _ in 0..<300 where !purged {
+            let classes = try admin.ok("io.widgetd.Device.GetStatus")["classes"] as? [[String: Any]] ?? []
+            purged = classes.contains { $0["class"] as? String == "complete" && $0["keyAvailable"] as? Bool == false }
+            if !purged { usleep(50_000) }
+        }
+        try #require(purged, "class A was not purged within 15 s")
+        try admin.ok("io.widgetd.Device.GetStatus")
+        let findings = try MemoryHygieneTests.search(pid: pid, for: [marker])
+        #expect(findings.isEmpty, "\(findings.count) copies left, e.g.:\n\(findings.prefix(3).map(\.description).joined(separator: "\n"))")
+        #expect(daemon.log.contains("connection_dropped_protected_output"))
+    }
 }

@@ -6,8 +6,8 @@ import WidgetModel
 /// A connection's unsent replies: kept in order across partial sends, in secure memory,
 /// each protected one marked until its last byte is sent (issue 13, defect 2).
 @Suite struct UnsentOutputTests {
-    private let classA = ReplyProtection(widget: try! WidgetID("com.example.health/rings"), protectionClass: .complete)
-    private let classB = ReplyProtection(widget: try! WidgetID("com.example.mail/inbox"), protectionClass: .completeUnlessOpen)
+    private let classA = ReplyProtection(protectionClass: .complete)
+    private let classB = ReplyProtection(protectionClass: .completeUnlessOpen, openTimeline: try! WidgetID("com.example.mail/inbox"))
 
     private func append(_ output: inout UnsentOutput, _ text: String, _ protection: ReplyProtection? = nil) throws {
         try Array(text.utf8).withUnsafeBytes { try output.append($0, protection: protection) }

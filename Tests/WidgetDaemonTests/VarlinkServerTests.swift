@@ -48,7 +48,7 @@ private final class EchoHandler: VarlinkCallHandler {
                 let widget = try WidgetID(parameters.widget)
                 context.reply(
                     ["widget": String(repeating: "a", count: max(largeReplyBytes, 1))],
-                    protecting: ReplyProtection(widget: widget, protectionClass: .complete))
+                    protecting: ReplyProtection(protectionClass: .complete, openTimeline: widget))
             } catch {
                 context.fail(.invalidParameter("widget"))
             }
