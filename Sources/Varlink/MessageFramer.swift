@@ -64,11 +64,28 @@ public final class MessageFramer {
         count += bytes.count
     }
 
+    /// The bytes of storage the framer will hold allocated once `byteCount` more are
+    /// appended: what a server bounds across its connections (the memory, not only the
+    /// bytes received, since the storage grows by doubling).
+    public func capacity(appending byteCount: Int) -> Int {
+        Self.grownCapacity(from: capacity, toHold: count + byteCount)
+    }
+
+    /// Storage kept for the next messages once emptied, while it is this small; a larger
+    /// one (left by a big message) is freed, so an idle connection holds little.
+    static let keptCapacity = 64 << 10
+
+    private static func grownCapacity(from capacity: Int, toHold needed: Int) -> Int {
+        guard needed > capacity else { return capacity }
+        var newCapacity = Swift.max(capacity * 2, 4096)
+        while newCapacity < needed { newCapacity *= 2 }
+        return newCapacity
+    }
+
     /// Grows the storage to hold at least `needed` bytes, zeroing and freeing the old one.
     private func reserve(_ needed: Int) {
         guard needed > capacity else { return }
-        var newCapacity = Swift.max(capacity * 2, 4096)
-        while newCapacity < needed { newCapacity *= 2 }
+        let newCapacity = Self.grownCapacity(from: capacity, toHold: needed)
         let grown = UnsafeMutableRawPointer.allocate(byteCount: newCapacity, alignment: 16)
         grown.initializeMemory(as: UInt8.self, repeating: 0, count: newCapacity)
         if let storage {
@@ -156,6 +173,7 @@ public final class MessageFramer {
         guard start > 0, let base = storage else { return }
         if start == count {
             count = 0
+            if capacity > Self.keptCapacity { release() }
         } else if start >= 4096 || start * 2 >= count {
             let tail = count - start
             _ = memmove(base, base + start, tail)

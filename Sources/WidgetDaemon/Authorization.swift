@@ -40,6 +40,13 @@ struct Authorization: Sendable {
         return authority
     }
 
+    /// May a peer take the connections reserved for the owner, beyond its uid's limit?
+    /// Admin and unlock peers may: whatever other peers do, the owner can lock and unlock.
+    func mayUseReserve(_ peer: PeerCredentials) -> Bool {
+        let authority = authority(of: peer)
+        return authority.isAdmin || authority.canUnlock
+    }
+
     /// May `authority` call `method` at all? Widget-level checks come later, per call.
     func permits(_ authority: PeerAuthority, method: String) -> Bool {
         if authority.isAdmin { return true }

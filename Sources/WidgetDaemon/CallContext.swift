@@ -36,16 +36,20 @@ public protocol VarlinkCallHandler: AnyObject {
     /// called: the connection sends it (or copies what the socket does not take) at
     /// once, so nothing is allocated, copied or retained per request. `now` is the loop's time for this turn. `permit` belongs to the
     /// connection (0 at first) and is the handler's to use, e.g. to remember that the
-    /// peer was found allowed, so that repeated requests skip that check.
+    /// peer was found allowed, so that repeated requests skip that check. `protection`
+    /// (`nil` on entry) is set to what protected content the reply holds, if any, so a
+    /// copy left unsent is marked (see ``CallContext/reply(_:protecting:)``).
     func cachedReply(
-        to message: UnsafeRawBufferPointer, connection: ConnectionID, peer: PeerCredentials, now: Date, permit: inout UInt64
+        to message: UnsafeRawBufferPointer, connection: ConnectionID, peer: PeerCredentials, now: Date, permit: inout UInt64,
+        protection: inout ReplyProtection?
     ) -> UnsafeRawBufferPointer?
 }
 
 extension VarlinkCallHandler {
     /// No call is answered without decoding it.
     public func cachedReply(
-        to message: UnsafeRawBufferPointer, connection: ConnectionID, peer: PeerCredentials, now: Date, permit: inout UInt64
+        to message: UnsafeRawBufferPointer, connection: ConnectionID, peer: PeerCredentials, now: Date, permit: inout UInt64,
+        protection: inout ReplyProtection?
     ) -> UnsafeRawBufferPointer? {
         nil
     }
@@ -67,7 +71,7 @@ public final class CallContext {
     /// Whether the caller wants no reply (`oneway`).
     public let isOneway: Bool
 
-    private let deliver: (_ reply: [UInt8], _ isFinal: Bool) -> Void
+    private let deliver: (_ reply: [UInt8], _ isFinal: Bool, _ protection: ReplyProtection?) -> Void
     private let isConnectionOpen: () -> Bool
     private var isAnswered = false
 
@@ -76,16 +80,29 @@ public final class CallContext {
     /// The server makes one per call; tests of handlers make their own to capture the
     /// replies. `deliver` gets each reply's bytes (NUL included) and whether it ends the
     /// call; `isConnectionOpen` tells whether anyone is still listening.
-    public init(
+    public convenience init(
         connection: ConnectionID, peer: PeerCredentials, wantsMore: Bool, isOneway: Bool = false,
         deliver: @escaping (_ reply: [UInt8], _ isFinal: Bool) -> Void,
         isConnectionOpen: @escaping () -> Bool = { true }
+    ) {
+        self.init(
+            connection: connection, peer: peer, wantsMore: wantsMore, isOneway: isOneway,
+            deliverProtected: { reply, isFinal, _ in deliver(reply, isFinal) }, isConnectionOpen: isConnectionOpen)
+    }
+
+    /// Creates a context whose replies go to `deliverProtected` with the protection of
+    /// what each holds (`nil` for replies without protected content), so that a
+    /// connection can drop unsent ones when their class is purged.
+    init(
+        connection: ConnectionID, peer: PeerCredentials, wantsMore: Bool, isOneway: Bool,
+        deliverProtected: @escaping (_ reply: [UInt8], _ isFinal: Bool, _ protection: ReplyProtection?) -> Void,
+        isConnectionOpen: @escaping () -> Bool
     ) {
         self.connection = connection
         self.peer = peer
         self.wantsMore = wantsMore
         self.isOneway = isOneway
-        self.deliver = deliver
+        self.deliver = deliverProtected
         self.isConnectionOpen = isConnectionOpen
     }
 
@@ -98,20 +115,31 @@ public final class CallContext {
         send(isFinal: true, wipe: true) { VarlinkReply.encode(parameters: parameters) }
     }
 
+    /// Sends the final reply, which holds content under `protection`: if the socket does
+    /// not take it at once, what waits is dropped (and the connection closed) when that
+    /// content's class is purged before it is sent.
+    public func reply(_ parameters: some Encodable, protecting protection: ReplyProtection) {
+        send(isFinal: true, wipe: true, protection: protection) { VarlinkReply.encode(parameters: parameters) }
+    }
+
     /// Sends a final reply that is already encoded (NUL-terminated), e.g. a cached
-    /// presentation: the hot path encodes nothing.
-    public func reply(encoded bytes: [UInt8]) {
+    /// presentation: the hot path encodes nothing. `protection`: what protected
+    /// content it holds, if any (see ``reply(_:protecting:)``).
+    public func reply(encoded bytes: [UInt8], protecting protection: ReplyProtection? = nil) {
         precondition(bytes.last == 0, "an encoded reply ends with its NUL")
-        send(isFinal: true, wipe: false) { bytes }
+        send(isFinal: true, wipe: false, protection: protection) { bytes }
     }
 
     /// Sends a reply with `continues: true`. Without `more` there is no stream: the
     /// reply is sent as the final one instead, so the client still gets an answer.
-    public func stream(_ parameters: some Encodable) {
+    /// `protection`: what protected content it holds, if any (see ``reply(_:protecting:)``).
+    public func stream(_ parameters: some Encodable, protecting protection: ReplyProtection? = nil) {
         if wantsMore {
-            send(isFinal: false, wipe: true) { VarlinkReply.encode(parameters: parameters, continues: true) }
+            send(isFinal: false, wipe: true, protection: protection) {
+                VarlinkReply.encode(parameters: parameters, continues: true)
+            }
         } else {
-            reply(parameters)
+            send(isFinal: true, wipe: true, protection: protection) { VarlinkReply.encode(parameters: parameters) }
         }
     }
 
@@ -131,13 +159,13 @@ public final class CallContext {
     /// small freed buffer goes to glibc's per-thread cache, which M_PERTURB does not
     /// overwrite: MemoryHygieneTests found a GetTimeline reply there after the lock.
     /// Pre-encoded replies belong to their cache, which zeroes them itself.
-    private func send(isFinal: Bool, wipe: Bool, _ encode: () -> [UInt8]) {
+    private func send(isFinal: Bool, wipe: Bool, protection: ReplyProtection? = nil, _ encode: () -> [UInt8]) {
         guard !isAnswered else { return }
         if isFinal { isAnswered = true }
         // The server does not wait for oneway calls: there is nobody to answer.
         guard !isOneway, isConnectionOpen() else { return }
         var bytes = encode()
-        deliver(bytes, isFinal)
+        deliver(bytes, isFinal, protection)
         if wipe { VarlinkReply.wipe(&bytes) }
     }
 }

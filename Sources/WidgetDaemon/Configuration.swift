@@ -16,9 +16,20 @@ public struct Configuration: Sendable, Equatable {
     public var maxTimelineBytes: Int = 1 << 20
     /// `[Daemon] MaxConnections=`: clients served at once.
     public var maxConnections: Int = 256
-    /// `[Daemon] IdleTimeoutSec=`: seconds after which a connection with no call in
-    /// progress, no stream open and no input is closed; 0 never closes one.
+    /// `[Daemon] MaxConnectionsPerUser=`: connections one uid may hold; admin and
+    /// unlock peers are exempt.
+    public var maxConnectionsPerUser: Int = 32
+    /// `[Daemon] ReservedConnections=`: the last slots of `MaxConnections`, which only
+    /// admin and unlock peers may take.
+    public var reservedConnections: Int = 8
+    /// `[Daemon] IdleTimeoutSec=`: seconds after its last complete message (or the end
+    /// of its last call) after which a connection with no call in progress and no
+    /// stream open is closed; 0 never closes one.
     public var idleTimeoutSeconds: Double = 60
+    /// `[Daemon] MessageTimeoutSec=`: seconds to finish a message once begun; 0 never closes one.
+    public var messageTimeoutSeconds: Double = 10
+    /// `[Daemon] MaxPendingInputBytes=`: received input all connections together may hold buffered.
+    public var maxPendingInputBytes: Int = 32 << 20
     /// `[Daemon] MaxMessageBytes=`: the largest Varlink message accepted; it must leave
     /// room for a `PutTimeline` of `maxTimelineBytes` and its JSON escaping.
     public var maxMessageBytes: Int = 2 << 20
@@ -51,7 +62,9 @@ public struct Configuration: Sendable, Equatable {
     /// The server limits this configuration asks for.
     public var serverLimits: ServerLimits {
         ServerLimits(
-            maxMessageBytes: maxMessageBytes, maxConnections: maxConnections, idleTimeoutSeconds: idleTimeoutSeconds)
+            maxMessageBytes: maxMessageBytes, maxConnections: maxConnections, maxConnectionsPerUser: maxConnectionsPerUser,
+            reservedConnections: reservedConnections, idleTimeoutSeconds: idleTimeoutSeconds,
+            messageTimeoutSeconds: messageTimeoutSeconds, maxPendingInputBytes: maxPendingInputBytes)
     }
 }
 

@@ -190,6 +190,16 @@ public struct ConfigurationParser {
             configuration.maxConnections = reset ? defaults.maxConnections : try count(assignment, in: 1...65_536)
         case ("Daemon", "IdleTimeoutSec"):
             configuration.idleTimeoutSeconds = reset ? defaults.idleTimeoutSeconds : try seconds(assignment, infinity: 0)
+        case ("Daemon", "MaxConnectionsPerUser"):
+            configuration.maxConnectionsPerUser =
+                reset ? defaults.maxConnectionsPerUser : try count(assignment, in: 1...65_536)
+        case ("Daemon", "ReservedConnections"):
+            configuration.reservedConnections = reset ? defaults.reservedConnections : try count(assignment, in: 0...65_536)
+        case ("Daemon", "MessageTimeoutSec"):
+            configuration.messageTimeoutSeconds = reset ? defaults.messageTimeoutSeconds : try seconds(assignment, infinity: 0)
+        case ("Daemon", "MaxPendingInputBytes"):
+            configuration.maxPendingInputBytes =
+                reset ? defaults.maxPendingInputBytes : try size(assignment, minimum: 64 << 10)
         case ("Daemon", "MaxCachedTimelines"):
             configuration.maxCachedTimelines =
                 reset ? defaults.maxCachedTimelines : try count(assignment, in: 1...1_000_000)

@@ -17,8 +17,8 @@ final class DaemonRuntime {
     private let service: WidgetService
     private let server: VarlinkServer
     private let listeningSocket: Int32
-    /// Whether the socket is ours to close and unlink (not systemd's).
-    private let ownsSocket: Bool
+    /// The socket bound here, ours to close and remove at exit; `nil` when systemd passed one.
+    private let boundSocket: ListeningSocket?
     private var signals: Signals?
 
     /// `startOver`: `widgetd --start-over` (see `TimelineStore.init`).
@@ -46,10 +46,11 @@ final class DaemonRuntime {
         }
         if let passed = try Systemd.listenFileDescriptors().first {
             listeningSocket = passed
-            ownsSocket = false
+            boundSocket = nil
         } else {
-            listeningSocket = try UnixListener.listen(at: paths.socketPath)
-            ownsSocket = true
+            let bound = try UnixListener.listen(at: paths.socketPath)
+            listeningSocket = bound.fd
+            boundSocket = bound
         }
         service = try WidgetService(
             loop: loop, store: store,
@@ -58,12 +59,16 @@ final class DaemonRuntime {
         server = VarlinkServer(
             loop: loop, listeningSocket: listeningSocket, limits: configuration.serverLimits, handler: service,
             logger: logger)
+        service.unsentOutput = server
+        // Read at each connection, so a reloaded configuration's groups apply to the next ones.
+        server.mayUseReserve = { [unowned service] peer in service.authorization.mayUseReserve(peer) }
     }
 
     deinit {
-        if ownsSocket {
-            close(listeningSocket)
-            unlink(paths.socketPath)
+        if let boundSocket {
+            close(boundSocket.fd)
+            // Only the file bound here: a socket another daemon bound since stays.
+            boundSocket.removeFileIfOurs()
         }
     }
 
@@ -98,7 +103,7 @@ final class DaemonRuntime {
             "widgetd \(Daemon.version) ready", event: "started",
             metadata: [
                 "state": store.deviceState.rawValue, "state_directory": paths.stateDirectory,
-                "socket": ownsSocket ? paths.socketPath : "passed by systemd",
+                "socket": boundSocket?.path ?? "passed by systemd",
             ])
         Systemd.notify([Systemd.Notification.ready, Systemd.Notification.status(statusLine)].joined(separator: "\n"))
         if let reason = store.journalUnavailable {

@@ -58,10 +58,17 @@ struct PresentationCache {
         fileprivate(set) var generation: UInt64
         /// The presentation changes by itself at this instant (`distantFuture`: never).
         fileprivate(set) var validUntil: Date
+        /// The protected content the reply shows (`nil` for a placeholder, which shows none):
+        /// a copy its host leaves unsent goes when that class is purged.
+        let protection: ReplyProtection?
 
-        fileprivate init(widget: WidgetID, surface: Surface, reply: SecureBytes, stamp: Stamp, generation: UInt64, validUntil: Date) {
+        fileprivate init(
+            widget: WidgetID, surface: Surface, reply: SecureBytes, protection: ReplyProtection?, stamp: Stamp,
+            generation: UInt64, validUntil: Date
+        ) {
             self.widget = widget
             self.surface = surface
+            self.protection = protection
             self.reply = reply
             self.replyBytes = reply.withUnsafeBytes { $0 }
             self.stamp = stamp
@@ -120,15 +127,19 @@ struct PresentationCache {
         return bytes.count > 0 ? bytes : nil
     }
 
-    /// Keeps `reply` (which the cache now owns; it must not be appended to) for `widget` on `surface`.
-    mutating func insert(_ widget: WidgetID, _ surface: Surface, reply: SecureBytes, stamp: Stamp, validUntil: Date?) {
+    /// Keeps `reply` (which the cache now owns; it must not be appended to) for `widget`
+    /// on `surface`; `protection` is what protected content it shows, if any.
+    mutating func insert(
+        _ widget: WidgetID, _ surface: Surface, reply: SecureBytes, protection: ReplyProtection?, stamp: Stamp,
+        validUntil: Date?
+    ) {
         let key = Key(widget: widget, surface: surface)
         slots.removeValue(forKey: key)?.empty()
         if slots.count >= limit, let victim = slots.first?.key {
             slots.removeValue(forKey: victim)?.empty()
         }
         slots[key] = Slot(
-            widget: widget, surface: surface, reply: reply, stamp: stamp,
+            widget: widget, surface: surface, reply: reply, protection: protection, stamp: stamp,
             generation: stamp == currentStamp ? generation : 0, validUntil: validUntil ?? .distantFuture)
     }
 

@@ -6,36 +6,50 @@ import Glibc
 public enum UnixListener {
     /// Binds and listens on a Unix stream socket at `path`.
     ///
-    /// Creates the parent directory (0755) if missing, removes a stale socket left by an
+    /// Creates the parent directory (0755) if missing, replaces a stale socket left by an
     /// earlier run, and makes the socket 0660 so that only its owner and group can
-    /// connect (DESIGN §6). Returns a non-blocking, close-on-exec descriptor.
-    public static func listen(at path: String, backlog: Int32 = 128) throws(SystemError) -> Int32 {
+    /// connect (DESIGN §6). A socket file that something still answers on is never
+    /// replaced: that is a running daemon's, and taking it over would cut its clients
+    /// off. Returns a non-blocking, close-on-exec descriptor and the identity of the
+    /// file it bound, so that only that file is removed at exit.
+    public static func listen(at path: String, backlog: Int32 = 128) throws(SystemError) -> ListeningSocket {
         try makeDirectories((path as NSString).deletingLastPathComponent)
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let pathBytes = Array(path.utf8)
-        let capacity = MemoryLayout.size(ofValue: address.sun_path)
-        guard pathBytes.count < capacity else { throw SystemError("bind \(path)", code: ENAMETOOLONG) }
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            raw.copyBytes(from: pathBytes)
-            raw[pathBytes.count] = 0
-        }
+        var address = try Self.address(path)
         let fd = try Syscall.retrying("socket") { shim_unix_stream_socket() }
         do {
-            try removeStaleSocket(at: path)
-            let length = socklen_t(MemoryLayout<sa_family_t>.size + pathBytes.count + 1)
+            try removeStaleSocket(at: path, address: &address)
             try Syscall.retrying("bind \(path)") {
                 withUnsafePointer(to: &address) {
-                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) }
+                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, addressLength(path)) }
                 }
             }
             try Syscall.retrying("chmod \(path)") { chmod(path, 0o660) }
+            var status = stat()
+            try Syscall.retrying("stat \(path)") { lstat(path, &status) }
             try Syscall.retrying("listen") { Glibc.listen(fd, backlog) }
+            return ListeningSocket(fd: fd, path: path, device: status.st_dev, inode: status.st_ino)
         } catch {
             Syscall.close(fd)
             throw error
         }
-        return fd
+    }
+
+    private static func address(_ path: String) throws(SystemError) -> sockaddr_un {
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let pathBytes = Array(path.utf8)
+        guard pathBytes.count < MemoryLayout.size(ofValue: address.sun_path) else {
+            throw SystemError("bind \(path)", code: ENAMETOOLONG)
+        }
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            raw.copyBytes(from: pathBytes)
+            raw[pathBytes.count] = 0
+        }
+        return address
+    }
+
+    private static func addressLength(_ path: String) -> socklen_t {
+        socklen_t(MemoryLayout<sa_family_t>.size + path.utf8.count + 1)
     }
 
     /// Creates `directory` and its missing parents with mode 0755.
@@ -49,11 +63,53 @@ public enum UnixListener {
         }
     }
 
-    /// Removes a socket file at `path`; anything else there is left alone (bind then fails).
-    private static func removeStaleSocket(at path: String) throws(SystemError) {
+    /// Removes a socket file at `path` that nothing answers on (`connect` is refused);
+    /// anything else there is left alone: a file that is not a socket (bind then fails),
+    /// or a socket that answers or cannot be probed (an error naming the path).
+    private static func removeStaleSocket(at path: String, address: inout sockaddr_un) throws(SystemError) {
         var status = stat()
         guard lstat(path, &status) == 0 else { return }
         guard status.st_mode & S_IFMT == S_IFSOCK else { return }
-        try Syscall.retrying("unlink \(path)") { unlink(path) }
+        // Non-blocking, so a listener whose backlog is full cannot hold the start up:
+        // EAGAIN means someone listens there too.
+        let probe = try Syscall.retrying("socket") { shim_unix_stream_socket() }
+        defer { Syscall.close(probe) }
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(probe, $0, addressLength(path)) }
+        }
+        let code = connected == 0 ? 0 : errno
+        switch code {
+        case ECONNREFUSED:
+            try Syscall.retrying("unlink \(path)") { unlink(path) }
+        case ENOENT:
+            // Removed meanwhile: bind creates it afresh.
+            return
+        case 0, EAGAIN, EINPROGRESS:
+            throw SystemError(
+                "another process already answers on \(path) (is another widgetd running with this --socket?)",
+                code: EADDRINUSE)
+        default:
+            throw SystemError("cannot tell whether \(path) is in use (connect)", code: code)
+        }
+    }
+}
+
+/// A socket ``UnixListener`` bound and listens on, and the file it bound.
+public struct ListeningSocket: Sendable {
+    /// The listening descriptor; the owner closes it.
+    public let fd: Int32
+    /// Where the socket file was bound.
+    public let path: String
+    /// The bound file's device and inode: what tells it from a socket another process
+    /// bound at the same path later.
+    let device: dev_t
+    let inode: ino_t
+
+    /// Removes the socket file if the path still names the file bound here; a file put
+    /// there since (another daemon's socket) is left alone.
+    public func removeFileIfOurs() {
+        var status = stat()
+        guard lstat(path, &status) == 0, status.st_dev == device, status.st_ino == inode else { return }
+        unlink(path)
     }
 }

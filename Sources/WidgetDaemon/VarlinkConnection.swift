@@ -8,7 +8,9 @@ import WidgetCrypto
 ///
 /// Calls on a connection are answered in the order they arrived: while one is in
 /// progress (an asynchronous `Unlock`, a `more` stream) later ones wait in a queue.
-/// Replies can hold decrypted content, so sent output bytes are zeroed.
+/// Replies can hold decrypted content: what the socket has not taken waits in secure
+/// memory (``UnsentOutput``), and is dropped with the connection when the class of the
+/// content it holds is purged (``dropOutput(holdingAny:)``).
 /// Lives on the event loop's thread.
 final class VarlinkConnection: IOEventHandler {
     let id: ConnectionID
@@ -25,13 +27,21 @@ final class VarlinkConnection: IOEventHandler {
     private let onClose: (VarlinkConnection) -> Void
     /// The server's read buffer, shared by its connections (one thread reads at a time).
     private let readBuffer: ReadBuffer
+    /// The bound on input buffered by all of the server's connections together.
+    private let inputBudget: InputBudget
+    /// What this connection's framer holds allocated, as counted in `inputBudget`.
+    private var accountedInput = 0
+    /// Called when a message begins and stays unfinished, so the server can watch its deadline.
+    private let onMessageBegun: (VarlinkConnection) -> Void
+    /// Whether the peer is an admin or unlock peer: not counted against its uid's
+    /// connections (see ``ServerLimits/maxConnectionsPerUser``).
+    let isPrivileged: Bool
 
     private var watch: WatchID?
     /// What the socket is watched for now, so an unchanged interest costs nothing.
     private var interest: IOEvents = .readable
     private let framer: MessageFramer
-    private var output: [UInt8] = []
-    private var outputStart = 0
+    private var output = UnsentOutput()
     /// What arrived and waits its turn: a call, or the error answering a malformed one.
     private enum Pending {
         case call(VarlinkCall)
@@ -47,16 +57,21 @@ final class VarlinkConnection: IOEventHandler {
     /// A protocol error was answered: send what is buffered, then close.
     private var closeAfterFlush = false
     private(set) var isClosed = false
-    /// When the client last sent something or its last call ended: the start of its
-    /// idleness, for ``VarlinkServer``'s idle timeout.
+    /// When the client's last complete message arrived or its last call ended: the
+    /// start of its idleness, for ``VarlinkServer``'s idle timeout. Bytes of an
+    /// unfinished message do not count: one byte now and then must not keep a
+    /// connection forever.
     private(set) var lastActivity: Date
+    /// When the unfinished message the framer holds began (the turn its first bytes
+    /// were read), for ``VarlinkServer``'s message deadline; `nil` while none is.
+    private(set) var messageBegan: Date?
     private var isDispatching = false
     /// The framer may still hold complete calls that were left for a later turn of the
     /// loop (the turn's budget was spent, or the queue is full); while it does, the
     /// socket is not read, so the framer's size stays bounded.
     private var hasBacklog = false
     /// The handler's memory that this peer may be answered from its cache (see
-    /// ``VarlinkCallHandler/cachedReply(to:connection:peer:now:permit:)``).
+    /// ``VarlinkCallHandler/cachedReply(to:connection:peer:now:permit:protection:)``).
     private var cachedReplyPermit: UInt64 = 0
 
     /// Calls answered per connection per turn of the loop: a client that pipelines
@@ -64,11 +79,14 @@ final class VarlinkConnection: IOEventHandler {
     static let callsPerTurn = 16
 
     init(
-        id: ConnectionID, fd: Int32, peer: PeerCredentials, loop: EventLoop, limits: ServerLimits,
-        handler: any VarlinkCallHandler, logger: Logger, readBuffer: ReadBuffer,
-        onClose: @escaping (VarlinkConnection) -> Void
+        id: ConnectionID, fd: Int32, peer: PeerCredentials, isPrivileged: Bool, loop: EventLoop, limits: ServerLimits,
+        handler: any VarlinkCallHandler, logger: Logger, readBuffer: ReadBuffer, inputBudget: InputBudget,
+        onMessageBegun: @escaping (VarlinkConnection) -> Void, onClose: @escaping (VarlinkConnection) -> Void
     ) {
         self.readBuffer = readBuffer
+        self.inputBudget = inputBudget
+        self.onMessageBegun = onMessageBegun
+        self.isPrivileged = isPrivileged
         self.id = id
         self.fd = fd
         self.peer = peer
@@ -91,6 +109,25 @@ final class VarlinkConnection: IOEventHandler {
     /// Closes the connection because it was idle too long.
     func closeIdle() {
         logger.debug("closing an idle connection", event: "connection_idle")
+        close(reason: nil)
+    }
+
+    /// Closes the connection because its client did not finish a message in time.
+    func closeUnfinished(after seconds: Double) {
+        logger.warning("closing a connection whose message was not finished within \(seconds) s", event: "message_timeout")
+        close(reason: nil)
+    }
+
+    /// If a reply still waiting to be sent holds content that `unreadable` says its
+    /// reader may no longer read (its class was purged), zeroes all unsent output and
+    /// closes the connection: the reply cannot be sent in part, and later replies
+    /// cannot be sent without it.
+    func dropOutput(holdingAny unreadable: (ReplyProtection) -> Bool) {
+        guard !isClosed, let held = output.firstProtection(where: unreadable) else { return }
+        output.removeAll()
+        logger.warning(
+            "unsent output holds content whose class was purged; dropped, closing the connection",
+            event: "connection_dropped_protected_output", metadata: ["class": held.protectionClass.rawValue])
         close(reason: nil)
     }
 
@@ -128,20 +165,54 @@ final class VarlinkConnection: IOEventHandler {
                 return
             }
             guard let count else { break }
-            lastActivity = loop.turnTime
             if count == 0 {
                 readClosed = true
                 break
             }
             let received = UnsafeMutableRawBufferPointer(rebasing: buffer[..<count])
-            framer.append(UnsafeRawBufferPointer(received))
+            // Checked before the framer grows: the whole daemon's buffered input is bounded.
+            let admitted = account(framer.capacity(appending: count))
+            if admitted { framer.append(UnsafeRawBufferPointer(received)) }
             // The bytes may hold a passcode: wipe the shared buffer's copy at once.
             _ = memset(received.baseAddress!, 0, count)
+            guard admitted else {
+                logger.warning(
+                    "closing a connection: buffered input of all connections would pass \(inputBudget.limit) bytes",
+                    event: "pending_input_exceeded")
+                close(reason: nil)
+                return
+            }
             if count < buffer.count { break }
         }
         takeMessages()
         updateInterest()
         closeIfDone()
+    }
+
+    /// Counts `capacity` bytes of framer storage against the server's input budget;
+    /// false (nothing counted) if that would pass the budget's limit.
+    private func account(_ capacity: Int) -> Bool {
+        let growth = Swift.max(0, capacity - InputBudget.freeBytesPerConnection) - accountedInput
+        guard growth <= 0 || inputBudget.used + growth <= inputBudget.limit else { return false }
+        inputBudget.used += growth
+        accountedInput += growth
+        return true
+    }
+
+    /// Notes, after messages were taken from the framer, whether an unfinished one
+    /// remains and since when, and what the framer now holds allocated.
+    private func noteUnfinishedMessage(tookMessages: Bool) {
+        if tookMessages { lastActivity = loop.turnTime }
+        _ = account(framer.capacity(appending: 0))
+        // Complete calls left for a later turn are the daemon's delay, not the client's.
+        guard framer.pendingByteCount > 0, !hasBacklog else {
+            messageBegan = nil
+            return
+        }
+        // A message taken means the bytes after it began a new one.
+        guard messageBegan == nil || tookMessages else { return }
+        messageBegan = loop.turnTime
+        onMessageBegun(self)
     }
 
     /// Decodes the complete messages in the framer into the queue and dispatches, up to
@@ -152,7 +223,11 @@ final class VarlinkConnection: IOEventHandler {
         // Locals for the loop: the time this turn saw the requests, and the permit, written back once.
         let now = loop.turnTime
         var permit = cachedReplyPermit
-        defer { cachedReplyPermit = permit }
+        var tookMessages = false
+        defer {
+            cachedReplyPermit = permit
+            if !isClosed { noteUnfinishedMessage(tookMessages: tookMessages) }
+        }
         while !closeAfterFlush, !isClosed {
             if budget == 0 || queue.count - queueStart >= limits.maxQueuedCalls {
                 // Over budget: continue on a later turn, once the socket is writable (see
@@ -166,6 +241,7 @@ final class VarlinkConnection: IOEventHandler {
             // of a message to decode below. (An optional enum holding the decoded call,
             // written in the closure, cost generic value-witness calls per request.)
             var reply = UnsafeRawBufferPointer(start: nil, count: 0)
+            var replyProtection: ReplyProtection?
             var isCached = false
             var uncached = UnsafeMutableRawBufferPointer(start: nil, count: 0)
             do {
@@ -174,7 +250,9 @@ final class VarlinkConnection: IOEventHandler {
                 guard
                     try framer.forNextMessage({ message in
                         if answerable,
-                            let cached = handler.cachedReply(to: message, connection: id, peer: peer, now: now, permit: &permit)
+                            let cached = handler.cachedReply(
+                                to: message, connection: id, peer: peer, now: now, permit: &permit,
+                                protection: &replyProtection)
                         {
                             reply = cached
                             isCached = true
@@ -184,6 +262,7 @@ final class VarlinkConnection: IOEventHandler {
                         uncached.copyMemory(from: message)
                     })
                 else { break }
+                tookMessages = true
             } catch {
                 logger.warning(
                     "message over \(limits.maxMessageBytes) bytes; closing the connection",
@@ -195,7 +274,7 @@ final class VarlinkConnection: IOEventHandler {
             if isCached {
                 // Sent straight from the handler's secure memory; only what the socket
                 // refuses is copied, into the output buffer, which is zeroed once sent.
-                enqueue(reply)
+                enqueue(reply, protection: replyProtection)
                 continue
             }
             let call: VarlinkCall
@@ -286,7 +365,9 @@ final class VarlinkConnection: IOEventHandler {
     private func start(_ call: VarlinkCall) {
         let context = CallContext(
             connection: id, peer: peer, wantsMore: call.more, isOneway: call.oneway,
-            deliver: { [unowned self] bytes, isFinal in self.deliver(bytes, isFinal: isFinal) },
+            deliverProtected: { [unowned self] bytes, isFinal, protection in
+                self.deliver(bytes, isFinal: isFinal, protection: protection)
+            },
             isConnectionOpen: { [weak self] in self.map { !$0.isClosed } ?? false })
         // A oneway call is not waited for: its replies are dropped anyway.
         if !call.oneway { current = context }
@@ -326,9 +407,9 @@ final class VarlinkConnection: IOEventHandler {
         }
     }
 
-    private func deliver(_ bytes: [UInt8], isFinal: Bool) {
+    private func deliver(_ bytes: [UInt8], isFinal: Bool, protection: ReplyProtection?) {
         guard !isClosed else { return }
-        enqueue(bytes)
+        enqueue(bytes, protection: protection)
         if isFinal {
             current = nil
             // Idleness starts when the call ends, however long it (or its stream) lasted.
@@ -344,10 +425,10 @@ final class VarlinkConnection: IOEventHandler {
 
     // MARK: Output
 
-    private var pendingOutputCount: Int { output.count - outputStart }
+    private var pendingOutputCount: Int { output.count }
 
-    private func enqueue(_ bytes: [UInt8]) {
-        bytes.withUnsafeBytes { enqueue($0) }
+    private func enqueue(_ bytes: [UInt8], protection: ReplyProtection? = nil) {
+        bytes.withUnsafeBytes { enqueue($0, protection: protection) }
     }
 
     /// Sends a reply, or buffers it (a copy: the caller keeps and wipes its own) behind
@@ -355,8 +436,9 @@ final class VarlinkConnection: IOEventHandler {
     /// bytes, and only what the socket did not take is copied: a cached reply then
     /// costs one `send` and no copy or wipe. The output buffer keeps its capacity, so
     /// a buffered reply costs no allocation once the connection has sent one like it.
+    /// What waits is kept in secure memory, marked with `protection` (see ``UnsentOutput``).
     /// The caller updates the interest and closes if done, as after any enqueue.
-    private func enqueue(_ bytes: UnsafeRawBufferPointer) {
+    private func enqueue(_ bytes: UnsafeRawBufferPointer, protection: ReplyProtection? = nil) {
         guard !isClosed else { return }
         // The limit bounds the backlog, not a reply: a reply is taken while the bytes
         // still waiting are under it, so one larger than the limit (ListWidgets over a
@@ -381,8 +463,13 @@ final class VarlinkConnection: IOEventHandler {
             }
             if sent == bytes.count { return }
         }
-        // Typed, so the bytes are copied in one block; the writable event sends them.
-        output.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[sent...]).assumingMemoryBound(to: UInt8.self))
+        // The writable event sends them.
+        do {
+            try output.append(UnsafeRawBufferPointer(rebasing: bytes[sent...]), protection: protection)
+        } catch {
+            close(reason: "no secure memory for its unsent replies: \(error)")
+            return
+        }
         updateInterest()
     }
 
@@ -391,32 +478,16 @@ final class VarlinkConnection: IOEventHandler {
         while pendingOutputCount > 0 {
             let written: Int?
             do {
-                written = try output.withUnsafeBytes { bytes throws(SystemError) in
-                    try Syscall.send(fd, UnsafeRawBufferPointer(rebasing: bytes[outputStart...]))
-                }
+                written = try output.withUnsentBytes { bytes throws(SystemError) in try Syscall.send(fd, bytes) }
             } catch {
                 close(reason: "send failed: \(error)")
                 return
             }
             guard let written else { break }
-            outputStart += written
+            output.removeFirst(written)
         }
-        compactOutput()
         updateInterest()
         closeIfDone()
-    }
-
-    private func compactOutput() {
-        guard outputStart > 0 else { return }
-        if outputStart == output.count {
-            Self.wipe(&output)
-            output.removeAll(keepingCapacity: true)
-            outputStart = 0
-        } else if outputStart >= 64 * 1024 {
-            output.withUnsafeMutableBufferPointer { $0.baseAddress!.update(repeating: 0, count: outputStart) }
-            output.removeFirst(outputStart)
-            outputStart = 0
-        }
     }
 
     private func updateInterest() {
@@ -463,9 +534,10 @@ final class VarlinkConnection: IOEventHandler {
         watch = nil
         Syscall.close(fd)
         framer.reset()
-        Self.wipe(&output)
-        output = []
-        outputStart = 0
+        inputBudget.used -= accountedInput
+        accountedInput = 0
+        messageBegan = nil
+        output.removeAll()
         queue = []
         queueStart = 0
         current = nil

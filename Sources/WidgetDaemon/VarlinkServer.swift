@@ -9,8 +9,13 @@ import Varlink
 /// to unknown interfaces or methods with the standard errors before the handler sees
 /// them. Sockets are non-blocking and every client has bounded buffers, so a slow or
 /// hostile client never blocks the others; one that stays idle past
-/// ``ServerLimits/idleTimeoutSeconds`` is closed, so forgotten clients cannot hold every
-/// connection. Lives on the event loop's thread.
+/// ``ServerLimits/idleTimeoutSeconds`` or leaves a message unfinished past
+/// ``ServerLimits/messageTimeoutSeconds`` is closed, so forgotten or trickling clients
+/// cannot hold every connection. A crowd of peers cannot either: one uid holds at most
+/// ``ServerLimits/maxConnectionsPerUser``, the last ``ServerLimits/reservedConnections``
+/// are kept for admin and unlock peers (``mayUseReserve``), and the input all
+/// connections buffer together is bounded (``ServerLimits/maxPendingInputBytes``).
+/// Lives on the event loop's thread.
 public final class VarlinkServer {
     private let loop: EventLoop
     private let listeningSocket: Int32
@@ -18,11 +23,21 @@ public final class VarlinkServer {
     private unowned let handler: any VarlinkCallHandler
     private let logger: Logger
     private var watch: WatchID?
-    /// The next pass over the connections looking for idle ones.
-    private var idleSweep: TimerID?
+    /// The next pass over the connections looking for idle ones and unfinished messages.
+    private var sweep: (timer: TimerID, date: Date)?
     private var connections: [ConnectionID: VarlinkConnection] = [:]
+    /// Open connections per uid, of peers that are not exempt from the per-user limit.
+    private var connectionsPerUser: [UInt32: Int] = [:]
     private var nextConnection: UInt64 = 1
     private let readBuffer = ReadBuffer()
+    private let inputBudget: InputBudget
+    /// Reads a new connection's peer credentials; tests pass their own to act as several uids.
+    private let credentials: (Int32) throws(SystemError) -> PeerCredentials
+
+    /// Whether a peer may take the reserved connections and is exempt from the per-user
+    /// limit: the admin and unlock peers, so that the owner can always lock and unlock.
+    /// The daemon decides it from the configuration (`Authorization`); by default no peer may.
+    public var mayUseReserve: (PeerCredentials) -> Bool = { _ in false }
 
     /// Creates a server for `listeningSocket`, which stays owned by the caller (it may be
     /// systemd's): ``close()`` stops watching it but does not close it.
@@ -30,8 +45,10 @@ public final class VarlinkServer {
     /// The handler is not retained; its owner keeps both alive.
     public init(
         loop: EventLoop, listeningSocket: Int32, limits: ServerLimits, handler: any VarlinkCallHandler,
-        logger: Logger
+        logger: Logger, credentials: @escaping (Int32) throws(SystemError) -> PeerCredentials = PeerCredentials.of(socket:)
     ) {
+        self.credentials = credentials
+        inputBudget = InputBudget(limit: limits.maxPendingInputBytes)
         self.loop = loop
         self.listeningSocket = listeningSocket
         self.limits = limits
@@ -43,50 +60,81 @@ public final class VarlinkServer {
     public var connectionCount: Int { connections.count }
 
     /// Whether idle connections are looked for (an idle timeout is set and the server started).
-    public var closesIdleConnections: Bool { idleSweep != nil }
+    public var closesIdleConnections: Bool { limits.idleTimeoutSeconds > 0 && sweep != nil }
+
+    /// The bytes of input all connections hold buffered now (their framers' storage).
+    public var pendingInputBytes: Int { inputBudget.used }
 
     /// Starts accepting connections.
     public func start() throws(SystemError) {
         guard watch == nil else { return }
         try Syscall.setNonBlocking(listeningSocket)
         watch = try loop.watch(listeningSocket, for: .readable) { [unowned self] _ in self.acceptPending() }
-        if limits.idleTimeoutSeconds > 0 { scheduleIdleSweep(at: loop.now.addingTimeInterval(limits.idleTimeoutSeconds)) }
+        if limits.idleTimeoutSeconds > 0 { scheduleSweep(at: loop.now.addingTimeInterval(limits.idleTimeoutSeconds)) }
     }
 
     /// Stops accepting and closes every connection.
     public func close() {
         if let watch { loop.unwatch(watch) }
         watch = nil
-        if let idleSweep { loop.cancel(idleSweep) }
-        idleSweep = nil
+        if let sweep { loop.cancel(sweep.timer) }
+        sweep = nil
         for connection in Array(connections.values) { connection.close(reason: nil) }
     }
 
-    // MARK: Idle connections
-
-    private func scheduleIdleSweep(at date: Date) {
-        idleSweep = loop.schedule(at: date) { [unowned self] in self.closeIdleConnections() }
+    /// Zeroes the unsent output of every connection holding a reply that `unreadable`
+    /// says its reader may no longer read, and closes those connections (each logs it).
+    /// The service calls this whenever a class is purged or a timeline stops being open.
+    public func dropUnsentOutput(where unreadable: (ReplyProtection) -> Bool) {
+        for connection in Array(connections.values) { connection.dropOutput(holdingAny: unreadable) }
     }
 
-    /// Closes the connections idle for the timeout or longer, then comes back when the
-    /// next idle one is due, or after one timeout: a connection that becomes idle later
-    /// (its call or stream ends) is due no sooner than that.
+    // MARK: Idle connections and unfinished messages
+
+    /// Moves the next sweep to `date` unless one is due sooner.
+    private func scheduleSweep(at date: Date) {
+        if let sweep {
+            guard date < sweep.date else { return }
+            loop.cancel(sweep.timer)
+        }
+        sweep = (loop.schedule(at: date) { [unowned self] in self.closeExpiredConnections() }, date)
+    }
+
+    /// A connection's message began and is unfinished: its deadline must be looked at in time.
+    private func messageBegun(_ connection: VarlinkConnection) {
+        guard limits.messageTimeoutSeconds > 0, let began = connection.messageBegan else { return }
+        scheduleSweep(at: began.addingTimeInterval(limits.messageTimeoutSeconds))
+    }
+
+    /// Closes the connections idle for the timeout or longer and those whose message
+    /// passed its deadline, then comes back when the next one is due, or after one idle
+    /// timeout: a connection that becomes idle later (its call or stream ends) is due no
+    /// sooner than that, and a message begun later brings the sweep forward itself.
     ///
     /// One timer for all connections, not one per connection re-armed on every call: a
     /// request costs no timer work, only the stamp of ``VarlinkConnection/lastActivity``.
-    private func closeIdleConnections() {
-        let timeout = limits.idleTimeoutSeconds
+    private func closeExpiredConnections() {
+        sweep = nil
+        let idleTimeout = limits.idleTimeoutSeconds
+        let messageTimeout = limits.messageTimeoutSeconds
         let now = loop.now
-        var next = now.addingTimeInterval(timeout)
-        for connection in Array(connections.values) where connection.isIdle {
-            let due = connection.lastActivity.addingTimeInterval(timeout)
-            if due <= now {
-                connection.closeIdle()
-            } else if due < next {
-                next = due
+        var next: Date? = idleTimeout > 0 ? now.addingTimeInterval(idleTimeout) : nil
+        func consider(_ due: Date) { if next.map({ due < $0 }) ?? true { next = due } }
+        for connection in Array(connections.values) {
+            if messageTimeout > 0, let began = connection.messageBegan {
+                let due = began.addingTimeInterval(messageTimeout)
+                if due <= now {
+                    connection.closeUnfinished(after: messageTimeout)
+                    continue
+                }
+                consider(due)
+            }
+            if idleTimeout > 0, connection.isIdle {
+                let due = connection.lastActivity.addingTimeInterval(idleTimeout)
+                if due <= now { connection.closeIdle() } else { consider(due) }
             }
         }
-        scheduleIdleSweep(at: next)
+        if let next { scheduleSweep(at: next) }
     }
 
     /// Accepts until the backlog is empty.
@@ -113,11 +161,29 @@ public final class VarlinkServer {
         }
         let peer: PeerCredentials
         do {
-            peer = try PeerCredentials.of(socket: fd)
+            peer = try credentials(fd)
         } catch {
             logger.warning("refusing a connection without credentials: \(error)", event: "connection_refused")
             Syscall.close(fd)
             return
+        }
+        let isPrivileged = mayUseReserve(peer)
+        if !isPrivileged {
+            let refusal: String? =
+                if connections.count >= limits.maxConnections - limits.reservedConnections {
+                    "the last \(limits.reservedConnections) of \(limits.maxConnections) connections are reserved for admin and unlock peers"
+                } else if connectionsPerUser[peer.uid, default: 0] >= limits.maxConnectionsPerUser {
+                    "uid \(peer.uid) has \(limits.maxConnectionsPerUser) connections open"
+                } else {
+                    nil
+                }
+            if let refusal {
+                logger.warning(
+                    "refusing a connection: \(refusal)", event: "connection_refused", metadata: ["peer.uid": String(peer.uid)])
+                Syscall.close(fd)
+                return
+            }
+            connectionsPerUser[peer.uid, default: 0] += 1
         }
         let id = ConnectionID(rawValue: nextConnection)
         nextConnection += 1
@@ -126,8 +192,10 @@ public final class VarlinkServer {
             .with("peer.uid", String(peer.uid))
             .with("peer.pid", String(peer.pid))
         let connection = VarlinkConnection(
-            id: id, fd: fd, peer: peer, loop: loop, limits: limits, handler: handler, logger: connectionLogger,
-            readBuffer: readBuffer, onClose: { [unowned self] closed in self.forget(closed) })
+            id: id, fd: fd, peer: peer, isPrivileged: isPrivileged, loop: loop, limits: limits, handler: handler,
+            logger: connectionLogger, readBuffer: readBuffer, inputBudget: inputBudget,
+            onMessageBegun: { [unowned self] begun in self.messageBegun(begun) },
+            onClose: { [unowned self] closed in self.forget(closed) })
         connections[id] = connection
         do {
             try connection.start()
@@ -140,6 +208,11 @@ public final class VarlinkServer {
 
     private func forget(_ connection: VarlinkConnection) {
         guard connections.removeValue(forKey: connection.id) != nil else { return }
+        if !connection.isPrivileged {
+            let uid = connection.peer.uid
+            connectionsPerUser[uid] = connectionsPerUser[uid].flatMap { $0 > 1 ? $0 - 1 : nil }
+        }
         handler.connectionClosed(connection.id)
     }
 }
+

@@ -100,6 +100,7 @@ extension WidgetService {
             }
             if case .wiped = error {
                 presentations.removeAll()
+                unsentOutput?.dropUnsentOutput { _ in true }
                 logger.critical("wiped after failed attempts", event: "wiped", metadata: ["peer.uid": "\(context.peer.uid)"])
                 settingsWereWiped()
             }
@@ -132,6 +133,8 @@ extension WidgetService {
         guard parameters.confirm == "WIPE" else { throw ServiceError.invalidParameter("confirm") }
         presentations.removeAll()
         try store.wipe()
+        // Every class is erased: no reply holding content may still reach anyone.
+        unsentOutput?.dropUnsentOutput { _ in true }
         logger.critical("crypto-erased by request", event: "wiped", metadata: ["peer.uid": "\(context.peer.uid)"])
         settingsWereWiped()
         context.reply(Empty())

@@ -34,11 +34,11 @@ extension WidgetService {
         if let cached = presentations.reply(widget, surface, stamp: stamp, now: now()) {
             // A copy of the secure reply, which may be content: zero it once sent.
             var copy = cached.withUnsafeBytes { Array($0) }
-            context.reply(encoded: copy)
+            context.reply(encoded: copy, protecting: presentations.slot(widget, surface)?.protection)
             VarlinkReply.wipe(&copy)
             return
         }
-        let (presentation, nextChange) = try presentation(of: widget, on: surface)
+        let (presentation, nextChange, protection) = try presentation(of: widget, on: surface)
         var reply = VarlinkReply.encode(parameters: PresentationReply(presentation: presentation))
         // The reply may hold decrypted content: only the secure copy outlives this call.
         defer { reply.withUnsafeMutableBytes { _ = $0.initializeMemory(as: UInt8.self, repeating: 0) } }
@@ -48,9 +48,9 @@ extension WidgetService {
         if let secure = try? reply.withUnsafeBytes({ try SecureBytes(copying: $0) }),
             secure.isLocked || !store.configuration.requireLockedMemory || presentation.mode == .placeholder
         {
-            presentations.insert(widget, surface, reply: secure, stamp: stamp, validUntil: nextChange)
+            presentations.insert(widget, surface, reply: secure, protection: protection, stamp: stamp, validUntil: nextChange)
         }
-        context.reply(encoded: reply)
+        context.reply(encoded: reply, protecting: protection)
     }
 
     /// A repeated `GetPresentation` answered from the cache without decoding it, for a
@@ -65,7 +65,8 @@ extension WidgetService {
     /// valid until the service next runs; the connection sends it at once. Nothing here
     /// allocates or retains.
     func cachedReply(
-        to message: UnsafeRawBufferPointer, connection: ConnectionID, peer: PeerCredentials, now: Date, permit: inout UInt64
+        to message: UnsafeRawBufferPointer, connection: ConnectionID, peer: PeerCredentials, now: Date, permit: inout UInt64,
+        protection: inout ReplyProtection?
     ) -> UnsafeRawBufferPointer? {
         // Every change of key state or settings ends with dropStalePresentations (after
         // each call, each tick and each unlock's end); a debug build checks that here.
@@ -80,6 +81,7 @@ extension WidgetService {
             }
             permit = permitGeneration
         }
+        protection = slot.protection
         return reply
     }
 
@@ -101,18 +103,22 @@ extension WidgetService {
         guard stamp != presentationStamp else { return }
         presentations.removeAll(notMatching: stamp)
         presentationStamp = stamp
+        // A key released or purged: replies waiting in connections follow the same rule.
+        dropUnreadableOutput()
         assert(presentations.currentStamp == stamp)
     }
 
     func watch(_ call: VarlinkCall, _ context: CallContext) throws {
         let (widget, surface) = try presentationTarget(call)
-        let (presentation, nextChange) = try presentation(of: widget, on: surface)
-        guard context.wantsMore else { return context.reply(PresentationReply(presentation: presentation)) }
+        let (presentation, nextChange, protection) = try presentation(of: widget, on: surface)
+        guard context.wantsMore else {
+            return context.stream(PresentationReply(presentation: presentation), protecting: protection)
+        }
         let watch = Subscriptions.PresentationWatch(context: context, widget: widget, surface: surface)
         watch.last = presentation
         watch.nextChange = nextChange
         subscriptions.add(watch)
-        context.stream(PresentationReply(presentation: presentation))
+        context.stream(PresentationReply(presentation: presentation), protecting: protection)
         reschedule()
     }
 
@@ -131,10 +137,13 @@ extension WidgetService {
         return (widget, surface)
     }
 
-    /// What a host is shown for `widget` on `surface` now, and when that changes by itself.
+    /// What a host is shown for `widget` on `surface` now, when that changes by itself,
+    /// and the protected content it shows (`nil` for a placeholder, which shows none).
     ///
     /// The rules decide first; the timeline is decrypted only when they would show it.
-    func presentation(of widget: WidgetID, on surface: Surface) throws -> (presentation: Presentation, nextChange: Date?) {
+    func presentation(
+        of widget: WidgetID, on surface: Surface
+    ) throws -> (presentation: Presentation, nextChange: Date?, protection: ReplyProtection?) {
         let now = now()
         let metadata = readableMetadata(widget, withPlaceholder: false)
         guard let protectionClass = metadata?.protectionClass
@@ -158,7 +167,9 @@ extension WidgetService {
             decision, widget: widget, timeline: timeline, placeholder: placeholder,
             reloadDue: metadata?.reloadDue, surface: surface, now: now)
         let nextChange = PresentationRules.nextChange(of: presentation, timeline: timeline, now: now)
-        return (presentation, nextChange)
+        // A host never reads an open class-B timeline while locked: no openTimeline.
+        let protection = presentation.mode == .placeholder ? nil : ReplyProtection(protectionClass: protectionClass)
+        return (presentation, nextChange, protection)
     }
 
     /// The widget's metadata, or `nil` when none is stored or its file failed
@@ -197,11 +208,11 @@ extension WidgetService {
         let watches = widget.map(subscriptions.watches(of:)) ?? subscriptions.watches
         for watch in watches where watch.context.isOpen {
             do {
-                let (presentation, nextChange) = try presentation(of: watch.widget, on: watch.surface)
+                let (presentation, nextChange, protection) = try presentation(of: watch.widget, on: watch.surface)
                 watch.nextChange = nextChange
                 if presentation != watch.last {
                     watch.last = presentation
-                    watch.context.stream(PresentationReply(presentation: presentation))
+                    watch.context.stream(PresentationReply(presentation: presentation), protecting: protection)
                 }
             } catch {
                 // The widget vanished (deleted, its provider unregistered): end the stream.

@@ -182,8 +182,10 @@ extension WidgetService {
         else { return }
         guard let metadata = try store.metadata(widget) else { throw ServiceError.widgetNotFound(parameters.widget) }
         let timeline = try readTimeline(widget)
-        context.reply(TimelineReply(
-            family: metadata.family, entries: timeline.entries, policy: timeline.policy, generation: metadata.generation))
+        // Marked, so that a reply its client leaves unread is dropped when its class is purged.
+        context.reply(
+            TimelineReply(family: metadata.family, entries: timeline.entries, policy: timeline.policy, generation: metadata.generation),
+            protecting: ReplyProtection(protectionClass: metadata.protectionClass, openTimeline: widget))
     }
 
     func closeTimeline(_ call: VarlinkCall, _ context: CallContext, _ authority: PeerAuthority) throws {
@@ -192,6 +194,8 @@ extension WidgetService {
         else { return }
         store.closeTimeline(widget)
         presentations.remove(widget)
+        // A closed class-B timeline is no longer its provider's to read while locked.
+        dropUnreadableOutput()
         context.reply(Empty())
     }
 
@@ -202,6 +206,7 @@ extension WidgetService {
         guard try store.metadata(widget) != nil else { throw ServiceError.widgetNotFound(parameters.widget) }
         presentations.remove(widget)
         try store.deleteTimeline(widget)
+        dropUnreadableOutput()
         reloads.removed(widget)
         logger.info("timeline deleted", event: "timeline_deleted", metadata: ["widget.id": "\(widget)"])
         context.reply(Empty())

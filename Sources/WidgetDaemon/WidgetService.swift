@@ -50,7 +50,7 @@ final class WidgetService: VarlinkCallHandler {
     var presentationRequests = PresentationRequestTable(
         capacity: WidgetService.maxRememberedRequests, maxMessageBytes: WidgetService.maxRememberedRequestBytes)
     /// Counts configuration reloads; a connection remembers the count under which its
-    /// peer was allowed cached reads (see ``cachedReply(to:connection:peer:now:permit:)``).
+    /// peer was allowed cached reads (see ``cachedReply(to:connection:peer:now:permit:protection:)``).
     var permitGeneration: UInt64 = 1
     /// The key state and settings the cached presentations were last checked against:
     /// kept current by `dropStalePresentations()`, so a cached read need not recompute it.
@@ -63,6 +63,11 @@ final class WidgetService: VarlinkCallHandler {
     var commitTimer: TimerID?
     /// The group commits running on worker threads, oldest first (no two write one widget).
     var inFlightCommits: [InFlightCommit] = []
+
+    /// The server whose connections hold the replies not yet sent, so that those holding
+    /// content of a purged class can be dropped (``dropUnreadableOutput()``). Weak: the
+    /// daemon owns both.
+    weak var unsentOutput: VarlinkServer?
 
     /// The encoder for every reply: sorted keys, so equal values give equal bytes.
     let encoder: JSONEncoder = {
@@ -313,6 +318,21 @@ final class WidgetService: VarlinkCallHandler {
         default:
             logger.error("store failure", event: "store_failure", metadata: ["method": method, "error": "\(error)"])
             return .storageFailure("\(error)")
+        }
+    }
+
+    /// Drops (zeroed) the unsent output of every connection holding a reply its reader
+    /// may no longer read, and closes those connections: class A once its key is purged
+    /// (after the lock's grace period), class B once its key is purged unless the reader
+    /// is the provider of a timeline still open (DESIGN §3), C and D when their key goes.
+    func dropUnreadableOutput() {
+        unsentOutput?.dropUnsentOutput { [store] protection in
+            switch protection.protectionClass {
+            case .completeUnlessOpen:
+                !store.isKeyAvailable(.completeUnlessOpen) && !(protection.openTimeline.map(store.isOpen) ?? false)
+            case .complete, .completeUntilFirstUserAuthentication, .none:
+                !store.isKeyAvailable(protection.protectionClass)
+            }
         }
     }
 

@@ -53,6 +53,9 @@ struct PlaintextCache {
     /// Whether a widget's body is cached (without touching its recency).
     func contains(_ widget: WidgetID) -> Bool { entries[widget] != nil }
 
+    /// Whether a widget's body is cached and open (without touching its recency).
+    func isOpen(_ widget: WidgetID) -> Bool { entries[widget]?.isOpen ?? false }
+
     /// Caches `body` (which the cache now owns), replacing any older entry.
     mutating func insert(_ widget: WidgetID, body: SecureBytes, protectionClass: ProtectionClass, generation: UInt64, isOpen: Bool) {
         remove(widget)

@@ -1025,6 +1025,10 @@ public final class TimelineStore {
         return found
     }
 
+    /// Whether a widget's timeline is open: its body cached with the "open" mark, so that
+    /// its provider may still read it while its class-B key is purged.
+    public func isOpen(_ widget: WidgetID) -> Bool { cache.isOpen(widget) }
+
     /// Closes a widget's timeline: drops (and zeroes) its cached body and "open" mark.
     public func closeTimeline(_ widget: WidgetID) {
         cache.remove(widget)

@@ -89,3 +89,60 @@ import Testing
         #expect(read["generation"] as? Int == 1)
     }
 }
+
+/// Issue 13, defect 7: a second widgetd with its own state directory but the running
+/// one's `--socket` must not take the socket over.
+@Suite struct SocketOwnershipTests {
+    @Test func aSecondDaemonOnALiveSocketIsRefusedAndLeavesItInPlace() throws {
+        let daemon = try DaemonProcess()
+        try daemon.start()
+        defer { daemon.stop() }
+        var before = stat()
+        try #require(lstat(daemon.socketPath, &before) == 0)
+        let other = try DaemonProcess()
+        // Bounded: a daemon that took the socket over would serve on; its stop shows what its exit removes.
+        let second = try ProcessRunner.run(URL(fileURLWithPath: "/usr/bin/timeout"), [
+            "10", DaemonProcess.binary.path, "--config", other.configFile.path,
+            "--state-directory", other.stateDirectory.path, "--socket", daemon.socketPath,
+        ])
+        #expect(second.status != 0)
+        #expect(second.error.contains(daemon.socketPath), "\(second.error)")
+        #expect(second.error.contains("already answers"), "\(second.error)")
+        // The first daemon's socket is the same file, and it still answers.
+        var after = stat()
+        #expect(lstat(daemon.socketPath, &after) == 0)
+        #expect(after.st_ino == before.st_ino && after.st_dev == before.st_dev)
+        #expect(try daemon.client().ok("io.widgetd.Device.GetStatus")["state"] != nil)
+    }
+
+    @Test func aStaleSocketIsReplaced() throws {
+        let daemon = try DaemonProcess()
+        try daemon.start()
+        // SIGKILL leaves the socket file behind with nobody listening.
+        daemon.kill9()
+        #expect(FileManager.default.fileExists(atPath: daemon.socketPath))
+        try daemon.start()
+        defer { daemon.stop() }
+        #expect(try daemon.client().ok("io.widgetd.Device.GetStatus")["state"] != nil)
+    }
+
+    @Test func aDaemonDoesNotRemoveASocketThatIsNoLongerItsOwnAtExit() throws {
+        let daemon = try DaemonProcess()
+        try daemon.start()
+        // Someone else's socket now sits at the path (e.g. a newer instance's).
+        unlink(daemon.socketPath)
+        let replacement = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(replacement) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            for (i, byte) in daemon.socketPath.utf8.enumerated() { raw[i] = byte }
+        }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(replacement, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        try #require(bound == 0)
+        #expect(daemon.stop() == 0)
+        #expect(FileManager.default.fileExists(atPath: daemon.socketPath))
+    }
+}

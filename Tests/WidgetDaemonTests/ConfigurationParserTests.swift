@@ -37,6 +37,29 @@ private struct TableResolver: AccountResolver {
         #expect(configuration.providers.isEmpty)
     }
 
+    /// Issue 13, defect 6: the limits against a crowd of peers, their defaults, and that
+    /// each reaches the server.
+    @Test func readsTheConnectionLimitsAgainstACrowdOfPeers() throws {
+        let defaults = try parse().serverLimits
+        #expect(defaults.maxConnectionsPerUser == 32)
+        #expect(defaults.reservedConnections == 8)
+        #expect(defaults.messageTimeoutSeconds == 10)
+        #expect(defaults.maxPendingInputBytes == 32 << 20)
+        let limits = try parse(main: """
+            [Daemon]
+            MaxConnectionsPerUser=4
+            ReservedConnections=0
+            MessageTimeoutSec=2.5
+            MaxPendingInputBytes=8M
+            """).serverLimits
+        #expect(limits.maxConnectionsPerUser == 4)
+        #expect(limits.reservedConnections == 0)
+        #expect(limits.messageTimeoutSeconds == 2.5)
+        #expect(limits.maxPendingInputBytes == 8 << 20)
+        #expect(try parse(main: "[Daemon]\nMaxConnectionsPerUser=4\n", dropIns: ["[Daemon]\nMaxConnectionsPerUser=\n"])
+            .maxConnectionsPerUser == 32)
+    }
+
     @Test func readsEveryKey() throws {
         let configuration = try parse(main: """
             # comment
@@ -111,6 +134,8 @@ private struct TableResolver: AccountResolver {
         ("[Daemon]\nMaxTimelineBytes=12X\n", "widgetd.conf:2: invalid value '12X' for MaxTimelineBytes=: expected a size from 1024 bytes to 1G, with an optional K, M or G suffix"),
         ("[Daemon]\nMaxConnections=0\n", "widgetd.conf:2: invalid value '0' for MaxConnections=: expected a number from 1 to 65536"),
         ("[Daemon]\nRequireLockedMemory=maybe\n", "widgetd.conf:2: invalid value 'maybe' for RequireLockedMemory=: expected yes or no"),
+        ("[Daemon]\nMaxConnectionsPerUser=0\n", "widgetd.conf:2: invalid value '0' for MaxConnectionsPerUser=: expected a number from 1 to 65536"),
+        ("[Daemon]\nMaxPendingInputBytes=1K\n", "widgetd.conf:2: invalid value '1K' for MaxPendingInputBytes=: expected a size from 65536 bytes to 1G, with an optional K, M or G suffix"),
         ("[Access]\nHostGroup=nogroup-here\n", "widgetd.conf:2: unknown group 'nogroup-here'"),
     ])
     func rejectsABadMainFileNamingFileAndLine(text: String, message: String) {

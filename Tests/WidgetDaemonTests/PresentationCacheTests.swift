@@ -25,7 +25,7 @@ import WidgetModel
 
     @Test func hitsOnlyUnderTheSameStampAndSurface() {
         var cache = PresentationCache(limit: 8)
-        cache.insert(widget, .homeScreen, reply: bytes("content"), stamp: stamp(), validUntil: nil)
+        cache.insert(widget, .homeScreen, reply: bytes("content"), protection: nil, stamp: stamp(), validUntil: nil)
         #expect(text(cache.reply(widget, .homeScreen, stamp: stamp(), now: t0)) == "content")
         #expect(cache.reply(widget, .lockScreen, stamp: stamp(), now: t0) == nil)
         #expect(cache.reply(other, .homeScreen, stamp: stamp(), now: t0) == nil)
@@ -39,7 +39,7 @@ import WidgetModel
     @Test func expiresWhenThePresentationChangesByItself() {
         var cache = PresentationCache(limit: 8)
         let change = t0.addingTimeInterval(60)
-        cache.insert(widget, .homeScreen, reply: bytes("first entry"), stamp: stamp(), validUntil: change)
+        cache.insert(widget, .homeScreen, reply: bytes("first entry"), protection: nil, stamp: stamp(), validUntil: change)
         #expect(cache.reply(widget, .homeScreen, stamp: stamp(), now: change.addingTimeInterval(-0.001)) != nil)
         #expect(cache.reply(widget, .homeScreen, stamp: stamp(), now: change) == nil)
     }
@@ -47,9 +47,9 @@ import WidgetModel
     @Test func removingAWidgetZeroesItsRepliesOnEverySurface() {
         var cache = PresentationCache(limit: 8)
         let home = bytes("home"), lock = bytes("lock"), kept = bytes("kept")
-        cache.insert(widget, .homeScreen, reply: home, stamp: stamp(), validUntil: nil)
-        cache.insert(widget, .lockScreen, reply: lock, stamp: stamp(), validUntil: nil)
-        cache.insert(other, .homeScreen, reply: kept, stamp: stamp(), validUntil: nil)
+        cache.insert(widget, .homeScreen, reply: home, protection: nil, stamp: stamp(), validUntil: nil)
+        cache.insert(widget, .lockScreen, reply: lock, protection: nil, stamp: stamp(), validUntil: nil)
+        cache.insert(other, .homeScreen, reply: kept, protection: nil, stamp: stamp(), validUntil: nil)
         cache.remove(widget)
         #expect(home.count == 0 && lock.count == 0)
         #expect(cache.count == 1)
@@ -60,8 +60,8 @@ import WidgetModel
         var cache = PresentationCache(limit: 8)
         let content = bytes("decrypted content")
         let placeholder = bytes("placeholder")
-        cache.insert(widget, .homeScreen, reply: content, stamp: stamp(), validUntil: nil)
-        cache.insert(other, .homeScreen, reply: placeholder, stamp: stamp(.locked, available: 0b0001), validUntil: nil)
+        cache.insert(widget, .homeScreen, reply: content, protection: nil, stamp: stamp(), validUntil: nil)
+        cache.insert(other, .homeScreen, reply: placeholder, protection: nil, stamp: stamp(.locked, available: 0b0001), validUntil: nil)
         cache.removeAll(notMatching: stamp(.locked, available: 0b0001))
         #expect(content.count == 0)
         #expect(cache.count == 1)
@@ -73,7 +73,7 @@ import WidgetModel
     @Test func staysWithinItsLimit() {
         var cache = PresentationCache(limit: 2)
         for (index, surface) in Surface.allCases.enumerated() {
-            cache.insert(widget, surface, reply: bytes("\(index)"), stamp: stamp(), validUntil: nil)
+            cache.insert(widget, surface, reply: bytes("\(index)"), protection: nil, stamp: stamp(), validUntil: nil)
         }
         #expect(cache.count == 2)
     }
@@ -95,7 +95,7 @@ import WidgetModel
         var cache = PresentationCache(limit: 8)
         cache.removeAll(notMatching: unlocked)
         let reply = bytes("content")
-        cache.insert(widget, .homeScreen, reply: reply, stamp: unlocked, validUntil: t0.addingTimeInterval(60))
+        cache.insert(widget, .homeScreen, reply: reply, protection: nil, stamp: unlocked, validUntil: t0.addingTimeInterval(60))
         let slot = try #require(cache.slot(widget, .homeScreen))
         #expect(cache.reply(in: slot, now: t0) === reply)
         #expect(cache.reply(in: slot, now: t0.addingTimeInterval(60)) == nil)
@@ -111,14 +111,14 @@ import WidgetModel
         var cache = PresentationCache(limit: 8)
         cache.removeAll(notMatching: unlocked)
         let reply = bytes("content")
-        cache.insert(widget, .homeScreen, reply: reply, stamp: unlocked, validUntil: t0.addingTimeInterval(60))
+        cache.insert(widget, .homeScreen, reply: reply, protection: nil, stamp: unlocked, validUntil: t0.addingTimeInterval(60))
         let slot = try #require(cache.slot(widget, .homeScreen))
         let view = try #require(cache.replyBytes(in: slot, now: t0))
         #expect(String(decoding: view, as: UTF8.self) == "content")
         #expect(reply.withUnsafeBytes { $0.baseAddress } == view.baseAddress)
         #expect(cache.replyBytes(in: slot, now: t0.addingTimeInterval(60)) == nil)
         // Replaced: the old slot's view is gone and its bytes zeroed; the new slot answers.
-        cache.insert(widget, .homeScreen, reply: bytes("second"), stamp: unlocked, validUntil: nil)
+        cache.insert(widget, .homeScreen, reply: bytes("second"), protection: nil, stamp: unlocked, validUntil: nil)
         #expect(cache.replyBytes(in: slot, now: t0) == nil && slot.replyBytes.count == 0 && reply.count == 0)
         let next = try #require(cache.slot(widget, .homeScreen))
         #expect(cache.replyBytes(in: next, now: t0).map { String(decoding: $0, as: UTF8.self) } == "second")
@@ -130,7 +130,7 @@ import WidgetModel
     @Test func aReplyMadeUnderAnotherStampThanTheCurrentOneIsNotServedFromItsSlot() throws {
         var cache = PresentationCache(limit: 8)
         cache.removeAll(notMatching: locked)
-        cache.insert(widget, .homeScreen, reply: bytes("content"), stamp: unlocked, validUntil: nil)
+        cache.insert(widget, .homeScreen, reply: bytes("content"), protection: nil, stamp: unlocked, validUntil: nil)
         let slot = try #require(cache.slot(widget, .homeScreen))
         #expect(cache.reply(in: slot, now: t0) == nil)
         // Once that stamp becomes the current one, it is.
@@ -142,9 +142,9 @@ import WidgetModel
         var cache = PresentationCache(limit: 8)
         cache.removeAll(notMatching: unlocked)
         let first = bytes("first")
-        cache.insert(widget, .homeScreen, reply: first, stamp: unlocked, validUntil: nil)
+        cache.insert(widget, .homeScreen, reply: first, protection: nil, stamp: unlocked, validUntil: nil)
         let old = try #require(cache.slot(widget, .homeScreen))
-        cache.insert(widget, .homeScreen, reply: bytes("second"), stamp: unlocked, validUntil: nil)
+        cache.insert(widget, .homeScreen, reply: bytes("second"), protection: nil, stamp: unlocked, validUntil: nil)
         #expect(cache.reply(in: old, now: t0) == nil && first.count == 0)
         let new = try #require(cache.slot(widget, .homeScreen))
         #expect(cache.reply(in: new, now: t0) != nil)

@@ -16,7 +16,7 @@ import WidgetModel
         cache.removeAll(notMatching: stamp)
         let reply = try Array("reply".utf8).withUnsafeBytes { try SecureBytes(copying: $0) }
         let id = try WidgetID(widget)
-        cache.insert(id, .homeScreen, reply: reply, stamp: stamp, validUntil: nil)
+        cache.insert(id, .homeScreen, reply: reply, protection: nil, stamp: stamp, validUntil: nil)
         return (cache, try #require(cache.slot(id, .homeScreen)))
     }
 

@@ -9,7 +9,7 @@ import Testing
     @Test func createsTheParentDirectoryAndASocketOnlyOwnerAndGroupCanUse() throws {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let path = directory + "/run/widgetd/widgetd.sock"
-        let fd = try UnixListener.listen(at: path)
+        let fd = try UnixListener.listen(at: path).fd
         defer { close(fd) }
         var status = stat()
         #expect(stat(path, &status) == 0)
@@ -22,8 +22,8 @@ import Testing
     @Test func replacesAStaleSocketFromAnEarlierRun() throws {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let path = directory + "/w.sock"
-        close(try UnixListener.listen(at: path))
-        let fd = try UnixListener.listen(at: path)
+        close(try UnixListener.listen(at: path).fd)
+        let fd = try UnixListener.listen(at: path).fd
         close(fd)
     }
 

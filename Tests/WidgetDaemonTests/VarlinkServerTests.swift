@@ -4,6 +4,7 @@ import Synchronization
 import Testing
 import TestSupport
 import Varlink
+import WidgetModel
 @testable import WidgetDaemon
 
 /// Answers a few methods the way the real handlers will: at once, later, or as a stream.
@@ -40,6 +41,17 @@ private final class EchoHandler: VarlinkCallHandler {
             loop.schedule(at: Date.distantPast) {
                 context.stream(["n": 2])
                 context.reply(["n": 3])
+            }
+        case "GetTimeline":
+            // A large reply marked as holding class-A content.
+            do {
+                let parameters = try call.parameters(WidgetParameters.self)
+                let widget = try WidgetID(parameters.widget)
+                context.reply(
+                    ["widget": String(repeating: "a", count: max(largeReplyBytes, 1))],
+                    protecting: ReplyProtection(protectionClass: .complete, openTimeline: widget))
+            } catch {
+                context.fail(.invalidParameter("widget"))
             }
         case "Lock":
             context.reply([String: Int]())
@@ -128,6 +140,12 @@ private final class TestClock: Sendable {
     func advance(by seconds: TimeInterval) { offset.withLock { $0 += seconds } }
 }
 
+/// The uids the next accepted connections get, in order.
+private final class PeerQueue {
+    var uids: [UInt32] = []
+    func next() -> UInt32? { uids.isEmpty ? nil : uids.removeFirst() }
+}
+
 /// A server on a fresh socket with the echo handler, and a way to run the loop until
 /// a condition holds (bounded, so a broken server fails the test instead of hanging it).
 private final class Harness {
@@ -139,16 +157,34 @@ private final class Harness {
     let listener: Int32
     let logs = InMemoryLogHandler()
 
-    init(limits: ServerLimits = ServerLimits(), clock: TestClock? = nil) throws {
+    /// `peers` stands in for `SO_PEERCRED`: each accepted connection is the next uid in
+    /// it (the test process's own credentials otherwise); `mayUseReserve` decides which
+    /// uids are admin or unlock peers.
+    init(
+        limits: ServerLimits = ServerLimits(), clock: TestClock? = nil, peers: PeerQueue? = nil,
+        mayUseReserve: ((PeerCredentials) -> Bool)? = nil
+    ) throws {
         loop = try clock.map { clock throws(SystemError) in try EventLoop(clock: { clock.now }) } ?? EventLoop()
         handler = EchoHandler(loop: loop)
         directory = NSTemporaryDirectory() + "widgetd-server-\(UUID().uuidString)"
         path = directory + "/run/widgetd.sock"
-        listener = try UnixListener.listen(at: path)
+        listener = try UnixListener.listen(at: path).fd
         server = VarlinkServer(
             loop: loop, listeningSocket: listener, limits: limits, handler: handler,
-            logger: Logger(handler: logs, level: .debug))
+            logger: Logger(handler: logs, level: .debug),
+            credentials: { (fd) throws(SystemError) in
+                var peer = try PeerCredentials.of(socket: fd)
+                if let uid = peers?.next() { peer.uid = uid }
+                return peer
+            })
+        if let mayUseReserve { server.mayUseReserve = mayUseReserve }
         try server.start()
+    }
+
+    /// Runs the loop for `seconds` of real time, so that what the clients sent is read.
+    func run(for seconds: TimeInterval) throws {
+        let end = Date().addingTimeInterval(seconds)
+        try run { Date() >= end }
     }
 
     func client() throws -> TestClient { try TestClient(path: path, loop: loop) }
@@ -339,7 +375,7 @@ private final class Harness {
     }
 
     @Test func connectionsBeyondTheLimitAreClosed() throws {
-        let harness = try Harness(limits: ServerLimits(maxConnections: 1))
+        let harness = try Harness(limits: ServerLimits(maxConnections: 1, reservedConnections: 0))
         let first = try harness.client()
         first.send(presentation)
         #expect(try harness.run { first.replies.count == 1 })
@@ -405,6 +441,183 @@ private final class Harness {
         #expect(harness.logs.records(event: "connection_idle").isEmpty)
     }
 
+    // MARK: A crowd of peers (issue 13, defect 6)
+
+    @Test func oneUIDCannotHoldMoreThanMaxConnectionsPerUserWhileAnotherStillGetsIn() throws {
+        let peers = PeerQueue()
+        let harness = try Harness(limits: ServerLimits(maxConnections: 64, maxConnectionsPerUser: 32), peers: peers)
+        var crowd: [TestClient] = []
+        for count in 1...32 {
+            peers.uids.append(1000)
+            crowd.append(try harness.client())
+            #expect(try harness.run { harness.server.connectionCount == count })
+        }
+        peers.uids.append(1000)
+        let refused = try harness.client()
+        #expect(try harness.run { refused.isAtEOF })
+        #expect(harness.server.connectionCount == 32)
+        #expect(harness.logs.records(event: "connection_refused").count == 1)
+        peers.uids.append(1001)
+        let other = try harness.client()
+        other.send(presentation)
+        #expect(try harness.run { other.replies.count == 1 })
+        // A slot of the crowd's freed is its uid's again.
+        crowd.removeLast()
+        #expect(try harness.run { harness.server.connectionCount == 32 })
+        peers.uids.append(1000)
+        let again = try harness.client()
+        again.send(presentation)
+        #expect(try harness.run { again.replies.count == 1 })
+    }
+
+    @Test func theReservedConnectionsAreLeftToAdminAndUnlockPeers() throws {
+        let peers = PeerQueue()
+        let harness = try Harness(
+            limits: ServerLimits(maxConnections: 10, maxConnectionsPerUser: 100, reservedConnections: 2), peers: peers,
+            mayUseReserve: { $0.uid == 0 })
+        var crowd: [TestClient] = []
+        for count in 1...8 {
+            peers.uids.append(1000 + UInt32(count))
+            crowd.append(try harness.client())
+            #expect(try harness.run { harness.server.connectionCount == count })
+        }
+        peers.uids.append(2000)
+        let unprivileged = try harness.client()
+        #expect(try harness.run { unprivileged.isAtEOF })
+        #expect(harness.server.connectionCount == 8)
+        var owners: [TestClient] = []
+        for count in 9...10 {
+            peers.uids.append(0)
+            let owner = try harness.client()
+            owner.send(#"{"method":"io.widgetd.Device.Lock"}"#)
+            #expect(try harness.run { owner.replies.count == 1 })
+            #expect(harness.server.connectionCount == count)
+            owners.append(owner)
+        }
+        // The reserve is a part of MaxConnections, not beyond it.
+        peers.uids.append(0)
+        let beyond = try harness.client()
+        #expect(try harness.run { beyond.isAtEOF })
+    }
+
+    @Test func adminAndUnlockPeersAreNotCountedAgainstTheirUID() throws {
+        let peers = PeerQueue()
+        let harness = try Harness(
+            limits: ServerLimits(maxConnections: 16, maxConnectionsPerUser: 2), peers: peers, mayUseReserve: { $0.uid == 0 })
+        var owners: [TestClient] = []
+        for count in 1...4 {
+            peers.uids.append(0)
+            owners.append(try harness.client())
+            #expect(try harness.run { harness.server.connectionCount == count })
+        }
+    }
+
+    @Test func tricklingBytesDoesNotKeepAConnectionAlivePastTheIdleTimeout() throws {
+        let clock = TestClock()
+        let harness = try Harness(limits: ServerLimits(idleTimeoutSeconds: 60, messageTimeoutSeconds: 0), clock: clock)
+        let client = try harness.client()
+        client.send(presentation)
+        #expect(try harness.run { client.replies.count == 1 })
+        // One byte of a message every 25 s: 75 s after its last complete message.
+        for _ in 0..<3 {
+            clock.advance(by: 25)
+            client.send(bytes: [UInt8(ascii: " ")])
+            try harness.run(for: 0.05)
+        }
+        #expect(try harness.run { client.isAtEOF })
+        #expect(harness.logs.records(event: "connection_idle").count == 1)
+    }
+
+    @Test func aMessageNotFinishedWithinMessageTimeoutClosesItsConnection() throws {
+        let clock = TestClock()
+        let harness = try Harness(limits: ServerLimits(idleTimeoutSeconds: 600, messageTimeoutSeconds: 10), clock: clock)
+        let trickling = try harness.client()
+        let prompt = try harness.client()
+        trickling.send(bytes: Array(#"{"method":"io.widgetd.Host.GetPre"#.utf8))
+        try harness.run(for: 0.05)
+        for byte in Array(#"sentation","paramet"#.utf8).prefix(4) {
+            clock.advance(by: 3)
+            trickling.send(bytes: [byte])
+            try harness.run(for: 0.02)
+        }
+        // 12 s after the message began: past its deadline, though a byte came 0 s ago.
+        #expect(try harness.run { trickling.isAtEOF })
+        #expect(harness.logs.records(event: "message_timeout").count == 1)
+        // A message sent in one piece is never late, however the clock moved.
+        prompt.send(presentation)
+        #expect(try harness.run { prompt.replies.count == 1 })
+        #expect(!prompt.isAtEOF)
+    }
+
+    @Test func unfinishedMessagesOfAllConnectionsTogetherStayWithinMaxPendingInputBytes() throws {
+        let limit = 512 << 10
+        let harness = try Harness(limits: ServerLimits(maxMessageBytes: 1 << 20, maxPendingInputBytes: limit))
+        // Sixteen unterminated 100 KB messages: 1.6 MB against a 512 KiB bound.
+        let clients = try (0..<16).map { _ in try harness.client() }
+        var most = 0
+        for client in clients {
+            client.send(bytes: Array(repeating: UInt8(ascii: " "), count: 100_000))
+            try harness.run(for: 0.02)
+            most = max(most, harness.server.pendingInputBytes)
+        }
+        try harness.run(for: 0.1)
+        #expect(most <= limit)
+        let closed = clients.filter(\.isAtEOF).count
+        #expect(closed >= 8, "\(closed) of 16 closed")
+        #expect(!harness.logs.records(event: "pending_input_exceeded").isEmpty)
+        // What the closed ones held is free again: a new client is served.
+        let fresh = try harness.client()
+        fresh.send(presentation)
+        #expect(try harness.run { fresh.replies.count == 1 })
+        clients.forEach { shutdown($0.fd, Int32(SHUT_RDWR)) }
+        #expect(try harness.run { harness.server.pendingInputBytes < 64 << 10 })
+    }
+
+    @Test func aBigMessageLeavesNoLargeBufferBehindOnceTaken() throws {
+        let harness = try Harness()
+        let client = try harness.client()
+        let big = #"{"method":"io.widgetd.Host.GetPresentation","parameters":{"widget":""#
+            + String(repeating: "x", count: 150_000) + #""}}"#
+        client.send(big)
+        #expect(try harness.run { client.replies.count == 1 })
+        #expect(harness.server.pendingInputBytes <= 64 << 10)
+    }
+
+    // MARK: Unsent protected output (issue 13, defect 2)
+
+    @Test func unsentOutputHoldingAPurgedClassIsDroppedAndItsConnectionClosed() throws {
+        let harness = try Harness()
+        harness.handler.largeReplyBytes = 1 << 20
+        let holder = try harness.client()
+        let plain = try harness.client()
+        // Neither reads: a marked reply and an unmarked one wait in their output.
+        for client in [holder, plain] { if let watch = client.watch { harness.loop.unwatch(watch) } }
+        holder.send(#"{"method":"io.widgetd.Provider.GetTimeline","parameters":{"widget":"com.example.health/rings"}}"#)
+        plain.send(presentation)
+        #expect(try harness.run { harness.handler.calls.count == 2 })
+        // Another class's purge leaves it alone.
+        harness.server.dropUnsentOutput { $0.protectionClass == .completeUnlessOpen }
+        #expect(harness.server.connectionCount == 2)
+        harness.server.dropUnsentOutput { $0.protectionClass == .complete }
+        #expect(harness.server.connectionCount == 1)
+        #expect(harness.handler.closed.count == 1)
+        let records = harness.logs.records(event: "connection_dropped_protected_output")
+        #expect(records.count == 1)
+        #expect(records.first?.metadata["class"] == "complete")
+        #expect(records.first?.metadata["peer.uid"] == String(getuid()))
+    }
+
+    @Test func aProtectedReplyAlreadySentIsNotDropped() throws {
+        let harness = try Harness()
+        let client = try harness.client()
+        client.send(#"{"method":"io.widgetd.Provider.GetTimeline","parameters":{"widget":"com.example.health/rings"}}"#)
+        #expect(try harness.run { client.replies.count == 1 })
+        harness.server.dropUnsentOutput { _ in true }
+        #expect(harness.server.connectionCount == 1)
+        client.send(presentation)
+        #expect(try harness.run { client.replies.count == 2 })
+    }
+
     @Test func closingTheClientEndsItsStreamAndTellsTheHandler() throws {
         let harness = try Harness()
         var client: TestClient? = try harness.client()
@@ -436,7 +649,7 @@ private final class Harness {
             func connectionClosed(_ id: ConnectionID) {}
         }
         let recorder = Recorder()
-        let listener = try UnixListener.listen(at: harness.directory + "/other.sock")
+        let listener = try UnixListener.listen(at: harness.directory + "/other.sock").fd
         defer { Glibc.close(listener) }
         let server = VarlinkServer(
             loop: harness.loop, listeningSocket: listener, limits: ServerLimits(), handler: recorder,

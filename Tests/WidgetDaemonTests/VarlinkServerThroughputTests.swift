@@ -21,7 +21,7 @@ import Varlink
         let directory = NSTemporaryDirectory() + "widgetd-bench-\(UUID().uuidString)"
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let path = directory + "/w.sock"
-        let listener = try UnixListener.listen(at: path)
+        let listener = try UnixListener.listen(at: path).fd
         defer { close(listener) }
         let server = VarlinkServer(
             loop: loop, listeningSocket: listener, limits: ServerLimits(), handler: handler,
