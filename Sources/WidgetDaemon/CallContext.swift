@@ -95,7 +95,7 @@ public final class CallContext {
 
     /// Sends the final reply.
     public func reply(_ parameters: some Encodable) {
-        send(isFinal: true, wipe: true) { VarlinkReply.encode(parameters: parameters) }
+        send(isFinal: true, wipe: true) { ExactReply.encode(parameters: parameters) }
     }
 
     /// Sends a final reply that is already encoded (NUL-terminated), e.g. a cached
@@ -109,7 +109,7 @@ public final class CallContext {
     /// reply is sent as the final one instead, so the client still gets an answer.
     public func stream(_ parameters: some Encodable) {
         if wantsMore {
-            send(isFinal: false, wipe: true) { VarlinkReply.encode(parameters: parameters, continues: true) }
+            send(isFinal: false, wipe: true) { ExactReply.encode(parameters: parameters, continues: true) }
         } else {
             reply(parameters)
         }

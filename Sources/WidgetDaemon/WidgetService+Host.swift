@@ -39,7 +39,7 @@ extension WidgetService {
             return
         }
         let (presentation, nextChange) = try presentation(of: widget, on: surface)
-        var reply = VarlinkReply.encode(parameters: PresentationReply(presentation: presentation))
+        var reply = ExactReply.encode(parameters: PresentationReply(presentation: presentation))
         // The reply may hold decrypted content: only the secure copy outlives this call.
         defer { reply.withUnsafeMutableBytes { _ = $0.initializeMemory(as: UInt8.self, repeating: 0) } }
         if let secure = try? reply.withUnsafeBytes({ try SecureBytes(copying: $0) }) {
@@ -148,7 +148,7 @@ extension WidgetService {
         // store's cache, which the read of the timeline just filled, or the file).
         let showsContent = decision == .content && timeline?.currentEntry(at: now) != nil
         let placeholderBytes = showsContent || metadata == nil ? nil : readableMetadata(widget)?.placeholder
-        let placeholder = placeholderBytes.flatMap { try? JSONDecoder().decode(Placeholder.self, from: Data($0)) }
+        let placeholder = placeholderBytes.flatMap { try? Placeholder.decode(from: $0, limits: limits) }
         let presentation = PresentationRules.present(
             decision, widget: widget, timeline: timeline, placeholder: placeholder,
             reloadDue: metadata?.reloadDue, surface: surface, now: now)
