@@ -50,7 +50,7 @@ public struct ConfigurationParser {
         }
         var firstPlace: [String: (file: String, line: Int)] = [:]
         for source in providers {
-            for section in try providerSections(in: source) {
+            for section in try providerSections(in: source, defaults: configuration) {
                 let (registration, idLine) = section
                 if let first = firstPlace[registration.id] {
                     throw ConfigurationError(
@@ -152,6 +152,12 @@ public struct ConfigurationParser {
         case ("Daemon", "MaxCachedTimelines"):
             configuration.maxCachedTimelines =
                 reset ? defaults.maxCachedTimelines : try count(assignment, in: 1...1_000_000)
+        case ("Daemon", "MaxWidgetsPerProvider"):
+            configuration.maxWidgetsPerProvider =
+                reset ? defaults.maxWidgetsPerProvider : try count(assignment, in: Self.widgetQuotaRange)
+        case ("Daemon", "MaxBytesPerProvider"):
+            configuration.maxBytesPerProvider =
+                reset ? defaults.maxBytesPerProvider : try size(assignment, minimum: Self.minimumByteQuota)
         case ("Access", "AdminGroup"):
             configuration.adminGroup = reset ? nil : try group(assignment)
         case ("Access", "UnlockGroup"):
@@ -167,8 +173,15 @@ public struct ConfigurationParser {
 
     // MARK: providers.d
 
+    /// `MaxWidgets=` and `[Daemon] MaxWidgetsPerProvider=`: at least one widget.
+    static let widgetQuotaRange = 1...1_000_000
+    /// The least `MaxBytes=`: one small timeline file.
+    static let minimumByteQuota = 1024
+
+    /// The `[Provider]` sections of one file; quotas they do not set are `defaults`' (the
+    /// `[Daemon]` values, which the main file and drop-ins have set by now).
     private func providerSections(
-        in source: ConfigurationSource
+        in source: ConfigurationSource, defaults: Configuration
     ) throws(ConfigurationError) -> [(ProviderRegistration, idLine: Int)] {
         struct Draft {
             var headerLine: Int
@@ -176,6 +189,8 @@ public struct ConfigurationParser {
             var uid: UInt32?
             var gid: UInt32?
             var dataProtection: ProtectionClass = .completeUntilFirstUserAuthentication
+            var maxWidgets: Int?
+            var maxBytes: Int?
         }
         var drafts: [Draft] = []
         for assignment in try Self.assignments(in: source) {
@@ -205,6 +220,10 @@ public struct ConfigurationParser {
                         key: "DataProtection", value: value,
                         expected: ProtectionClass.allCases.map(\.rawValue).joined(separator: ", ")))
                 }
+            case "MaxWidgets":
+                drafts[drafts.count - 1].maxWidgets = value.isEmpty ? nil : try count(assignment, in: Self.widgetQuotaRange)
+            case "MaxBytes":
+                drafts[drafts.count - 1].maxBytes = value.isEmpty ? nil : try size(assignment, minimum: Self.minimumByteQuota)
             default:
                 throw assignment.error(.unknownKey(section: "Provider", key: assignment.key))
             }
@@ -220,7 +239,9 @@ public struct ConfigurationParser {
             }
             result.append((
                 ProviderRegistration(
-                    id: id, uid: draft.uid, gid: draft.gid, dataProtection: draft.dataProtection, file: source.path),
+                    id: id, uid: draft.uid, gid: draft.gid, dataProtection: draft.dataProtection,
+                    maxWidgets: draft.maxWidgets ?? defaults.maxWidgetsPerProvider,
+                    maxBytes: draft.maxBytes ?? defaults.maxBytesPerProvider, file: source.path),
                 idLine
             ))
         }
