@@ -97,4 +97,19 @@ import Testing
         #expect(try Self.put(again, Self.widget(4)).error == nil)
         #expect(try Self.put(again, Self.widget(5)).error == "io.widgetd.TooLarge")
     }
+
+    /// With no quota configured at all, the default (1000 widgets) still bounds a provider.
+    @Test func theDefaultQuotaBoundsAProviderThatSetsNone() throws {
+        let daemon = try DaemonProcess()
+        try daemon.start()
+        let client = try daemon.client()
+        let date = Fixtures.rfc3339(Date())
+        for n in 0..<1000 {
+            try client.ok("io.widgetd.Provider.PutTimeline", ["widget": Self.widget(n), "entries": [["date": date, "fields": [:] as [String: Any]]]])
+        }
+        let refused = try client.call(
+            "io.widgetd.Provider.PutTimeline", ["widget": Self.widget(1000), "entries": [["date": date, "fields": [:] as [String: Any]]]])
+        #expect(refused.error == "io.widgetd.TooLarge")
+        #expect(refused.parameters["limit"] as? Int == 1000)
+    }
 }
