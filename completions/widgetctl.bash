@@ -63,7 +63,7 @@ _widgetctl()
     for ((i = command_index + 1; i < cword; i++)); do
         word=${words[i]}
         case $word in
-            --surface | --family) ((i++)) ;;
+            --surface | --family | --provider) ((i++)) ;;
             -*) ;;
             *) positional+=("$word") ;;
         esac
@@ -76,7 +76,8 @@ _widgetctl()
 
     local options="--help"
     case $command in
-        status | lock | monitor | list | timeline | delete | reload | settings) options+=" --json" ;;
+        status | lock | monitor | timeline | delete | reload | settings) options+=" --json" ;;
+        list) options+=" --provider --json" ;;
         unlock | passcode) options+=" --passcode-stdin --json" ;;
         wipe) options+=" --yes --json" ;;
         put) options+=" --family --json" ;;

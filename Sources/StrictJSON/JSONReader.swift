@@ -94,22 +94,48 @@ public struct JSONReader {
         guard kind == .number else { throw mismatch(kind, "a number") }
         let start = offset
         let (isInteger, digits) = try scanNumber()
-        let negative = bytes[start] == UInt8(ascii: "-")
-        if isInteger, digits <= 15 {
-            // Exact in a Double: no text conversion needed.
-            var value = 0
-            for index in (start + (negative ? 1 : 0))..<offset { value = value * 10 + Int(bytes[index] &- 48) }
-            return negative ? -Double(value) : Double(value)
-        }
+        if isInteger, digits <= 15 { return exactSmallInteger(from: start) }
         var text = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<offset]), as: UTF8.self)
         let value = Double(text)
         // The digits may be decrypted content: a text longer than a small string's 15
         // bytes lives on the heap, and this copy is ours alone, so zero it before release.
+        Self.zero(&text)
+        guard let value, value.isFinite else { throw JSONReadError.mismatch(at: start, "is malformed") }
+        return value
+    }
+
+    /// Reads a number as its literal text, byte for byte as written (`1E5`, `-0`, `0.10`
+    /// and 30-digit integers stay as they are), for values that must be served exactly as
+    /// they were sent. One whose magnitude a `Double` cannot hold (`1e400`) is a mismatch
+    /// (`is malformed`), as in ``readNumber()``: a reader of doubles would see infinity.
+    public mutating func readNumberText() throws(JSONReadError) -> String {
+        let kind = try peek()
+        guard kind == .number else { throw mismatch(kind, "a number") }
+        let start = offset
+        let (isInteger, digits) = try scanNumber()
+        var text = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<offset]), as: UTF8.self)
+        // Up to 15 digits an integer is well inside the range; otherwise ask strtod.
+        if !(isInteger && digits <= 15), !(Double(text)?.isFinite ?? false) {
+            Self.zero(&text)
+            throw JSONReadError.mismatch(at: start, "is malformed")
+        }
+        return text
+    }
+
+    /// The integer of at most 15 digits just scanned from `start`: exact in a `Double`,
+    /// so no text conversion is needed.
+    private func exactSmallInteger(from start: Int) -> Double {
+        let negative = bytes[start] == UInt8(ascii: "-")
+        var value = 0
+        for index in (start + (negative ? 1 : 0))..<offset { value = value * 10 + Int(bytes[index] &- 48) }
+        return negative ? -Double(value) : Double(value)
+    }
+
+    /// Zeroes a string's own storage before it is released (a copy of content).
+    private static func zero(_ text: inout String) {
         text.withUTF8 { utf8 in
             _ = UnsafeMutableRawBufferPointer(mutating: UnsafeRawBufferPointer(utf8)).initializeMemory(as: UInt8.self, repeating: 0)
         }
-        guard let value, value.isFinite else { throw JSONReadError.mismatch(at: start, "is malformed") }
-        return value
     }
 
     /// Reads a string, unescaped and checked (valid UTF-8, paired surrogates).

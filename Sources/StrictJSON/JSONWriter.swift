@@ -85,16 +85,16 @@ public struct JSONWriter {
             raw("null")
             return
         }
-        if value == 0, value.sign == .minus {
-            raw("-0")
-            return
-        }
-        if value == value.rounded(), abs(value) < 1e15 {
-            // Integers as integers: `3`, not `3.0`.
-            raw(String(Int(value)))
-            return
-        }
-        raw(value.description)
+        raw(Self.text(of: value))
+    }
+
+    /// The text ``number(_:)`` writes for a finite `value`: integers as integers (`3`,
+    /// not `3.0`) below 10¹⁵, `-0` for negative zero, else Swift's shortest form.
+    public static func text(of value: Double) -> String {
+        precondition(value.isFinite, "a non-finite number has no JSON text")
+        if value == 0, value.sign == .minus { return "-0" }
+        if value == value.rounded(), abs(value) < 1e15 { return String(Int(value)) }
+        return value.description
     }
 
     /// Writes `true` or `false`.

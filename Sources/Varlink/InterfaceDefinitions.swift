@@ -235,7 +235,9 @@ extension InterfaceDefinition {
         # The timeline is not valid; "reason" says why.
         error InvalidTimeline (reason: string)
 
-        # The timeline exceeds the limit, in bytes.
+        # The timeline exceeds the limit, in bytes; or the write would take the provider past
+        # its quota: "limit" is its MaxBytes= (bytes of stored timeline files) or its
+        # MaxWidgets= (stored widgets), whichever it would pass. Nothing was changed.
         error TooLarge (limit: int)
 
         # The device was wiped.
@@ -299,8 +301,10 @@ extension InterfaceDefinition {
           validUntil: ?string
         )
 
-        # Every stored widget; works in every state.
-        method ListWidgets() -> (widgets: []WidgetInfo)
+        # The stored widgets, of one provider if given, in widget id order; works in every
+        # state. Without "limit" every widget; with it (1 or more) one page, and "next" while
+        # more remain: pass it as "after" for the next page, which holds the ids after it.
+        method ListWidgets(provider: ?string, after: ?string, limit: ?int) -> (widgets: []WidgetInfo, next: ?string)
 
         # What a surface may show of a widget now.
         method GetPresentation(widget: string, surface: string) -> (presentation: Presentation)

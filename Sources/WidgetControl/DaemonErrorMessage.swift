@@ -37,7 +37,7 @@ enum DaemonErrorMessage {
             return "?"
         }
         func number(_ key: String) -> Double? {
-            if case .number(let value)? = parameters[key] { return value }
+            if case .number(let value)? = parameters[key] { return value.doubleValue }
             return nil
         }
         switch name {

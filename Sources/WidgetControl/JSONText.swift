@@ -3,21 +3,18 @@ import WidgetModel
 
 /// JSON values as text: for `--json` output and for showing a field's value.
 enum JSONText {
-    /// One line, sorted keys, slashes unescaped.
+    /// One line, sorted keys, slashes unescaped, numbers exactly as their text.
     static func compact(_ value: JSONValue) -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        guard let data = try? encoder.encode(value) else { return "null" }
-        return String(decoding: data, as: UTF8.self)
+        String(decoding: value.jsonBytes, as: UTF8.self)
     }
 
-    /// A field value as a person reads it: strings bare, whole numbers without `.0`.
+    /// A field value as a person reads it: strings bare, numbers as the provider wrote them.
     static func display(_ value: JSONValue) -> String {
         switch value {
         case .null: "null"
         case .bool(let flag): flag ? "true" : "false"
         case .string(let text): text
-        case .number(let number): format(number: number)
+        case .number(let number): number.text
         case .array, .object: compact(value)
         }
     }

@@ -31,7 +31,8 @@ struct TimelineFile {
         let bytes = path == "-"
             ? try standardInput.readToEnd(limit: Self.maximumBytes) : try Self.readFile(path)
         let name = path == "-" ? "standard input" : path
-        guard let value = try? JSONDecoder().decode(JSONValue.self, from: Data(bytes)) else {
+        // The strict reader keeps numbers as their text, so they are sent as written.
+        guard let value = bytes.withUnsafeBytes({ try? JSONValue.parse($0) }) else {
             throw CommandFailure("\(name) is not JSON")
         }
         guard case .object(let object) = value else {

@@ -5,7 +5,8 @@ import WidgetModel
 /// A small blocking Varlink client over a Unix stream socket.
 ///
 /// Messages are JSON objects terminated by a NUL byte. `widgetctl` makes one call or
-/// follows one stream per process, so blocking I/O and Foundation's JSON are enough.
+/// follows one stream per process, so blocking I/O is enough; JSON goes through the
+/// strict reader and writer, which keep numbers exactly as their text.
 /// An instance is used from one thread at a time; it closes its socket on release.
 public final class VarlinkClient {
     /// The largest reply accepted, so a confused peer cannot exhaust memory.
@@ -86,11 +87,10 @@ public final class VarlinkClient {
 
     // MARK: Encoding
 
+    /// Compact JSON, keys sorted, numbers exactly as their text (`JSONWriter`): a
+    /// field value from a timeline file reaches the daemon digit for digit.
     private static func encode(_ value: JSONValue) -> [UInt8] {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        // Encoding a JSONValue cannot fail except for non-finite numbers, which callers never build.
-        return Array((try? encoder.encode(value)) ?? Data("null".utf8))
+        value.jsonBytes
     }
 
     /// The NUL-terminated bytes of a request.
@@ -192,8 +192,9 @@ public final class VarlinkClient {
 
     /// Turns a message into a reply, or into the error it carries.
     static func decodeReply(_ message: [UInt8]) throws(VarlinkClientError) -> VarlinkReply {
-        guard let value = try? JSONDecoder().decode(JSONValue.self, from: Data(message)),
-              case .object(let object) = value
+        // The strict reader keeps numbers as their text: a value is shown as it was stored.
+        let value = message.withUnsafeBytes { try? JSONValue.parse($0) }
+        guard case .object(let object)? = value
         else { throw .malformedReply("reply is not a JSON object") }
         var parameters: [String: JSONValue] = [:]
         switch object["parameters"] {

@@ -15,10 +15,11 @@ public struct VarlinkReply: Sendable {
     }
 
     /// Decodes the parameters as a typed value; a mismatch is a malformed reply.
+    /// Straight from the parsed values (`JSONTreeDecoder`), so a field's number keeps
+    /// its text rather than passing through a `Double`.
     public func decode<T: Decodable>(_ type: T.Type) throws(VarlinkClientError) -> T {
         do {
-            let data = try JSONEncoder().encode(JSONValue.object(parameters))
-            return try JSONDecoder().decode(T.self, from: data)
+            return try JSONTreeDecoder.decode(T.self, from: .object(parameters))
         } catch {
             throw .malformedReply("unexpected reply shape: \(error)")
         }

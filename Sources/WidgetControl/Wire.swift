@@ -110,6 +110,8 @@ enum Wire {
     /// `Host.ListWidgets` reply.
     struct WidgetList: Decodable, Equatable {
         let widgets: [WidgetInfo]
+        /// Where the next page starts, while more remain.
+        let next: String?
     }
 
     /// `Presentation`.

@@ -112,14 +112,14 @@ public final class CallContext {
 
     /// Sends the final reply.
     public func reply(_ parameters: some Encodable) {
-        send(isFinal: true, wipe: true) { VarlinkReply.encode(parameters: parameters) }
+        send(isFinal: true, wipe: true) { ExactReply.encode(parameters: parameters) }
     }
 
     /// Sends the final reply, which holds content under `protection`: if the socket does
     /// not take it at once, what waits is dropped (and the connection closed) when that
     /// content's class is purged before it is sent.
     public func reply(_ parameters: some Encodable, protecting protection: ReplyProtection) {
-        send(isFinal: true, wipe: true, protection: protection) { VarlinkReply.encode(parameters: parameters) }
+        send(isFinal: true, wipe: true, protection: protection) { ExactReply.encode(parameters: parameters) }
     }
 
     /// Sends a final reply that is already encoded (NUL-terminated), e.g. a cached
@@ -136,10 +136,10 @@ public final class CallContext {
     public func stream(_ parameters: some Encodable, protecting protection: ReplyProtection? = nil) {
         if wantsMore {
             send(isFinal: false, wipe: true, protection: protection) {
-                VarlinkReply.encode(parameters: parameters, continues: true)
+                ExactReply.encode(parameters: parameters, continues: true)
             }
         } else {
-            send(isFinal: true, wipe: true, protection: protection) { VarlinkReply.encode(parameters: parameters) }
+            send(isFinal: true, wipe: true, protection: protection) { ExactReply.encode(parameters: parameters) }
         }
     }
 

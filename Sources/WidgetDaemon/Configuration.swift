@@ -1,4 +1,5 @@
 import WidgetModel
+import WidgetStore
 
 /// The daemon's configuration (DESIGN §7): `widgetd.conf`, its drop-ins and the
 /// registered providers. Every value has a default, so a missing file is a valid,
@@ -38,6 +39,12 @@ public struct Configuration: Sendable, Equatable {
     /// `[Daemon] RequireLockedMemory=`: cache decrypted timelines and presentations only
     /// in memory locked in RAM (yes, the default); no runs degraded when locking fails.
     public var requireLockedMemory = true
+    /// `[Daemon] MaxWidgetsPerProvider=`: the `MaxWidgets=` of every provider whose
+    /// registration sets none.
+    public var maxWidgetsPerProvider: Int = ProviderRegistration.defaultMaxWidgets
+    /// `[Daemon] MaxBytesPerProvider=`: the `MaxBytes=` of every provider whose
+    /// registration sets none.
+    public var maxBytesPerProvider: Int = ProviderRegistration.defaultMaxBytes
     /// `[Access] AdminGroup=`: members may do everything.
     public var adminGroup: UInt32? = nil
     /// `[Access] UnlockGroup=`: members may `Unlock`, `Lock` and `GetStatus`.
@@ -90,20 +97,40 @@ public struct ProviderRegistration: Sendable, Equatable {
     public var gid: UInt32?
     /// `DataProtection=`: the class every timeline of this provider is stored under.
     public var dataProtection: ProtectionClass
+    /// `MaxWidgets=` (else `[Daemon] MaxWidgetsPerProvider=`): the most widgets this
+    /// provider may have stored at once.
+    public var maxWidgets: Int
+    /// `MaxBytes=` (else `[Daemon] MaxBytesPerProvider=`): the most bytes its stored
+    /// timeline files may take together, as they lie in `timelines/`.
+    public var maxBytes: Int
     /// The file that registered it, for messages.
     public var file: String
+
+    /// The default `MaxWidgets=`: a provider shows a handful of kinds on a few
+    /// surfaces, tens of widgets; 1000 leaves room for instances and stops a runaway
+    /// (issue 13 saw 20,000 made in 9 s).
+    public static let defaultMaxWidgets = 1000
+    /// The default `MaxBytes=`, 64 MiB: 64 timelines of the largest size
+    /// (`MaxTimelineBytes=`, 1 MiB), or 1000 widgets of 64 KiB each.
+    public static let defaultMaxBytes = 64 << 20
 
     /// Creates a registration.
     public init(
         id: String, uid: UInt32?, gid: UInt32?,
-        dataProtection: ProtectionClass = .completeUntilFirstUserAuthentication, file: String = ""
+        dataProtection: ProtectionClass = .completeUntilFirstUserAuthentication,
+        maxWidgets: Int = defaultMaxWidgets, maxBytes: Int = defaultMaxBytes, file: String = ""
     ) {
         self.id = id
         self.uid = uid
         self.gid = gid
         self.dataProtection = dataProtection
+        self.maxWidgets = maxWidgets
+        self.maxBytes = maxBytes
         self.file = file
     }
+
+    /// The quota the store enforces on this provider's writes.
+    public var quota: ProviderQuota { ProviderQuota(maxWidgets: maxWidgets, maxBytes: maxBytes) }
 
     /// Whether a peer may write for this provider: it is its `User=`, or a member of its `Group=`.
     public func admits(_ peer: PeerCredentials) -> Bool {

@@ -87,7 +87,7 @@ public struct ConfigurationParser {
         var firstPlace: [String: (file: String, line: Int)] = [:]
         for source in sources {
             do throws(ConfigurationError) {
-                let sections = try providerSections(in: source)
+                let sections = try providerSections(in: source, defaults: configuration)
                 for (registration, idLine) in sections {
                     if let first = firstPlace[registration.id] {
                         throw ConfigurationError(
@@ -205,6 +205,12 @@ public struct ConfigurationParser {
                 reset ? defaults.maxCachedTimelines : try count(assignment, in: 1...1_000_000)
         case ("Daemon", "RequireLockedMemory"):
             configuration.requireLockedMemory = reset ? defaults.requireLockedMemory : try boolean(assignment)
+        case ("Daemon", "MaxWidgetsPerProvider"):
+            configuration.maxWidgetsPerProvider =
+                reset ? defaults.maxWidgetsPerProvider : try count(assignment, in: Self.widgetQuotaRange)
+        case ("Daemon", "MaxBytesPerProvider"):
+            configuration.maxBytesPerProvider =
+                reset ? defaults.maxBytesPerProvider : try size(assignment, minimum: Self.minimumByteQuota)
         case ("Access", "AdminGroup"):
             configuration.adminGroup = reset ? nil : try group(assignment)
         case ("Access", "UnlockGroup"):
@@ -224,11 +230,18 @@ public struct ConfigurationParser {
 
     // MARK: providers.d
 
-    /// The registrations of one provider file. An unknown key here is an error, not a
-    /// warning as in `[Daemon]`: a misspelt `DataProtection=` would otherwise store the
-    /// provider's timelines under the default class, weaker than the one meant.
+    /// `MaxWidgets=` and `[Daemon] MaxWidgetsPerProvider=`: at least one widget.
+    static let widgetQuotaRange = 1...1_000_000
+    /// The least `MaxBytes=`: one small timeline file.
+    static let minimumByteQuota = 1024
+
+    /// The `[Provider]` sections of one file; quotas they do not set are `defaults`' (the
+    /// `[Daemon]` values, which the main file and drop-ins have set by now). An unknown
+    /// key here is an error, not a warning as in `[Daemon]`: a misspelt `DataProtection=`
+    /// would otherwise store the provider's timelines under the default class, weaker
+    /// than the one meant.
     private func providerSections(
-        in source: ConfigurationSource
+        in source: ConfigurationSource, defaults: Configuration
     ) throws(ConfigurationError) -> [(ProviderRegistration, idLine: Int)] {
         struct Draft {
             var headerLine: Int
@@ -236,6 +249,8 @@ public struct ConfigurationParser {
             var uid: UInt32?
             var gid: UInt32?
             var dataProtection: ProtectionClass = .completeUntilFirstUserAuthentication
+            var maxWidgets: Int?
+            var maxBytes: Int?
         }
         var drafts: [Draft] = []
         for assignment in try Self.assignments(in: source) {
@@ -265,6 +280,10 @@ public struct ConfigurationParser {
                         key: "DataProtection", value: value,
                         expected: ProtectionClass.allCases.map(\.rawValue).joined(separator: ", ")))
                 }
+            case "MaxWidgets":
+                drafts[drafts.count - 1].maxWidgets = value.isEmpty ? nil : try count(assignment, in: Self.widgetQuotaRange)
+            case "MaxBytes":
+                drafts[drafts.count - 1].maxBytes = value.isEmpty ? nil : try size(assignment, minimum: Self.minimumByteQuota)
             default:
                 throw assignment.error(.unknownKey(section: "Provider", key: assignment.key))
             }
@@ -280,7 +299,9 @@ public struct ConfigurationParser {
             }
             result.append((
                 ProviderRegistration(
-                    id: id, uid: draft.uid, gid: draft.gid, dataProtection: draft.dataProtection, file: source.path),
+                    id: id, uid: draft.uid, gid: draft.gid, dataProtection: draft.dataProtection,
+                    maxWidgets: draft.maxWidgets ?? defaults.maxWidgetsPerProvider,
+                    maxBytes: draft.maxBytes ?? defaults.maxBytesPerProvider, file: source.path),
                 idLine
             ))
         }

@@ -41,14 +41,14 @@ enum ServiceError: Error, Equatable {
         case .unavailableOnSurface(let surface):
             VarlinkError(name: "io.widgetd.UnavailableOnSurface", parameters: Self.object(["surface": .string(surface.rawValue)]))
         case .invalidTimeline(let reason): VarlinkError(name: "io.widgetd.InvalidTimeline", parameters: Self.object(["reason": .string(reason)]))
-        case .tooLarge(let limit): VarlinkError(name: "io.widgetd.TooLarge", parameters: Self.object(["limit": .number(Double(limit))]))
+        case .tooLarge(let limit): VarlinkError(name: "io.widgetd.TooLarge", parameters: Self.object(["limit": .number(JSONNumber(limit))]))
         case .wrongPasscode(let failed, let retryAfter):
             VarlinkError(
                 name: "io.widgetd.WrongPasscode",
-                parameters: Self.object(retryAfter.map { ["failedAttempts": .number(Double(failed)), "retryAfter": .number($0)] }
-                    ?? ["failedAttempts": .number(Double(failed))]))
+                parameters: Self.object(retryAfter.map { ["failedAttempts": .number(JSONNumber(failed)), "retryAfter": .number(JSONNumber($0))] }
+                    ?? ["failedAttempts": .number(JSONNumber(failed))]))
         case .tryAgainLater(let retryAfter):
-            VarlinkError(name: "io.widgetd.TryAgainLater", parameters: Self.object(["retryAfter": .number(retryAfter)]))
+            VarlinkError(name: "io.widgetd.TryAgainLater", parameters: Self.object(["retryAfter": .number(JSONNumber(retryAfter))]))
         case .passcodeRequired: VarlinkError(name: "io.widgetd.PasscodeRequired")
         case .unlockInterrupted: VarlinkError(name: "io.widgetd.UnlockInterrupted")
         case .wiped: VarlinkError(name: "io.widgetd.Wiped")

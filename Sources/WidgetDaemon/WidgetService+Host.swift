@@ -6,14 +6,42 @@ import WidgetStore
 
 /// io.widgetd.Host: what the programs that draw widgets call (DESIGN §4, §5).
 extension WidgetService {
+    /// Every stored widget of `provider` (any, if absent) whose id sorts after `after`,
+    /// in widget id order; with `limit`, at most that many and `next` while more remain.
+    /// Widgets written or deleted between pages are seen or not by the pages still to
+    /// come, as their ids fall; none is listed twice.
     func listWidgets(_ call: VarlinkCall, _ context: CallContext) throws {
-        try finishIndexing()
-        let widgets = try store.listTimelines().map {
-            WidgetInfo(
-                widget: $0.widget.description, provider: $0.widget.provider, kind: $0.widget.kind,
-                family: $0.family, class: $0.protectionClass, generation: $0.generation)
+        let parameters = try call.parameters(ListWidgetsParameters.self)
+        if let provider = parameters.provider, !WidgetID.isValidProviderID(provider) {
+            throw ServiceError.invalidParameter("provider")
         }
-        context.reply(ListWidgetsReply(widgets: widgets))
+        let after = try parameters.after.map { text in
+            do { return try WidgetID(text) } catch { throw ServiceError.invalidParameter("after") }
+        }
+        if let limit = parameters.limit, limit <= 0 { throw ServiceError.invalidParameter("limit") }
+        try finishIndexing()
+        var stored = try store.listTimelines()[...]
+        if let after {
+            // Sorted: the page starts at the first id past `after`.
+            var low = stored.startIndex, high = stored.endIndex
+            while low < high {
+                let middle = low + (high - low) / 2
+                if stored[middle].widget <= after { low = middle + 1 } else { high = middle }
+            }
+            stored = stored[low...]
+        }
+        var page: [WidgetInfo] = []
+        var next: String?
+        for metadata in stored where parameters.provider.map({ metadata.widget.provider == $0 }) ?? true {
+            if let limit = parameters.limit, page.count == limit {
+                next = page.last?.widget
+                break
+            }
+            page.append(WidgetInfo(
+                widget: metadata.widget.description, provider: metadata.widget.provider, kind: metadata.widget.kind,
+                family: metadata.family, class: metadata.protectionClass, generation: metadata.generation))
+        }
+        context.reply(ListWidgetsReply(widgets: page, next: next))
     }
 
     /// The most distinct `GetPresentation` messages remembered; beyond it they are all forgotten.
@@ -39,7 +67,7 @@ extension WidgetService {
             return
         }
         let (presentation, nextChange, protection) = try presentation(of: widget, on: surface)
-        var reply = VarlinkReply.encode(parameters: PresentationReply(presentation: presentation))
+        var reply = ExactReply.encode(parameters: PresentationReply(presentation: presentation))
         // The reply may hold decrypted content: only the secure copy outlives this call.
         defer { reply.withUnsafeMutableBytes { _ = $0.initializeMemory(as: UInt8.self, repeating: 0) } }
         // Content and redacted replies hold decrypted fields: not kept in memory that could
@@ -162,7 +190,7 @@ extension WidgetService {
         // store's cache, which the read of the timeline just filled, or the file).
         let showsContent = decision == .content && timeline?.currentEntry(at: now) != nil
         let placeholderBytes = showsContent || metadata == nil ? nil : readableMetadata(widget)?.placeholder
-        let placeholder = placeholderBytes.flatMap { try? JSONDecoder().decode(Placeholder.self, from: Data($0)) }
+        let placeholder = placeholderBytes.flatMap { try? Placeholder.decode(from: $0, limits: limits) }
         let presentation = PresentationRules.present(
             decision, widget: widget, timeline: timeline, placeholder: placeholder,
             reloadDue: metadata?.reloadDue, surface: surface, now: now)

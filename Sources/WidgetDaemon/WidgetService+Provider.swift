@@ -8,10 +8,10 @@ import WidgetStore
 /// io.widgetd.Provider: what widget extensions call (DESIGN §5).
 extension WidgetService {
     /// Checks that the caller may provide `text`'s widget and that its provider is
-    /// registered; returns the id and the provider's protection class.
+    /// registered; returns the id and the provider's registration.
     private func providedWidget(
         _ text: String, _ context: CallContext, _ authority: PeerAuthority, method: String
-    ) throws -> (WidgetID, ProtectionClass)? {
+    ) throws -> (WidgetID, ProviderRegistration)? {
         let widget = try widgetID(text)
         guard authority.mayProvide(widget) else {
             deny(method, context: context, widget: text)
@@ -20,12 +20,12 @@ extension WidgetService {
         guard let registration = authorization.providers.first(where: { $0.id == widget.provider }) else {
             throw ServiceError.providerNotRegistered(widget.provider)
         }
-        return (widget, registration.dataProtection)
+        return (widget, registration)
     }
 
     func putTimeline(_ call: VarlinkCall, _ context: CallContext, _ authority: PeerAuthority) throws {
         let parameters = try call.withParameterBytes { bytes in try PutTimelineParameters.read(from: bytes) }
-        guard let (widget, protectionClass) = try providedWidget(
+        guard let (widget, registration) = try providedWidget(
             parameters.widget, context, authority, method: call.method)
         else { return }
         let timeline = Timeline(entries: parameters.entries, policy: parameters.policy ?? .atEnd)
@@ -33,8 +33,9 @@ extension WidgetService {
         if let placeholder = parameters.placeholder { try TimelineValidator.validate(placeholder: placeholder, limits: limits) }
         let placeholder = parameters.placeholder?.canonicalJSON
         let write = TimelineStore.TimelineWrite(
-            widget: widget, protectionClass: protectionClass, family: parameters.family, reloadDue: timeline.reloadDue,
-            body: try Self.secureEncode(timeline), placeholder: placeholder)
+            widget: widget, protectionClass: registration.dataProtection, family: parameters.family,
+            reloadDue: timeline.reloadDue, body: try Self.secureEncode(timeline), placeholder: placeholder,
+            quota: registration.quota)
         pendingWrites.append((context, write))
         if pendingWrites.count >= Self.maxWritesPerCommit {
             startCommits()
@@ -164,7 +165,7 @@ extension WidgetService {
 
     func appendEntries(_ call: VarlinkCall, _ context: CallContext, _ authority: PeerAuthority) throws {
         let parameters = try call.withParameterBytes { bytes in try AppendEntriesParameters.read(from: bytes) }
-        guard let (widget, _) = try providedWidget(
+        guard let (widget, registration) = try providedWidget(
             parameters.widget, context, authority, method: call.method)
         else { return }
         guard let metadata = try store.metadata(widget) else { throw ServiceError.widgetNotFound(parameters.widget) }
@@ -172,7 +173,8 @@ extension WidgetService {
         try TimelineValidator.validate(timeline, limits: limits)
         // The stored class, not today's registration: appending must not move a timeline.
         let generation = try store(
-            timeline, for: widget, class: metadata.protectionClass, family: metadata.family, placeholder: nil)
+            timeline, for: widget, class: metadata.protectionClass, family: metadata.family, placeholder: nil,
+            quota: registration.quota)
         context.reply(GenerationReply(generation: generation))
     }
 
@@ -235,14 +237,14 @@ extension WidgetService {
     /// Encodes, stores and announces a new generation of a timeline.
     private func store(
         _ timeline: Timeline, for widget: WidgetID, class protectionClass: ProtectionClass,
-        family: String?, placeholder: [UInt8]?
+        family: String?, placeholder: [UInt8]?, quota: ProviderQuota
     ) throws -> UInt64 {
         let body = try Self.secureEncode(timeline)
         // Dropped first: a failed write may still have left the new file in place.
         presentations.remove(widget)
         let generation = try store.putTimeline(
             widget, protectionClass: protectionClass, family: family, reloadDue: timeline.reloadDue,
-            body: body, placeholder: placeholder)
+            body: body, placeholder: placeholder, quota: quota)
         stored(widget, generation: generation)
         announceDueReloads()
         refreshWatches(widget)

@@ -309,7 +309,7 @@ final class WidgetService: VarlinkCallHandler {
         switch error {
         case .protectedDataUnavailable: return .protectedDataUnavailable
         case .widgetNotFound: return .widgetNotFound(widget ?? "")
-        case .tooLarge(let limit): return .tooLarge(limit: limit)
+        case .tooLarge(let limit), .tooManyWidgets(let limit): return .tooLarge(limit: limit)
         case .wrongPasscode(let failed, let retryAfter): return .wrongPasscode(failedAttempts: failed, retryAfter: retryAfter)
         case .tryAgainLater(let retryAfter): return .tryAgainLater(retryAfter: retryAfter)
         case .passcodeRequired: return .passcodeRequired

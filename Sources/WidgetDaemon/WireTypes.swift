@@ -201,8 +201,33 @@ struct WidgetInfo: Encodable, Sendable {
     var generation: UInt64
 }
 
+/// `ListWidgets(provider?, after?, limit?)`: without `limit` every widget, as before
+/// paging existed; with it one page in widget id order.
+struct ListWidgetsParameters: Decodable, Sendable {
+    var provider: String?
+    var after: String?
+    var limit: Int?
+
+    private enum CodingKeys: String, CodingKey { case provider, after, limit }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        provider = try container.decodeIfPresent(String.self, forKey: .provider)
+        after = try container.decodeIfPresent(String.self, forKey: .after)
+        do {
+            limit = try container.decodeIfPresent(Int.self, forKey: .limit)
+        } catch {
+            // JSONDecoder reports a fraction (`1.5`) without the key: name it.
+            throw DecodingError.typeMismatch(
+                Int.self, DecodingError.Context(codingPath: container.codingPath + [CodingKeys.limit], debugDescription: "not an integer"))
+        }
+    }
+}
+
 struct ListWidgetsReply: Encodable, Sendable {
     var widgets: [WidgetInfo]
+    /// The last widget of a page when more follow: pass it as `after`. Absent otherwise.
+    var next: String?
 }
 
 struct PresentationParameters: Decodable, Sendable {

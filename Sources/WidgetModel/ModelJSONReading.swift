@@ -155,7 +155,7 @@ extension JSONValue {
             _ = try reader.readNull()
             return .null
         case .bool: return .bool(try reader.readBool())
-        case .number: return .number(try reader.readNumber())
+        case .number: return .number(JSONNumber(checked: try reader.readNumberText()))
         case .string: return .string(try reader.readString())
         case .array:
             var items: [JSONValue] = []
@@ -171,6 +171,16 @@ extension JSONValue {
             }
             return .object(members)
         }
+    }
+}
+
+extension JSONValue {
+    /// Reads one whole JSON document (whitespace around it allowed) into a value,
+    /// numbers as their literal text.
+    public static func parse(_ bytes: UnsafeRawBufferPointer) throws(JSONReadError) -> JSONValue {
+        try JSONReader.validate(bytes)
+        var reader = JSONReader(bytes)
+        return try read(from: &reader)
     }
 }
 

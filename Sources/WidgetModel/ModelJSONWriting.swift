@@ -92,7 +92,7 @@ extension JSONValue {
         switch self {
         case .null: writer.null()
         case .bool(let value): writer.bool(value)
-        case .number(let value): writer.number(value)
+        case .number(let value): writer.raw(value.text)
         case .string(let value): writer.string(value)
         case .array(let items):
             writer.byte(UInt8(ascii: "["))
@@ -165,5 +165,20 @@ extension RFC3339 {
         writer.byte(UInt8(ascii: "\""))
         withFormatted(date) { writer.raw(UnsafeRawBufferPointer($0)) }
         writer.byte(UInt8(ascii: "\""))
+    }
+}
+
+extension JSONValue {
+    /// The value as compact JSON, keys sorted, numbers as their text: measured first,
+    /// then written into an array of exactly that size. The caller zeroes it if it
+    /// holds content.
+    public var jsonBytes: [UInt8] {
+        var counter = JSONWriter()
+        write(to: &counter)
+        return [UInt8](unsafeUninitializedCapacity: counter.count) { buffer, initialized in
+            var writer = JSONWriter(into: UnsafeMutableRawBufferPointer(buffer))
+            write(to: &writer)
+            initialized = writer.count
+        }
     }
 }

@@ -9,8 +9,8 @@ import StrictJSON
 /// and the rules that decoding alone cannot enforce.
 ///
 /// Decoding already rejects bad dates, unknown privacy values, unknown keys and wrong
-/// types; this adds counts, sizes, nesting, finite numbers and dates in range. Each
-/// failure names the entry and field: `entries[3].fields["temp"]: value is not a finite number`.
+/// types; this adds counts, sizes, nesting, finite relevance numbers and dates in range. Each
+/// failure names the entry and field: `entries[3].fields["temp"]: value is larger than 16384 bytes as JSON`.
 public enum TimelineValidator {
     /// Validates a whole timeline.
     public static func validate(_ timeline: Timeline, limits: TimelineLimits = .default) throws(InvalidTimeline) {
@@ -86,18 +86,17 @@ public enum TimelineValidator {
     }
 }
 
-/// Walks a value once, checking finiteness, depth and encoded size together.
+/// Walks a value once, checking depth and encoded size together.
 ///
 /// Size is what the value costs as compact JSON: string bytes (escapes counted as
-/// written, approximately), two quotes, separators, and at most 24 bytes per number.
+/// written, approximately), two quotes, separators, and each number's literal text.
 /// Nothing is encoded, so no extra copy of a private value is made.
 struct ValueBudget {
     enum Problem {
-        case notFinite, tooDeep, tooLarge
+        case tooDeep, tooLarge
 
         func description(_ limits: TimelineLimits) -> String {
             switch self {
-            case .notFinite: "is not a finite number"
             case .tooDeep: "nests arrays and objects deeper than \(limits.maxNestingDepth) levels"
             case .tooLarge: "is larger than \(limits.maxValueBytes) bytes as JSON"
             }
@@ -116,9 +115,7 @@ struct ValueBudget {
         switch value {
         case .null: return spend(4)
         case .bool(let flag): return spend(flag ? 4 : 5)
-        case .number(let number):
-            guard number.isFinite else { return .notFinite }
-            return spend(24)
+        case .number(let number): return spend(number.text.utf8.count)
         case .string(let text): return spend(Self.encodedSize(text))
         case .array(let items):
             guard depth < maxDepth else { return .tooDeep }

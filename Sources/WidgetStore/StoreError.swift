@@ -87,8 +87,11 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     case protectedDataUnavailable
     /// No timeline is stored for the widget.
     case widgetNotFound
-    /// A body, placeholder or family exceeds its configured limit (bytes).
+    /// A body, placeholder or family exceeds its configured limit (bytes), or a write
+    /// would take its provider's stored files past `ProviderQuota.maxBytes`.
     case tooLarge(limit: Int)
+    /// A write would take its provider past `ProviderQuota.maxWidgets` stored widgets.
+    case tooManyWidgets(limit: Int)
     /// The passcode is wrong; the attempt was counted (and written durably) first.
     case wrongPasscode(failedAttempts: Int, retryAfter: Double?)
     /// Too many failed attempts: the next one is allowed in `retryAfter` seconds.
@@ -125,6 +128,7 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
         case .protectedDataUnavailable: "protected data unavailable: the class key is not released in this state"
         case .widgetNotFound: "no timeline is stored for this widget"
         case .tooLarge(let limit): "too large: the limit is \(limit) bytes"
+        case .tooManyWidgets(let limit): "too many widgets: the provider may store \(limit)"
         case .wrongPasscode(let n, let retry):
             "wrong passcode (\(n) failed attempt\(n == 1 ? "" : "s"))" + (retry.map { "; try again in \(Int($0.rounded(.up))) s" } ?? "")
         case .tryAgainLater(let retry): "too many failed attempts; try again in \(Int(retry.rounded(.up))) s"

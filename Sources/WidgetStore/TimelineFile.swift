@@ -118,6 +118,15 @@ enum TimelineFile {
         }
     }
 
+    /// The size of the version-2 file `encode` builds for `metadata` and a body of
+    /// `bodyCount` bytes, computed without sealing anything: what a write will take on
+    /// disk, for the providers' quotas (a test compares it with `encode`'s output).
+    static func encodedCount(_ metadata: TimelineMetadata, bodyCount: Int) -> Int {
+        let header = Header(protectionClass: metadata.protectionClass, generation: metadata.generation, widget: metadata.widget)
+        return header.encoded.count + 4 + encodeMetadata(metadata).count + AEAD.overhead + PublicKey.byteCount
+            + wrappedKeyByteCount + 4 + bodyCount + AEAD.overhead
+    }
+
     /// Builds a version-2 file. Needs no class secret key: `bodyKEK` was agreed with the
     /// class public key (it may serve every file of a batch of that class), and
     /// `metadataKey` is the device's metadata subkey. `keys` is a reused buffer for the

@@ -6,10 +6,13 @@ import WidgetModel
 ///
 /// Per file it holds only what calls need often — the verdict (present, absent,
 /// corrupt), generation, class, reload due, whether a placeholder exists, the reload
-/// announcement — in a 24-byte entry keyed by the 16-byte file-name digest (in a
-/// `DigestTable`, about 45 bytes per file with the key and slot); the widget
+/// announcement, the file's size — in a 32-byte entry keyed by the 16-byte file-name
+/// digest (in a `DigestTable`, about 52 bytes per file with the key and slot); the widget
 /// id's bytes live in one shared arena and families in a small interned table.
 /// Placeholders are not kept here: the store reads them back from the verified file.
+///
+/// It keeps each provider's usage (widgets, file bytes) current with every change, for
+/// the quotas (`ProviderQuota`); exact once every file is indexed.
 ///
 /// It also answers the reload schedule (DESIGN §2): which due reloads were announced,
 /// and the earliest one still to announce, so the daemon keeps no map per timeline.
@@ -90,13 +93,15 @@ struct TimelineIndex {
         var hasPlaceholder: Bool
     }
 
-    /// One file, 24 bytes; with its key, 40 bytes in the table's packed arrays.
+    /// One file, 32 bytes; with its key, 48 bytes in the table's packed arrays.
     private struct Entry {
         var generation: UInt64
         /// `timeIntervalSinceReferenceDate` of the reload due, NaN for none.
         var due: Double
         /// Where the widget id starts in `arena` (present entries only).
         var offset: UInt32
+        /// The file's size in bytes (present entries only); files are at most 64 MiB.
+        var fileBytes: UInt32
         /// 0 for no family, `inlineFamily` for one kept in the arena after the id, else
         /// one more than its place in `families`.
         var family: UInt16
@@ -121,7 +126,7 @@ struct TimelineIndex {
         static let corrupt: UInt8 = 2
 
         static func marker(state: UInt8, detail: Int = 0) -> Entry {
-            Entry(generation: 0, due: .nan, offset: 0, family: 0, length: 0, bits: state | UInt8(detail) << 2)
+            Entry(generation: 0, due: .nan, offset: 0, fileBytes: 0, family: 0, length: 0, bits: state | UInt8(detail) << 2)
         }
     }
 
@@ -142,6 +147,8 @@ struct TimelineIndex {
     /// the answer for any later instant before it, until an entry changes. Without it,
     /// every reschedule (each write, lock, unlock) would pass over every stored timeline.
     private var earliest: (asked: Double, answer: Double?)?
+    /// Each provider's present widgets and their files' bytes.
+    private var usages: [String: ProviderUsage] = [:]
 
     /// How many files the index has a verdict for.
     var count: Int { entries.count }
@@ -156,8 +163,17 @@ struct TimelineIndex {
         }
     }
 
-    /// Records a verified or just-written file's metadata; its reload is not announced.
-    mutating func record(_ key: Key, _ metadata: TimelineMetadata) {
+    /// The file size recorded for `key` if it is present.
+    func fileBytes(_ key: Key) -> Int? {
+        guard let entry = entries[key], entry.isPresent else { return nil }
+        return Int(entry.fileBytes)
+    }
+
+    /// What `provider`'s present files take.
+    func usage(of provider: String) -> ProviderUsage { usages[provider] ?? ProviderUsage() }
+
+    /// Records a verified or just-written file's metadata and size; its reload is not announced.
+    mutating func record(_ key: Key, _ metadata: TimelineMetadata, fileBytes: Int) {
         let id = Array(metadata.widget.description.utf8)
         var family: UInt16 = 0
         var inline: [UInt8] = []
@@ -171,6 +187,7 @@ struct TimelineIndex {
         }
         let bytes = id + inline
         let old = entries[key]
+        if let old { account(old, -1) }
         let offset: UInt32
         if let old, old.isPresent, recordBytes(old).elementsEqual(bytes) {
             // A rewrite of the same widget: its bytes are already there.
@@ -184,8 +201,9 @@ struct TimelineIndex {
             | (metadata.placeholder != nil ? 1 << 6 : 0)
         let entry = Entry(
             generation: metadata.generation, due: metadata.reloadDue?.timeIntervalSinceReferenceDate ?? .nan,
-            offset: offset, family: family, length: UInt8(id.count), bits: bits)
+            offset: offset, fileBytes: UInt32(clamping: fileBytes), family: family, length: UInt8(id.count), bits: bits)
         entries[key] = entry
+        account(entry, 1)
         dropped(old)
         added(entry)
         compactIfWorthIt()
@@ -292,10 +310,24 @@ struct TimelineIndex {
 
     private mutating func replace(_ key: Key, with entry: Entry?) {
         let old = entries[key]
+        if let old { account(old, -1) }
         entries[key] = entry
         if let old { release(old) }
         dropped(old)
         compactIfWorthIt()
+    }
+
+    /// Adds (`sign` 1) or removes (-1) a present entry's share of its provider's usage.
+    /// Entries recorded by `replace` are markers, which count for nobody.
+    private mutating func account(_ entry: Entry, _ sign: Int) {
+        guard entry.isPresent else { return }
+        let id = arena[Int(entry.offset)..<Int(entry.offset) + Int(entry.length)]
+        // Recorded ids are valid: PROVIDER/KIND[#INSTANCE].
+        let provider = String(decoding: id[..<(id.firstIndex(of: UInt8(ascii: "/")) ?? id.endIndex)], as: UTF8.self)
+        var usage = usages[provider] ?? ProviderUsage()
+        usage.widgets += sign
+        usage.bytes += sign * Int(entry.fileBytes)
+        usages[provider] = usage.widgets == 0 ? nil : usage
     }
 
     /// Counts an entry's arena bytes as garbage (the entry is going).

@@ -559,9 +559,11 @@ public final class TimelineStore {
     /// A class public key, for tests that write files as the shipped version did.
     func classPublicKey(_ c: ProtectionClass) -> PublicKey { keybag.publicKey(c) }
 
-    /// Reads, parses and verifies a timeline file's header and metadata.
-    /// `expected` nil accepts any widget whose own file name is `name`.
-    private func readSealed(name: String, expected: WidgetID?) throws(StoreError) -> (TimelineFile.Sealed, TimelineMetadata)? {
+    /// Reads, parses and verifies a timeline file's header and metadata; also returns
+    /// the file's size. `expected` nil accepts any widget whose own file name is `name`.
+    private func readSealed(
+        name: String, expected: WidgetID?
+    ) throws(StoreError) -> (TimelineFile.Sealed, TimelineMetadata, fileBytes: Int)? {
         let path = "\(timelinesDirectory)/\(name)"
         let bytes: [UInt8]
         if let journal, let key = TimelineIndex.Key(fileName: name), let journaled = journal.pending(key) {
@@ -576,7 +578,7 @@ public final class TimelineStore {
         guard try fileName(for: sealed.header.widget) == name else { throw .corrupt(file: path, reason: .wrongWidget) }
         let metadata = try TimelineFile.openMetadata(
             sealed, metadataKey: subkeys.timelineMetadata, classD: lifecycle.keyPair(.none)!, file: path)
-        return (sealed, metadata)
+        return (sealed, metadata, bytes.count)
     }
 
     /// The metadata for one file name, with its placeholder, from the index or verified
@@ -608,11 +610,11 @@ public final class TimelineStore {
     /// recorded: it may pass.
     private func verify(name: String, key: TimelineIndex.Key, widget: WidgetID?) throws(StoreError) -> TimelineMetadata? {
         do throws(StoreError) {
-            guard let metadata = try readSealed(name: name, expected: widget)?.1 else {
+            guard let (_, metadata, fileBytes) = try readSealed(name: name, expected: widget) else {
                 recordAbsent(key)
                 return nil
             }
-            index.record(key, metadata)
+            index.record(key, metadata, fileBytes: fileBytes)
             placeholders.set(key, metadata.placeholder, generation: metadata.generation)
             return metadata
         } catch {
@@ -623,10 +625,10 @@ public final class TimelineStore {
         }
     }
 
-    /// Records metadata just written under file `name`.
-    private func record(_ name: String, _ metadata: TimelineMetadata) {
+    /// Records metadata just written under file `name`, `fileBytes` long.
+    private func record(_ name: String, _ metadata: TimelineMetadata, fileBytes: Int) {
         guard let key = TimelineIndex.Key(fileName: name) else { return }
-        index.record(key, metadata)
+        index.record(key, metadata, fileBytes: fileBytes)
         placeholders.set(key, metadata.placeholder, generation: metadata.generation)
     }
 
@@ -647,17 +649,18 @@ public final class TimelineStore {
     /// Replaces a widget's timeline and returns its new generation. Needs only public
     /// keys, so every class is writable in every state. `placeholder` nil keeps the
     /// stored one. The body is cached (class B marked open), except class A while
-    /// locked and any class whose key is not held.
+    /// locked and any class whose key is not held. `quota`, if given, bounds what the
+    /// widget's provider stores with it.
     @discardableResult
     public func putTimeline(
         _ widget: WidgetID, protectionClass: ProtectionClass, family: String?, reloadDue: Date?, body: SecureBytes,
-        placeholder: [UInt8]?
+        placeholder: [UInt8]?, quota: ProviderQuota? = nil
     ) throws(StoreError) -> UInt64 {
         // A batch of one. The batch hands its body buffer to the cache; the caller's
         // stays the caller's, so the cache gets a copy.
         let write = TimelineWrite(
             widget: widget, protectionClass: protectionClass, family: family, reloadDue: reloadDue,
-            body: try crypto { () throws(CryptoError) in try body.copy() }, placeholder: placeholder)
+            body: try crypto { () throws(CryptoError) in try body.copy() }, placeholder: placeholder, quota: quota)
         return try putTimelines([write])[0].get()
     }
 
@@ -669,11 +672,13 @@ public final class TimelineStore {
         public let reloadDue: Date?
         public let body: SecureBytes
         public let placeholder: [UInt8]?
+        /// What the widget's provider may store, this write included; `nil` is no bound.
+        public let quota: ProviderQuota?
 
         /// A write; `placeholder` nil keeps the stored one.
         public init(
             widget: WidgetID, protectionClass: ProtectionClass, family: String?, reloadDue: Date?, body: SecureBytes,
-            placeholder: [UInt8]?
+            placeholder: [UInt8]?, quota: ProviderQuota? = nil
         ) {
             self.widget = widget
             self.protectionClass = protectionClass
@@ -681,6 +686,7 @@ public final class TimelineStore {
             self.reloadDue = reloadDue
             self.body = body
             self.placeholder = placeholder
+            self.quota = quota
         }
     }
 
@@ -704,6 +710,8 @@ public final class TimelineStore {
             let index: Int
             let name: String
             let metadata: TimelineMetadata
+            /// The size of the file it will be.
+            let fileBytes: Int
             let body: SecureBytes
             let classKey: PublicKey
         }
@@ -726,20 +734,30 @@ public final class TimelineStore {
         fileprivate let outcomes: [StoreError?]
     }
 
-    /// Checks each write against the limits, numbers it (later writes of the same widget,
-    /// in this batch or the next, build on its generation) and drops the widget's cached
-    /// body, which the write replaces. Store state is touched only here and in
-    /// `finishWrites`, both on the store's thread.
+    /// Checks each write against the limits and its provider's quota, numbers it (later
+    /// writes of the same widget, in this batch or the next, build on its generation)
+    /// and drops the widget's cached body, which the write replaces. Store state is
+    /// touched only here and in `finishWrites`, both on the store's thread.
+    ///
+    /// A staged write is recorded in the index at once, so the next write's quota
+    /// counts it (and a batch still committing); a write that then fails is indexed
+    /// again from the disk. A quota is never checked against a partial index: the first
+    /// write with one completes the index (DESIGN: fail closed), however large the store.
     public func prepareWrites(_ writes: [TimelineWrite]) -> PreparedWrites {
         var staged: [PreparedWrites.Staged] = []
         var failures: [Int: StoreError] = [:]
+        var indexing: StoreError?
+        if writes.contains(where: { $0.quota != nil }) {
+            do throws(StoreError) { while try indexNextTimelines(limit: .max) != nil {} } catch { indexing = error }
+        }
         for (index, write) in writes.enumerated() {
             do throws(StoreError) {
-                let (name, metadata) = try stageForWrite(write)
+                if write.quota != nil, let indexing { throw indexing }
+                let (name, metadata, fileBytes) = try stageForWrite(write)
                 // Later writes of the same widget build on this generation.
-                record(name, metadata)
+                record(name, metadata, fileBytes: fileBytes)
                 staged.append(PreparedWrites.Staged(
-                    index: index, name: name, metadata: metadata, body: write.body,
+                    index: index, name: name, metadata: metadata, fileBytes: fileBytes, body: write.body,
                     classKey: keybag.publicKey(write.protectionClass)))
             } catch {
                 failures[index] = error
@@ -846,7 +864,7 @@ public final class TimelineStore {
                 results[item.index] = .failure(error)
                 continue
             }
-            record(item.name, item.metadata)
+            record(item.name, item.metadata, fileBytes: item.fileBytes)
             if shouldCacheWrite(write.protectionClass), cache.admits(write.body) {
                 // The write's own buffer becomes the cached body: no second secure copy.
                 // A later write of the same widget in this batch replaces it.
@@ -859,9 +877,10 @@ public final class TimelineStore {
         return results.map { $0! }
     }
 
-    /// Checks one write against the limits and numbers it; drops the widget's cached
-    /// body, which the write replaces.
-    private func stageForWrite(_ write: TimelineWrite) throws(StoreError) -> (String, TimelineMetadata) {
+    /// Checks one write against the limits and its quota and numbers it; drops the
+    /// widget's cached body, which the write replaces. Returns the file's name,
+    /// metadata and size.
+    private func stageForWrite(_ write: TimelineWrite) throws(StoreError) -> (String, TimelineMetadata, Int) {
         guard write.body.count <= configuration.maxTimelineBytes else { throw .tooLarge(limit: configuration.maxTimelineBytes) }
         if let placeholder = write.placeholder, placeholder.count > configuration.maxPlaceholderBytes {
             throw .tooLarge(limit: configuration.maxPlaceholderBytes)
@@ -875,9 +894,24 @@ public final class TimelineStore {
             widget: write.widget, protectionClass: write.protectionClass, family: write.family,
             generation: (previous?.generation ?? 0) + 1, reloadDue: write.reloadDue,
             placeholder: write.placeholder ?? previous?.placeholder)
+        let fileBytes = TimelineFile.encodedCount(metadata, bodyCount: write.body.count)
+        if let quota = write.quota { try check(quota, name: name, widget: write.widget, fileBytes: fileBytes) }
         cache.remove(write.widget)
-        return (name, metadata)
+        return (name, metadata, fileBytes)
     }
+
+    /// Throws unless the widget's provider stays within `quota` once file `name` is
+    /// `fileBytes` long: a new widget counts one more, a replacement only its change
+    /// in size. Damaged files count for nobody (they prove no owner).
+    private func check(_ quota: ProviderQuota, name: String, widget: WidgetID, fileBytes: Int) throws(StoreError) {
+        let usage = index.usage(of: widget.provider)
+        let previous = TimelineIndex.Key(fileName: name).flatMap { index.fileBytes($0) }
+        if previous == nil, usage.widgets + 1 > quota.maxWidgets { throw .tooManyWidgets(limit: quota.maxWidgets) }
+        if usage.bytes - (previous ?? 0) + fileBytes > quota.maxBytes { throw .tooLarge(limit: quota.maxBytes) }
+    }
+
+    /// What `provider`'s stored timelines take, by the index (exact once it is complete).
+    public func usage(of provider: String) -> ProviderUsage { index.usage(of: provider) }
 
     /// After a failed write (a full disk): the previous file is still in place, or the
     /// new one if only the directory sync failed. Index whichever is there; dropping
@@ -923,7 +957,7 @@ public final class TimelineStore {
         let name = key.fileName
         let path = "\(timelinesDirectory)/\(name)"
         // Always verified from disk: the metadata index is no proof of the body.
-        guard let (sealed, metadata) = try readSealed(name: name, expected: widget) else { throw .widgetNotFound }
+        guard let (sealed, metadata, _) = try readSealed(name: name, expected: widget) else { throw .widgetNotFound }
         // Verified with the body: a presentation that then needs it reads no file again.
         placeholders.set(key, metadata.placeholder, generation: metadata.generation)
         guard let pair = lifecycle.keyPair(metadata.protectionClass) else { throw .protectedDataUnavailable }

@@ -27,7 +27,8 @@ import Testing
         let server = try FakeVarlinkServer(replies: [reply(Fixtures.contentPresentation)])
         let result = widgetctl(["get", "a/b", "--surface=alwaysOn"], socket: server.path)
         #expect(result.standardOutput.contains("│ content (invalidated) · stale · luminance reduced │"))
-        #expect(result.standardOutput.contains("│ n  21 "))
+        // The value as the daemon sent it (`21.0`), digit for digit (issue 13).
+        #expect(result.standardOutput.contains("│ n  21.0 "))
     }
 
     /// Whether output is coloured: (stdout is a terminal, environment, colour expected).

@@ -43,7 +43,7 @@ import Testing
         case 1: return .bool(Bool.random(using: &random))
         case 2:
             let number = number(&random)
-            return .number(number.isFinite ? number : 0)
+            return .number(JSONNumber(number.isFinite ? number : 0))
         case 3: return .string(string(&random))
         case 4: return .array((0..<Int.random(in: 0...3, using: &random)).map { _ in value(&random, depth: depth + 1) })
         default:
@@ -84,6 +84,23 @@ import Testing
         return bytes
     }
 
+    /// The timeline with every field value's number as its Double's shortest text.
+    static func asDoubles(_ timeline: Timeline) -> Timeline {
+        func convert(_ value: JSONValue) -> JSONValue {
+            switch value {
+            case .number(let number): .number(JSONNumber(number.doubleValue))
+            case .array(let items): .array(items.map(convert))
+            case .object(let members): .object(members.mapValues(convert))
+            case .null, .bool, .string: value
+            }
+        }
+        return Timeline(entries: timeline.entries.map { entry in
+            var entry = entry
+            entry.fields = entry.fields.mapValues { Field(value: convert($0.value), privacy: $0.privacy) }
+            return entry
+        }, policy: timeline.policy)
+    }
+
     @Test(arguments: 0..<300)
     func bothPathsReadWhatEitherWrites(seed: Int) throws {
         let generated = Self.timeline(seed: UInt64(seed))
@@ -94,7 +111,9 @@ import Testing
 
         #expect(try Timeline.decode(from: canonicalBytes) == expected)
         #expect(try JSONDecoder().decode(Timeline.self, from: Data(canonicalBytes)) == expected)
-        #expect(try Timeline.decode(from: Array(codableBytes)) == expected)
+        // JSONEncoder writes some numbers in another form (`1e+300`); the strict reader
+        // keeps that text, which stands for the same Double.
+        #expect(Self.asDoubles(try Timeline.decode(from: Array(codableBytes))) == expected)
         // Canonical means stable: writing what was read gives the same bytes.
         #expect(Self.canonical(try Timeline.decode(from: canonicalBytes)) == canonicalBytes)
     }

@@ -26,7 +26,7 @@ import Testing
         (86_400, 3, nil),
     ])
     func currentEntryIsTheLatestAtOrBeforeNow(seconds: Double, number: Double, validUntil: Double?) {
-        #expect(shown(at: seconds) == .number(number))
+        #expect(shown(at: seconds) == .number(JSONNumber(number)))
         #expect(timeline.validUntil(at: Fixtures.at(seconds)) == validUntil.map(Fixtures.at))
     }
 

@@ -219,3 +219,10 @@ import WidgetModel
         #expect(index.widgets(provider: provider, kind: kind) == expected.map(widget))
     }
 }
+
+extension TimelineIndex {
+    /// Records a file of no particular size, for the tests that are not about sizes.
+    mutating func record(_ key: Key, _ metadata: TimelineMetadata) {
+        record(key, metadata, fileBytes: 100)
+    }
+}

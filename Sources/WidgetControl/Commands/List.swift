@@ -1,19 +1,35 @@
+import WidgetModel
+
 extension Widgetctl {
-    /// `widgetctl list`: every stored widget.
+    /// `widgetctl list [--provider P]`: every stored widget, fetched page by page.
     struct List: Command {
         static let configuration = CommandConfiguration(
             name: "list", abstract: "List stored widgets: family, class, generation.",
-            usage: "[--json]", options: [CommandConfiguration.jsonOption])
+            usage: "[--provider <provider>] [--json]",
+            options: [
+                .init("--provider", value: "provider", help: "Only this provider's widgets."),
+                CommandConfiguration.jsonOption,
+            ])
+
+        /// Widgets asked for per call: a reply stays small however many are stored.
+        static let pageSize = 500
+
+        let provider: String?
 
         init(_ arguments: ParsedArguments) throws(UsageError) {
             _ = try arguments.positionals(named: [], minimum: 0, maximum: 0)
+            provider = arguments.values["--provider"]
+        }
+
+        func validate() throws(UsageError) {
+            if let provider, !WidgetIDCheck.isProvider(provider) { throw UsageError("not a provider id: '\(provider)'") }
         }
 
         func run(_ context: CommandContext) throws(CommandFailure) {
-            let reply = try context.call("io.widgetd.Host.ListWidgets")
-            if context.json { return context.printJSON(reply.parameters) }
-            let widgets = try context.decode(Wire.WidgetList.self, from: reply).widgets
+            let (widgets, values) = try fetchAll(context)
+            if context.json { return context.printJSON(["widgets": .array(values)]) }
             guard !widgets.isEmpty else { return context.print("No widgets stored.") }
+            // The daemon sends id order; sorted again for one that predates paging.
             let rows = [["WIDGET", "FAMILY", "CLASS", "GENERATION"]] + widgets.sorted { $0.widget < $1.widget }.map {
                 [TerminalText.sanitize($0.widget), TerminalText.sanitize($0.family ?? "-"), $0.class, String($0.generation)]
             }
@@ -24,6 +40,25 @@ extension Widgetctl {
                 }
                 context.print(cells.joined(separator: "  "))
             }
+        }
+
+        /// Every page, in widget id order: the decoded widgets and their values as sent.
+        private func fetchAll(_ context: CommandContext) throws(CommandFailure) -> ([Wire.WidgetInfo], [JSONValue]) {
+            var widgets: [Wire.WidgetInfo] = []
+            var values: [JSONValue] = []
+            var after: String?
+            repeat {
+                var parameters: [String: JSONValue] = ["limit": .number(JSONNumber(Self.pageSize))]
+                if let provider { parameters["provider"] = .string(provider) }
+                if let after { parameters["after"] = .string(after) }
+                let reply = try context.call("io.widgetd.Host.ListWidgets", parameters)
+                let page = try context.decode(Wire.WidgetList.self, from: reply)
+                widgets += page.widgets
+                if case .array(let items)? = reply.parameters["widgets"] { values += items }
+                // A daemon that ignores paging sends everything and no `next`: one call then.
+                after = page.next
+            } while after != nil
+            return (widgets, values)
         }
     }
 }
