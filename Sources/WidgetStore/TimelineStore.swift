@@ -379,10 +379,6 @@ public final class TimelineStore {
     /// A device key supplied as a systemd credential cannot be destroyed from here;
     /// the erase still holds because the class secrets are gone with the keybag.
     public func wipe() throws(StoreError) {
-        // First: a journaled write must not come back after the erase.
-        try journal?.discard()
-        // Closed (and unlocked) now: it is opened again under the new device key below.
-        journal = nil
         // Made for the class keys the erase destroys.
         KeyEncryptionKeySupply.shared.removeAll()
         cache.removeAll()
@@ -390,10 +386,18 @@ public final class TimelineStore {
         placeholders.removeAll()
         metadataIndexComplete = false
         unindexedNames = nil
+        // First the erase itself: until the keybag's removal is durable a power cut must
+        // leave everything as it was, journaled writes included (emptying the journal
+        // before it lost acknowledged writes of a device that was then not wiped).
         try FileSystem.remove(keybagPath)
         if case .stateFile(let path) = deviceKey.source { try FileSystem.remove(path) }
         try FileSystem.remove("\(stateDirectory)/\(SettingsFile.fileName)")
         try FileSystem.syncDirectory(stateDirectory)
+        // Then the journal: its records, sealed under the destroyed keys, must not be
+        // folded back into files. Closed (and unlocked) now: it is opened again under
+        // the new device key below.
+        try journal?.discard()
+        journal = nil
         for name in try FileSystem.list(timelinesDirectory) {
             try FileSystem.remove("\(timelinesDirectory)/\(name)")
         }
