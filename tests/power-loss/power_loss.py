@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """Power cuts at random points under a real widgetd, on powercut-fs.
 
-    power_loss.py --widgetd BIN --fs BIN [--seed N] [--cuts N] [--forget-fdatasync|--forget-dirsync]
+    power_loss.py --widgetd BIN --fs BIN [--seed N] [--cuts N] [--no-directed]
+                  [--forget-fdatasync | --forget-dirsync | --forget-dirsync-of DIR] [--keep]
 
 The daemon's state directory is a powercut-fs mount (see powercut-fs.c): at each cut
 the daemon is SIGKILLed (at a random moment, or by the file system itself at the Nth
@@ -40,6 +41,8 @@ PROVIDERS = [
     ("com.example.weather", "completeUntilFirstUserAuthentication"),
     ("com.example.clock", "none"),
 ]
+# Log events that mean a file the daemon wrote did not read back whole.
+DAMAGE_EVENTS = ["timeline_unreadable", "index_failed", "store_failure", "settings_unreadable", "checkpoint_failed"]
 WRITERS = 4
 WIDGETS_PER_WRITER = 3
 ABSENT = "absent"
@@ -240,6 +243,7 @@ class Oracle:
         self.previous_passcode = None  # replaced by an acknowledged change this cycle
         self.wipe_inflight = False
         self.wipe_landed = False       # the in-flight Wipe's passcode removal is visible
+        self.wipe_missed = False       # the passcode the in-flight Wipe would remove is still set
         self.acked_writes = 0
         self.errors = []
 
@@ -332,6 +336,8 @@ def unlock_check(daemon, oracle, status):
         return
     if oracle.passcode is None and not oracle.passcode_inflight:
         raise Finding("a passcode is set after the cut, but none was acknowledged and none was being set")
+    # The passcode a Wipe in flight would have removed is there: the wipe did not happen, none of it.
+    oracle.wipe_missed = oracle.wipe_inflight
     connection = daemon.connect()
     try:
         # Passcodes that must not (or need not) unlock first: the one an acknowledged change replaced.
@@ -397,8 +403,14 @@ def check_widgets(oracle, observed):
 
     if oracle.wipe_inflight:
         # All or nothing: every widget as acknowledged, or every widget gone.
-        before = all(same(observed[n], w.acked) for n, w in oracle.widgets.items())
+        # (A write may still be in flight: the cut can come while the writers pause.)
+        before = all(same(observed[n], w.acked) or (w.inflight is not None and same(observed[n], w.inflight))
+                     for n, w in oracle.widgets.items())
         after = all(observed[n] is ABSENT for n in oracle.widgets)
+        if oracle.wipe_missed and not before:
+            bad = [explain(w, observed[n]) for n, w in oracle.widgets.items() if not same(observed[n], w.acked)]
+            raise Finding("a Wipe cut short did not happen (its passcode is still set), yet an acknowledged write "
+                          "is lost: " + "; ".join(bad[:4]))
         if oracle.wipe_landed and not after:
             raise Finding("a Wipe cut short removed the passcode but left timelines readable")
         if not (before or after):
@@ -424,6 +436,7 @@ def settle(oracle, observed):
     oracle.previous_passcode = None
     oracle.wipe_inflight = False
     oracle.wipe_landed = False
+    oracle.wipe_missed = False
 
 
 def restart_and_check(fs, daemon, oracle, cycle):
@@ -442,8 +455,12 @@ def restart_and_check(fs, daemon, oracle, cycle):
         raise Finding("the daemon answered a write wrongly: " + "; ".join(oracle.errors[:3]))
     settle(oracle, observed)
     text = daemon.new_log()
-    if "journal_unavailable" in text:
+    if "event=journal_unavailable" in text:
         raise Finding("the daemon ran without its journal (journal_unavailable): the real write path was not tested")
+    for event in DAMAGE_EVENTS:
+        if f"event={event}" in text:
+            line = next(l for l in text.splitlines() if f"event={event}" in l)
+            raise Finding(f"the daemon found damage after the cut (a torn file?): {line}")
     recovered = 0
     for line in text.splitlines():
         if "event=journal_recovered" in line:
@@ -541,7 +558,8 @@ def directed_cycle(cycle, scenario, rng, fs, daemon, oracle):
     operation, kind, number = scenario
     connection = daemon.connect()
     try:
-        if oracle.passcode is None and operation == "passcode":
+        # A passcode tells afterwards whether a Wipe in flight happened (it removes it).
+        if oracle.passcode is None and operation in ("passcode", "wipe"):
             connection.call("io.widgetd.Device.SetPasscode", {"current": None, "new": f"pc-{cycle}-first"})
             oracle.passcode = f"pc-{cycle}-first"
         for widget in oracle.widgets.values():
@@ -587,10 +605,14 @@ def main():
                         help="first cut at each step of wipe, SetPasscode, delete and the fold at stop")
     parser.add_argument("--forget-fdatasync", action="store_true")
     parser.add_argument("--forget-dirsync", action="store_true")
+    parser.add_argument("--forget-dirsync-of", metavar="DIR", help="forget only this directory's fsyncs (e.g. timelines)")
     parser.add_argument("--keep", action="store_true", help="keep the work directory")
     args = parser.parse_args()
+    # A stop from outside still unmounts and kills what this started (the finally below).
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**32)
-    flags = (["--forget-fdatasync"] if args.forget_fdatasync else []) + (["--forget-dirsync"] if args.forget_dirsync else [])
+    flags = (["--forget-fdatasync"] if args.forget_fdatasync else []) + (["--forget-dirsync"] if args.forget_dirsync else []) \
+        + (["--forget-dirsync-of", args.forget_dirsync_of] if args.forget_dirsync_of else [])
     log(f"seed {seed}, {args.cuts} cuts, file system {' '.join(flags) or 'honest'}")
     rng = random.Random(seed)
     work = tempfile.mkdtemp(prefix="widgetd-power-loss-")

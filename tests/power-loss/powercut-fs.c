@@ -1,8 +1,8 @@
 // powercut-fs: a pass-through FUSE file system that forgets, at a simulated power cut,
 // everything that was not made durable (the LazyFS / ALICE model).
 //
-//   powercut-fs [--forget-fdatasync | --forget-dirsync] [--control FILE] [--stats FILE]
-//               BACKING SHADOW MOUNTPOINT
+//   powercut-fs [--forget-fdatasync | --forget-dirsync | --forget-dirsync-of DIR]
+//               [--control FILE] [--stats FILE] BACKING SHADOW MOUNTPOINT
 //
 // Every operation is passed through to BACKING at once, so the daemon on MOUNTPOINT sees
 // an ordinary file system. Beside it the file system keeps what a disk would still hold
@@ -28,7 +28,8 @@
 //
 // The self-check modes make the file system lie: --forget-fdatasync answers an
 // fdatasync without making anything durable, --forget-dirsync the same for a directory
-// fsync. A test that cannot tell these from the honest mode cannot see a missing sync.
+// fsync, --forget-dirsync-of DIR only for the directory DIR (relative to BACKING). A test
+// that cannot tell these from the honest mode cannot see a missing sync.
 //
 // At exit one line of statistics is written to the stats FILE (or stderr): operation
 // counts and how much the cut forgot.
@@ -81,6 +82,7 @@ static char shadow[PATH_MAX];
 static const char *control_path;
 static const char *stats_path;
 static int forget_fdatasync, forget_dirsync;
+static const char *forget_dirsync_of;  // only of this directory (a path under BACKING)
 
 static struct node *nodes;
 static size_t nnodes, capnodes;
@@ -378,6 +380,12 @@ static int pc_fsyncdir(const char *path, int datasync, struct fuse_file_info *fi
     int dfd = dirfd((DIR *)(uintptr_t)fi->fh);
     struct stat st;
     if (fstat(dfd, &st) != 0) return -errno;
+    if (forget_dirsync_of) {
+        char b[PATH_MAX];
+        struct stat target;
+        snprintf(b, sizeof b, "%s/%s", backing, forget_dirsync_of);
+        if (lstat(b, &target) == 0 && target.st_ino == st.st_ino) { count.forgotten_fsyncdir++; return 0; }
+    }
     make_directory_durable(node_for(&st), dfd);
     return 0;
 }
@@ -715,7 +723,8 @@ static void write_stats(void) {
 }
 
 static void usage(void) {
-    fprintf(stderr, "usage: powercut-fs [--forget-fdatasync|--forget-dirsync] [--control FILE] [--stats FILE] "
+    fprintf(stderr, "usage: powercut-fs [--forget-fdatasync|--forget-dirsync|--forget-dirsync-of DIR] "
+                    "[--control FILE] [--stats FILE] "
                     "BACKING SHADOW MOUNTPOINT\n");
     exit(64);
 }
@@ -725,6 +734,7 @@ int main(int argc, char **argv) {
     for (; i < argc && !strncmp(argv[i], "--", 2); i++) {
         if (!strcmp(argv[i], "--forget-fdatasync")) forget_fdatasync = 1;
         else if (!strcmp(argv[i], "--forget-dirsync")) forget_dirsync = 1;
+        else if (!strcmp(argv[i], "--forget-dirsync-of") && i + 1 < argc) forget_dirsync_of = argv[++i];
         else if (!strcmp(argv[i], "--control") && i + 1 < argc) control_path = argv[++i];
         else if (!strcmp(argv[i], "--stats") && i + 1 < argc) stats_path = argv[++i];
         else usage();
