@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Power cuts at random points under a real widgetd, on powercut-fs.
 
-    power_loss.py --widgetd BIN --fs BIN [--seed N] [--cuts N] [--no-directed]
+    power_loss.py --widgetd BIN --fs BIN [--seed N] [--cuts N] [--no-directed] [--torn]
                   [--forget-fdatasync | --forget-dirsync | --forget-dirsync-of DIR] [--keep]
 
 The daemon's state directory is a powercut-fs mount (see powercut-fs.c): at each cut
@@ -105,8 +105,8 @@ START = time.monotonic()
 class PowerCutFS:
     """One powercut-fs mount at a time over `backing`; unmounting is the power cut."""
 
-    def __init__(self, binary, work, flags):
-        self.binary, self.flags = binary, flags
+    def __init__(self, binary, work, flags, torn_rng=None):
+        self.binary, self.flags, self.torn_rng = binary, flags, torn_rng
         self.backing = os.path.join(work, "backing")
         self.shadow = os.path.join(work, "shadow")
         self.mountpoint = os.path.join(work, "state")
@@ -123,8 +123,9 @@ class PowerCutFS:
         os.mkdir(self.shadow)
         with open(self.control, "w"):
             pass
+        torn = ["--torn", str(self.torn_rng.randrange(2**31))] if self.torn_rng else []
         self.process = subprocess.Popen(
-            [self.binary, *self.flags, "--control", self.control, "--stats", self.stats_file,
+            [self.binary, *self.flags, *torn, "--control", self.control, "--stats", self.stats_file,
              self.backing, self.shadow, self.mountpoint],
             stderr=self.stderr)
         deadline = time.monotonic() + 10
@@ -536,7 +537,9 @@ def run_cycle(cycle, rng, fs, daemon, oracle):
     how = f"at {op_cut[0]} #{op_cut[1]}" if op_cut and by_fs else f"at {time.monotonic() - started:.2f}s"
     return (f"{event}{' (large writes)' if big else ''}, cut {how}; fs: {stats['fdatasync']} fdatasync, "
             f"{stats['rename']} rename, {stats['fsyncdir']} dir fsync; forgot {stats['lost_dirty_bytes']} bytes "
-            f"in {stats['lost_dirty_files']} files")
+            f"in {stats['lost_dirty_files']} files" + (
+                f", kept {stats['kept_bytes']} unsynced bytes in {stats['kept_files']} files and "
+                f"{stats['kept_dirs']} directories' entries" if fs.torn_rng else ""))
 
 
 # Crash points chosen, not drawn: each step of the operations whose order matters.
@@ -606,6 +609,8 @@ def main():
     parser.add_argument("--forget-fdatasync", action="store_true")
     parser.add_argument("--forget-dirsync", action="store_true")
     parser.add_argument("--forget-dirsync-of", metavar="DIR", help="forget only this directory's fsyncs (e.g. timelines)")
+    parser.add_argument("--torn", action="store_true",
+                        help="at each cut keep part of what was not synced (torn records, early renames)")
     parser.add_argument("--keep", action="store_true", help="keep the work directory")
     args = parser.parse_args()
     # A stop from outside still unmounts and kills what this started (the finally below).
@@ -613,10 +618,10 @@ def main():
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**32)
     flags = (["--forget-fdatasync"] if args.forget_fdatasync else []) + (["--forget-dirsync"] if args.forget_dirsync else []) \
         + (["--forget-dirsync-of", args.forget_dirsync_of] if args.forget_dirsync_of else [])
-    log(f"seed {seed}, {args.cuts} cuts, file system {' '.join(flags) or 'honest'}")
+    log(f"seed {seed}, {args.cuts} cuts, file system {' '.join(flags) or 'honest'}{' (torn)' if args.torn else ''}")
     rng = random.Random(seed)
     work = tempfile.mkdtemp(prefix="widgetd-power-loss-")
-    fs = PowerCutFS(args.fs, work, flags)
+    fs = PowerCutFS(args.fs, work, flags, random.Random(seed ^ 0x7041) if args.torn else None)
     daemon = Daemon(args.widgetd, work)
     oracle = Oracle()
     status = 0

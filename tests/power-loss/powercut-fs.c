@@ -1,7 +1,7 @@
 // powercut-fs: a pass-through FUSE file system that forgets, at a simulated power cut,
 // everything that was not made durable (the LazyFS / ALICE model).
 //
-//   powercut-fs [--forget-fdatasync | --forget-dirsync | --forget-dirsync-of DIR]
+//   powercut-fs [--forget-fdatasync | --forget-dirsync | --forget-dirsync-of DIR] [--torn SEED]
 //               [--control FILE] [--stats FILE] BACKING SHADOW MOUNTPOINT
 //
 // Every operation is passed through to BACKING at once, so the daemon on MOUNTPOINT sees
@@ -19,6 +19,8 @@
 // The power cut is the unmount: when fuse_main returns, BACKING is rebuilt from the
 // durable state alone (the durable root listing, recursively; each file from SHADOW),
 // and whatever was not durable is gone. What the mount started with counts as durable.
+// With --torn SEED part of what was not durable survives instead (see `tear`): torn
+// records and files, renames that reached the disk without a directory fsync.
 //
 // A precise crash point: on SIGUSR1 the control FILE is read, "PID KIND COUNT", and the
 // COUNT-th next operation of KIND (write, fsync, fdatasync, fsyncdir, rename, unlink,
@@ -83,6 +85,7 @@ static const char *control_path;
 static const char *stats_path;
 static int forget_fdatasync, forget_dirsync;
 static const char *forget_dirsync_of;  // only of this directory (a path under BACKING)
+static int torn;                       // --torn SEED: keep some unsynced changes at the cut
 
 static struct node *nodes;
 static size_t nnodes, capnodes;
@@ -691,12 +694,73 @@ static void remove_tree(const char *path) {
     nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
+// --torn: the disk may have written back part of what was not synced before the power
+// went. Each live file keeps a random prefix (in offset order) of its unsynced bytes,
+// so a record or a file can end half written; each live directory keeps, with
+// probability 3/10, all its unsynced entry changes (a rename that reached the disk
+// without a directory fsync). Seeded, so a run can be replayed.
+static long kept_files, kept_dirs;
+static long long kept_bytes;
+
+static void keep_prefix(unsigned id, int fd) {
+    struct node *n = &nodes[id];
+    long long total = 0;
+    for (size_t r = 0; r < n->ndirty; r++) total += n->dirty[r].end - n->dirty[r].start;
+    long long keep = total ? random() % (total + 1) : 0;
+    if (keep == 0) return;
+    char path[PATH_MAX];
+    shadow_path(path, id);
+    int out = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+    if (out < 0) die("open %s: %s", path, strerror(errno));
+    if (!n->has_durable && ftruncate(out, 0) != 0) die("ftruncate: %s", strerror(errno));
+    kept_files++;
+    kept_bytes += keep;
+    for (size_t r = 0; r < n->ndirty && keep > 0; r++) {
+        off_t length = n->dirty[r].end - n->dirty[r].start;
+        off_t take = length < keep ? length : keep;
+        copy_range(fd, out, n->dirty[r].start, n->dirty[r].start + take);
+        keep -= take;
+    }
+    close(out);
+    n->has_durable = 1;
+}
+
+static void tear(int dfd) {
+    struct stat st;
+    if (fstat(dfd, &st) != 0) die("fstat: %s", strerror(errno));
+    unsigned id = node_for(&st);
+    if (random() % 10 < 3) {
+        make_directory_durable(id, dfd);
+        kept_dirs++;
+    }
+    int copy = dup(dfd);
+    DIR *dir = copy < 0 ? NULL : fdopendir(copy);
+    if (!dir) die("fdopendir: %s", strerror(errno));
+    struct dirent *d;
+    while ((d = readdir(dir))) {
+        if (!strcmp(d->d_name, ".") || !strcmp(d->d_name, "..")) continue;
+        int fd = openat(dfd, d->d_name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+        if (fd < 0) die("open %s: %s", d->d_name, strerror(errno));
+        if (fstat(fd, &st) != 0) die("fstat: %s", strerror(errno));
+        if (S_ISDIR(st.st_mode)) tear(fd);
+        else if (S_ISREG(st.st_mode) && nodes[node_for(&st)].ndirty) keep_prefix(node_for(&st), fd);
+        close(fd);
+    }
+    closedir(dir);
+}
+
 static void power_cut(void) {
     for (size_t i = 0; i < nnodes; i++) {
         if (nodes[i].live && !nodes[i].is_dir && nodes[i].ndirty) {
             lost_dirty_files++;
             for (size_t r = 0; r < nodes[i].ndirty; r++) lost_dirty_bytes += nodes[i].dirty[r].end - nodes[i].dirty[r].start;
         }
+    }
+    if (torn) {
+        int dfd = open(backing, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (dfd < 0) die("open %s: %s", backing, strerror(errno));
+        tear(dfd);
+        close(dfd);
     }
     char rebuilt[PATH_MAX + 8], old[PATH_MAX + 8];
     snprintf(rebuilt, sizeof rebuilt, "%s.cut", backing);
@@ -715,15 +779,17 @@ static void write_stats(void) {
     fprintf(out,
             "write=%ld fsync=%ld fdatasync=%ld fsyncdir=%ld rename=%ld unlink=%ld create=%ld mkdir=%ld rmdir=%ld "
             "truncate=%ld fallocate=%ld forgotten_fdatasync=%ld forgotten_fsyncdir=%ld killed=%d "
-            "lost_dirty_files=%ld lost_dirty_bytes=%lld restored_files=%ld restored_dirs=%ld\n",
+            "lost_dirty_files=%ld lost_dirty_bytes=%lld restored_files=%ld restored_dirs=%ld "
+            "kept_files=%ld kept_bytes=%lld kept_dirs=%ld\n",
             count.write, count.fsync, count.fdatasync, count.fsyncdir, count.rename, count.unlink, count.create,
             count.mkdir, count.rmdir, count.truncate, count.fallocate, count.forgotten_fdatasync,
-            count.forgotten_fsyncdir, dead, lost_dirty_files, lost_dirty_bytes, restored_files, restored_dirs);
+            count.forgotten_fsyncdir, dead, lost_dirty_files, lost_dirty_bytes, restored_files, restored_dirs,
+            kept_files, kept_bytes, kept_dirs);
     if (out != stderr) fclose(out);
 }
 
 static void usage(void) {
-    fprintf(stderr, "usage: powercut-fs [--forget-fdatasync|--forget-dirsync|--forget-dirsync-of DIR] "
+    fprintf(stderr, "usage: powercut-fs [--forget-fdatasync|--forget-dirsync|--forget-dirsync-of DIR] [--torn SEED] "
                     "[--control FILE] [--stats FILE] "
                     "BACKING SHADOW MOUNTPOINT\n");
     exit(64);
@@ -737,6 +803,7 @@ int main(int argc, char **argv) {
         else if (!strcmp(argv[i], "--forget-dirsync-of") && i + 1 < argc) forget_dirsync_of = argv[++i];
         else if (!strcmp(argv[i], "--control") && i + 1 < argc) control_path = argv[++i];
         else if (!strcmp(argv[i], "--stats") && i + 1 < argc) stats_path = argv[++i];
+        else if (!strcmp(argv[i], "--torn") && i + 1 < argc) { torn = 1; srandom((unsigned)strtoul(argv[++i], NULL, 10)); }
         else usage();
     }
     if (argc - i != 3) usage();
