@@ -180,6 +180,28 @@ import WidgetModel
         #expect(try reopened.listTimelines().isEmpty)
     }
 
+    /// A wipe that stops before the keybag is gone (a power cut; here a keybag that
+    /// cannot be removed) leaves the store as it was, journaled writes included: the
+    /// keybag's removal is the erase, so nothing may be destroyed before it.
+    @Test func aWipeStoppedBeforeTheKeybagIsGoneKeepsJournaledWrites() throws {
+        let f = Fixture()
+        let keybag = "\(f.state)/\(Keybag.fileName)"
+        let saved = "\(f.root)/keybag.saved"
+        do {
+            let store = try f.open()
+            _ = try put(store, widgetA, "journaled")
+            // unlink refuses a directory (EISDIR): the wipe stops at the keybag.
+            try FileManager.default.moveItem(atPath: keybag, toPath: saved)
+            try FileManager.default.createDirectory(atPath: keybag, withIntermediateDirectories: false)
+            #expect(throws: StoreError.self) { try store.wipe() }
+        }
+        try FileManager.default.removeItem(atPath: keybag)
+        try FileManager.default.moveItem(atPath: saved, toPath: keybag)
+        let reopened = try f.open()
+        #expect(reopened.recoveredJournalRecords == 1)
+        #expect(text(try reopened.readBody(widgetA, allowOpenClassB: false)) == "journaled")
+    }
+
     @Test func journaledFilesAreSealedAsTheirFilesWouldBe() throws {
         let f = Fixture()
         let store = try f.open()
