@@ -88,6 +88,10 @@ final class DaemonRuntime {
                 "writes go straight to their files: no room for the journal", event: "journal_unavailable",
                 metadata: ["error": "\(reason)"])
         }
+        if store.finishedInterruptedWipe {
+            // Committed to before the stop; what was left of the erased store is gone now.
+            logger.critical("an interrupted wipe was finished", event: "wipe_finished")
+        }
         if store.recoveredJournalRecords > 0 {
             // Writes acknowledged before an unclean stop, now in their files: nothing was lost.
             logger.notice(

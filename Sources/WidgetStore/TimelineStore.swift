@@ -94,6 +94,11 @@ public final class TimelineStore {
         try FileSystem.makeDirectory(stateDirectory)
         try FileSystem.makeDirectory(timelinesDirectory)
         try Self.removeTemporaryFiles(in: stateDirectory)
+        if WipeMarker.isSet(stateDirectory: stateDirectory) {
+            try Self.eraseFiles(stateDirectory: stateDirectory, timelinesDirectory: timelinesDirectory)
+            try WipeMarker.clear(stateDirectory: stateDirectory)
+            finishedInterruptedWipe = true
+        }
         // The timelines directory's leftovers go when it is first listed for the index:
         // reading a directory of every stored timeline must not delay opening.
         let opened = try Self.openKeys(
@@ -134,6 +139,9 @@ public final class TimelineStore {
             return nil
         }
     }
+
+    /// Whether the open found a wipe stopped half way (`WipeMarker`) and finished it.
+    public private(set) var finishedInterruptedWipe = false
 
     /// Why the store runs without its journal although one was asked for (a full disk
     /// at open), or `nil`.
@@ -386,9 +394,12 @@ public final class TimelineStore {
         placeholders.removeAll()
         metadataIndexComplete = false
         unindexedNames = nil
-        // First the erase itself: until the keybag's removal is durable a power cut must
-        // leave everything as it was, journaled writes included (emptying the journal
-        // before it lost acknowledged writes of a device that was then not wiped).
+        // Nothing is destroyed before the wipe is committed to: a power cut before the
+        // marker is durable leaves everything as it was, journaled writes included
+        // (emptying the journal first lost acknowledged writes of a device that was
+        // then not wiped); after it, the next open finishes the wipe.
+        try WipeMarker.set(stateDirectory: stateDirectory)
+        // The erase itself: the keybag is the only copy of the wrapped class secrets.
         try FileSystem.remove(keybagPath)
         if case .stateFile(let path) = deviceKey.source { try FileSystem.remove(path) }
         try FileSystem.remove("\(stateDirectory)/\(SettingsFile.fileName)")
@@ -398,10 +409,7 @@ public final class TimelineStore {
         // the new device key below.
         try journal?.discard()
         journal = nil
-        for name in try FileSystem.list(timelinesDirectory) {
-            try FileSystem.remove("\(timelinesDirectory)/\(name)")
-        }
-        try FileSystem.syncDirectory(timelinesDirectory)
+        try Self.removeTimelineFiles(timelinesDirectory)
         // Every file is gone, so the empty index covers the directory: lookups of
         // widgets never stored since leave nothing behind in it.
         metadataIndexComplete = true
@@ -413,6 +421,25 @@ public final class TimelineStore {
         lifecycle = opened.lifecycle
         // Under the new device key's subkey (the discarded one is empty).
         journal = try openJournal()
+        try WipeMarker.clear(stateDirectory: stateDirectory)
+    }
+
+    /// Finishes a wipe a power cut or a failure stopped after its marker: removes
+    /// whatever of the erased store is left (the journal too: its records are sealed
+    /// under the destroyed keys), durably. A credential device key stays, as in `wipe`.
+    private static func eraseFiles(stateDirectory: String, timelinesDirectory: String) throws(StoreError) {
+        for name in [Keybag.fileName, DeviceKey.stateFileName, SettingsFile.fileName, Journal.fileName] {
+            try FileSystem.remove("\(stateDirectory)/\(name)")
+        }
+        try FileSystem.syncDirectory(stateDirectory)
+        try removeTimelineFiles(timelinesDirectory)
+    }
+
+    private static func removeTimelineFiles(_ timelinesDirectory: String) throws(StoreError) {
+        for name in try FileSystem.list(timelinesDirectory) {
+            try FileSystem.remove("\(timelinesDirectory)/\(name)")
+        }
+        try FileSystem.syncDirectory(timelinesDirectory)
     }
 
     // MARK: Timelines

@@ -180,26 +180,24 @@ import WidgetModel
         #expect(try reopened.listTimelines().isEmpty)
     }
 
-    /// A wipe that stops before the keybag is gone (a power cut; here a keybag that
-    /// cannot be removed) leaves the store as it was, journaled writes included: the
-    /// keybag's removal is the erase, so nothing may be destroyed before it.
-    @Test func aWipeStoppedBeforeTheKeybagIsGoneKeepsJournaledWrites() throws {
+    /// A wipe that stops before it is committed to (a power cut; here a marker that
+    /// cannot be made) leaves the store as it was, journaled writes included: nothing
+    /// may be destroyed before the wipe is sure to be finished.
+    @Test func aWipeStoppedBeforeItIsCommittedKeepsJournaledWrites() throws {
         let f = Fixture()
-        let keybag = "\(f.state)/\(Keybag.fileName)"
-        let saved = "\(f.root)/keybag.saved"
+        let marker = "\(f.state)/\(WipeMarker.fileName)"
         do {
             let store = try f.open()
             _ = try put(store, widgetA, "journaled")
-            // unlink refuses a directory (EISDIR): the wipe stops at the keybag.
-            try FileManager.default.moveItem(atPath: keybag, toPath: saved)
-            try FileManager.default.createDirectory(atPath: keybag, withIntermediateDirectories: false)
+            // rename refuses to replace a directory with a file (EISDIR): the wipe stops at its marker.
+            try FileManager.default.createDirectory(atPath: marker, withIntermediateDirectories: false)
             #expect(throws: StoreError.self) { try store.wipe() }
         }
-        try FileManager.default.removeItem(atPath: keybag)
-        try FileManager.default.moveItem(atPath: saved, toPath: keybag)
+        try FileManager.default.removeItem(atPath: marker)
         let reopened = try f.open()
         #expect(reopened.recoveredJournalRecords == 1)
         #expect(text(try reopened.readBody(widgetA, allowOpenClassB: false)) == "journaled")
+        #expect(!reopened.finishedInterruptedWipe)
     }
 
     @Test func journaledFilesAreSealedAsTheirFilesWouldBe() throws {

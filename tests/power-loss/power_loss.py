@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Power cuts at random points under a real widgetd, on powercut-fs.
 
-    power_loss.py --widgetd BIN --fs BIN [--seed N] [--cuts N] [--no-directed] [--torn]
+    power_loss.py --widgetd BIN --fs BIN [--seed N] [--cuts N] [--no-directed] [--torn] [--credential-key]
                   [--forget-fdatasync | --forget-dirsync | --forget-dirsync-of DIR] [--keep]
 
 The daemon's state directory is a powercut-fs mount (see powercut-fs.c): at each cut
@@ -170,6 +170,16 @@ class Daemon:
                 f.write(f"[Provider]\nId={provider}\nUser=0\nDataProtection={protection}\n")
         self.process = None
         self.log_offset = 0
+        self.credentials = None
+
+    def use_credential_key(self):
+        """Supplies the device key as a systemd credential (which a Wipe cannot destroy)."""
+        self.credentials = os.path.join(self.work, "credentials")
+        os.makedirs(self.credentials)
+        path = os.path.join(self.credentials, "device-key")
+        with open(path, "wb") as f:
+            f.write(os.urandom(32))
+        os.chmod(path, 0o400)
 
     def start(self, state_directory):
         notify_path = os.path.join(self.work, "notify")
@@ -180,6 +190,8 @@ class Daemon:
         notify.settimeout(0.2)
         env = {k: v for k, v in os.environ.items() if k not in ("JOURNAL_STREAM", "LISTEN_FDS", "CREDENTIALS_DIRECTORY")}
         env["NOTIFY_SOCKET"] = notify_path
+        if self.credentials:
+            env["CREDENTIALS_DIRECTORY"] = self.credentials
         self.log_offset = os.path.getsize(self.log_path) if os.path.exists(self.log_path) else 0
         with open(self.log_path, "ab") as out:
             self.process = subprocess.Popen(
@@ -487,8 +499,8 @@ def run_cycle(cycle, rng, fs, daemon, oracle):
             op_cut = (rng.choice(["fdatasync", "rename", "fsyncdir", "write"]), rng.randint(1, 40 if big else 80))
     started = time.monotonic()
     # The outside cut kills at its moment whatever the cycle is doing; an armed
-    # crash point gets until 2.5 s to be reached.
-    timer = threading.Timer(2.5 if op_cut else cut_at, daemon.signal_kill)
+    # crash point gets until 1.5 s to be reached.
+    timer = threading.Timer(1.5 if op_cut else cut_at, daemon.signal_kill)
     timer.start()
     for w in writers:
         w.start()
@@ -547,7 +559,8 @@ def run_cycle(cycle, rng, fs, daemon, oracle):
 DIRECTED = [
     ("wipe", "write", 1), ("wipe", "fdatasync", 1), ("wipe", "unlink", 1), ("wipe", "unlink", 3),
     ("wipe", "fsyncdir", 1), ("wipe", "unlink", 4), ("wipe", "fsyncdir", 2), ("wipe", "create", 1),
-    ("wipe", "fsyncdir", 3), ("wipe", "rename", 1), ("wipe", "fsyncdir", 4),
+    ("wipe", "fsyncdir", 3), ("wipe", "rename", 1), ("wipe", "fsyncdir", 4), ("wipe", "create", 2),
+    ("wipe", "rename", 2), ("wipe", "fsyncdir", 5), ("wipe", "fsyncdir", 6),
     ("passcode", "create", 1), ("passcode", "fsync", 1), ("passcode", "rename", 1), ("passcode", "fsyncdir", 1),
     ("delete", "rename", 1), ("delete", "fsyncdir", 1), ("delete", "write", 1), ("delete", "unlink", 1),
     ("delete", "fsyncdir", 2),
@@ -611,6 +624,8 @@ def main():
     parser.add_argument("--forget-dirsync-of", metavar="DIR", help="forget only this directory's fsyncs (e.g. timelines)")
     parser.add_argument("--torn", action="store_true",
                         help="at each cut keep part of what was not synced (torn records, early renames)")
+    parser.add_argument("--credential-key", action="store_true",
+                        help="the device key as a systemd credential (a Wipe cannot remove it)")
     parser.add_argument("--keep", action="store_true", help="keep the work directory")
     args = parser.parse_args()
     # A stop from outside still unmounts and kills what this started (the finally below).
@@ -623,6 +638,8 @@ def main():
     work = tempfile.mkdtemp(prefix="widgetd-power-loss-")
     fs = PowerCutFS(args.fs, work, flags, random.Random(seed ^ 0x7041) if args.torn else None)
     daemon = Daemon(args.widgetd, work)
+    if args.credential_key:
+        daemon.use_credential_key()
     oracle = Oracle()
     status = 0
     acked_total = 0
