@@ -14,7 +14,7 @@ make it fold), and a cycle may also change the passcode, delete widgets or wipe.
 After each restart the checker demands: the daemon starts; every acknowledged write is
 there with its exact generation and content (a write in flight at the cut may be there
 or not, nothing else); every acknowledged passcode change holds (the new passcode
-unlocks, the old one does not); an acknowledged Wipe stays wiped (and one in flight is
+unlocks, the old one does not); no answered failed unlock attempt is forgotten; an acknowledged Wipe stays wiped (and one in flight is
 all or nothing); no file is torn (every stored widget reads, ListWidgets lists exactly
 the stored ones); the journal really ran (no journal_unavailable in the log).
 
@@ -257,6 +257,8 @@ class Oracle:
         self.wipe_inflight = False
         self.wipe_landed = False       # the in-flight Wipe's passcode removal is visible
         self.wipe_missed = False       # the passcode the in-flight Wipe would remove is still set
+        self.acked_failures = 0        # failed attempts the last WrongPasscode reply counted
+        self.kept_failures = 0         # failed attempts the restarted daemon still counted
         self.acked_writes = 0
         self.errors = []
 
@@ -460,6 +462,13 @@ def restart_and_check(fs, daemon, oracle, cycle):
         status = connection.call("io.widgetd.Device.GetStatus")
     finally:
         connection.close()
+    # A failed attempt is counted durably before its answer: a power cut must not undo it
+    # (or cutting the power would reset the brute-force delays).
+    if status["failedAttempts"] < oracle.acked_failures:
+        raise Finding(f"failed unlock attempts went from {oracle.acked_failures} (answered) to "
+                      f"{status['failedAttempts']} after the cut")
+    oracle.acked_failures = 0  # the unlock below resets them
+    oracle.kept_failures = status["failedAttempts"]
     unlock_check(daemon, oracle, status)
     observed = observe(daemon, oracle)
     if cycle >= 0:
@@ -484,7 +493,9 @@ def restart_and_check(fs, daemon, oracle, cycle):
 def run_cycle(cycle, rng, fs, daemon, oracle):
     """One stretch of work ended by a power cut. Returns a description."""
     big = rng.random() < 0.4
-    event = rng.choice(["writes", "passcode", "passcode", "wipe"])
+    event = rng.choice(["writes", "passcode", "passcode", "wipe", "wrong-passcode"])
+    if event == "wrong-passcode" and oracle.passcode is None:
+        event = "passcode"
     stop, pause = threading.Event(), threading.Event()
     writers = [Writer(i, daemon, oracle, random.Random(rng.random()), big, stop, pause) for i in range(WRITERS)]
     # The cut: at a random moment, or at the Nth operation of a kind (a precise crash point).
@@ -520,6 +531,21 @@ def run_cycle(cycle, rng, fs, daemon, oracle):
             finally:
                 connection.close()
             oracle.previous_passcode, oracle.passcode, oracle.passcode_inflight = old, new, None
+        elif event == "wrong-passcode":
+            # Distinct wrong passcodes (a repeated one is not counted again), fewer than
+            # the five after which the next attempt must wait.
+            connection = daemon.connect()
+            try:
+                for attempt in range(rng.randint(1, 2)):
+                    try:
+                        connection.call("io.widgetd.Device.Unlock", {"passcode": f"wrong-{cycle}-{attempt}"})
+                        raise Finding("a wrong passcode unlocked")
+                    except VarlinkError as error:
+                        if error.name != "io.widgetd.WrongPasscode":
+                            raise Finding(f"Unlock with a wrong passcode: unexpected {error}")
+                        oracle.acked_failures = error.parameters["failedAttempts"]
+            finally:
+                connection.close()
         elif event == "wipe":
             pause.set()
             while not all(w.idle.is_set() or not w.is_alive() for w in writers):
@@ -534,7 +560,7 @@ def run_cycle(cycle, rng, fs, daemon, oracle):
                 connection.close()
             for widget in oracle.widgets.values():
                 widget.acked, widget.inflight = ABSENT, None
-            oracle.passcode, oracle.wipe_inflight = None, False
+            oracle.passcode, oracle.wipe_inflight, oracle.acked_failures = None, False, 0
             pause.clear()
     except (OSError, ConnectionError):
         pass  # the daemon was cut in the middle of it
@@ -554,7 +580,8 @@ def run_cycle(cycle, rng, fs, daemon, oracle):
                 f"{stats['kept_dirs']} directories' entries" if fs.torn_rng else ""))
 
 
-# Crash points chosen, not drawn: each step of the operations whose order matters.
+# Crash points chosen, not drawn: each step of the operations whose order matters
+# (a wrong passcode's durable count included).
 # (operation, kind of file-system operation at which the power goes, its number)
 DIRECTED = [
     ("wipe", "write", 1), ("wipe", "fdatasync", 1), ("wipe", "unlink", 1), ("wipe", "unlink", 3),
@@ -565,6 +592,7 @@ DIRECTED = [
     ("delete", "rename", 1), ("delete", "fsyncdir", 1), ("delete", "write", 1), ("delete", "unlink", 1),
     ("delete", "fsyncdir", 2),
     ("stop", "rename", 1), ("stop", "rename", 6), ("stop", "fsyncdir", 1), ("stop", "write", 1),
+    ("wrong-passcode", "fsyncdir", 1), ("wrong-passcode", "create", 2), ("wrong-passcode", "fsyncdir", 2),
 ]
 
 
@@ -575,7 +603,7 @@ def directed_cycle(cycle, scenario, rng, fs, daemon, oracle):
     connection = daemon.connect()
     try:
         # A passcode tells afterwards whether a Wipe in flight happened (it removes it).
-        if oracle.passcode is None and operation in ("passcode", "wipe"):
+        if oracle.passcode is None and operation in ("passcode", "wipe", "wrong-passcode"):
             connection.call("io.widgetd.Device.SetPasscode", {"current": None, "new": f"pc-{cycle}-first"})
             oracle.passcode = f"pc-{cycle}-first"
         for widget in oracle.widgets.values():
@@ -594,6 +622,15 @@ def directed_cycle(cycle, scenario, rng, fs, daemon, oracle):
             oracle.previous_passcode, oracle.passcode, oracle.passcode_inflight = old, new, None
         elif operation == "delete":
             delete(connection, next(iter(oracle.widgets.values())))
+        elif operation == "wrong-passcode":
+            for attempt in range(2):
+                try:
+                    connection.call("io.widgetd.Device.Unlock", {"passcode": f"wrong-{cycle}-{attempt}"})
+                    raise Finding("a wrong passcode unlocked")
+                except VarlinkError as error:
+                    if error.name != "io.widgetd.WrongPasscode":
+                        raise Finding(f"Unlock with a wrong passcode: unexpected {error}")
+                    oracle.acked_failures = error.parameters["failedAttempts"]
         elif operation == "stop":
             daemon.process.send_signal(signal.SIGTERM)
     except (OSError, ConnectionError):
@@ -657,7 +694,9 @@ def main():
             recovered = restart_and_check(fs, daemon, oracle, cycle)
             acked_total = oracle.acked_writes
             log(f"cut {cycle + 1}/{len(plan)}: {description}; {oracle.acked_writes - before} writes acknowledged, "
-                f"{recovered} journal records recovered: all promises held")
+                f"{recovered} journal records recovered"
+                + (f", {oracle.kept_failures} failed unlock attempts kept" if oracle.kept_failures else "")
+                + ": all promises held")
         log(f"PASS: {len(plan)} cuts, {acked_total} acknowledged writes checked (seed {seed})")
     except Finding as finding:
         log(f"FINDING after cut {cycle + 1} (seed {seed}): {finding}")
