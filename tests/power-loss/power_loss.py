@@ -134,6 +134,17 @@ class PowerCutFS:
                 raise RuntimeError("powercut-fs did not mount (see fs.log)")
             time.sleep(0.01)
 
+    def where(self):
+        """Where the file system's process waits, for a report."""
+        details = []
+        for name in ("wchan", "stack"):
+            try:
+                with open(f"/proc/{self.process.pid}/{name}") as f:
+                    details.append(f"{name}: {f.read().strip()}")
+            except OSError as error:
+                details.append(f"{name}: {error}")
+        return "; ".join(details)
+
     def arm(self, pid, kind, count):
         """SIGKILL `pid` at the `count`-th next operation of `kind`."""
         with open(self.control, "w") as f:
@@ -148,7 +159,12 @@ class PowerCutFS:
             time.sleep(0.05)
         else:
             raise RuntimeError("cannot unmount powercut-fs")
-        if self.process.wait(timeout=30) != 0:
+        try:
+            # Generous: the rebuild is quick, but this machine may be shared with builds.
+            status = self.process.wait(timeout=120)
+        except subprocess.TimeoutExpired:
+            raise RuntimeError(f"powercut-fs did not exit after the unmount: {self.where()}")
+        if status != 0:
             raise RuntimeError("powercut-fs failed (see fs.log)")
         with open(self.stats_file) as f:
             return dict(pair.split("=") for pair in f.read().split())
