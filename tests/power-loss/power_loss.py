@@ -517,7 +517,11 @@ def run_cycle(cycle, rng, fs, daemon, oracle):
     # The cut: at a random moment, or at the Nth operation of a kind (a precise crash point).
     cut_at = rng.uniform(0.05, 1.5)
     op_cut = None
-    if rng.random() < 0.5:
+    torn = fs.torn_rng is not None
+    if torn and event == "writes":
+        # Just before a sync is where unsynced bytes wait: there a cut can tear them.
+        op_cut = (rng.choice(["fdatasync", "fdatasync", "fsync"]), rng.randint(1, 40 if big else 80))
+    elif rng.random() < 0.5:
         if event == "wipe":
             op_cut = (rng.choice(["unlink", "fsyncdir", "rename", "create", "any"]), rng.randint(1, 6))
         elif event == "passcode":
@@ -590,7 +594,7 @@ def run_cycle(cycle, rng, fs, daemon, oracle):
     stats = fs.cut()
     how = f"at {op_cut[0]} #{op_cut[1]}" if op_cut and by_fs else f"at {time.monotonic() - started:.2f}s"
     return (f"{event}{' (large writes)' if big else ''}, cut {how}; fs: {stats['fdatasync']} fdatasync, "
-            f"{stats['rename']} rename, {stats['fsyncdir']} dir fsync; forgot {stats['lost_dirty_bytes']} bytes "
+            f"{stats['rename']} rename, {stats['fsyncdir']} dir fsync; {stats['lost_dirty_bytes']} bytes unsynced "
             f"in {stats['lost_dirty_files']} files" + (
                 f", kept {stats['kept_bytes']} unsynced bytes in {stats['kept_files']} files and "
                 f"{stats['kept_dirs']} directories' entries" if fs.torn_rng else ""))
@@ -661,7 +665,7 @@ def directed_cycle(cycle, scenario, rng, fs, daemon, oracle):
     daemon.kill()
     stats = fs.cut()
     return f"{operation}, cut {'at ' + kind + ' #' + str(number) if by_fs else 'after it (fewer ' + kind + ')'}; " \
-        f"forgot {stats['lost_dirty_bytes']} bytes in {stats['lost_dirty_files']} files"
+        f"{stats['lost_dirty_bytes']} bytes unsynced in {stats['lost_dirty_files']} files"
 
 
 def main():
