@@ -472,7 +472,9 @@ def settle(oracle, observed):
 
 def restart_and_check(fs, daemon, oracle, cycle):
     fs.mount()
-    daemon.start(fs.mountpoint)
+    # A directory the daemon makes itself on its first start, as it does without
+    # systemd's StateDirectory=: its entry in the mount's root must be durable too.
+    daemon.start(os.path.join(fs.mountpoint, "widgetd"))
     connection = daemon.connect()
     try:
         status = connection.call("io.widgetd.Device.GetStatus")
