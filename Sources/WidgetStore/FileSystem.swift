@@ -22,9 +22,14 @@ enum FileSystem {
         .io(operation: operation, path: path, errno: errno)
     }
 
-    /// Creates a directory with `mode` unless it exists.
+    /// Creates a directory with `mode` unless it exists, durably: a new directory's
+    /// entry lasts a power cut only once its parent is synced, and without it the cut
+    /// could take the directory with everything later made durable inside it.
     static func makeDirectory(_ path: String, mode: mode_t = 0o700) throws(StoreError) {
-        if mkdir(path, mode) == 0 { return }
+        if mkdir(path, mode) == 0 {
+            try syncDirectory(URL(fileURLWithPath: path).deletingLastPathComponent().path)
+            return
+        }
         guard errno == EEXIST else { throw fail("mkdir", path) }
         var info = stat()
         guard stat(path, &info) == 0 else { throw fail("stat", path) }
