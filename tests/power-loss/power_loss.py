@@ -43,6 +43,8 @@ PROVIDERS = [
 ]
 # Log events that mean a file the daemon wrote did not read back whole.
 DAMAGE_EVENTS = ["timeline_unreadable", "index_failed", "store_failure", "settings_unreadable", "checkpoint_failed"]
+# The state directory's name in the mount.
+STATE_NAME = "widgetd"
 WRITERS = 4
 WIDGETS_PER_WRITER = 3
 ABSENT = "absent"
@@ -474,7 +476,7 @@ def restart_and_check(fs, daemon, oracle, cycle):
     fs.mount()
     # A directory the daemon makes itself on its first start, as it does without
     # systemd's StateDirectory=: its entry in the mount's root must be durable too.
-    daemon.start(os.path.join(fs.mountpoint, "widgetd"))
+    daemon.start(os.path.join(fs.mountpoint, STATE_NAME))
     connection = daemon.connect()
     try:
         status = connection.call("io.widgetd.Device.GetStatus")
@@ -680,7 +682,8 @@ def main():
                         help="first cut at each step of wipe, SetPasscode, delete and the fold at stop")
     parser.add_argument("--forget-fdatasync", action="store_true")
     parser.add_argument("--forget-dirsync", action="store_true")
-    parser.add_argument("--forget-dirsync-of", metavar="DIR", help="forget only this directory's fsyncs (e.g. timelines)")
+    parser.add_argument("--forget-dirsync-of", metavar="DIR",
+                        help="forget only the fsyncs of this directory of the state directory (e.g. timelines)")
     parser.add_argument("--torn", action="store_true",
                         help="at each cut keep part of what was not synced (torn records, early renames)")
     parser.add_argument("--credential-key", action="store_true",
@@ -691,7 +694,7 @@ def main():
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**32)
     flags = (["--forget-fdatasync"] if args.forget_fdatasync else []) + (["--forget-dirsync"] if args.forget_dirsync else []) \
-        + (["--forget-dirsync-of", args.forget_dirsync_of] if args.forget_dirsync_of else [])
+        + (["--forget-dirsync-of", f"{STATE_NAME}/{args.forget_dirsync_of}"] if args.forget_dirsync_of else [])
     log(f"seed {seed}, {args.cuts} cuts, file system {' '.join(flags) or 'honest'}{' (torn)' if args.torn else ''}")
     rng = random.Random(seed)
     work = tempfile.mkdtemp(prefix="widgetd-power-loss-")
