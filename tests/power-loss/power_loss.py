@@ -4,19 +4,24 @@
     power_loss.py --widgetd BIN --fs BIN [--seed N] [--cuts N] [--no-directed] [--torn] [--credential-key]
                   [--forget-fdatasync | --forget-dirsync | --forget-dirsync-of DIR] [--keep]
 
-The daemon's state directory is a powercut-fs mount (see powercut-fs.c): at each cut
-the daemon is SIGKILLed (at a random moment, or by the file system itself at the Nth
-operation of some kind), the file system is unmounted, which forgets everything not made
-durable, and the daemon is started again on what is left. Between cuts several provider
-connections write timelines at once (small ones, or large ones that fill the journal and
-make it fold), and a cycle may also change the passcode, delete widgets or wipe.
+The daemon's state directory is a directory it makes itself in a powercut-fs mount (see
+powercut-fs.c): at each cut the daemon is SIGKILLed (at a random moment, or by the file
+system itself at the Nth operation of some kind), the file system is unmounted, which
+forgets everything not made durable (with --torn: keeps part of it), and the daemon is
+started again on what is left. The first cuts are chosen (DIRECTED: each step of a wipe,
+a passcode change, a delete, the fold at an orderly stop, a wrong passcode's count);
+then, between random cuts, several provider connections write timelines at once (small
+ones, or large ones that fill the journal and make it fold), and a cycle may also
+change the passcode, try wrong passcodes, delete widgets or wipe. --credential-key
+supplies the device key as a systemd credential, which a wipe cannot remove.
 
 After each restart the checker demands: the daemon starts; every acknowledged write is
 there with its exact generation and content (a write in flight at the cut may be there
 or not, nothing else); every acknowledged passcode change holds (the new passcode
-unlocks, the old one does not); no answered failed unlock attempt is forgotten; an acknowledged Wipe stays wiped (and one in flight is
-all or nothing); no file is torn (every stored widget reads, ListWidgets lists exactly
-the stored ones); the journal really ran (no journal_unavailable in the log).
+unlocks, the old one does not); no answered failed unlock attempt is forgotten; an
+acknowledged Wipe stays wiped (and one in flight is all or nothing); no file is torn
+(every stored widget reads, ListWidgets lists exactly the stored ones, the log reports
+no damage); the journal really ran (no journal_unavailable in the log).
 
 Exit status: 0 all cuts passed; 3 a promise was broken (the finding is printed, with
 the seed to reproduce it); 1 the harness itself failed. Standard library only, so that
