@@ -2,7 +2,7 @@
 """Power cuts at random points under a real widgetd, on powercut-fs.
 
     power_loss.py --widgetd BIN --fs BIN [--seed N] [--cuts N] [--no-directed] [--torn] [--credential-key]
-                  [--forget-fdatasync | --forget-dirsync | --forget-dirsync-of DIR] [--keep]
+                  [--forget-fdatasync | --forget-fsync | --forget-dirsync | --forget-dirsync-of DIR] [--keep]
 
 The daemon's state directory is a directory it makes itself in a powercut-fs mount (see
 powercut-fs.c): at each cut the daemon is SIGKILLed (at a random moment, or by the file
@@ -686,6 +686,7 @@ def main():
     parser.add_argument("--directed", action=argparse.BooleanOptionalAction, default=True,
                         help="first cut at each step of wipe, SetPasscode, delete and the fold at stop")
     parser.add_argument("--forget-fdatasync", action="store_true")
+    parser.add_argument("--forget-fsync", action="store_true")
     parser.add_argument("--forget-dirsync", action="store_true")
     parser.add_argument("--forget-dirsync-of", metavar="DIR",
                         help="forget only the fsyncs of this directory of the state directory (e.g. timelines)")
@@ -699,6 +700,7 @@ def main():
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**32)
     flags = (["--forget-fdatasync"] if args.forget_fdatasync else []) + (["--forget-dirsync"] if args.forget_dirsync else []) \
+        + (["--forget-fsync"] if args.forget_fsync else []) \
         + (["--forget-dirsync-of", f"{STATE_NAME}/{args.forget_dirsync_of}"] if args.forget_dirsync_of else [])
     log(f"seed {seed}, {args.cuts} cuts, file system {' '.join(flags) or 'honest'}{' (torn)' if args.torn else ''}")
     rng = random.Random(seed)

@@ -1,7 +1,7 @@
 // powercut-fs: a pass-through FUSE file system that forgets, at a simulated power cut,
 // everything that was not made durable (the LazyFS / ALICE model).
 //
-//   powercut-fs [--forget-fdatasync | --forget-dirsync | --forget-dirsync-of DIR] [--torn SEED]
+//   powercut-fs [--forget-fdatasync | --forget-fsync | --forget-dirsync | --forget-dirsync-of DIR] [--torn SEED]
 //               [--control FILE] [--stats FILE] BACKING SHADOW MOUNTPOINT
 //
 // Every operation is passed through to BACKING at once, so the daemon on MOUNTPOINT sees
@@ -29,7 +29,8 @@
 // also kills at random times from outside.)
 //
 // The self-check modes make the file system lie: --forget-fdatasync answers an
-// fdatasync without making anything durable, --forget-dirsync the same for a directory
+// fdatasync without making anything durable, --forget-fsync the same for a file's
+// fsync (the keybag's, a timeline file's before its rename), --forget-dirsync for a directory
 // fsync, --forget-dirsync-of DIR only for the directory DIR (relative to BACKING). A test
 // that cannot tell these from the honest mode cannot see a missing sync.
 //
@@ -83,7 +84,7 @@ static char backing[PATH_MAX];
 static char shadow[PATH_MAX];
 static const char *control_path;
 static const char *stats_path;
-static int forget_fdatasync, forget_dirsync;
+static int forget_fdatasync, forget_fsync, forget_dirsync;
 static const char *forget_dirsync_of;  // only of this directory (a path under BACKING)
 static int torn;                       // --torn SEED: keep some unsynced changes at the cut
 
@@ -593,6 +594,7 @@ static int pc_fsync(const char *path, int datasync, struct fuse_file_info *fi) {
     OFF_OR(datasync ? "fdatasync" : "fsync");
     if (datasync) count.fdatasync++; else count.fsync++;
     if (datasync && forget_fdatasync) { count.forgotten_fdatasync++; return 0; }
+    if (!datasync && forget_fsync) { count.forgotten_fsync++; return 0; }
     int fd = (int)fi->fh;
     make_file_durable((unsigned)fd_node[fd], fd);
     return 0;
@@ -778,18 +780,19 @@ static void write_stats(void) {
     if (!out) die("open %s: %s", stats_path, strerror(errno));
     fprintf(out,
             "write=%ld fsync=%ld fdatasync=%ld fsyncdir=%ld rename=%ld unlink=%ld create=%ld mkdir=%ld rmdir=%ld "
-            "truncate=%ld fallocate=%ld forgotten_fdatasync=%ld forgotten_fsyncdir=%ld killed=%d "
+            "truncate=%ld fallocate=%ld forgotten_fsync=%ld forgotten_fdatasync=%ld forgotten_fsyncdir=%ld killed=%d "
             "lost_dirty_files=%ld lost_dirty_bytes=%lld restored_files=%ld restored_dirs=%ld "
             "kept_files=%ld kept_bytes=%lld kept_dirs=%ld\n",
             count.write, count.fsync, count.fdatasync, count.fsyncdir, count.rename, count.unlink, count.create,
-            count.mkdir, count.rmdir, count.truncate, count.fallocate, count.forgotten_fdatasync,
+            count.mkdir, count.rmdir, count.truncate, count.fallocate, count.forgotten_fsync, count.forgotten_fdatasync,
             count.forgotten_fsyncdir, dead, lost_dirty_files, lost_dirty_bytes, restored_files, restored_dirs,
             kept_files, kept_bytes, kept_dirs);
     if (out != stderr) fclose(out);
 }
 
 static void usage(void) {
-    fprintf(stderr, "usage: powercut-fs [--forget-fdatasync|--forget-dirsync|--forget-dirsync-of DIR] [--torn SEED] "
+    fprintf(stderr, "usage: powercut-fs [--forget-fdatasync|--forget-fsync|--forget-dirsync|--forget-dirsync-of DIR] "
+                    "[--torn SEED] "
                     "[--control FILE] [--stats FILE] "
                     "BACKING SHADOW MOUNTPOINT\n");
     exit(64);
@@ -799,6 +802,7 @@ int main(int argc, char **argv) {
     int i = 1;
     for (; i < argc && !strncmp(argv[i], "--", 2); i++) {
         if (!strcmp(argv[i], "--forget-fdatasync")) forget_fdatasync = 1;
+        else if (!strcmp(argv[i], "--forget-fsync")) forget_fsync = 1;
         else if (!strcmp(argv[i], "--forget-dirsync")) forget_dirsync = 1;
         else if (!strcmp(argv[i], "--forget-dirsync-of") && i + 1 < argc) forget_dirsync_of = argv[++i];
         else if (!strcmp(argv[i], "--control") && i + 1 < argc) control_path = argv[++i];
