@@ -27,11 +27,15 @@ enum FileSystem {
     /// uid, that neither its group nor others may write (`unsafeEntry` otherwise).
     ///
     /// Checked on the opened directory (`O_NOFOLLOW`, `fstat`), not on its name, so a
-    /// link swapped in between cannot pass.
+    /// link swapped in between cannot pass. A new directory is made durably: its entry
+    /// lasts a power cut only once its parent is synced, and without that the cut could
+    /// take the directory with everything later made durable inside it.
     static func makeDirectory(_ path: String, mode: mode_t = 0o700) throws(StoreError) {
-        if mkdir(path, mode) != 0, errno != EEXIST { throw fail("mkdir", path) }
+        let created = mkdir(path, mode) == 0
+        if !created, errno != EEXIST { throw fail("mkdir", path) }
         let fd = try openDirectory(path)
         close(fd)
+        if created { try syncDirectory(URL(fileURLWithPath: path).deletingLastPathComponent().path) }
     }
 
     /// Opens a directory of the store without following a link, and checks it as

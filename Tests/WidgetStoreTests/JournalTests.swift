@@ -180,6 +180,27 @@ import WidgetModel
         #expect(try reopened.listTimelines().isEmpty)
     }
 
+    /// A wipe that stops before it is committed to (a power cut; here the rename that
+    /// commits it failing) leaves the store as it was, journaled writes included:
+    /// nothing may be destroyed before the wipe is sure to be finished.
+    @Test func aWipeStoppedBeforeItIsCommittedKeepsJournaledWrites() throws {
+        let f = Fixture()
+        let aside = "\(f.state)/timelines.wiped"
+        do {
+            let store = try f.open()
+            _ = try put(store, widgetA, "journaled")
+            // rename refuses to replace a directory that is not empty (ENOTEMPTY): the
+            // wipe stops at its commit point.
+            try FileManager.default.createDirectory(atPath: "\(aside)/blocker", withIntermediateDirectories: true)
+            #expect(throws: StoreError.self) { try store.wipe() }
+        }
+        try FileManager.default.removeItem(atPath: aside)
+        let reopened = try f.open()
+        #expect(reopened.recoveredJournalRecords == 1)
+        #expect(text(try reopened.readBody(widgetA, allowOpenClassB: false)) == "journaled")
+        #expect(!reopened.finishedInterruptedWipe)
+    }
+
     @Test func journaledFilesAreSealedAsTheirFilesWouldBe() throws {
         let f = Fixture()
         let store = try f.open()
