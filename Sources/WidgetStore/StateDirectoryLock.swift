@@ -12,10 +12,9 @@ public final class StateDirectoryLock {
     /// Claims `stateDirectory`, creating it if needed (mode 0700); refuses one the store
     /// may not trust (`FileSystem.makeDirectory`).
     public init(stateDirectory: String) throws(StoreError) {
-        // A link, a foreign owner or a group-writable directory is refused here, at start.
-        if mkdir(stateDirectory, 0o700) != 0, errno != EEXIST {
-            throw .io(operation: "mkdir", path: stateDirectory, errno: errno)
-        }
+        // A link, a foreign owner or a group-writable directory is refused here, at start;
+        // a new one is made durably (synced into its parent), as the store makes it.
+        try FileSystem.makeDirectory(stateDirectory)
         let fd = try FileSystem.openDirectory(stateDirectory)
         var result: Int32
         repeat { result = flock(fd, LOCK_EX | LOCK_NB) } while result != 0 && errno == EINTR

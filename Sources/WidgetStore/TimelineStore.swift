@@ -162,6 +162,10 @@ public final class TimelineStore {
         // Never a link: its targets are not ours to remove.
         close(try FileSystem.openDirectory(aside))
         for name in try FileSystem.list(aside) { try FileSystem.remove("\(aside)/\(name)") }
+        // The removals inside it durable before the directory itself goes: otherwise a
+        // power cut can bring `timelines.wiped/` back after a later start, and that
+        // start would take it for a wipe still to finish and erase a newer keybag.
+        try FileSystem.syncDirectory(aside)
         guard rmdir(aside) == 0 else { throw .io(operation: "rmdir", path: aside, errno: errno) }
         try FileSystem.syncDirectory(stateDirectory)
     }
