@@ -256,6 +256,17 @@ public final class TimelineStore {
             created = false
         } else {
             keybag = try Keybag.create(cost: cost, deviceWrapKey: subkeys.classWrap).0
+            // A new store's settings are written before its keybag: a power cut between the
+            // two must not leave a keybag without settings, which reads as settings removed
+            // from an existing store and closes them (found by the power-loss test, with a
+            // credential device key, in a wipe cut at its second file).
+            if !FileSystem.exists("\(stateDirectory)/\(SettingsFile.fileName)") {
+                let defaults: [UInt8]
+                do { defaults = Array(try JSONEncoder().encode(Settings())) } catch {
+                    preconditionFailure("the default settings always encode: \(error)")
+                }
+                try SettingsFile.save(defaults, stateDirectory: stateDirectory, macKey: subkeys.settingsMAC)
+            }
             try keybag.save(stateDirectory: stateDirectory, macKey: subkeys.keybagMAC)
             created = true
         }

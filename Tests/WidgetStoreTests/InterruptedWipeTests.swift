@@ -23,6 +23,7 @@ import WidgetModel
             _ = try store.putTimeline(
                 widgetD, protectionClass: .none, family: nil, reloadDue: nil, body: secure("journaled"), placeholder: nil)
             // unlink refuses a directory (EISDIR): the wipe stops after the keybag's removal.
+            try FileManager.default.removeItem(atPath: settings)
             try FileManager.default.createDirectory(atPath: "\(settings)/blocker", withIntermediateDirectories: true)
             #expect(throws: StoreError.self) { try store.wipe() }
             #expect(!FileManager.default.fileExists(atPath: "\(f.state)/\(Keybag.fileName)"))
@@ -38,6 +39,6 @@ import WidgetModel
         #expect(try reopened.listTimelines().isEmpty)
         // A fresh store, and nothing left over (no set-aside timelines either).
         let left = try FileManager.default.contentsOfDirectory(atPath: f.state).sorted()
-        #expect(left == ["journal", "keybag", "timelines"], "\(left)")
+        #expect(left == ["journal", "keybag", "settings", "timelines"], "\(left)")
     }
 }
