@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import StrictJSON
 import WidgetModel
 
 /// The file `put` and `append` send: `{"entries":[…],"policy":{…}?,"placeholder":{…}?,"family":…?}`.
@@ -31,6 +32,13 @@ struct TimelineFile {
         let bytes = path == "-"
             ? try standardInput.readToEnd(limit: Self.maximumBytes) : try Self.readFile(path)
         let name = path == "-" ? "standard input" : path
+        // widgetd reads strict JSON (RFC 8259: no trailing comma, no comment, valid UTF-8);
+        // Foundation's decoder is lenient, so check with the daemon's own reader first.
+        let syntax: JSONReadError? = bytes.withUnsafeBytes { raw in
+            do throws(JSONReadError) { try JSONReader.validate(raw) } catch { return error }
+            return nil
+        }
+        if let syntax { throw CommandFailure("\(name) is not JSON: \(syntax.message) (at byte \(syntax.offset))") }
         guard let value = try? JSONDecoder().decode(JSONValue.self, from: Data(bytes)) else {
             throw CommandFailure("\(name) is not JSON")
         }

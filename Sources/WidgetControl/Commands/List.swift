@@ -1,13 +1,11 @@
+import ArgumentParser
+
 extension Widgetctl {
     /// `widgetctl list`: every stored widget.
-    struct List: Command {
-        static let configuration = CommandConfiguration(
-            name: "list", abstract: "List stored widgets: family, class, generation.",
-            usage: "[--json]", options: [CommandConfiguration.jsonOption])
+    struct List: WidgetctlCommand {
+        static let configuration = CommandConfiguration(abstract: "List stored widgets: family, class, generation.")
 
-        init(_ arguments: ParsedArguments) throws(UsageError) {
-            _ = try arguments.positionals(named: [], minimum: 0, maximum: 0)
-        }
+        @OptionGroup var global: GlobalOptions
 
         func run(_ context: CommandContext) throws(CommandFailure) {
             let reply = try context.call("io.widgetd.Host.ListWidgets")
