@@ -68,7 +68,8 @@ let package = Package(
         .testTarget(name: "WidgetCryptoTests", dependencies: ["WidgetCrypto"]),
         .testTarget(name: "WidgetStoreTests", dependencies: ["WidgetStore", "WidgetCrypto", "WidgetModel"]),
         .testTarget(name: "WidgetDaemonTests", dependencies: ["WidgetDaemon", "WidgetStore", "WidgetCrypto", "WidgetModel", "Varlink", "StrictJSON"]),
-        .testTarget(name: "WidgetControlTests", dependencies: ["WidgetControl", "WidgetModel"]),
+        // WidgetdCommand too: one suite checks both programs' completion scripts and manuals.
+        .testTarget(name: "WidgetControlTests", dependencies: ["WidgetControl", "WidgetModel", "WidgetdCommand"]),
         .testTarget(name: "WidgetdCommandTests", dependencies: ["WidgetdCommand", "WidgetDaemon"]),
         .testTarget(name: "BenchmarksTests", dependencies: ["Benchmarks"]),
         .testTarget(

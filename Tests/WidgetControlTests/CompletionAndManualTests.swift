@@ -1,7 +1,7 @@
-import ArgumentParser
 import Foundation
 import Testing
 @testable import WidgetControl
+import WidgetdCommand
 
 /// The completion scripts are the parser's, and work in bash, zsh and fish; the manual
 /// page names every command and option the parser has.
@@ -10,18 +10,7 @@ import Testing
     static let root = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
-    static let shells: [(name: String, shell: CompletionShell, path: String)] = [
-        ("bash", .bash, "/bin/bash"), ("zsh", .zsh, "/usr/bin/zsh"), ("fish", .fish, "/usr/bin/fish"),
-    ]
-
-    /// completions/widgetctl.SHELL is what `widgetctl --generate-completion-script SHELL` prints.
-    @Test(arguments: shells.map(\.name))
-    func committedCompletionScriptsAreTheGeneratedOnes(shell: String) throws {
-        let committed = try String(contentsOf: Self.root.appendingPathComponent("completions/widgetctl.\(shell)"), encoding: .utf8)
-        let generated = widgetctl(["--generate-completion-script", shell])
-        #expect(generated.exitCode == 0)
-        #expect(committed == generated.standardOutput, "regenerate: widgetctl --generate-completion-script \(shell) > completions/widgetctl.\(shell)")
-    }
+    static let shells: [(name: String, path: String)] = [("bash", "/bin/bash"), ("zsh", "/usr/bin/zsh"), ("fish", "/usr/bin/fish")]
 
     /// Runs `shell` on `script` with the built widgetctl first on PATH and `socket` as
     /// WIDGETD_SOCKET; returns its standard output's lines.
@@ -114,6 +103,16 @@ import Testing
         }
         for code in ExitCode.allCases {
             #expect(manual.source.contains(".B \(code.rawValue)\n"), "exit code \(code.rawValue)")
+        }
+    }
+
+    /// widgetd(8) describes every option of widgetd's parser.
+    @Test func widgetdManualNamesEveryOption() throws {
+        let manual = try ManualPage(contentsOf: Self.root.appendingPathComponent("man/widgetd.8"))
+        let options = ParserIntrospection.longOptions(of: Widgetd.self)
+        #expect(options.contains("--check-config"))
+        for option in options {
+            #expect(manual.headings.contains { $0.contains(option) }, "\(option) has no paragraph in widgetd(8)")
         }
     }
 }
