@@ -47,8 +47,7 @@ let package = Package(
         .target(
             name: "WidgetControl",
             dependencies: [
-                "WidgetModel", "Varlink", "StrictJSON", "CSystemShims",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "WidgetModel", "StrictJSON", .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         // widgetd's own command line, apart from the daemon so that the fuzzers, which
         // build WidgetDaemon with swiftc, need no package.
@@ -69,7 +68,12 @@ let package = Package(
         .testTarget(name: "WidgetStoreTests", dependencies: ["WidgetStore", "WidgetCrypto", "WidgetModel"]),
         .testTarget(name: "WidgetDaemonTests", dependencies: ["WidgetDaemon", "WidgetStore", "WidgetCrypto", "WidgetModel", "Varlink", "StrictJSON"]),
         // WidgetdCommand too: one suite checks both programs' completion scripts and manuals.
-        .testTarget(name: "WidgetControlTests", dependencies: ["WidgetControl", "WidgetModel", "WidgetdCommand"]),
+        .testTarget(
+            name: "WidgetControlTests",
+            dependencies: [
+                "WidgetControl", "WidgetModel", "WidgetdCommand",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]),
         .testTarget(name: "WidgetdCommandTests", dependencies: ["WidgetdCommand", "WidgetDaemon"]),
         .testTarget(name: "BenchmarksTests", dependencies: ["Benchmarks"]),
         .testTarget(
