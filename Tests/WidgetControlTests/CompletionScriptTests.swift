@@ -17,3 +17,21 @@ import WidgetdCommand
         #expect(committed == script + "\n", "stale \(file): run make completions")
     }
 }
+
+/// The `---completion` requests of fish 3, which cannot give the cursor's offset.
+@Suite struct CompletionRequestTests {
+    @Test func fish3RequestsGetTheCursorAtTheEndOfTheWord() {
+        let fish3 = ["---completion", "get", "--", "positional@0", "2", "widgetctl", "get", "com.ex"]
+        #expect(CompletionRequest.normalized(fish3)
+            == ["---completion", "get", "--", "positional@0", "2", "6", "widgetctl", "get", "com.ex"])
+    }
+
+    @Test(arguments: [
+        ["---completion", "get", "--", "positional@0", "2", "6", "widgetctl", "get", "com.ex"],
+        ["get", "--", "positional@0", "2", "widgetctl"],
+        ["---completion", "--", "positional@0"],
+    ])
+    func everyOtherLineIsLeftAsItIs(arguments: [String]) {
+        #expect(CompletionRequest.normalized(arguments) == arguments)
+    }
+}
