@@ -64,25 +64,32 @@ import WidgetdCommand
         }
     }
 
-    /// In each shell the generated script completes a command, an option, and a widget
-    /// id asked of the running daemon.
-    @Test(arguments: shells.map(\.name))
-    func generatedScriptsCompleteCommandsOptionsAndWidgetIDs(shell: String) throws {
-        let path = try #require(Self.shells.first { $0.name == shell }?.path)
-        guard FileManager.default.isExecutableFile(atPath: path) else {
-            // Only a machine without the shell skips this (CI installs all three: .ci/run).
-            Issue.record("\(shell) is not installed (\(path)): apt-get install \(shell)")
-            return
-        }
+    /// Whether `shell` is installed (CI installs all three: .ci/run).
+    static func installed(_ shell: String) -> Bool {
+        shells.first { $0.name == shell }.map { FileManager.default.isExecutableFile(atPath: $0.path) } ?? false
+    }
+
+    /// In `shell` the generated script completes a command, an option, a surface, and a
+    /// widget id asked of the running daemon.
+    static func checkCompletion(in shell: String) throws {
         let server = try FakeVarlinkServer { request in
             request.contains("io.widgetd.Host.ListWidgets") ? [reply(Fixtures.widgets)] : [errorReply("x")]
         }
-        #expect(try Self.complete(shell, "widgetctl pass", socket: server.path) == ["passcode"])
-        #expect(try Self.complete(shell, "widgetctl unlock --pass", socket: server.path) == ["--passcode-stdin"])
-        let widgets = try Self.complete(shell, "widgetctl get com.example.w", socket: server.path)
+        #expect(try complete(shell, "widgetctl pass", socket: server.path) == ["passcode"])
+        #expect(try complete(shell, "widgetctl unlock --pass", socket: server.path) == ["--passcode-stdin"])
+        let widgets = try complete(shell, "widgetctl get com.example.w", socket: server.path)
         #expect(widgets == ["com.example.weather/forecast#lock-1"], "\(widgets)")
-        #expect(try Self.complete(shell, "widgetctl get a/b --surface lock", socket: server.path) == ["lock-screen"])
+        #expect(try complete(shell, "widgetctl get a/b --surface lock", socket: server.path) == ["lock-screen"])
     }
+
+    @Test(.enabled(if: installed("bash"), "bash is not installed: apt-get install bash"))
+    func bashCompletesCommandsOptionsAndWidgetIDs() throws { try Self.checkCompletion(in: "bash") }
+
+    @Test(.enabled(if: installed("zsh"), "zsh is not installed: apt-get install zsh"))
+    func zshCompletesCommandsOptionsAndWidgetIDs() throws { try Self.checkCompletion(in: "zsh") }
+
+    @Test(.enabled(if: installed("fish"), "fish is not installed: apt-get install fish"))
+    func fishCompletesCommandsOptionsAndWidgetIDs() throws { try Self.checkCompletion(in: "fish") }
 
     @Test(arguments: ["widgetctl.1", "widgetd.8", "widgetd.conf.5"])
     func manualPagesExist(name: String) throws {
