@@ -13,6 +13,11 @@ let package = Package(
         .executable(name: "widgetctl", targets: ["widgetctl"]),
         .executable(name: "widgetd-bench", targets: ["widgetd-bench"]),
     ],
+    dependencies: [
+        // The command lines of widgetctl and widgetd: parsing, help, completion scripts.
+        // Without network, scripts/setup points SwiftPM at a local mirror (README).
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+    ],
     targets: [
         // C libraries from Debian, through pkg-config.
         .systemLibrary(
@@ -39,9 +44,18 @@ let package = Package(
             name: "WidgetDaemon",
             dependencies: ["WidgetStore", "WidgetModel", "Varlink", "StrictJSON", "CSystemd", "CSystemShims"]),
         // The client CLI's commands and rendering.
-        .target(name: "WidgetControl", dependencies: ["WidgetModel", "Varlink", "CSystemShims"]),
+        .target(
+            name: "WidgetControl",
+            dependencies: [
+                "WidgetModel", "StrictJSON", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]),
+        // widgetd's own command line, apart from the daemon so that the fuzzers, which
+        // build WidgetDaemon with swiftc, need no package.
+        .target(
+            name: "WidgetdCommand",
+            dependencies: ["WidgetDaemon", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
 
-        .executableTarget(name: "widgetd", dependencies: ["WidgetDaemon"]),
+        .executableTarget(name: "widgetd", dependencies: ["WidgetdCommand"]),
         .executableTarget(name: "widgetctl", dependencies: ["WidgetControl"]),
         // The benchmark harness (docs/BENCHMARKS.md): widgetd beside redis-server,
         // SQLCipher and the floors, one client for all.
@@ -57,7 +71,14 @@ let package = Package(
         .testTarget(name: "WidgetCryptoTests", dependencies: ["WidgetCrypto"]),
         .testTarget(name: "WidgetStoreTests", dependencies: ["WidgetStore", "WidgetCrypto", "WidgetModel"]),
         .testTarget(name: "WidgetDaemonTests", dependencies: ["WidgetDaemon", "WidgetStore", "WidgetCrypto", "WidgetModel", "Varlink", "StrictJSON", "TestSupport"]),
-        .testTarget(name: "WidgetControlTests", dependencies: ["WidgetControl", "WidgetModel", "TestSupport"]),
+        // WidgetdCommand too: one suite checks both programs' completion scripts and manuals.
+        .testTarget(
+            name: "WidgetControlTests",
+            dependencies: [
+                "WidgetControl", "WidgetModel", "WidgetdCommand", "TestSupport",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]),
+        .testTarget(name: "WidgetdCommandTests", dependencies: ["WidgetdCommand", "WidgetDaemon"]),
         .testTarget(name: "BenchmarksTests", dependencies: ["Benchmarks"]),
         .testTarget(
             name: "IntegrationTests",

@@ -19,10 +19,12 @@ final class CommandContext {
     let socketPath: String
     /// Whether standard output is a terminal that understands cursor movement (`watch` redraws).
     let redraws: Bool
+    /// The time events are stamped with when they arrive (`monitor`, `watch`).
+    let clock: () -> Date
 
     init(
         standardOutput: any TextSink, standardError: any TextSink, standardInput: any InputSource,
-        json: Bool, color: Bool, socketPath: String, redraws: Bool = false
+        json: Bool, color: Bool, socketPath: String, redraws: Bool = false, clock: @escaping () -> Date = Date.init
     ) {
         self.standardOutput = standardOutput
         self.standardError = standardError
@@ -31,6 +33,7 @@ final class CommandContext {
         self.color = color
         self.socketPath = socketPath
         self.redraws = redraws
+        self.clock = clock
     }
 
     /// Opens a connection to the daemon.
@@ -40,7 +43,13 @@ final class CommandContext {
 
     /// Calls `method` once on a new connection.
     func call(_ method: String, _ parameters: [String: JSONValue] = [:]) throws(CommandFailure) -> VarlinkReply {
-        let client = try connect()
+        try call(on: try connect(), method, parameters)
+    }
+
+    /// Calls `method` on an open connection: commands that make several calls use one.
+    func call(
+        on client: VarlinkClient, _ method: String, _ parameters: [String: JSONValue] = [:]
+    ) throws(CommandFailure) -> VarlinkReply {
         do { return try client.call(method, parameters) } catch { throw DaemonErrorMessage.failure(for: error) }
     }
 
@@ -81,8 +90,17 @@ final class CommandContext {
 
     /// Prints a reply's parameters as one line of JSON (sorted keys), for scripts.
     func printJSON(_ parameters: [String: JSONValue]) {
-        standardOutput.write(JSONText.compact(.object(parameters)) + "\n")
+        printJSON(.object(parameters))
     }
+
+    /// Prints a value as one line of JSON (sorted keys).
+    func printJSON(_ value: JSONValue) {
+        standardOutput.write(JSONText.compact(value) + "\n")
+    }
+
+    /// Now, as RFC 3339 in UTC to the second (`2026-12-01T09:16:38Z`): the stamp of a
+    /// streamed event. Events within one second keep their order by line.
+    func timestamp() -> String { RFC3339.format(Date(timeIntervalSince1970: clock().timeIntervalSince1970.rounded(.down))) }
 
     /// Prints a line for a person.
     func print(_ line: String = "") {

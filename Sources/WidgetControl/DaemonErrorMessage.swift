@@ -1,7 +1,8 @@
 import Glibc
 import WidgetModel
 
-/// Turns a failed call into the one line a person reads and the exit code a script reads.
+/// Turns a failed call into the one line a person reads and the exit code (and, with
+/// `--json`, the error object) a script reads.
 enum DaemonErrorMessage {
     /// The message and exit code for `error`.
     static func failure(for error: VarlinkClientError) -> CommandFailure {
@@ -10,27 +11,33 @@ enum DaemonErrorMessage {
             switch errorNumber {
             case ENOENT, ECONNREFUSED, ENOTDIR:
                 return CommandFailure("widgetd is not running (no socket at \(path))", exitCode: .unavailable)
+                    .reported(as: CommandFailure.Name.daemonUnavailable, ["socket": .string(path)])
             default:
                 return CommandFailure("cannot reach widgetd at \(path): \(describe(errorNumber))", exitCode: .unavailable)
+                    .reported(as: CommandFailure.Name.daemonUnavailable, ["socket": .string(path)])
             }
         case .accessDenied(let path):
             return CommandFailure(
                 "permission denied: cannot connect to \(path) (ask an administrator to add you to a widgetd group)",
-                exitCode: .permissionDenied)
+                exitCode: .permissionDenied
+            ).reported(as: CommandFailure.Name.socketAccessDenied, ["socket": .string(path)])
         case .invalidPath(let path):
             return CommandFailure("not a usable socket path: \(path)", exitCode: .usage)
         case .connectionClosed:
             return CommandFailure("widgetd closed the connection without answering", exitCode: .unavailable)
+                .reported(as: CommandFailure.Name.daemonUnavailable, [:])
         case .io(let errorNumber):
             return CommandFailure("lost the connection to widgetd: \(describe(errorNumber))", exitCode: .unavailable)
+                .reported(as: CommandFailure.Name.daemonUnavailable, [:])
         case .malformedReply(let reason):
-            return CommandFailure("widgetd sent a reply widgetctl does not understand (\(reason))")
+            let failure = CommandFailure("widgetd sent a reply widgetctl does not understand (\(reason))")
+            return failure.reported(as: CommandFailure.Name.malformedReply, ["message": .string(failure.message)])
         case .remote(let name, let parameters):
-            return remote(name: name, parameters: parameters)
+            return remote(name: name, parameters: parameters).reported(as: name, parameters)
         }
     }
 
-    /// The message for a Varlink error reply.
+    /// The message and exit code for a Varlink error reply.
     static func remote(name: String, parameters: [String: JSONValue]) -> CommandFailure {
         func string(_ key: String) -> String {
             if case .string(let value)? = parameters[key] { return value }
@@ -42,7 +49,8 @@ enum DaemonErrorMessage {
         }
         switch name {
         case "io.widgetd.ProtectedDataUnavailable":
-            return CommandFailure("protected data unavailable: unlock first (widgetctl unlock)")
+            return CommandFailure(
+                "protected data unavailable: unlock first (widgetctl unlock)", exitCode: .protectedDataUnavailable)
         case "io.widgetd.PermissionDenied", "org.varlink.service.PermissionDenied":
             return CommandFailure(
                 "permission denied: your user may not do this (see the [Access] groups in widgetd.conf(5))",
@@ -66,10 +74,10 @@ enum DaemonErrorMessage {
             if let wait = number("retryAfter"), wait > 0 {
                 message += "; try again in \(DurationText.format(seconds: wait))"
             }
-            return CommandFailure(message)
+            return CommandFailure(message, exitCode: .wrongPasscode)
         case "io.widgetd.TryAgainLater":
             let wait = DurationText.format(seconds: number("retryAfter") ?? 0)
-            return CommandFailure("too many failed attempts: try again in \(wait)")
+            return CommandFailure("too many failed attempts: try again in \(wait)", exitCode: .tryAgainLater)
         case "io.widgetd.UnlockInterrupted":
             return CommandFailure(
                 "the passcode was right, but a lock arrived while it was being checked: still locked, not counted as a failed attempt; unlock again (widgetctl unlock)")

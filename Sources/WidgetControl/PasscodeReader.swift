@@ -10,15 +10,6 @@ struct PasscodeReader {
     /// `--passcode-stdin`: read lines without prompting.
     let fromStandardInput: Bool
 
-    /// The `--passcode-stdin` option.
-    static let option = CommandConfiguration.Option(
-        "--passcode-stdin", help: "Read passcodes from standard input, one per line.")
-
-    /// The usage error for a passcode given as an argument.
-    static let positionalRefused = UsageError(
-        "a passcode is never taken from the command line (other users could see it in 'ps'); "
-            + "type it when asked, or pipe it with --passcode-stdin")
-
     /// Reads one passcode, prompting with `prompt` at a terminal.
     func read(prompt: String) throws(CommandFailure) -> SecretBuffer {
         if !fromStandardInput && !input.isTerminal {

@@ -25,7 +25,9 @@ struct PreviewRenderer {
 
     /// The preview, ending with a newline.
     func render(_ presentation: Wire.Presentation) -> String {
-        let title = " \(TerminalText.sanitize(presentation.widget)) · \(TerminalText.sanitize(presentation.surface)) "
+        // The surface as the command line spells it (`lock-screen`), the way it was asked for.
+        let surface = Surface(rawValue: presentation.surface).map(SurfaceName.spelling(of:)) ?? presentation.surface
+        let title = " \(TerminalText.sanitize(presentation.widget)) · \(TerminalText.sanitize(surface)) "
         var header = Line()
         header.add(presentation.mode, modeStyle(presentation.mode))
         if !presentation.reasons.isEmpty { header.add(" (" + presentation.reasons.joined(separator: ", ") + ")") }

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import StrictJSON
 import WidgetModel
 
 /// The file `put` and `append` send: `{"entries":[…],"policy":{…}?,"placeholder":{…}?,"family":…?}`.
@@ -31,8 +32,16 @@ struct TimelineFile {
         let bytes = path == "-"
             ? try standardInput.readToEnd(limit: Self.maximumBytes) : try Self.readFile(path)
         let name = path == "-" ? "standard input" : path
-        // The strict reader keeps numbers as their text, so they are sent as written.
-        guard let value = bytes.withUnsafeBytes({ try? JSONValue.parse($0) }) else {
+        // widgetd reads strict JSON (RFC 8259: no trailing comma, no comment, valid UTF-8),
+        // and so does this: the same reader, which keeps numbers as their text, so that
+        // they are sent as written.
+        let parsed: Result<JSONValue, JSONReadError> = bytes.withUnsafeBytes { raw in
+            do throws(JSONReadError) { return .success(try JSONValue.parse(raw)) } catch { return .failure(error) }
+        }
+        if case .failure(let syntax) = parsed {
+            throw CommandFailure("\(name) is not JSON: \(syntax.message) (at byte \(syntax.offset))")
+        }
+        guard case .success(let value) = parsed else {
             throw CommandFailure("\(name) is not JSON")
         }
         guard case .object(let object) = value else {

@@ -2,37 +2,21 @@ import Foundation
 import Glibc
 import WidgetCrypto
 
-/// The `widgetd` program: its command line, and the exit codes it promises.
+/// The `widgetd` program once its command line is parsed, and the exit codes it promises.
 ///
-/// `main` only reads arguments and reports; the running daemon is ``DaemonRuntime``.
+/// `main` only starts and reports; the running daemon is ``DaemonRuntime``.
 public enum Daemon {
     /// The version `--version` prints and `GetInfo` reports.
     public static let version = "0.1.0"
 
-    /// Runs widgetd and returns its exit code: 0 after a clean stop, 64 for a usage
-    /// error, 1 for any failure (logged with its reason).
+    /// Runs what `commandLine` asks for and returns the exit code: 0 after a clean stop,
+    /// 1 for any failure (logged with its reason). The command line's parser (help,
+    /// `--version`, usage errors with 64) is `WidgetdCommand`'s.
     public static func main(
-        arguments: [String] = CommandLine.arguments,
-        environment: [String: String] = ProcessInfo.processInfo.environment
+        _ commandLine: DaemonCommandLine, environment: [String: String] = ProcessInfo.processInfo.environment
     ) -> Int32 {
-        let commandLine: DaemonCommandLine
-        do {
-            commandLine = try DaemonCommandLine.parse(Array(arguments.dropFirst()))
-        } catch {
-            FileHandle.standardError.write(Data("widgetd: \(error)\nTry 'widgetd --help'.\n".utf8))
-            return DaemonCommandLine.usageExitCode
-        }
-        switch commandLine.action {
-        case .help:
-            print(DaemonCommandLine.helpText)
-            return 0
-        case .version:
-            print("widgetd \(version)")
-            return 0
-        case .checkConfiguration:
+        if commandLine.action == .checkConfiguration {
             return checkConfiguration(commandLine, environment: environment)
-        case .run:
-            break
         }
 
         // Before anything else: the restart keeps the pid (systemd's notify and socket

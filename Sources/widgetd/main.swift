@@ -1,4 +1,4 @@
 import Glibc
-import WidgetDaemon
+import WidgetdCommand
 
-exit(Daemon.main())
+exit(Widgetd.main(arguments: Array(CommandLine.arguments.dropFirst())))

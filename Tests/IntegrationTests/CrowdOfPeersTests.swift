@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Testing
+import TestSupport
 
 /// Issue 13, defect 6: a crowd of peers of one uid cannot hold every connection, and
 /// unfinished messages cannot raise the daemon's memory without bound.
@@ -9,8 +10,8 @@ struct CrowdOfPeersTests {
     /// A crowd of `count` connections as `uid`, each asking GetStatus; they stay open
     /// until ``release()``. `accepted` is how many the daemon answered.
     final class Crowd {
-        let process = Process()
-        let input = Pipe()
+        let process: ChildProcess
+        let input = try! PipePair()
         let accepted: Int
 
         init(uid: Int, count: Int, socket: String) throws {
@@ -30,25 +31,21 @@ struct CrowdOfPeersTests {
                 print(accepted, flush=True)
                 sys.stdin.read()
                 """
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
-            process.arguments = [
+            let output = try PipePair()
+            process = try ChildProcess("/usr/bin/setpriv", [
                 "--reuid=\(uid)", "--regid=\(uid)", "--clear-groups", "/usr/bin/python3", "-c", script, socket, String(count),
-            ]
-            let output = Pipe()
-            process.standardOutput = output
-            process.standardInput = input
-            try process.run()
-            var line = Data()
-            while !line.contains(UInt8(ascii: "\n")) {
-                let chunk = output.fileHandleForReading.availableData
-                if chunk.isEmpty { break }
-                line.append(chunk)
-            }
+            ], standardInput: input.read, standardOutput: output.write)
+            output.closeWrite()
+            // The first line: how many the daemon answered (the child keeps its sockets open
+            // and waits on its standard input).
+            var line: [UInt8] = []
+            var byte: UInt8 = 0
+            while byte != UInt8(ascii: "\n"), Glibc.read(output.read, &byte, 1) == 1 { line.append(byte) }
             accepted = Int(String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
         }
 
         func release() {
-            try? input.fileHandleForWriting.close()
+            input.closeWrite()
             process.waitUntilExit()
         }
 

@@ -60,15 +60,50 @@ import Testing
         #expect(presentation?["mode"] as? String == "content")
     }
 
-    @Test func wrongPasscodeIsOneClearLineAndExitOne() throws {
+    @Test func wrongPasscodeIsOneClearLineAndExit65() throws {
         let daemon = try DaemonProcess()
         try daemon.start()
         #expect(try widgetctl(daemon, ["passcode", "set", "--passcode-stdin"], input: "1234\n").status == 0)
         #expect(try widgetctl(daemon, ["lock"]).status == 0)
-        let wrong = try widgetctl(daemon, ["unlock", "--passcode-stdin"], input: "0000\n")
-        #expect(wrong.status == 1)
+        let wrong = try widgetctl(daemon, ["unlock", "--passcode-stdin", "--json"], input: "0000\n")
+        #expect(wrong.status == 65)
         #expect(wrong.error.split(separator: "\n").count == 1)
         #expect(!wrong.error.contains("0000"))
+        let object = try JSONSerialization.jsonObject(with: Data(wrong.output.utf8)) as? [String: Any]
+        #expect(object?["error"] as? String == "io.widgetd.WrongPasscode")
+        #expect((object?["parameters"] as? [String: Any])?["failedAttempts"] as? Int == 1)
+        #expect(!wrong.output.contains("0000"))
+    }
+
+    /// unlock's checks before the prompt (GetStatus, and Unlock without a passcode to
+    /// learn the role) count no failed attempt in the real daemon.
+    @Test func unlocksChecksCountNoAttempt() throws {
+        let daemon = try DaemonProcess()
+        try daemon.start()
+        #expect(try widgetctl(daemon, ["passcode", "set", "--passcode-stdin"], input: "1234\n").status == 0)
+        #expect(try widgetctl(daemon, ["lock"]).status == 0)
+        // Standard input ends before a passcode: only the checks reach the daemon.
+        let nothing = try widgetctl(daemon, ["unlock", "--passcode-stdin"], input: "")
+        #expect(nothing.status == 1)
+        #expect(nothing.error == "widgetctl: no passcode given (standard input ended)\n")
+        let status = try daemon.client().ok("io.widgetd.Device.GetStatus")
+        #expect(status["failedAttempts"] as? Int == 0)
+        #expect(status["state"] as? String == "locked")
+    }
+
+    /// The daemon and widgetctl refuse the same file: a trailing comma never becomes a
+    /// timeline (before, widgetctl sent it re-encoded and the daemon stored it).
+    @Test func putRefusesTheJSONTheDaemonRefuses() throws {
+        let daemon = try DaemonProcess()
+        try daemon.start()
+        let file = daemon.root.appendingPathComponent("trailing.json")
+        try #"{"entries":[{"date":"2026-11-29T13:00:00Z","fields":{"t":{"value":1}}}],}"#.write(
+            to: file, atomically: true, encoding: .utf8)
+        let result = try widgetctl(daemon, ["put", "com.example.weather/forecast", file.path])
+        #expect(result.status == 1)
+        #expect(result.error.hasPrefix("widgetctl: \(file.path) is not JSON: "))
+        let list = try daemon.client().ok("io.widgetd.Host.ListWidgets")
+        #expect((list["widgets"] as? [Any])?.isEmpty == true)
     }
 
     @Test func aPasscodeOnTheCommandLineIsRefused() throws {
@@ -81,6 +116,30 @@ import Testing
         let result = try widgetctl(nil, ["status"], environment: ["WIDGETD_SOCKET": "/nonexistent/widgetd.sock"])
         #expect(result.status == 69)
         #expect(result.error.contains("/nonexistent/widgetd.sock"))
+    }
+
+    /// A peer without the unlock role is told so before it types: exit 77, and the
+    /// passcode on its standard input is never read (no prompt, no Unlock with it).
+    @Test(.enabled(if: getuid() == 0, "needs root to act as another user"))
+    func unlockWithoutTheRoleIsRefusedBeforeThePasscode() throws {
+        let daemon = try DaemonProcess()
+        try daemon.start()
+        try daemon.client().ok("io.widgetd.Device.SetPasscode", ["new": "1234"])
+        try daemon.client().ok("io.widgetd.Device.Lock")
+        chmod(daemon.socketPath, 0o666)
+        let input = daemon.root.appendingPathComponent("passcode")
+        try "1234\n".write(to: input, atomically: true, encoding: .utf8)
+        chmod(input.path, 0o644)
+        let result = try ProcessRunner.run(
+            URL(fileURLWithPath: "/usr/bin/setpriv"),
+            ["--reuid=65534", "--regid=65534", "--clear-groups", Self.binary.path, "--socket", daemon.socketPath,
+             "unlock", "--passcode-stdin"],
+            standardInput: input)
+        #expect(result.status == 77)
+        #expect(result.error.hasPrefix("widgetctl: permission denied"))
+        let status = try daemon.client().ok("io.widgetd.Device.GetStatus")
+        #expect(status["state"] as? String == "locked")
+        #expect(status["failedAttempts"] as? Int == 0)
     }
 
     @Test(.enabled(if: getuid() == 0, "needs root to act as another user"))

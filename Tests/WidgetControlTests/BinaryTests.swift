@@ -27,12 +27,12 @@ import TestSupport
     }
 
     @Test func builtBinaryUnlocksWithPasscodeFromStandardInput() throws {
-        let server = try FakeVarlinkServer(replies: [reply()])
+        let server = try unlockServer()
         let (code, out, _) = try run(
             ["--socket", server.path, "unlock", "--passcode-stdin"], environment: [:], input: "s3cret\n")
         #expect(code == 0)
         #expect(out == "Unlocked.\n")
-        #expect(server.requests == [#"{"method":"io.widgetd.Device.Unlock","parameters":{"passcode":"s3cret"}}"#])
+        #expect(server.requests == unlockChecks + [#"{"method":"io.widgetd.Device.Unlock","parameters":{"passcode":"s3cret"}}"#])
     }
 
     @Test func builtBinaryRefusesAPositionalPasscode() throws {

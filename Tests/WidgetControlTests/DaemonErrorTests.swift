@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import WidgetControl
 
@@ -5,15 +6,15 @@ import Testing
     /// Each daemon error, the one line on standard error, and the exit code.
     static let cases: [(String, String, String, Int32)] = [
         ("io.widgetd.ProtectedDataUnavailable", "{}",
-         "widgetctl: protected data unavailable: unlock first (widgetctl unlock)\n", 1),
+         "widgetctl: protected data unavailable: unlock first (widgetctl unlock)\n", 66),
         ("io.widgetd.PermissionDenied", "{}",
          "widgetctl: permission denied: your user may not do this (see the [Access] groups in widgetd.conf(5))\n", 77),
         ("io.widgetd.TryAgainLater", "{\"retryAfter\":252}",
-         "widgetctl: too many failed attempts: try again in 4 min 12 s\n", 1),
+         "widgetctl: too many failed attempts: try again in 4 min 12 s\n", 75),
         ("io.widgetd.WrongPasscode", "{\"failedAttempts\":5,\"retryAfter\":60}",
-         "widgetctl: wrong passcode (5 failed attempts); try again in 1 min\n", 1),
+         "widgetctl: wrong passcode (5 failed attempts); try again in 1 min\n", 65),
         ("io.widgetd.WrongPasscode", "{\"failedAttempts\":1}",
-         "widgetctl: wrong passcode (1 failed attempt)\n", 1),
+         "widgetctl: wrong passcode (1 failed attempt)\n", 65),
         ("io.widgetd.WidgetNotFound", "{\"widget\":\"a/b\"}",
          "widgetctl: no widget a/b (widgetctl list shows the stored widgets)\n", 1),
         ("io.widgetd.ProviderNotRegistered", "{\"provider\":\"com.x\"}",
@@ -74,5 +75,36 @@ import Testing
         let result = widgetctl(["lock"], socket: server.path)
         #expect(result.exitCode == 1)
         #expect(result.standardError.hasPrefix("widgetctl: widgetd sent a reply widgetctl does not understand"))
+    }
+
+    /// With --json, each daemon error is also `{"error": NAME, "parameters": {...}}` on
+    /// standard output, the message still on standard error, the exit code the same.
+    @Test(arguments: cases)
+    func jsonErrorsAreTheVarlinkErrorOnStandardOutput(name: String, parameters: String, message: String, code: Int32) throws {
+        let server = try FakeVarlinkServer(replies: [errorReply(name, parameters)])
+        let result = widgetctl(["--json", "timeline", "a/b"], socket: server.path)
+        #expect(result.exitCode == code)
+        #expect(result.standardError == message)
+        let expected = try JSONSerialization.jsonObject(with: Data(#"{"error":"\#(name)","parameters":\#(parameters)}"#.utf8))
+        let printed = try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8))
+        #expect((printed as? NSDictionary) == (expected as? NSDictionary))
+        #expect(result.standardOutput.filter { $0 == "\n" }.count == 1)
+    }
+
+    /// Errors widgetctl finds itself have names of their own, in the same shape.
+    @Test func jsonErrorForAMissingDaemonNamesTheSocket() throws {
+        let directory = try TemporaryDirectory.make()
+        let result = widgetctl(["status", "--json"], socket: directory + "/widgetd.sock")
+        #expect(result.exitCode == 69)
+        #expect(result.standardOutput
+            == #"{"error":"widgetctl.DaemonUnavailable","parameters":{"socket":"\#(directory)/widgetd.sock"}}"# + "\n")
+    }
+
+    /// Without --json, standard output stays empty on a failure, as scripts parsing it expect.
+    @Test func withoutJSONAFailurePrintsNothingOnStandardOutput() throws {
+        let server = try FakeVarlinkServer(replies: [errorReply("io.widgetd.WrongPasscode", #"{"failedAttempts":1}"#)])
+        let result = widgetctl(["lock"], socket: server.path)
+        #expect(result.exitCode == 65)
+        #expect(result.standardOutput == "")
     }
 }

@@ -88,8 +88,8 @@ import Testing
         let result = widgetctl(["monitor"], socket: server.path)
         #expect(result.exitCode == 0)
         #expect(result.standardOutput == """
-            state: locked (passcode set)
-            settings: lock-screen-widgets off, hide-sensitive-complications selected (com.example.bank/balance)
+            2026-12-01T09:16:38Z  state: locked (passcode set)
+            2026-12-01T09:16:38Z  settings: lock-screen-widgets off, hide-sensitive-complications selected (com.example.bank/balance)
 
             """)
         #expect(server.requests == [#"{"method":"io.widgetd.Device.Monitor","more":true,"parameters":{}}"#])
@@ -104,6 +104,7 @@ import Testing
         for line in lines {
             let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
             #expect((object?["event"] as? [String: Any])?["state"] as? String == "unlocked")
+            #expect(object?["timestamp"] as? String == "2026-12-01T09:16:38Z")
         }
     }
 
@@ -113,7 +114,9 @@ import Testing
         ])
         let result = widgetctl(["watch", "a/b", "--json"], socket: server.path)
         #expect(result.exitCode == 1)
-        #expect(result.standardOutput.split(separator: "\n").count == 1)
+        let lines = result.standardOutput.split(separator: "\n")
+        #expect(lines.count == 2)
+        #expect(lines.last == #"{"error":"io.widgetd.WidgetNotFound","parameters":{"widget":"a/b"}}"#)
         #expect(result.standardError == "widgetctl: no widget a/b (widgetctl list shows the stored widgets)\n")
     }
 
@@ -187,5 +190,56 @@ import Testing
         #expect(result.exitCode == 0)
         #expect(result.standardError == "")
         #expect(server.requests == [#"{"method":"io.widgetd.Device.Wipe","parameters":{"confirm":"WIPE"}}"#])
+    }
+
+    /// Each presentation `watch` prints carries the time it arrived.
+    @Test func watchStampsEachPresentation() throws {
+        let server = try FakeVarlinkServer(replies: [
+            reply(Fixtures.redactedPresentation, continues: true), reply(Fixtures.contentPresentation),
+        ])
+        let text = widgetctl(["watch", "a/b"], socket: server.path)
+        #expect(text.standardOutput.components(separatedBy: "2026-12-01T09:16:38Z\n┌─").count == 3)
+        let json = widgetctl(["watch", "a/b", "--json"], socket: server.path)
+        let lines = json.standardOutput.split(separator: "\n")
+        #expect(lines.count == 2)
+        for line in lines {
+            let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+            #expect(object?["timestamp"] as? String == "2026-12-01T09:16:38Z")
+            #expect(object?["presentation"] != nil)
+        }
+    }
+
+    /// Surfaces: the command line's spelling and the wire's both work; the wire gets its own.
+    @Test(arguments: [
+        ("lock-screen", "lockScreen"), ("lockScreen", "lockScreen"), ("always-on", "alwaysOn"),
+        ("alwaysOn", "alwaysOn"), ("home-screen", "homeScreen"), ("remote", "remote"),
+    ])
+    func surfacesAcceptBothSpellings(given: String, sent: String) throws {
+        let server = try FakeVarlinkServer(replies: [reply(Fixtures.contentPresentation)])
+        let result = widgetctl(["get", "a/b", "--surface", given], socket: server.path)
+        #expect(result.exitCode == 0)
+        #expect(server.requests
+            == [#"{"method":"io.widgetd.Host.GetPresentation","parameters":{"surface":"\#(sent)","widget":"a/b"}}"#])
+    }
+
+    /// Settings: `lock-screen-widgets` and `lockScreenWidgets` name the same setting.
+    @Test(arguments: [
+        (["lockScreenWidgets", "on"], #"{"lockScreenWidgetsAccess":true}"#),
+        (["hideSensitiveComplications", "all"], #"{"hideSensitiveComplications":"all"}"#),
+    ])
+    func settingsAcceptBothSpellings(words: [String], parameters: String) throws {
+        let server = try FakeVarlinkServer(replies: [reply(#"{"settings":\#(Fixtures.settings)}"#)])
+        let result = widgetctl(["settings", "set"] + words, socket: server.path)
+        #expect(result.exitCode == 0, "\(result.standardError)")
+        #expect(server.requests == [#"{"method":"io.widgetd.Device.SetSettings","parameters":\#(parameters)}"#])
+    }
+
+    /// `settings` alone and `settings show` both show the settings.
+    @Test(arguments: [["settings"], ["settings", "show"]])
+    func settingsShowIsTheDefault(arguments: [String]) throws {
+        let server = try FakeVarlinkServer(replies: [reply(#"{"settings":\#(Fixtures.settings)}"#)])
+        let result = widgetctl(arguments, socket: server.path)
+        #expect(result.exitCode == 0)
+        #expect(server.requests == [#"{"method":"io.widgetd.Device.GetSettings","parameters":{}}"#])
     }
 }

@@ -4,25 +4,53 @@ import Testing
 
 @Suite struct PasscodeTests {
     @Test func unlockReadsThePasscodeFromStandardInput() throws {
-        let server = try FakeVarlinkServer(replies: [reply()])
+        let server = try unlockServer()
         let result = widgetctl(["unlock", "--passcode-stdin"], socket: server.path, input: BytesInput("hunter2\n"))
         #expect(result.exitCode == 0)
         #expect(result.standardOutput == "Unlocked.\n")
         #expect(result.standardError == "")
-        #expect(server.requests == [#"{"method":"io.widgetd.Device.Unlock","parameters":{"passcode":"hunter2"}}"#])
+        #expect(server.requests == unlockChecks + [#"{"method":"io.widgetd.Device.Unlock","parameters":{"passcode":"hunter2"}}"#])
+    }
+
+    /// A wait after failed attempts is said at once: nobody types a passcode the daemon
+    /// would not even try. Exit 75 (try again later), nothing read, echo never touched.
+    @Test func unlockSaysTryAgainLaterBeforePrompting() throws {
+        let status = statusWithoutWait.replacingOccurrences(of: #""failedAttempts":0"#, with: #""failedAttempts":6,"retryAfter":252"#)
+        let server = try unlockServer(status: reply(status))
+        let input = BytesInput("secret\n", isTerminal: true)
+        let result = widgetctl(["unlock", "--json"], socket: server.path, input: input)
+        #expect(result.exitCode == 75)
+        #expect(result.standardError == "widgetctl: too many failed attempts: try again in 4 min 12 s\n")
+        #expect(result.standardOutput == #"{"error":"io.widgetd.TryAgainLater","parameters":{"retryAfter":252}}"# + "\n")
+        #expect(!input.echoWasDisabled)
+        #expect(server.requests == [unlockChecks[0]])
+    }
+
+    /// A peer without the unlock role learns it before typing: exit 77, no prompt.
+    @Test func unlockWithoutTheRoleIsRefusedBeforeThePasscodeIsRead() throws {
+        let server = try unlockServer(role: errorReply("io.widgetd.PermissionDenied"))
+        let input = BytesInput("secret\n", isTerminal: true)
+        let result = widgetctl(["unlock"], socket: server.path, input: input)
+        #expect(result.exitCode == 77)
+        #expect(result.standardError
+            == "widgetctl: permission denied: your user may not do this (see the [Access] groups in widgetd.conf(5))\n")
+        #expect(!input.echoWasDisabled)
+        #expect(server.requests == unlockChecks)
     }
 
     @Test(arguments: ["p\"q\\r", "ünïcödé", "tab\there", "trailing-cr\r"])
     func passcodeBytesArriveIntactAsJSON(passcode: String) throws {
-        let server = try FakeVarlinkServer(replies: [reply()])
+        let server = try unlockServer()
         let result = widgetctl(["unlock", "--passcode-stdin"], socket: server.path, input: BytesInput(passcode + "\n"))
         #expect(result.exitCode == 0)
-        let parameters = try #require(server.parsedRequests.first?["parameters"] as? [String: Any])
+        let parameters = try #require(server.parsedRequests.last?["parameters"] as? [String: Any])
         let expected = passcode.hasSuffix("\r") ? String(passcode.dropLast()) : passcode
         #expect(parameters["passcode"] as? String == expected)
     }
 
-    @Test(arguments: [["unlock", "1234"], ["passcode", "set", "1234"], ["passcode", "change", "old", "new"]])
+    @Test(arguments: [
+        ["unlock", "1234"], ["passcode", "set", "1234"], ["passcode", "change", "old", "new"], ["passcode", "remove", "1234"],
+    ])
     func positionalPasscodeIsRefused(arguments: [String]) {
         let result = widgetctl(arguments, socket: "/nonexistent/widgetd.sock")
         #expect(result.exitCode == 64)
@@ -33,7 +61,7 @@ import Testing
     }
 
     @Test func unlockAtATerminalPromptsWithoutEcho() throws {
-        let server = try FakeVarlinkServer(replies: [reply()])
+        let server = try unlockServer()
         let input = BytesInput("secret\n", isTerminal: true)
         let result = widgetctl(["unlock"], socket: server.path, input: input)
         #expect(result.exitCode == 0)
@@ -54,19 +82,19 @@ import Testing
     }
 
     @Test func unlockWithoutATerminalNeedsPasscodeStdin() throws {
-        let server = try FakeVarlinkServer(replies: [reply()])
+        let server = try unlockServer()
         let result = widgetctl(["unlock"], socket: server.path, input: BytesInput("secret\n"))
         #expect(result.exitCode == 64)
         #expect(result.standardError == "widgetctl: no terminal to read the passcode from: pipe it with --passcode-stdin\n")
-        #expect(server.requests.isEmpty)
+        #expect(server.requests == unlockChecks)
     }
 
     @Test func emptyStandardInputIsAFailure() throws {
-        let server = try FakeVarlinkServer(replies: [reply()])
+        let server = try unlockServer()
         let result = widgetctl(["unlock", "--passcode-stdin"], socket: server.path, input: BytesInput(""))
         #expect(result.exitCode == 1)
         #expect(result.standardError == "widgetctl: no passcode given (standard input ended)\n")
-        #expect(server.requests.isEmpty)
+        #expect(server.requests == unlockChecks)
     }
 
     @Test func passcodeSetAsksTwiceAtATerminal() throws {
@@ -102,9 +130,9 @@ import Testing
     }
 
     @Test func wrongPasscodeSaysWhenToTryAgain() throws {
-        let server = try FakeVarlinkServer(replies: [errorReply("io.widgetd.WrongPasscode", #"{"failedAttempts":6,"retryAfter":300}"#)])
+        let server = try unlockServer(unlock: errorReply("io.widgetd.WrongPasscode", #"{"failedAttempts":6,"retryAfter":300}"#))
         let result = widgetctl(["unlock", "--passcode-stdin"], socket: server.path, input: BytesInput("nope\n"))
-        #expect(result.exitCode == 1)
+        #expect(result.exitCode == 65)
         #expect(result.standardError == "widgetctl: wrong passcode (6 failed attempts); try again in 5 min\n")
     }
 }
@@ -139,11 +167,11 @@ import Testing
     }
 
     @Test func tooLongPasscodeIsRefused() throws {
-        let server = try FakeVarlinkServer(replies: [reply()])
+        let server = try unlockServer()
         let long = String(repeating: "x", count: SecretBuffer.defaultCapacity + 1) + "\n"
         let result = widgetctl(["unlock", "--passcode-stdin"], socket: server.path, input: BytesInput(long))
         #expect(result.exitCode == 1)
         #expect(result.standardError == "widgetctl: passcode is longer than 4096 bytes\n")
-        #expect(server.requests.isEmpty)
+        #expect(server.requests == unlockChecks)
     }
 }

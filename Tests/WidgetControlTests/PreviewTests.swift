@@ -7,7 +7,7 @@ import Testing
         let result = widgetctl(["get", "com.example.weather/forecast", "--surface", "lockScreen"], socket: server.path)
         #expect(result.exitCode == 0)
         #expect(result.standardOutput == """
-            ┌─ com.example.weather/forecast · lockScreen ───────────────────┐
+            ┌─ com.example.weather/forecast · lock-screen ──────────────────┐
             │ redacted (privacy)                                            │
             ├───────────────────────────────────────────────────────────────┤
             │ city         Paris                                            │

@@ -1,26 +1,21 @@
+import ArgumentParser
+
 extension Widgetctl {
     /// `widgetctl append WIDGET FILE|-`: adds entries to a widget's timeline.
-    struct Append: Command {
+    struct Append: WidgetctlCommand {
         static let configuration = CommandConfiguration(
-            name: "append", abstract: "Add the entries in a file to a widget's timeline.",
-            usage: "<widget> <file> [--json]",
-            arguments: [
-                .init(name: "widget", help: "The widget id, PROVIDER/KIND[#INSTANCE]."),
-                .init(name: "file", help: "JSON {\"entries\":[...]}, or - for standard input."),
-            ],
-            options: [CommandConfiguration.jsonOption],
+            abstract: "Add the entries in a file to a widget's timeline.",
             discussion: "The timeline must be readable: for a protected class, unlock first.")
 
-        let widget: String
-        let file: String
+        @Argument(help: WidgetArgument.help, completion: WidgetArgument.completion)
+        var widget: String
 
-        init(_ arguments: ParsedArguments) throws(UsageError) {
-            let words = try arguments.positionals(named: ["widget", "file"], minimum: 2, maximum: 2)
-            widget = words[0]
-            file = words[1]
-        }
+        @Argument(help: "JSON {\"entries\":[...]}, or - for standard input.", completion: TimelineFileArgument.completion)
+        var file: String
 
-        func validate() throws(UsageError) { try validateWidgetID(widget) }
+        @OptionGroup var global: GlobalOptions
+
+        func validate() throws { try validateWidgetID(widget) }
 
         func run(_ context: CommandContext) throws(CommandFailure) {
             let timeline = try TimelineFile(path: file, standardInput: context.standardInput)

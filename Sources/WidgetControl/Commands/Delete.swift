@@ -1,18 +1,16 @@
+import ArgumentParser
+
 extension Widgetctl {
     /// `widgetctl delete WIDGET`.
-    struct Delete: Command {
-        static let configuration = CommandConfiguration(
-            name: "delete", abstract: "Delete a widget's timeline.", usage: "<widget> [--json]",
-            arguments: [.init(name: "widget", help: "The widget id, PROVIDER/KIND[#INSTANCE].")],
-            options: [CommandConfiguration.jsonOption])
+    struct Delete: WidgetctlCommand {
+        static let configuration = CommandConfiguration(abstract: "Delete a widget's timeline.")
 
-        let widget: String
+        @Argument(help: WidgetArgument.help, completion: WidgetArgument.completion)
+        var widget: String
 
-        init(_ arguments: ParsedArguments) throws(UsageError) {
-            widget = try arguments.positionals(named: ["widget"], minimum: 1, maximum: 1)[0]
-        }
+        @OptionGroup var global: GlobalOptions
 
-        func validate() throws(UsageError) { try validateWidgetID(widget) }
+        func validate() throws { try validateWidgetID(widget) }
 
         func run(_ context: CommandContext) throws(CommandFailure) {
             let reply = try context.call("io.widgetd.Provider.DeleteTimeline", ["widget": .string(widget)])

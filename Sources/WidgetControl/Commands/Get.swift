@@ -1,21 +1,12 @@
-import WidgetModel
+import ArgumentParser
 
 extension Widgetctl {
     /// `widgetctl get WIDGET [--surface S]`: what a host would show.
-    struct Get: Command {
-        static let configuration = CommandConfiguration(
-            name: "get", abstract: "Preview a widget as a host would show it.",
-            usage: "<widget> [--surface <surface>] [--json]",
-            arguments: [.init(name: "widget", help: "The widget id, PROVIDER/KIND[#INSTANCE].")],
-            options: [SurfaceOption.option, CommandConfiguration.jsonOption])
+    struct Get: WidgetctlCommand {
+        static let configuration = CommandConfiguration(abstract: "Preview a widget as a host would show it.")
 
-        let target: PresentationTarget
-
-        init(_ arguments: ParsedArguments) throws(UsageError) {
-            target = try PresentationTarget(arguments)
-        }
-
-        func validate() throws(UsageError) { try target.validate() }
+        @OptionGroup var target: PresentationTarget
+        @OptionGroup var global: GlobalOptions
 
         func run(_ context: CommandContext) throws(CommandFailure) {
             let reply = try context.call("io.widgetd.Host.GetPresentation", target.parameters)

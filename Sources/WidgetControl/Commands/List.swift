@@ -1,28 +1,21 @@
+import ArgumentParser
 import WidgetModel
 
 extension Widgetctl {
     /// `widgetctl list [--provider P]`: every stored widget, fetched page by page.
-    struct List: Command {
-        static let configuration = CommandConfiguration(
-            name: "list", abstract: "List stored widgets: family, class, generation.",
-            usage: "[--provider <provider>] [--json]",
-            options: [
-                .init("--provider", value: "provider", help: "Only this provider's widgets."),
-                CommandConfiguration.jsonOption,
-            ])
+    struct List: WidgetctlCommand {
+        static let configuration = CommandConfiguration(abstract: "List stored widgets: family, class, generation.")
 
         /// Widgets asked for per call: a reply stays small however many are stored.
         static let pageSize = 500
 
-        let provider: String?
+        @Option(help: "Only this provider's widgets.")
+        var provider: String?
 
-        init(_ arguments: ParsedArguments) throws(UsageError) {
-            _ = try arguments.positionals(named: [], minimum: 0, maximum: 0)
-            provider = arguments.values["--provider"]
-        }
+        @OptionGroup var global: GlobalOptions
 
-        func validate() throws(UsageError) {
-            if let provider, !WidgetIDCheck.isProvider(provider) { throw UsageError("not a provider id: '\(provider)'") }
+        func validate() throws {
+            if let provider, !WidgetIDCheck.isProvider(provider) { throw ValidationError("not a provider id: '\(provider)'") }
         }
 
         func run(_ context: CommandContext) throws(CommandFailure) {

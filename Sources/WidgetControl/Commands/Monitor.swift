@@ -1,24 +1,32 @@
+import ArgumentParser
+
 extension Widgetctl {
     /// `widgetctl monitor`: follows state and settings changes.
-    struct Monitor: Command {
+    struct Monitor: WidgetctlCommand {
         static let configuration = CommandConfiguration(
-            name: "monitor", abstract: "Follow lock state and settings changes as they happen.",
-            usage: "[--json]", options: [CommandConfiguration.jsonOption],
-            discussion: "The first line is the current state. With --json, one JSON object per line.")
+            abstract: "Follow lock state and settings changes as they happen.",
+            discussion: """
+                The first line is the current state. Each line starts with the time the event \
+                arrived (RFC 3339, UTC); with --json, one JSON object per line, the time in a \
+                "timestamp" member beside "event".
+                """)
 
-        init(_ arguments: ParsedArguments) throws(UsageError) {
-            _ = try arguments.positionals(named: [], minimum: 0, maximum: 0)
-        }
+        @OptionGroup var global: GlobalOptions
 
         func run(_ context: CommandContext) throws(CommandFailure) {
             try context.stream("io.widgetd.Device.Monitor", [:]) { reply throws(CommandFailure) in
-                if context.json { return context.printJSON(reply.parameters) }
+                let timestamp = context.timestamp()
+                if context.json {
+                    var stamped = reply.parameters
+                    stamped["timestamp"] = .string(timestamp)
+                    return context.printJSON(stamped)
+                }
                 let event = try context.decode(Wire.MonitorReply.self, from: reply).event
-                context.print(Self.line(for: event))
+                context.print(timestamp + "  " + Self.line(for: event))
             }
         }
 
-        /// One event as a line.
+        /// One event as a line, settings in the command line's spelling.
         static func line(for event: Wire.DeviceEvent) -> String {
             let settings = event.settings
             switch event.kind {

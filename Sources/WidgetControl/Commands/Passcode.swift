@@ -1,60 +1,83 @@
+import ArgumentParser
+
 extension Widgetctl {
     /// `widgetctl passcode set|change|remove`.
-    struct Passcode: Command {
+    struct Passcode: WidgetctlGroup {
         static let configuration = CommandConfiguration(
-            name: "passcode", abstract: "Set, change or remove the device passcode.",
-            usage: "set|change|remove [--passcode-stdin] [--json]",
-            arguments: [.init(name: "action", help: "set (no passcode yet), change, or remove.")],
-            options: [PasscodeReader.option, CommandConfiguration.jsonOption],
-            discussion: "At a terminal the passcodes are asked for without echo, and a new one twice.\n"
-                + "With --passcode-stdin, standard input holds one passcode per line: set reads\n"
-                + "the new one; change reads the current one, then the new one; remove reads the\n"
-                + "current one.")
+            abstract: "Set, change or remove the device passcode.",
+            discussion: """
+                At a terminal the passcodes are asked for without echo, and a new one twice. \
+                With --passcode-stdin, standard input holds one passcode per line.
+                """,
+            subcommands: [Set.self, Change.self, Remove.self])
 
-        /// What to do with the passcode.
-        enum Action: String { case set, change, remove }
+        static let commandPath = "widgetctl passcode"
 
-        let action: String
-        let passcodeFromStandardInput: Bool
+        @OptionGroup var global: GlobalOptions
 
-        init(_ arguments: ParsedArguments) throws(UsageError) {
-            guard arguments.positionals.count <= 1 else { throw PasscodeReader.positionalRefused }
-            let words = try arguments.positionals(named: ["action"], minimum: 1, maximum: 1)
-            action = words[0]
-            passcodeFromStandardInput = arguments.flags.contains(PasscodeReader.option.name)
-        }
+        /// `passcode set`: the first passcode, when none is set.
+        struct Set: WidgetctlCommand {
+            static let configuration = CommandConfiguration(
+                abstract: "Set a passcode when none is set.",
+                discussion: "With --passcode-stdin, standard input holds the new passcode.")
 
-        func validate() throws(UsageError) {
-            guard Action(rawValue: action) != nil else {
-                throw UsageError("unknown action '\(action)' (expected set, change or remove)")
+            @OptionGroup var passcode: PasscodeOptions
+            @OptionGroup var global: GlobalOptions
+
+            func run(_ context: CommandContext) throws(CommandFailure) {
+                let client = try context.connect()
+                let new = try passcode.reader(context).readNew()
+                try Passcode.send(on: client, current: nil, new: new, context, done: "Passcode set.")
             }
         }
 
-        func run(_ context: CommandContext) throws(CommandFailure) {
-            let client = try context.connect()
-            let reader = PasscodeReader(
-                input: context.standardInput, prompts: context.standardError, fromStandardInput: passcodeFromStandardInput)
-            var current: SecretBuffer?
-            var new: SecretBuffer?
-            switch Action(rawValue: action)! {
-            case .set:
-                new = try reader.readNew()
-            case .change:
-                current = try reader.read(prompt: "Current passcode: ")
-                new = try reader.readNew()
-            case .remove:
-                current = try reader.read(prompt: "Current passcode: ")
+        /// `passcode change`: the current passcode, then a new one.
+        struct Change: WidgetctlCommand {
+            static let configuration = CommandConfiguration(
+                abstract: "Change the passcode.",
+                discussion: "With --passcode-stdin, standard input holds the current passcode, then the new one.")
+
+            @OptionGroup var passcode: PasscodeOptions
+            @OptionGroup var global: GlobalOptions
+
+            func run(_ context: CommandContext) throws(CommandFailure) {
+                let client = try context.connect()
+                let reader = passcode.reader(context)
+                let current = try reader.read(prompt: "Current passcode: ")
+                let new = try reader.readNew()
+                try Passcode.send(on: client, current: current, new: new, context, done: "Passcode changed.")
             }
+        }
+
+        /// `passcode remove`: the current passcode; timelines are then unprotected.
+        struct Remove: WidgetctlCommand {
+            static let configuration = CommandConfiguration(
+                abstract: "Remove the passcode (no data protection).",
+                discussion: "With --passcode-stdin, standard input holds the current passcode.")
+
+            @OptionGroup var passcode: PasscodeOptions
+            @OptionGroup var global: GlobalOptions
+
+            func run(_ context: CommandContext) throws(CommandFailure) {
+                let client = try context.connect()
+                let current = try passcode.reader(context).read(prompt: "Current passcode: ")
+                try Passcode.send(
+                    on: client, current: current, new: nil, context,
+                    done: "Passcode removed: timelines are no longer protected by a passcode.")
+            }
+        }
+
+        /// Sends `SetPasscode` and wipes both secrets before printing.
+        static func send(
+            on client: VarlinkClient, current: SecretBuffer?, new: SecretBuffer?, _ context: CommandContext, done: String
+        ) throws(CommandFailure) {
             let reply = try context.call(
                 on: client, "io.widgetd.Device.SetPasscode", secrets: [("current", current), ("new", new)])
             current?.wipe()
             new?.wipe()
             if context.json { return context.printJSON(reply.parameters) }
-            switch Action(rawValue: action)! {
-            case .set: context.print("Passcode set.")
-            case .change: context.print("Passcode changed.")
-            case .remove: context.print("Passcode removed: timelines are no longer protected by a passcode.")
-            }
+            context.print(done)
         }
     }
 }
+

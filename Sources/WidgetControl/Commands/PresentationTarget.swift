@@ -1,22 +1,18 @@
+import ArgumentParser
 import WidgetModel
 
 extension Widgetctl {
     /// The `<widget> [--surface <surface>]` arguments that `get` and `watch` share.
-    struct PresentationTarget {
-        let widget: String
-        let surface: String
+    struct PresentationTarget: ParsableArguments {
+        @Argument(help: WidgetArgument.help, completion: WidgetArgument.completion)
+        var widget: String
 
-        init(_ arguments: ParsedArguments) throws(UsageError) {
-            widget = try arguments.positionals(named: ["widget"], minimum: 1, maximum: 1)[0]
-            surface = arguments.values[SurfaceOption.option.name] ?? Surface.homeScreen.rawValue
-        }
+        @Option(help: "The surface a host shows it on.")
+        var surface: SurfaceName = .homeScreen
 
-        func validate() throws(UsageError) {
-            try validateWidgetID(widget)
-            try SurfaceOption.validate(surface)
-        }
+        func validate() throws { try validateWidgetID(widget) }
 
-        /// The parameters of `GetPresentation` and `Watch`.
-        var parameters: [String: JSONValue] { ["widget": .string(widget), "surface": .string(surface)] }
+        /// The parameters of `GetPresentation` and `Watch`, in the wire's spelling.
+        var parameters: [String: JSONValue] { ["widget": .string(widget), "surface": .string(surface.surface.rawValue)] }
     }
 }

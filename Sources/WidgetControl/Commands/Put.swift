@@ -1,38 +1,38 @@
-import WidgetModel
+import ArgumentParser
 
 extension Widgetctl {
     /// `widgetctl put WIDGET FILE|-`: replaces a widget's timeline.
-    struct Put: Command {
+    struct Put: WidgetctlCommand {
         static let configuration = CommandConfiguration(
-            name: "put", abstract: "Replace a widget's timeline with the one in a file.",
-            usage: "<widget> <file> [--family <family>] [--json]",
-            arguments: [
-                .init(name: "widget", help: "The widget id, PROVIDER/KIND[#INSTANCE]."),
-                .init(name: "file", help: "The timeline JSON, or - for standard input."),
-            ],
-            options: [
-                .init("--family", value: "family", help: "Widget family (e.g. systemSmall); overrides the file."),
-                CommandConfiguration.jsonOption,
-            ],
-            discussion: "The file holds {\"entries\":[...], \"policy\":{...}, \"placeholder\":{...},\n"
-                + "\"family\":...}; only entries is required. Each entry has a date (RFC 3339),\n"
-                + "an optional relevance, and fields:\n"
-                + "  {\"name\": {\"value\": ..., \"privacy\": \"sensitive\"|\"public\"}}.")
+            abstract: "Replace a widget's timeline with the one in a file.",
+            discussion: """
+                The file holds {"entries":[...], "policy":{...}, "placeholder":{...}, \
+                "family":...}; only entries is required. Each entry has a date (RFC 3339), \
+                an optional relevance, and fields:
+                  {"name": {"value": ..., "privacy": "sensitive"|"public"}}.
+                The file must be strict JSON, as widgetd reads it (no trailing commas, no \
+                comments).
+                """)
 
-        let widget: String
-        let file: String
-        let family: String?
+        @Argument(help: WidgetArgument.help, completion: WidgetArgument.completion)
+        var widget: String
 
-        init(_ arguments: ParsedArguments) throws(UsageError) {
-            let words = try arguments.positionals(named: ["widget", "file"], minimum: 2, maximum: 2)
-            widget = words[0]
-            file = words[1]
-            family = arguments.values["--family"]
-        }
+        @Argument(help: "The timeline JSON, or - for standard input.", completion: TimelineFileArgument.completion)
+        var file: String
 
-        func validate() throws(UsageError) {
+        @Option(
+            help: "Widget family (e.g. systemSmall); overrides the file.",
+            completion: .list([
+                "systemSmall", "systemMedium", "systemLarge", "systemExtraLarge",
+                "accessoryCircular", "accessoryRectangular", "accessoryInline",
+            ]))
+        var family: String?
+
+        @OptionGroup var global: GlobalOptions
+
+        func validate() throws {
             try validateWidgetID(widget)
-            if family?.isEmpty == true { throw UsageError("the family must not be empty") }
+            if family?.isEmpty == true { throw ValidationError("the family must not be empty") }
         }
 
         func run(_ context: CommandContext) throws(CommandFailure) {

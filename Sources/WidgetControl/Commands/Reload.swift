@@ -1,19 +1,17 @@
+import ArgumentParser
 import WidgetModel
 
 extension Widgetctl {
     /// `widgetctl reload [PROVIDER[/KIND]]`: asks providers to reload, like WidgetCenter.
-    struct Reload: Command {
-        static let configuration = CommandConfiguration(
-            name: "reload", abstract: "Ask providers to reload their timelines.",
-            usage: "[<provider>[/<kind>]] [--json]",
-            arguments: [.init(name: "provider", help: "One provider, or one PROVIDER/KIND (default: all).")],
-            options: [CommandConfiguration.jsonOption])
+    struct Reload: WidgetctlCommand {
+        static let configuration = CommandConfiguration(abstract: "Ask providers to reload their timelines.")
 
-        let target: String?
+        @Argument(
+            help: ArgumentHelp("One provider, or one PROVIDER/KIND (default: all).", valueName: "provider[/kind]"),
+            completion: .custom(WidgetCompletion.providers))
+        var target: String?
 
-        init(_ arguments: ParsedArguments) throws(UsageError) {
-            target = try arguments.positionals(named: ["provider"], minimum: 0, maximum: 1).first
-        }
+        @OptionGroup var global: GlobalOptions
 
         /// The provider and kind to send.
         var parameters: [String: JSONValue] {
@@ -24,13 +22,13 @@ extension Widgetctl {
             return result
         }
 
-        func validate() throws(UsageError) {
+        func validate() throws {
             guard let target else { return }
             if target.contains("/") {
                 try validateWidgetID(target)
-                if target.contains("#") { throw UsageError("reload takes PROVIDER[/KIND], without #INSTANCE: '\(target)'") }
+                if target.contains("#") { throw ValidationError("reload takes PROVIDER[/KIND], without #INSTANCE: '\(target)'") }
             } else if !WidgetIDCheck.isProvider(target) {
-                throw UsageError("not a provider id: '\(target)'")
+                throw ValidationError("not a provider id: '\(target)'")
             }
         }
 

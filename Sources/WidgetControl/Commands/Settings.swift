@@ -1,76 +1,94 @@
+import ArgumentParser
 import WidgetModel
 
 extension Widgetctl {
-    /// `widgetctl settings` and `widgetctl settings set …`.
-    struct Settings: Command {
+    /// `widgetctl settings [show]` and `widgetctl settings set SETTING VALUE …`.
+    struct Settings: ParsableCommand {
         static let configuration = CommandConfiguration(
-            name: "settings", abstract: "Show or change what locked surfaces may show.",
-            usage: "[set <setting> <value> [<widget> ...]] [--json]",
-            arguments: [
-                .init(name: "setting", help: "lock-screen-widgets or hide-sensitive-complications."),
-                .init(name: "value", help: "on|off, or off|all|selected (see below)."),
-                .init(name: "widget", help: "With selected: the widgets to hide."),
-            ],
-            options: [CommandConfiguration.jsonOption],
-            discussion: "Without arguments, shows the settings.\n"
-                + "  lock-screen-widgets on|off: whether Lock Screen widgets show their content\n"
-                + "    while locked (off: redacted).\n"
-                + "  hide-sensitive-complications off|all|selected [<widget> ...]: which widgets\n"
-                + "    are redacted on the always-on display; 'selected' without widgets keeps\n"
-                + "    the current list.")
+            abstract: "Show or change what locked surfaces may show.",
+            subcommands: [Show.self, Change.self],
+            defaultSubcommand: Show.self)
 
-        /// A change to make, or `nil` to show the settings.
-        let change: [String: JSONValue]?
+        @OptionGroup var global: GlobalOptions
 
-        /// The words after `settings`, kept for `validate()`.
-        private let words: [String]
+        /// `settings show`, also plain `settings`.
+        struct Show: WidgetctlCommand {
+            static let configuration = CommandConfiguration(abstract: "Show the settings (the default).")
 
-        init(_ arguments: ParsedArguments) throws(UsageError) {
-            words = arguments.positionals
-            change = try Self.parse(words)
+            @OptionGroup var global: GlobalOptions
+
+            func run(_ context: CommandContext) throws(CommandFailure) {
+                try Settings.print(try context.call("io.widgetd.Device.GetSettings"), context)
+            }
         }
 
-        private static func parse(_ words: [String]) throws(UsageError) -> [String: JSONValue]? {
-            guard let verb = words.first else { return nil }
-            guard verb == "set" else { throw UsageError("unexpected argument '\(verb)' (expected 'set')") }
-            guard words.count >= 2 else { throw UsageError("missing argument <setting>") }
-            guard words.count >= 3 else { throw UsageError("missing argument <value>") }
-            let value = words[2]
-            switch words[1] {
-            case "lock-screen-widgets":
-                guard words.count == 3 else { throw UsageError("unexpected argument '\(words[3])'") }
-                switch value {
-                case "on": return ["lockScreenWidgetsAccess": .bool(true)]
-                case "off": return ["lockScreenWidgetsAccess": .bool(false)]
-                default: throw UsageError("lock-screen-widgets is on or off, not '\(value)'")
+        /// `settings set …`: one setting per subcommand.
+        struct Change: WidgetctlGroup {
+            static let configuration = CommandConfiguration(
+                commandName: "set", abstract: "Change one setting.",
+                subcommands: [LockScreenWidgets.self, HideSensitiveComplications.self])
+
+            static let commandPath = "widgetctl settings set"
+
+            @OptionGroup var global: GlobalOptions
+        }
+
+        /// `settings set lock-screen-widgets on|off`.
+        struct LockScreenWidgets: WidgetctlCommand {
+            static let configuration = CommandConfiguration(
+                commandName: "lock-screen-widgets",
+                abstract: "Whether Lock Screen widgets show their content while locked (off: redacted).",
+                aliases: ["lockScreenWidgets"])
+
+            /// The two values.
+            enum Value: String, ExpressibleByArgument, CaseIterable { case on, off }
+
+            @Argument(help: "on or off.")
+            var value: Value
+
+            @OptionGroup var global: GlobalOptions
+
+            func run(_ context: CommandContext) throws(CommandFailure) {
+                let change: [String: JSONValue] = ["lockScreenWidgetsAccess": .bool(value == .on)]
+                try Settings.print(try context.call("io.widgetd.Device.SetSettings", change), context)
+            }
+        }
+
+        /// `settings set hide-sensitive-complications off|all|selected [WIDGET…]`.
+        struct HideSensitiveComplications: WidgetctlCommand {
+            static let configuration = CommandConfiguration(
+                commandName: "hide-sensitive-complications",
+                abstract: "Which widgets are redacted on the always-on display.",
+                discussion: "'selected' hides the widgets given; without widgets it keeps the current list.",
+                aliases: ["hideSensitiveComplications"])
+
+            /// The three values, as the wire's `HideSensitiveComplications`.
+            enum Value: String, ExpressibleByArgument, CaseIterable { case off, all, selected }
+
+            @Argument(help: "off, all or selected.")
+            var value: Value
+
+            @Argument(help: "With selected: the widgets to hide.", completion: WidgetArgument.completion)
+            var widgets: [String] = []
+
+            @OptionGroup var global: GlobalOptions
+
+            func validate() throws {
+                if value != .selected, let extra = widgets.first {
+                    throw ValidationError("widgets are given only with 'selected', not after '\(value.rawValue)': '\(extra)'")
                 }
-            case "hide-sensitive-complications":
-                guard ["off", "all", "selected"].contains(value) else {
-                    throw UsageError("hide-sensitive-complications is off, all or selected, not '\(value)'")
-                }
-                let widgets = Array(words.dropFirst(3))
-                if value != "selected", let extra = widgets.first {
-                    throw UsageError("widgets are given only with 'selected', not after '\(value)': '\(extra)'")
-                }
-                var change: [String: JSONValue] = ["hideSensitiveComplications": .string(value)]
+                for widget in widgets { try validateWidgetID(widget) }
+            }
+
+            func run(_ context: CommandContext) throws(CommandFailure) {
+                var change: [String: JSONValue] = ["hideSensitiveComplications": .string(value.rawValue)]
                 if !widgets.isEmpty { change["hiddenComplications"] = .array(widgets.map { .string($0) }) }
-                return change
-            default:
-                throw UsageError("unknown setting '\(words[1])' (expected lock-screen-widgets or hide-sensitive-complications)")
+                try Settings.print(try context.call("io.widgetd.Device.SetSettings", change), context)
             }
         }
 
-        func validate() throws(UsageError) {
-            for widget in words.dropFirst(3) { try validateWidgetID(widget) }
-        }
-
-        func run(_ context: CommandContext) throws(CommandFailure) {
-            let reply: VarlinkReply
-            if let change {
-                reply = try context.call("io.widgetd.Device.SetSettings", change)
-            } else {
-                reply = try context.call("io.widgetd.Device.GetSettings")
-            }
+        /// Prints the settings a reply carries.
+        static func print(_ reply: VarlinkReply, _ context: CommandContext) throws(CommandFailure) {
             if context.json { return context.printJSON(reply.parameters) }
             let settings = try context.decode(Wire.SettingsReply.self, from: reply).settings
             for line in SettingsText.lines(settings) { context.print(line) }

@@ -1,13 +1,11 @@
+import ArgumentParser
+
 extension Widgetctl {
     /// `widgetctl status`: lock state, keys, failed attempts and settings.
-    struct Status: Command {
-        static let configuration = CommandConfiguration(
-            name: "status", abstract: "Show lock state, class keys, attempts and settings.",
-            usage: "[--json]", options: [CommandConfiguration.jsonOption])
+    struct Status: WidgetctlCommand {
+        static let configuration = CommandConfiguration(abstract: "Show lock state, class keys, attempts and settings.")
 
-        init(_ arguments: ParsedArguments) throws(UsageError) {
-            _ = try arguments.positionals(named: [], minimum: 0, maximum: 0)
-        }
+        @OptionGroup var global: GlobalOptions
 
         func run(_ context: CommandContext) throws(CommandFailure) {
             let reply = try context.call("io.widgetd.Device.GetStatus")

@@ -1,20 +1,18 @@
+import ArgumentParser
+
 extension Widgetctl {
     /// `widgetctl timeline WIDGET`: the provider's view, every entry unredacted.
-    struct Timeline: Command {
+    struct Timeline: WidgetctlCommand {
         static let configuration = CommandConfiguration(
-            name: "timeline", abstract: "Show a stored timeline as its provider sees it.",
-            usage: "<widget> [--json]",
-            arguments: [.init(name: "widget", help: "The widget id, PROVIDER/KIND[#INSTANCE].")],
-            options: [CommandConfiguration.jsonOption],
+            abstract: "Show a stored timeline as its provider sees it.",
             discussion: "The timeline must be readable: for a protected class, unlock first.")
 
-        let widget: String
+        @Argument(help: WidgetArgument.help, completion: WidgetArgument.completion)
+        var widget: String
 
-        init(_ arguments: ParsedArguments) throws(UsageError) {
-            widget = try arguments.positionals(named: ["widget"], minimum: 1, maximum: 1)[0]
-        }
+        @OptionGroup var global: GlobalOptions
 
-        func validate() throws(UsageError) { try validateWidgetID(widget) }
+        func validate() throws { try validateWidgetID(widget) }
 
         func run(_ context: CommandContext) throws(CommandFailure) {
             let reply = try context.call("io.widgetd.Provider.GetTimeline", ["widget": .string(widget)])

@@ -1,29 +1,52 @@
+import ArgumentParser
+import WidgetModel
+
 extension Widgetctl {
     /// `widgetctl unlock`: releases the protected classes' keys.
-    struct Unlock: Command {
+    struct Unlock: WidgetctlCommand {
         static let configuration = CommandConfiguration(
-            name: "unlock", abstract: "Unlock the device with its passcode.",
-            usage: "[--passcode-stdin] [--json]",
-            options: [PasscodeReader.option, CommandConfiguration.jsonOption],
-            discussion: "The passcode is read from the terminal without echo, or from standard input\n"
-                + "with --passcode-stdin; never from the command line.")
+            abstract: "Unlock the device with its passcode.",
+            discussion: """
+                The passcode is read from the terminal without echo, or from standard input \
+                with --passcode-stdin; never from the command line. Before it is asked for, \
+                widgetctl checks that this user may unlock (else exit 77) and that no wait \
+                after failed attempts is running (else exit 75).
+                """)
 
-        let passcodeFromStandardInput: Bool
-
-        init(_ arguments: ParsedArguments) throws(UsageError) {
-            guard arguments.positionals.isEmpty else { throw PasscodeReader.positionalRefused }
-            passcodeFromStandardInput = arguments.flags.contains(PasscodeReader.option.name)
-        }
+        @OptionGroup var passcode: PasscodeOptions
+        @OptionGroup var global: GlobalOptions
 
         func run(_ context: CommandContext) throws(CommandFailure) {
+            // One connection for the checks and the unlock: nobody types a passcode for a
+            // daemon that is not there, that would refuse them, or that would not try it.
             let client = try context.connect()
-            let reader = PasscodeReader(
-                input: context.standardInput, prompts: context.standardError, fromStandardInput: passcodeFromStandardInput)
-            let passcode = try reader.read(prompt: "Passcode: ")
-            let reply = try context.call(on: client, "io.widgetd.Device.Unlock", secrets: [("passcode", passcode)])
-            passcode.wipe()
+            let status = try context.call(on: client, "io.widgetd.Device.GetStatus")
+            if case .number(let wait)? = status.parameters["retryAfter"], wait.doubleValue > 0 {
+                throw DaemonErrorMessage.failure(
+                    for: .remote(name: "io.widgetd.TryAgainLater", parameters: ["retryAfter": .number(wait)]))
+            }
+            try Self.checkRole(on: client, context)
+            let secret = try passcode.reader(context).read(prompt: "Passcode: ")
+            let reply = try context.call(on: client, "io.widgetd.Device.Unlock", secrets: [("passcode", secret)])
+            secret.wipe()
             if context.json { return context.printJSON(reply.parameters) }
             context.print("Unlocked.")
+        }
+
+        /// Asks whether this peer may unlock, without a passcode.
+        ///
+        /// widgetd checks the caller's role before it reads a call's parameters: `Unlock`
+        /// without `passcode` is `PermissionDenied` for a peer without the unlock role and
+        /// `InvalidParameter` for one with it, and counts no attempt either way.
+        static func checkRole(on client: VarlinkClient, _ context: CommandContext) throws(CommandFailure) {
+            do {
+                _ = try client.call("io.widgetd.Device.Unlock", [:])
+            } catch .remote(name: "org.varlink.service.InvalidParameter", _) {
+                return
+            } catch {
+                throw DaemonErrorMessage.failure(for: error)
+            }
+            throw CommandFailure("widgetd unlocked without a passcode (is widgetd newer than widgetctl?)")
         }
     }
 }

@@ -1,33 +1,35 @@
-import WidgetModel
+import ArgumentParser
 
 extension Widgetctl {
     /// `widgetctl watch WIDGET [--surface S]`: the preview, again whenever it changes.
-    struct Watch: Command {
+    struct Watch: WidgetctlCommand {
         static let configuration = CommandConfiguration(
-            name: "watch", abstract: "Follow a widget's presentation as it changes.",
-            usage: "<widget> [--surface <surface>] [--json]",
-            arguments: [.init(name: "widget", help: "The widget id, PROVIDER/KIND[#INSTANCE].")],
-            options: [SurfaceOption.option, CommandConfiguration.jsonOption],
-            discussion: "The first preview is the current one. With --json, one JSON object per line.")
+            abstract: "Follow a widget's presentation as it changes.",
+            discussion: """
+                The first preview is the current one. Each is stamped with the time it arrived \
+                (RFC 3339, UTC): a line before the preview, or with --json a "timestamp" member \
+                beside "presentation", one JSON object per line.
+                """)
 
         /// Moves the cursor home and clears the screen.
         static let clearScreen = "\u{1B}[H\u{1B}[2J"
 
-        let target: PresentationTarget
-
-        init(_ arguments: ParsedArguments) throws(UsageError) {
-            target = try PresentationTarget(arguments)
-        }
-
-        func validate() throws(UsageError) { try target.validate() }
+        @OptionGroup var target: PresentationTarget
+        @OptionGroup var global: GlobalOptions
 
         func run(_ context: CommandContext) throws(CommandFailure) {
             let renderer = PreviewRenderer(color: context.color)
             try context.stream("io.widgetd.Host.Watch", target.parameters) { reply throws(CommandFailure) in
-                if context.json { return context.printJSON(reply.parameters) }
+                let timestamp = context.timestamp()
+                if context.json {
+                    var stamped = reply.parameters
+                    stamped["timestamp"] = .string(timestamp)
+                    return context.printJSON(stamped)
+                }
                 let presentation = try context.decode(Wire.PresentationReply.self, from: reply).presentation
                 // At a terminal each presentation replaces the last; in a pipe they follow each other.
                 if context.redraws { context.standardOutput.write(Self.clearScreen) }
+                context.print(timestamp)
                 context.standardOutput.write(renderer.render(presentation))
             }
         }

@@ -1,23 +1,19 @@
+import ArgumentParser
+
 extension Widgetctl {
     /// `widgetctl wipe`: crypto-erases every timeline.
-    struct Wipe: Command {
+    struct Wipe: WidgetctlCommand {
         static let configuration = CommandConfiguration(
-            name: "wipe", abstract: "Erase every timeline for good (destroys the keys).",
-            usage: "[--yes] [--json]",
-            options: [
-                .init("--yes", help: "Do not ask for confirmation."), CommandConfiguration.jsonOption,
-            ],
+            abstract: "Erase every timeline for good (destroys the keys).",
             discussion: "Without --yes, wipe asks you to type WIPE at the terminal.")
 
-        let confirmed: Bool
+        @Flag(help: "Do not ask for confirmation.")
+        var yes = false
 
-        init(_ arguments: ParsedArguments) throws(UsageError) {
-            _ = try arguments.positionals(named: [], minimum: 0, maximum: 0)
-            confirmed = arguments.flags.contains("--yes")
-        }
+        @OptionGroup var global: GlobalOptions
 
         func run(_ context: CommandContext) throws(CommandFailure) {
-            if !confirmed {
+            if !yes {
                 guard context.standardInput.isTerminal else {
                     throw CommandFailure("wipe needs confirmation: run it at a terminal, or pass --yes", exitCode: .usage)
                 }

@@ -1,0 +1,46 @@
+import Glibc
+
+/// Shell completion from the live daemon: the generated bash, zsh and fish scripts run
+/// `widgetctl ---completion …`, which calls these in the widgetctl process.
+///
+/// Quiet by design: a daemon that is not running or refuses the user completes nothing.
+enum WidgetCompletion {
+    /// The stored widget ids that start with the word under the cursor.
+    @Sendable static func widgets(_ words: [String], _ cursor: Int, _ prefix: String) -> [String] {
+        storedWidgets(socket: socketOption(in: words)).filter { $0.hasPrefix(prefix) }
+    }
+
+    /// The providers, and the `PROVIDER/KIND` pairs, of the stored widgets (`reload`).
+    @Sendable static func providers(_ words: [String], _ cursor: Int, _ prefix: String) -> [String] {
+        var targets: Set<String> = []
+        for widget in storedWidgets(socket: socketOption(in: words)) {
+            let kind = widget.split(separator: "#", maxSplits: 1)[0]
+            targets.insert(String(kind))
+            targets.insert(String(kind.split(separator: "/", maxSplits: 1)[0]))
+        }
+        return targets.filter { $0.hasPrefix(prefix) }.sorted()
+    }
+
+    /// The widget ids `Host.ListWidgets` gives, sorted; none when the call fails.
+    static func storedWidgets(socket: String?) -> [String] {
+        let path = SocketLocation.resolve(option: socket, environment: ProcessInfoEnvironment.current, userID: getuid())
+        guard let client = try? VarlinkClient(path: path),
+              let reply = try? client.call("io.widgetd.Host.ListWidgets"),
+              let list = try? reply.decode(Wire.WidgetList.self)
+        else { return [] }
+        return list.widgets.map(\.widget).sorted()
+    }
+
+    /// The `--socket` the words being completed name, if any.
+    static func socketOption(in words: [String]) -> String? {
+        var found: String?
+        for (index, word) in words.enumerated() {
+            if word == "--socket", index + 1 < words.count {
+                found = words[index + 1]
+            } else if word.hasPrefix("--socket=") {
+                found = String(word.dropFirst("--socket=".count))
+            }
+        }
+        return found
+    }
+}
