@@ -3,7 +3,7 @@
 #   make                      release build, Swift runtime linked statically
 #   make install              install under PREFIX (default /usr/local), into DESTDIR
 #   make uninstall            remove what install put there (configuration is kept)
-#   make package              scripts/package: widgetd_VERSION_ARCH.deb
+#   make package              scripts/package: widgetd_VERSION_ARCH.deb (dpkg-buildpackage, debian/)
 #   make test-systemd         scripts/test-systemd: the units under a real systemd
 #   make completions          regenerate completions/ from the parsers (debug build)
 #
@@ -42,7 +42,7 @@ SWIFTFLAGS   ?= -c release --static-swift-stdlib --scratch-path $(SCRATCH) \
                 --disable-local-rpath -Xlinker -z -Xlinker now \
                 -Xswiftc -L$(STATICCXX) -Xswiftc -Xclang-linker -Xswiftc -static-libgcc
 INSTALL      ?= install
-# Set STRIP= to keep symbols (e.g. for a debug package).
+# Set STRIP= to keep symbols (debian/rules does: dh_strip moves them to widgetd-dbgsym).
 STRIP        ?= strip --strip-unneeded --remove-section=.comment --remove-section=.note
 
 BUILT = $(SCRATCH)/release

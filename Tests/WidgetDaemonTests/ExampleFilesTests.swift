@@ -47,14 +47,43 @@ import WidgetModel
     }
 
     /// `WIDGETD_NO_BUILD=1 scripts/package` packages what is built: neither the
-    /// package script nor the library check it runs may start a build then.
+    /// library check nor debian/rules' build step may start a build then, and
+    /// without it debian/rules does build (so that this test can fail).
     @Test func packagingWithoutABuildBuildsNothing() throws {
         let dryRun = try ChildProcess.run("/usr/bin/make", ["-n", "-C", Self.root.path, "ldd"])
         #expect(dryRun.status == 0, "\(dryRun.error)")
         #expect(!dryRun.output.contains("swift build"), "make ldd would build:\n\(dryRun.output)")
-        let script = try String(contentsOf: Self.root.appendingPathComponent("scripts/package"), encoding: .utf8)
-        let builds = script.split(separator: "\n").filter { $0.contains("make") && $0.contains(" build") && !$0.hasPrefix("#") }
-        #expect(builds.allSatisfy { $0.contains("WIDGETD_NO_BUILD") }, "\(builds)")
+        func debianBuild(noBuild: Bool) throws -> String {
+            var environment = ProcessInfo.processInfo.environment
+            environment["MAKEFLAGS"] = nil
+            environment["WIDGETD_NO_BUILD"] = noBuild ? "1" : nil
+            let run = try ChildProcess.run(
+                "/usr/bin/make", ["-n", "-C", Self.root.path, "-f", "debian/rules", "override_dh_auto_build"],
+                environment: environment
+            )
+            #expect(run.status == 0, "\(run.error)")
+            return run.output
+        }
+        let skipped = try debianBuild(noBuild: true)
+        #expect(!skipped.contains("swift build"), "WIDGETD_NO_BUILD=1 debian/rules would build:\n\(skipped)")
+        #expect(try debianBuild(noBuild: false).contains("swift build"))
+    }
+
+    /// debhelper writes the maintainer scripts (dh_installsystemd, dh_installsysusers,
+    /// dh_installtmpfiles): only the purge of the data is ours, and debhelper's part
+    /// goes where its token stands alone on a line (a token inside a comment would
+    /// splice shell code into it).
+    @Test func theMaintainerScriptsAreGeneratedByDebhelper() throws {
+        let debian = Self.root.appendingPathComponent("debian")
+        for script in ["preinst", "postinst", "prerm"] {
+            #expect(!FileManager.default.fileExists(atPath: debian.appendingPathComponent(script).path), "debian/\(script)")
+        }
+        let rules = try String(contentsOf: debian.appendingPathComponent("rules"), encoding: .utf8)
+        #expect(rules.contains("\tdh $@\n"))
+        let postrm = try String(contentsOf: debian.appendingPathComponent("postrm"), encoding: .utf8)
+        let lines = postrm.split(separator: "\n", omittingEmptySubsequences: false)
+        #expect(lines.filter { $0.contains("#DEBHELPER#") } == ["#DEBHELPER#"])
+        #expect(postrm.contains("rm -rf \"${DPKG_ROOT:-}/var/lib/widgetd\""))
     }
 
     private static let systemdAnalyze: String? =
