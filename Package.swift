@@ -17,6 +17,9 @@ let package = Package(
         // The command lines of widgetctl and widgetd: parsing, help, completion scripts.
         // Without network, scripts/setup points SwiftPM at a local mirror (README).
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        // The daemon's logger: swift-log's Logger API, with our journal and stderr handlers
+        // (1.12 is the first with LogEvent and the error argument, which they use).
+        .package(url: "https://github.com/apple/swift-log", from: "1.12.0"),
     ],
     targets: [
         // C libraries from Debian, through pkg-config.
@@ -42,7 +45,10 @@ let package = Package(
         // The daemon: event loop, Varlink server, authorization, config, systemd.
         .target(
             name: "WidgetDaemon",
-            dependencies: ["WidgetStore", "WidgetModel", "Varlink", "StrictJSON", "CSystemd", "CSystemShims"]),
+            dependencies: [
+                "WidgetStore", "WidgetModel", "Varlink", "StrictJSON", "CSystemd", "CSystemShims",
+                .product(name: "Logging", package: "swift-log"),
+            ]),
         // The client CLI's commands and rendering.
         .target(
             name: "WidgetControl",
@@ -70,7 +76,12 @@ let package = Package(
         .testTarget(name: "VarlinkTests", dependencies: ["Varlink", "TestSupport"]),
         .testTarget(name: "WidgetCryptoTests", dependencies: ["WidgetCrypto"]),
         .testTarget(name: "WidgetStoreTests", dependencies: ["WidgetStore", "WidgetCrypto", "WidgetModel"]),
-        .testTarget(name: "WidgetDaemonTests", dependencies: ["WidgetDaemon", "WidgetStore", "WidgetCrypto", "WidgetModel", "Varlink", "StrictJSON", "TestSupport"]),
+        .testTarget(
+            name: "WidgetDaemonTests",
+            dependencies: [
+                "WidgetDaemon", "WidgetStore", "WidgetCrypto", "WidgetModel", "Varlink", "StrictJSON", "TestSupport",
+                .product(name: "Logging", package: "swift-log"),
+            ]),
         // WidgetdCommand too: one suite checks both programs' completion scripts and manuals.
         .testTarget(
             name: "WidgetControlTests",

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import Varlink
 import WidgetCrypto
 
@@ -70,6 +71,10 @@ public final class CallContext {
     public let wantsMore: Bool
     /// Whether the caller wants no reply (`oneway`).
     public let isOneway: Bool
+    /// The connection's logger, whose metadata says who called (`peer.uid`, `peer.pid`,
+    /// `connection.id`): events about the call go through it, so that no call site adds
+    /// the peer by hand. A call about one widget adds `widget.id` to a copy.
+    public let logger: Logger
 
     private let deliver: (_ reply: [UInt8], _ isFinal: Bool, _ protection: ReplyProtection?) -> Void
     private let isConnectionOpen: () -> Bool
@@ -79,14 +84,16 @@ public final class CallContext {
     ///
     /// The server makes one per call; tests of handlers make their own to capture the
     /// replies. `deliver` gets each reply's bytes (NUL included) and whether it ends the
-    /// call; `isConnectionOpen` tells whether anyone is still listening.
+    /// call; `isConnectionOpen` tells whether anyone is still listening; `logger` gets
+    /// the call's events (none are kept by default).
     public convenience init(
         connection: ConnectionID, peer: PeerCredentials, wantsMore: Bool, isOneway: Bool = false,
+        logger: Logger = .disabled,
         deliver: @escaping (_ reply: [UInt8], _ isFinal: Bool) -> Void,
         isConnectionOpen: @escaping () -> Bool = { true }
     ) {
         self.init(
-            connection: connection, peer: peer, wantsMore: wantsMore, isOneway: isOneway,
+            connection: connection, peer: peer, wantsMore: wantsMore, isOneway: isOneway, logger: logger,
             deliverProtected: { reply, isFinal, _ in deliver(reply, isFinal) }, isConnectionOpen: isConnectionOpen)
     }
 
@@ -94,7 +101,7 @@ public final class CallContext {
     /// what each holds (`nil` for replies without protected content), so that a
     /// connection can drop unsent ones when their class is purged.
     init(
-        connection: ConnectionID, peer: PeerCredentials, wantsMore: Bool, isOneway: Bool,
+        connection: ConnectionID, peer: PeerCredentials, wantsMore: Bool, isOneway: Bool, logger: Logger,
         deliverProtected: @escaping (_ reply: [UInt8], _ isFinal: Bool, _ protection: ReplyProtection?) -> Void,
         isConnectionOpen: @escaping () -> Bool
     ) {
@@ -102,6 +109,7 @@ public final class CallContext {
         self.peer = peer
         self.wantsMore = wantsMore
         self.isOneway = isOneway
+        self.logger = logger
         self.deliver = deliverProtected
         self.isConnectionOpen = isConnectionOpen
     }

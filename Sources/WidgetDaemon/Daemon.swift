@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import Logging
 import WidgetCrypto
 
 /// The `widgetd` program once its command line is parsed, and the exit codes it promises.
@@ -44,7 +45,7 @@ public enum Daemon {
             try runtime.run()
             return 0
         } catch {
-            logger.critical("widgetd cannot run: \(error)", event: "start_failed")
+            logger.critical("widgetd cannot run", event: "start_failed", error: error)
             Systemd.notify(Systemd.Notification.status("failed: \(error)"))
             return 1
         }

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import Logging
 import WidgetCrypto
 import WidgetModel
 import WidgetStore
@@ -108,8 +109,7 @@ final class DaemonRuntime {
         Systemd.notify([Systemd.Notification.ready, Systemd.Notification.status(statusLine)].joined(separator: "\n"))
         if let reason = store.journalUnavailable {
             logger.warning(
-                "writes go straight to their files: no room for the journal", event: "journal_unavailable",
-                metadata: ["error": "\(reason)"])
+                "writes go straight to their files: no room for the journal", event: "journal_unavailable", error: reason)
         }
         if store.recoveredJournalRecords > 0 {
             // Writes acknowledged before an unclean stop, now in their files: nothing was lost.
@@ -135,7 +135,7 @@ final class DaemonRuntime {
         // The files alone then hold everything; a failure here loses nothing (the
         // journal is replayed at the next start).
         do { try store.checkpoint() } catch {
-            logger.error("journal not folded at stop", event: "checkpoint_failed", metadata: ["error": "\(error)"])
+            logger.error("journal not folded at stop", event: "checkpoint_failed", error: error)
         }
         server.close()
         loop.stop()
@@ -169,7 +169,7 @@ final class DaemonRuntime {
             service.reconfigure(Authorization(configuration: new, daemonUID: getuid()))
             logger.notice("configuration reloaded", event: "reloaded", metadata: ["providers": "\(new.providers.count)"])
         } catch {
-            logger.error("configuration not reloaded: \(error)", event: "reload_failed")
+            logger.error("configuration not reloaded", event: "reload_failed", error: error)
             status = "reload failed, running on the previous configuration: \(error)"
         }
         // READY=1 ends the reload either way (systemd waits for it); the status says how

@@ -1,101 +1,104 @@
 import Foundation
+import Logging
 
-/// A structured logger, passed around as a value.
+/// widgetd logs through swift-log's `Logger`, with its own handlers (`LogHandlers.swift`):
+/// the journal, stderr, or memory for tests. The daemon makes its logger explicitly and
+/// passes it down (``standard(environment:level:)``), never through the process-wide
+/// `LoggingSystem.bootstrap`, which can run only once per process and so not per test.
 ///
-/// Each event has a level, a human-readable message, an optional event name
-/// (`unlock_failed`) and dotted metadata (`peer.uid`, `widget.id`). Handlers decide
-/// where it goes: the journal, stderr, or memory for tests.
+/// Each event has a level, a human-readable message, an event name (`unlock_failed`,
+/// metadata key `event`), an optional error (metadata key `error`, the only key for
+/// errors) and dotted metadata (`peer.uid`, `widget.id`). What a connection or a call is
+/// about is set once on a copy (``with(_:_:)``): the server's logger for a connection
+/// carries `peer.uid`, `peer.pid` and `connection.id`, and every call's
+/// ``CallContext/logger`` starts from it.
 ///
 /// Never pass secrets to a logger: no passcodes, key bytes, timeline content or field
-/// values, in the message or in metadata. Log identifiers (widget ids, uids) and
-/// outcomes only; logs outlive the daemon and are readable by administrators.
-public struct Logger: Sendable {
-    /// How important an event is; the raw value is the syslog priority.
-    public enum Level: Int32, Sendable, Comparable, CaseIterable, CustomStringConvertible {
-        case critical = 2
-        case error = 3
-        case warning = 4
-        case notice = 5
-        case info = 6
-        case debug = 7
+/// values, in the message, the error or metadata. Log identifiers (widget ids, uids)
+/// and outcomes only; logs outlive the daemon and are readable by administrators.
+extension Logger {
+    /// The metadata key of an event's name.
+    public static let eventKey = "event"
+    /// The metadata key of an event's error, written from swift-log's `error:` argument.
+    public static let errorKey = "error"
 
-        /// Less important first: `debug < info < … < critical` (syslog numbers run the other way).
-        public static func < (a: Level, b: Level) -> Bool { a.rawValue > b.rawValue }
-
-        /// The level's name, e.g. `warning`.
-        public var description: String {
-            switch self {
-            case .critical: "critical"
-            case .error: "error"
-            case .warning: "warning"
-            case .notice: "notice"
-            case .info: "info"
-            case .debug: "debug"
-            }
-        }
+    /// A logger labelled `widgetd` that sends events at `level` or above to `handler`.
+    public init(handler: some LogHandler, level: Level = .info) {
+        self.init(label: "widgetd", factory: { _ in handler })
+        logLevel = level
     }
 
-    /// Metadata keys and values; keys are dotted lowercase names such as `peer.uid`.
-    public typealias Metadata = [String: String]
+    /// A logger that drops every event, for contexts nobody listens to.
+    public static let disabled = Logger(label: "widgetd", factory: { _ in SwiftLogNoOpLogHandler() })
 
-    /// Where events go.
-    public let handler: any LogHandler
-    /// Events less important than this are dropped.
-    public var level: Level
-    /// Metadata attached to every event of this logger.
-    public var metadata: Metadata
-
-    /// Creates a logger sending events at `level` or above to `handler`.
-    public init(handler: any LogHandler, level: Level = .info, metadata: Metadata = [:]) {
-        self.handler = handler
-        self.level = level
-        self.metadata = metadata
-    }
-
-    /// A logger with `key` set to `value` in its metadata, e.g. for one connection.
+    /// A copy with `key` set to `value` in its metadata, e.g. for one connection or widget.
     public func with(_ key: String, _ value: String) -> Logger {
         var copy = self
-        copy.metadata[key] = value
+        copy[metadataKey: key] = .string(value)
         return copy
     }
 
-    /// Records an event if `level` is enabled. Never pass secrets (see ``Logger``).
+    /// Records an event if `level` is enabled; otherwise neither the message nor the
+    /// metadata is built (both are autoclosures). Never pass secrets (see the
+    /// extension's documentation).
     public func log(
-        _ level: Level, _ message: @autoclosure () -> String, event: String? = nil, metadata: Metadata = [:]
+        _ level: Level, _ message: @autoclosure () -> String, event: String, error: (any Error)? = nil,
+        metadata: @autoclosure () -> [String: String] = [:], file: String = #fileID, function: String = #function, line: UInt = #line
     ) {
-        guard level >= self.level else { return }
-        let merged = metadata.isEmpty ? self.metadata : self.metadata.merging(metadata) { $1 }
-        handler.log(LogRecord(level: level, message: message(), event: event, metadata: merged))
+        guard level >= logLevel else { return }
+        var fields: Metadata = [Self.eventKey: .string(event)]
+        for (key, value) in metadata() { fields[key] = .string(value) }
+        log(
+            level: level, Message(stringLiteral: message()), error: error, metadata: fields, source: "widgetd",
+            file: file, function: function, line: line)
     }
 
     /// Records a debug event. Never pass secrets.
-    public func debug(_ message: @autoclosure () -> String, event: String? = nil, metadata: Metadata = [:]) {
-        log(.debug, message(), event: event, metadata: metadata)
+    public func debug(
+        _ message: @autoclosure () -> String, event: String, error: (any Error)? = nil, metadata: @autoclosure () -> [String: String] = [:],
+        file: String = #fileID, function: String = #function, line: UInt = #line
+    ) {
+        log(.debug, message(), event: event, error: error, metadata: metadata(), file: file, function: function, line: line)
     }
 
     /// Records an informational event. Never pass secrets.
-    public func info(_ message: @autoclosure () -> String, event: String? = nil, metadata: Metadata = [:]) {
-        log(.info, message(), event: event, metadata: metadata)
+    public func info(
+        _ message: @autoclosure () -> String, event: String, error: (any Error)? = nil, metadata: @autoclosure () -> [String: String] = [:],
+        file: String = #fileID, function: String = #function, line: UInt = #line
+    ) {
+        log(.info, message(), event: event, error: error, metadata: metadata(), file: file, function: function, line: line)
     }
 
     /// Records a normal but significant event (an unlock, a configuration reload). Never pass secrets.
-    public func notice(_ message: @autoclosure () -> String, event: String? = nil, metadata: Metadata = [:]) {
-        log(.notice, message(), event: event, metadata: metadata)
+    public func notice(
+        _ message: @autoclosure () -> String, event: String, error: (any Error)? = nil, metadata: @autoclosure () -> [String: String] = [:],
+        file: String = #fileID, function: String = #function, line: UInt = #line
+    ) {
+        log(.notice, message(), event: event, error: error, metadata: metadata(), file: file, function: function, line: line)
     }
 
     /// Records a warning. Never pass secrets.
-    public func warning(_ message: @autoclosure () -> String, event: String? = nil, metadata: Metadata = [:]) {
-        log(.warning, message(), event: event, metadata: metadata)
+    public func warning(
+        _ message: @autoclosure () -> String, event: String, error: (any Error)? = nil, metadata: @autoclosure () -> [String: String] = [:],
+        file: String = #fileID, function: String = #function, line: UInt = #line
+    ) {
+        log(.warning, message(), event: event, error: error, metadata: metadata(), file: file, function: function, line: line)
     }
 
     /// Records an error. Never pass secrets.
-    public func error(_ message: @autoclosure () -> String, event: String? = nil, metadata: Metadata = [:]) {
-        log(.error, message(), event: event, metadata: metadata)
+    public func error(
+        _ message: @autoclosure () -> String, event: String, error: (any Error)? = nil, metadata: @autoclosure () -> [String: String] = [:],
+        file: String = #fileID, function: String = #function, line: UInt = #line
+    ) {
+        log(.error, message(), event: event, error: error, metadata: metadata(), file: file, function: function, line: line)
     }
 
     /// Records a critical event. Never pass secrets.
-    public func critical(_ message: @autoclosure () -> String, event: String? = nil, metadata: Metadata = [:]) {
-        log(.critical, message(), event: event, metadata: metadata)
+    public func critical(
+        _ message: @autoclosure () -> String, event: String, error: (any Error)? = nil, metadata: @autoclosure () -> [String: String] = [:],
+        file: String = #fileID, function: String = #function, line: UInt = #line
+    ) {
+        log(.critical, message(), event: event, error: error, metadata: metadata(), file: file, function: function, line: line)
     }
 
     /// The logger a daemon started with `environment` should use: the journal when
@@ -110,28 +113,17 @@ public struct Logger: Sendable {
     }
 }
 
-/// One logged event.
-public struct LogRecord: Sendable, Equatable {
-    /// Its importance.
-    public var level: Logger.Level
-    /// A sentence for people.
-    public var message: String
-    /// A stable name for machines, e.g. `unlock_failed`.
-    public var event: String?
-    /// Structured metadata, e.g. `peer.uid`.
-    public var metadata: Logger.Metadata
-
-    /// Creates a record.
-    public init(level: Logger.Level, message: String, event: String? = nil, metadata: Logger.Metadata = [:]) {
-        self.level = level
-        self.message = message
-        self.event = event
-        self.metadata = metadata
+extension Logger.Level {
+    /// The syslog priority the journal records (`PRIORITY=`): `critical` 2 … `debug` 7;
+    /// syslog has nothing below debug, so `trace` is 7 too.
+    public var syslogPriority: Int32 {
+        switch self {
+        case .critical: 2
+        case .error: 3
+        case .warning: 4
+        case .notice: 5
+        case .info: 6
+        case .debug, .trace: 7
+        }
     }
-}
-
-/// Where a ``Logger``'s events go. Handlers may be called from any thread.
-public protocol LogHandler: Sendable {
-    /// Records one event.
-    func log(_ record: LogRecord)
 }

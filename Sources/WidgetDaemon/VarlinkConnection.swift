@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import Logging
 import Varlink
 import WidgetCrypto
 
@@ -364,7 +365,7 @@ final class VarlinkConnection: IOEventHandler {
 
     private func start(_ call: VarlinkCall) {
         let context = CallContext(
-            connection: id, peer: peer, wantsMore: call.more, isOneway: call.oneway,
+            connection: id, peer: peer, wantsMore: call.more, isOneway: call.oneway, logger: logger,
             deliverProtected: { [unowned self] bytes, isFinal, protection in
                 self.deliver(bytes, isFinal: isFinal, protection: protection)
             },

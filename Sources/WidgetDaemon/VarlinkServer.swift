@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import Logging
 import Varlink
 
 /// Serves Varlink on a listening Unix socket: accepts clients, reads their peer
@@ -146,7 +147,7 @@ public final class VarlinkServer {
                 fd = accepted
             } catch {
                 // EMFILE and the like: the backlog waits for the next wake-up. Log, don't spin.
-                logger.error("accept failed: \(error)", event: "accept_failed")
+                logger.error("accept failed", event: "accept_failed", error: error)
                 return
             }
             admit(fd)
@@ -163,10 +164,13 @@ public final class VarlinkServer {
         do {
             peer = try credentials(fd)
         } catch {
-            logger.warning("refusing a connection without credentials: \(error)", event: "connection_refused")
+            logger.warning("refusing a connection without credentials", event: "connection_refused", error: error)
             Syscall.close(fd)
             return
         }
+        // The one place a peer's identity enters the logs: every later event of this
+        // connection, and of each of its calls (CallContext.logger), carries it.
+        let peerLogger = logger.with("peer.uid", String(peer.uid)).with("peer.pid", String(peer.pid))
         let isPrivileged = mayUseReserve(peer)
         if !isPrivileged {
             let refusal: String? =
@@ -178,8 +182,7 @@ public final class VarlinkServer {
                     nil
                 }
             if let refusal {
-                logger.warning(
-                    "refusing a connection: \(refusal)", event: "connection_refused", metadata: ["peer.uid": String(peer.uid)])
+                peerLogger.warning("refusing a connection: \(refusal)", event: "connection_refused")
                 Syscall.close(fd)
                 return
             }
@@ -187,10 +190,7 @@ public final class VarlinkServer {
         }
         let id = ConnectionID(rawValue: nextConnection)
         nextConnection += 1
-        let connectionLogger = logger
-            .with("connection.id", id.description)
-            .with("peer.uid", String(peer.uid))
-            .with("peer.pid", String(peer.pid))
+        let connectionLogger = peerLogger.with("connection.id", id.description)
         let connection = VarlinkConnection(
             id: id, fd: fd, peer: peer, isPrivileged: isPrivileged, loop: loop, limits: limits, handler: handler,
             logger: connectionLogger, readBuffer: readBuffer, inputBudget: inputBudget,

@@ -83,25 +83,24 @@ extension WidgetService {
             switch outcome {
             case .unlock(let result):
                 try store.finishUnlock(result.get(), now: now())
-                logger.notice("unlocked", event: "unlock", metadata: ["peer.uid": "\(context.peer.uid)"])
+                context.logger.notice("unlocked", event: "unlock")
             case .setPasscode(let result):
                 try store.finishSetPasscode(result.get(), now: now())
                 let event = !store.passcodeSet ? "passcode_removed" : (passcodeWasSet ? "passcode_changed" : "passcode_set")
-                logger.notice("passcode changed", event: event, metadata: ["peer.uid": "\(context.peer.uid)"])
+                context.logger.notice("passcode changed", event: event)
             }
             context.reply(Empty())
         } catch {
             if case .wrongPasscode(let failed, _) = error {
-                logger.warning("unlock failed", event: "unlock_failed", metadata: ["peer.uid": "\(context.peer.uid)", "failed_attempts": "\(failed)",
-                ])
+                context.logger.warning("unlock failed", event: "unlock_failed", metadata: ["failed_attempts": "\(failed)"])
             }
             if case .unlockInterrupted = error {
-                logger.notice("unlock interrupted by a lock", event: "unlock_interrupted", metadata: ["peer.uid": "\(context.peer.uid)"])
+                context.logger.notice("unlock interrupted by a lock", event: "unlock_interrupted")
             }
             if case .wiped = error {
                 presentations.removeAll()
                 unsentOutput?.dropUnsentOutput { _ in true }
-                logger.critical("wiped after failed attempts", event: "wiped", metadata: ["peer.uid": "\(context.peer.uid)"])
+                context.logger.critical("wiped after failed attempts", event: "wiped")
                 settingsWereWiped()
             }
             fail(context, with: error, method: request.method)
@@ -123,7 +122,7 @@ extension WidgetService {
     /// `WrongPasscode` counted as ever), so once this reply is sent the device stays locked.
     func lock(_ call: VarlinkCall, _ context: CallContext) throws {
         store.lock(now: now())
-        logger.info("locked", event: "lock", metadata: ["peer.uid": "\(context.peer.uid)"])
+        context.logger.info("locked", event: "lock")
         context.reply(Empty())
         deviceStateChanged()
     }
@@ -135,7 +134,7 @@ extension WidgetService {
         try store.wipe()
         // Every class is erased: no reply holding content may still reach anyone.
         unsentOutput?.dropUnsentOutput { _ in true }
-        logger.critical("crypto-erased by request", event: "wiped", metadata: ["peer.uid": "\(context.peer.uid)"])
+        context.logger.critical("crypto-erased by request", event: "wiped")
         settingsWereWiped()
         context.reply(Empty())
         deviceStateChanged()
@@ -161,7 +160,7 @@ extension WidgetService {
             try store.saveSettings(Array(try encoder.encode(new)))
             settings = new
             settingsUnreadable = false
-            logger.info("settings changed", event: "settings_changed", metadata: ["peer.uid": "\(context.peer.uid)"])
+            context.logger.info("settings changed", event: "settings_changed")
         }
         context.reply(SettingsReply(settings: settings))
         publishDeviceEvent(.settings)

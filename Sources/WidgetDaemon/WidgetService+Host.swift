@@ -207,9 +207,7 @@ extension WidgetService {
         do {
             return try withPlaceholder ? store.metadata(widget) : store.metadataWithoutPlaceholder(widget)
         } catch {
-            logger.error("timeline metadata unreadable", event: "timeline_unreadable", metadata: [
-                "widget.id": "\(widget)", "error": "\(error)",
-            ])
+            logger.with("widget.id", "\(widget)").error("timeline metadata unreadable", event: "timeline_unreadable", error: error)
             return nil
         }
     }
@@ -223,8 +221,7 @@ extension WidgetService {
         } catch StoreError.protectedDataUnavailable {
             return nil
         } catch {
-            logger.error("timeline unreadable", event: "timeline_unreadable", metadata: ["widget.id": "\(widget)", "error": "\(error)",
-            ])
+            logger.with("widget.id", "\(widget)").error("timeline unreadable", event: "timeline_unreadable", error: error)
             return nil
         }
     }

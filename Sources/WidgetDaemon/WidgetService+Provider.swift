@@ -210,7 +210,7 @@ extension WidgetService {
         try store.deleteTimeline(widget)
         dropUnreadableOutput()
         reloads.removed(widget)
-        logger.info("timeline deleted", event: "timeline_deleted", metadata: ["widget.id": "\(widget)"])
+        context.logger.with("widget.id", "\(widget)").info("timeline deleted", event: "timeline_deleted")
         context.reply(Empty())
         refreshWatches(widget)
     }
@@ -230,6 +230,7 @@ extension WidgetService {
     private func stored(_ widget: WidgetID, generation: UInt64) {
         presentations.remove(widget)
         reloads.stored(widget, generation: generation)
+        // Once per write: the metadata is built only when debug is enabled.
         logger.debug(
             "timeline stored", event: "timeline_stored", metadata: ["widget.id": "\(widget)", "generation": "\(generation)"])
     }

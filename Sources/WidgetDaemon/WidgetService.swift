@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import Varlink
 import WidgetCrypto
 import WidgetModel
@@ -88,7 +89,7 @@ final class WidgetService: VarlinkCallHandler {
         self.now = now
         reloads = ReloadSchedule(store: store)
         store.refusedEntry = { [logger] error in
-            logger.warning("timeline entry refused, skipped", event: "entry_refused", metadata: ["error": "\(error)"])
+            logger.warning("timeline entry refused, skipped", event: "entry_refused", error: error)
         }
         (settings, settingsUnreadable) = Self.loadSettings(from: store, logger: logger)
         presentations = PresentationCache(limit: store.configuration.maxCachedTimelines)
@@ -153,7 +154,7 @@ final class WidgetService: VarlinkCallHandler {
         _ = loop.schedule(at: Date()) { [weak self] in
             guard let self else { return }
             do { try indexStoredTimelines(limit: Self.indexSlice) } catch {
-                logger.error("stored timelines not indexed", event: "index_failed", metadata: ["error": "\(error)"])
+                logger.error("stored timelines not indexed", event: "index_failed", error: error)
             }
         }
     }
@@ -168,7 +169,7 @@ final class WidgetService: VarlinkCallHandler {
     /// the most restrictive settings (fail closed, issue 13); a new store starts with
     /// the documented defaults and writes them, so that its file is never missing later.
     private static func loadSettings(from store: TimelineStore, logger: Logger) -> (Settings, unreadable: Bool) {
-        let problem: String
+        let problem: any Error
         do {
             if let bytes = try store.loadSettings() {
                 return (try JSONDecoder().decode(Settings.self, from: Data(bytes)), false)
@@ -177,21 +178,26 @@ final class WidgetService: VarlinkCallHandler {
                 saveDefaultSettings(to: store, logger: logger)
                 return (Settings(), false)
             }
-            problem = "missing"
+            problem = SettingsFileMissing()
         } catch {
-            problem = "\(error)"
+            problem = error
         }
         logger.warning(
             "settings file unreadable; the most restrictive settings apply until an administrator sets them",
-            event: "settings_unreadable", metadata: ["error": problem])
+            event: "settings_unreadable", error: problem)
         return (.mostRestrictive, true)
+    }
+
+    /// What `settings_unreadable` logs when an old store has no settings file.
+    private struct SettingsFileMissing: Error, CustomStringConvertible {
+        var description: String { "missing" }
     }
 
     /// Writes the defaults of a new store (or a wiped one) as its settings file.
     private static func saveDefaultSettings(to store: TimelineStore, logger: Logger) {
         do { try store.saveSettings(Array(try JSONEncoder().encode(Settings()))) } catch {
             // Not fatal: the defaults apply now; the next start finds no file and closes them.
-            logger.error("default settings not saved", event: "settings_not_saved", metadata: ["error": "\(error)"])
+            logger.error("default settings not saved", event: "settings_not_saved", error: error)
         }
     }
 
@@ -277,11 +283,8 @@ final class WidgetService: VarlinkCallHandler {
 
     /// Logs a denial and answers `PermissionDenied`.
     func deny(_ method: String, context: CallContext, widget: String? = nil) {
-        var metadata: Logger.Metadata = [
-            "method": method, "peer.uid": "\(context.peer.uid)", "peer.pid": "\(context.peer.pid)",
-        ]
-        if let widget { metadata["widget.id"] = widget }
-        logger.notice("permission denied", event: "permission_denied", metadata: metadata)
+        let logger = widget.map { context.logger.with("widget.id", $0) } ?? context.logger
+        logger.notice("permission denied", event: "permission_denied", metadata: ["method": method])
         context.fail(ServiceError.permissionDenied.varlinkError)
     }
 
@@ -293,19 +296,20 @@ final class WidgetService: VarlinkCallHandler {
         case let error as VarlinkError:
             context.fail(error)
         case let error as StoreError:
-            context.fail(serviceError(for: error, method: method).varlinkError)
+            context.fail(serviceError(for: error, method: method, logger: context.logger).varlinkError)
         case let error as InvalidTimeline:
             context.fail(ServiceError.invalidTimeline(error.reason).varlinkError)
         default:
             // An unexpected error's description could quote its input: log its type only.
-            logger.error("method failed", event: "method_failed", metadata: ["method": method, "error": "\(type(of: error))"])
+            context.logger.error(
+                "method failed", event: "method_failed", error: ErrorType(of: error), metadata: ["method": method])
             context.fail(ServiceError.storageFailure("internal error").varlinkError)
         }
     }
 
     /// Maps a store error to the service error a client can act on, logging the ones
-    /// an administrator must see (corruption, I/O).
-    func serviceError(for error: StoreError, method: String, widget: String? = nil) -> ServiceError {
+    /// an administrator must see (corruption, I/O) through `logger` (the call's).
+    func serviceError(for error: StoreError, method: String, widget: String? = nil, logger: Logger) -> ServiceError {
         switch error {
         case .protectedDataUnavailable: return .protectedDataUnavailable
         case .widgetNotFound: return .widgetNotFound(widget ?? "")
@@ -316,7 +320,7 @@ final class WidgetService: VarlinkCallHandler {
         case .unlockInterrupted: return .unlockInterrupted
         case .wiped: return .wiped
         default:
-            logger.error("store failure", event: "store_failure", metadata: ["method": method, "error": "\(error)"])
+            logger.error("store failure", event: "store_failure", error: error, metadata: ["method": method])
             return .storageFailure("\(error)")
         }
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import Logging
 import Synchronization
 import Testing
 import TestSupport
@@ -54,6 +55,8 @@ private final class EchoHandler: VarlinkCallHandler {
                 context.fail(.invalidParameter("widget"))
             }
         case "Lock":
+            // Logged the way the service logs a call: through the call's own logger.
+            context.logger.notice("locked", event: "lock")
             context.reply([String: Int]())
         case "Monitor":
             // A stream that stays open until the client goes away.
@@ -372,6 +375,31 @@ private final class Harness {
         // The first reply was taken (nothing was waiting), the second was not.
         #expect(harness.handler.calls.count == 2)
         #expect(!harness.logs.records(event: "connection_closed").isEmpty)
+    }
+
+    @Test func aCallsEventsCarryItsPeerFromTheConnection() throws {
+        let harness = try Harness(peers: { let peers = PeerQueue(); peers.uids = [4242]; return peers }())
+        let client = try harness.client()
+        client.send(#"{"method":"io.widgetd.Device.Lock"}"#)
+        #expect(try harness.run { client.replies.count == 1 })
+        let records = harness.logs.records(event: "lock")
+        #expect(records.count == 1)
+        #expect(records.first?.metadata["peer.uid"] == "4242")
+        #expect(records.first?.metadata["peer.pid"] == "\(getpid())")
+        #expect(records.first?.metadata["connection.id"] != nil)
+    }
+
+    @Test func aRefusedConnectionIsLoggedWithItsPeer() throws {
+        let peers = PeerQueue()
+        peers.uids = [4242, 4242]
+        let harness = try Harness(
+            limits: ServerLimits(maxConnectionsPerUser: 1, reservedConnections: 0), peers: peers)
+        let first = try harness.client()
+        first.send(presentation)
+        #expect(try harness.run { first.replies.count == 1 })
+        let second = try harness.client()
+        #expect(try harness.run { second.isAtEOF })
+        #expect(harness.logs.records(event: "connection_refused").map { $0.metadata["peer.uid"] } == ["4242"])
     }
 
     @Test func connectionsBeyondTheLimitAreClosed() throws {
