@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A structured logger, passed around as a value.
 ///
