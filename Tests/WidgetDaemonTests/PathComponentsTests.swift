@@ -7,7 +7,7 @@ import Testing
 /// daemon no longer links): it must give what they gave, on the paths the daemon forms.
 @Suite struct PathComponentsTests {
     static let paths = [
-        "/etc/widgetd/widgetd.conf", "/etc/widgetd/", "/etc//widgetd", "/etc", "/", "//",
+        "/etc/widgetd/widgetd.conf", "/etc/widgetd/", "/etc//widgetd", "/etc", "/",
         "widgetd.conf", "relative/dir/file", "", "/run/user/1000/widgetd/socket",
     ]
 
