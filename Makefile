@@ -63,7 +63,8 @@ $(STATICCXX)/libstdc++.a:
 	  mkdir -p $(STATICCXX) && ln -sf "$$archive" $@
 
 # The binary's own shared libraries (DT_NEEDED): nothing but glibc, libsodium and
-# libsystemd may appear. (ldd also lists what libsystemd itself needs.) It checks
+# libsystemd may appear (ldd also lists what libsystemd itself needs); and no symbol
+# of full Foundation or ICU, which one `import Foundation` would bring back. It checks
 # what is built and builds nothing, so that `WIDGETD_NO_BUILD=1 scripts/package`
 # really skips the build: run `make` first.
 ldd:
@@ -75,6 +76,8 @@ ldd:
 	    grep -Ev '^(ld-linux-x86-64\.so\.2|lib(c|m|pthread|dl|rt)\.so\.[0-9]+|libsodium\.so\.[0-9]+|libsystemd\.so\.0)$$' || true); \
 	  if [ -n "$$extra" ]; then echo "unexpected libraries in $$b: $$extra" >&2; exit 1; fi; \
 	  if readelf -d $(BUILT)/$$b | grep -Eq '\((RPATH|RUNPATH)\)'; then echo "$$b has a run path" >&2; exit 1; fi; \
+	  if nm $(BUILT)/$$b | grep -Eq 'icudt|FoundationInternationalization|10Foundation'; then \
+	    echo "$$b links full Foundation or ICU: a shipped module imports Foundation, not FoundationEssentials" >&2; exit 1; fi; \
 	done
 
 # install does not build: build as yourself, install as root (`make && sudo make install`).
