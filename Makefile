@@ -7,8 +7,11 @@
 #   make test-systemd         scripts/test-systemd: the units under a real systemd
 #   make completions          regenerate completions/ from the parsers (debug build)
 #
-# The installed binaries need only glibc, libsodium and libsystemd: the Swift runtime
-# and Foundation are linked into them (--static-swift-stdlib). Check with `make ldd`.
+# The installed binary needs only glibc, libsodium and libsystemd: the Swift runtime
+# and FoundationEssentials (not full Foundation: no ICU) are linked into it
+# (--static-swift-stdlib). Check with `make ldd`. It is one binary for both commands:
+# widgetd, and widgetctl a symbolic link to it (main.swift picks by the name called),
+# so that the runtime, most of each program, is installed once (README: 17 MB, not 32).
 #
 # Paths follow the GNU and systemd conventions. The configuration always goes under
 # /etc/widgetd, whatever PREFIX is, because that is where the daemon looks.
@@ -31,8 +34,8 @@ FISHCOMPLETIONDIR ?= $(DATADIR)/fish/vendor_completions.d
 
 SWIFT        ?= swift
 SCRATCH      ?= .build-release
-# --static-swift-stdlib still leaves libstdc++ and libgcc_s dynamic (Foundation's ICU
-# is C++). A directory holding only libstdc++.a, searched before the compiler's own,
+# --static-swift-stdlib still leaves libstdc++ and libgcc_s dynamic (the Swift
+# runtime is C++). A directory holding only libstdc++.a, searched before the compiler's own,
 # makes the linker take the archive; -static-libgcc does the same for the unwinder.
 # No $$ORIGIN run path (installed binaries use the system's libraries only), and
 # full RELRO as Debian builds its own binaries.
@@ -53,19 +56,19 @@ all: build
 
 build: $(STATICCXX)/libstdc++.a
 	$(SWIFT) build $(SWIFTFLAGS) --product widgetd
-	$(SWIFT) build $(SWIFTFLAGS) --product widgetctl
 
 $(STATICCXX)/libstdc++.a:
 	@archive=$$($(CC_FOR_LIBS) -print-file-name=libstdc++.a); \
 	  case "$$archive" in /*) ;; *) echo "libstdc++.a not found (install libstdc++-12-dev)" >&2; exit 1;; esac; \
 	  mkdir -p $(STATICCXX) && ln -sf "$$archive" $@
 
-# The binaries' own shared libraries (DT_NEEDED): nothing but glibc, libsodium and
-# libsystemd may appear. (ldd also lists what libsystemd itself needs.) It checks
+# The binary's own shared libraries (DT_NEEDED): nothing but glibc, libsodium and
+# libsystemd may appear (ldd also lists what libsystemd itself needs); and no symbol
+# of full Foundation or ICU, which one `import Foundation` would bring back. It checks
 # what is built and builds nothing, so that `WIDGETD_NO_BUILD=1 scripts/package`
 # really skips the build: run `make` first.
 ldd:
-	@for b in widgetd widgetctl; do \
+	@for b in widgetd; do \
 	  [ -x $(BUILT)/$$b ] || { echo "$(BUILT)/$$b is missing: run make first" >&2; exit 1; }; \
 	  needed=$$(readelf -d $(BUILT)/$$b | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | xargs); \
 	  echo "$$b needs: $$needed"; \
@@ -73,16 +76,17 @@ ldd:
 	    grep -Ev '^(ld-linux-x86-64\.so\.2|lib(c|m|pthread|dl|rt)\.so\.[0-9]+|libsodium\.so\.[0-9]+|libsystemd\.so\.0)$$' || true); \
 	  if [ -n "$$extra" ]; then echo "unexpected libraries in $$b: $$extra" >&2; exit 1; fi; \
 	  if readelf -d $(BUILT)/$$b | grep -Eq '\((RPATH|RUNPATH)\)'; then echo "$$b has a run path" >&2; exit 1; fi; \
+	  if nm $(BUILT)/$$b | grep -Eq 'icudt|FoundationInternationalization|10Foundation'; then \
+	    echo "$$b links full Foundation or ICU: a shipped module imports Foundation, not FoundationEssentials" >&2; exit 1; fi; \
 	done
 
 # install does not build: build as yourself, install as root (`make && sudo make install`).
 install:
-	@for b in widgetd widgetctl; do \
-	  [ -x $(BUILT)/$$b ] || { echo "$(BUILT)/$$b is missing: run make first" >&2; exit 1; }; \
-	done
+	@[ -x $(BUILT)/widgetd ] || { echo "$(BUILT)/widgetd is missing: run make first" >&2; exit 1; }
 	$(INSTALL) -d $(DESTDIR)$(BINDIR)
-	$(INSTALL) -m 0755 $(BUILT)/widgetd $(BUILT)/widgetctl $(DESTDIR)$(BINDIR)/
-	if [ -n "$(STRIP)" ]; then $(STRIP) $(DESTDIR)$(BINDIR)/widgetd $(DESTDIR)$(BINDIR)/widgetctl; fi
+	$(INSTALL) -m 0755 $(BUILT)/widgetd $(DESTDIR)$(BINDIR)/
+	if [ -n "$(STRIP)" ]; then $(STRIP) $(DESTDIR)$(BINDIR)/widgetd; fi
+	ln -sf widgetd $(DESTDIR)$(BINDIR)/widgetctl
 	# Units name the binaries by their path: point them at BINDIR.
 	$(INSTALL) -d $(DESTDIR)$(SYSTEMDSYSTEMUNITDIR) $(DESTDIR)$(SYSTEMDUSERUNITDIR)
 	for u in systemd/*.service systemd/*.socket; do \

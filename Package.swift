@@ -61,7 +61,10 @@ let package = Package(
             name: "WidgetdCommand",
             dependencies: ["WidgetDaemon", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
 
-        .executableTarget(name: "widgetd", dependencies: ["WidgetdCommand"]),
+        // widgetd is also widgetctl when called by that name (its main.swift): the
+        // package installs one binary and a link. widgetctl on its own is for
+        // `swift run widgetctl` and the tests.
+        .executableTarget(name: "widgetd", dependencies: ["WidgetdCommand", "WidgetControl"]),
         .executableTarget(name: "widgetctl", dependencies: ["WidgetControl"]),
         // The benchmark harness (docs/BENCHMARKS.md): widgetd beside redis-server,
         // SQLCipher and the floors, one client for all.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import StrictJSON
 
 /// A decoded Varlink method call.

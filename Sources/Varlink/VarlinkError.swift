@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A Varlink error reply: a fully qualified error name and its parameters.
 ///

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Encodes Varlink replies, NUL terminator included, ready to be written to a socket.
 ///

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Bytes that are zeroed when the last reference goes away.
 ///

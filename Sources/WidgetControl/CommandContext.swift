@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import WidgetModel
 
 /// What a running command reaches the world through: streams, the daemon, output style.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import WidgetModel
 
 /// JSON values as text: for `--json` output and for showing a field's value.

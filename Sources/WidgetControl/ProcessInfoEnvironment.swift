@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The process environment, read in one place.
 enum ProcessInfoEnvironment {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import WidgetModel
 
 /// One successful Varlink reply: its parameters, and whether more replies follow.

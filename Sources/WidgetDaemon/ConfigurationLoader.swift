@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Glibc
 
 /// Reads the configuration files from disk and hands them to ``ConfigurationParser``.
@@ -40,12 +40,12 @@ public enum ConfigurationLoader {
     }
 
     private static func files(mainFile: String) throws(ConfigurationError) -> Files {
-        let directory = (mainFile as NSString).deletingLastPathComponent
+        let directory = PathComponents.parent(of: mainFile)
         let main = try read(mainFile)
         let dropIns = try confFiles(in: mainFile + ".d").map { (path) throws(ConfigurationError) in try read(path) }
         var providers: [ConfigurationSource?] = []
         var unreadable: [ConfigurationProblem] = []
-        let providerDirectory = (directory as NSString).appendingPathComponent("providers.d")
+        let providerDirectory = PathComponents.appending("providers.d", to: directory)
         for path in try confFiles(in: providerDirectory) {
             do { providers.append(try read(path)) } catch {
                 unreadable.append(.init(severity: .error, error: error, disablesProviderFile: true))
@@ -67,7 +67,7 @@ public enum ConfigurationLoader {
             if stat(directory, &status) != 0, errno == ENOENT { return [] }
             throw ConfigurationError(file: directory, line: 0, reason: .unreadable("cannot list the directory"))
         }
-        return names.filter { $0.hasSuffix(".conf") }.sorted().map { (directory as NSString).appendingPathComponent($0) }
+        return names.filter { $0.hasSuffix(".conf") }.sorted().map { PathComponents.appending($0, to: directory) }
     }
 
     /// A file's text, or `nil` when it does not exist.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Glibc
 import Logging
 import WidgetCrypto
@@ -38,7 +38,7 @@ public enum Daemon {
             if getuid() != 0, commandLine.stateDirectory == nil {
                 // The state directory's own level is made by the store (0700); above it
                 // are the user's XDG directories, which a fresh account may not have.
-                try XDGBaseDirectory.create((paths.stateDirectory as NSString).deletingLastPathComponent)
+                try XDGBaseDirectory.create(PathComponents.parent(of: paths.stateDirectory))
             }
             let runtime = try DaemonRuntime(
                 paths: paths, environment: environment, startOver: commandLine.startOver, logger: logger)
@@ -59,14 +59,21 @@ public enum Daemon {
             file = commandLine.paths(defaults: try DaemonPaths.defaults(uid: getuid(), environment: environment))
                 .configurationFile
         } catch {
-            FileHandle.standardError.write(Data("widgetd: \(error)\n".utf8))
+            writeToStandardError("widgetd: \(error)\n")
             return 1
         }
         let problems = ConfigurationLoader.check(mainFile: file)
-        for problem in problems { FileHandle.standardError.write(Data("\(problem)\n".utf8)) }
+        for problem in problems { writeToStandardError("\(problem)\n") }
         let errors = problems.filter { $0.severity == .error }.count
         let warnings = problems.count - errors
         print("\(file): \(errors) error(s), \(warnings) warning(s)")
         return errors == 0 ? 0 : 1
+    }
+
+    /// Writes `text` to standard error, unbuffered (Foundation's `FileHandle` is not in
+    /// FoundationEssentials, and Glibc's `stderr` is a global Swift 6 will not share).
+    private static func writeToStandardError(_ text: String) {
+        var text = text
+        text.withUTF8 { bytes in _ = write(STDERR_FILENO, bytes.baseAddress, bytes.count) }
     }
 }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Logging
 
 /// widgetd logs through swift-log's `Logger`, with its own handlers (`LogHandlers.swift`):

@@ -1,5 +1,5 @@
 import CSystemShims
-import Foundation
+import FoundationEssentials
 import Glibc
 
 /// Who is at the other end of a connection, as the kernel vouches for it (`SO_PEERCRED`).

@@ -1,6 +1,6 @@
 import CSystemShims
 import CSystemd
-import Foundation
+import FoundationEssentials
 import Glibc
 
 /// The daemon's side of systemd's service protocol: socket activation, readiness and

@@ -1,5 +1,5 @@
 import CSystemShims
-import Foundation
+import FoundationEssentials
 import Glibc
 
 /// Creates the daemon's listening socket when systemd does not pass one.
@@ -13,7 +13,7 @@ public enum UnixListener {
     /// off. Returns a non-blocking, close-on-exec descriptor and the identity of the
     /// file it bound, so that only that file is removed at exit.
     public static func listen(at path: String, backlog: Int32 = 128) throws(SystemError) -> ListeningSocket {
-        try makeDirectories((path as NSString).deletingLastPathComponent)
+        try makeDirectories(PathComponents.parent(of: path))
         var address = try Self.address(path)
         let fd = try Syscall.retrying("socket") { shim_unix_stream_socket() }
         do {
@@ -57,7 +57,7 @@ public enum UnixListener {
         guard !directory.isEmpty, directory != "/" else { return }
         var status = stat()
         if stat(directory, &status) == 0 { return }
-        try makeDirectories((directory as NSString).deletingLastPathComponent)
+        try makeDirectories(PathComponents.parent(of: directory))
         if mkdir(directory, 0o755) != 0, errno != EEXIST {
             throw SystemError("mkdir \(directory)", code: errno)
         }

@@ -1,7 +1,7 @@
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
-import Foundation
+import FoundationEssentials
 #endif
 
 /// What a host is shown for one widget on one surface (DESIGN §4; `io.widgetd.Host.Presentation`).

@@ -1,7 +1,7 @@
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
-import Foundation
+import FoundationEssentials
 #endif
 
 /// When the provider should be asked for a new timeline (WidgetKit's `TimelineReloadPolicy`).

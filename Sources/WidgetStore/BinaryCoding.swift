@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Appends fixed-width little-endian fields to a byte array (the on-disk formats).
 struct ByteWriter {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Apple's escalating delay after wrong passcodes (DESIGN §3).
 ///

@@ -1,4 +1,5 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
 import Glibc
 import WidgetCrypto
 
@@ -331,7 +332,7 @@ enum FileSystem {
 
     /// The outcome of each file of a group commit, written from several threads.
     private final class Outcomes: @unchecked Sendable {
-        private let lock = NSLock()
+        private let lock = ThreadLock()
         private var errors: [StoreError?]
         init(count: Int) { errors = Array(repeating: nil, count: count) }
         func set(_ index: Int, _ error: StoreError) { lock.withLock { errors[index] = error } }

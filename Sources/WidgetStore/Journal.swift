@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Glibc
 import WidgetCrypto
 
@@ -51,13 +51,13 @@ final class Journal: @unchecked Sendable {
     private let fd: Int32
 
     /// Serialises `append`, `fold` and `discard`; guards `tail`, `epoch` and `sequence`.
-    private let writeLock = NSLock()
+    private let writeLock = ThreadLock()
     private var tail = 0
     private var epoch: [UInt8]
     private var sequence: UInt64 = 0
 
     /// Guards `files`, which `pending` reads beside a running append or fold.
-    private let filesLock = NSLock()
+    private let filesLock = ThreadLock()
     /// The newest journaled bytes of each file not folded yet.
     private var files: [TimelineIndex.Key: [UInt8]] = [:]
 
@@ -155,7 +155,7 @@ final class Journal: @unchecked Sendable {
         }
     }
 
-    /// Runs `body` holding `writeLock` (`NSLock.withLock` would lose the error's type).
+    /// Runs `body` holding `writeLock`.
     private func serialized<T>(_ body: () throws(StoreError) -> T) throws(StoreError) -> T {
         writeLock.lock()
         defer { writeLock.unlock() }

@@ -1,5 +1,5 @@
 import Dispatch
-import Foundation
+import FoundationEssentials
 import WidgetCrypto
 
 /// Key-encryption keys agreed ahead of need: each batch still takes a fresh one (one
@@ -15,7 +15,7 @@ final class KeyEncryptionKeySupply: @unchecked Sendable {
     /// The process's supply (class public keys differ per store, so stores can share it).
     static let shared = KeyEncryptionKeySupply()
 
-    private let lock = NSLock()
+    private let lock = ThreadLock()
     private var ready: [PublicKey: KeyEncryptionKey] = [:]
     private var making: Set<PublicKey> = []
     /// Bumped by `removeAll`, so that a key still being made for before it is dropped.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import WidgetCrypto
 import WidgetModel
 
@@ -100,7 +100,7 @@ enum TimelineFile {
 
         /// Hands out scratches, making a new one only when all are in use.
         final class Pool: @unchecked Sendable {
-            private let lock = NSLock()
+            private let lock = ThreadLock()
             private var idle: [KeyScratch] = []
 
             /// Runs `body` with a scratch no other thread uses meanwhile.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import WidgetModel
 
 /// The store's memory of its timeline files, kept compact so that the daemon's memory

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import WidgetModel
 
 /// What the store knows about a timeline in every state (the class-`none` section).

@@ -112,6 +112,21 @@ import Testing
         #expect(!result.error.isEmpty)
     }
 
+    /// The package installs one binary: widgetctl is a link to widgetd, which must then
+    /// be the client (its main picks by the name it is called by), not the daemon.
+    @Test func widgetdCalledAsWidgetctlIsTheClient() throws {
+        let daemon = try DaemonProcess()
+        try daemon.start()
+        let link = daemon.root.appendingPathComponent("bin/widgetctl")
+        try FileManager.default.createDirectory(
+            at: link.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(at: link, withDestinationURL: DaemonProcess.binary)
+        let result = try ProcessRunner.run(
+            link, ["status"], environment: ["PATH": "/usr/bin:/bin", "NO_COLOR": "1", "WIDGETD_SOCKET": daemon.socketPath])
+        #expect(result.status == 0, "\(result.error)")
+        #expect(result.output.contains("State:"))
+    }
+
     @Test func aMissingDaemonIsExit69() throws {
         let result = try widgetctl(nil, ["status"], environment: ["WIDGETD_SOCKET": "/nonexistent/widgetd.sock"])
         #expect(result.status == 69)

@@ -34,7 +34,7 @@ extension Widgetctl {
                     let field = entry.fields[name]!
                     let label = TerminalText.sanitize(name)
                     let value = TerminalText.sanitize(JSONText.display(field.value))
-                        .replacingOccurrences(of: "\n", with: "\n  " + String(repeating: " ", count: width + 2))
+                        .replacing("\n", with: "\n  " + String(repeating: " ", count: width + 2))
                     let privacy = field.privacy.map { "  (\($0))" } ?? ""
                     context.print("  " + label + String(repeating: " ", count: width - label.count) + "  " + value + privacy)
                 }
