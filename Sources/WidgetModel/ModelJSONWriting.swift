@@ -147,12 +147,18 @@ extension Placeholder {
     }
 
     /// The canonical bytes (a placeholder holds no private data, so an array is fine).
-    public var canonicalJSON: [UInt8] {
+    public var canonicalJSON: [UInt8] { JSONWriter.bytes { write(to: &$0) } }
+}
+
+extension JSONWriter {
+    /// What `write` writes, in an array of exactly its size: measured by a counting
+    /// pass first, then written once, so the array is never grown or copied.
+    static func bytes(_ write: (inout JSONWriter) -> Void) -> [UInt8] {
         var counter = JSONWriter()
-        write(to: &counter)
+        write(&counter)
         return [UInt8](unsafeUninitializedCapacity: counter.count) { buffer, initialized in
             var writer = JSONWriter(into: UnsafeMutableRawBufferPointer(buffer))
-            write(to: &writer)
+            write(&writer)
             initialized = writer.count
         }
     }
@@ -172,13 +178,5 @@ extension JSONValue {
     /// The value as compact JSON, keys sorted, numbers as their text: measured first,
     /// then written into an array of exactly that size. The caller zeroes it if it
     /// holds content.
-    public var jsonBytes: [UInt8] {
-        var counter = JSONWriter()
-        write(to: &counter)
-        return [UInt8](unsafeUninitializedCapacity: counter.count) { buffer, initialized in
-            var writer = JSONWriter(into: UnsafeMutableRawBufferPointer(buffer))
-            write(to: &writer)
-            initialized = writer.count
-        }
-    }
+    public var jsonBytes: [UInt8] { JSONWriter.bytes { write(to: &$0) } }
 }
