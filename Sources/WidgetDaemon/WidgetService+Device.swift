@@ -4,6 +4,7 @@ import Varlink
 import WidgetCrypto
 import WidgetModel
 import WidgetStore
+import WidgetdWire
 
 /// io.widgetd.Device: state, passcode, settings (DESIGN §5).
 extension WidgetService {

@@ -3,6 +3,7 @@ import Varlink
 import WidgetCrypto
 import WidgetModel
 import WidgetStore
+import WidgetdWire
 
 /// io.widgetd.Host: what the programs that draw widgets call (DESIGN §4, §5).
 extension WidgetService {

@@ -5,6 +5,7 @@ import Varlink
 import WidgetCrypto
 import WidgetModel
 import WidgetStore
+import WidgetdWire
 
 /// io.widgetd.Provider: what widget extensions call (DESIGN §5).
 extension WidgetService {

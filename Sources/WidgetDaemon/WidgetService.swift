@@ -4,6 +4,7 @@ import Varlink
 import WidgetCrypto
 import WidgetModel
 import WidgetStore
+import WidgetdWire
 
 /// The io.widgetd.* methods: the store and the presentation rules behind Varlink.
 ///
