@@ -16,7 +16,11 @@ import time
 import unittest
 from typing import Dict, List, Optional, Sequence, Tuple
 
-REPOSITORY = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
+#: The widgetd repository (interfaces/, examples/, .build/): WIDGETD_REPOSITORY, else
+#: the one these tests lie in.
+REPOSITORY = os.environ.get("WIDGETD_REPOSITORY") or os.path.abspath(
+    os.path.join(os.path.dirname(__file__), "..", "..", "..")
+)
 
 #: The providers every test daemon registers, one per class, owned by the test's uid.
 PROVIDERS: Sequence[Tuple[str, str, List[str]]] = (
