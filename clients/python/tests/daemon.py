@@ -34,15 +34,31 @@ PROVIDERS: Sequence[Tuple[str, str, List[str]]] = (
 
 
 def widgetd_binary() -> str:
-    """``WIDGETD_BIN``, else the repository's release build, else its debug build."""
+    """``WIDGETD_BIN``, else the newer of the repository's release and debug builds."""
     configured = os.environ.get("WIDGETD_BIN")
     if configured:
         return configured
-    for flavour in ("release", "debug"):
-        candidate = os.path.join(REPOSITORY, ".build", flavour, "widgetd")
-        if os.access(candidate, os.X_OK):
-            return candidate
-    raise unittest.SkipTest("no widgetd binary: build it (swift build) or set WIDGETD_BIN")
+    built = [
+        candidate
+        for candidate in (os.path.join(REPOSITORY, ".build", flavour, "widgetd") for flavour in ("release", "debug"))
+        if os.access(candidate, os.X_OK)
+    ]
+    if not built:
+        raise unittest.SkipTest("no widgetd binary: build it (swift build) or set WIDGETD_BIN")
+    return max(built, key=os.path.getmtime)
+
+
+def widgetctl_directory(scratch: str) -> str:
+    """A directory with ``widgetctl`` in it: the one beside widgetd, else a link to
+    widgetd in ``scratch`` (one binary, which acts by the name it is called by)."""
+    daemon = widgetd_binary()
+    beside = os.path.join(os.path.dirname(daemon), "widgetctl")
+    if os.access(beside, os.X_OK):
+        return os.path.dirname(daemon)
+    link = os.path.join(scratch, "widgetctl")
+    if not os.path.exists(link):
+        os.symlink(os.path.abspath(daemon), link)
+    return scratch
 
 
 class Daemon:
