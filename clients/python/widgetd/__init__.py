@@ -21,6 +21,9 @@ widgetd's error. Standard library only; Python 3.9 or later.
 
 from __future__ import annotations
 
+import importlib
+from typing import Any
+
 from ._client import Client, Stream
 from ._errors import (
     DaemonUnavailable,
@@ -40,9 +43,16 @@ from ._errors import (
     WrongPasscode,
 )
 from ._socket_location import resolve_socket
-from . import aio
 
 __version__ = "0.1.0"
+
+
+def __getattr__(name: str) -> Any:
+    # ``widgetd.aio`` on first use: a synchronous script does not pay for importing asyncio.
+    if name == "aio":
+        return importlib.import_module(".aio", __name__)
+    raise AttributeError("module %r has no attribute %r" % (__name__, name))
+
 
 __all__ = [
     "Client",
