@@ -5,10 +5,10 @@ from __future__ import annotations
 import select
 import socket as _socket
 import threading
-from typing import Any, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence
 
 from . import _protocol as wire
-from ._errors import DaemonUnavailable, Error, PermissionDenied
+from ._errors import DaemonUnavailable, PermissionDenied
 from ._protocol import Passcode
 from ._socket_location import resolve_socket
 
