@@ -1,0 +1,48 @@
+import FoundationEssentials
+import Testing
+import WidgetModel
+@testable import WidgetdClient
+@testable import WidgetdKit
+
+/// The WidgetKit-shaped layer maps onto widgetd's model as WidgetKit's names promise.
+@Suite struct ProviderLayerTests {
+    struct Weather: TimelineEntry {
+        let date: Date
+        let city: FieldValue
+        let temperature: Int
+        let location: FieldValue
+        let note: String
+        let ignored: [Int]
+    }
+
+    @Test func anEntrysFieldsAreItsStoredPropertiesWithTheirPrivacy() {
+        let entry = Weather(
+            date: Date(timeIntervalSince1970: 0), city: FieldValue("Lyon").unredacted(), temperature: 18,
+            location: FieldValue("12 Rue").privacySensitive(), note: "n", ignored: [1])
+        #expect(entry.modelEntry == Entry(date: Date(timeIntervalSince1970: 0), fields: [
+            "city": Field(value: .string("Lyon"), privacy: .public),
+            "temperature": Field(value: .number(18)),
+            "location": Field(value: .string("12 Rue"), privacy: .sensitive),
+            "note": Field(value: .string("n")),
+        ]))
+        #expect(entry.modelPlaceholder.fields.keys.sorted() == ["city", "location", "note", "temperature"])
+    }
+
+    @Test func privacySensitiveFalseMakesAFieldOrdinaryAgain() {
+        #expect(FieldValue("x").privacySensitive().privacySensitive(false).privacy == nil)
+    }
+
+    @Test(arguments: [
+        (TimelineReloadPolicy.atEnd, ReloadPolicy.atEnd), (.never, .never),
+        (.after(Date(timeIntervalSince1970: 60)), .after(Date(timeIntervalSince1970: 60))),
+    ])
+    func reloadPoliciesMapToTheModels(policy: TimelineReloadPolicy, expected: ReloadPolicy) {
+        #expect(policy.model == expected)
+    }
+
+    @Test func aPasscodeRequestIsEscapedJSONBuiltInZeroedMemory() {
+        let request = SecretCall.encode("io.widgetd.Device.SetPasscode", [("current", nil), ("new", Passcode("a\"b\\c\u{1}"))])
+        let text = request.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
+        #expect(text == "{\"method\":\"io.widgetd.Device.SetPasscode\",\"parameters\":{\"new\":\"a\\\"b\\\\c\\u0001\"}}\0")
+    }
+}
