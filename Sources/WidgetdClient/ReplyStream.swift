@@ -12,7 +12,8 @@ import WidgetdWire
 /// ``WidgetdError/connectionLost``; an error reply ends it with that error.
 enum ReplyStream {
     /// Calls `method` with `more` on a new connection and yields each reply as `decode`
-    /// reads it; `whenSent` runs once the call is written (not if connecting fails).
+    /// reads it; `whenSent` runs once, when the call is written or the stream has ended
+    /// before that (its error is then the stream's), so that nobody waits on it forever.
     static func open<P: Encodable, T: Sendable>(
         socketPath: String, method: WidgetdMethod, parameters: P, whenSent: (@Sendable () -> Void)? = nil,
         decode: @escaping @Sendable (VarlinkReplyMessage) throws(WidgetdError) -> T
@@ -33,6 +34,12 @@ enum ReplyStream {
             socket?.shutdown()
         }
         BlockingThread.start {
+            var notified = false
+            func notifySent() {
+                if !notified { whenSent?() }
+                notified = true
+            }
+            defer { notifySent() }
             let socket: ClientSocket
             do { socket = try ClientSocket(path: socketPath) } catch {
                 continuation.finish(throwing: error)
@@ -46,7 +53,7 @@ enum ReplyStream {
             if stopped { return }
             do throws(WidgetdError) {
                 try socket.send(request)
-                whenSent?()
+                notifySent()
                 while true {
                     let reply = try socket.receive()
                     continuation.yield(try decode(reply))

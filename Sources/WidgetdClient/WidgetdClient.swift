@@ -125,7 +125,8 @@ public final class WidgetdClient: Sendable {
     /// `WatchReloads()`: reload requests for the caller's providers (an admin's: all).
     ///
     /// The daemon sends nothing until a reload is wanted; `whenSent` runs once the call is
-    /// written, so that a caller can write its first timelines after subscribing.
+    /// written (or the stream failed first), so that a caller can write its first
+    /// timelines after subscribing.
     public func watchReloads(whenSent: (@Sendable () -> Void)? = nil) -> AsyncThrowingStream<ReloadRequest, any Error> {
         ReplyStream.open(socketPath: socketPath, method: .watchReloads, parameters: Empty(), whenSent: whenSent) {
             (reply) throws(WidgetdError) in
