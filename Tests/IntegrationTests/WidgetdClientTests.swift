@@ -42,8 +42,8 @@ import WidgetdWire
         presentation.entry.fields["count"]?.value
     }
 
-    /// Waits (polling, up to `seconds`) until `condition` holds.
-    private static func eventually(_ seconds: Double = 20, _ condition: () async throws -> Bool) async throws -> Bool {
+    /// Waits (polling, up to `seconds`: generous, for a loaded parallel run) until `condition` holds.
+    private static func eventually(_ seconds: Double = 120, _ condition: () async throws -> Bool) async throws -> Bool {
         let deadline = Date().addingTimeInterval(seconds)
         while Date() < deadline {
             if try await condition() { return true }
@@ -66,10 +66,10 @@ import WidgetdWire
         // until the provider has answered one request: from then on its stream is registered.
         #expect(try await Self.eventually { counter.value.load(ordering: .sequentiallyConsistent) >= 1 })
         var answered = false
-        for _ in 0..<50 where !answered {
+        for _ in 0..<60 where !answered {
             let before = counter.value.load(ordering: .sequentiallyConsistent)
             try await WidgetCenter(client: client, provider: "com.example.clock").reloadTimelines(ofKind: "counter")
-            answered = try await Self.eventually(1) { counter.value.load(ordering: .sequentiallyConsistent) > before }
+            answered = try await Self.eventually(2) { counter.value.load(ordering: .sequentiallyConsistent) > before }
         }
         #expect(answered)
 

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import Glibc
 import Testing
 import WidgetModel
 @testable import WidgetdClient
@@ -44,5 +45,24 @@ import WidgetModel
         let request = SecretCall.encode("io.widgetd.Device.SetPasscode", [("current", nil), ("new", Passcode("a\"b\\c\u{1}"))])
         let text = request.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
         #expect(text == "{\"method\":\"io.widgetd.Device.SetPasscode\",\"parameters\":{\"new\":\"a\\\"b\\\\c\\u0001\"}}\0")
+    }
+}
+
+/// A runner whose daemon is not there says so instead of waiting for a subscription
+/// that never comes (it waited forever before the stream reported failing to connect).
+@Suite struct RunnerWithoutDaemonTests {
+    struct Empty: TimelineEntry { let date: Date }
+
+    struct Provider: TimelineProvider {
+        func placeholder(in context: Context) -> Empty { Empty(date: Date()) }
+        func timeline(in context: Context) async -> WidgetdKit.Timeline<Empty> { WidgetdKit.Timeline(entries: [], policy: .never) }
+    }
+
+    @Test(.timeLimit(.minutes(1))) func aRunnerWithoutDaemonThrowsDaemonUnavailable() async {
+        let client = WidgetdClient(socketPath: "/nonexistent/widgetd.sock")
+        let runner = TimelineRunner(client: client, provider: Provider(), widgets: ["com.example.clock/w"])
+        await #expect(throws: WidgetdError.daemonUnavailable(socket: "/nonexistent/widgetd.sock", errorNumber: ENOENT)) {
+            try await runner.run()
+        }
     }
 }
