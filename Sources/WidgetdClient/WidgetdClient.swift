@@ -175,10 +175,8 @@ public final class WidgetdClient: Sendable {
 
     /// Calls `method` with passcodes, the request built and sent from zeroed memory.
     private func secretCall(_ method: WidgetdMethod, _ secrets: [(name: String, value: Passcode?)]) async throws(WidgetdError) -> Empty {
-        let names = secrets.map(\.name)
-        let values = secrets.map(\.value)
-        return try await exchange { (socket) throws(WidgetdError) in
-            let request = SecretCall.encode(method.fullName, Array(zip(names, values)))
+        try await exchange { (socket) throws(WidgetdError) in
+            let request = SecretCall.encode(method.fullName, secrets)
             try request.withUnsafeBytes { (bytes) throws(WidgetdError) in try socket.send(bytes) }
             return try socket.receive()
         } decode: { (reply) throws(WidgetdError) in try WireCoding.decode(Empty.self, from: reply) }
