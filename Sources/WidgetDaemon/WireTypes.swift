@@ -26,6 +26,8 @@ struct StatusReply: Encodable, Sendable {
     var settings: Settings
     /// `nil` (the key omitted) when there is none.
     var warnings: [StatusWarning]?
+    /// DESIGN §8: false after `ReportPasscodeOutOfStep`, until a `SetPasscode` succeeds.
+    var passcodeInStep: Bool
 }
 
 struct WipeParameters: Decodable, Sendable {
