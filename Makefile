@@ -2,6 +2,7 @@
 #
 #   make                      release build, Swift runtime linked statically
 #   make install              install under PREFIX (default /usr/local), into DESTDIR
+#   make pam                  pam/pam_widgetd.so, the PAM module (C, libpam)
 #   make uninstall            remove what install put there (configuration is kept)
 #   make package              scripts/package: widgetd_VERSION_ARCH.deb (dpkg-buildpackage, debian/)
 #   make test-systemd         scripts/test-systemd: the units under a real systemd
@@ -50,9 +51,29 @@ STRIP        ?= strip --strip-unneeded --remove-section=.comment --remove-sectio
 
 BUILT = $(SCRATCH)/release
 
-.PHONY: all build install uninstall ldd package test-systemd clean completions
+# pam_widgetd.so (DESIGN §8), a small C module against libpam. It goes where libpam
+# looks, whatever PREFIX is (pkg-config's libdir of pam: /lib/MULTIARCH on Debian),
+# and its pam-auth-update profile where pam-auth-update reads them. install builds
+# it (it needs only a C compiler), so `sudo make install` works after `make`.
+CC          ?= cc
+PAM_CFLAGS  ?= -O2 -g -Wall -Wextra -Wformat=2 -Wshadow -D_FORTIFY_SOURCE=2 -fstack-protector-strong
+PAM_LDFLAGS ?= -Wl,-z,relro -Wl,-z,now -Wl,--no-undefined
+PAMLIBDIR   := $(shell pkg-config --variable=libdir pam 2>/dev/null)
+PAMMODULEDIR ?= $(or $(PAMLIBDIR),/lib/$(shell $(CC) -print-multiarch))/security
+PAMCONFIGDIR ?= /usr/share/pam-configs
+PAMBUILT     = $(SCRATCH)/pam
 
-all: build
+.PHONY: all build pam install uninstall ldd package test-systemd clean completions
+
+all: build pam
+
+pam: $(PAMBUILT)/pam_widgetd.so
+
+# -fvisibility=hidden: only the pam_sm_* entry points are exported.
+$(PAMBUILT)/pam_widgetd.so: pam/pam_widgetd.c pam/widgetd_json.c pam/widgetd_json.h
+	@mkdir -p $(PAMBUILT)
+	$(CC) $(PAM_CFLAGS) -std=gnu11 -fPIC -fvisibility=hidden -shared $(PAM_LDFLAGS) -o $@ \
+	  pam/pam_widgetd.c pam/widgetd_json.c -lpam
 
 build: $(STATICCXX)/libstdc++.a
 	$(SWIFT) build $(SWIFTFLAGS) --product widgetd
@@ -81,8 +102,11 @@ ldd:
 	done
 
 # install does not build: build as yourself, install as root (`make && sudo make install`).
-install:
+install: $(PAMBUILT)/pam_widgetd.so
 	@[ -x $(BUILT)/widgetd ] || { echo "$(BUILT)/widgetd is missing: run make first" >&2; exit 1; }
+	$(INSTALL) -D -m 0644 $(PAMBUILT)/pam_widgetd.so $(DESTDIR)$(PAMMODULEDIR)/pam_widgetd.so
+	if [ -n "$(STRIP)" ]; then $(STRIP) $(DESTDIR)$(PAMMODULEDIR)/pam_widgetd.so; fi
+	$(INSTALL) -D -m 0644 pam/widgetd.pam-config $(DESTDIR)$(PAMCONFIGDIR)/widgetd
 	$(INSTALL) -d $(DESTDIR)$(BINDIR)
 	$(INSTALL) -m 0755 $(BUILT)/widgetd $(DESTDIR)$(BINDIR)/
 	if [ -n "$(STRIP)" ]; then $(STRIP) $(DESTDIR)$(BINDIR)/widgetd; fi
@@ -128,6 +152,7 @@ install:
 # Leaves /etc/widgetd (the administrator's) and /var/lib/widgetd (the data) alone.
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/widgetd $(DESTDIR)$(BINDIR)/widgetctl
+	rm -f $(DESTDIR)$(PAMMODULEDIR)/pam_widgetd.so $(DESTDIR)$(PAMCONFIGDIR)/widgetd
 	for u in systemd/*.service systemd/*.socket; do rm -f $(DESTDIR)$(SYSTEMDSYSTEMUNITDIR)/$${u##*/}; done
 	for u in systemd/user/*.service systemd/user/*.socket; do rm -f $(DESTDIR)$(SYSTEMDUSERUNITDIR)/$${u##*/}; done
 	rm -f $(DESTDIR)$(SYSUSERSDIR)/widgetd.conf $(DESTDIR)$(TMPFILESDIR)/widgetd.conf
