@@ -7,7 +7,7 @@
  * (ReportPasscodeOutOfStep). It never decides or delays a login: every outcome is
  * PAM_IGNORE, every failure a syslog line, every exchange bounded by a deadline.
  *
- * Placement (the profile in debian/widgetd.pam-auth-update does this): in `auth`,
+ * Placement (the pam-auth-update profile, pam/widgetd.pam-config, does this): in `auth`,
  * only where it runs after the password was verified and never after a failure.
  * A line after `auth required pam_unix.so` STILL runs on a wrong password (required
  * only records the failure), and would hand that password to widgetd as a counted
@@ -25,8 +25,9 @@
  * application's SIGCHLD handling, and makes the kernel check the socket path with the
  * user's rights: /run/user/UID belongs to the user, and root following a path the
  * user controls (a symlink to some root-only socket) would be a confused deputy.
- * Connecting as root would also be "admin" to the instance, for exactly that reason
- * it is not done. A process that is not root (a screen locker) connects as itself.
+ * (Root is an administrator of every instance too, so connecting as root would be
+ * accepted: it is refused here for that confused deputy, not for widgetd's sake.)
+ * A process that is not root (a screen locker) connects as itself.
  *
  * Arguments: socket=PATH (default /run/user/UID/widgetd/widgetd.sock), enroll (an
  * instance with no passcode takes the password as its passcode), debug.
