@@ -14,7 +14,7 @@ extension WidgetService {
             state: store.deviceState, passcodeSet: store.passcodeSet,
             classes: ProtectionClass.allCases.map { ClassStatus(class: $0, keyAvailable: store.isKeyAvailable($0)) },
             failedAttempts: store.failedAttempts, retryAfter: store.retryAfter(now: now), settings: settings,
-            warnings: warnings.isEmpty ? nil : warnings)
+            warnings: warnings.isEmpty ? nil : warnings, passcodeInStep: passcodeStep.inStep)
     }
 
     /// What `GetStatus` warns of now, in `StatusWarning` order.
@@ -87,6 +87,7 @@ extension WidgetService {
                 context.logger.notice("unlocked", event: "unlock")
             case .setPasscode(let result):
                 try store.finishSetPasscode(result.get(), now: now())
+                passcodeStep.passcodeChanged(logger: context.logger)
                 let event = !store.passcodeSet ? "passcode_removed" : (passcodeWasSet ? "passcode_changed" : "passcode_set")
                 context.logger.notice("passcode changed", event: event)
             }

@@ -41,6 +41,8 @@ final class WidgetService: VarlinkCallHandler {
     /// `PasscodeRequest`).
     var pendingPasscodeRequests: [PasscodeRequest] = []
     var passcodeWorkInProgress = false
+    /// Whether the passcode is in step with the login password (DESIGN §8).
+    let passcodeStep: PasscodeStep
     /// The one loop timer that wakes the service for the next due change.
     var wakeTimer: TimerID?
     var wakeDate: Date?
@@ -93,6 +95,7 @@ final class WidgetService: VarlinkCallHandler {
             logger.warning("timeline entry refused, skipped", event: "entry_refused", error: error)
         }
         (settings, settingsUnreadable) = Self.loadSettings(from: store, logger: logger)
+        passcodeStep = PasscodeStep(store: store, logger: logger)
         presentations = PresentationCache(limit: store.configuration.maxCachedTimelines)
         // Indexed in slices between calls once the loop runs, so that start-up does not
         // grow with the number of stored timelines. Calls that need every timeline
@@ -244,6 +247,7 @@ final class WidgetService: VarlinkCallHandler {
             case "io.widgetd.Device.GetSettings": context.reply(SettingsReply(settings: settings))
             case "io.widgetd.Device.SetSettings": try setSettings(call, context)
             case "io.widgetd.Device.Monitor": try monitor(call, context)
+            case "io.widgetd.Device.ReportPasscodeOutOfStep": try reportPasscodeOutOfStep(call, context)
             case "io.widgetd.Provider.PutTimeline": try putTimeline(call, context, authority)
             case "io.widgetd.Provider.AppendEntries": try appendEntries(call, context, authority)
             case "io.widgetd.Provider.GetTimeline": try getTimeline(call, context, authority)

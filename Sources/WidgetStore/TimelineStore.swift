@@ -22,7 +22,7 @@ import WidgetModel
 /// It first renames `timelines/` to `timelines.wiped/`, so that a crash in the middle
 /// is finished at the next open (`finishedInterruptedWipe`).
 public final class TimelineStore {
-    private let stateDirectory: String
+    let stateDirectory: String
     private let timelinesDirectory: String
     private let credentialsDirectory: String?
     /// The tunables; settable at any time (SIGHUP) without touching released keys.

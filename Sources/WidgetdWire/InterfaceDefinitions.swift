@@ -48,6 +48,8 @@ extension InterfaceDefinition {
         # "settingsUnreadable" (the settings file could not be read: the most
         # restrictive settings apply until SetSettings) and "memoryNotLocked" (some
         # secure memory could not be locked in RAM: raise LimitMEMLOCK=).
+        # "passcodeInStep" is false once the passcode is out of step with the login
+        # password (ReportPasscodeOutOfStep), until a SetPasscode succeeds.
         method GetStatus() -> (
           state: string,
           passcodeSet: bool,
@@ -55,7 +57,8 @@ extension InterfaceDefinition {
           failedAttempts: int,
           retryAfter: ?float,
           settings: Settings,
-          warnings: ?[]string
+          warnings: ?[]string,
+          passcodeInStep: ?bool
         )
 
         # Sets a passcode (no current one), changes it, or removes it (no new one).
@@ -83,6 +86,11 @@ extension InterfaceDefinition {
           hideSensitiveComplications: ?string,
           hiddenComplications: ?[]string
         ) -> (settings: Settings)
+
+        # Marks the passcode out of step with the login password (a reset without the
+        # old password, or a login password the device refused after PAM accepted it):
+        # pam_widgetd.so sends nothing until a SetPasscode brings it back in step.
+        method ReportPasscodeOutOfStep() -> ()
 
         # Streams state and settings changes (call with "more"); the first reply is
         # the current state.

@@ -16,6 +16,8 @@ public enum WidgetdMethod: String, Sendable, Hashable, CaseIterable {
     case getSettings = "io.widgetd.Device.GetSettings"
     /// `SetSettings(lockScreenWidgetsAccess?, hideSensitiveComplications?, hiddenComplications?) -> (settings)`.
     case setSettings = "io.widgetd.Device.SetSettings"
+    /// `ReportPasscodeOutOfStep() -> ()`: the passcode no longer follows the login password.
+    case reportPasscodeOutOfStep = "io.widgetd.Device.ReportPasscodeOutOfStep"
     /// `Monitor() -> (event)`, streamed.
     case monitor = "io.widgetd.Device.Monitor"
 
@@ -52,7 +54,9 @@ public enum WidgetdMethod: String, Sendable, Hashable, CaseIterable {
     /// The interface that declares it.
     public var interface: WidgetdInterface {
         switch self {
-        case .getStatus, .setPasscode, .unlock, .lock, .wipe, .getSettings, .setSettings, .monitor: .device
+        case .getStatus, .setPasscode, .unlock, .lock, .wipe, .getSettings, .setSettings, .reportPasscodeOutOfStep,
+            .monitor:
+            .device
         case .putTimeline, .appendEntries, .getTimeline, .closeTimeline, .deleteTimeline, .watchReloads: .provider
         case .listWidgets, .getPresentation, .watch, .reloadTimelines: .host
         }

@@ -46,11 +46,15 @@ public struct StatusReply: Codable, Sendable, Equatable {
     /// What an administrator must know; `nil` (the key omitted) when there is none.
     /// A reader keeps only the warnings it knows.
     public var warnings: [StatusWarning]?
+    /// False once the passcode is out of step with the login password
+    /// (`ReportPasscodeOutOfStep`), until a `SetPasscode` succeeds; `nil` from a daemon
+    /// that predates it.
+    public var passcodeInStep: Bool?
 
     /// A status reply.
     public init(
         state: DeviceState, passcodeSet: Bool, classes: [ClassStatus], failedAttempts: Int, retryAfter: Double?,
-        settings: Settings, warnings: [StatusWarning]?
+        settings: Settings, warnings: [StatusWarning]?, passcodeInStep: Bool? = nil
     ) {
         self.state = state
         self.passcodeSet = passcodeSet
@@ -59,10 +63,11 @@ public struct StatusReply: Codable, Sendable, Equatable {
         self.retryAfter = retryAfter
         self.settings = settings
         self.warnings = warnings
+        self.passcodeInStep = passcodeInStep
     }
 
     private enum CodingKeys: String, CodingKey {
-        case state, passcodeSet, classes, failedAttempts, retryAfter, settings, warnings
+        case state, passcodeSet, classes, failedAttempts, retryAfter, settings, warnings, passcodeInStep
     }
 
     /// Decodes a reply; a warning a newer daemon sends that this build does not know is
@@ -76,6 +81,7 @@ public struct StatusReply: Codable, Sendable, Equatable {
         retryAfter = try container.decodeIfPresent(Double.self, forKey: .retryAfter)
         settings = try container.decode(Settings.self, forKey: .settings)
         warnings = try container.decodeIfPresent([String].self, forKey: .warnings)?.compactMap(StatusWarning.init(rawValue:))
+        passcodeInStep = try container.decodeIfPresent(Bool.self, forKey: .passcodeInStep)
     }
 }
 

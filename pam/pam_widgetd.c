@@ -1,0 +1,568 @@
+/*
+ * pam_widgetd.so: hands the login password to the user's widgetd (DESIGN §8).
+ *
+ * PAM glue only: no cryptography here. The module sends the password the stack has
+ * already verified to widgetd over its Varlink socket (Unlock), re-wraps on a
+ * password change (SetPasscode), and reports a passcode that can no longer match
+ * (ReportPasscodeOutOfStep). It never decides or delays a login: every outcome is
+ * PAM_IGNORE, every failure a syslog line, every exchange bounded by a deadline.
+ *
+ * Placement (the pam-auth-update profile, pam/widgetd.pam-config, does this): in `auth`,
+ * only where it runs after the password was verified and never after a failure.
+ * A line after `auth required pam_unix.so` STILL runs on a wrong password (required
+ * only records the failure), and would hand that password to widgetd as a counted
+ * attempt. So it must follow a module whose failure ends the stack: `requisite`, or
+ * Debian's `[success=1 default=ignore] pam_unix.so` + `requisite pam_deny.so`
+ * (pam-auth-update's "Additional" modules), as scripts/test-pam proves both ways.
+ *
+ * Identity: a user instance of widgetd takes its owner (its own uid) as
+ * administrator (DESIGN §6). login and sshd run this module as root, so it connects
+ * with the user's credentials: effective uid, gid and groups are switched to the
+ * user's around socket() and connect() only, and restored at once. The kernel
+ * records the peer credentials (SO_PEERCRED, SO_PEERGROUPS) at connect(), so the
+ * exchange that follows may run as root. Switching rather than forking a child keeps
+ * the password in one process (no copy in a child), does not fight the
+ * application's SIGCHLD handling, and makes the kernel check the socket path with the
+ * user's rights: /run/user/UID belongs to the user, and root following a path the
+ * user controls (a symlink to some root-only socket) would be a confused deputy.
+ * (Root is an administrator of every instance too, so connecting as root would be
+ * accepted: it is refused here for that confused deputy, not for widgetd's sake.)
+ * A process that is not root (a screen locker) connects as itself.
+ *
+ * Arguments: socket=PATH (default /run/user/UID/widgetd/widgetd.sock), enroll (an
+ * instance with no passcode takes the password as its passcode), debug.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <poll.h>
+#include <pwd.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <syslog.h>
+#include <time.h>
+#include <unistd.h>
+
+#define PAM_SM_AUTH
+#define PAM_SM_SESSION
+#define PAM_SM_PASSWORD
+#include <security/pam_ext.h>
+#include <security/pam_modules.h>
+
+#include "widgetd_json.h"
+
+/* Built with -fvisibility=hidden: only the PAM entry points are exported. */
+#define EXPORT __attribute__((visibility("default")))
+
+/* Where auth keeps the password for open_session when the instance is not running. */
+#define KEPT_PASSWORD "pam_widgetd_password"
+/* PAM's own bound on a response (PAM_MAX_RESP_SIZE): longer passwords are not sent. */
+#define MAX_PASSWORD 512
+/* A request: the method, and two passwords escaped at 6 bytes per byte at worst. */
+#define MAX_REQUEST (256 + 2 * 6 * MAX_PASSWORD)
+/* Replies are not secret; GetStatus with a long hiddenComplications list is the largest. */
+#define MAX_REPLY (1 << 20)
+/* Deadlines, in milliseconds: answers without a key derivation, and those with one
+ * or two (Argon2id about 100 ms each by default, queued behind other unlocks). A
+ * widgetd that is absent costs nothing (connect fails at once); one that hangs costs
+ * at most these. */
+#define QUICK_MS 1000
+#define DERIVING_MS 3000
+
+struct options {
+    char socket[sizeof(((struct sockaddr_un *)0)->sun_path)];
+    int socket_given;
+    int enroll;
+    int debug;
+};
+
+static void parse_options(pam_handle_t *pamh, int argc, const char **argv, struct options *o)
+{
+    memset(o, 0, sizeof *o);
+    for (int i = 0; i < argc; i++) {
+        if (strncmp(argv[i], "socket=", 7) == 0) {
+            if (strlen(argv[i] + 7) == 0 || strlen(argv[i] + 7) >= sizeof o->socket) {
+                pam_syslog(pamh, LOG_ERR, "socket= is empty or too long; using the default");
+                continue;
+            }
+            strcpy(o->socket, argv[i] + 7);
+            o->socket_given = 1;
+        } else if (strcmp(argv[i], "enroll") == 0) {
+            o->enroll = 1;
+        } else if (strcmp(argv[i], "debug") == 0) {
+            o->debug = 1;
+        } else {
+            pam_syslog(pamh, LOG_ERR, "unknown argument ignored: %s", argv[i]);
+        }
+    }
+}
+
+#define DEBUG(...) do { if (o->debug) pam_syslog(pamh, LOG_DEBUG, __VA_ARGS__); } while (0)
+
+static long long now_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (long long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+/* Waits for `events` on `fd` until `deadline` (CLOCK_MONOTONIC ms): 0, or -1 with
+ * errno ETIMEDOUT. */
+static int wait_for(int fd, short events, long long deadline)
+{
+    for (;;) {
+        long long left = deadline - now_ms();
+        if (left <= 0) { errno = ETIMEDOUT; return -1; }
+        struct pollfd p = { .fd = fd, .events = events };
+        int n = poll(&p, 1, (int)left);
+        if (n > 0) return 0;
+        if (n < 0 && errno != EINTR) return -1;
+    }
+}
+
+/* The user's credentials as effective ones, or the saved ones back. */
+struct saved_ids {
+    uid_t euid;
+    gid_t egid;
+    gid_t *groups;
+    int ngroups;
+};
+
+static int become_user(const struct passwd *pw, struct saved_ids *s)
+{
+    gid_t *groups = NULL;
+    int n = 0;
+    s->groups = NULL;
+    s->euid = geteuid();
+    s->egid = getegid();
+    s->ngroups = getgroups(0, NULL);
+    if (s->ngroups < 0) return -1;
+    s->groups = calloc((size_t)s->ngroups + 1, sizeof(gid_t));
+    if (s->groups == NULL || getgroups(s->ngroups, s->groups) < 0) goto fail;
+    /* The user's groups, as the instance would see them after a real login. */
+    getgrouplist(pw->pw_name, pw->pw_gid, NULL, &n);
+    if (n <= 0 || (groups = calloc((size_t)n, sizeof(gid_t))) == NULL) goto fail;
+    if (getgrouplist(pw->pw_name, pw->pw_gid, groups, &n) < 0) goto fail;
+    if (setgroups((size_t)n, groups) < 0) goto fail;
+    if (setresgid((gid_t)-1, pw->pw_gid, (gid_t)-1) < 0) goto restore_groups;
+    if (setresuid((uid_t)-1, pw->pw_uid, (uid_t)-1) < 0) goto restore_gid;
+    free(groups);
+    return 0;
+restore_gid:
+    if (setresgid((gid_t)-1, s->egid, (gid_t)-1) < 0) abort(); /* see connect_as_user */
+restore_groups:
+    if (setgroups((size_t)s->ngroups, s->groups) < 0) abort();
+fail:
+    free(groups);
+    free(s->groups);
+    s->groups = NULL;
+    return -1;
+}
+
+static int restore_ids(struct saved_ids *s)
+{
+    int ok = setresuid((uid_t)-1, s->euid, (uid_t)-1) == 0
+        && setresgid((gid_t)-1, s->egid, (gid_t)-1) == 0
+        && setgroups((size_t)s->ngroups, s->groups) == 0;
+    free(s->groups);
+    s->groups = NULL;
+    return ok ? 0 : -1;
+}
+
+/* Connects to widgetd as the user. Returns the socket, or -1 with errno (ENOENT or
+ * ECONNREFUSED: no instance is listening). */
+static int connect_as_user(pam_handle_t *pamh, const struct passwd *pw, const char *path)
+{
+    struct sockaddr_un addr = { .sun_family = AF_UNIX };
+    struct saved_ids saved;
+    int fd, err = 0, switched = 0;
+    strcpy(addr.sun_path, path); /* its length was checked against sun_path */
+    if (geteuid() == 0 && pw->pw_uid != 0) {
+        if (become_user(pw, &saved) < 0) {
+            pam_syslog(pamh, LOG_ERR, "cannot take the credentials of %s: %m", pw->pw_name);
+            errno = EPERM;
+            return -1;
+        }
+        switched = 1;
+    }
+    fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    if (fd < 0) {
+        err = errno;
+    } else if (connect(fd, (struct sockaddr *)&addr, sizeof addr) < 0 && errno != EINPROGRESS) {
+        /* A Unix socket connects at once or not at all; a full backlog (EAGAIN) is
+         * an instance too busy to wait for. */
+        err = errno;
+        close(fd);
+        fd = -1;
+    }
+    if (switched && restore_ids(&saved) < 0) {
+        /* Cannot happen while the saved uid is root; if it does, the caller must not
+         * go on as if nothing had: the process would carry the user's identity. */
+        pam_syslog(pamh, LOG_CRIT, "cannot restore the credentials after connecting: %m");
+        if (fd >= 0) close(fd);
+        abort();
+    }
+    errno = err;
+    return fd;
+}
+
+/* Sends one NUL-terminated request and reads one reply into `reply` (its text, NUL
+ * terminated, without the NUL that ends it on the wire). Returns 0, or -1. */
+static int exchange(int fd, const char *request, size_t len, long long deadline, char *reply, size_t cap,
+                    size_t *reply_len)
+{
+    size_t sent = 0, got = 0;
+    while (sent < len) {
+        ssize_t n = send(fd, request + sent, len - sent, MSG_NOSIGNAL);
+        if (n > 0) { sent += (size_t)n; continue; }
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0 && errno != EAGAIN) return -1;
+        if (wait_for(fd, POLLOUT, deadline) < 0) return -1;
+    }
+    for (;;) {
+        char *nul = got ? memchr(reply, '\0', got) : NULL;
+        if (nul != NULL) {
+            /* One call, one reply: anything after it would be a protocol error. */
+            if ((size_t)(nul - reply) + 1 != got) { errno = EPROTO; return -1; }
+            *reply_len = (size_t)(nul - reply);
+            return 0;
+        }
+        if (got == cap) { errno = EMSGSIZE; return -1; }
+        ssize_t n = recv(fd, reply + got, cap - got, 0);
+        if (n > 0) { got += (size_t)n; continue; }
+        if (n == 0) { errno = ECONNRESET; return -1; }
+        if (errno == EINTR) continue;
+        if (errno != EAGAIN) return -1;
+        if (wait_for(fd, POLLIN, deadline) < 0) return -1;
+    }
+}
+
+/* One open connection to widgetd and its reply buffer. */
+struct conn {
+    pam_handle_t *pamh;
+    const struct options *o;
+    int fd;
+    char *buffer;
+    const char *path;
+};
+
+/* Calls `method` with `params` (a JSON object's members, or NULL) and parses the
+ * answer. The request, which may hold passwords, lives on the stack and is zeroed
+ * here whatever happens. Returns 0 with `r` filled, or -1 (logged). */
+static int call(struct conn *c, const char *method, const char *params, int timeout_ms, struct wd_reply *r)
+{
+    char request[MAX_REQUEST + 64];
+    size_t reply_len = 0;
+    int n, rc = -1;
+    n = snprintf(request, sizeof request, "{\"method\":\"io.widgetd.Device.%s\"%s%s%s}", method,
+                 params ? ",\"parameters\":{" : "", params ? params : "", params ? "}" : "");
+    if (n < 0 || (size_t)n >= sizeof request) {
+        pam_syslog(c->pamh, LOG_ERR, "%s: request too long, not sent", method);
+    } else if (exchange(c->fd, request, (size_t)n + 1, now_ms() + timeout_ms, c->buffer, MAX_REPLY, &reply_len) < 0) {
+        pam_syslog(c->pamh, LOG_WARNING, "%s on %s failed: %m", method, c->path);
+    } else if (wd_parse_reply(c->buffer, reply_len, r) < 0) {
+        pam_syslog(c->pamh, LOG_WARNING, "%s on %s: unreadable reply", method, c->path);
+    } else {
+        rc = 0;
+    }
+    explicit_bzero(request, sizeof request);
+    return rc;
+}
+
+/* `"name":"ESCAPED"` appended to `out` at `*at`; the password never leaves the
+ * caller's stack buffer. Returns 0, or -1 if it cannot be sent as JSON (not UTF-8,
+ * empty, too long). */
+static int add_member(char *out, size_t cap, size_t *at, const char *name, const char *value)
+{
+    size_t len = strnlen(value, MAX_PASSWORD + 1), n;
+    int head;
+    if (len > MAX_PASSWORD) return -1;
+    head = snprintf(out + *at, cap - *at, "%s\"%s\":\"", *at ? "," : "", name);
+    if (head < 0 || (size_t)head >= cap - *at) return -1;
+    *at += (size_t)head;
+    n = wd_json_escape(out + *at, cap - *at, value, len);
+    if (n == 0 || cap - *at - n < 2) return -1;
+    *at += n;
+    out[(*at)++] = '"';
+    out[*at] = '\0';
+    return 0;
+}
+
+/* Calls a method whose parameters are passwords (NULL names are left out). */
+static int call_with_secrets(struct conn *c, const char *method, const char *name1, const char *value1,
+                             const char *name2, const char *value2, struct wd_reply *r)
+{
+    char params[MAX_REQUEST];
+    size_t at = 0;
+    int rc = -1;
+    params[0] = '\0';
+    if ((name1 && add_member(params, sizeof params, &at, name1, value1) < 0)
+        || (name2 && add_member(params, sizeof params, &at, name2, value2) < 0)) {
+        pam_syslog(c->pamh, LOG_NOTICE, "%s not sent: the password is empty, not UTF-8 or too long", method);
+    } else {
+        rc = call(c, method, params, DERIVING_MS, r);
+    }
+    explicit_bzero(params, sizeof params);
+    return rc;
+}
+
+static void report_out_of_step(struct conn *c, const char *why)
+{
+    struct wd_reply r;
+    if (call(c, "ReportPasscodeOutOfStep", NULL, QUICK_MS, &r) < 0) return;
+    if (r.error[0])
+        pam_syslog(c->pamh, LOG_ERR, "ReportPasscodeOutOfStep refused: %s", r.error);
+    else
+        pam_syslog(c->pamh, LOG_NOTICE,
+                   "widgetd passcode out of step (%s): no password is sent until `widgetctl passcode change`", why);
+}
+
+/* Opens the conversation. Returns 0, or -1 with `*absent` set when no instance
+ * listens (ENOENT, ECONNREFUSED: the caller may keep the password for later). */
+static int open_conn(struct conn *c, pam_handle_t *pamh, const struct options *o, const struct passwd *pw,
+                     char *path, size_t path_cap, int *absent)
+{
+    c->pamh = pamh;
+    c->o = o;
+    c->fd = -1;
+    c->buffer = NULL;
+    c->path = path;
+    *absent = 0;
+    if (o->socket_given) {
+        snprintf(path, path_cap, "%s", o->socket);
+    } else if ((size_t)snprintf(path, path_cap, "/run/user/%u/widgetd/widgetd.sock", (unsigned)pw->pw_uid) >= path_cap) {
+        return -1;
+    }
+    c->fd = connect_as_user(pamh, pw, path);
+    if (c->fd < 0) {
+        *absent = errno == ENOENT || errno == ECONNREFUSED || errno == ENOTDIR;
+        if (*absent)
+            DEBUG("no widgetd listening on %s", path);
+        else
+            pam_syslog(pamh, LOG_WARNING, "cannot connect to %s: %m", path);
+        return -1;
+    }
+    c->buffer = malloc(MAX_REPLY);
+    if (c->buffer == NULL) {
+        close(c->fd);
+        c->fd = -1;
+        return -1;
+    }
+    return 0;
+}
+
+static void close_conn(struct conn *c)
+{
+    if (c->fd >= 0) close(c->fd);
+    free(c->buffer);
+    c->fd = -1;
+    c->buffer = NULL;
+}
+
+/* GetStatus, and whether a password may be sent at all. 1: the passcode is set and
+ * in step; 0: a passcode-less instance (and `enroll` applies); -1: send nothing. */
+static int check_status(struct conn *c, struct wd_reply *status)
+{
+    pam_handle_t *pamh = c->pamh;
+    const struct options *o = c->o;
+    if (call(c, "GetStatus", NULL, QUICK_MS, status) < 0) return -1;
+    if (status->error[0]) {
+        pam_syslog(pamh, LOG_WARNING, "GetStatus refused: %s", status->error);
+        return -1;
+    }
+    if (status->passcode_set == 0) return 0;
+    if (status->passcode_set != 1) {
+        pam_syslog(pamh, LOG_WARNING, "GetStatus without passcodeSet: nothing sent");
+        return -1;
+    }
+    /* An older widgetd that does not know the flag cannot be out of step. */
+    if (status->passcode_in_step == 0) {
+        pam_syslog(pamh, LOG_NOTICE,
+                   "widgetd passcode is out of step with the login password: nothing sent (run `widgetctl passcode change`)");
+        return -1;
+    }
+    DEBUG("widgetd is %s, %ld failed attempts", status->state, status->failed_attempts);
+    return 1;
+}
+
+/* An instance without a passcode takes `password` when `enroll` is given. */
+static void enroll(struct conn *c, const char *password)
+{
+    pam_handle_t *pamh = c->pamh;
+    const struct options *o = c->o;
+    struct wd_reply r;
+    if (!o->enroll) {
+        DEBUG("widgetd has no passcode; enroll not given, nothing sent");
+        return;
+    }
+    if (call_with_secrets(c, "SetPasscode", "new", password, NULL, NULL, &r) < 0) return;
+    if (r.error[0])
+        pam_syslog(pamh, LOG_WARNING, "enroll: SetPasscode refused: %s", r.error);
+    else
+        pam_syslog(pamh, LOG_NOTICE, "enroll: the login password is now widgetd's passcode");
+}
+
+/* Login: the password the stack verified unlocks widgetd. Returns 1 if no instance
+ * listens, so that the caller may keep it for open_session. */
+static int deliver_login_password(pam_handle_t *pamh, const struct options *o, const struct passwd *pw,
+                                  const char *password)
+{
+    char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
+    struct conn c;
+    struct wd_reply status, r;
+    int absent, verdict;
+    if (open_conn(&c, pamh, o, pw, path, sizeof path, &absent) < 0) return absent;
+    verdict = check_status(&c, &status);
+    if (verdict == 0) {
+        enroll(&c, password);
+    } else if (verdict == 1 && call_with_secrets(&c, "Unlock", "passcode", password, NULL, NULL, &r) == 0) {
+        if (r.error[0] == '\0') {
+            DEBUG("widgetd unlocked");
+        } else if (strcmp(r.error, "io.widgetd.WrongPasscode") == 0) {
+            /* The stack accepted this password: it was changed outside PAM. This
+             * attempt is counted like any other; the next ones are not sent. */
+            pam_syslog(pamh, LOG_WARNING, "widgetd refused the login password (%ld failed attempts)",
+                       r.failed_attempts);
+            report_out_of_step(&c, "the login password was refused");
+        } else {
+            pam_syslog(pamh, LOG_WARNING, "Unlock refused: %s", r.error);
+        }
+    }
+    close_conn(&c);
+    return 0;
+}
+
+static void free_kept(pam_handle_t *pamh, void *data, int status)
+{
+    (void)pamh;
+    (void)status;
+    if (data != NULL) {
+        explicit_bzero(data, strlen(data));
+        free(data);
+    }
+}
+
+static const struct passwd *user_of(pam_handle_t *pamh, struct passwd *storage, char *buffer, size_t size)
+{
+    const char *name = NULL;
+    struct passwd *found = NULL;
+    if (pam_get_item(pamh, PAM_USER, (const void **)&name) != PAM_SUCCESS || name == NULL || name[0] == '\0')
+        return NULL;
+    if (getpwnam_r(name, storage, buffer, size, &found) != 0 || found == NULL) return NULL;
+    return found;
+}
+
+EXPORT int pam_sm_authenticate(pam_handle_t *pamh, int flags, int argc, const char **argv)
+{
+    struct options opts, *o = &opts;
+    struct passwd storage;
+    char buffer[4096];
+    const struct passwd *pw;
+    const char *password = NULL;
+    (void)flags;
+    parse_options(pamh, argc, argv, o);
+    if ((pw = user_of(pamh, &storage, buffer, sizeof buffer)) == NULL) {
+        DEBUG("unknown user: nothing sent");
+        return PAM_IGNORE;
+    }
+    /* Only a password the stack already holds: this module never asks for one, and
+     * a login without one (a fingerprint) releases no key. */
+    if (pam_get_item(pamh, PAM_AUTHTOK, (const void **)&password) != PAM_SUCCESS || password == NULL
+        || password[0] == '\0') {
+        DEBUG("no password in the stack: nothing sent");
+        return PAM_IGNORE;
+    }
+    if (deliver_login_password(pamh, o, pw, password)) {
+        char *kept = strndup(password, MAX_PASSWORD + 1);
+        if (kept != NULL && pam_set_data(pamh, KEPT_PASSWORD, kept, free_kept) != PAM_SUCCESS) free_kept(pamh, kept, 0);
+        DEBUG("widgetd not running: password kept for open_session");
+    }
+    /* Never PAM_SUCCESS: whatever widgetd says, this module must not be what lets a
+     * login through, even if it were misplaced as `sufficient`. */
+    return PAM_IGNORE;
+}
+
+EXPORT int pam_sm_setcred(pam_handle_t *pamh, int flags, int argc, const char **argv)
+{
+    (void)pamh;
+    (void)flags;
+    (void)argc;
+    (void)argv;
+    return PAM_IGNORE; /* it establishes no credentials */
+}
+
+EXPORT int pam_sm_open_session(pam_handle_t *pamh, int flags, int argc, const char **argv)
+{
+    struct options opts, *o = &opts;
+    struct passwd storage;
+    char buffer[4096];
+    const struct passwd *pw;
+    const void *kept = NULL;
+    (void)flags;
+    parse_options(pamh, argc, argv, o);
+    if (pam_get_data(pamh, KEPT_PASSWORD, &kept) != PAM_SUCCESS || kept == NULL) return PAM_IGNORE;
+    if ((pw = user_of(pamh, &storage, buffer, sizeof buffer)) != NULL && deliver_login_password(pamh, o, pw, kept))
+        pam_syslog(pamh, LOG_NOTICE, "widgetd not running at session start: the login password was not delivered");
+    /* Delivered or not, it is not kept longer than this: the cleanup zeroes it. */
+    pam_set_data(pamh, KEPT_PASSWORD, NULL, NULL);
+    return PAM_IGNORE;
+}
+
+EXPORT int pam_sm_close_session(pam_handle_t *pamh, int flags, int argc, const char **argv)
+{
+    (void)pamh;
+    (void)flags;
+    (void)argc;
+    (void)argv;
+    return PAM_IGNORE;
+}
+
+EXPORT int pam_sm_chauthtok(pam_handle_t *pamh, int flags, int argc, const char **argv)
+{
+    struct options opts, *o = &opts;
+    struct passwd storage;
+    char buffer[4096];
+    char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
+    const struct passwd *pw;
+    const char *old = NULL, *new = NULL;
+    struct conn c;
+    struct wd_reply status, r;
+    int absent, verdict;
+    /* The preliminary pass changes nothing; only the update step, after the modules
+     * above have changed the password, is followed. */
+    if (!(flags & PAM_UPDATE_AUTHTOK)) return PAM_IGNORE;
+    parse_options(pamh, argc, argv, o);
+    if ((pw = user_of(pamh, &storage, buffer, sizeof buffer)) == NULL) return PAM_IGNORE;
+    if (pam_get_item(pamh, PAM_AUTHTOK, (const void **)&new) != PAM_SUCCESS || new == NULL || new[0] == '\0') {
+        DEBUG("no new password in the stack: nothing sent");
+        return PAM_IGNORE;
+    }
+    (void)pam_get_item(pamh, PAM_OLDAUTHTOK, (const void **)&old);
+    if (open_conn(&c, pamh, o, pw, path, sizeof path, &absent) < 0) {
+        /* The next login will find the passcode refused and report it out of step. */
+        pam_syslog(pamh, LOG_NOTICE, "password changed while widgetd is not reachable: its passcode was not changed");
+        return PAM_IGNORE;
+    }
+    verdict = check_status(&c, &status);
+    if (verdict == 0) {
+        enroll(&c, new);
+    } else if (verdict == 1 && (old == NULL || old[0] == '\0')) {
+        /* A reset by root: the old password, which wraps widgetd's keys, is unknown. */
+        report_out_of_step(&c, "password reset without the old password");
+    } else if (verdict == 1 && call_with_secrets(&c, "SetPasscode", "current", old, "new", new, &r) == 0) {
+        if (r.error[0] == '\0') {
+            pam_syslog(pamh, LOG_INFO, "widgetd passcode changed with the login password");
+        } else if (strcmp(r.error, "io.widgetd.WrongPasscode") == 0) {
+            report_out_of_step(&c, "the old password was refused");
+        } else {
+            pam_syslog(pamh, LOG_WARNING, "SetPasscode refused: %s", r.error);
+        }
+    }
+    close_conn(&c);
+    return PAM_IGNORE;
+}
