@@ -32,6 +32,9 @@ let package = Package(
         .systemLibrary(
             name: "CSystemd", pkgConfig: "libsystemd",
             providers: [.apt(["libsystemd-dev"])]),
+        .systemLibrary(
+            name: "CTPM2", pkgConfig: "tss2-esys",
+            providers: [.apt(["libtss2-dev"])]),
         // Linux calls that Glibc does not export to Swift (epoll, prctl, mallopt, …).
         .target(name: "CSystemShims"),
 
@@ -48,6 +51,8 @@ let package = Package(
         .target(name: "WidgetCrypto", dependencies: ["CSodium", "CSystemShims"]),
         // Device key, keybag, class-key lifecycle, encrypted timeline files, cache.
         .target(name: "WidgetStore", dependencies: ["WidgetCrypto", "WidgetModel", "CSystemShims"]),
+        // Typed TPM2 through tpm2-tss's ESAPI: sealed blobs, the passcode tangle, the NV counter.
+        .target(name: "WidgetTPM", dependencies: ["CTPM2", "WidgetCrypto"]),
         // The daemon: event loop, Varlink server, authorization, config, systemd.
         .target(
             name: "WidgetDaemon",
@@ -92,6 +97,7 @@ let package = Package(
         .testTarget(name: "VarlinkTests", dependencies: ["Varlink", "TestSupport"]),
         .testTarget(name: "WidgetdWireTests", dependencies: ["WidgetdWire", "Varlink", "TestSupport"]),
         .testTarget(name: "WidgetCryptoTests", dependencies: ["WidgetCrypto"]),
+        .testTarget(name: "WidgetTPMTests", dependencies: ["WidgetTPM", "WidgetCrypto", "TestSupport"]),
         .testTarget(name: "WidgetStoreTests", dependencies: ["WidgetStore", "WidgetCrypto", "WidgetModel"]),
         .testTarget(
             name: "WidgetDaemonTests",

@@ -45,6 +45,12 @@ public struct Configuration: Sendable, Equatable {
     /// `[Daemon] MaxBytesPerProvider=`: the `MaxBytes=` of every provider whose
     /// registration sets none.
     public var maxBytesPerProvider: Int = ProviderRegistration.defaultMaxBytes
+    /// `[Daemon] KeyProtection=`: what holds the device key and counts passcode attempts
+    /// (DESIGN §9): `software` (the default) or `tpm2`.
+    public var keyProtection: KeyProtection = .software
+    /// `[Daemon] TPM2Device=`: the tpm2-tss TCTI string of the TPM that
+    /// `KeyProtection=tpm2` uses (`device:/dev/tpmrm0`, `swtpm:path=/run/swtpm/sock`).
+    public var tpm2Device: String = "device:/dev/tpmrm0"
     /// `[Access] AdminGroup=`: members may do everything.
     public var adminGroup: UInt32? = nil
     /// `[Access] UnlockGroup=`: members may `Unlock`, `Lock` and `GetStatus`.
@@ -85,6 +91,17 @@ public enum PasscodeKDFStrength: String, Sendable, Equatable, CaseIterable {
     case moderate
     /// Several seconds and 1 GiB of memory.
     case sensitive
+}
+
+/// What holds the device key and counts passcode attempts (`[Daemon] KeyProtection=`).
+public enum KeyProtection: String, Sendable, Equatable, CaseIterable {
+    /// The device key in the state directory or a systemd credential; attempts counted
+    /// by widgetd in its keybag.
+    case software
+    /// The device key and the passcode tangle sealed by the TPM of `TPM2Device=`, the
+    /// attempts counted by its dictionary-attack protection, the rollback counter in its
+    /// NV memory. A TPM that is missing or failing is a start error, never a fall back.
+    case tpm2
 }
 
 /// A provider the administrator registered: who may write for it, and its class.

@@ -211,6 +211,20 @@ public struct ConfigurationParser {
         case ("Daemon", "MaxBytesPerProvider"):
             configuration.maxBytesPerProvider =
                 reset ? defaults.maxBytesPerProvider : try size(assignment, minimum: Self.minimumByteQuota)
+        case ("Daemon", "KeyProtection"):
+            guard !reset else { configuration.keyProtection = defaults.keyProtection; return }
+            guard let protection = KeyProtection(rawValue: value) else {
+                throw assignment.error(.invalidValue(key: assignment.key, value: value, expected: "software or tpm2"))
+            }
+            configuration.keyProtection = protection
+        case ("Daemon", "TPM2Device"):
+            guard !reset else { configuration.tpm2Device = defaults.tpm2Device; return }
+            guard Self.isTCTIString(value) else {
+                throw assignment.error(.invalidValue(
+                    key: assignment.key, value: value,
+                    expected: "a tpm2-tss TCTI string NAME[:CONFIG], e.g. device:/dev/tpmrm0 or swtpm:path=/run/swtpm/sock"))
+            }
+            configuration.tpm2Device = value
         case ("Access", "AdminGroup"):
             configuration.adminGroup = reset ? nil : try group(assignment)
         case ("Access", "UnlockGroup"):
@@ -226,6 +240,16 @@ public struct ConfigurationParser {
             // A key of an unknown section: the section's warning said it is ignored.
             return
         }
+    }
+
+    /// A tpm2-tss TCTI string: a name of lower-case letters, digits and `-`, then
+    /// optionally `:` and a configuration of printable ASCII without spaces.
+    static func isTCTIString(_ text: String) -> Bool {
+        let (name, config) = text.firstIndex(of: ":").map { (text[..<$0], text[text.index(after: $0)...]) }
+            ?? (text[...], "")
+        return !name.isEmpty
+            && name.allSatisfy { $0.isASCII && ($0.isLowercase || $0.isNumber || $0 == "-") }
+            && config.allSatisfy { $0.isASCII && $0 > " " && $0 != "\u{7F}" }
     }
 
     // MARK: providers.d

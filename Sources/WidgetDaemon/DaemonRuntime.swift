@@ -28,6 +28,7 @@ final class DaemonRuntime {
         self.logger = logger
         let configuration = try ConfigurationLoader.load(mainFile: paths.configurationFile)
         Self.log(configuration.problems, to: logger)
+        guard configuration.keyProtection == .software else { throw KeyProtectionUnavailable(tcti: configuration.tpm2Device) }
         loop = try EventLoop()
         stateLock = try StateDirectoryLock(stateDirectory: paths.stateDirectory)
         store = try TimelineStore(

@@ -1,0 +1,83 @@
+import CTPM2
+import Synchronization
+import WidgetCrypto
+
+/// A connection to one TPM 2.0 through tpm2-tss's ESAPI: what widgetd seals its device
+/// key and passcode tangle with, and where its rollback counter lives.
+///
+/// The TCTI string chooses the transport: `device:/dev/tpmrm0` (the kernel's resource
+/// manager), `device:/dev/tpm0`, `swtpm:path=/run/swtpm/sock`. No resource manager is
+/// assumed: every object and session this type loads is flushed before the call that
+/// loaded it returns, so nothing is left on a raw `/dev/tpm0` or a swtpm (which answer
+/// `0x902`/`0x903` after three leaks).
+///
+/// Thread safety: every operation takes an internal lock (an ESAPI context must not be
+/// used by two threads at once), so one device may be shared between threads.
+public final class TPM2Device: @unchecked Sendable {
+    /// The TCTI string this device was opened with (not secret).
+    public let tcti: String
+    /// The NV indices this device keeps widgetd's state in.
+    public let indices: TPM2Indices
+    private let tctiContext: OpaquePointer
+    let context: OpaquePointer
+    private let lock = Mutex<Void>(())
+
+    /// Opens the TPM that `tcti` names.
+    ///
+    /// The corresponding C functions are `Tss2_TctiLdr_Initialize` and `Esys_Initialize`.
+    /// Opening does not send `TPM2_Startup` (the firmware or swtpm's `startup-clear` did);
+    /// ``startup()`` does, after a simulated reboot.
+    public init(tcti: String, indices: TPM2Indices = .standard) throws(TPM2Error) {
+        self.tcti = tcti
+        self.indices = indices
+        var tctiContext: OpaquePointer?
+        let loaded = Tss2_TctiLdr_Initialize(tcti, &tctiContext)
+        guard loaded == 0, let tctiContext else {
+            throw .unavailable(tcti: tcti, code: TPM2ResponseCode(rawValue: loaded))
+        }
+        var context: OpaquePointer?
+        let initialized = Esys_Initialize(&context, tctiContext, nil)
+        guard initialized == 0, let context else {
+            var tctiContext: OpaquePointer? = tctiContext
+            Tss2_TctiLdr_Finalize(&tctiContext)
+            throw .unavailable(tcti: tcti, code: TPM2ResponseCode(rawValue: initialized))
+        }
+        self.tctiContext = tctiContext
+        self.context = context
+    }
+
+    deinit {
+        var context: OpaquePointer? = context
+        Esys_Finalize(&context)
+        var tctiContext: OpaquePointer? = tctiContext
+        Tss2_TctiLdr_Finalize(&tctiContext)
+    }
+
+    /// Starts the TPM after a reset (`TPM2_Startup(TPM_SU_CLEAR)`); a TPM already started
+    /// is not an error.
+    public func startup() throws(TPM2Error) {
+        try locked { () throws(TPM2Error) in
+            let code = TPM2ResponseCode(rawValue: Esys_Startup(context, ctpm2_startup_clear))
+            guard code.rawValue == 0 || code.matches(.initialize) else { throw TPM2Error.from(code, command: "Startup") }
+        }
+    }
+
+    /// Runs `body` holding the device's lock.
+    func locked<Result>(_ body: () throws(TPM2Error) -> Result) throws(TPM2Error) -> Result {
+        try lock.withLock { (_) throws(TPM2Error) -> Result in try body() }
+    }
+
+    /// Turns an ESAPI return code into a typed error: 0 is success.
+    func check(_ rc: TSS2_RC, _ command: String) throws(TPM2Error) {
+        guard rc != 0 else { return }
+        throw TPM2Error.from(TPM2ResponseCode(rawValue: rc), command: command)
+    }
+
+    /// Flushes a transient object or session. A failure is not reported: the handle
+    /// is gone either way from ESAPI's view, and the caller's own error matters more.
+    ///
+    /// The corresponding C function is `Esys_FlushContext`.
+    func flush(_ handle: ESYS_TR) {
+        _ = Esys_FlushContext(context, handle)
+    }
+}

@@ -1,0 +1,114 @@
+import Glibc
+import WidgetCrypto
+
+/// The device key sealed by the TPM (`KeyProtection=tpm2`, DESIGN §9): the 32 bytes
+/// exist on disk only as `STATE/device-key.tpm2`, a blob this TPM alone can unseal,
+/// and a wipe ends it in the TPM (``TPM2Device/wipe()``), so no backup of the state
+/// directory brings it back.
+///
+/// It plugs into WidgetStore's `DeviceKeySource` (`loadDeviceKey(mayCreate:)` and
+/// `destroyDeviceKey()`, the device key's custody injected into the store): the two
+/// methods here have that protocol's shape, ``SealedDeviceKeySource``, with this
+/// module's error type, because WidgetTPM sits below the store. The conformance is a
+/// forwarding extension where both modules are visible, which reports the custody as
+/// `DeviceKeyKind.tpm2` and turns ``TPM2DeviceKeyError`` into the store's error.
+///
+/// Threading: as the store's protocol, called on the store's thread only (the device
+/// itself may be shared: it locks).
+public struct TPM2DeviceKeySource: SealedDeviceKeySource {
+    /// The blob's file name inside the state directory.
+    public static let blobFileName = "device-key.tpm2"
+    /// The device key's length.
+    public static let keyByteCount = 32
+
+    /// The TPM the key is sealed by.
+    public let device: TPM2Device
+    private let stateDirectory: String
+
+    /// A source over an opened device.
+    public init(device: TPM2Device, stateDirectory: String) {
+        self.device = device
+        self.stateDirectory = stateDirectory
+    }
+
+    /// Opens the TPM that `TPM2Device=` names and checks that it answers, for the
+    /// daemon's start with `KeyProtection=tpm2`. A TPM that is missing or failing is
+    /// ``TPM2DeviceKeyError/deviceUnavailable(tcti:reason:)``: a start error, never a
+    /// fall back to a software key.
+    public static func open(tcti: String, stateDirectory: String, indices: TPM2Indices = .standard) throws(TPM2DeviceKeyError)
+        -> TPM2DeviceKeySource
+    {
+        do throws(TPM2Error) {
+            let device = try TPM2Device(tcti: tcti, indices: indices)
+            // Opening a TCTI need not send a command (device: only opens the file).
+            _ = try device.dictionaryAttackStatus()
+            return TPM2DeviceKeySource(device: device, stateDirectory: stateDirectory)
+        } catch {
+            throw .deviceUnavailable(tcti: tcti, reason: error)
+        }
+    }
+
+    /// `STATE/device-key.tpm2`.
+    public var blobPath: String { "\(stateDirectory)/\(Self.blobFileName)" }
+
+    /// Unseals the stored blob; when there is none and `mayCreate` (no keybag yet),
+    /// seals a fresh key and stores its blob durably first. A missing blob beside a
+    /// keybag is ``TPM2DeviceKeyError/missing(path:)``, never a new key.
+    public func loadDeviceKey(mayCreate: Bool) throws(TPM2DeviceKeyError) -> SecureBytes {
+        if let stored = try SealedBlobFile.read(blobPath) {
+            let key: SecureBytes
+            do throws(TPM2Error) { key = try device.unseal(TPM2SealedBlob(bytes: stored)) } catch { throw .tpm(error) }
+            guard key.count == Self.keyByteCount else { throw .wrongSize(bytes: key.count) }
+            return key
+        }
+        guard mayCreate else { throw .missing(path: blobPath) }
+        let fresh: SecureBytes
+        do throws(CryptoError) { fresh = try SecureBytes.random(count: Self.keyByteCount) } catch { throw .tpm(.crypto(error)) }
+        let blob: TPM2SealedBlob
+        do throws(TPM2Error) { blob = try device.seal(fresh) } catch { throw .tpm(error) }
+        try SealedBlobFile.write(blob.bytes, to: blobPath, directory: stateDirectory)
+        return fresh
+    }
+
+    /// The TPM side of a wipe first (the counter advanced, the storage seed undefined:
+    /// no blob sealed before opens again, wherever a copy lies), then the blob file.
+    /// Repeatable: an interrupted wipe is finished by doing it again.
+    public func destroyDeviceKey() throws(TPM2DeviceKeyError) {
+        do throws(TPM2Error) { _ = try device.wipe() } catch { throw .tpm(error) }
+        try SealedBlobFile.remove(blobPath)
+    }
+}
+
+/// The shape of WidgetStore's `DeviceKeySource`, which ``TPM2DeviceKeySource`` plugs
+/// into, with WidgetTPM's error type.
+public protocol SealedDeviceKeySource {
+    /// The device key, made and sealed when absent and `mayCreate`.
+    func loadDeviceKey(mayCreate: Bool) throws(TPM2DeviceKeyError) -> SecureBytes
+    /// Destroys what the source keeps of the key, as part of a wipe.
+    func destroyDeviceKey() throws(TPM2DeviceKeyError)
+}
+
+/// Why the TPM-sealed device key could not be had. No case carries key material.
+public enum TPM2DeviceKeyError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// `KeyProtection=tpm2` and the TPM is missing or failing: the daemon does not start.
+    case deviceUnavailable(tcti: String, reason: TPM2Error)
+    /// The blob file is gone while a keybag exists.
+    case missing(path: String)
+    /// The blob unsealed to a secret that is not a device key.
+    case wrongSize(bytes: Int)
+    /// The blob file could not be read, written or removed (`errno`'s text).
+    case file(path: String, reason: String)
+    /// The TPM refused (another TPM's blob, a wiped seed, lockout, …).
+    case tpm(TPM2Error)
+
+    public var description: String {
+        switch self {
+        case .deviceUnavailable(let tcti, let reason):
+            "KeyProtection=tpm2: TPM2Device=\(tcti) cannot be used (\(reason)); widgetd does not fall back to a software device key"
+        case .missing(let path): "the TPM-sealed device key \(path) is missing beside an existing keybag"
+        case .wrongSize(let bytes): "the TPM-sealed device key is \(bytes) bytes, not 32"
+        case .file(let path, let reason): "\(path): \(reason)"
+        case .tpm(let error): "\(error)"
+        }
+    }
+}
