@@ -46,7 +46,7 @@ let package = Package(
         .target(
             name: "WidgetDaemon",
             dependencies: [
-                "WidgetStore", "WidgetModel", "Varlink", "StrictJSON", "CSystemd", "CSystemShims",
+                "WidgetStore", "WidgetCrypto", "WidgetModel", "Varlink", "StrictJSON", "CSystemd", "CSystemShims",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         // The client CLI's commands and rendering.
@@ -82,7 +82,7 @@ let package = Package(
         .testTarget(
             name: "WidgetDaemonTests",
             dependencies: [
-                "WidgetDaemon", "WidgetStore", "WidgetCrypto", "WidgetModel", "Varlink", "StrictJSON", "TestSupport",
+                "WidgetDaemon", "WidgetStore", "WidgetCrypto", "WidgetModel", "Varlink", "TestSupport",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         // WidgetdCommand too: one suite checks both programs' completion scripts and manuals.
