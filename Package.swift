@@ -3,7 +3,7 @@
 //
 // Dependencies point one way (docs/ARCHITECTURE.md):
 //   C modules ← WidgetCrypto ← WidgetStore ← WidgetDaemon ← widgetd
-//   WidgetModel and Varlink are pure (no I/O, no C) and used by both sides.
+//   WidgetModel, Varlink and WidgetdWire are pure (no I/O, no C) and used by both sides.
 import PackageDescription
 
 let package = Package(
@@ -36,8 +36,11 @@ let package = Package(
         .target(name: "StrictJSON"),
         // Pure: the widget model, timeline validation and the presentation rules.
         .target(name: "WidgetModel", dependencies: ["StrictJSON"]),
-        // Pure: Varlink framing, messages and the interface definitions.
+        // Pure: Varlink framing, messages and org.varlink.service.
         .target(name: "Varlink", dependencies: ["StrictJSON"]),
+        // Pure: widgetd's wire contract: method and error names, parameter and reply
+        // types, the io.widgetd interface definitions and GetInfo's data.
+        .target(name: "WidgetdWire", dependencies: ["Varlink", "WidgetModel"]),
         // Typed libsodium: secure memory, AEAD, sealed boxes, Argon2id, BLAKE2b.
         .target(name: "WidgetCrypto", dependencies: ["CSodium", "CSystemShims"]),
         // Device key, keybag, class-key lifecycle, encrypted timeline files, cache.
@@ -46,14 +49,15 @@ let package = Package(
         .target(
             name: "WidgetDaemon",
             dependencies: [
-                "WidgetStore", "WidgetCrypto", "WidgetModel", "Varlink", "StrictJSON", "CSystemd", "CSystemShims",
+                "WidgetStore", "WidgetCrypto", "WidgetModel", "Varlink", "WidgetdWire", "StrictJSON", "CSystemd", "CSystemShims",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         // The client CLI's commands and rendering.
         .target(
             name: "WidgetControl",
             dependencies: [
-                "WidgetModel", "StrictJSON", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "WidgetModel", "StrictJSON", "Varlink", "WidgetdWire",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         // widgetd's own command line, apart from the daemon so that the fuzzers, which
         // build WidgetDaemon with swiftc, need no package.
@@ -77,19 +81,20 @@ let package = Package(
 
         .testTarget(name: "WidgetModelTests", dependencies: ["WidgetModel", "StrictJSON"]),
         .testTarget(name: "VarlinkTests", dependencies: ["Varlink", "TestSupport"]),
+        .testTarget(name: "WidgetdWireTests", dependencies: ["WidgetdWire", "Varlink", "TestSupport"]),
         .testTarget(name: "WidgetCryptoTests", dependencies: ["WidgetCrypto"]),
         .testTarget(name: "WidgetStoreTests", dependencies: ["WidgetStore", "WidgetCrypto", "WidgetModel"]),
         .testTarget(
             name: "WidgetDaemonTests",
             dependencies: [
-                "WidgetDaemon", "WidgetStore", "WidgetCrypto", "WidgetModel", "Varlink", "TestSupport",
+                "WidgetDaemon", "WidgetStore", "WidgetCrypto", "WidgetModel", "Varlink", "WidgetdWire", "TestSupport",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         // WidgetdCommand too: one suite checks both programs' completion scripts and manuals.
         .testTarget(
             name: "WidgetControlTests",
             dependencies: [
-                "WidgetControl", "WidgetModel", "WidgetdCommand", "TestSupport",
+                "WidgetControl", "WidgetModel", "WidgetdWire", "WidgetdCommand", "TestSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         .testTarget(name: "WidgetdCommandTests", dependencies: ["WidgetdCommand", "WidgetDaemon"]),

@@ -13,6 +13,7 @@ import StrictJSON
 import Varlink
 @testable import WidgetDaemon
 import WidgetModel
+import WidgetdWire
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzStrictJSON(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {

@@ -38,12 +38,4 @@ public struct InterfaceDefinition: Sendable, Hashable {
         self.methods = methods
         self.errors = errors
     }
-
-    /// Every interface widgetd serves, `org.varlink.service` first.
-    public static let all: [InterfaceDefinition] = [service, device, provider, host]
-
-    /// The definition for an interface name, or `nil` when the service has none.
-    public static func named(_ name: String) -> InterfaceDefinition? {
-        all.first { $0.name == name }
-    }
 }

@@ -1,9 +1,9 @@
 /// The reply of `org.varlink.service.GetInfo`: who implements this service, and which
 /// interfaces it serves.
 public struct ServiceInfo: Sendable, Hashable, Codable {
-    /// The implementer, `widgetd`.
+    /// The implementer, e.g. `widgetd`.
     public var vendor: String
-    /// The product, `widgetd`.
+    /// The product, e.g. `widgetd`.
     public var product: String
     /// The product's version.
     public var version: String
@@ -20,15 +20,6 @@ public struct ServiceInfo: Sendable, Hashable, Codable {
         self.url = url
         self.interfaces = interfaces
     }
-
-    /// The version widgetd reports.
-    public static let widgetdVersion = "0.1.0"
-
-    /// widgetd's description, listing every embedded interface definition.
-    public static let widgetd = ServiceInfo(
-        vendor: "widgetd", product: "widgetd", version: widgetdVersion,
-        url: "https://github.com/widgetd/widgetd",
-        interfaces: InterfaceDefinition.all.map(\.name))
 }
 
 /// The parameters of `org.varlink.service.GetInterfaceDescription`.

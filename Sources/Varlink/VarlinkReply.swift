@@ -45,32 +45,11 @@ public enum VarlinkReply {
     /// Encodes an error reply.
     public static func encode(error: VarlinkError) -> [UInt8] {
         var reply: [UInt8] = Array(#"{"error":"#.utf8)
-        reply.append(contentsOf: quoted(error.name))
+        reply.append(contentsOf: JSONStringLiteral.bytes(error.name))
         reply.append(contentsOf: #","parameters":"#.utf8)
         reply.append(contentsOf: error.encodedParameters)
         reply.append(UInt8(ascii: "}"))
         reply.append(0)
         return reply
-    }
-
-    /// A JSON string literal for `text`, escaping what RFC 8259 requires.
-    private static func quoted(_ text: String) -> [UInt8] {
-        var bytes: [UInt8] = [UInt8(ascii: "\"")]
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""), UInt8(ascii: "\\"):
-                bytes.append(UInt8(ascii: "\\"))
-                bytes.append(byte)
-            case 0..<0x20:
-                let hex = Array("0123456789abcdef".utf8)
-                bytes.append(contentsOf: Array("\\u00".utf8))
-                bytes.append(hex[Int(byte >> 4)])
-                bytes.append(hex[Int(byte & 0xF)])
-            default:
-                bytes.append(byte)
-            }
-        }
-        bytes.append(UInt8(ascii: "\""))
-        return bytes
     }
 }

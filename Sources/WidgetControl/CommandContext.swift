@@ -1,4 +1,6 @@
 import FoundationEssentials
+import Varlink
+import WidgetdWire
 import WidgetModel
 
 /// What a running command reaches the world through: streams, the daemon, output style.
@@ -42,14 +44,14 @@ final class CommandContext {
     }
 
     /// Calls `method` once on a new connection.
-    func call(_ method: String, _ parameters: [String: JSONValue] = [:]) throws(CommandFailure) -> VarlinkReply {
+    func call(_ method: WidgetdMethod, _ parameters: [String: JSONValue] = [:]) throws(CommandFailure) -> VarlinkReplyMessage {
         try call(on: try connect(), method, parameters)
     }
 
     /// Calls `method` on an open connection: commands that make several calls use one.
     func call(
-        on client: VarlinkClient, _ method: String, _ parameters: [String: JSONValue] = [:]
-    ) throws(CommandFailure) -> VarlinkReply {
+        on client: VarlinkClient, _ method: WidgetdMethod, _ parameters: [String: JSONValue] = [:]
+    ) throws(CommandFailure) -> VarlinkReplyMessage {
         do { return try client.call(method, parameters) } catch { throw DaemonErrorMessage.failure(for: error) }
     }
 
@@ -57,9 +59,9 @@ final class CommandContext {
     ///
     /// Commands connect before prompting, so nobody types a passcode for a daemon that is not there.
     func call(
-        on client: VarlinkClient, _ method: String, _ parameters: [String: JSONValue] = [:],
+        on client: VarlinkClient, _ method: WidgetdMethod, _ parameters: [String: JSONValue] = [:],
         secrets: [(name: String, value: SecretBuffer?)]
-    ) throws(CommandFailure) -> VarlinkReply {
+    ) throws(CommandFailure) -> VarlinkReplyMessage {
         do { return try client.call(method, parameters, secrets: secrets) } catch {
             throw DaemonErrorMessage.failure(for: error)
         }
@@ -67,8 +69,8 @@ final class CommandContext {
 
     /// Follows a `more` call, handing each reply to `body` until the daemon ends the stream.
     func stream(
-        _ method: String, _ parameters: [String: JSONValue],
-        _ body: (VarlinkReply) throws(CommandFailure) -> Void
+        _ method: WidgetdMethod, _ parameters: [String: JSONValue],
+        _ body: (VarlinkReplyMessage) throws(CommandFailure) -> Void
     ) throws(CommandFailure) {
         let client = try connect()
         var failure: CommandFailure?
@@ -84,7 +86,7 @@ final class CommandContext {
     }
 
     /// Decodes a reply into a wire type, as a failure a person can read.
-    func decode<T: Decodable>(_ type: T.Type, from reply: VarlinkReply) throws(CommandFailure) -> T {
+    func decode<T: Decodable>(_ type: T.Type, from reply: VarlinkReplyMessage) throws(CommandFailure) -> T {
         do { return try reply.decode(type) } catch { throw DaemonErrorMessage.failure(for: error) }
     }
 

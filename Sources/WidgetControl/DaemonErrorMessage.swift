@@ -1,5 +1,7 @@
 import Glibc
+import Varlink
 import WidgetModel
+import WidgetdWire
 
 /// Turns a failed call into the one line a person reads and the exit code (and, with
 /// `--json`, the error object) a script reads.
@@ -47,55 +49,65 @@ enum DaemonErrorMessage {
             if case .number(let value)? = parameters[key] { return value.doubleValue }
             return nil
         }
-        switch name {
-        case "io.widgetd.ProtectedDataUnavailable":
+        // Varlink's own PermissionDenied reads as widgetd's: the same refusal.
+        let known = WidgetdErrorName(fullName: name) ?? (name == VarlinkError.permissionDenied.name ? .permissionDenied : nil)
+        switch known {
+        case .protectedDataUnavailable?:
             return CommandFailure(
                 "protected data unavailable: unlock first (widgetctl unlock)", exitCode: .protectedDataUnavailable)
-        case "io.widgetd.PermissionDenied", "org.varlink.service.PermissionDenied":
+        case .permissionDenied?:
             return CommandFailure(
                 "permission denied: your user may not do this (see the [Access] groups in widgetd.conf(5))",
                 exitCode: .permissionDenied)
-        case "io.widgetd.WidgetNotFound":
+        case .widgetNotFound?:
             return CommandFailure("no widget \(string("widget")) (widgetctl list shows the stored widgets)")
-        case "io.widgetd.ProviderNotRegistered":
+        case .providerNotRegistered?:
             return CommandFailure(
                 "provider \(string("provider")) is not registered (add it to providers.d/, see widgetd.conf(5))")
-        case "io.widgetd.UnavailableOnSurface":
+        case .unavailableOnSurface?:
             return CommandFailure(
                 "this widget is not shown on the \(string("surface")) surface: its data protection class forbids it")
-        case "io.widgetd.InvalidTimeline":
+        case .invalidTimeline?:
             return CommandFailure("invalid timeline: \(string("reason"))")
-        case "io.widgetd.TooLarge":
+        case .tooLarge?:
             let limit = number("limit").map { String(Int($0)) } ?? "?"
             return CommandFailure("timeline too large: widgetd accepts at most \(limit) bytes")
-        case "io.widgetd.WrongPasscode":
+        case .wrongPasscode?:
             let attempts = number("failedAttempts").map { Int($0) } ?? 0
             var message = "wrong passcode (\(attempts) failed attempt\(attempts == 1 ? "" : "s"))"
             if let wait = number("retryAfter"), wait > 0 {
                 message += "; try again in \(DurationText.format(seconds: wait))"
             }
             return CommandFailure(message, exitCode: .wrongPasscode)
-        case "io.widgetd.TryAgainLater":
+        case .tryAgainLater?:
             let wait = DurationText.format(seconds: number("retryAfter") ?? 0)
             return CommandFailure("too many failed attempts: try again in \(wait)", exitCode: .tryAgainLater)
-        case "io.widgetd.UnlockInterrupted":
+        case .unlockInterrupted?:
             return CommandFailure(
                 "the passcode was right, but a lock arrived while it was being checked: still locked, not counted as a failed attempt; unlock again (widgetctl unlock)")
-        case "io.widgetd.PasscodeRequired":
+        case .passcodeRequired?:
             return CommandFailure(
                 "a passcode is set: give the current one (widgetctl passcode change or passcode remove)")
-        case "io.widgetd.Wiped":
+        case .wiped?:
             return CommandFailure("the device was wiped: every timeline is gone (restart widgetd to start afresh)")
-        case "io.widgetd.StorageFailure":
+        case .storageFailure?:
             return CommandFailure(
                 "widgetd cannot use its state directory: \(string("reason")) (see its log: journalctl -u widgetd)")
+        case nil:
+            return varlinkServiceFailure(name: name, parameter: string("parameter"))
+        }
+    }
+
+    /// The message for an `org.varlink.service` error, or any other name widgetd does not define.
+    private static func varlinkServiceFailure(name: String, parameter: String) -> CommandFailure {
+        switch name {
         case "org.varlink.service.MethodNotFound", "org.varlink.service.InterfaceNotFound",
             "org.varlink.service.MethodNotImplemented":
-            return CommandFailure("widgetd does not know this call (is widgetd older than widgetctl?)")
+            CommandFailure("widgetd does not know this call (is widgetd older than widgetctl?)")
         case "org.varlink.service.InvalidParameter":
-            return CommandFailure("widgetd rejected the parameter '\(string("parameter"))'")
+            CommandFailure("widgetd rejected the parameter '\(parameter)'")
         default:
-            return CommandFailure("widgetd failed: \(name)")
+            CommandFailure("widgetd failed: \(name)")
         }
     }
 

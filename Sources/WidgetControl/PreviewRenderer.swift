@@ -24,13 +24,13 @@ struct PreviewRenderer {
     }
 
     /// The preview, ending with a newline.
-    func render(_ presentation: Wire.Presentation) -> String {
+    func render(_ presentation: Presentation) -> String {
         // The surface as the command line spells it (`lock-screen`), the way it was asked for.
-        let surface = Surface(rawValue: presentation.surface).map(SurfaceName.spelling(of:)) ?? presentation.surface
-        let title = " \(TerminalText.sanitize(presentation.widget)) · \(TerminalText.sanitize(surface)) "
+        let surface = SurfaceName.spelling(of: presentation.surface)
+        let title = " \(TerminalText.sanitize(presentation.widget.description)) · \(TerminalText.sanitize(surface)) "
         var header = Line()
-        header.add(presentation.mode, modeStyle(presentation.mode))
-        if !presentation.reasons.isEmpty { header.add(" (" + presentation.reasons.joined(separator: ", ") + ")") }
+        header.add(presentation.mode.rawValue, modeStyle(presentation.mode))
+        if !presentation.reasons.isEmpty { header.add(" (" + presentation.reasons.map(\.rawValue).joined(separator: ", ") + ")") }
         if presentation.stale { header.add(" · stale", .yellow) }
         if presentation.luminanceReduced { header.add(" · luminance reduced", .dim) }
 
@@ -39,7 +39,7 @@ struct PreviewRenderer {
         let nameWidth = names.map { TerminalText.sanitize($0).count }.max() ?? 0
         for name in names {
             let field = presentation.entry.fields[name]!
-            let redacted = field.redacted == true
+            let redacted = field.redacted
             var text = TerminalText.sanitize(JSONText.display(field.value))
             if redacted { text = field.value == .null ? Self.emptyRedaction : TerminalText.bars(shapedLike: text) }
             let label = TerminalText.sanitize(name)
@@ -59,8 +59,8 @@ struct PreviewRenderer {
 
         var footer: [Line] = []
         var dates: [String] = []
-        if let date = presentation.entry.date { dates.append("entry " + TerminalText.sanitize(date)) }
-        if let until = presentation.validUntil { dates.append("valid until " + TerminalText.sanitize(until)) }
+        if let date = presentation.entry.date { dates.append("entry " + RFC3339.format(date)) }
+        if let until = presentation.validUntil { dates.append("valid until " + RFC3339.format(until)) }
         if !dates.isEmpty {
             var line = Line()
             line.add(dates.joined(separator: " · "), .dim)
@@ -89,11 +89,11 @@ struct PreviewRenderer {
         TerminalText.styled(text, style, color: color)
     }
 
-    private func modeStyle(_ mode: String) -> TerminalText.Style {
+    private func modeStyle(_ mode: PresentationMode) -> TerminalText.Style {
         switch mode {
-        case "content": .green
-        case "redacted": .yellow
-        default: .red
+        case .content: .green
+        case .redacted: .yellow
+        case .placeholder: .red
         }
     }
 

@@ -1,12 +1,14 @@
 import FoundationEssentials
 import Glibc
+import Varlink
 import WidgetModel
+import WidgetdWire
 
 /// A small blocking Varlink client over a Unix stream socket.
 ///
-/// Messages are JSON objects terminated by a NUL byte. `widgetctl` makes one call or
-/// follows one stream per process, so blocking I/O is enough; JSON goes through the
-/// strict reader and writer, which keep numbers exactly as their text.
+/// Messages are framed and their envelopes read by the Varlink module; `widgetctl` makes
+/// one call or follows one stream per process, so blocking I/O is enough. Parameters go
+/// through the strict reader and writer, which keep numbers exactly as their text.
 /// An instance is used from one thread at a time; it closes its socket on release.
 public final class VarlinkClient {
     /// The largest reply accepted, so a confused peer cannot exhaust memory.
@@ -14,7 +16,7 @@ public final class VarlinkClient {
 
     private let fileDescriptor: Int32
     /// Bytes received after the last complete message (a stream's next reply).
-    private var pending: [UInt8] = []
+    private let framer = MessageFramer(maxMessageBytes: maximumReplyBytes)
 
     /// Connects to the Unix socket at `path`.
     ///
@@ -54,8 +56,8 @@ public final class VarlinkClient {
     deinit { close(fileDescriptor) }
 
     /// Calls `method` and returns its single reply, or throws the daemon's error.
-    public func call(_ method: String, _ parameters: [String: JSONValue] = [:]) throws(VarlinkClientError) -> VarlinkReply {
-        try send(Self.encodeRequest(method: method, parameters: parameters, more: false))
+    public func call(_ method: WidgetdMethod, _ parameters: [String: JSONValue] = [:]) throws(VarlinkClientError) -> VarlinkReplyMessage {
+        try send(Self.encodeRequest(method: method.fullName, parameters: parameters, more: false))
         return try receive()
     }
 
@@ -63,10 +65,10 @@ public final class VarlinkClient {
     ///
     /// `body` returns false to stop following early.
     public func stream(
-        _ method: String, _ parameters: [String: JSONValue] = [:],
-        _ body: (VarlinkReply) throws(VarlinkClientError) -> Bool
+        _ method: WidgetdMethod, _ parameters: [String: JSONValue] = [:],
+        _ body: (VarlinkReplyMessage) throws(VarlinkClientError) -> Bool
     ) throws(VarlinkClientError) {
-        try send(Self.encodeRequest(method: method, parameters: parameters, more: true))
+        try send(Self.encodeRequest(method: method.fullName, parameters: parameters, more: true))
         while true {
             let reply = try receive()
             guard try body(reply), reply.continues else { return }
@@ -78,9 +80,9 @@ public final class VarlinkClient {
     /// The request is assembled in a `SecretBuffer` (zeroed when released); a `nil`
     /// secret leaves its parameter out.
     func call(
-        _ method: String, _ parameters: [String: JSONValue] = [:], secrets: [(name: String, value: SecretBuffer?)]
-    ) throws(VarlinkClientError) -> VarlinkReply {
-        let request = Self.encodeSecretRequest(method: method, parameters: parameters, secrets: secrets)
+        _ method: WidgetdMethod, _ parameters: [String: JSONValue] = [:], secrets: [(name: String, value: SecretBuffer?)]
+    ) throws(VarlinkClientError) -> VarlinkReplyMessage {
+        let request = Self.encodeSecretRequest(method: method.fullName, parameters: parameters, secrets: secrets)
         try request.withUnsafeBytes { (bytes) throws(VarlinkClientError) in try send(bytes) }
         return try receive()
     }
@@ -95,22 +97,20 @@ public final class VarlinkClient {
 
     /// The NUL-terminated bytes of a request.
     static func encodeRequest(method: String, parameters: [String: JSONValue], more: Bool) -> [UInt8] {
-        var object: [String: JSONValue] = ["method": .string(method), "parameters": .object(parameters)]
-        if more { object["more"] = .bool(true) }
-        return encode(.object(object)) + [0]
+        VarlinkCallMessage.encode(method: method, encodedParameters: encode(.object(parameters)), more: more)
     }
 
     /// The NUL-terminated bytes of a request whose secret parameters are spliced in as JSON strings.
     static func encodeSecretRequest(
         method: String, parameters: [String: JSONValue], secrets: [(name: String, value: SecretBuffer?)]
     ) -> SecretBuffer {
-        var head = Array("{\"method\":".utf8) + encode(.string(method)) + Array(",\"parameters\":{".utf8)
+        var head = VarlinkCallMessage.head(method: method) + [UInt8(ascii: "{")]
         var members: [[UInt8]] = parameters.keys.sorted().map { encode(.string($0)) + [UInt8(ascii: ":")] + encode(parameters[$0]!) }
         let present = secrets.filter { $0.value != nil }
         members += present.map { encode(.string($0.name)) + Array(":\"".utf8) }
         // Worst case a secret byte becomes `\u00XX`: six bytes.
         let secretBytes = present.reduce(0) { $0 + $1.value!.count * 6 + 1 }
-        let buffer = SecretBuffer(capacity: head.count + members.reduce(0) { $0 + $1.count + 1 } + secretBytes + 4)
+        let buffer = SecretBuffer(capacity: head.count + members.reduce(0) { $0 + $1.count + 1 } + secretBytes + 1 + VarlinkCallMessage.tail.count)
         buffer.append(contentsOf: head)
         head = []
         let publicCount = parameters.count
@@ -122,8 +122,8 @@ public final class VarlinkClient {
                 buffer.append(UInt8(ascii: "\""))
             }
         }
-        buffer.append(contentsOf: Array("}}".utf8))
-        buffer.append(0)
+        buffer.append(UInt8(ascii: "}"))
+        buffer.append(contentsOf: VarlinkCallMessage.tail)
         return buffer
     }
 
@@ -169,15 +169,17 @@ public final class VarlinkClient {
         }
     }
 
-    /// Reads one NUL-terminated message and interprets it as a reply.
-    private func receive() throws(VarlinkClientError) -> VarlinkReply {
+    /// Reads one message and interprets it as a reply.
+    private func receive() throws(VarlinkClientError) -> VarlinkReplyMessage {
         var chunk = [UInt8](repeating: 0, count: 65536)
+        // The chunk may hold timeline content: zero it when done.
+        defer { chunk.withUnsafeMutableBytes { _ = $0.initializeMemory(as: UInt8.self, repeating: 0) } }
         while true {
-            if let end = pending.firstIndex(of: 0) {
-                let message = Array(pending[..<end])
-                pending.removeSubrange(...end)
-                return try Self.decodeReply(message)
+            let message: [UInt8]?
+            do { message = try framer.nextMessage() } catch {
+                throw .malformedReply("reply larger than \(Self.maximumReplyBytes) bytes")
             }
+            if let message { return try Self.decodeReply(message) }
             let n = chunk.withUnsafeMutableBytes { recv(fileDescriptor, $0.baseAddress, $0.count, 0) }
             if n < 0 {
                 if errno == EINTR { continue }
@@ -185,28 +187,20 @@ public final class VarlinkClient {
                 throw .io(errorNumber: errno)
             }
             if n == 0 { throw .connectionClosed }
-            pending += chunk[0..<n]
-            if pending.count > Self.maximumReplyBytes { throw .malformedReply("reply larger than \(Self.maximumReplyBytes) bytes") }
+            chunk.withUnsafeBytes { framer.append(UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
         }
     }
 
     /// Turns a message into a reply, or into the error it carries.
-    static func decodeReply(_ message: [UInt8]) throws(VarlinkClientError) -> VarlinkReply {
-        // The strict reader keeps numbers as their text: a value is shown as it was stored.
-        let value = message.withUnsafeBytes { try? JSONValue.parse($0) }
-        guard case .object(let object)? = value
-        else { throw .malformedReply("reply is not a JSON object") }
-        var parameters: [String: JSONValue] = [:]
-        switch object["parameters"] {
-        case .object(let found)?: parameters = found
-        case nil, .null?: break
-        default: throw .malformedReply("reply parameters are not an object")
+    static func decodeReply(_ message: [UInt8]) throws(VarlinkClientError) -> VarlinkReplyMessage {
+        let reply: VarlinkReplyMessage
+        do { reply = try VarlinkReplyMessage(decoding: message) } catch {
+            switch error {
+            case .notAJSONObject: throw .malformedReply("reply is not a JSON object")
+            case .invalidMember(let name): throw .malformedReply("reply \(name) has the wrong type")
+            }
         }
-        switch object["error"] {
-        case .string(let name)?: throw .remote(name: name, parameters: parameters)
-        case nil, .null?: break
-        default: throw .malformedReply("reply error is not a string")
-        }
-        return VarlinkReply(parameters: parameters, continues: object["continues"] == .bool(true))
+        if let name = reply.error { throw .remote(name: name, parameters: reply.parameters) }
+        return reply
     }
 }

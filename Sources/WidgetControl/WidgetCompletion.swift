@@ -1,4 +1,5 @@
 import Glibc
+import WidgetdWire
 
 /// Shell completion from the live daemon: the generated bash, zsh and fish scripts run
 /// `widgetctl ---completion …`, which calls these in the widgetctl process.
@@ -25,8 +26,8 @@ enum WidgetCompletion {
     static func storedWidgets(socket: String?) -> [String] {
         let path = SocketLocation.resolve(option: socket, environment: ProcessInfoEnvironment.current, userID: getuid())
         guard let client = try? VarlinkClient(path: path),
-              let reply = try? client.call("io.widgetd.Host.ListWidgets"),
-              let list = try? reply.decode(Wire.WidgetList.self)
+              let reply = try? client.call(.listWidgets),
+              let list = try? reply.decode(ListWidgetsReply.self)
         else { return [] }
         return list.widgets.map(\.widget).sorted()
     }

@@ -2,6 +2,7 @@ import FoundationEssentials
 import Logging
 import WidgetModel
 import WidgetStore
+import WidgetdWire
 
 /// Why the device is locked (DESIGN §8, `lockedBy`): the source of the last lock.
 enum LockReason: String, Sendable, CaseIterable, Encodable {

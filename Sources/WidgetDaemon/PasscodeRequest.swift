@@ -1,6 +1,7 @@
 import FoundationEssentials
 import WidgetCrypto
 import WidgetStore
+import WidgetdWire
 
 /// An `Unlock` or `SetPasscode` call waiting for its turn in the ``PasscodeQueue``.
 ///
@@ -33,7 +34,7 @@ extension PasscodeRequest {
     static func unlock(
         _ context: CallContext, passcode: SecureBytes, arrived: LockEpoch, store: TimelineStore, now: @escaping () -> Date
     ) -> PasscodeRequest {
-        PasscodeRequest(context: context, method: MethodTable.unlock) {
+        PasscodeRequest(context: context, method: WidgetdMethod.unlock.fullName) {
             let derivation = try store.beginUnlock(now: now(), lockEpoch: arrived)
             return PasscodeDerivationWork {
                 do throws(StoreError) { return .success(.unlock(try derivation.derive(passcode))) } catch { return .failure(error) }
@@ -45,7 +46,7 @@ extension PasscodeRequest {
     static func setPasscode(
         _ context: CallContext, current: SecureBytes?, new: SecureBytes?, store: TimelineStore, now: @escaping () -> Date
     ) -> PasscodeRequest {
-        PasscodeRequest(context: context, method: MethodTable.setPasscode) {
+        PasscodeRequest(context: context, method: WidgetdMethod.setPasscode.fullName) {
             let change = try store.beginSetPasscode(hasCurrent: current != nil, hasNew: new != nil, now: now())
             return PasscodeDerivationWork {
                 do throws(StoreError) { return .success(.passcodeChange(try change.derive(current: current, new: new))) } catch {

@@ -3,6 +3,7 @@ import Glibc
 import Logging
 import Varlink
 import WidgetCrypto
+import WidgetdWire
 
 /// One client connection: reads and frames its calls, answers them in order, and
 /// buffers its replies until the socket takes them.

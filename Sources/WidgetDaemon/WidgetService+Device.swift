@@ -3,6 +3,7 @@ import Varlink
 import WidgetCrypto
 import WidgetModel
 import WidgetStore
+import WidgetdWire
 
 /// io.widgetd.Device's handlers: state, passcode, settings (DESIGN §5). Each change
 /// they make goes through ``WidgetService/apply(_:)``.

@@ -3,6 +3,7 @@ import Varlink
 import WidgetCrypto
 import WidgetModel
 import WidgetStore
+import WidgetdWire
 
 /// io.widgetd.Host: what the programs that draw widgets call (DESIGN §4, §5).
 extension WidgetService {
@@ -97,7 +98,7 @@ extension WidgetService {
         // changed the key state or settings behind its back.
         assert(responder.stamp == currentPresentationStamp(), "the key state changed outside WidgetService.apply")
         return responder.reply(to: message, now: now, permit: &permit, protection: &protection) {
-            authorization.permits(authority(for: connection, peer: peer), method: MethodTable.getPresentation)
+            authorization.permits(authority(for: connection, peer: peer), method: WidgetdMethod.getPresentation.fullName)
         }
     }
 
@@ -206,7 +207,7 @@ extension WidgetService {
                 }
             } catch {
                 // The widget vanished (deleted, its provider unregistered): end the stream.
-                fail(watch.context, with: error, method: MethodTable.watch)
+                fail(watch.context, with: error, method: WidgetdMethod.watch.fullName)
                 subscriptions.remove(watch)
             }
         }

@@ -4,6 +4,7 @@ import Varlink
 import WidgetCrypto
 import WidgetModel
 import WidgetStore
+import WidgetdWire
 
 /// io.widgetd.Provider: what widget extensions call (DESIGN §5).
 extension WidgetService {
@@ -58,7 +59,7 @@ extension WidgetService {
         for (item, result) in zip(batch, results) {
             switch result {
             case .success(let generation): item.context.reply(encoded: GenerationReply(generation: generation).encodedReply)
-            case .failure(let error): fail(item.context, with: error, method: MethodTable.putTimeline)
+            case .failure(let error): fail(item.context, with: error, method: WidgetdMethod.putTimeline.fullName)
             }
         }
     }

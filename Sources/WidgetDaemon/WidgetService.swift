@@ -4,6 +4,7 @@ import Varlink
 import WidgetCrypto
 import WidgetModel
 import WidgetStore
+import WidgetdWire
 
 /// The io.widgetd.* methods: the store and the presentation rules behind Varlink.
 ///
@@ -205,7 +206,7 @@ final class WidgetService: VarlinkCallHandler {
         guard let row = MethodTable.row(call.method) else {
             // Not an io.widgetd method: only an administrator learns that it does not exist.
             guard authority.isAdmin else { return deny(call.method, context: context) }
-            let known = ["io.widgetd.Device", "io.widgetd.Provider", "io.widgetd.Host"].contains(call.interface)
+            let known = WidgetdInterface(rawValue: call.interface) != nil
             return context.fail(known ? .methodNotFound(call.method) : .interfaceNotFound(call.interface))
         }
         // Every other call sees the accepted writes committed, exactly as if each had

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import WidgetModel
 @testable import WidgetControl
+import WidgetdWire
 
 @Suite struct VarlinkClientTests {
     @Test func requestsAreNulTerminatedJSONWithSortedKeys() {
@@ -56,7 +57,7 @@ import WidgetModel
         ])
         let client = try VarlinkClient(path: server.path)
         var seen: [JSONValue] = []
-        try client.stream("io.widgetd.Device.Monitor") { reply in
+        try client.stream(.monitor) { reply in
             seen.append(reply.parameters["n"] ?? .null)
             return true
         }

@@ -3,6 +3,7 @@ import Testing
 import Varlink
 @testable import WidgetDaemon
 import WidgetModel
+import WidgetdWire
 
 /// `PutTimeline`'s parameters read in place: `widget` and `family` problems are
 /// `InvalidParameter`, problems inside the timeline parts `InvalidTimeline` with a path,

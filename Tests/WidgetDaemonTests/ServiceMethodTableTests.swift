@@ -1,5 +1,6 @@
 import Testing
 import Varlink
+import WidgetdWire
 
 @testable import WidgetDaemon
 
@@ -14,24 +15,25 @@ import Varlink
 
     @Test(arguments: declared)
     func everyMethodOfTheIDLHasExactlyOneRow(method: String) {
-        #expect(MethodTable.rows.filter { $0.method == method }.count == 1)
+        #expect(MethodTable.rows.filter { $0.method.fullName == method }.count == 1)
+        #expect(MethodTable.row(method)?.method.fullName == method)
     }
 
     @Test func everyRowIsAMethodOfTheIDL() {
         let declared = Set(Self.declared)
-        for row in MethodTable.rows { #expect(declared.contains(row.method), "\(row.method) is not in the IDL") }
+        for row in MethodTable.rows { #expect(declared.contains(row.method.fullName), "\(row.method) is not in the IDL") }
         #expect(MethodTable.rows.count == declared.count)
     }
 
     /// Only PutTimeline's writes gather: every other call sees them committed first.
     @Test func onlyPutTimelineLetsAcceptedWritesWait() {
-        #expect(MethodTable.rows.filter { !$0.commitsAcceptedWritesFirst }.map(\.method) == [MethodTable.putTimeline])
+        #expect(MethodTable.rows.filter { !$0.commitsAcceptedWritesFirst }.map(\.method) == [.putTimeline])
     }
 
-    /// The names the service uses outside dispatch are rows of the table.
-    @Test func theNamesUsedOutsideDispatchAreRows() {
-        for name in [MethodTable.getPresentation, MethodTable.watch, MethodTable.putTimeline, MethodTable.unlock, MethodTable.setPasscode] {
-            #expect(MethodTable.row(name) != nil, "\(name)")
-        }
+    /// An unknown method has no row: only an administrator hears that it does not exist.
+    @Test func aMethodOutsideTheTableIsForAdministratorsOnly() throws {
+        let harness = try ServiceHarness()
+        #expect(harness.call("io.widgetd.Host.Steal").error == "org.varlink.service.MethodNotFound")
+        #expect(harness.call("io.widgetd.Host.Steal", peer: PeerCredentials(pid: 1, uid: 5000, gid: 5000)).error == "io.widgetd.PermissionDenied")
     }
 }

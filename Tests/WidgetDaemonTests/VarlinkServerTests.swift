@@ -7,6 +7,7 @@ import TestSupport
 import Varlink
 import WidgetModel
 @testable import WidgetDaemon
+import WidgetdWire
 
 /// Answers a few methods the way the real handlers will: at once, later, or as a stream.
 private final class EchoHandler: VarlinkCallHandler {

@@ -1,4 +1,5 @@
 import ArgumentParser
+import WidgetdWire
 
 extension Widgetctl {
     /// `widgetctl append WIDGET FILE|-`: adds entries to a widget's timeline.
@@ -25,9 +26,9 @@ extension Widgetctl {
                 throw CommandFailure("append sends only \"entries\"; \"\(other)\" needs widgetctl put")
             }
             let reply = try context.call(
-                "io.widgetd.Provider.AppendEntries", ["widget": .string(widget), "entries": members["entries"]!])
+                .appendEntries, ["widget": .string(widget), "entries": members["entries"]!])
             if context.json { return context.printJSON(reply.parameters) }
-            let generation = try context.decode(Wire.Generation.self, from: reply).generation
+            let generation = try context.decode(GenerationReply.self, from: reply).generation
             context.print("Appended to \(widget), generation \(generation).")
         }
     }

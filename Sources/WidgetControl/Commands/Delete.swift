@@ -1,4 +1,5 @@
 import ArgumentParser
+import WidgetdWire
 
 extension Widgetctl {
     /// `widgetctl delete WIDGET`.
@@ -13,7 +14,7 @@ extension Widgetctl {
         func validate() throws { try validateWidgetID(widget) }
 
         func run(_ context: CommandContext) throws(CommandFailure) {
-            let reply = try context.call("io.widgetd.Provider.DeleteTimeline", ["widget": .string(widget)])
+            let reply = try context.call(.deleteTimeline, ["widget": .string(widget)])
             if context.json { return context.printJSON(reply.parameters) }
             context.print("Deleted \(widget).")
         }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import WidgetdWire
 
 extension Widgetctl {
     /// `widgetctl get WIDGET [--surface S]`: what a host would show.
@@ -9,9 +10,9 @@ extension Widgetctl {
         @OptionGroup var global: GlobalOptions
 
         func run(_ context: CommandContext) throws(CommandFailure) {
-            let reply = try context.call("io.widgetd.Host.GetPresentation", target.parameters)
+            let reply = try context.call(.getPresentation, target.parameters)
             if context.json { return context.printJSON(reply.parameters) }
-            let presentation = try context.decode(Wire.PresentationReply.self, from: reply).presentation
+            let presentation = try context.decode(PresentationReply.self, from: reply).presentation
             context.standardOutput.write(PreviewRenderer(color: context.color).render(presentation))
         }
     }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import WidgetModel
+import WidgetdWire
 
 extension Widgetctl {
     /// `widgetctl list [--provider P]`: every stored widget, fetched page by page.
@@ -24,7 +25,7 @@ extension Widgetctl {
             guard !widgets.isEmpty else { return context.print("No widgets stored.") }
             // The daemon sends id order; sorted again for one that predates paging.
             let rows = [["WIDGET", "FAMILY", "CLASS", "GENERATION"]] + widgets.sorted { $0.widget < $1.widget }.map {
-                [TerminalText.sanitize($0.widget), TerminalText.sanitize($0.family ?? "-"), $0.class, String($0.generation)]
+                [TerminalText.sanitize($0.widget), TerminalText.sanitize($0.family ?? "-"), $0.class.rawValue, String($0.generation)]
             }
             let widths = (0..<4).map { column in rows.map { $0[column].count }.max() ?? 0 }
             for row in rows {
@@ -36,16 +37,16 @@ extension Widgetctl {
         }
 
         /// Every page, in widget id order: the decoded widgets and their values as sent.
-        private func fetchAll(_ context: CommandContext) throws(CommandFailure) -> ([Wire.WidgetInfo], [JSONValue]) {
-            var widgets: [Wire.WidgetInfo] = []
+        private func fetchAll(_ context: CommandContext) throws(CommandFailure) -> ([WidgetInfo], [JSONValue]) {
+            var widgets: [WidgetInfo] = []
             var values: [JSONValue] = []
             var after: String?
             repeat {
                 var parameters: [String: JSONValue] = ["limit": .number(JSONNumber(Self.pageSize))]
                 if let provider { parameters["provider"] = .string(provider) }
                 if let after { parameters["after"] = .string(after) }
-                let reply = try context.call("io.widgetd.Host.ListWidgets", parameters)
-                let page = try context.decode(Wire.WidgetList.self, from: reply)
+                let reply = try context.call(.listWidgets, parameters)
+                let page = try context.decode(ListWidgetsReply.self, from: reply)
                 widgets += page.widgets
                 if case .array(let items)? = reply.parameters["widgets"] { values += items }
                 // A daemon that ignores paging sends everything and no `next`: one call then.

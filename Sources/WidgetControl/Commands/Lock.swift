@@ -1,4 +1,5 @@
 import ArgumentParser
+import WidgetdWire
 
 extension Widgetctl {
     /// `widgetctl lock`: locks at once; class-A keys go after the grace period.
@@ -8,7 +9,7 @@ extension Widgetctl {
         @OptionGroup var global: GlobalOptions
 
         func run(_ context: CommandContext) throws(CommandFailure) {
-            let reply = try context.call("io.widgetd.Device.Lock")
+            let reply = try context.call(.lock)
             if context.json { return context.printJSON(reply.parameters) }
             context.print("Locked.")
         }

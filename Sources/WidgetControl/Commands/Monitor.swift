@@ -1,4 +1,5 @@
 import ArgumentParser
+import WidgetdWire
 
 extension Widgetctl {
     /// `widgetctl monitor`: follows state and settings changes.
@@ -14,29 +15,31 @@ extension Widgetctl {
         @OptionGroup var global: GlobalOptions
 
         func run(_ context: CommandContext) throws(CommandFailure) {
-            try context.stream("io.widgetd.Device.Monitor", [:]) { reply throws(CommandFailure) in
+            try context.stream(.monitor, [:]) { reply throws(CommandFailure) in
                 let timestamp = context.timestamp()
                 if context.json {
                     var stamped = reply.parameters
                     stamped["timestamp"] = .string(timestamp)
                     return context.printJSON(stamped)
                 }
-                let event = try context.decode(Wire.MonitorReply.self, from: reply).event
+                let event = try context.decode(DeviceEventReply.self, from: reply).event
                 context.print(timestamp + "  " + Self.line(for: event))
             }
         }
 
         /// One event as a line, settings in the command line's spelling.
-        static func line(for event: Wire.DeviceEvent) -> String {
+        static func line(for event: DeviceEvent) -> String {
             let settings = event.settings
             switch event.kind {
-            case "settings":
-                var hide = settings.hideSensitiveComplications
-                if hide == "selected" { hide += " (" + settings.hiddenComplications.joined(separator: ", ") + ")" }
+            case .settings:
+                var hide = settings.hideSensitiveComplications.rawValue
+                if settings.hideSensitiveComplications == .selected {
+                    hide += " (" + settings.hiddenComplications.map(\.description).joined(separator: ", ") + ")"
+                }
                 return "settings: lock-screen-widgets \(settings.lockScreenWidgetsAccess ? "on" : "off"), "
                     + "hide-sensitive-complications \(hide)"
-            default:
-                return "state: \(event.state) (passcode \(event.passcodeSet ? "set" : "not set"))"
+            case .state:
+                return "state: \(event.state.rawValue) (passcode \(event.passcodeSet ? "set" : "not set"))"
             }
         }
     }

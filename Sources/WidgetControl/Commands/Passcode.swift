@@ -1,4 +1,5 @@
 import ArgumentParser
+import WidgetdWire
 
 extension Widgetctl {
     /// `widgetctl passcode set|change|remove`.
@@ -72,7 +73,7 @@ extension Widgetctl {
             on client: VarlinkClient, current: SecretBuffer?, new: SecretBuffer?, _ context: CommandContext, done: String
         ) throws(CommandFailure) {
             let reply = try context.call(
-                on: client, "io.widgetd.Device.SetPasscode", secrets: [("current", current), ("new", new)])
+                on: client, .setPasscode, secrets: [("current", current), ("new", new)])
             current?.wipe()
             new?.wipe()
             if context.json { return context.printJSON(reply.parameters) }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import WidgetdWire
 
 extension Widgetctl {
     /// `widgetctl put WIDGET FILE|-`: replaces a widget's timeline.
@@ -41,9 +42,9 @@ extension Widgetctl {
             var parameters = timeline.members
             parameters["widget"] = .string(widget)
             if let family { parameters["family"] = .string(family) }
-            let reply = try context.call("io.widgetd.Provider.PutTimeline", parameters)
+            let reply = try context.call(.putTimeline, parameters)
             if context.json { return context.printJSON(reply.parameters) }
-            let generation = try context.decode(Wire.Generation.self, from: reply).generation
+            let generation = try context.decode(GenerationReply.self, from: reply).generation
             context.print("Stored \(widget), generation \(generation).")
         }
     }

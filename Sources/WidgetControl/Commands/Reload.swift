@@ -1,4 +1,5 @@
 import ArgumentParser
+import WidgetdWire
 import WidgetModel
 
 extension Widgetctl {
@@ -33,7 +34,7 @@ extension Widgetctl {
         }
 
         func run(_ context: CommandContext) throws(CommandFailure) {
-            let reply = try context.call("io.widgetd.Host.ReloadTimelines", parameters)
+            let reply = try context.call(.reloadTimelines, parameters)
             if context.json { return context.printJSON(reply.parameters) }
             context.print("Reload requested for \(target ?? "every provider").")
         }

@@ -1,4 +1,6 @@
 import ArgumentParser
+import Varlink
+import WidgetdWire
 import WidgetModel
 
 extension Widgetctl {
@@ -18,7 +20,7 @@ extension Widgetctl {
             @OptionGroup var global: GlobalOptions
 
             func run(_ context: CommandContext) throws(CommandFailure) {
-                try Settings.print(try context.call("io.widgetd.Device.GetSettings"), context)
+                try Settings.print(try context.call(.getSettings), context)
             }
         }
 
@@ -50,7 +52,7 @@ extension Widgetctl {
 
             func run(_ context: CommandContext) throws(CommandFailure) {
                 let change: [String: JSONValue] = ["lockScreenWidgetsAccess": .bool(value == .on)]
-                try Settings.print(try context.call("io.widgetd.Device.SetSettings", change), context)
+                try Settings.print(try context.call(.setSettings, change), context)
             }
         }
 
@@ -83,14 +85,14 @@ extension Widgetctl {
             func run(_ context: CommandContext) throws(CommandFailure) {
                 var change: [String: JSONValue] = ["hideSensitiveComplications": .string(value.rawValue)]
                 if !widgets.isEmpty { change["hiddenComplications"] = .array(widgets.map { .string($0) }) }
-                try Settings.print(try context.call("io.widgetd.Device.SetSettings", change), context)
+                try Settings.print(try context.call(.setSettings, change), context)
             }
         }
 
         /// Prints the settings a reply carries.
-        static func print(_ reply: VarlinkReply, _ context: CommandContext) throws(CommandFailure) {
+        static func print(_ reply: VarlinkReplyMessage, _ context: CommandContext) throws(CommandFailure) {
             if context.json { return context.printJSON(reply.parameters) }
-            let settings = try context.decode(Wire.SettingsReply.self, from: reply).settings
+            let settings = try context.decode(SettingsReply.self, from: reply).settings
             for line in SettingsText.lines(settings) { context.print(line) }
         }
     }

@@ -1,4 +1,6 @@
 import ArgumentParser
+import WidgetModel
+import WidgetdWire
 
 extension Widgetctl {
     /// `widgetctl status`: lock state, keys, failed attempts and settings.
@@ -8,22 +10,24 @@ extension Widgetctl {
         @OptionGroup var global: GlobalOptions
 
         func run(_ context: CommandContext) throws(CommandFailure) {
-            let reply = try context.call("io.widgetd.Device.GetStatus")
+            let reply = try context.call(.getStatus)
             if context.json { return context.printJSON(reply.parameters) }
-            let status = try context.decode(Wire.Status.self, from: reply)
-            context.print("State:            \(status.state)")
+            let status = try context.decode(StatusReply.self, from: reply)
+            context.print("State:            \(status.state.rawValue)")
             context.print("Passcode:         \(status.passcodeSet ? "set" : "not set (no data protection)")")
             var attempts = "Failed attempts:  \(status.failedAttempts)"
             if let wait = status.retryAfter, wait > 0 { attempts += " (try again in \(DurationText.format(seconds: wait)))" }
             context.print(attempts)
             context.print("Class keys:")
-            let width = status.classes.map(\.class.count).max() ?? 0
+            let width = status.classes.map(\.class.rawValue.count).max() ?? 0
             for entry in status.classes {
-                let padding = String(repeating: " ", count: width - entry.class.count)
-                context.print("  \(entry.class)\(padding)  \(entry.keyAvailable ? "available" : "unavailable")")
+                let padding = String(repeating: " ", count: width - entry.class.rawValue.count)
+                context.print("  \(entry.class.rawValue)\(padding)  \(entry.keyAvailable ? "available" : "unavailable")")
             }
             for line in SettingsText.lines(status.settings) { context.print(line) }
-            for warning in status.warnings ?? [] { context.print("Warning: \(Self.explanation(of: warning))") }
+            // The names as sent: a newer daemon's warning this build does not know is shown too.
+            let warnings: [JSONValue] = if case .array(let names)? = reply.parameters["warnings"] { names } else { [] }
+            for case .string(let warning) in warnings { context.print("Warning: \(Self.explanation(of: warning))") }
         }
 
         /// What a person reads for each warning `GetStatus` defines; a newer daemon's

@@ -1,4 +1,6 @@
 import ArgumentParser
+import WidgetdWire
+import WidgetModel
 
 extension Widgetctl {
     /// `widgetctl timeline WIDGET`: the provider's view, every entry unredacted.
@@ -15,15 +17,18 @@ extension Widgetctl {
         func validate() throws { try validateWidgetID(widget) }
 
         func run(_ context: CommandContext) throws(CommandFailure) {
-            let reply = try context.call("io.widgetd.Provider.GetTimeline", ["widget": .string(widget)])
+            let reply = try context.call(.getTimeline, ["widget": .string(widget)])
             if context.json { return context.printJSON(reply.parameters) }
-            let timeline = try context.decode(Wire.Timeline.self, from: reply)
-            var policy = timeline.policy.kind
-            if let date = timeline.policy.date { policy += " " + TerminalText.sanitize(date) }
+            let timeline = try context.decode(TimelineReply.self, from: reply)
+            let policy = switch timeline.policy {
+            case .atEnd: "atEnd"
+            case .after(let date): "after " + RFC3339.format(date)
+            case .never: "never"
+            }
             context.print("\(widget): family \(TerminalText.sanitize(timeline.family ?? "-")), "
                 + "generation \(timeline.generation), reload \(policy), \(timeline.entries.count) entries")
             for entry in timeline.entries {
-                var heading = TerminalText.sanitize(entry.date ?? "-")
+                var heading = RFC3339.format(entry.date)
                 if let relevance = entry.relevance {
                     heading += "  relevance \(JSONText.format(number: relevance.score))"
                         + " for \(DurationText.format(seconds: relevance.duration))"
@@ -35,7 +40,7 @@ extension Widgetctl {
                     let label = TerminalText.sanitize(name)
                     let value = TerminalText.sanitize(JSONText.display(field.value))
                         .replacing("\n", with: "\n  " + String(repeating: " ", count: width + 2))
-                    let privacy = field.privacy.map { "  (\($0))" } ?? ""
+                    let privacy = field.privacy.map { "  (\($0.rawValue))" } ?? ""
                     context.print("  " + label + String(repeating: " ", count: width - label.count) + "  " + value + privacy)
                 }
             }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import WidgetdWire
 import WidgetModel
 
 extension Widgetctl {
@@ -20,14 +21,14 @@ extension Widgetctl {
             // One connection for the checks and the unlock: nobody types a passcode for a
             // daemon that is not there, that would refuse them, or that would not try it.
             let client = try context.connect()
-            let status = try context.call(on: client, "io.widgetd.Device.GetStatus")
+            let status = try context.call(on: client, .getStatus)
             if case .number(let wait)? = status.parameters["retryAfter"], wait.doubleValue > 0 {
                 throw DaemonErrorMessage.failure(
-                    for: .remote(name: "io.widgetd.TryAgainLater", parameters: ["retryAfter": .number(wait)]))
+                    for: .remote(name: WidgetdErrorName.tryAgainLater.fullName, parameters: ["retryAfter": .number(wait)]))
             }
             try Self.checkRole(on: client, context)
             let secret = try passcode.reader(context).read(prompt: "Passcode: ")
-            let reply = try context.call(on: client, "io.widgetd.Device.Unlock", secrets: [("passcode", secret)])
+            let reply = try context.call(on: client, .unlock, secrets: [("passcode", secret)])
             secret.wipe()
             if context.json { return context.printJSON(reply.parameters) }
             context.print("Unlocked.")
@@ -40,7 +41,7 @@ extension Widgetctl {
         /// `InvalidParameter` for one with it, and counts no attempt either way.
         static func checkRole(on client: VarlinkClient, _ context: CommandContext) throws(CommandFailure) {
             do {
-                _ = try client.call("io.widgetd.Device.Unlock", [:])
+                _ = try client.call(.unlock, [:])
             } catch .remote(name: "org.varlink.service.InvalidParameter", _) {
                 return
             } catch {

@@ -1,4 +1,5 @@
 import ArgumentParser
+import WidgetdWire
 
 extension Widgetctl {
     /// `widgetctl watch WIDGET [--surface S]`: the preview, again whenever it changes.
@@ -19,14 +20,14 @@ extension Widgetctl {
 
         func run(_ context: CommandContext) throws(CommandFailure) {
             let renderer = PreviewRenderer(color: context.color)
-            try context.stream("io.widgetd.Host.Watch", target.parameters) { reply throws(CommandFailure) in
+            try context.stream(.watch, target.parameters) { reply throws(CommandFailure) in
                 let timestamp = context.timestamp()
                 if context.json {
                     var stamped = reply.parameters
                     stamped["timestamp"] = .string(timestamp)
                     return context.printJSON(stamped)
                 }
-                let presentation = try context.decode(Wire.PresentationReply.self, from: reply).presentation
+                let presentation = try context.decode(PresentationReply.self, from: reply).presentation
                 // At a terminal each presentation replaces the last; in a pipe they follow each other.
                 if context.redraws { context.standardOutput.write(Self.clearScreen) }
                 context.print(timestamp)

@@ -1,4 +1,5 @@
 import ArgumentParser
+import WidgetdWire
 
 extension Widgetctl {
     /// `widgetctl wipe`: crypto-erases every timeline.
@@ -26,7 +27,7 @@ extension Widgetctl {
                     throw CommandFailure("wipe cancelled; nothing was erased")
                 }
             }
-            let reply = try context.call("io.widgetd.Device.Wipe", ["confirm": .string("WIPE")])
+            let reply = try context.call(.wipe, ["confirm": .string("WIPE")])
             if context.json { return context.printJSON(reply.parameters) }
             context.print("Wiped: every timeline is now unreadable.")
         }

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TestSupport
 import Varlink
+import WidgetdWire
 
 @Suite struct InterfaceDefinitionTests {
     /// The repository's `interfaces/` directory, found from this file's path.

@@ -1,6 +1,6 @@
 /// Something an administrator must know that does not stop the daemon, reported in
 /// `GetStatus.warnings` (omitted when there is none) and logged when it begins.
-enum StatusWarning: String, Encodable, Sendable, CaseIterable {
+public enum StatusWarning: String, Codable, Sendable, CaseIterable {
     /// The settings file could not be read (missing from a store that is not new,
     /// damaged, or altered): the most restrictive settings apply until `SetSettings`.
     case settingsUnreadable

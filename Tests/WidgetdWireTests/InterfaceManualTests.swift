@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import Varlink
+import WidgetdWire
 
 /// `man/io.widgetd.7` describes every method and error the daemon serves, so the
 /// manual cannot fall behind the interface definitions.

@@ -1,73 +1,9 @@
 import FoundationEssentials
 import StrictJSON
-import Varlink
 import WidgetModel
+import WidgetdWire
 
-// The parameters and replies of the io.widgetd.* methods, as DESIGN §5 and the
-// interface files in interfaces/ spell them. Only shapes live here; the methods'
-// behaviour lives in the WidgetService extensions.
-
-/// A method with no parameters, or a reply with none.
-struct Empty: Codable, Sendable {}
-
-// MARK: io.widgetd.Device
-
-struct ClassStatus: Encodable, Sendable {
-    var `class`: ProtectionClass
-    var keyAvailable: Bool
-}
-
-struct StatusReply: Encodable, Sendable {
-    var state: DeviceState
-    var passcodeSet: Bool
-    var classes: [ClassStatus]
-    var failedAttempts: Int
-    var retryAfter: Double?
-    var settings: Settings
-    /// `nil` (the key omitted) when there is none.
-    var warnings: [StatusWarning]?
-}
-
-struct WipeParameters: Decodable, Sendable {
-    var confirm: String
-}
-
-struct SettingsReply: Encodable, Sendable {
-    var settings: Settings
-}
-
-struct SetSettingsParameters: Decodable, Sendable {
-    var lockScreenWidgetsAccess: Bool?
-    var hideSensitiveComplications: String?
-    var hiddenComplications: [String]?
-}
-
-/// A device event streamed by `Monitor`.
-struct DeviceEvent: Encodable, Sendable, Equatable {
-    enum Kind: String, Encodable, Sendable { case state, settings }
-    var kind: Kind
-    var state: DeviceState
-    var passcodeSet: Bool
-    var settings: Settings
-}
-
-struct DeviceEventReply: Encodable, Sendable {
-    var event: DeviceEvent
-}
-
-// MARK: io.widgetd.Provider
-
-struct WidgetParameters: Decodable, Sendable {
-    var widget: String
-}
-
-struct PutTimelineParameters: Sendable {
-    var widget: String
-    var family: String?
-    var entries: [Entry]
-    var policy: ReloadPolicy?
-    var placeholder: Placeholder?
-
+extension PutTimelineParameters {
     /// Reads a call's parameters in place with `JSONReader` (see `ProviderParameters`).
     static func read(from bytes: UnsafeRawBufferPointer?) throws -> PutTimelineParameters {
         let members = try ProviderParameters(bytes)
@@ -80,10 +16,7 @@ struct PutTimelineParameters: Sendable {
     }
 }
 
-struct AppendEntriesParameters: Sendable {
-    var widget: String
-    var entries: [Entry]
-
+extension AppendEntriesParameters {
     /// Reads a call's parameters in place with `JSONReader` (see `ProviderParameters`).
     static func read(from bytes: UnsafeRawBufferPointer?) throws -> AppendEntriesParameters {
         let members = try ProviderParameters(bytes)
@@ -163,83 +96,4 @@ struct ProviderParameters {
             throw ServiceError.invalidTimeline(InvalidTimeline(reading: error, in: bytes).reason)
         }
     }
-}
-
-struct GenerationReply: Encodable, Sendable {
-    var generation: UInt64
-
-    /// The whole reply, NUL-terminated, written directly: it answers every write, and
-    /// `JSONEncoder` cost ≈ 3.5% of the daemon's CPU under writes. Same bytes as
-    /// `VarlinkReply.encode(parameters: self)` (a test compares them).
-    var encodedReply: [UInt8] {
-        VarlinkReply.encode(encodedParameters: Array(#"{"generation":\#(generation)}"#.utf8))
-    }
-}
-
-struct TimelineReply: Encodable, Sendable {
-    var family: String?
-    var entries: [Entry]
-    var policy: ReloadPolicy
-    var generation: UInt64
-}
-
-/// A reload request streamed by `WatchReloads`.
-struct ReloadRequest: Encodable, Sendable, Equatable {
-    enum Reason: String, Encodable, Sendable { case due, requested }
-    var widget: String
-    var reason: Reason
-}
-
-// MARK: io.widgetd.Host
-
-struct WidgetInfo: Encodable, Sendable {
-    var widget: String
-    var provider: String
-    var kind: String
-    var family: String?
-    var `class`: ProtectionClass
-    var generation: UInt64
-}
-
-/// `ListWidgets(provider?, after?, limit?)`: without `limit` every widget, as before
-/// paging existed; with it one page in widget id order.
-struct ListWidgetsParameters: Decodable, Sendable {
-    var provider: String?
-    var after: String?
-    var limit: Int?
-
-    private enum CodingKeys: String, CodingKey { case provider, after, limit }
-
-    init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        provider = try container.decodeIfPresent(String.self, forKey: .provider)
-        after = try container.decodeIfPresent(String.self, forKey: .after)
-        do {
-            limit = try container.decodeIfPresent(Int.self, forKey: .limit)
-        } catch {
-            // JSONDecoder reports a fraction (`1.5`) without the key: name it.
-            throw DecodingError.typeMismatch(
-                Int.self, DecodingError.Context(codingPath: container.codingPath + [CodingKeys.limit], debugDescription: "not an integer"))
-        }
-    }
-}
-
-struct ListWidgetsReply: Encodable, Sendable {
-    var widgets: [WidgetInfo]
-    /// The last widget of a page when more follow: pass it as `after`. Absent otherwise.
-    var next: String?
-}
-
-struct PresentationParameters: Decodable, Sendable {
-    var widget: String
-    var surface: String
-}
-
-struct PresentationReply: Encodable, Sendable {
-    var presentation: Presentation
-}
-
-struct ReloadTimelinesParameters: Decodable, Sendable {
-    var provider: String?
-    var kind: String?
 }

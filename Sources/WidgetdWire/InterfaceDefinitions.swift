@@ -1,0 +1,301 @@
+import Varlink
+
+// The interface definitions, embedded so the daemon serves them without reading files.
+// Each text equals its file in `interfaces/` byte for byte (a test checks this); edit the
+// file and copy it here.
+
+extension InterfaceDefinition {
+    /// `io.widgetd.Device`: lock state, passcode and settings.
+    public static let device = InterfaceDefinition(text: #"""
+        # The device's lock state, its passcode and the user's widget settings.
+        #
+        # Data protection follows Apple's classes: class keys are released by the
+        # first unlock (or each unlock) and purged again on lock, as the class says.
+        interface io.widgetd.Device
+
+        # What locked and always-on surfaces may show.
+        type Settings (
+          # "Lock Screen widgets: allow access when locked".
+          lockScreenWidgetsAccess: bool,
+          # One of "off", "all" or "selected".
+          hideSensitiveComplications: string,
+          # Widget ids hidden on the always-on display when the setting is "selected".
+          hiddenComplications: []string
+        )
+
+        # Whether a protection class's key is released.
+        type ClassStatus (
+          # One of "complete", "completeUnlessOpen",
+          # "completeUntilFirstUserAuthentication" or "none".
+          class: string,
+          keyAvailable: bool
+        )
+
+        # A change of the device's state or settings, as sent by Monitor.
+        type DeviceEvent (
+          # One of "state" or "settings": what changed.
+          kind: string,
+          # One of "beforeFirstUnlock", "unlocked" or "locked".
+          state: string,
+          passcodeSet: bool,
+          settings: Settings
+        )
+
+        # The device's lock state, key availability, failed attempts and settings.
+        # "state" is one of "beforeFirstUnlock", "unlocked" or "locked";
+        # "retryAfter" is the number of seconds before the next Unlock is accepted.
+        # "warnings" (absent when there is none) lists what an administrator must know:
+        # "settingsUnreadable" (the settings file could not be read: the most
+        # restrictive settings apply until SetSettings) and "memoryNotLocked" (some
+        # secure memory could not be locked in RAM: raise LimitMEMLOCK=).
+        method GetStatus() -> (
+          state: string,
+          passcodeSet: bool,
+          classes: []ClassStatus,
+          failedAttempts: int,
+          retryAfter: ?float,
+          settings: Settings,
+          warnings: ?[]string
+        )
+
+        # Sets a passcode (no current one), changes it, or removes it (no new one).
+        method SetPasscode(current: ?string, new: ?string) -> ()
+
+        # Unlocks the device; the first unlock since start releases every class key.
+        # A Lock that arrives before it is answered wins (UnlockInterrupted).
+        method Unlock(passcode: string) -> ()
+
+        # Locks the device: locked surfaces change at once; class keys are purged
+        # as their class prescribes. It wins over every Unlock sent before it and not
+        # yet answered: once it has replied, the device stays locked.
+        method Lock() -> ()
+
+        # Crypto-erases every timeline. "confirm" must be "WIPE".
+        method Wipe(confirm: string) -> ()
+
+        # The current settings.
+        method GetSettings() -> (settings: Settings)
+
+        # Changes the given settings and returns all of them.
+        # "hideSensitiveComplications" is one of "off", "all" or "selected".
+        method SetSettings(
+          lockScreenWidgetsAccess: ?bool,
+          hideSensitiveComplications: ?string,
+          hiddenComplications: ?[]string
+        ) -> (settings: Settings)
+
+        # Streams state and settings changes (call with "more"); the first reply is
+        # the current state.
+        method Monitor() -> (event: DeviceEvent)
+
+        # The caller may not do this.
+        error PermissionDenied ()
+
+        # A passcode is required for this operation, or the current one is missing.
+        error PasscodeRequired ()
+
+        # The passcode is wrong; "retryAfter" seconds must pass before the next try.
+        error WrongPasscode (failedAttempts: int, retryAfter: ?float)
+
+        # Too many failed attempts: try again after "retryAfter" seconds.
+        error TryAgainLater (retryAfter: float)
+
+        # The passcode was right, but a Lock arrived while it was being checked, and a Lock
+        # wins: the device stays locked. Not counted as a failed attempt; unlock again.
+        error UnlockInterrupted ()
+
+        # The device was wiped after too many failed attempts.
+        error Wiped ()
+
+        # The state directory failed (disk full, I/O error, a damaged file); "reason" names the
+        # operation, never content. The previous data is kept.
+        error StorageFailure (reason: string)
+
+        """#)
+
+    /// `io.widgetd.Provider`: widget extensions write and read their timelines.
+    public static let provider = InterfaceDefinition(text: #"""
+        # For widget extensions: write and read their widgets' timelines.
+        #
+        # A provider writes only widgets whose id starts with its provider id; the
+        # protection class is the one the administrator registered for it.
+        interface io.widgetd.Provider
+
+        # One field of an entry.
+        type Field (
+          # Any JSON value.
+          value: object,
+          # One of "sensitive" (hidden when privacy requires) or "public" (never
+          # hidden); absent for an ordinary field.
+          privacy: ?string
+        )
+
+        # How relevant an entry is, and for how many seconds.
+        type Relevance (score: float, duration: float)
+
+        # One timeline entry. "date" is RFC 3339.
+        type Entry (
+          date: string,
+          relevance: ?Relevance,
+          fields: [string]Field
+        )
+
+        # When the provider wants to be asked for a new timeline.
+        type ReloadPolicy (
+          # One of "atEnd", "after" or "never".
+          kind: string,
+          # RFC 3339; only with "after".
+          date: ?string
+        )
+
+        # An entry-shaped sample without private data, shown while content is
+        # unavailable.
+        type Placeholder (fields: [string]Field)
+
+        # Replaces a widget's timeline; the placeholder is kept until replaced.
+        method PutTimeline(
+          widget: string,
+          family: ?string,
+          entries: []Entry,
+          policy: ?ReloadPolicy,
+          placeholder: ?Placeholder
+        ) -> (generation: int)
+
+        # Appends entries to a readable timeline.
+        method AppendEntries(widget: string, entries: []Entry) -> (generation: int)
+
+        # Reads a timeline back; it must be readable.
+        method GetTimeline(widget: string) -> (
+          family: ?string,
+          entries: []Entry,
+          policy: ReloadPolicy,
+          generation: int
+        )
+
+        # Closes an open timeline: its plaintext is dropped from memory.
+        method CloseTimeline(widget: string) -> ()
+
+        # Deletes a widget's timeline.
+        method DeleteTimeline(widget: string) -> ()
+
+        # Streams reload requests for the caller's providers (call with "more").
+        # "reason" is one of "due" or "requested".
+        method WatchReloads() -> (widget: string, reason: string)
+
+        # The timeline's class key is not available in the current state.
+        error ProtectedDataUnavailable ()
+
+        # The caller may not do this.
+        error PermissionDenied ()
+
+        # No timeline is stored for this widget.
+        error WidgetNotFound (widget: string)
+
+        # No provider with this id is registered.
+        error ProviderNotRegistered (provider: string)
+
+        # The timeline is not valid; "reason" says why.
+        error InvalidTimeline (reason: string)
+
+        # The timeline exceeds the limit, in bytes; or the write would take the provider past
+        # its quota: "limit" is its MaxBytes= (bytes of stored timeline files) or its
+        # MaxWidgets= (stored widgets), whichever it would pass. Nothing was changed.
+        error TooLarge (limit: int)
+
+        # The device was wiped.
+        error Wiped ()
+
+        # The state directory failed (disk full, I/O error, a damaged file); "reason" names the
+        # operation, never content. The previous data is kept.
+        error StorageFailure (reason: string)
+
+        """#)
+
+    /// `io.widgetd.Host`: what each surface may show.
+    public static let host = InterfaceDefinition(text: #"""
+        # For the programs that draw widgets: what each surface may show.
+        interface io.widgetd.Host
+
+        # A stored widget.
+        type WidgetInfo (
+          widget: string,
+          provider: string,
+          kind: string,
+          family: ?string,
+          # The provider's protection class.
+          class: string,
+          generation: int
+        )
+
+        # How relevant an entry is, and for how many seconds.
+        type Relevance (score: float, duration: float)
+
+        # One field as presented.
+        type PresentedField (
+          # Any JSON value; a placeholder's value (or null) when redacted.
+          value: object,
+          # One of "sensitive" or "public"; absent for an ordinary field.
+          privacy: ?string,
+          # True when the real value was replaced.
+          redacted: ?bool
+        )
+
+        # The entry as presented. "date" is RFC 3339; a placeholder has none.
+        type PresentedEntry (
+          date: ?string,
+          relevance: ?Relevance,
+          fields: [string]PresentedField
+        )
+
+        # What a surface may show of a widget now.
+        type Presentation (
+          widget: string,
+          # One of "homeScreen", "lockScreen", "alwaysOn" or "remote".
+          surface: string,
+          # One of "content", "redacted" or "placeholder".
+          mode: string,
+          # Each one of "placeholder", "privacy" or "invalidated".
+          reasons: []string,
+          luminanceReduced: bool,
+          stale: bool,
+          entry: PresentedEntry,
+          # RFC 3339: the date of the next entry, if any.
+          validUntil: ?string
+        )
+
+        # The stored widgets, of one provider if given, in widget id order; works in every
+        # state. Without "limit" every widget; with it (1 or more) one page, and "next" while
+        # more remain: pass it as "after" for the next page, which holds the ids after it.
+        method ListWidgets(provider: ?string, after: ?string, limit: ?int) -> (widgets: []WidgetInfo, next: ?string)
+
+        # What a surface may show of a widget now.
+        method GetPresentation(widget: string, surface: string) -> (presentation: Presentation)
+
+        # Streams a widget's presentation whenever it changes (call with "more");
+        # the first reply is the current presentation.
+        method Watch(widget: string, surface: string) -> (presentation: Presentation)
+
+        # Asks providers to reload their timelines, all or those given.
+        method ReloadTimelines(provider: ?string, kind: ?string) -> ()
+
+        # The caller may not do this.
+        error PermissionDenied ()
+
+        # No timeline is stored for this widget.
+        error WidgetNotFound (widget: string)
+
+        # No provider with this id is registered.
+        error ProviderNotRegistered (provider: string)
+
+        # The widget's class may not be shown on this surface.
+        error UnavailableOnSurface (surface: string)
+
+        # The device was wiped.
+        error Wiped ()
+
+        # The state directory failed (disk full, I/O error, a damaged file); "reason" names the
+        # operation, never content. The previous data is kept.
+        error StorageFailure (reason: string)
+
+        """#)
+}
