@@ -61,7 +61,8 @@ extension WidgetService {
             switch change {
             case .lock(let reason):
                 store.lock(now: now)
-                lockedBy = reason
+                // The lock that ended the unlocked state says why; later ones change nothing.
+                if before.state == .unlocked { lockedBy = reason }
                 published = [.state]
             case .unlock(let derived):
                 try store.finishUnlock(derived, now: now)
@@ -136,7 +137,9 @@ extension WidgetService {
 
     /// The event monitors are sent.
     func deviceEvent(_ kind: DeviceEvent.Kind) -> DeviceEvent {
-        DeviceEvent(kind: kind, state: store.deviceState, passcodeSet: store.passcodeSet, settings: settings)
+        DeviceEvent(
+            kind: kind, state: store.deviceState, passcodeSet: store.passcodeSet, settings: settings,
+            lockedBy: lockedBy?.rawValue)
     }
 
     private func publishDeviceEvent(_ kind: DeviceEvent.Kind) {

@@ -13,7 +13,7 @@ extension WidgetService {
             state: store.deviceState, passcodeSet: store.passcodeSet,
             classes: ProtectionClass.allCases.map { ClassStatus(class: $0, keyAvailable: store.isKeyAvailable($0)) },
             failedAttempts: store.failedAttempts, retryAfter: store.retryAfter(now: now), settings: settings,
-            warnings: warnings.isEmpty ? nil : warnings)
+            warnings: warnings.isEmpty ? nil : warnings, lockedBy: lockedBy?.rawValue)
     }
 
     /// What `GetStatus` warns of now, in `StatusWarning` order.

@@ -38,7 +38,9 @@ extension InterfaceDefinition {
           # One of "beforeFirstUnlock", "unlocked" or "locked".
           state: string,
           passcodeSet: bool,
-          settings: Settings
+          settings: Settings,
+          # Why it is locked, as in GetStatus; absent while unlocked.
+          lockedBy: ?string
         )
 
         # The device's lock state, key availability, failed attempts and settings.
@@ -48,6 +50,8 @@ extension InterfaceDefinition {
         # "settingsUnreadable" (the settings file could not be read: the most
         # restrictive settings apply until SetSettings) and "memoryNotLocked" (some
         # secure memory could not be locked in RAM: raise LimitMEMLOCK=).
+        # "lockedBy" (absent while unlocked) says why it is locked: "client" (Lock),
+        # "session", "sleep", "sessionEnd", "inactivity" or "start" (not unlocked since start).
         method GetStatus() -> (
           state: string,
           passcodeSet: bool,
@@ -55,7 +59,8 @@ extension InterfaceDefinition {
           failedAttempts: int,
           retryAfter: ?float,
           settings: Settings,
-          warnings: ?[]string
+          warnings: ?[]string,
+          lockedBy: ?string
         )
 
         # Sets a passcode (no current one), changes it, or removes it (no new one).

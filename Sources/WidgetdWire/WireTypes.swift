@@ -46,11 +46,14 @@ public struct StatusReply: Codable, Sendable, Equatable {
     /// What an administrator must know; `nil` (the key omitted) when there is none.
     /// A reader keeps only the warnings it knows.
     public var warnings: [StatusWarning]?
+    /// Why the device is locked (DESIGN §8): `client`, `session`, `sleep`, `sessionEnd`,
+    /// `inactivity` or `start`; `nil` (the key omitted) while unlocked.
+    public var lockedBy: String?
 
     /// A status reply.
     public init(
         state: DeviceState, passcodeSet: Bool, classes: [ClassStatus], failedAttempts: Int, retryAfter: Double?,
-        settings: Settings, warnings: [StatusWarning]?
+        settings: Settings, warnings: [StatusWarning]?, lockedBy: String? = nil
     ) {
         self.state = state
         self.passcodeSet = passcodeSet
@@ -59,10 +62,11 @@ public struct StatusReply: Codable, Sendable, Equatable {
         self.retryAfter = retryAfter
         self.settings = settings
         self.warnings = warnings
+        self.lockedBy = lockedBy
     }
 
     private enum CodingKeys: String, CodingKey {
-        case state, passcodeSet, classes, failedAttempts, retryAfter, settings, warnings
+        case state, passcodeSet, classes, failedAttempts, retryAfter, settings, warnings, lockedBy
     }
 
     /// Decodes a reply; a warning a newer daemon sends that this build does not know is
@@ -76,6 +80,7 @@ public struct StatusReply: Codable, Sendable, Equatable {
         retryAfter = try container.decodeIfPresent(Double.self, forKey: .retryAfter)
         settings = try container.decode(Settings.self, forKey: .settings)
         warnings = try container.decodeIfPresent([String].self, forKey: .warnings)?.compactMap(StatusWarning.init(rawValue:))
+        lockedBy = try container.decodeIfPresent(String.self, forKey: .lockedBy)
     }
 }
 
@@ -126,13 +131,16 @@ public struct DeviceEvent: Codable, Sendable, Equatable {
     public var passcodeSet: Bool
     /// The settings after the change.
     public var settings: Settings
+    /// Why the device is locked, as in `StatusReply`; `nil` while unlocked.
+    public var lockedBy: String?
 
     /// A device event.
-    public init(kind: Kind, state: DeviceState, passcodeSet: Bool, settings: Settings) {
+    public init(kind: Kind, state: DeviceState, passcodeSet: Bool, settings: Settings, lockedBy: String? = nil) {
         self.kind = kind
         self.state = state
         self.passcodeSet = passcodeSet
         self.settings = settings
+        self.lockedBy = lockedBy
     }
 }
 

@@ -81,4 +81,29 @@ import Testing
         #expect(!harness.heldClasses().contains("complete"))
         harness.ok("io.widgetd.Device.Unlock", ["passcode": "1234"])
     }
+
+    /// GetStatus and Monitor say why the device is locked (DESIGN §8): the source of the
+    /// lock that ended the unlocked state, `start` until the first unlock, nothing while
+    /// unlocked. A second source (here the session, as the logind listener will) calls
+    /// the same entry point with its own reason.
+    @Test func lockedBySaysWhichSourceLockedTheDevice() throws {
+        let harness = try ServiceHarness()
+        #expect(harness.ok("io.widgetd.Device.GetStatus")["lockedBy"] == nil)
+        harness.ok("io.widgetd.Device.SetPasscode", ["new": "1234"])
+        try harness.restart()
+        #expect(harness.ok("io.widgetd.Device.GetStatus")["lockedBy"] as? String == "start")
+        harness.ok("io.widgetd.Device.Unlock", ["passcode": "1234"])
+        #expect(harness.ok("io.widgetd.Device.GetStatus")["lockedBy"] == nil)
+
+        let monitor = harness.call("io.widgetd.Device.Monitor", more: true)
+        try harness.service.apply(.lock(.session))
+        let event = monitor.parameters["event"] as? [String: Any]
+        #expect(event?["state"] as? String == "locked")
+        #expect(event?["lockedBy"] as? String == "session")
+        harness.ok("io.widgetd.Device.Lock")
+        #expect(harness.ok("io.widgetd.Device.GetStatus")["lockedBy"] as? String == "session", "a second lock changes nothing")
+        harness.ok("io.widgetd.Device.Unlock", ["passcode": "1234"])
+        harness.ok("io.widgetd.Device.Lock")
+        #expect(harness.ok("io.widgetd.Device.GetStatus")["lockedBy"] as? String == "client")
+    }
 }
