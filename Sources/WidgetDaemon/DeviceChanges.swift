@@ -127,6 +127,11 @@ extension WidgetService {
     /// The key state and settings a presentation depends on, besides its timeline and the
     /// time, computed from the store.
     func currentPresentationStamp() -> PresentationCache.Stamp {
+        Self.presentationStamp(of: store, settings: settings)
+    }
+
+    /// The stamp of `store`'s key state under `settings`.
+    static func presentationStamp(of store: TimelineStore, settings: Settings) -> PresentationCache.Stamp {
         var available: UInt8 = 0
         for (index, c) in ProtectionClass.allCases.enumerated() where store.isKeyAvailable(c) { available |= 1 << index }
         return PresentationCache.Stamp(

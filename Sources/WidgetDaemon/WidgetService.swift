@@ -83,10 +83,9 @@ final class WidgetService: VarlinkCallHandler {
             logger.warning("timeline entry refused, skipped", event: "entry_refused", error: error)
         }
         (settings, settingsUnreadable) = Self.loadSettings(from: store, logger: logger)
-        responder = PresentationResponder(limit: store.configuration.maxCachedTimelines, stamp: PresentationCache.Stamp(
-            state: store.deviceState, passcodeSet: store.passcodeSet, availableClasses: 0, settings: settings))
+        responder = PresentationResponder(
+            limit: store.configuration.maxCachedTimelines, stamp: Self.presentationStamp(of: store, settings: settings))
         lockedBy = store.deviceState == .unlocked ? nil : .start
-        _ = responder.update(to: currentPresentationStamp())
         passcodes.finish = { [unowned self] request, outcome in finishPasscodeRequest(request, outcome) }
         passcodes.refuse = { [unowned self] request, error in fail(request.context, with: error, method: request.method) }
         committer.answer = { [unowned self] batch, results in answer(batch, results) }
