@@ -44,72 +44,83 @@ enum DeviceChange: @unchecked Sendable {
 extension WidgetService {
     /// The one entry point of every device change: commits the accepted writes (so they
     /// land under the state they were accepted in), changes the store, zeroes the cached
-    /// presentations and unsent replies the new state no longer allows, publishes the
-    /// events monitors and watches must hear, and re-arms the wake timer. Throws what
-    /// the store refused (a wrong passcode, an interrupted unlock, a wipe after failed
-    /// attempts, which is applied before it is thrown); the caller answers its call.
-    func apply(_ change: DeviceChange) throws {
+    /// presentations and unsent replies the new state no longer allows, runs `answer`
+    /// (the call's reply, so that it goes before what monitors and watches hear, as a
+    /// `Lock`'s reply always has), publishes the events, re-presents the watches and
+    /// re-arms the wake timer. Throws what the store refused (a wrong passcode, an
+    /// interrupted unlock, a wipe after failed attempts, which is applied before it is
+    /// thrown) without running `answer`: the caller fails its call.
+    func apply(_ change: DeviceChange, answer: () -> Void = {}) throws {
         committer.commitAll()
-        let now = self.now
-        let before = (state: store.deviceState, passcodeSet: store.passcodeSet)
-        var published: [DeviceEvent.Kind] = []
-        defer {
-            if store.deviceState == .unlocked { lockedBy = nil }
-            settle(publishing: published)
-        }
+        let published: [DeviceEvent.Kind]
         do {
-            switch change {
-            case .lock(let reason):
-                store.lock(now: now)
-                // The lock that ended the unlocked state says why; later ones change nothing.
-                if before.state == .unlocked { lockedBy = reason }
-                published = [.state]
-            case .unlock(let derived):
-                try store.finishUnlock(derived, now: now)
-                published = [.state]
-            case .passcodeChange(let derived):
-                try store.finishSetPasscode(derived, now: now)
-                published = [.state]
-            case .purgeDue:
-                store.advance(to: now)
-                if before.state != store.deviceState || before.passcodeSet != store.passcodeSet { published = [.state] }
-            case .wipe:
-                responder.forgetAll()
-                try store.wipe()
-                settingsWereWiped()
-                published = [.settings, .state]
-            case .settings(let new):
-                // Saved even if unchanged while unreadable: setting them is what ends the restriction.
-                if new != settings || settingsUnreadable {
-                    try store.saveSettings(Array(try encoder.encode(new)))
-                    settings = new
-                    settingsUnreadable = false
-                }
-                published = [.settings]
-            case .configuration(let authorization, let storeConfiguration):
-                store.configuration = storeConfiguration
-                self.authorization = authorization
-                authorities.removeAll()
-                responder.revokePermits()
-                // A registration decides a widget's class when it has no timeline yet.
-                responder.forgetAll()
-            }
+            published = try make(change)
         } catch StoreError.wiped {
             // Wiped after too many failed attempts: a new store, as after `Wipe`.
             responder.forgetAll()
             settingsWereWiped()
-            published = [.settings, .state]
+            settle(publishing: [.settings, .state], answer: {})
             throw StoreError.wiped
+        } catch {
+            settle(publishing: [], answer: {})
+            throw error
+        }
+        settle(publishing: published, answer: answer)
+    }
+
+    /// Makes the change in the store and the service's own state; returns the kinds of
+    /// events it publishes.
+    private func make(_ change: DeviceChange) throws -> [DeviceEvent.Kind] {
+        let now = self.now
+        let before = (state: store.deviceState, passcodeSet: store.passcodeSet)
+        switch change {
+        case .lock(let reason):
+            store.lock(now: now)
+            // The lock that ended the unlocked state says why; later ones change nothing.
+            if before.state == .unlocked { lockedBy = reason }
+            return [.state]
+        case .unlock(let derived):
+            try store.finishUnlock(derived, now: now)
+            return [.state]
+        case .passcodeChange(let derived):
+            try store.finishSetPasscode(derived, now: now)
+            return [.state]
+        case .purgeDue:
+            store.advance(to: now)
+            return before.state != store.deviceState || before.passcodeSet != store.passcodeSet ? [.state] : []
+        case .wipe:
+            responder.forgetAll()
+            try store.wipe()
+            settingsWereWiped()
+            return [.settings, .state]
+        case .settings(let new):
+            // Saved even if unchanged while unreadable: setting them is what ends the restriction.
+            if new != settings || settingsUnreadable {
+                try store.saveSettings(Array(try encoder.encode(new)))
+                settings = new
+                settingsUnreadable = false
+            }
+            return [.settings]
+        case .configuration(let authorization, let storeConfiguration):
+            store.configuration = storeConfiguration
+            self.authorization = authorization
+            authorities.removeAll()
+            responder.revokePermits()
+            // A registration decides a widget's class when it has no timeline yet.
+            responder.forgetAll()
+            return []
         }
     }
 
     /// What follows every change: the presentation stamp (the only place it changes),
-    /// events, watches, the wake timer.
-    private func settle(publishing published: [DeviceEvent.Kind]) {
+    /// the call's answer, events, watches, the wake timer.
+    private func settle(publishing published: [DeviceEvent.Kind], answer: () -> Void) {
+        if store.deviceState == .unlocked { lockedBy = nil }
         if responder.update(to: currentPresentationStamp()) {
             // A key released or purged: replies waiting in connections follow the same rule.
             dropUnreadableOutput()
         }
+        answer()
         for kind in published { publishDeviceEvent(kind) }
         if !published.isEmpty { refreshWatches(nil) }
         reschedule()

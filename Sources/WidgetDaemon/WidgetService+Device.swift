@@ -52,14 +52,15 @@ extension WidgetService {
         let passcodeWasSet = store.passcodeSet
         do {
             let change = try outcome.get()
-            try apply(change)
-            if case .unlock = change {
-                context.logger.notice("unlocked", event: "unlock")
-            } else {
-                let event = !store.passcodeSet ? "passcode_removed" : (passcodeWasSet ? "passcode_changed" : "passcode_set")
-                context.logger.notice("passcode changed", event: event)
+            try apply(change) {
+                if case .unlock = change {
+                    context.logger.notice("unlocked", event: "unlock")
+                } else {
+                    let event = !store.passcodeSet ? "passcode_removed" : (passcodeWasSet ? "passcode_changed" : "passcode_set")
+                    context.logger.notice("passcode changed", event: event)
+                }
+                context.reply(Empty())
             }
-            context.reply(Empty())
         } catch {
             if case StoreError.wrongPasscode(let failed, _) = error {
                 context.logger.warning("unlock failed", event: "unlock_failed", metadata: ["failed_attempts": "\(failed)"])
@@ -78,17 +79,19 @@ extension WidgetService {
     /// arrived before it fail when their turn ends (`UnlockInterrupted`, or
     /// `WrongPasscode` counted as ever), so once this reply is sent the device stays locked.
     func lock(_ call: VarlinkCall, _ context: CallContext) throws {
-        try apply(.lock(.client))
-        context.logger.info("locked", event: "lock")
-        context.reply(Empty())
+        try apply(.lock(.client)) {
+            context.logger.info("locked", event: "lock")
+            context.reply(Empty())
+        }
     }
 
     func wipe(_ call: VarlinkCall, _ context: CallContext) throws {
         let parameters = try call.parameters(WipeParameters.self)
         guard parameters.confirm == "WIPE" else { throw ServiceError.invalidParameter("confirm") }
-        try apply(.wipe)
-        context.logger.critical("crypto-erased by request", event: "wiped")
-        context.reply(Empty())
+        try apply(.wipe) {
+            context.logger.critical("crypto-erased by request", event: "wiped")
+            context.reply(Empty())
+        }
     }
 
     func getSettings(_ call: VarlinkCall, _ context: CallContext) throws {
@@ -111,9 +114,10 @@ extension WidgetService {
             }
         }
         let changes = new != settings || settingsUnreadable
-        try apply(.settings(new))
-        if changes { context.logger.info("settings changed", event: "settings_changed") }
-        context.reply(SettingsReply(settings: settings))
+        try apply(.settings(new)) {
+            if changes { context.logger.info("settings changed", event: "settings_changed") }
+            context.reply(SettingsReply(settings: settings))
+        }
     }
 
     func monitor(_ call: VarlinkCall, _ context: CallContext) throws {

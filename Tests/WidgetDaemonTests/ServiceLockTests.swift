@@ -107,3 +107,19 @@ import Testing
         #expect(harness.ok("io.widgetd.Device.GetStatus")["lockedBy"] as? String == "client")
     }
 }
+
+/// A device change's call is answered before monitors hear of the change, as `Lock` always was.
+@Suite struct ServiceDeviceChangeOrderTests {
+    @Test func aLocksReplyGoesBeforeTheEventMonitorsHear() throws {
+        let harness = try ServiceHarness()
+        var order: [String] = []
+        let monitor = harness.call("io.widgetd.Device.Monitor", more: true)
+        let heard = monitor.replies.count
+        try harness.service.apply(.lock(.client)) {
+            order.append("answer")
+            #expect(monitor.replies.count == heard, "the monitor heard of the lock before its call was answered")
+        }
+        #expect(order == ["answer"])
+        #expect(monitor.replies.count == heard + 1)
+    }
+}
