@@ -237,9 +237,11 @@ extension WidgetService {
 
     /// The wake-up: purges that fell due, entry dates reached, reloads due.
     func tick() {
-        // Only store changes throw; running due purges makes none that can fail.
-        try? apply(.purgeDue)
         let now = self.now
+        // A device change only when a purge is due: a wake-up for an entry date or a
+        // reload must not commit the writes gathering for the next group commit.
+        // Running due purges makes no store change that can fail.
+        if let due = store.nextDeadline, due <= now { try? apply(.purgeDue) }
         let due = subscriptions.watches.filter { $0.nextChange.map { $0 <= now } ?? false }
         for watch in due { refreshWatches(watch.widget) }
         announceDueReloads()
