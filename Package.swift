@@ -12,6 +12,9 @@ let package = Package(
         .executable(name: "widgetd", targets: ["widgetd"]),
         .executable(name: "widgetctl", targets: ["widgetctl"]),
         .executable(name: "widgetd-bench", targets: ["widgetd-bench"]),
+        // For Swift hosts and providers: every method as async throws, and the provider
+        // layer in WidgetKit's names (DESIGN §10).
+        .library(name: "WidgetdClient", targets: ["WidgetdClient", "WidgetdKit"]),
     ],
     dependencies: [
         // The command lines of widgetctl and widgetd: parsing, help, completion scripts.
@@ -52,6 +55,12 @@ let package = Package(
                 "WidgetStore", "WidgetCrypto", "WidgetModel", "Varlink", "WidgetdWire", "StrictJSON", "CSystemd", "CSystemShims",
                 .product(name: "Logging", package: "swift-log"),
             ]),
+        // The Swift client library (no libsodium): calls, streams, typed errors, passcodes
+        // in zeroed memory; and on it the WidgetKit-shaped provider layer.
+        .target(name: "WidgetdClient", dependencies: ["WidgetdWire", "Varlink", "WidgetModel"]),
+        .target(name: "WidgetdKit", dependencies: ["WidgetdClient", "WidgetdWire", "WidgetModel"]),
+        // examples/swift-provider: a weather provider written with the library (CI runs it).
+        .executableTarget(name: "example-provider", dependencies: ["WidgetdKit"], path: "examples/swift-provider"),
         // The client CLI's commands and rendering.
         .target(
             name: "WidgetControl",
@@ -99,9 +108,10 @@ let package = Package(
             ]),
         .testTarget(name: "WidgetdCommandTests", dependencies: ["WidgetdCommand", "WidgetDaemon"]),
         .testTarget(name: "BenchmarksTests", dependencies: ["Benchmarks"]),
+        .testTarget(name: "WidgetdClientTests", dependencies: ["WidgetdClient", "WidgetdKit", "WidgetdWire", "WidgetModel"]),
         .testTarget(
             name: "IntegrationTests",
-            dependencies: ["Varlink", "WidgetModel", "CSystemShims", "TestSupport"]),
+            dependencies: ["Varlink", "WidgetModel", "CSystemShims", "TestSupport", "WidgetdClient", "WidgetdKit", "WidgetdWire"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -639,14 +639,21 @@ _widgetctl_get() {
 _widgetctl_watch() {
     repeating_flags=()
     non_repeating_flags=(--json --version -h --help)
-    repeating_options=()
-    non_repeating_options=(--surface --socket)
+    repeating_options=(--field)
+    non_repeating_options=(--surface --format --socket)
     __widgetctl_offer_flags_options 1
 
     # Offer option value completions
     case "${prev}" in
     '--surface')
         __widgetctl_add_completions -W 'home-screen'$'\n''lock-screen'$'\n''always-on'$'\n''remote'
+        return
+        ;;
+    '--format')
+        __widgetctl_add_completions -W 'text'$'\n''json'$'\n''waybar'
+        return
+        ;;
+    '--field')
         return
         ;;
     '--socket')

@@ -69,7 +69,7 @@ function __widgetctl_parse_tokens -S
         case 'get'
             __widgetctl_parse_subcommand 1 'surface=' 'socket=' 'json' 'version' 'h/help'
         case 'watch'
-            __widgetctl_parse_subcommand 1 'surface=' 'socket=' 'json' 'version' 'h/help'
+            __widgetctl_parse_subcommand 1 'surface=' 'format=' 'field=+' 'socket=' 'json' 'version' 'h/help'
         case 'reload'
             __widgetctl_parse_subcommand 1 'socket=' 'json' 'version' 'h/help'
         case 'help'
@@ -254,6 +254,8 @@ complete -c 'widgetctl' -n '__widgetctl_should_offer_completions_for_flags_or_op
 complete -c 'widgetctl' -n '__widgetctl_should_offer_completions_for_flags_or_options "widgetctl get" h help' -s 'h' -l 'help' -d 'Show help information.'
 complete -c 'widgetctl' -n '__widgetctl_should_offer_completions_for_positional "widgetctl watch" -eq 1' -fka '(__widgetctl_custom_completion ---completion watch -- positional@0 (count (__widgetctl_tokens -pc)) (__widgetctl_tokens -tC))'
 complete -c 'widgetctl' -n '__widgetctl_should_offer_completions_for_flags_or_options "widgetctl watch" surface' -l 'surface' -d 'The surface a host shows it on.' -rfka 'home-screen lock-screen always-on remote'
+complete -c 'widgetctl' -n '__widgetctl_should_offer_completions_for_flags_or_options "widgetctl watch" format' -l 'format' -d 'How each presentation is printed: text (a preview), json (one presentation per line) or waybar (Waybar\'s custom-module JSON).' -rfka 'text json waybar'
+complete -c 'widgetctl' -n '__widgetctl_should_offer_completions_for_flags_or_options "widgetctl watch"' -l 'field' -d 'With --format waybar: a field the label shows, in the order given (repeat it; default: every field, by name).' -rfka ''
 complete -c 'widgetctl' -n '__widgetctl_should_offer_completions_for_flags_or_options "widgetctl watch" socket' -l 'socket' -d 'The daemon\'s socket (default: $WIDGETD_SOCKET, else /run/widgetd/widgetd.sock as root, else $XDG_RUNTIME_DIR/widgetd/widgetd.sock).' -rF
 complete -c 'widgetctl' -n '__widgetctl_should_offer_completions_for_flags_or_options "widgetctl watch" json' -l 'json' -d 'Print results and errors as JSON, for scripts.'
 complete -c 'widgetctl' -n '__widgetctl_should_offer_completions_for_flags_or_options "widgetctl watch" version' -l 'version' -d 'Show the version.'

@@ -423,9 +423,12 @@ _widgetctl_get() {
 _widgetctl_watch() {
     local -i ret=1
     local -ar ___surface=('home-screen' 'lock-screen' 'always-on' 'remote')
+    local -ar ___format=('text' 'json' 'waybar')
     local -ar arg_specs=(
         ':widget:{__widgetctl_custom_complete ---completion watch -- positional@0 "${current_word_index}" "$(__widgetctl_cursor_index_in_current_word)"}'
         '--surface[The surface a host shows it on.]:surface:{__widgetctl_complete "${___surface[@]}"}'
+        '--format[How each presentation is printed\: text (a preview), json (one presentation per line) or waybar (Waybar'\''s custom-module JSON).]:format:{__widgetctl_complete "${___format[@]}"}'
+        '*--field[With --format waybar\: a field the label shows, in the order given (repeat it; default\: every field, by name).]:name:'
         '--socket[The daemon'\''s socket (default\: $WIDGETD_SOCKET, else /run/widgetd/widgetd.sock as root, else $XDG_RUNTIME_DIR/widgetd/widgetd.sock).]:path:_files'
         '--json[Print results and errors as JSON, for scripts.]'
         '--version[Show the version.]'

@@ -2,25 +2,55 @@ import ArgumentParser
 import WidgetdWire
 
 extension Widgetctl {
-    /// `widgetctl watch WIDGET [--surface S]`: the preview, again whenever it changes.
+    /// `widgetctl watch WIDGET [--surface S] [--format F]`: the preview, again whenever it changes.
     struct Watch: WidgetctlCommand {
         static let configuration = CommandConfiguration(
             abstract: "Follow a widget's presentation as it changes.",
             discussion: """
                 The first preview is the current one. Each is stamped with the time it arrived \
                 (RFC 3339, UTC): a line before the preview, or with --json a "timestamp" member \
-                beside "presentation", one JSON object per line.
+                beside "presentation", one JSON object per line. --format json prints each \
+                presentation as the daemon sent it, one per line; --format waybar one line of \
+                Waybar's custom-module JSON ("text", "tooltip", "class", "alt"; class and alt \
+                are the mode), redacted fields as bars.
                 """)
 
         /// Moves the cursor home and clears the screen.
         static let clearScreen = "\u{1B}[H\u{1B}[2J"
 
         @OptionGroup var target: PresentationTarget
+
+        @Option(help: "How each presentation is printed: text (a preview), json (one presentation per line) or waybar (Waybar's custom-module JSON).")
+        var format: WatchFormat = .text
+
+        @Option(
+            name: .customLong("field"),
+            help: ArgumentHelp(
+                "With --format waybar: a field the label shows, in the order given (repeat it; default: every field, by name).",
+                valueName: "name"))
+        var fields: [String] = []
+
         @OptionGroup var global: GlobalOptions
+
+        func validate() throws {
+            if !fields.isEmpty, format != .waybar { throw ValidationError("--field is only for --format waybar") }
+        }
 
         func run(_ context: CommandContext) throws(CommandFailure) {
             let renderer = PreviewRenderer(color: context.color)
+            let waybar = WaybarFormat(fields: fields)
             try context.stream(.watch, target.parameters) { reply throws(CommandFailure) in
+                switch format {
+                case .json:
+                    // Checked like every reply, then printed exactly as the daemon sent it.
+                    _ = try context.decode(PresentationReply.self, from: reply)
+                    return context.printJSON(reply.parameters["presentation"] ?? .null)
+                case .waybar:
+                    let presentation = try context.decode(PresentationReply.self, from: reply).presentation
+                    return context.print(waybar.line(for: presentation))
+                case .text:
+                    break
+                }
                 let timestamp = context.timestamp()
                 if context.json {
                     var stamped = reply.parameters

@@ -1,0 +1,67 @@
+import WidgetModel
+
+/// A presentation as one line of Waybar's custom-module JSON (`"return-type": "json"`).
+///
+/// Waybar reads `text` (the label), `tooltip`, `class` (CSS classes on the module) and
+/// `alt` (the key `format-icons` is looked up by), as waybar-custom(5) documents. Both
+/// `class` and `alt` are the mode (`content`, `redacted`, `placeholder`), so a style
+/// sheet or an icon can say that the bar shows no content. A redacted field is always
+/// the same bars, whatever the value the daemon sent in its place: nothing in the line
+/// depends on the real value. Waybar reads the label and tooltip as Pango markup (its
+/// default, `"escape": false`), so widget data is escaped and cannot inject markup;
+/// control and bidirectional-format characters are replaced, as in every other output.
+struct WaybarFormat {
+    /// What a redacted field shows, whatever its value.
+    static let redaction = "••••"
+    /// Between the fields of the label.
+    static let separator = " · "
+
+    /// The fields the label shows, in this order; empty: every field, by name.
+    let fields: [String]
+
+    /// The JSON object, without a newline.
+    func line(for presentation: Presentation) -> String {
+        let entryFields = presentation.entry.fields
+        let shown = fields.isEmpty ? entryFields.keys.sorted() : fields.filter { entryFields[$0] != nil }
+        let label = shown.map { Self.value(entryFields[$0]!, inLabel: true) }.joined(separator: Self.separator)
+
+        var header = presentation.mode.rawValue
+        if !presentation.reasons.isEmpty { header += " (" + presentation.reasons.map(\.rawValue).joined(separator: ", ") + ")" }
+        if presentation.stale { header += " · stale" }
+        // The surface as the command line spells it (`lock-screen`), as `get` shows it.
+        let surface = SurfaceName.spelling(of: presentation.surface)
+        var tooltip = [presentation.widget.description + " · " + surface, header]
+        tooltip += entryFields.keys.sorted().map { "\($0): " + Self.value(entryFields[$0]!, inLabel: false) }
+        if let until = presentation.validUntil { tooltip.append("valid until " + RFC3339.format(until)) }
+
+        let object: [String: JSONValue] = [
+            "text": .string(Self.markupEscaped(TerminalText.sanitize(label))),
+            "tooltip": .string(Self.markupEscaped(TerminalText.sanitize(tooltip.joined(separator: "\n")))),
+            "class": .string(presentation.mode.rawValue),
+            "alt": .string(presentation.mode.rawValue),
+        ]
+        return JSONText.compact(.object(object))
+    }
+
+    /// A field as shown: bars when redacted; the label is one line.
+    private static func value(_ field: PresentedField, inLabel: Bool) -> String {
+        if field.redacted { return redaction }
+        let text = JSONText.display(field.value)
+        return inLabel ? text.split(whereSeparator: \.isNewline).joined(separator: " ") : text
+    }
+
+    /// `&`, `<` and `>` as Pango markup entities.
+    static func markupEscaped(_ text: String) -> String {
+        var out = ""
+        out.reserveCapacity(text.utf8.count)
+        for character in text {
+            switch character {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            default: out.append(character)
+            }
+        }
+        return out
+    }
+}

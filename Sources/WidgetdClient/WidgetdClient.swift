@@ -1,0 +1,214 @@
+import FoundationEssentials
+import Glibc
+import Synchronization
+import Varlink
+import WidgetModel
+import WidgetdWire
+
+/// A client of widgetd: every method of `io.widgetd.Device`, `.Provider` and `.Host` as
+/// `async throws`, the streams as `AsyncThrowingStream`s.
+///
+/// Calls reuse idle connections (one per call in flight); each stream holds a connection
+/// of its own, freed when the stream ends or its task is cancelled. Blocking socket work
+/// runs on threads of its own, never on Swift's cooperative pool. Safe to share between
+/// tasks.
+public final class WidgetdClient: Sendable {
+    /// The daemon's socket.
+    public let socketPath: String
+    /// Connections not in use, most recently used last.
+    private let idle = Mutex<[ClientSocket]>([])
+    /// At most this many idle connections are kept.
+    private static let maximumIdleConnections = 4
+
+    /// A client of the daemon at `socketPath`; `nil` finds it as widgetctl does:
+    /// `WIDGETD_SOCKET`, else root's `/run/widgetd/widgetd.sock`, else
+    /// `$XDG_RUNTIME_DIR/widgetd/widgetd.sock`. Nothing is connected until the first call.
+    public init(socketPath: String? = nil) {
+        self.socketPath = socketPath ?? Self.defaultSocketPath()
+    }
+
+    /// widgetctl's default socket (DESIGN §7).
+    static func defaultSocketPath() -> String {
+        func variable(_ name: String) -> String? {
+            guard let value = getenv(name) else { return nil }
+            let text = String(cString: value)
+            return text.isEmpty ? nil : text
+        }
+        if let path = variable("WIDGETD_SOCKET") { return path }
+        let uid = getuid()
+        if uid == 0 { return "/run/widgetd/widgetd.sock" }
+        return (variable("XDG_RUNTIME_DIR") ?? "/run/user/\(uid)") + "/widgetd/widgetd.sock"
+    }
+
+    // MARK: io.widgetd.Device
+
+    /// `GetStatus`: lock state, key availability, failed attempts and settings.
+    public func status() async throws(WidgetdError) -> StatusReply {
+        try await call(.getStatus, Empty(), as: StatusReply.self)
+    }
+
+    /// `Unlock(passcode)`: the passcode goes from its zeroed buffer into a zeroed request.
+    public func unlock(passcode: Passcode) async throws(WidgetdError) {
+        _ = try await secretCall(.unlock, [("passcode", passcode)])
+    }
+
+    /// `Lock()`: locked surfaces change at once; it wins over every Unlock not yet answered.
+    public func lock() async throws(WidgetdError) {
+        _ = try await call(.lock, Empty(), as: Empty.self)
+    }
+
+    /// `SetPasscode(current?, new?)`: set (no current), change, or remove (no new).
+    public func setPasscode(current: Passcode?, new: Passcode?) async throws(WidgetdError) {
+        _ = try await secretCall(.setPasscode, [("current", current), ("new", new)])
+    }
+
+    /// `Wipe(confirm)`: crypto-erases every timeline; `confirm` must be `"WIPE"`.
+    public func wipe(confirm: String) async throws(WidgetdError) {
+        _ = try await call(.wipe, WipeParameters(confirm: confirm), as: Empty.self)
+    }
+
+    /// `GetSettings()`.
+    public func settings() async throws(WidgetdError) -> Settings {
+        try await call(.getSettings, Empty(), as: SettingsReply.self).settings
+    }
+
+    /// `SetSettings(…)`: changes the given settings (`nil` keeps one) and returns all of them.
+    public func setSettings(
+        lockScreenWidgetsAccess: Bool? = nil, hideSensitiveComplications: HideSensitiveComplications? = nil,
+        hiddenComplications: [String]? = nil
+    ) async throws(WidgetdError) -> Settings {
+        let parameters = SetSettingsParameters(
+            lockScreenWidgetsAccess: lockScreenWidgetsAccess, hideSensitiveComplications: hideSensitiveComplications?.rawValue,
+            hiddenComplications: hiddenComplications)
+        return try await call(.setSettings, parameters, as: SettingsReply.self).settings
+    }
+
+    /// `Monitor()`: the current state, then every state and settings change.
+    public func monitor() -> AsyncThrowingStream<DeviceEvent, any Error> {
+        ReplyStream.open(socketPath: socketPath, method: .monitor, parameters: Empty()) { (reply) throws(WidgetdError) in
+            try WireCoding.decode(DeviceEventReply.self, from: reply).event
+        }
+    }
+
+    // MARK: io.widgetd.Provider
+
+    /// `PutTimeline`: replaces a widget's timeline; returns its new generation.
+    @discardableResult
+    public func putTimeline(
+        widget: String, family: String? = nil, entries: [Entry], policy: ReloadPolicy? = nil, placeholder: Placeholder? = nil
+    ) async throws(WidgetdError) -> UInt64 {
+        let parameters = PutTimelineParameters(widget: widget, family: family, entries: entries, policy: policy, placeholder: placeholder)
+        return try await call(.putTimeline, parameters, as: GenerationReply.self).generation
+    }
+
+    /// `AppendEntries`: appends entries to a readable timeline; returns its new generation.
+    @discardableResult
+    public func appendEntries(widget: String, entries: [Entry]) async throws(WidgetdError) -> UInt64 {
+        try await call(.appendEntries, AppendEntriesParameters(widget: widget, entries: entries), as: GenerationReply.self).generation
+    }
+
+    /// `GetTimeline`: the stored timeline, which must be readable.
+    public func timeline(widget: String) async throws(WidgetdError) -> TimelineReply {
+        try await call(.getTimeline, WidgetParameters(widget: widget), as: TimelineReply.self)
+    }
+
+    /// `CloseTimeline`: drops an open timeline's plaintext from the daemon's memory.
+    public func closeTimeline(widget: String) async throws(WidgetdError) {
+        _ = try await call(.closeTimeline, WidgetParameters(widget: widget), as: Empty.self)
+    }
+
+    /// `DeleteTimeline`.
+    public func deleteTimeline(widget: String) async throws(WidgetdError) {
+        _ = try await call(.deleteTimeline, WidgetParameters(widget: widget), as: Empty.self)
+    }
+
+    /// `WatchReloads()`: reload requests for the caller's providers (an admin's: all).
+    ///
+    /// The daemon sends nothing until a reload is wanted; `whenSent` runs once the call is
+    /// written (or the stream failed first), so that a caller can write its first
+    /// timelines after subscribing.
+    public func watchReloads(whenSent: (@Sendable () -> Void)? = nil) -> AsyncThrowingStream<ReloadRequest, any Error> {
+        ReplyStream.open(socketPath: socketPath, method: .watchReloads, parameters: Empty(), whenSent: whenSent) {
+            (reply) throws(WidgetdError) in
+            try WireCoding.decode(ReloadRequest.self, from: reply)
+        }
+    }
+
+    // MARK: io.widgetd.Host
+
+    /// `ListWidgets`: without `limit` every widget, with it one page and `next`.
+    public func listWidgets(provider: String? = nil, after: String? = nil, limit: Int? = nil) async throws(WidgetdError) -> ListWidgetsReply {
+        try await call(.listWidgets, ListWidgetsParameters(provider: provider, after: after, limit: limit), as: ListWidgetsReply.self)
+    }
+
+    /// `GetPresentation`: what a surface may show of a widget now.
+    public func presentation(widget: String, surface: Surface) async throws(WidgetdError) -> Presentation {
+        try await call(.getPresentation, PresentationParameters(widget: widget, surface: surface.rawValue), as: PresentationReply.self)
+            .presentation
+    }
+
+    /// `Watch`: the current presentation, then each new one as it changes.
+    public func watch(widget: String, surface: Surface) -> AsyncThrowingStream<Presentation, any Error> {
+        let parameters = PresentationParameters(widget: widget, surface: surface.rawValue)
+        return ReplyStream.open(socketPath: socketPath, method: .watch, parameters: parameters) { (reply) throws(WidgetdError) in
+            try WireCoding.decode(PresentationReply.self, from: reply).presentation
+        }
+    }
+
+    /// `ReloadTimelines`: asks providers to reload, all or those given (WidgetCenter's call).
+    public func reloadTimelines(provider: String? = nil, kind: String? = nil) async throws(WidgetdError) {
+        _ = try await call(.reloadTimelines, ReloadTimelinesParameters(provider: provider, kind: kind), as: Empty.self)
+    }
+
+    // MARK: Calls
+
+    /// Calls `method` once and decodes its reply.
+    private func call<P: Encodable, R: Decodable & Sendable>(
+        _ method: WidgetdMethod, _ parameters: P, as type: R.Type
+    ) async throws(WidgetdError) -> R {
+        let request = try WireCoding.call(method.fullName, parameters)
+        return try await exchange { (socket) throws(WidgetdError) in
+            try socket.send(request)
+            return try socket.receive()
+        } decode: { (reply) throws(WidgetdError) in try WireCoding.decode(R.self, from: reply) }
+    }
+
+    /// Calls `method` with passcodes, the request built and sent from zeroed memory.
+    private func secretCall(_ method: WidgetdMethod, _ secrets: [(name: String, value: Passcode?)]) async throws(WidgetdError) -> Empty {
+        try await exchange { (socket) throws(WidgetdError) in
+            let request = SecretCall.encode(method.fullName, secrets)
+            try request.withUnsafeBytes { (bytes) throws(WidgetdError) in try socket.send(bytes) }
+            return try socket.receive()
+        } decode: { (reply) throws(WidgetdError) in try WireCoding.decode(Empty.self, from: reply) }
+    }
+
+    /// Runs one request and reply on an idle connection (or a new one) off the pool.
+    ///
+    /// A connection kept idle may have been closed by the daemon since (its idle timeout,
+    /// a restart): when a reused one is found closed, the call is made once more on a new
+    /// connection. A connection that answered goes back to the idle ones.
+    private func exchange<R: Sendable>(
+        _ body: @escaping @Sendable (ClientSocket) throws(WidgetdError) -> VarlinkReplyMessage,
+        decode: (VarlinkReplyMessage) throws(WidgetdError) -> R
+    ) async throws(WidgetdError) -> R {
+        let path = socketPath
+        let reused = idle.withLock { $0.popLast() }
+        let reply: VarlinkReplyMessage
+        let socket: ClientSocket
+        do {
+            (socket, reply) = try await BlockingThread.run { () throws(WidgetdError) in
+                if let reused {
+                    do throws(WidgetdError) { return (reused, try body(reused)) } catch {
+                        guard error == .connectionLost else { throw error }
+                    }
+                }
+                let fresh = try ClientSocket(path: path)
+                return (fresh, try body(fresh))
+            }
+        }
+        idle.withLock { connections in
+            if connections.count < Self.maximumIdleConnections { connections.append(socket) }
+        }
+        return try decode(reply)
+    }
+}

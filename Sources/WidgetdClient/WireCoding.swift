@@ -1,0 +1,36 @@
+import Varlink
+import WidgetModel
+
+/// How the client turns wire types into call bytes and replies back into wire types.
+///
+/// Both go through the strict writer and reader (`JSONTreeEncoder`, `JSONValue`,
+/// `JSONTreeDecoder`), which keep a field's number as its text: a value reaches the
+/// daemon and comes back digit for digit.
+enum WireCoding {
+    /// The NUL-terminated bytes of a call of `method` with `parameters`.
+    static func call(_ method: String, _ parameters: some Encodable, more: Bool = false) throws(WidgetdError) -> [UInt8] {
+        let value: JSONValue
+        do { value = try JSONTreeEncoder.encode(parameters) } catch {
+            throw .malformedReply("parameters cannot be encoded: \(error)")
+        }
+        return VarlinkCallMessage.encode(method: method, encodedParameters: value.jsonBytes, more: more)
+    }
+
+    /// The reply's parameters as values.
+    static func parameters(of reply: VarlinkReplyMessage) throws(WidgetdError) -> [String: JSONValue] {
+        let value = reply.withParameterBytes { try? JSONValue.parse($0) }
+        guard case .object(let object)? = value else { throw .malformedReply("reply parameters are not an object") }
+        return object
+    }
+
+    /// A successful reply decoded as `T`, or the error it carries thrown.
+    static func decode<T: Decodable>(_ type: T.Type, from reply: VarlinkReplyMessage) throws(WidgetdError) -> T {
+        let parameters = try parameters(of: reply)
+        if let name = reply.error { throw WidgetdError(name: name, parameters: parameters) }
+        do {
+            return try JSONTreeDecoder.decode(T.self, from: .object(parameters))
+        } catch {
+            throw .malformedReply("unexpected reply shape: \(error)")
+        }
+    }
+}

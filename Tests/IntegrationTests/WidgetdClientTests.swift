@@ -1,0 +1,200 @@
+import Foundation
+import Synchronization
+import Testing
+import WidgetModel
+import WidgetdKit
+import WidgetdWire
+
+/// The Swift client library and its WidgetKit-shaped provider layer against the real
+/// daemon (DESIGN §10).
+@Suite struct WidgetdClientTests {
+    /// One entry, current since a minute ago, whose `count` says which timeline it is.
+    struct CountEntry: TimelineEntry {
+        let date: Date
+        let label: FieldValue
+        let count: FieldValue
+        let secret: FieldValue
+    }
+
+    /// How many timelines the provider has made.
+    final class Counter: Sendable {
+        let value = Atomic<Int>(0)
+    }
+
+    /// Gives timeline number n with `count` = n; the placeholder shows only its label.
+    /// Each call is told on `calls`, with its reason (`nil`: the runner's own first write).
+    struct CountingProvider: TimelineProvider {
+        let counter: Counter
+        var calls: AsyncStream<ReloadRequest.Reason?>.Continuation?
+
+        func placeholder(in context: Context) -> CountEntry {
+            CountEntry(date: Date(), label: FieldValue("Counter").unredacted(), count: 0, secret: FieldValue("").privacySensitive())
+        }
+
+        func timeline(in context: Context) async -> WidgetdKit.Timeline<CountEntry> {
+            let n = counter.value.add(1, ordering: .sequentiallyConsistent).newValue
+            calls?.yield(context.reason)
+            let entry = CountEntry(
+                date: Date().addingTimeInterval(-60), label: FieldValue("Counter").unredacted(), count: FieldValue(n),
+                secret: FieldValue("SECRET-\(n)").privacySensitive())
+            return WidgetdKit.Timeline(entries: [entry], policy: .never)
+        }
+    }
+
+    /// The presentation's `count`, or 0 when it has none.
+    private static func count(_ presentation: Presentation) -> Int {
+        guard case .number(let number)? = presentation.entry.fields["count"]?.value else { return 0 }
+        return Int(number.doubleValue)
+    }
+
+    /// Polls `condition` until it holds, at most `attempts` times 20 ms apart. Counted in
+    /// attempts, not seconds: while a loaded parallel run starves this task, none is spent.
+    private static func eventually(attempts: Int = 3000, _ condition: () async throws -> Bool) async throws -> Bool {
+        for _ in 0..<attempts {
+            if try await condition() { return true }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        return false
+    }
+
+    @Test(.timeLimit(.minutes(10)))
+    func aProviderBuiltWithTheWidgetKitLayerAnswersAHostsReloadTimelines() async throws {
+        let daemon = try DaemonProcess()
+        try daemon.start()
+        let widget = "com.example.clock/counter"
+        let client = WidgetdClient(socketPath: daemon.socketPath)
+        let counter = Counter()
+        let (calls, told) = AsyncStream.makeStream(of: ReloadRequest.Reason?.self)
+        let provider = CountingProvider(counter: counter, calls: told)
+        let runner = TimelineRunner(client: client, provider: provider, widgets: [widget], family: "systemSmall")
+        let running = Task { try await runner.run() }
+        defer { running.cancel() }
+        var asked = calls.makeAsyncIterator()
+
+        // The runner writes once on its own (after subscribing). WatchReloads has no first
+        // reply, so the host asks until the provider answers a request: from then on the
+        // runner's stream is surely registered. Extra requests only make extra timelines.
+        #expect(await asked.next() == .some(nil))
+        let center = WidgetCenter(client: client, provider: "com.example.clock")
+        let asking = Task {
+            while !Task.isCancelled {
+                try await center.reloadTimelines(ofKind: "counter")
+                try await Task.sleep(for: .seconds(2))
+            }
+        }
+        while await asked.next() != .some(.requested) {}
+        asking.cancel()
+        _ = await asking.result
+
+        // Measured: from the host's ReloadTimelines to the host's Watch showing the new timeline.
+        var watch = client.watch(widget: widget, surface: .homeScreen).makeAsyncIterator()
+        var current = try #require(try await watch.next())
+        var roundTrips: [Duration] = []
+        let clock = ContinuousClock()
+        for _ in 0..<10 {
+            let expected = counter.value.load(ordering: .sequentiallyConsistent) + 1
+            let start = clock.now
+            try await client.reloadTimelines(provider: "com.example.clock", kind: "counter")
+            while Self.count(current) < expected { current = try #require(try await watch.next()) }
+            roundTrips.append(clock.now - start)
+        }
+        #expect(current.mode == .content)
+        #expect(current.entry.fields["secret"]?.value == .string("SECRET-\(Self.count(current))"))
+        let sorted = roundTrips.sorted()
+        print("WidgetdClient ReloadTimelines → provider → PutTimeline → Watch round trip: median \(sorted[sorted.count / 2]), min \(sorted[0]), max \(sorted[sorted.count - 1])")
+    }
+
+    @Test func aHostStreamGoesContentPlaceholderContentAcrossLockAndUnlock() async throws {
+        let daemon = try DaemonProcess(daemon: ["ClassAGraceSec=0"])
+        try daemon.start()
+        let widget = "com.example.health/steps"
+        let client = WidgetdClient(socketPath: daemon.socketPath)
+        try await client.setPasscode(current: nil, new: Passcode("1234"))
+        let runner = TimelineRunner(client: client, provider: CountingProvider(counter: Counter(), calls: nil), widgets: [widget])
+        try await runner.reload(widget)
+
+        var watch = client.watch(widget: widget, surface: .homeScreen).makeAsyncIterator()
+        var modes: [PresentationMode] = []
+        func nextMode() async throws -> Presentation {
+            while true {
+                let presentation = try #require(try await watch.next())
+                if modes.last != presentation.mode {
+                    modes.append(presentation.mode)
+                    return presentation
+                }
+            }
+        }
+        let content = try await nextMode()
+        #expect(content.entry.fields["secret"]?.value == .string("SECRET-1"))
+        try await client.lock()
+        let placeholder = try await nextMode()
+        #expect(placeholder.entry.fields["label"]?.value == .string("Counter"))
+        #expect(placeholder.entry.fields["secret"]?.value != .string("SECRET-1"))
+        try await client.unlock(passcode: Passcode("1234"))
+        _ = try await nextMode()
+        #expect(modes == [.content, .placeholder, .content])
+    }
+
+    /// The daemon's client connections: its socket descriptors, less the ones it holds itself.
+    private static func socketCount(of daemon: DaemonProcess) throws -> Int {
+        let pid = try #require(daemon.process?.processIdentifier)
+        let entries = try FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd")
+        return entries.filter { (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/fd/\($0)"))?.hasPrefix("socket:") == true }.count
+    }
+
+    @Test func cancellingAStreamFreesItsConnection() async throws {
+        let daemon = try DaemonProcess()
+        try daemon.start()
+        let client = WidgetdClient(socketPath: daemon.socketPath)
+        _ = try await client.status()
+        let before = try Self.socketCount(of: daemon)
+        let started = Counter()
+        let following = Task {
+            for try await _ in client.monitor() { started.value.store(1, ordering: .sequentiallyConsistent) }
+        }
+        #expect(try await Self.eventually { started.value.load(ordering: .sequentiallyConsistent) == 1 })
+        #expect(try Self.socketCount(of: daemon) == before + 1)
+        following.cancel()
+        // Ends cleanly: no error for a cancelled stream.
+        try await following.value
+        #expect(try await Self.eventually { try Self.socketCount(of: daemon) == before })
+    }
+
+    @Test func aStreamReportsTheDaemonGoingAway() async throws {
+        let daemon = try DaemonProcess()
+        try daemon.start()
+        let client = WidgetdClient(socketPath: daemon.socketPath)
+        var events = client.monitor().makeAsyncIterator()
+        _ = try await events.next()
+        daemon.stop()
+        await #expect(throws: WidgetdError.connectionLost) { _ = try await events.next() }
+        // A call once the daemon is gone says so.
+        await #expect(throws: WidgetdError.self) { _ = try await client.status() }
+    }
+
+    @Test func theDaemonsErrorsArriveAsTheirCases() async throws {
+        let daemon = try DaemonProcess()
+        try daemon.start()
+        let client = WidgetdClient(socketPath: daemon.socketPath)
+        await #expect(throws: WidgetdError.widgetNotFound(widget: "com.example.clock/none")) {
+            _ = try await client.timeline(widget: "com.example.clock/none")
+        }
+        await #expect(throws: WidgetdError.providerNotRegistered(provider: "org.example.nobody")) {
+            try await client.putTimeline(widget: "org.example.nobody/w", entries: [Entry(date: Date(), fields: [:])])
+        }
+        await #expect(throws: WidgetdError.invalidTimeline(reason: "entries[0].relevance.duration: must be a finite number of seconds, 0 or more")) {
+            try await client.putTimeline(
+                widget: "com.example.clock/w", entries: [Entry(date: Date(), relevance: Relevance(score: 1, duration: -1), fields: [:])])
+        }
+        try await client.setPasscode(current: nil, new: Passcode("1234"))
+        await #expect(throws: WidgetdError.passcodeRequired) { try await client.setPasscode(current: nil, new: Passcode("5678")) }
+        try await client.lock()
+        await #expect(throws: WidgetdError.wrongPasscode(failedAttempts: 1, retryAfter: nil)) {
+            try await client.unlock(passcode: Passcode("0000"))
+        }
+        await #expect(throws: WidgetdError.invalidParameter(parameter: "confirm")) { try await client.wipe(confirm: "no") }
+        await #expect(throws: WidgetdError.daemonUnavailable(socket: daemon.socketPath + ".none", errorNumber: ENOENT)) {
+            _ = try await WidgetdClient(socketPath: daemon.socketPath + ".none").status()
+        }
+    }
+}

@@ -1,0 +1,68 @@
+import FoundationEssentials
+import Glibc
+import Testing
+import WidgetModel
+@testable import WidgetdClient
+@testable import WidgetdKit
+
+/// The WidgetKit-shaped layer maps onto widgetd's model as WidgetKit's names promise.
+@Suite struct ProviderLayerTests {
+    struct Weather: TimelineEntry {
+        let date: Date
+        let city: FieldValue
+        let temperature: Int
+        let location: FieldValue
+        let note: String
+        let ignored: [Int]
+    }
+
+    @Test func anEntrysFieldsAreItsStoredPropertiesWithTheirPrivacy() {
+        let entry = Weather(
+            date: Date(timeIntervalSince1970: 0), city: FieldValue("Lyon").unredacted(), temperature: 18,
+            location: FieldValue("12 Rue").privacySensitive(), note: "n", ignored: [1])
+        #expect(entry.modelEntry == Entry(date: Date(timeIntervalSince1970: 0), fields: [
+            "city": Field(value: .string("Lyon"), privacy: .public),
+            "temperature": Field(value: .number(18)),
+            "location": Field(value: .string("12 Rue"), privacy: .sensitive),
+            "note": Field(value: .string("n")),
+        ]))
+        #expect(entry.modelPlaceholder.fields.keys.sorted() == ["city", "location", "note", "temperature"])
+    }
+
+    @Test func privacySensitiveFalseMakesAFieldOrdinaryAgain() {
+        #expect(FieldValue("x").privacySensitive().privacySensitive(false).privacy == nil)
+    }
+
+    @Test(arguments: [
+        (TimelineReloadPolicy.atEnd, ReloadPolicy.atEnd), (.never, .never),
+        (.after(Date(timeIntervalSince1970: 60)), .after(Date(timeIntervalSince1970: 60))),
+    ])
+    func reloadPoliciesMapToTheModels(policy: TimelineReloadPolicy, expected: ReloadPolicy) {
+        #expect(policy.model == expected)
+    }
+
+    @Test func aPasscodeRequestIsEscapedJSONBuiltInZeroedMemory() {
+        let request = SecretCall.encode("io.widgetd.Device.SetPasscode", [("current", nil), ("new", Passcode("a\"b\\c\u{1}"))])
+        let text = request.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
+        #expect(text == "{\"method\":\"io.widgetd.Device.SetPasscode\",\"parameters\":{\"new\":\"a\\\"b\\\\c\\u0001\"}}\0")
+    }
+}
+
+/// A runner whose daemon is not there says so instead of waiting for a subscription
+/// that never comes (it waited forever before the stream reported failing to connect).
+@Suite struct RunnerWithoutDaemonTests {
+    struct Empty: TimelineEntry { let date: Date }
+
+    struct Provider: TimelineProvider {
+        func placeholder(in context: Context) -> Empty { Empty(date: Date()) }
+        func timeline(in context: Context) async -> WidgetdKit.Timeline<Empty> { WidgetdKit.Timeline(entries: [], policy: .never) }
+    }
+
+    @Test(.timeLimit(.minutes(1))) func aRunnerWithoutDaemonThrowsDaemonUnavailable() async {
+        let client = WidgetdClient(socketPath: "/nonexistent/widgetd.sock")
+        let runner = TimelineRunner(client: client, provider: Provider(), widgets: ["com.example.clock/w"])
+        await #expect(throws: WidgetdError.daemonUnavailable(socket: "/nonexistent/widgetd.sock", errorNumber: ENOENT)) {
+            try await runner.run()
+        }
+    }
+}

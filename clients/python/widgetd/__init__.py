@@ -1,0 +1,77 @@
+"""Clients for widgetd: feed or draw widgets without writing Varlink by hand.
+
+A host (a lock screen, a bar) follows what a surface may show::
+
+    import widgetd
+    with widgetd.Client() as c:
+        for p in c.watch("com.example.weather/forecast", "lockScreen"):
+            print(p["mode"], {k: f["value"] for k, f in p["entry"]["fields"].items()})
+
+A provider writes its widgets' timelines::
+
+    with widgetd.Client() as c:
+        c.put_timeline("com.example.weather/forecast",
+                       [{"date": datetime.now(timezone.utc), "fields": {"temperature": {"value": 7}}}],
+                       policy="atEnd")
+
+:class:`Client` is synchronous, :class:`widgetd.aio.Client` its asyncio twin.
+Errors are :class:`Error` (``name``, ``parameters``) or its subclass named after
+widgetd's error. Standard library only; Python 3.9 or later.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+from ._client import Client, Stream
+from ._errors import (
+    DaemonUnavailable,
+    Error,
+    InvalidTimeline,
+    PasscodeRequired,
+    PermissionDenied,
+    ProtectedDataUnavailable,
+    ProviderNotRegistered,
+    StorageFailure,
+    TooLarge,
+    TryAgainLater,
+    UnavailableOnSurface,
+    UnlockInterrupted,
+    WidgetNotFound,
+    Wiped,
+    WrongPasscode,
+)
+from ._socket_location import resolve_socket
+
+__version__ = "0.1.0"
+
+
+def __getattr__(name: str) -> Any:
+    # ``widgetd.aio`` on first use: a synchronous script does not pay for importing asyncio.
+    if name == "aio":
+        return importlib.import_module(".aio", __name__)
+    raise AttributeError("module %r has no attribute %r" % (__name__, name))
+
+
+__all__ = [
+    "Client",
+    "Stream",
+    "aio",
+    "resolve_socket",
+    "Error",
+    "DaemonUnavailable",
+    "ProtectedDataUnavailable",
+    "PermissionDenied",
+    "WidgetNotFound",
+    "ProviderNotRegistered",
+    "UnavailableOnSurface",
+    "InvalidTimeline",
+    "TooLarge",
+    "WrongPasscode",
+    "TryAgainLater",
+    "UnlockInterrupted",
+    "PasscodeRequired",
+    "Wiped",
+    "StorageFailure",
+]

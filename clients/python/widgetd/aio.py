@@ -1,0 +1,320 @@
+"""The asyncio client: :class:`widgetd.Client`'s methods as coroutines, its streams
+as async iterators (DESIGN §10).
+
+::
+
+    async with widgetd.aio.Client() as c:
+        print(await c.get_presentation("com.example.weather/forecast", "lockScreen"))
+        async with c.watch("com.example.weather/forecast", "lockScreen") as stream:
+            async for presentation in stream:
+                ...
+
+It uses the event loop's socket operations on a non-blocking Unix socket
+(``loop.sock_sendall`` sends straight from the message buffer, which is then
+zeroed; a stream transport would keep copies of its own).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import socket as _socket
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence
+
+from . import _protocol as wire
+from ._errors import DaemonUnavailable, PermissionDenied
+from ._protocol import Passcode
+from ._socket_location import resolve_socket
+
+__all__ = ["Client", "Stream"]
+
+
+async def _connect(path: str) -> _socket.socket:
+    sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM | _socket.SOCK_CLOEXEC)
+    sock.setblocking(False)
+    try:
+        await asyncio.get_running_loop().sock_connect(sock, path)
+    except PermissionError as error:
+        sock.close()
+        raise PermissionDenied("widgetd.SocketAccessDenied", {"socket": path, "reason": error.strerror}) from None
+    except OSError as error:
+        sock.close()
+        raise DaemonUnavailable(None, {"socket": path, "reason": error.strerror or str(error)}) from None
+    except BaseException:
+        sock.close()
+        raise
+    return sock
+
+
+class _Connection:
+    """One non-blocking socket to widgetd."""
+
+    def __init__(self, path: str, sock: _socket.socket) -> None:
+        self.path = path
+        self.sock: Optional[_socket.socket] = sock
+        self.reader = wire.MessageReader()
+
+    @classmethod
+    async def open(cls, path: str) -> "_Connection":
+        return cls(path, await _connect(path))
+
+    def _unavailable(self, reason: str) -> DaemonUnavailable:
+        self.close()
+        return DaemonUnavailable(None, {"socket": self.path, "reason": reason})
+
+    async def send(self, call: wire.Call, more: bool = False) -> None:
+        message = wire.encode_call(call, more)
+        try:
+            if self.sock is None:
+                raise self._unavailable("the connection is closed")
+            await asyncio.get_running_loop().sock_sendall(self.sock, message)
+        except OSError as error:
+            raise self._unavailable(error.strerror or str(error)) from None
+        finally:
+            wire.zero(message)
+            for secret in wire.secrets_of(call):
+                wire.zero(secret)
+
+    async def receive(self) -> Dict[str, Any]:
+        loop = asyncio.get_running_loop()
+        while True:
+            message = self.reader.next_message()
+            if message is not None:
+                return message
+            if self.sock is None:
+                raise self._unavailable("the connection is closed")
+            try:
+                data = await loop.sock_recv(self.sock, 65536)
+            except OSError as error:
+                raise self._unavailable(error.strerror or str(error)) from None
+            if not data:
+                raise self._unavailable("the daemon closed the connection")
+            self.reader.feed(data)
+
+    def closed_by_peer(self) -> bool:
+        """Whether widgetd has closed this idle connection (its IdleTimeoutSec=)."""
+        if self.sock is None:
+            return True
+        try:
+            return self.sock.recv(1, _socket.MSG_PEEK) == b""
+        except BlockingIOError:
+            return False
+        except OSError:
+            return True
+
+    def close(self) -> None:
+        if self.sock is not None:
+            try:
+                self.sock.close()
+            finally:
+                self.sock = None
+        self.reader.clear()
+
+
+class Stream:
+    """The replies of a streaming call, as an async iterator.
+
+    The connection opens at the first ``__anext__``; :meth:`aclose` (or leaving
+    an ``async with`` block, or cancelling the task that waits) closes it, and
+    widgetd ends the stream. Errors are raised from the iteration, a daemon that
+    stops or restarts as :class:`widgetd.DaemonUnavailable`.
+    """
+
+    def __init__(self, path: str, call: wire.Call) -> None:
+        self._path = path
+        self._call = call
+        self._connection: Optional[_Connection] = None
+        self._finished = False
+
+    def __aiter__(self) -> "Stream":
+        return self
+
+    async def __anext__(self) -> Any:
+        if self._finished:
+            raise StopAsyncIteration
+        try:
+            if self._connection is None:
+                self._connection = await _Connection.open(self._path)
+                await self._connection.send(self._call, more=True)
+            message = await self._connection.receive()
+            parameters = wire.reply_parameters(message)
+        except BaseException:
+            # An error, a closed daemon, or cancellation: the stream is over.
+            self._close()
+            raise
+        if not message.get("continues"):
+            self._close()
+        return self._call.result(parameters)
+
+    def _close(self) -> None:
+        self._finished = True
+        if self._connection is not None:
+            self._connection.close()
+            self._connection = None
+
+    async def aclose(self) -> None:
+        """Ends the stream: closes its connection."""
+        self._close()
+
+    async def __aenter__(self) -> "Stream":
+        return self
+
+    async def __aexit__(self, *exc_info: Any) -> None:
+        self._close()
+
+    def __del__(self) -> None:
+        self._close()
+
+
+class Client:
+    """The asyncio twin of :class:`widgetd.Client`: the same methods, as coroutines;
+    :meth:`watch`, :meth:`watch_reloads` and :meth:`monitor` return async iterators.
+
+    ``socket`` as for :class:`widgetd.Client`; ``timeout`` (seconds, None: wait)
+    bounds each call, not streams. Calls from several tasks take turns on one
+    connection; a call that is cancelled or times out closes it (its reply would
+    come out of step), and the next call opens a new one.
+    """
+
+    def __init__(self, socket: Optional[str] = None, timeout: Optional[float] = None) -> None:
+        self.socket_path: str = resolve_socket(socket)
+        self.timeout = timeout
+        self._connection: Optional[_Connection] = None
+        self._lock: Optional[asyncio.Lock] = None
+
+    async def __aenter__(self) -> "Client":
+        return self
+
+    async def __aexit__(self, *exc_info: Any) -> None:
+        await self.close()
+
+    async def close(self) -> None:
+        """Closes the connection (streams have their own and stay open)."""
+        if self._connection is not None:
+            self._connection.close()
+            self._connection = None
+
+    async def _run(self, call: wire.Call) -> Any:
+        # Made here, not in __init__: on Python 3.9 a Lock binds to the loop that
+        # is current when it is created.
+        if self._lock is None:
+            self._lock = asyncio.Lock()
+        async with self._lock:
+            try:
+                message = await asyncio.wait_for(self._exchange(call), self.timeout)
+            except BaseException:
+                for secret in wire.secrets_of(call):
+                    wire.zero(secret)
+                if self._connection is not None:
+                    self._connection.close()
+                    self._connection = None
+                raise
+        return call.result(wire.reply_parameters(message))
+
+    async def _exchange(self, call: wire.Call) -> Dict[str, Any]:
+        if self._connection is None or self._connection.closed_by_peer():
+            if self._connection is not None:
+                self._connection.close()
+            self._connection = await _Connection.open(self.socket_path)
+        await self._connection.send(call)
+        return await self._connection.receive()
+
+    # --- io.widgetd.Device -------------------------------------------------------
+
+    async def status(self) -> Dict[str, Any]:
+        """As :meth:`widgetd.Client.status`."""
+        return await self._run(wire.status())
+
+    async def unlock(self, passcode: Passcode) -> None:
+        """As :meth:`widgetd.Client.unlock`, with the same handling of the passcode:
+        copied into a bytearray, zeroed once sent; a ``str`` you pass cannot be."""
+        await self._run(wire.unlock(wire.passcode_buffer(passcode)))
+
+    async def lock(self) -> None:
+        """As :meth:`widgetd.Client.lock`."""
+        await self._run(wire.lock())
+
+    async def set_passcode(self, current: Optional[Passcode] = None, new: Optional[Passcode] = None) -> None:
+        """As :meth:`widgetd.Client.set_passcode`."""
+        await self._run(
+            wire.set_passcode(
+                wire.passcode_buffer(current) if current is not None else None,
+                wire.passcode_buffer(new) if new is not None else None,
+            )
+        )
+
+    async def settings(self) -> Dict[str, Any]:
+        """As :meth:`widgetd.Client.settings`."""
+        return await self._run(wire.settings())
+
+    async def set_settings(
+        self,
+        lock_screen_widgets_access: Optional[bool] = None,
+        hide_sensitive_complications: Optional[str] = None,
+        hidden_complications: Optional[Sequence[str]] = None,
+    ) -> Dict[str, Any]:
+        """As :meth:`widgetd.Client.set_settings`."""
+        return await self._run(
+            wire.set_settings(lock_screen_widgets_access, hide_sensitive_complications, hidden_complications)
+        )
+
+    def monitor(self) -> Stream:
+        """As :meth:`widgetd.Client.monitor`, an async iterator."""
+        return Stream(self.socket_path, wire.monitor())
+
+    # --- io.widgetd.Provider -----------------------------------------------------
+
+    async def put_timeline(
+        self,
+        widget: str,
+        entries: Iterable[Mapping[str, Any]],
+        family: Optional[str] = None,
+        policy: Any = None,
+        placeholder: Optional[Mapping[str, Any]] = None,
+    ) -> int:
+        """As :meth:`widgetd.Client.put_timeline`."""
+        return await self._run(wire.put_timeline(widget, entries, family, policy, placeholder))
+
+    async def append_entries(self, widget: str, entries: Iterable[Mapping[str, Any]]) -> int:
+        """As :meth:`widgetd.Client.append_entries`."""
+        return await self._run(wire.append_entries(widget, entries))
+
+    async def get_timeline(self, widget: str) -> Dict[str, Any]:
+        """As :meth:`widgetd.Client.get_timeline`."""
+        return await self._run(wire.get_timeline(widget))
+
+    async def close_timeline(self, widget: str) -> None:
+        """As :meth:`widgetd.Client.close_timeline`."""
+        await self._run(wire.close_timeline(widget))
+
+    async def delete_timeline(self, widget: str) -> None:
+        """As :meth:`widgetd.Client.delete_timeline`."""
+        await self._run(wire.delete_timeline(widget))
+
+    def watch_reloads(self) -> Stream:
+        """As :meth:`widgetd.Client.watch_reloads`, an async iterator."""
+        return Stream(self.socket_path, wire.watch_reloads())
+
+    # --- io.widgetd.Host ---------------------------------------------------------
+
+    async def list_widgets(self, provider: Optional[str] = None) -> List[Dict[str, Any]]:
+        """As :meth:`widgetd.Client.list_widgets`."""
+        widgets: List[Dict[str, Any]] = []
+        after: Optional[str] = None
+        while True:
+            page = await self._run(wire.list_widgets_page(provider, after))
+            widgets.extend(page.get("widgets", []))
+            after = page.get("next")
+            if after is None:
+                return widgets
+
+    async def get_presentation(self, widget: str, surface: str) -> Dict[str, Any]:
+        """As :meth:`widgetd.Client.get_presentation`."""
+        return await self._run(wire.get_presentation(widget, surface))
+
+    async def reload_timelines(self, provider: Optional[str] = None, kind: Optional[str] = None) -> None:
+        """As :meth:`widgetd.Client.reload_timelines`."""
+        await self._run(wire.reload_timelines(provider, kind))
+
+    def watch(self, widget: str, surface: str) -> Stream:
+        """As :meth:`widgetd.Client.watch`, an async iterator."""
+        return Stream(self.socket_path, wire.watch(widget, surface))
