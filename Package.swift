@@ -57,7 +57,7 @@ let package = Package(
         .target(
             name: "WidgetDaemon",
             dependencies: [
-                "WidgetStore", "WidgetModel", "Varlink", "WidgetdWire", "StrictJSON", "CSystemd", "CSystemShims",
+                "WidgetStore", "WidgetCrypto", "WidgetModel", "Varlink", "WidgetdWire", "StrictJSON", "CSystemd", "CSystemShims",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         // The Swift client library (no libsodium): calls, streams, typed errors, passcodes
@@ -102,7 +102,7 @@ let package = Package(
         .testTarget(
             name: "WidgetDaemonTests",
             dependencies: [
-                "WidgetDaemon", "WidgetStore", "WidgetCrypto", "WidgetModel", "Varlink", "WidgetdWire", "StrictJSON", "TestSupport",
+                "WidgetDaemon", "WidgetStore", "WidgetCrypto", "WidgetModel", "Varlink", "WidgetdWire", "TestSupport",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         // WidgetdCommand too: one suite checks both programs' completion scripts and manuals.

@@ -48,19 +48,21 @@ struct Authorization: Sendable {
     }
 
     /// May `authority` call `method` at all? Widget-level checks come later, per call.
+    /// A method outside ``MethodTable`` is for administrators only (who then hear that
+    /// it does not exist).
     func permits(_ authority: PeerAuthority, method: String) -> Bool {
-        if authority.isAdmin { return true }
-        switch method {
-        case "io.widgetd.Device.GetStatus":
-            return true
-        case "io.widgetd.Device.Unlock", "io.widgetd.Device.Lock":
-            return authority.canUnlock
-        case _ where method.hasPrefix("io.widgetd.Host."):
-            return authority.isHost
-        case _ where method.hasPrefix("io.widgetd.Provider."):
-            return !authority.providers.isEmpty
-        default:
-            return false
+        guard let row = MethodTable.row(method) else { return authority.isAdmin }
+        return permits(authority, role: row.role)
+    }
+
+    /// Does `authority` hold `role`?
+    func permits(_ authority: PeerAuthority, role: MethodRole) -> Bool {
+        switch role {
+        case .anyone: true
+        case .unlocker: authority.isAdmin || authority.canUnlock
+        case .host: authority.isAdmin || authority.isHost
+        case .provider: authority.isAdmin || !authority.providers.isEmpty
+        case .admin: authority.isAdmin
         }
     }
 }

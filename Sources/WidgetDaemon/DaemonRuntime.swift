@@ -55,13 +55,14 @@ final class DaemonRuntime {
             boundSocket = bound
         }
         service = try WidgetService(
-            loop: loop, store: store,
+            scheduler: loop, store: store,
             authorization: Authorization(configuration: configuration, daemonUID: getuid()),
-            limits: .default, logger: logger, now: Date.init)
+            limits: .default, logger: logger)
         server = VarlinkServer(
             loop: loop, listeningSocket: listeningSocket, limits: configuration.serverLimits, handler: service,
             logger: logger)
-        service.unsentOutput = server
+        // Weak: the runtime owns both.
+        service.dropUnsentOutput = { [weak server] unreadable in server?.dropUnsentOutput(where: unreadable) }
         // Read at each connection, so a reloaded configuration's groups apply to the next ones.
         server.mayUseReserve = { [unowned service] peer in service.authorization.mayUseReserve(peer) }
     }
@@ -166,8 +167,8 @@ final class DaemonRuntime {
         do {
             let new = try ConfigurationLoader.load(mainFile: paths.configurationFile)
             Self.log(new.problems, to: logger)
-            store.configuration = Self.storeConfiguration(new)
-            service.reconfigure(Authorization(configuration: new, daemonUID: getuid()))
+            service.reconfigure(
+                Authorization(configuration: new, daemonUID: getuid()), store: Self.storeConfiguration(new))
             logger.notice("configuration reloaded", event: "reloaded", metadata: ["providers": "\(new.providers.count)"])
         } catch {
             logger.error("configuration not reloaded", event: "reload_failed", error: error)

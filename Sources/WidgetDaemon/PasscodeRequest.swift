@@ -1,53 +1,57 @@
+import FoundationEssentials
 import WidgetCrypto
 import WidgetStore
+import WidgetdWire
 
-/// An `Unlock` or `SetPasscode` call waiting for its turn. Both run Argon2id off the
-/// loop and both count wrong passcodes, so they are strictly one at a time: parallel
-/// connections cannot sidestep the delay schedule, and a change never races an unlock.
-/// An unlock remembers the store's lock epoch when it arrived: a Lock after that wins
-/// over it, even while it still waits for its turn (`StoreError.unlockInterrupted`).
+/// An `Unlock` or `SetPasscode` call waiting for its turn in the ``PasscodeQueue``.
 ///
-/// The passcodes are in secure memory and are zeroed when the request is released.
-enum PasscodeRequest {
-    case unlock(CallContext, passcode: SecureBytes, arrived: LockEpoch)
-    case setPasscode(CallContext, current: SecureBytes?, new: SecureBytes?)
-
+/// Both run Argon2id off the loop and both count wrong passcodes, so they are strictly
+/// one at a time: parallel connections cannot sidestep the delay schedule, and a change
+/// never races an unlock. An unlock remembers the store's lock epoch when it arrived: a
+/// Lock after that wins over it, even while it still waits for its turn
+/// (`StoreError.unlockInterrupted`).
+///
+/// One type for both: ``begin`` checks on the loop and returns the derivation, which runs
+/// off the loop and yields the ``DeviceChange`` to apply back on it. The passcodes are
+/// captured in secure memory and zeroed when the derivation is released.
+struct PasscodeRequest {
     /// The call to answer.
-    var context: CallContext {
-        switch self {
-        case .unlock(let context, _, _), .setPasscode(let context, _, _): context
-        }
-    }
-
+    let context: CallContext
     /// The qualified method name, for errors and logs.
-    var method: String {
-        switch self {
-        case .unlock: "io.widgetd.Device.Unlock"
-        case .setPasscode: "io.widgetd.Device.SetPasscode"
-        }
-    }
+    let method: String
+    /// The checks against the store, on the loop, when the request's turn comes.
+    let begin: () throws -> PasscodeDerivationWork
 }
 
-/// The Argon2id work of one request, handed to a background queue with its
-/// passcodes, which are released (zeroed) on that queue.
-enum PasscodeWork: @unchecked Sendable {
-    case unlock(PasscodeDerivation, passcode: SecureBytes)
-    case setPasscode(PasscodeChange, current: SecureBytes?, new: SecureBytes?)
+/// The Argon2id work of one request, handed to a background queue with its passcodes.
+struct PasscodeDerivationWork: @unchecked Sendable {
+    /// Runs the derivations (safe on any thread): the change to apply, or why there is none.
+    let derive: () -> Result<DeviceChange, StoreError>
+}
 
-    /// What the derivation gave, to finish on the loop.
-    enum Outcome: @unchecked Sendable {
-        case unlock(Result<DerivedPasscode, StoreError>)
-        case setPasscode(Result<DerivedPasscodeChange, StoreError>)
+extension PasscodeRequest {
+    /// `Unlock(passcode)`, which arrived at lock epoch `arrived`.
+    static func unlock(
+        _ context: CallContext, passcode: SecureBytes, arrived: LockEpoch, store: TimelineStore, now: @escaping () -> Date
+    ) -> PasscodeRequest {
+        PasscodeRequest(context: context, method: WidgetdMethod.unlock.fullName) {
+            let derivation = try store.beginUnlock(now: now(), lockEpoch: arrived)
+            return PasscodeDerivationWork {
+                do throws(StoreError) { return .success(.unlock(try derivation.derive(passcode))) } catch { return .failure(error) }
+            }
+        }
     }
 
-    /// Runs the derivations. Safe on any thread.
-    func derive() -> Outcome {
-        switch self {
-        case .unlock(let derivation, let passcode):
-            do { return .unlock(.success(try derivation.derive(passcode))) } catch { return .unlock(.failure(error)) }
-        case .setPasscode(let change, let current, let new):
-            do { return .setPasscode(.success(try change.derive(current: current, new: new))) } catch {
-                return .setPasscode(.failure(error))
+    /// `SetPasscode(current, new)`: set (no current), change, or remove (no new).
+    static func setPasscode(
+        _ context: CallContext, current: SecureBytes?, new: SecureBytes?, store: TimelineStore, now: @escaping () -> Date
+    ) -> PasscodeRequest {
+        PasscodeRequest(context: context, method: WidgetdMethod.setPasscode.fullName) {
+            let change = try store.beginSetPasscode(hasCurrent: current != nil, hasNew: new != nil, now: now())
+            return PasscodeDerivationWork {
+                do throws(StoreError) { return .success(.passcodeChange(try change.derive(current: current, new: new))) } catch {
+                    return .failure(error)
+                }
             }
         }
     }

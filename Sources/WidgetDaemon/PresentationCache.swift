@@ -110,16 +110,10 @@ struct PresentationCache {
         slots[Key(widget: widget, surface: surface)]
     }
 
-    /// The reply in `slot` if it is still cached, was made under ``currentStamp`` and is
-    /// still valid at `now`: the hot path's check, with no hashing and no stamp compare.
-    @inline(__always)
-    func reply(in slot: Slot, now: Date) -> SecureBytes? {
-        guard slot.generation == generation, now < slot.validUntil else { return nil }
-        return slot.reply
-    }
-
-    /// ``reply(in:now:)`` as a view of the reply's secure memory, valid until the cache
-    /// next changes: what the event loop sends, with no retain or release per request.
+    /// The reply in `slot` as a view of its secure memory, if it is still cached, was
+    /// made under ``currentStamp`` and is still valid at `now`: the hot path's check, with
+    /// no hashing and no stamp compare. Valid until the cache next changes: what the event
+    /// loop sends, with no retain or release per request.
     @inline(__always)
     func replyBytes(in slot: Slot, now: Date) -> UnsafeRawBufferPointer? {
         guard slot.generation == generation, now < slot.validUntil else { return nil }

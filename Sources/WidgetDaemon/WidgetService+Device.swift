@@ -1,4 +1,3 @@
-import Dispatch
 import FoundationEssentials
 import Varlink
 import WidgetCrypto
@@ -6,15 +5,16 @@ import WidgetModel
 import WidgetStore
 import WidgetdWire
 
-/// io.widgetd.Device: state, passcode, settings (DESIGN §5).
+/// io.widgetd.Device's handlers: state, passcode, settings (DESIGN §5). Each change
+/// they make goes through ``WidgetService/apply(_:)``.
 extension WidgetService {
     func status() -> StatusReply {
-        let now = now()
-        return StatusReply(
+        StatusReply(
             state: store.deviceState, passcodeSet: store.passcodeSet,
             classes: ProtectionClass.allCases.map { ClassStatus(class: $0, keyAvailable: store.isKeyAvailable($0)) },
             failedAttempts: store.failedAttempts, retryAfter: store.retryAfter(now: now), settings: settings,
-            warnings: warnings.isEmpty ? nil : warnings, passcodeInStep: passcodeStep.inStep)
+            warnings: warnings.isEmpty ? nil : warnings, passcodeInStep: passcodeStep.inStep,
+            lockedBy: lockedBy?.rawValue)
     }
 
     /// What `GetStatus` warns of now, in `StatusWarning` order.
@@ -36,86 +36,44 @@ extension WidgetService {
         let current = parameters.value("current")
         let new = parameters.value("new")
         if let new, new.count == 0 { throw ServiceError.invalidParameter("new") }
-        pendingPasscodeRequests.append(.setPasscode(context, current: current, new: new))
-        startNextPasscodeRequest()
+        passcodes.enqueue(.setPasscode(context, current: current, new: new, store: store, now: { [scheduler] in scheduler.now }))
     }
 
     func unlock(_ call: VarlinkCall, _ context: CallContext) throws {
         let parameters = try call.withParameterBytes { try PasscodeParameters($0, members: ["passcode"]) }
         guard let passcode = parameters.value("passcode") else { throw ServiceError.invalidParameter("passcode") }
-        pendingPasscodeRequests.append(.unlock(context, passcode: passcode, arrived: store.lockEpoch))
-        startNextPasscodeRequest()
+        passcodes.enqueue(.unlock(
+            context, passcode: passcode, arrived: store.lockEpoch, store: store, now: { [scheduler] in scheduler.now }))
     }
 
-    /// Starts the oldest waiting Unlock or SetPasscode: the checks on the loop, the
-    /// KDFs off it, the verdict back on the loop, where it is recorded durably before
-    /// the answer.
-    func startNextPasscodeRequest() {
-        guard !passcodeWorkInProgress, !pendingPasscodeRequests.isEmpty else { return }
-        let request = pendingPasscodeRequests.removeFirst()
-        let work: PasscodeWork
-        do {
-            switch request {
-            case .unlock(_, let passcode, let arrived):
-                work = .unlock(try store.beginUnlock(now: now(), lockEpoch: arrived), passcode: passcode)
-            case .setPasscode(_, let current, let new):
-                let change = try store.beginSetPasscode(hasCurrent: current != nil, hasNew: new != nil, now: now())
-                work = .setPasscode(change, current: current, new: new)
-            }
-        } catch {
-            fail(request.context, with: error, method: request.method)
-            return startNextPasscodeRequest()
-        }
-        passcodeWorkInProgress = true
-        let completion = LoopBound((service: self, request: request), loop: loop)
-        DispatchQueue.global(qos: .userInitiated).async { [loop] in
-            let outcome = work.derive()
-            loop.execute { completion.value.service.finishPasscodeRequest(completion.value.request, outcome) }
-        }
-    }
-
-    private func finishPasscodeRequest(_ request: PasscodeRequest, _ outcome: PasscodeWork.Outcome) {
-        passcodeWorkInProgress = false
-        defer { startNextPasscodeRequest() }
+    /// A passcode request's turn ended: its derived change is applied (and recorded
+    /// durably) before the answer.
+    func finishPasscodeRequest(_ request: PasscodeRequest, _ outcome: Result<DeviceChange, StoreError>) {
         let context = request.context
-        let before = store.deviceState
         let passcodeWasSet = store.passcodeSet
         do {
-            switch outcome {
-            case .unlock(let result):
-                try store.finishUnlock(result.get(), now: now())
-                context.logger.notice("unlocked", event: "unlock")
-            case .setPasscode(let result):
-                try store.finishSetPasscode(result.get(), now: now())
-                passcodeStep.passcodeChanged(logger: context.logger)
-                let event = !store.passcodeSet ? "passcode_removed" : (passcodeWasSet ? "passcode_changed" : "passcode_set")
-                context.logger.notice("passcode changed", event: event)
+            let change = try outcome.get()
+            try apply(change) {
+                if case .unlock = change {
+                    context.logger.notice("unlocked", event: "unlock")
+                } else {
+                    passcodeStep.passcodeChanged(logger: context.logger)
+                    let event = !store.passcodeSet ? "passcode_removed" : (passcodeWasSet ? "passcode_changed" : "passcode_set")
+                    context.logger.notice("passcode changed", event: event)
+                }
+                context.reply(Empty())
             }
-            context.reply(Empty())
         } catch {
-            if case .wrongPasscode(let failed, _) = error {
+            if case StoreError.wrongPasscode(let failed, _) = error {
                 context.logger.warning("unlock failed", event: "unlock_failed", metadata: ["failed_attempts": "\(failed)"])
             }
-            if case .unlockInterrupted = error {
+            if case StoreError.unlockInterrupted = error {
                 context.logger.notice("unlock interrupted by a lock", event: "unlock_interrupted")
             }
-            if case .wiped = error {
-                presentations.removeAll()
-                unsentOutput?.dropUnsentOutput { _ in true }
+            if case StoreError.wiped = error {
                 context.logger.critical("wiped after failed attempts", event: "wiped")
-                settingsWereWiped()
             }
             fail(context, with: error, method: request.method)
-        }
-        dropStalePresentations()
-        // A passcode set or removed changes what hosts see while locked (class B) and may
-        // schedule a class-A purge (set on a locked device): as much a change as a lock.
-        if before != store.deviceState || passcodeWasSet != store.passcodeSet
-            || store.deviceState == .beforeFirstUnlock && !store.passcodeSet
-        {
-            deviceStateChanged()
-        } else if case .setPasscode = request {
-            publishDeviceEvent(.state)
         }
     }
 
@@ -123,23 +81,23 @@ extension WidgetService {
     /// arrived before it fail when their turn ends (`UnlockInterrupted`, or
     /// `WrongPasscode` counted as ever), so once this reply is sent the device stays locked.
     func lock(_ call: VarlinkCall, _ context: CallContext) throws {
-        store.lock(now: now())
-        context.logger.info("locked", event: "lock")
-        context.reply(Empty())
-        deviceStateChanged()
+        try apply(.lock(.client)) {
+            context.logger.info("locked", event: "lock")
+            context.reply(Empty())
+        }
     }
 
     func wipe(_ call: VarlinkCall, _ context: CallContext) throws {
         let parameters = try call.parameters(WipeParameters.self)
         guard parameters.confirm == "WIPE" else { throw ServiceError.invalidParameter("confirm") }
-        presentations.removeAll()
-        try store.wipe()
-        // Every class is erased: no reply holding content may still reach anyone.
-        unsentOutput?.dropUnsentOutput { _ in true }
-        context.logger.critical("crypto-erased by request", event: "wiped")
-        settingsWereWiped()
-        context.reply(Empty())
-        deviceStateChanged()
+        try apply(.wipe) {
+            context.logger.critical("crypto-erased by request", event: "wiped")
+            context.reply(Empty())
+        }
+    }
+
+    func getSettings(_ call: VarlinkCall, _ context: CallContext) throws {
+        context.reply(SettingsReply(settings: settings))
     }
 
     func setSettings(_ call: VarlinkCall, _ context: CallContext) throws {
@@ -157,16 +115,11 @@ extension WidgetService {
                 throw ServiceError.invalidParameter("hiddenComplications")
             }
         }
-        // Saved even if unchanged while unreadable: setting them is what ends the restriction.
-        if new != settings || settingsUnreadable {
-            try store.saveSettings(Array(try encoder.encode(new)))
-            settings = new
-            settingsUnreadable = false
-            context.logger.info("settings changed", event: "settings_changed")
+        let changes = new != settings || settingsUnreadable
+        try apply(.settings(new)) {
+            if changes { context.logger.info("settings changed", event: "settings_changed") }
+            context.reply(SettingsReply(settings: settings))
         }
-        context.reply(SettingsReply(settings: settings))
-        publishDeviceEvent(.settings)
-        refreshWatches(nil)
     }
 
     func monitor(_ call: VarlinkCall, _ context: CallContext) throws {
@@ -176,21 +129,10 @@ extension WidgetService {
         subscriptions.addMonitor(context)
     }
 
-    // MARK: Events
-
-    private func deviceEvent(_ kind: DeviceEvent.Kind) -> DeviceEvent {
-        DeviceEvent(kind: kind, state: store.deviceState, passcodeSet: store.passcodeSet, settings: settings)
-    }
-
-    func publishDeviceEvent(_ kind: DeviceEvent.Kind) {
-        let reply = DeviceEventReply(event: deviceEvent(kind))
-        for monitor in subscriptions.monitors where monitor.isOpen { monitor.stream(reply) }
-    }
-
-    /// Lock state changed: tell monitors, re-present every watch, reschedule purges.
-    func deviceStateChanged() {
-        publishDeviceEvent(.state)
-        refreshWatches(nil)
-        reschedule()
+    /// A reloaded configuration: new roles and providers apply to every connection's
+    /// next call; keys and open streams are untouched.
+    func reconfigure(_ authorization: Authorization, store configuration: StoreConfiguration) {
+        // Throws only for store changes; a configuration makes none that can fail.
+        try? apply(.configuration(authorization, configuration))
     }
 }

@@ -45,25 +45,18 @@ extension WidgetService {
         context.reply(ListWidgetsReply(widgets: page, next: next))
     }
 
-    /// The most distinct `GetPresentation` messages remembered; beyond it they are all forgotten.
-    static let maxRememberedRequests = 4096
-    /// The longest message remembered: a real request is about 100 bytes, and padded
-    /// ones must not make the memory of requests a way to fill the daemon's memory.
-    static let maxRememberedRequestBytes = 512
-
     func getPresentation(_ call: VarlinkCall, _ context: CallContext) throws {
         let (widget, surface) = try presentationTarget(call)
-        let stamp = currentPresentationStamp()
         defer {
             // Remember the message and the slot answering it, for the next identical one.
-            if !call.more, !call.oneway, !call.upgrade, let slot = presentations.slot(widget, surface) {
-                call.withMessageBytes { presentationRequests.remember($0, slot: slot) }
+            if !call.more, !call.oneway, !call.upgrade {
+                call.withMessageBytes { responder.remember($0, for: widget, surface) }
             }
         }
-        if let cached = presentations.reply(widget, surface, stamp: stamp, now: now()) {
+        if let (cached, protection) = responder.reply(widget, surface, now: now) {
             // A copy of the secure reply, which may be content: zero it once sent.
             var copy = cached.withUnsafeBytes { Array($0) }
-            context.reply(encoded: copy, protecting: presentations.slot(widget, surface)?.protection)
+            context.reply(encoded: copy, protecting: protection)
             VarlinkReply.wipe(&copy)
             return
         }
@@ -77,7 +70,7 @@ extension WidgetService {
         if let secure = try? reply.withUnsafeBytes({ try SecureBytes(copying: $0) }),
             secure.isLocked || !store.configuration.requireLockedMemory || presentation.mode == .placeholder
         {
-            presentations.insert(widget, surface, reply: secure, protection: protection, stamp: stamp, validUntil: nextChange)
+            responder.insert(widget, surface, reply: secure, protection: protection, validUntil: nextChange)
         }
         context.reply(encoded: reply, protecting: protection)
     }
@@ -88,53 +81,25 @@ extension WidgetService {
     /// One lookup: the message's bytes lead to the cache slot holding the reply, whose
     /// generation says whether it was made under the current stamp. `now` is the loop's
     /// time for this turn (when the request was seen ready), so no clock is read here.
-    /// `permit` is the connection's memory that its peer may call `GetPresentation`: it
-    /// holds ``permitGeneration`` once checked, and a configuration reload (a new
-    /// generation) checks again. The reply is a view of the cache's own secure copy,
-    /// valid until the service next runs; the connection sends it at once. Nothing here
-    /// allocates or retains.
+    /// `permit` is the connection's memory that its peer may call `GetPresentation`
+    /// (see ``PresentationResponder``). The reply is a view of the cache's own secure
+    /// copy, valid until the service next runs; the connection sends it at once.
+    /// Nothing here allocates or retains.
+    ///
+    /// Visibility (docs/ARCHITECTURE.md, "Writes not yet acknowledged"): a read sees
+    /// every write accepted before it, answered or not, on this path as on the decoded
+    /// one. Accepting a write empties its widget's slots, so a read of that widget
+    /// misses here and takes the decoded path, which commits the accepted writes first.
     func cachedReply(
         to message: UnsafeRawBufferPointer, connection: ConnectionID, peer: PeerCredentials, now: Date, permit: inout UInt64,
         protection: inout ReplyProtection?
     ) -> UnsafeRawBufferPointer? {
-        // Every change of key state or settings ends with dropStalePresentations (after
-        // each call, each tick and each unlock's end); a debug build checks that here.
-        assert(presentationStamp == nil || presentationStamp == currentPresentationStamp(), "the presentation stamp was not updated")
-        guard let slot = presentationRequests.slot(for: message), let reply = presentations.replyBytes(in: slot, now: now) else {
-            return nil
+        // The stamp changes only in apply(_:); a debug build checks that nothing else
+        // changed the key state or settings behind its back.
+        assert(responder.stamp == currentPresentationStamp(), "the key state changed outside WidgetService.apply")
+        return responder.reply(to: message, now: now, permit: &permit, protection: &protection) {
+            authorization.permits(authority(for: connection, peer: peer), method: WidgetdMethod.getPresentation.fullName)
         }
-        assert(slot.stamp == presentationStamp, "a cached reply was served under another stamp")
-        if permit != permitGeneration {
-            guard authorization.permits(authority(for: connection, peer: peer), method: "io.widgetd.Host.GetPresentation") else {
-                return nil
-            }
-            permit = permitGeneration
-        }
-        protection = slot.protection
-        return reply
-    }
-
-    /// The key state and settings a presentation depends on, besides its timeline and the
-    /// time, computed from the store; ``presentationStamp`` keeps the latest.
-    func currentPresentationStamp() -> PresentationCache.Stamp {
-        var available: UInt8 = 0
-        for (index, c) in ProtectionClass.allCases.enumerated() where store.isKeyAvailable(c) { available |= 1 << index }
-        return PresentationCache.Stamp(
-            state: store.deviceState, passcodeSet: store.passcodeSet, availableClasses: available, settings: settings)
-    }
-
-    /// Zeroes the cached presentations made under another key state or settings: after a
-    /// lock or purge, content must not outlive the keys that released it.
-    /// Called wherever the key state or settings may have changed; it is what keeps
-    /// ``presentationStamp`` current.
-    func dropStalePresentations() {
-        let stamp = currentPresentationStamp()
-        guard stamp != presentationStamp else { return }
-        presentations.removeAll(notMatching: stamp)
-        presentationStamp = stamp
-        // A key released or purged: replies waiting in connections follow the same rule.
-        dropUnreadableOutput()
-        assert(presentations.currentStamp == stamp)
     }
 
     func watch(_ call: VarlinkCall, _ context: CallContext) throws {
@@ -173,7 +138,7 @@ extension WidgetService {
     func presentation(
         of widget: WidgetID, on surface: Surface
     ) throws -> (presentation: Presentation, nextChange: Date?, protection: ReplyProtection?) {
-        let now = now()
+        let now = self.now
         let metadata = readableMetadata(widget, withPlaceholder: false)
         guard let protectionClass = metadata?.protectionClass
             ?? authorization.providers.first(where: { $0.id == widget.provider })?.dataProtection
@@ -242,7 +207,7 @@ extension WidgetService {
                 }
             } catch {
                 // The widget vanished (deleted, its provider unregistered): end the stream.
-                fail(watch.context, with: error, method: "io.widgetd.Host.Watch")
+                fail(watch.context, with: error, method: WidgetdMethod.watch.fullName)
                 subscriptions.remove(watch)
             }
         }
@@ -265,33 +230,27 @@ extension WidgetService {
     func announceDueReloads() {
         // Nobody would hear it: spare the pass over every stored timeline.
         guard subscriptions.reloadWatches.contains(where: { $0.context.isOpen }) else { return }
-        for widget in reloads.due(at: now()) where announce(ReloadRequest(widget: widget.description, reason: .due)) {
+        for widget in reloads.due(at: now) where announce(ReloadRequest(widget: widget.description, reason: .due)) {
             reloads.announced(widget)
         }
     }
 
     /// The wake-up: purges that fell due, entry dates reached, reloads due.
     func tick() {
-        wakeTimer = nil
-        wakeDate = nil
-        let now = now()
-        let before = store.deviceState
-        store.advance(to: now)
-        dropStalePresentations()
-        if before != store.deviceState { publishDeviceEvent(.state) }
+        let now = self.now
+        // A device change only when a purge is due: a wake-up for an entry date or a
+        // reload must not commit the writes gathering for the next group commit.
+        // Running due purges makes no store change that can fail.
+        if let due = store.nextDeadline, due <= now { try? apply(.purgeDue) }
         let due = subscriptions.watches.filter { $0.nextChange.map { $0 <= now } ?? false }
         for watch in due { refreshWatches(watch.widget) }
         announceDueReloads()
         reschedule()
     }
 
-    /// Arms the one loop timer for the earliest thing that changes by itself.
+    /// Arms the wake timer for the earliest thing that changes by itself.
     func reschedule() {
-        let now = now()
-        let next = [store.nextDeadline, subscriptions.nextChange, reloads.nextDue(after: now)].compactMap { $0 }.min()
-        guard next != wakeDate else { return }
-        if let wakeTimer { loop.cancel(wakeTimer) }
-        wakeDate = next
-        wakeTimer = next.map { loop.schedule(at: $0) { [weak self] in self?.tick() } }
+        let now = self.now
+        wake.reschedule(to: [store.nextDeadline, subscriptions.nextChange, reloads.nextDue(after: now)].compactMap { $0 }.min())
     }
 }

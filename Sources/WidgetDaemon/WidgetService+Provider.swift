@@ -1,4 +1,3 @@
-import Dispatch
 import FoundationEssentials
 import StrictJSON
 import Varlink
@@ -38,114 +37,14 @@ extension WidgetService {
             widget: widget, protectionClass: registration.dataProtection, family: parameters.family,
             reloadDue: timeline.reloadDue, body: try Self.secureEncode(timeline), placeholder: placeholder,
             quota: registration.quota)
-        pendingWrites.append((context, write))
-        if pendingWrites.count >= Self.maxWritesPerCommit {
-            startCommits()
-        } else if commitTimer == nil {
-            // Runs when the loop has dispatched every call that is ready now.
-            commitTimer = loop.schedule(at: Date()) { [weak self] in
-                self?.commitTimer = nil
-                self?.startCommits()
-            }
-        }
-    }
-
-    /// The most writes one group commit takes.
-    static let maxWritesPerCommit = 64
-
-    /// How many group commits run at once. While one runs, new writes gather into the
-    /// next batch, which then shares one key agreement per class and one `fdatasync`:
-    /// the busier the writers, the larger the batches. Measured at 8 writers
-    /// (docs/BENCHMARKS.md): one at a time beat two or four, whose smaller batches each
-    /// paid their own X25519 exchanges and sync.
-    static let maxConcurrentCommits = 1
-
-    /// Where group commits run: sealing and the journal append, off the loop, so that it
-    /// keeps reading and checking the next calls. Concurrent, so that
-    /// `maxConcurrentCommits` above one would let batches of different widgets overlap.
-    private static let commitQueue = DispatchQueue(label: "widgetd.commit", attributes: .concurrent)
-
-    /// A group commit running on `commitQueue`: its calls, and the worker's result.
-    final class InFlightCommit: @unchecked Sendable {
-        /// The calls; loop only.
-        fileprivate var batch: [(context: CallContext, write: TimelineStore.TimelineWrite)]
-        /// The widgets it writes; loop only.
-        fileprivate let widgets: Set<WidgetID>
-        /// Set by the worker before it signals `done`.
-        fileprivate var committed: TimelineStore.CommittedWrites?
-        fileprivate let done = DispatchSemaphore(value: 0)
-
-        fileprivate init(batch: [(context: CallContext, write: TimelineStore.TimelineWrite)]) {
-            self.batch = batch
-            self.widgets = Set(batch.map(\.write.widget))
-        }
-    }
-
-    /// Starts a group commit of the accepted writes whose widgets no running commit
-    /// writes; the others wait for it, so a widget's files are replaced in the order its
-    /// calls came, while batches of different widgets overlap.
-    ///
-    /// Store state changes only on the loop: numbering here (`prepareWrites`), indexing
-    /// and caching when the worker is done (`finishWrites`); the worker only seals and
-    /// writes. The calls are answered from the loop once their files are durable.
-    func startCommits() {
-        if let commitTimer { loop.cancel(commitTimer) }
-        commitTimer = nil
-        guard !pendingWrites.isEmpty, inFlightCommits.count < Self.maxConcurrentCommits else { return }
-        let busy = inFlightCommits.reduce(into: Set<WidgetID>()) { $0.formUnion($1.widgets) }
-        var batch: [(context: CallContext, write: TimelineStore.TimelineWrite)] = []
-        var waiting: [(context: CallContext, write: TimelineStore.TimelineWrite)] = []
-        for item in pendingWrites {
-            if busy.contains(item.write.widget) { waiting.append(item) } else { batch.append(item) }
-        }
-        pendingWrites = waiting
-        guard !batch.isEmpty else { return }
-        let prepared = store.prepareWrites(batch.map(\.write))
-        let commit = InFlightCommit(batch: batch)
-        inFlightCommits.append(commit)
-        let service = LoopBound(self, loop: loop)
-        let loop = self.loop
-        Self.commitQueue.async {
-            commit.committed = TimelineStore.commit(prepared)
-            commit.done.signal()
-            loop.execute {
-                service.value.finishCommit(commit)
-                service.value.startCommits()
-            }
-        }
-    }
-
-    /// Commits every accepted write now and answers each: waits for the running
-    /// commits, then commits the rest on the loop. Any other call, a stop, goes through
-    /// here first, so it sees the writes as if each had been committed alone before it.
-    func commitPendingWrites() {
-        for commit in inFlightCommits { finishCommit(commit) }
-        if let commitTimer { loop.cancel(commitTimer) }
-        commitTimer = nil
-        let batch = pendingWrites
-        pendingWrites = []
-        guard !batch.isEmpty else { return }
-        answer(batch, store.putTimelines(batch.map(\.write)))
-    }
-
-    /// Applies a worker's commit (waiting for it if needed) and answers its calls.
-    /// Does nothing if it was applied already.
-    private func finishCommit(_ commit: InFlightCommit) {
-        guard let index = inFlightCommits.firstIndex(where: { $0 === commit }) else { return }
-        commit.done.wait()
-        inFlightCommits.remove(at: index)
-        let results = store.finishWrites(commit.committed!)
-        let batch = commit.batch
-        // The bodies now live only in the cache, or die (zeroed) with `batch`.
-        commit.committed = nil
-        commit.batch = []
-        answer(batch, results)
+        // Accepted: from now on a read of this widget sees it, on the cached path too
+        // (`cachedReply`): its cached replies go, and the decoded path commits it first.
+        responder.forget(widget)
+        committer.accept((context, write))
     }
 
     /// Announces each stored write, then answers every call of a batch.
-    private func answer(
-        _ batch: [(context: CallContext, write: TimelineStore.TimelineWrite)], _ results: [Result<UInt64, StoreError>]
-    ) {
+    func answer(_ batch: [GroupCommitter.Item], _ results: [Result<UInt64, StoreError>]) {
         var written: [WidgetID] = []
         for (item, result) in zip(batch, results) {
             guard case .success(let generation) = result else { continue }
@@ -160,7 +59,7 @@ extension WidgetService {
         for (item, result) in zip(batch, results) {
             switch result {
             case .success(let generation): item.context.reply(encoded: GenerationReply(generation: generation).encodedReply)
-            case .failure(let error): fail(item.context, with: error, method: "io.widgetd.Provider.PutTimeline")
+            case .failure(let error): fail(item.context, with: error, method: WidgetdMethod.putTimeline.fullName)
             }
         }
     }
@@ -197,7 +96,7 @@ extension WidgetService {
         guard let (widget, _) = try providedWidget(parameters.widget, context, authority, method: call.method)
         else { return }
         store.closeTimeline(widget)
-        presentations.remove(widget)
+        responder.forget(widget)
         // A closed class-B timeline is no longer its provider's to read while locked.
         dropUnreadableOutput()
         context.reply(Empty())
@@ -208,7 +107,7 @@ extension WidgetService {
         guard let (widget, _) = try providedWidget(parameters.widget, context, authority, method: call.method)
         else { return }
         guard try store.metadata(widget) != nil else { throw ServiceError.widgetNotFound(parameters.widget) }
-        presentations.remove(widget)
+        responder.forget(widget)
         try store.deleteTimeline(widget)
         dropUnreadableOutput()
         reloads.removed(widget)
@@ -230,7 +129,7 @@ extension WidgetService {
 
     /// A new generation of `widget` is durable: its cached presentations are stale.
     private func stored(_ widget: WidgetID, generation: UInt64) {
-        presentations.remove(widget)
+        responder.forget(widget)
         reloads.stored(widget, generation: generation)
         // Once per write: the metadata is built only when debug is enabled.
         logger.debug(
@@ -244,7 +143,7 @@ extension WidgetService {
     ) throws -> UInt64 {
         let body = try Self.secureEncode(timeline)
         // Dropped first: a failed write may still have left the new file in place.
-        presentations.remove(widget)
+        responder.forget(widget)
         let generation = try store.putTimeline(
             widget, protectionClass: protectionClass, family: family, reloadDue: timeline.reloadDue,
             body: body, placeholder: placeholder, quota: quota)

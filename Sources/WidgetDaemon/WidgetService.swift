@@ -8,16 +8,19 @@ import WidgetdWire
 
 /// The io.widgetd.* methods: the store and the presentation rules behind Varlink.
 ///
-/// Threading: everything runs on the event loop's thread, except the passcode KDF,
-/// which runs on a background queue and hands its result back through
-/// `EventLoop.execute(_:)`. The store is therefore only ever touched from the loop.
+/// Owned parts, one concept each: dispatch reads ``MethodTable``; every change of keys,
+/// settings or configuration goes through ``apply(_:)`` (DeviceChanges.swift); the
+/// ``PasscodeQueue``, the ``GroupCommitter``, the ``PresentationResponder``, the
+/// ``WakeScheduler`` and the ``Subscriptions`` hold their own state.
+///
+/// Threading: everything runs on the scheduler's loop thread, except the passcode KDF
+/// and a group commit's sealing, which run off it and hand their result back through
+/// ``Scheduling/execute(_:)``. The store is therefore only ever touched from the loop.
 final class WidgetService: VarlinkCallHandler {
-    let loop: EventLoop
+    let scheduler: any Scheduling
     let store: TimelineStore
     var authorization: Authorization
     var logger: Logger
-    /// The wall clock, injected so tests can move time without sleeping.
-    let now: () -> Date
     /// Timeline limits for validation of provider input.
     var limits: TimelineLimits
 
@@ -27,6 +30,8 @@ final class WidgetService: VarlinkCallHandler {
     /// Whether `settings` stand in for a settings file that could not be read, until
     /// an administrator's `SetSettings` (or a wipe) writes a new one.
     var settingsUnreadable = false
+    /// Why the device is locked (`nil` while unlocked): the reason of the last lock.
+    var lockedBy: LockReason?
     /// Whether `memory_not_locked` was logged: once per run, when it is first seen.
     var reportedMemoryNotLocked = false
     /// Whether some secure memory could not be locked (`LockedMemory`), for `GetStatus`.
@@ -37,41 +42,21 @@ final class WidgetService: VarlinkCallHandler {
     var subscriptions = Subscriptions()
     /// When each stored timeline's reload falls due, and which were announced.
     let reloads: ReloadSchedule
-    /// Unlock and SetPasscode calls wait here while one is being derived (see
-    /// `PasscodeRequest`).
-    var pendingPasscodeRequests: [PasscodeRequest] = []
-    var passcodeWorkInProgress = false
+    /// Unlock and SetPasscode calls, one at a time.
+    let passcodes: PasscodeQueue
     /// Whether the passcode is in step with the login password (DESIGN §8).
     let passcodeStep: PasscodeStep
-    /// The one loop timer that wakes the service for the next due change.
-    var wakeTimer: TimerID?
-    var wakeDate: Date?
+    /// PutTimeline calls accepted, committed together.
+    let committer: GroupCommitter
+    /// Cached `GetPresentation` replies and the memory of requests that reach them.
+    var responder: PresentationResponder
+    /// The one loop timer for the next thing that changes by itself.
+    let wake: WakeScheduler
 
-    /// Encoded presentations, reused until what they show changes.
-    var presentations: PresentationCache
-    /// `GetPresentation` messages seen, by their exact bytes, and the cache slot that
-    /// answers each: hosts repeat the same request, and recognising it spares decoding it.
-    var presentationRequests = PresentationRequestTable(
-        capacity: WidgetService.maxRememberedRequests, maxMessageBytes: WidgetService.maxRememberedRequestBytes)
-    /// Counts configuration reloads; a connection remembers the count under which its
-    /// peer was allowed cached reads (see ``cachedReply(to:connection:peer:now:permit:protection:)``).
-    var permitGeneration: UInt64 = 1
-    /// The key state and settings the cached presentations were last checked against:
-    /// kept current by `dropStalePresentations()`, so a cached read need not recompute it.
-    var presentationStamp: PresentationCache.Stamp?
-
-    /// PutTimeline calls accepted and sealed but not yet durable nor answered: they are
-    /// committed together (one group commit) when the loop has read every ready call.
-    var pendingWrites: [(context: CallContext, write: TimelineStore.TimelineWrite)] = []
-    /// The loop timer that commits `pendingWrites`.
-    var commitTimer: TimerID?
-    /// The group commits running on worker threads, oldest first (no two write one widget).
-    var inFlightCommits: [InFlightCommit] = []
-
-    /// The server whose connections hold the replies not yet sent, so that those holding
-    /// content of a purged class can be dropped (``dropUnreadableOutput()``). Weak: the
-    /// daemon owns both.
-    weak var unsentOutput: VarlinkServer?
+    /// Drops (zeroed) the unsent replies holding content its reader may no longer read,
+    /// and closes their connections: the server's, set by the daemon (see
+    /// ``dropUnreadableOutput()``). Nothing by default, for tests without a server.
+    var dropUnsentOutput: (_ unreadable: (ReplyProtection) -> Bool) -> Void = { _ in }
 
     /// The encoder for every reply: sorted keys, so equal values give equal bytes.
     let encoder: JSONEncoder = {
@@ -80,23 +65,34 @@ final class WidgetService: VarlinkCallHandler {
         return encoder
     }()
 
+    /// The scheduler's time now: the one clock of every rule the service applies.
+    var now: Date { scheduler.now }
+
     init(
-        loop: EventLoop, store: TimelineStore, authorization: Authorization, limits: TimelineLimits,
-        logger: Logger, now: @escaping () -> Date
+        scheduler: any Scheduling, store: TimelineStore, authorization: Authorization, limits: TimelineLimits,
+        logger: Logger
     ) throws {
-        self.loop = loop
+        self.scheduler = scheduler
         self.store = store
         self.authorization = authorization
         self.limits = limits
         self.logger = logger
-        self.now = now
         reloads = ReloadSchedule(store: store)
+        passcodes = PasscodeQueue(scheduler: scheduler)
+        committer = GroupCommitter(store: store, scheduler: scheduler)
+        wake = WakeScheduler(scheduler: scheduler)
         store.refusedEntry = { [logger] error in
             logger.warning("timeline entry refused, skipped", event: "entry_refused", error: error)
         }
         (settings, settingsUnreadable) = Self.loadSettings(from: store, logger: logger)
         passcodeStep = PasscodeStep(store: store, logger: logger)
-        presentations = PresentationCache(limit: store.configuration.maxCachedTimelines)
+        responder = PresentationResponder(
+            limit: store.configuration.maxCachedTimelines, stamp: Self.presentationStamp(of: store, settings: settings))
+        lockedBy = store.deviceState == .unlocked ? nil : .start
+        passcodes.finish = { [unowned self] request, outcome in finishPasscodeRequest(request, outcome) }
+        passcodes.refuse = { [unowned self] request, error in fail(request.context, with: error, method: request.method) }
+        committer.answer = { [unowned self] batch, results in answer(batch, results) }
+        wake.wake = { [unowned self] in tick() }
         // Indexed in slices between calls once the loop runs, so that start-up does not
         // grow with the number of stored timelines. Calls that need every timeline
         // (ListWidgets, ReloadTimelines, WatchReloads) finish the index first.
@@ -139,14 +135,14 @@ final class WidgetService: VarlinkCallHandler {
         }
         // Only this slice is looked at: a pass over the whole schedule per slice would
         // make indexing quadratic in the number of stored timelines.
-        let now = now()
+        let now = self.now
         for metadata in found {
             guard let due = metadata.reloadDue else { continue }
             if due <= now {
                 if announce(ReloadRequest(widget: metadata.widget.description, reason: .due)) {
                     reloads.announced(metadata.widget)
                 }
-            } else if wakeDate.map({ due < $0 }) ?? true {
+            } else if wake.date.map({ due < $0 }) ?? true {
                 reschedule()
             }
         }
@@ -155,7 +151,7 @@ final class WidgetService: VarlinkCallHandler {
 
     /// Indexes the next slice when the loop has answered the calls that are ready.
     private func scheduleIndexSlice() {
-        _ = loop.schedule(at: Date()) { [weak self] in
+        scheduler.scheduleOnNextTurn { [weak self] in
             guard let self else { return }
             do { try indexStoredTimelines(limit: Self.indexSlice) } catch {
                 logger.error("stored timelines not indexed", event: "index_failed", error: error)
@@ -198,81 +194,38 @@ final class WidgetService: VarlinkCallHandler {
     }
 
     /// Writes the defaults of a new store (or a wiped one) as its settings file.
-    private static func saveDefaultSettings(to store: TimelineStore, logger: Logger) {
+    static func saveDefaultSettings(to store: TimelineStore, logger: Logger) {
         do { try store.saveSettings(Array(try JSONEncoder().encode(Settings()))) } catch {
             // Not fatal: the defaults apply now; the next start finds no file and closes them.
             logger.error("default settings not saved", event: "settings_not_saved", error: error)
         }
     }
 
-    /// After a wipe the store is a new one: its settings are a new store's defaults,
-    /// in memory and on disk, and monitors hear of the change.
-    func settingsWereWiped() {
-        settings = Settings()
-        settingsUnreadable = false
-        Self.saveDefaultSettings(to: store, logger: logger)
-        publishDeviceEvent(.settings)
-    }
-
-    /// A reloaded configuration: new roles and providers apply to every connection's
-    /// next call; keys and open streams are untouched.
-    func reconfigure(_ authorization: Authorization) {
-        self.authorization = authorization
-        authorities.removeAll()
-        permitGeneration += 1
-        // A registration decides a widget's class when it has no timeline yet.
-        presentations.removeAll()
-    }
-
     // MARK: Dispatch
 
     func handle(_ call: VarlinkCall, context: CallContext) {
+        let authority = authority(for: context)
+        guard let row = MethodTable.row(call.method) else {
+            // Not an io.widgetd method: only an administrator learns that it does not exist.
+            guard authority.isAdmin else { return deny(call.method, context: context) }
+            let known = WidgetdInterface(rawValue: call.interface) != nil
+            return context.fail(known ? .methodNotFound(call.method) : .interfaceNotFound(call.interface))
+        }
         // Every other call sees the accepted writes committed, exactly as if each had
         // been committed on its own before it.
-        if !pendingWrites.isEmpty || !inFlightCommits.isEmpty, call.method != "io.widgetd.Provider.PutTimeline" {
-            commitPendingWrites()
-        }
-        let authority = authority(for: context)
-        guard authorization.permits(authority, method: call.method) else {
-            deny(call.method, context: context)
-            return
-        }
-        do {
-            switch call.method {
-            case "io.widgetd.Device.GetStatus": try getStatus(call, context)
-            case "io.widgetd.Device.SetPasscode": try setPasscode(call, context)
-            case "io.widgetd.Device.Unlock": try unlock(call, context)
-            case "io.widgetd.Device.Lock": try lock(call, context)
-            case "io.widgetd.Device.Wipe": try wipe(call, context)
-            case "io.widgetd.Device.GetSettings": context.reply(SettingsReply(settings: settings))
-            case "io.widgetd.Device.SetSettings": try setSettings(call, context)
-            case "io.widgetd.Device.Monitor": try monitor(call, context)
-            case "io.widgetd.Device.ReportPasscodeOutOfStep": try reportPasscodeOutOfStep(call, context)
-            case "io.widgetd.Provider.PutTimeline": try putTimeline(call, context, authority)
-            case "io.widgetd.Provider.AppendEntries": try appendEntries(call, context, authority)
-            case "io.widgetd.Provider.GetTimeline": try getTimeline(call, context, authority)
-            case "io.widgetd.Provider.CloseTimeline": try closeTimeline(call, context, authority)
-            case "io.widgetd.Provider.DeleteTimeline": try deleteTimeline(call, context, authority)
-            case "io.widgetd.Provider.WatchReloads": try watchReloads(call, context, authority)
-            case "io.widgetd.Host.ListWidgets": try listWidgets(call, context)
-            case "io.widgetd.Host.GetPresentation": try getPresentation(call, context)
-            case "io.widgetd.Host.Watch": try watch(call, context)
-            case "io.widgetd.Host.ReloadTimelines": try reloadTimelines(call, context)
-            default:
-                let known = ["io.widgetd.Device", "io.widgetd.Provider", "io.widgetd.Host"].contains(call.interface)
-                context.fail(known ? .methodNotFound(call.method) : .interfaceNotFound(call.interface))
-            }
-        } catch {
-            fail(context, with: error, method: call.method)
-        }
-        dropStalePresentations()
+        if row.commitsAcceptedWritesFirst, committer.hasUnansweredWrites { committer.commitAll() }
+        guard authorization.permits(authority, role: row.role) else { return deny(call.method, context: context) }
+        do { try row.handle(self, call, context, authority) } catch { fail(context, with: error, method: call.method) }
         reportMemoryNotLocked()
     }
+
+    /// Commits every accepted write now and answers each (a stop goes through here).
+    func commitPendingWrites() { committer.commitAll() }
 
     func connectionClosed(_ id: ConnectionID) {
         authorities[id] = nil
         subscriptions.remove(connection: id)
-        pendingPasscodeRequests.removeAll { $0.context.connection == id }
+        passcodes.removeRequests(of: id)
     }
 
     private func authority(for context: CallContext) -> PeerAuthority {
@@ -335,7 +288,7 @@ final class WidgetService: VarlinkCallHandler {
     /// (after the lock's grace period), class B once its key is purged unless the reader
     /// is the provider of a timeline still open (DESIGN §3), C and D when their key goes.
     func dropUnreadableOutput() {
-        unsentOutput?.dropUnsentOutput { [store] protection in
+        dropUnsentOutput { [store] protection in
             switch protection.protectionClass {
             case .completeUnlessOpen:
                 !store.isKeyAvailable(.completeUnlessOpen) && !(protection.openTimeline.map(store.isOpen) ?? false)

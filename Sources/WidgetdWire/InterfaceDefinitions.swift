@@ -38,7 +38,9 @@ extension InterfaceDefinition {
           # One of "beforeFirstUnlock", "unlocked" or "locked".
           state: string,
           passcodeSet: bool,
-          settings: Settings
+          settings: Settings,
+          # Why it is locked, as in GetStatus; absent while unlocked.
+          lockedBy: ?string
         )
 
         # The device's lock state, key availability, failed attempts and settings.
@@ -50,6 +52,8 @@ extension InterfaceDefinition {
         # secure memory could not be locked in RAM: raise LimitMEMLOCK=).
         # "passcodeInStep" is false once the passcode is out of step with the login
         # password (ReportPasscodeOutOfStep), until a SetPasscode succeeds.
+        # "lockedBy" (absent while unlocked) says why it is locked: "client" (Lock),
+        # "session", "sleep", "sessionEnd", "inactivity" or "start" (not unlocked since start).
         method GetStatus() -> (
           state: string,
           passcodeSet: bool,
@@ -58,7 +62,8 @@ extension InterfaceDefinition {
           retryAfter: ?float,
           settings: Settings,
           warnings: ?[]string,
-          passcodeInStep: ?bool
+          passcodeInStep: ?bool,
+          lockedBy: ?string
         )
 
         # Sets a passcode (no current one), changes it, or removes it (no new one).

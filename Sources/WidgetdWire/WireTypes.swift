@@ -50,11 +50,14 @@ public struct StatusReply: Codable, Sendable, Equatable {
     /// (`ReportPasscodeOutOfStep`), until a `SetPasscode` succeeds; `nil` from a daemon
     /// that predates it.
     public var passcodeInStep: Bool?
+    /// Why the device is locked (DESIGN §8): `client`, `session`, `sleep`, `sessionEnd`,
+    /// `inactivity` or `start`; `nil` (the key omitted) while unlocked.
+    public var lockedBy: String?
 
     /// A status reply.
     public init(
         state: DeviceState, passcodeSet: Bool, classes: [ClassStatus], failedAttempts: Int, retryAfter: Double?,
-        settings: Settings, warnings: [StatusWarning]?, passcodeInStep: Bool? = nil
+        settings: Settings, warnings: [StatusWarning]?, passcodeInStep: Bool? = nil, lockedBy: String? = nil
     ) {
         self.state = state
         self.passcodeSet = passcodeSet
@@ -64,10 +67,11 @@ public struct StatusReply: Codable, Sendable, Equatable {
         self.settings = settings
         self.warnings = warnings
         self.passcodeInStep = passcodeInStep
+        self.lockedBy = lockedBy
     }
 
     private enum CodingKeys: String, CodingKey {
-        case state, passcodeSet, classes, failedAttempts, retryAfter, settings, warnings, passcodeInStep
+        case state, passcodeSet, classes, failedAttempts, retryAfter, settings, warnings, passcodeInStep, lockedBy
     }
 
     /// Decodes a reply; a warning a newer daemon sends that this build does not know is
@@ -82,6 +86,7 @@ public struct StatusReply: Codable, Sendable, Equatable {
         settings = try container.decode(Settings.self, forKey: .settings)
         warnings = try container.decodeIfPresent([String].self, forKey: .warnings)?.compactMap(StatusWarning.init(rawValue:))
         passcodeInStep = try container.decodeIfPresent(Bool.self, forKey: .passcodeInStep)
+        lockedBy = try container.decodeIfPresent(String.self, forKey: .lockedBy)
     }
 }
 
@@ -132,13 +137,16 @@ public struct DeviceEvent: Codable, Sendable, Equatable {
     public var passcodeSet: Bool
     /// The settings after the change.
     public var settings: Settings
+    /// Why the device is locked, as in `StatusReply`; `nil` while unlocked.
+    public var lockedBy: String?
 
     /// A device event.
-    public init(kind: Kind, state: DeviceState, passcodeSet: Bool, settings: Settings) {
+    public init(kind: Kind, state: DeviceState, passcodeSet: Bool, settings: Settings, lockedBy: String? = nil) {
         self.kind = kind
         self.state = state
         self.passcodeSet = passcodeSet
         self.settings = settings
+        self.lockedBy = lockedBy
     }
 }
 

@@ -97,11 +97,11 @@ import WidgetModel
         let reply = bytes("content")
         cache.insert(widget, .homeScreen, reply: reply, protection: nil, stamp: unlocked, validUntil: t0.addingTimeInterval(60))
         let slot = try #require(cache.slot(widget, .homeScreen))
-        #expect(cache.reply(in: slot, now: t0) === reply)
-        #expect(cache.reply(in: slot, now: t0.addingTimeInterval(60)) == nil)
+        #expect(cache.replyBytes(in: slot, now: t0)?.baseAddress == reply.withUnsafeBytes { $0.baseAddress })
+        #expect(cache.replyBytes(in: slot, now: t0.addingTimeInterval(60)) == nil)
         // A lock: the slot is dropped and zeroed, and answers nothing any more.
         cache.removeAll(notMatching: locked)
-        #expect(cache.reply(in: slot, now: t0) == nil)
+        #expect(cache.replyBytes(in: slot, now: t0) == nil)
         #expect(slot.reply == nil && reply.count == 0)
     }
 
@@ -132,10 +132,10 @@ import WidgetModel
         cache.removeAll(notMatching: locked)
         cache.insert(widget, .homeScreen, reply: bytes("content"), protection: nil, stamp: unlocked, validUntil: nil)
         let slot = try #require(cache.slot(widget, .homeScreen))
-        #expect(cache.reply(in: slot, now: t0) == nil)
+        #expect(cache.replyBytes(in: slot, now: t0) == nil)
         // Once that stamp becomes the current one, it is.
         cache.removeAll(notMatching: unlocked)
-        #expect(cache.reply(in: slot, now: t0) != nil)
+        #expect(cache.replyBytes(in: slot, now: t0) != nil)
     }
 
     @Test func aReplacedOrRemovedReplyEmptiesItsOldSlot() throws {
@@ -145,10 +145,10 @@ import WidgetModel
         cache.insert(widget, .homeScreen, reply: first, protection: nil, stamp: unlocked, validUntil: nil)
         let old = try #require(cache.slot(widget, .homeScreen))
         cache.insert(widget, .homeScreen, reply: bytes("second"), protection: nil, stamp: unlocked, validUntil: nil)
-        #expect(cache.reply(in: old, now: t0) == nil && first.count == 0)
+        #expect(cache.replyBytes(in: old, now: t0) == nil && first.count == 0)
         let new = try #require(cache.slot(widget, .homeScreen))
-        #expect(cache.reply(in: new, now: t0) != nil)
+        #expect(cache.replyBytes(in: new, now: t0) != nil)
         cache.remove(widget)
-        #expect(cache.reply(in: new, now: t0) == nil)
+        #expect(cache.replyBytes(in: new, now: t0) == nil)
     }
 }

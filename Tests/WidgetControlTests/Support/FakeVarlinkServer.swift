@@ -5,9 +5,8 @@ import Glibc
 ///
 /// A thread accepts connections one at a time, reads NUL-terminated requests, records
 /// them, and sends the replies `respond` gives for each (several for a stream; none
-/// hangs up). It
-/// stands in for widgetd until the daemon exists; the lead's integration tests use the
-/// real one.
+/// hangs up), so that widgetctl's tests script exactly what it is told (errors,
+/// odd replies, streams) without a daemon; IntegrationTests run widgetctl against the real one.
 final class FakeVarlinkServer: @unchecked Sendable {
     /// The socket's path.
     let path: String

@@ -1,11 +1,4 @@
 import Glibc
-import WidgetModel
-
-/// What a `GetPresentation` call asks for: one widget on one surface.
-struct PresentationRequest: Hashable {
-    let widget: WidgetID
-    let surface: Surface
-}
 
 /// The memory of `GetPresentation` messages: each distinct message's exact bytes and the
 /// ``PresentationCache/Slot`` that answers it, so that a repeated request reaches its

@@ -1,0 +1,20 @@
+import Dispatch
+import FoundationEssentials
+
+/// The event loop is the daemon's scheduler: its timers, its hand-over from threads,
+/// and Dispatch queues for the work done off it.
+extension EventLoop: Scheduling {
+    @discardableResult
+    func scheduleTimer(at deadline: Date, _ body: @escaping () -> Void) -> ScheduledTimer {
+        ScheduledTimer(id: AnyHashable(schedule(at: deadline, body)))
+    }
+
+    func cancelTimer(_ timer: ScheduledTimer) {
+        guard let id = timer.id.base as? TimerID else { return }
+        cancel(id)
+    }
+
+    func runInBackground(on queue: DispatchQueue, _ work: @escaping @Sendable () -> Void) {
+        queue.async(execute: work)
+    }
+}

@@ -1,0 +1,88 @@
+import Varlink
+import WidgetdWire
+
+/// Who may call a method at all (DESIGN §6); widget-level checks come later, per call.
+enum MethodRole: Sendable, Equatable {
+    /// Every peer.
+    case anyone
+    /// Members of `UnlockGroup=`, and administrators.
+    case unlocker
+    /// Members of `HostGroup=`, and administrators.
+    case host
+    /// Peers matching a registered provider's `User=`/`Group=`, and administrators.
+    case provider
+    /// Administrators only.
+    case admin
+}
+
+/// Every io.widgetd method, once: its name, the role it requires and its handler.
+///
+/// Dispatch and authorization both read this table, so adding a method is its IDL
+/// text (with its `WidgetdMethod` case), one row here and one handler; a test checks
+/// that every method of the IDL has exactly one row.
+enum MethodTable {
+    /// One method.
+    struct Row: Sendable {
+        /// The method (its name is the wire contract's, `WidgetdMethod`).
+        let method: WidgetdMethod
+        /// Who may call it.
+        let role: MethodRole
+        /// Whether the accepted `PutTimeline` writes are committed (and answered) before
+        /// it runs, so that it sees them as if each had been committed alone before it.
+        /// Only `PutTimeline` itself does not: its writes gather into one group commit.
+        let commitsAcceptedWritesFirst: Bool
+        /// Answers the call; the caller's authority is for widget-level checks.
+        let handle: @Sendable (WidgetService, VarlinkCall, CallContext, PeerAuthority) throws -> Void
+
+        init(
+            _ method: WidgetdMethod, _ role: MethodRole, commitsAcceptedWritesFirst: Bool = true,
+            _ handle: @escaping @Sendable (WidgetService, VarlinkCall, CallContext, PeerAuthority) throws -> Void
+        ) {
+            self.method = method
+            self.role = role
+            self.commitsAcceptedWritesFirst = commitsAcceptedWritesFirst
+            self.handle = handle
+        }
+    }
+
+    /// The rows, in IDL order.
+    static let rows: [Row] = [
+        Row(.getStatus, .anyone) { service, call, context, _ in try service.getStatus(call, context) },
+        Row(.setPasscode, .admin) { service, call, context, _ in try service.setPasscode(call, context) },
+        Row(.unlock, .unlocker) { service, call, context, _ in try service.unlock(call, context) },
+        Row(.lock, .unlocker) { service, call, context, _ in try service.lock(call, context) },
+        Row(.wipe, .admin) { service, call, context, _ in try service.wipe(call, context) },
+        Row(.getSettings, .admin) { service, call, context, _ in try service.getSettings(call, context) },
+        Row(.setSettings, .admin) { service, call, context, _ in try service.setSettings(call, context) },
+        Row(.monitor, .admin) { service, call, context, _ in try service.monitor(call, context) },
+        Row(.reportPasscodeOutOfStep, .admin) { service, call, context, _ in try service.reportPasscodeOutOfStep(call, context) },
+        Row(.putTimeline, .provider, commitsAcceptedWritesFirst: false) {
+            service, call, context, authority in try service.putTimeline(call, context, authority)
+        },
+        Row(.appendEntries, .provider) {
+            service, call, context, authority in try service.appendEntries(call, context, authority)
+        },
+        Row(.getTimeline, .provider) {
+            service, call, context, authority in try service.getTimeline(call, context, authority)
+        },
+        Row(.closeTimeline, .provider) {
+            service, call, context, authority in try service.closeTimeline(call, context, authority)
+        },
+        Row(.deleteTimeline, .provider) {
+            service, call, context, authority in try service.deleteTimeline(call, context, authority)
+        },
+        Row(.watchReloads, .provider) {
+            service, call, context, authority in try service.watchReloads(call, context, authority)
+        },
+        Row(.listWidgets, .host) { service, call, context, _ in try service.listWidgets(call, context) },
+        Row(.getPresentation, .host) { service, call, context, _ in try service.getPresentation(call, context) },
+        Row(.watch, .host) { service, call, context, _ in try service.watch(call, context) },
+        Row(.reloadTimelines, .host) { service, call, context, _ in try service.reloadTimelines(call, context) },
+    ]
+
+    /// The rows by method.
+    static let byMethod: [WidgetdMethod: Row] = Dictionary(uniqueKeysWithValues: rows.map { ($0.method, $0) })
+
+    /// The row of the method a call names, if it is an io.widgetd method.
+    static func row(_ fullName: String) -> Row? { WidgetdMethod(fullName: fullName).flatMap { byMethod[$0] } }
+}

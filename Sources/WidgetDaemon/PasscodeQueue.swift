@@ -1,0 +1,56 @@
+import Dispatch
+import WidgetStore
+
+/// The `Unlock` and `SetPasscode` calls, one at a time: the checks on the loop, the KDF
+/// off it, the verdict back on the loop (where ``finish`` applies it as a device change,
+/// recorded durably before the answer).
+///
+/// Threading: loop only, but for the derivation it hands to a background queue.
+final class PasscodeQueue {
+    private let scheduler: any Scheduling
+    private var waiting: [PasscodeRequest] = []
+    private var isDeriving = false
+    /// Applies a request's derived change (or its failure) and answers its call.
+    var finish: (PasscodeRequest, Result<DeviceChange, StoreError>) -> Void = { _, _ in }
+    /// Answers a request refused before any derivation (checks, delays).
+    var refuse: (PasscodeRequest, any Error) -> Void = { _, _ in }
+
+    init(scheduler: any Scheduling) {
+        self.scheduler = scheduler
+    }
+
+    /// Queues `request` behind the ones waiting, and starts it if none runs.
+    func enqueue(_ request: PasscodeRequest) {
+        waiting.append(request)
+        startNext()
+    }
+
+    /// Forgets the waiting requests of a closed connection (the running one finishes).
+    func removeRequests(of connection: ConnectionID) {
+        waiting.removeAll { $0.context.connection == connection }
+    }
+
+    /// Starts the oldest waiting request unless one is being derived.
+    private func startNext() {
+        while !isDeriving, !waiting.isEmpty {
+            let request = waiting.removeFirst()
+            let work: PasscodeDerivationWork
+            do { work = try request.begin() } catch {
+                refuse(request, error)
+                continue
+            }
+            isDeriving = true
+            let completion = SchedulerBound((queue: self, request: request), scheduler: scheduler)
+            scheduler.runInBackground(on: .global(qos: .userInitiated)) { [scheduler] in
+                let outcome = work.derive()
+                scheduler.execute { completion.value.queue.finished(completion.value.request, outcome) }
+            }
+        }
+    }
+
+    private func finished(_ request: PasscodeRequest, _ outcome: Result<DeviceChange, StoreError>) {
+        isDeriving = false
+        finish(request, outcome)
+        startNext()
+    }
+}

@@ -1,0 +1,71 @@
+import Dispatch
+import FoundationEssentials
+
+/// A timer scheduled through ``Scheduling``, kept to cancel it.
+struct ScheduledTimer: Hashable {
+    /// The scheduler's own identity for the timer (an `EventLoop`'s `TimerID`).
+    let id: AnyHashable
+}
+
+/// What the service needs of its event loop: the time, timers, and a way back onto the
+/// loop's thread for work done elsewhere. `EventLoop` conforms; tests drive the service
+/// with a manual scheduler and an injected clock, so no test of a service rule sleeps.
+///
+/// Threading: every requirement but ``execute(_:)`` and ``runInBackground(on:_:)`` is
+/// called on the loop's thread; those two may be called from any thread.
+protocol Scheduling: AnyObject, Sendable {
+    /// The wall clock's time now.
+    var now: Date { get }
+
+    /// Runs `body` on the loop at or soon after `deadline`; a deadline in the past runs
+    /// on the next turn, after the calls that are ready now.
+    @discardableResult
+    func scheduleTimer(at deadline: Date, _ body: @escaping () -> Void) -> ScheduledTimer
+
+    /// Cancels a timer; one that already ran or was cancelled is ignored.
+    func cancelTimer(_ timer: ScheduledTimer)
+
+    /// Runs `body` on the loop's thread soon. Safe from any thread.
+    func execute(_ body: @escaping @Sendable () -> Void)
+
+    /// Runs `work` off the loop (on `queue`): the passcode KDF, a group commit's sealing
+    /// and I/O. Its result comes back through ``execute(_:)``.
+    func runInBackground(on queue: DispatchQueue, _ work: @escaping @Sendable () -> Void)
+
+    /// Whether the caller is on the loop's thread.
+    var isOnLoopThread: Bool { get }
+}
+
+extension Scheduling {
+    /// Runs `body` on the loop `delay` seconds from now.
+    @discardableResult
+    func scheduleTimer(after delay: Double, _ body: @escaping () -> Void) -> ScheduledTimer {
+        scheduleTimer(at: now.addingTimeInterval(delay), body)
+    }
+
+    /// Runs `body` when the loop has handled every call that is ready now.
+    @discardableResult
+    func scheduleOnNextTurn(_ body: @escaping () -> Void) -> ScheduledTimer {
+        scheduleTimer(at: now, body)
+    }
+}
+
+/// A value that belongs to a scheduler's loop thread, wrapped so that work handed to
+/// another thread can carry it back through ``Scheduling/execute(_:)``. Touching the
+/// value anywhere but on the loop traps (``LoopBound`` over the protocol).
+struct SchedulerBound<Value>: @unchecked Sendable {
+    private let scheduler: any Scheduling
+    private let wrapped: Value
+
+    /// Wraps `value`, which belongs to `scheduler`'s loop thread.
+    init(_ value: Value, scheduler: any Scheduling) {
+        self.scheduler = scheduler
+        self.wrapped = value
+    }
+
+    /// The value; only on the loop's thread.
+    var value: Value {
+        precondition(scheduler.isOnLoopThread, "a loop-bound value was used off the event loop's thread")
+        return wrapped
+    }
+}
