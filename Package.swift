@@ -2,7 +2,7 @@
 // widgetd — an encrypted widget timeline store for Linux.
 //
 // Dependencies point one way (docs/ARCHITECTURE.md):
-//   C modules ← WidgetCrypto ← WidgetStore ← WidgetDaemon ← widgetd
+//   C modules ← WidgetdPOSIX, WidgetCrypto ← WidgetStore ← WidgetDaemon ← widgetd
 //   WidgetModel and Varlink are pure (no I/O, no C) and used by both sides.
 import PackageDescription
 
@@ -20,6 +20,11 @@ let package = Package(
         // The daemon's logger: swift-log's Logger API, with our journal and stderr handlers
         // (1.12 is the first with LogEvent and the error argument, which they use).
         .package(url: "https://github.com/apple/swift-log", from: "1.12.0"),
+        // Measured against our own timer heap, call queue and syscall types (widgetd-bench
+        // --only containers; docs/ARCHITECTURE.md, "Packages we use"): the benchmark
+        // imports them for that comparison.
+        .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
+        .package(url: "https://github.com/apple/swift-system", from: "1.4.0"),
     ],
     targets: [
         // C libraries from Debian, through pkg-config.
@@ -40,13 +45,17 @@ let package = Package(
         .target(name: "Varlink", dependencies: ["StrictJSON"]),
         // Typed libsodium: secure memory, AEAD, sealed boxes, Argon2id, BLAKE2b.
         .target(name: "WidgetCrypto", dependencies: ["CSodium", "CSystemShims"]),
+        // The POSIX layer, apart from the service (swift-nio's NIOPosix in spirit): one
+        // syscall file (FileDescriptor, Errno, one helper), the event loop and its timer
+        // heap, the Unix listener, signals, systemd, peer credentials.
+        .target(name: "WidgetdPOSIX", dependencies: ["CSystemShims", "CSystemd"]),
         // Device key, keybag, class-key lifecycle, encrypted timeline files, cache.
-        .target(name: "WidgetStore", dependencies: ["WidgetCrypto", "WidgetModel", "CSystemShims"]),
+        .target(name: "WidgetStore", dependencies: ["WidgetCrypto", "WidgetModel", "WidgetdPOSIX", "CSystemShims"]),
         // The daemon: event loop, Varlink server, authorization, config, systemd.
         .target(
             name: "WidgetDaemon",
             dependencies: [
-                "WidgetStore", "WidgetModel", "Varlink", "StrictJSON", "CSystemd", "CSystemShims",
+                "WidgetStore", "WidgetdPOSIX", "WidgetModel", "Varlink", "StrictJSON", "CSystemd", "CSystemShims",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         // The client CLI's commands and rendering.
@@ -68,7 +77,14 @@ let package = Package(
         .executableTarget(name: "widgetctl", dependencies: ["WidgetControl"]),
         // The benchmark harness (docs/BENCHMARKS.md): widgetd beside redis-server,
         // SQLCipher and the floors, one client for all.
-        .target(name: "Benchmarks", dependencies: ["WidgetStore", "WidgetModel", "WidgetCrypto", "CSystemShims", "StrictJSON", "Varlink"]),
+        .target(
+            name: "Benchmarks",
+            dependencies: [
+                "WidgetStore", "WidgetdPOSIX", "WidgetModel", "WidgetCrypto", "CSystemShims", "StrictJSON", "Varlink",
+                .product(name: "HeapModule", package: "swift-collections"),
+                .product(name: "DequeModule", package: "swift-collections"),
+                .product(name: "SystemPackage", package: "swift-system"),
+            ]),
         .executableTarget(name: "widgetd-bench", dependencies: ["Benchmarks"]),
 
         // For the tests only: starting programs with posix_spawn instead of Foundation's
@@ -78,6 +94,7 @@ let package = Package(
         .testTarget(name: "WidgetModelTests", dependencies: ["WidgetModel", "StrictJSON"]),
         .testTarget(name: "VarlinkTests", dependencies: ["Varlink", "TestSupport"]),
         .testTarget(name: "WidgetCryptoTests", dependencies: ["WidgetCrypto"]),
+        .testTarget(name: "WidgetdPOSIXTests", dependencies: ["WidgetdPOSIX"]),
         .testTarget(name: "WidgetStoreTests", dependencies: ["WidgetStore", "WidgetCrypto", "WidgetModel"]),
         .testTarget(
             name: "WidgetDaemonTests",

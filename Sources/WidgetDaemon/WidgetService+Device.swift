@@ -2,6 +2,7 @@ import Dispatch
 import FoundationEssentials
 import Varlink
 import WidgetCrypto
+import WidgetdPOSIX
 import WidgetModel
 import WidgetStore
 

@@ -3,6 +3,7 @@ import FoundationEssentials
 import StrictJSON
 import Varlink
 import WidgetCrypto
+import WidgetdPOSIX
 import WidgetModel
 import WidgetStore
 
