@@ -18,6 +18,7 @@ public enum Report {
             }.joined(separator: ", ")
             text += line(row).dropLast() + " \(row.serverMicroseconds.map(f) ?? "–") | \(spread.isEmpty ? "–" : spread) |\n"
         }
+        text += redisRatios(suite.reads)
         let writeRounds = suite.writes.map(\.rounds.count).max() ?? 1
         text += "\n### Durable writes (3 KiB timeline; each connection its own widget/row/file; "
         text += writeRounds > 1
@@ -38,6 +39,22 @@ public enum Report {
         }
         if !suite.skipped.isEmpty {
             text += "\nNot measured: " + suite.skipped.joined(separator: "; ") + "\n"
+        }
+        return text
+    }
+
+    /// widgetd's read rate over Redis's GET rate at each connection count, for each
+    /// client shape: the comparison the read rows exist for, in one line per shape.
+    static func redisRatios(_ rows: [BenchmarkSuite.Row]) -> String {
+        var text = ""
+        for shape in ReadClientShape.allCases {
+            let suffix = shape.subjectSuffix
+            let ratios = rows.filter { $0.subject == "widgetd GetPresentation" + suffix }.compactMap { row -> String? in
+                guard let redis = rows.first(where: { $0.subject == "redis-server GET" + suffix && $0.connections == row.connections })
+                else { return nil }
+                return "\(row.connections): \(String(format: "%.2f", row.result.throughput / redis.result.throughput))×"
+            }
+            if !ratios.isEmpty { text += "\nwidgetd / Redis GET, \(shape.rawValue) client: " + ratios.joined(separator: ", ") + "\n" }
         }
         return text
     }
