@@ -54,9 +54,9 @@ public enum Report {
                 else { return nil }
                 return "\(row.connections): \(String(format: "%.2f", row.result.throughput / redis.result.throughput))×"
             }
-            if !ratios.isEmpty { text += "\nwidgetd / Redis GET, \(shape.rawValue) client: " + ratios.joined(separator: ", ") + "\n" }
+            if !ratios.isEmpty { text += "widgetd / Redis GET, \(shape.rawValue) client: " + ratios.joined(separator: ", ") + "\n" }
         }
-        return text
+        return text.isEmpty ? "" : "\n" + text
     }
 
     private static func line(_ row: BenchmarkSuite.Row) -> String {

@@ -9,26 +9,35 @@ import FoundationEssentials
 /// swift-collections' `Heap` (docs/ARCHITECTURE.md, "Packages we use"): kept.
 ///
 /// Payloads are the loop's closures; the tests use numbers. Not thread-safe: it lives
-/// on the loop's thread.
+/// on the loop's thread. Inlinable, as swift-collections' `Heap` is, so that a user in
+/// another module (the benchmark) gets it specialized for its payload too.
 public struct TimerHeap<Payload> {
-    private struct Item {
-        let deadline: Date
-        let id: UInt64
+    @usableFromInline
+    struct Item {
+        @usableFromInline let deadline: Date
+        @usableFromInline let id: UInt64
+        @inlinable init(deadline: Date, id: UInt64) {
+            self.deadline = deadline
+            self.id = id
+        }
     }
 
-    private var heap: [Item] = []
-    private var payloads: [UInt64: Payload] = [:]
-    private var nextID: UInt64 = 1
+    @usableFromInline var heap: [Item] = []
+    @usableFromInline var payloads: [UInt64: Payload] = [:]
+    @usableFromInline var nextID: UInt64 = 1
     /// Due timers inserted during the current pass, set aside until ``endPass()``.
-    private var deferred: [Item] = []
+    @usableFromInline var deferred: [Item] = []
 
     /// An empty heap.
+    @inlinable
     public init() {}
 
     /// The number of timers not yet run or cancelled.
+    @inlinable
     public var count: Int { payloads.count }
 
     /// Adds a timer due at `deadline`; returns its identifier (never 0, never reused).
+    @inlinable
     public mutating func insert(deadline: Date, _ payload: Payload) -> UInt64 {
         let id = nextID
         nextID += 1
@@ -39,6 +48,7 @@ public struct TimerHeap<Payload> {
     }
 
     /// Cancels a timer; one that already ran or was cancelled is ignored.
+    @inlinable
     public mutating func remove(_ id: UInt64) {
         payloads[id] = nil
         // Cancelled items stay in the heap until they surface; rebuild if they pile up.
@@ -49,6 +59,7 @@ public struct TimerHeap<Payload> {
     }
 
     /// The earliest deadline of a live timer.
+    @inlinable
     public var nextDeadline: Date? {
         mutating get {
             dropCancelled()
@@ -57,6 +68,7 @@ public struct TimerHeap<Payload> {
     }
 
     /// A mark separating the timers that exist now from those inserted later.
+    @inlinable
     public var pass: UInt64 { nextID }
 
     /// Removes and returns the payload of the earliest timer due at `now` that was
@@ -66,6 +78,7 @@ public struct TimerHeap<Payload> {
     /// otherwise a timer that keeps rescheduling itself for the past (indexing in
     /// slices) would sit at the top of the heap and starve every other due timer (the
     /// watchdog's ping, the idle-connection sweep) for as long as it went on.
+    @inlinable
     public mutating func popDue(now: Date, before pass: UInt64) -> Payload? {
         while let first = heap.first, first.deadline <= now {
             popFirst()
@@ -81,6 +94,7 @@ public struct TimerHeap<Payload> {
     }
 
     /// Puts back the timers set aside during a pass.
+    @inlinable
     public mutating func endPass() {
         for item in deferred {
             heap.append(item)
@@ -89,22 +103,26 @@ public struct TimerHeap<Payload> {
         deferred.removeAll(keepingCapacity: true)
     }
 
-    private mutating func dropCancelled() {
+    @inlinable
+    mutating func dropCancelled() {
         while let first = heap.first, payloads[first.id] == nil { popFirst() }
     }
 
-    private mutating func popFirst() {
+    @inlinable
+    mutating func popFirst() {
         let last = heap.removeLast()
         guard !heap.isEmpty else { return }
         heap[0] = last
         siftDown(0)
     }
 
-    private func precedes(_ a: Item, _ b: Item) -> Bool {
+    @inlinable
+    func precedes(_ a: Item, _ b: Item) -> Bool {
         a.deadline < b.deadline || (a.deadline == b.deadline && a.id < b.id)
     }
 
-    private mutating func siftUp(_ start: Int) {
+    @inlinable
+    mutating func siftUp(_ start: Int) {
         var child = start
         while child > 0 {
             let parent = (child - 1) / 2
@@ -114,7 +132,8 @@ public struct TimerHeap<Payload> {
         }
     }
 
-    private mutating func siftDown(_ start: Int) {
+    @inlinable
+    mutating func siftDown(_ start: Int) {
         var parent = start
         while true {
             let left = 2 * parent + 1
