@@ -2,7 +2,7 @@
 // widgetd — an encrypted widget timeline store for Linux.
 //
 // Dependencies point one way (docs/ARCHITECTURE.md):
-//   C modules ← WidgetdPOSIX, WidgetCrypto ← WidgetStore ← WidgetDaemon ← widgetd
+//   C modules ← WidgetdPOSIX ← WidgetCrypto ← WidgetStore ← WidgetDaemon ← widgetd
 //   WidgetModel and Varlink are pure (no I/O, no C) and used by both sides.
 import PackageDescription
 
@@ -43,12 +43,12 @@ let package = Package(
         .target(name: "WidgetModel", dependencies: ["StrictJSON"]),
         // Pure: Varlink framing, messages and the interface definitions.
         .target(name: "Varlink", dependencies: ["StrictJSON"]),
-        // Typed libsodium: secure memory, AEAD, sealed boxes, Argon2id, BLAKE2b.
-        .target(name: "WidgetCrypto", dependencies: ["CSodium", "CSystemShims"]),
         // The POSIX layer, apart from the service (swift-nio's NIOPosix in spirit): one
         // syscall file (FileDescriptor, Errno, one helper), the event loop and its timer
         // heap, the Unix listener, signals, systemd, peer credentials.
         .target(name: "WidgetdPOSIX", dependencies: ["CSystemShims", "CSystemd"]),
+        // Typed libsodium: secure memory, AEAD, sealed boxes, Argon2id, BLAKE2b.
+        .target(name: "WidgetCrypto", dependencies: ["CSodium", "CSystemShims", "WidgetdPOSIX"]),
         // Device key, keybag, class-key lifecycle, encrypted timeline files, cache.
         .target(name: "WidgetStore", dependencies: ["WidgetCrypto", "WidgetModel", "WidgetdPOSIX", "CSystemShims"]),
         // The daemon: event loop, Varlink server, authorization, config, systemd.
