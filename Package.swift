@@ -2,7 +2,7 @@
 // widgetd — an encrypted widget timeline store for Linux.
 //
 // Dependencies point one way (docs/ARCHITECTURE.md):
-//   C modules ← WidgetCrypto ← WidgetStore ← WidgetDaemon ← widgetd
+//   C modules ← WidgetdPOSIX ← WidgetCrypto ← WidgetStore ← WidgetDaemon ← widgetd
 //   WidgetModel, Varlink and WidgetdWire are pure (no I/O, no C) and used by both sides.
 import PackageDescription
 
@@ -23,6 +23,11 @@ let package = Package(
         // The daemon's logger: swift-log's Logger API, with our journal and stderr handlers
         // (1.12 is the first with LogEvent and the error argument, which they use).
         .package(url: "https://github.com/apple/swift-log", from: "1.12.0"),
+        // Measured against our own timer heap, call queue and syscall types (widgetd-bench
+        // --only containers; docs/ARCHITECTURE.md, "Packages we use"): the benchmark
+        // imports them for that comparison.
+        .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
+        .package(url: "https://github.com/apple/swift-system", from: "1.4.0"),
     ],
     targets: [
         // C libraries from Debian, through pkg-config.
@@ -47,17 +52,21 @@ let package = Package(
         // Pure: widgetd's wire contract: method and error names, parameter and reply
         // types, the io.widgetd interface definitions and GetInfo's data.
         .target(name: "WidgetdWire", dependencies: ["Varlink", "WidgetModel"]),
+        // The POSIX layer, apart from the service (swift-nio's NIOPosix in spirit): one
+        // syscall file (FileDescriptor, Errno, one helper), the event loop and its timer
+        // heap, the Unix listener, signals, systemd, peer credentials.
+        .target(name: "WidgetdPOSIX", dependencies: ["CSystemShims", "CSystemd"]),
         // Typed libsodium: secure memory, AEAD, sealed boxes, Argon2id, BLAKE2b.
-        .target(name: "WidgetCrypto", dependencies: ["CSodium", "CSystemShims"]),
+        .target(name: "WidgetCrypto", dependencies: ["CSodium", "CSystemShims", "WidgetdPOSIX"]),
         // Device key, keybag, class-key lifecycle, encrypted timeline files, cache.
-        .target(name: "WidgetStore", dependencies: ["WidgetCrypto", "WidgetModel", "CSystemShims"]),
+        .target(name: "WidgetStore", dependencies: ["WidgetCrypto", "WidgetModel", "WidgetdPOSIX", "CSystemShims"]),
         // Typed TPM2 through tpm2-tss's ESAPI: sealed blobs, the passcode tangle, the NV counter.
         .target(name: "WidgetTPM", dependencies: ["CTPM2", "WidgetCrypto"]),
         // The daemon: event loop, Varlink server, authorization, config, systemd.
         .target(
             name: "WidgetDaemon",
             dependencies: [
-                "WidgetStore", "WidgetCrypto", "WidgetModel", "Varlink", "WidgetdWire", "StrictJSON", "CSystemd", "CSystemShims",
+                "WidgetStore", "WidgetdPOSIX", "WidgetCrypto", "WidgetModel", "Varlink", "WidgetdWire", "StrictJSON", "CSystemd", "CSystemShims",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         // The Swift client library (no libsodium): calls, streams, typed errors, passcodes
@@ -86,7 +95,14 @@ let package = Package(
         .executableTarget(name: "widgetctl", dependencies: ["WidgetControl"]),
         // The benchmark harness (docs/BENCHMARKS.md): widgetd beside redis-server,
         // SQLCipher and the floors, one client for all.
-        .target(name: "Benchmarks", dependencies: ["WidgetStore", "WidgetModel", "WidgetCrypto", "CSystemShims", "StrictJSON", "Varlink"]),
+        .target(
+            name: "Benchmarks",
+            dependencies: [
+                "WidgetStore", "WidgetdPOSIX", "WidgetModel", "WidgetCrypto", "CSystemShims", "StrictJSON", "Varlink",
+                .product(name: "HeapModule", package: "swift-collections"),
+                .product(name: "DequeModule", package: "swift-collections"),
+                .product(name: "SystemPackage", package: "swift-system"),
+            ]),
         .executableTarget(name: "widgetd-bench", dependencies: ["Benchmarks"]),
 
         // For the tests only: starting programs with posix_spawn instead of Foundation's
@@ -98,6 +114,7 @@ let package = Package(
         .testTarget(name: "WidgetdWireTests", dependencies: ["WidgetdWire", "Varlink", "TestSupport"]),
         .testTarget(name: "WidgetCryptoTests", dependencies: ["WidgetCrypto"]),
         .testTarget(name: "WidgetTPMTests", dependencies: ["WidgetTPM", "WidgetCrypto", "TestSupport"]),
+        .testTarget(name: "WidgetdPOSIXTests", dependencies: ["WidgetdPOSIX"]),
         .testTarget(name: "WidgetStoreTests", dependencies: ["WidgetStore", "WidgetCrypto", "WidgetModel"]),
         .testTarget(
             name: "WidgetDaemonTests",

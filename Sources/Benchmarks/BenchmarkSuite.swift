@@ -10,6 +10,10 @@ public final class BenchmarkSuite {
         public var duration: Double = 3
         /// Connections for the read benchmark.
         public var readConnections = [1, 8, 32]
+        /// Connections for the read rows whose client gives each connection its own
+        /// blocking thread (``ReadClientShape/threadPerConnection``), measured in the same
+        /// rounds as the multiplexed rows.
+        public var threadedReadConnections = [8]
         /// Interleaved rounds of the read and write rows; each server's median round is reported
         /// (see ``ReadRounds``).
         public var readRounds = 3
@@ -47,6 +51,7 @@ public final class BenchmarkSuite {
             var options = Options(widgetdBinary: widgetdBinary, benchBinary: benchBinary, command: command)
             options.duration = 0.2
             options.readConnections = [1, 2]
+            options.threadedReadConnections = [2]
             options.readRounds = 1
             options.writeConnections = [1, 2]
             options.growthSizes = [0, 20]
@@ -70,16 +75,26 @@ public final class BenchmarkSuite {
         public var rounds: [(result: LoopResult, serverMicroseconds: Double?)] = []
     }
 
-    /// Runs a read measurement and charges the server's CPU time over it to its requests.
+    /// Runs a read measurement with the client `shape` and charges the server's CPU time
+    /// over it to its requests.
     private func measureRead(
-        _ subject: String, connections n: Int, server: ServerProcess?, path: String, framing: SocketClient.Framing,
-        request: [UInt8]
+        _ subject: String, connections n: Int, shape: ReadClientShape, server: ServerProcess?, path: String,
+        framing: SocketClient.Framing, request: [UInt8]
     ) throws -> Row {
         let cpuBefore = server?.cpuSeconds
-        let result = try MultiplexedLoop.run(connections: n, duration: options.duration) { _ in
-            .init(client: try SocketClient(path: path, framing: framing), request: request)
+        let result: LoopResult
+        switch shape {
+        case .multiplexed:
+            result = try MultiplexedLoop.run(connections: n, duration: options.duration) { _ in
+                .init(client: try SocketClient(path: path, framing: framing), request: request)
+            }
+        case .threadPerConnection:
+            result = try ClosedLoop.run(workers: n, duration: options.duration) { _ in
+                let client = try SocketClient(path: path, framing: framing)
+                return { try client.roundTrip(request) }
+            }
         }
-        var row = Row(subject: subject, connections: n, result: result)
+        var row = Row(subject: subject + shape.subjectSuffix, connections: n, result: result)
         if let cpuBefore, let cpuAfter = server?.cpuSeconds, result.completed > 0 {
             row.serverMicroseconds = (cpuAfter - cpuBefore) * 1e6 / Double(result.completed)
         }
@@ -219,26 +234,31 @@ public final class BenchmarkSuite {
             subject: "echo server (floor)", process: echo, path: echoPath, framing: .nulTerminated, request: request))
 
         let rounds = max(options.readRounds, 1)
+        // Per server, its multiplexed rows then its thread-per-connection rows.
         var medians: [[Row]] = Array(repeating: [], count: servers.count)
-        for n in options.readConnections {
+        let measurements =
+            options.readConnections.map { (n: $0, shape: ReadClientShape.multiplexed) }
+            + options.threadedReadConnections.map { (n: $0, shape: ReadClientShape.threadPerConnection) }
+        var threaded: [[Row]] = Array(repeating: [], count: servers.count)
+        for (n, shape) in measurements {
             var samples: [[Row]] = Array(repeating: [], count: servers.count)
             for round in 0..<rounds {
                 for index in ReadRounds.order(serverCount: servers.count, round: round) {
                     let server = servers[index]
-                    log("reads: \(server.subject), \(n) connection(s), round \(round + 1) of \(rounds)")
+                    log("reads: \(server.subject), \(n) connection(s), \(shape.rawValue), round \(round + 1) of \(rounds)")
                     samples[index].append(try measureRead(
-                        server.subject, connections: n, server: server.process, path: server.path,
+                        server.subject, connections: n, shape: shape, server: server.process, path: server.path,
                         framing: server.framing, request: server.request))
                 }
             }
             for index in servers.indices {
                 guard var row = ReadRounds.median(samples[index], by: { $0.result.throughput }) else { continue }
                 row.rounds = samples[index].map { ($0.result, $0.serverMicroseconds) }
-                medians[index].append(row)
+                if shape == .multiplexed { medians[index].append(row) } else { threaded[index].append(row) }
             }
         }
-        // Grouped by server, as the table reads.
-        reads = medians.flatMap { $0 }
+        // Grouped by server, as the table reads; the shapes side by side.
+        reads = servers.indices.flatMap { medians[$0] + threaded[$0] }
     }
 
     /// A RESP command.

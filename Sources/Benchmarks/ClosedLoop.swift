@@ -19,7 +19,9 @@ public struct LoopResult: Sendable {
 /// short warm-up, and reports throughput and latency percentiles.
 ///
 /// Every store in the write benchmark is measured by this one function, so differences
-/// between its rows are the stores', not the harness's. (Reads use ``MultiplexedLoop``.)
+/// between its rows are the stores', not the harness's. Reads use ``MultiplexedLoop``,
+/// and this too for the client shape of separate host processes
+/// (``ReadClientShape/threadPerConnection``).
 enum ClosedLoop {
     /// One worker's operation; made on its own thread by `makeOperation(workerIndex)`.
     typealias Operation = () throws -> Void
@@ -38,6 +40,7 @@ enum ClosedLoop {
                 defer { done.leave() }
                 var latencies: [UInt64] = []
                 latencies.reserveCapacity(1 << 16)
+                var completed = 0
                 do {
                     let operation = try makeOperation(index)
                     ready.signal()
@@ -48,6 +51,7 @@ enum ClosedLoop {
                         let before = Clock.nanoseconds()
                         if before >= end { break }
                         try operation()
+                        completed += 1
                         let after = Clock.nanoseconds()
                         if before >= warmEnd { latencies.append(after - before) }
                     }
@@ -55,7 +59,7 @@ enum ClosedLoop {
                     shared.fail(error)
                     ready.signal()
                 }
-                shared.deliver(index, latencies)
+                shared.deliver(index, latencies, completed: completed)
             }
             thread.stackSize = 1 << 20
             thread.start()
@@ -72,7 +76,8 @@ enum ClosedLoop {
             Double(all[min(all.count - 1, Int(Double(all.count) * p))]) / 1000
         }
         return LoopResult(
-            throughput: Double(all.count) / duration, p50: percentile(0.50), p99: percentile(0.99), count: all.count)
+            throughput: Double(all.count) / duration, p50: percentile(0.50), p99: percentile(0.99), count: all.count,
+            completed: shared.completed)
     }
 
     /// State the worker threads share, behind a lock.
@@ -81,12 +86,15 @@ enum ClosedLoop {
         var start: UInt64 = 0
         private(set) var latencies: [[UInt64]]
         private(set) var error: (any Error)?
+        /// Operations completed by all workers, warm-up included.
+        private(set) var completed = 0
 
         init(workers: Int) { latencies = Array(repeating: [], count: workers) }
 
-        func deliver(_ index: Int, _ values: [UInt64]) {
+        func deliver(_ index: Int, _ values: [UInt64], completed count: Int) {
             lock.lock()
             latencies[index] = values
+            completed += count
             lock.unlock()
         }
 

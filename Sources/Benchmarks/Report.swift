@@ -18,6 +18,7 @@ public enum Report {
             }.joined(separator: ", ")
             text += line(row).dropLast() + " \(row.serverMicroseconds.map(f) ?? "–") | \(spread.isEmpty ? "–" : spread) |\n"
         }
+        text += redisRatios(suite.reads)
         let writeRounds = suite.writes.map(\.rounds.count).max() ?? 1
         text += "\n### Durable writes (3 KiB timeline; each connection its own widget/row/file; "
         text += writeRounds > 1
@@ -40,6 +41,22 @@ public enum Report {
             text += "\nNot measured: " + suite.skipped.joined(separator: "; ") + "\n"
         }
         return text
+    }
+
+    /// widgetd's read rate over Redis's GET rate at each connection count, for each
+    /// client shape: the comparison the read rows exist for, in one line per shape.
+    static func redisRatios(_ rows: [BenchmarkSuite.Row]) -> String {
+        var text = ""
+        for shape in ReadClientShape.allCases {
+            let suffix = shape.subjectSuffix
+            let ratios = rows.filter { $0.subject == "widgetd GetPresentation" + suffix }.compactMap { row -> String? in
+                guard let redis = rows.first(where: { $0.subject == "redis-server GET" + suffix && $0.connections == row.connections })
+                else { return nil }
+                return "\(row.connections): \(String(format: "%.2f", row.result.throughput / redis.result.throughput))×"
+            }
+            if !ratios.isEmpty { text += "widgetd / Redis GET, \(shape.rawValue) client: " + ratios.joined(separator: ", ") + "\n" }
+        }
+        return text.isEmpty ? "" : "\n" + text
     }
 
     private static func line(_ row: BenchmarkSuite.Row) -> String {
@@ -129,7 +146,7 @@ public enum Report {
         text += "- Date: \(formatter.string(from: date))\n- Machine: \(machine())\n"
         text += "- Every figure comes from one run, with one client (`Sources/Benchmarks/SocketClient.swift`) against each "
         text += "server in turn, closed loop: reads from one thread waiting on every connection with epoll "
-        text += "(`MultiplexedLoop.swift`; the servers alternate in rounds, `ReadRounds.swift`), widgetd's writes from the same one-thread loop (which then checks that the widgets' generations moved by the number of replies), SQLCipher's and the floor's in-process from one blocking thread per connection (`ClosedLoop.swift`).\n\n"
+        text += "(`MultiplexedLoop.swift`; the servers alternate in rounds, `ReadRounds.swift`) and, in the rows marked \"thread per connection\", from one blocking thread per connection as separate host processes connect (`ClosedLoop.swift`, same rounds), widgetd's writes from the same one-thread loop (which then checks that the widgets' generations moved by the number of replies), SQLCipher's and the floor's in-process from one blocking thread per connection (`ClosedLoop.swift`).\n\n"
         text += tables(suite)
         text += "\n![latency against connections](benchmarks-latency.svg)\n\n"
         text += analysis

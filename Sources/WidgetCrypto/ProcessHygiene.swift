@@ -1,21 +1,22 @@
 import CSystemShims
 import Glibc
+import WidgetdPOSIX
 
 /// Process-wide settings that keep secrets out of core dumps and freed memory.
 public enum ProcessHygiene {
     /// Which setting could not be applied.
     public enum Failure: Error, Sendable, Equatable, CustomStringConvertible {
         /// `prctl(PR_SET_DUMPABLE, 0)` failed.
-        case notDumpable(errno: Int32)
+        case notDumpable(SystemError)
         /// `setrlimit(RLIMIT_CORE, 0)` failed.
-        case coreLimit(errno: Int32)
+        case coreLimit(SystemError)
         /// `mallopt(M_PERTURB)` was refused.
         case mallocPerturb
 
         public var description: String {
             switch self {
-            case .notDumpable(let e): "cannot make the process non-dumpable: \(String(cString: strerror(e)))"
-            case .coreLimit(let e): "cannot set RLIMIT_CORE to 0: \(String(cString: strerror(e)))"
+            case .notDumpable(let error): "cannot make the process non-dumpable: \(error.errno)"
+            case .coreLimit(let error): "cannot set RLIMIT_CORE to 0: \(error.errno)"
             case .mallocPerturb: "glibc refused mallopt(M_PERTURB)"
             }
         }
@@ -60,9 +61,17 @@ public enum ProcessHygiene {
     /// core-size limit to 0, and asks glibc to overwrite freed heap memory, so that a
     /// decrypted value released by Swift does not linger in a free chunk.
     public static func apply() throws(Failure) {
-        guard shim_set_dumpable(0) == 0 else { throw .notDumpable(errno: errno) }
+        do throws(SystemError) {
+            try Syscall.retrying("prctl(PR_SET_DUMPABLE)") { shim_set_dumpable(0) }
+        } catch {
+            throw .notDumpable(error)
+        }
         var limit = rlimit(rlim_cur: 0, rlim_max: 0)
-        guard setrlimit(Int32(RLIMIT_CORE.rawValue), &limit) == 0 else { throw .coreLimit(errno: errno) }
+        do throws(SystemError) {
+            try Syscall.retrying("setrlimit(RLIMIT_CORE)") { setrlimit(Int32(RLIMIT_CORE.rawValue), &limit) }
+        } catch {
+            throw .coreLimit(error)
+        }
         // mallopt returns 1 on success.
         guard shim_malloc_perturb(perturbByte) == 1 else { throw .mallocPerturb }
     }

@@ -1,3 +1,4 @@
+import WidgetdPOSIX
 import WidgetModel
 
 /// What one peer may do, derived once per connection from its credentials (DESIGN §6).

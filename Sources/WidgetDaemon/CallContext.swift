@@ -2,6 +2,7 @@ import FoundationEssentials
 import Logging
 import Varlink
 import WidgetCrypto
+import WidgetdPOSIX
 
 /// Identifies one client connection for the lifetime of the daemon.
 public struct ConnectionID: Hashable, Sendable, CustomStringConvertible {

@@ -1,3 +1,4 @@
+import WidgetdPOSIX
 import WidgetModel
 import WidgetStore
 

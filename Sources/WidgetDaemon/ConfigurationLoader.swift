@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Glibc
+import WidgetdPOSIX
 
 /// Reads the configuration files from disk and hands them to ``ConfigurationParser``.
 ///

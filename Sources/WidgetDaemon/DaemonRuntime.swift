@@ -2,6 +2,7 @@ import FoundationEssentials
 import Glibc
 import Logging
 import WidgetCrypto
+import WidgetdPOSIX
 import WidgetModel
 import WidgetStore
 
@@ -17,7 +18,7 @@ final class DaemonRuntime {
     private let stateLock: StateDirectoryLock
     private let service: WidgetService
     private let server: VarlinkServer
-    private let listeningSocket: Int32
+    private let listeningSocket: FileDescriptor
     /// The socket bound here, ours to close and remove at exit; `nil` when systemd passed one.
     private let boundSocket: ListeningSocket?
     private var signals: Signals?
@@ -69,7 +70,7 @@ final class DaemonRuntime {
 
     deinit {
         if let boundSocket {
-            close(boundSocket.fd)
+            Syscall.close(boundSocket.fd)
             // Only the file bound here: a socket another daemon bound since stays.
             boundSocket.removeFileIfOurs()
         }

@@ -1,5 +1,6 @@
 import Dispatch
 import FoundationEssentials
+import WidgetdPOSIX
 
 /// The event loop is the daemon's scheduler: its timers, its hand-over from threads,
 /// and Dispatch queues for the work done off it.

@@ -3,6 +3,7 @@ import Glibc
 import Logging
 import Varlink
 import WidgetCrypto
+import WidgetdPOSIX
 import WidgetdWire
 
 /// One client connection: reads and frames its calls, answers them in order, and
@@ -16,7 +17,7 @@ import WidgetdWire
 /// Lives on the event loop's thread.
 final class VarlinkConnection: IOEventHandler {
     let id: ConnectionID
-    let fd: Int32
+    let fd: FileDescriptor
     let peer: PeerCredentials
     private let loop: EventLoop
     private let limits: ServerLimits
@@ -54,11 +55,10 @@ final class VarlinkConnection: IOEventHandler {
     private var queueStart = 0
     /// The call being answered; later calls wait.
     private var current: CallContext?
-    /// The client shut down its sending side: finish what it asked, then close.
-    private var readClosed = false
-    /// A protocol error was answered: send what is buffered, then close.
-    private var closeAfterFlush = false
-    private(set) var isClosed = false
+    /// Open, input closed, failing or closed: what is read, what is started, when it closes.
+    private var lifecycle = ConnectionLifecycle()
+    /// Whether the connection is closed.
+    var isClosed: Bool { lifecycle.isClosed }
     /// When the client's last complete message arrived or its last call ended: the
     /// start of its idleness, for ``VarlinkServer``'s idle timeout. Bytes of an
     /// unfinished message do not count: one byte now and then must not keep a
@@ -81,7 +81,7 @@ final class VarlinkConnection: IOEventHandler {
     static let callsPerTurn = 16
 
     init(
-        id: ConnectionID, fd: Int32, peer: PeerCredentials, isPrivileged: Bool, loop: EventLoop, limits: ServerLimits,
+        id: ConnectionID, fd: FileDescriptor, peer: PeerCredentials, isPrivileged: Bool, loop: EventLoop, limits: ServerLimits,
         handler: any VarlinkCallHandler, logger: Logger, readBuffer: ReadBuffer, inputBudget: InputBudget,
         onMessageBegun: @escaping (VarlinkConnection) -> Void, onClose: @escaping (VarlinkConnection) -> Void
     ) {
@@ -156,7 +156,7 @@ final class VarlinkConnection: IOEventHandler {
     /// cannot starve the others), then handles every complete call.
     private func readAvailable() {
         // Calls already received wait their turn first; the socket keeps the rest.
-        guard !hasBacklog else { return }
+        guard !hasBacklog, lifecycle.readsInput else { return }
         let buffer = readBuffer.bytes
         for _ in 0..<16 {
             let count: Int?
@@ -168,7 +168,7 @@ final class VarlinkConnection: IOEventHandler {
             }
             guard let count else { break }
             if count == 0 {
-                readClosed = true
+                _ = lifecycle.handle(.endOfInput)
                 break
             }
             let received = UnsafeMutableRawBufferPointer(rebasing: buffer[..<count])
@@ -230,7 +230,7 @@ final class VarlinkConnection: IOEventHandler {
             cachedReplyPermit = permit
             if !isClosed { noteUnfinishedMessage(tookMessages: tookMessages) }
         }
-        while !closeAfterFlush, !isClosed {
+        while lifecycle.startsCalls {
             if budget == 0 || queue.count - queueStart >= limits.maxQueuedCalls {
                 // Over budget: continue on a later turn, once the socket is writable (see
                 // updateInterest). A full queue resumes when the call in progress ends.
@@ -335,7 +335,8 @@ final class VarlinkConnection: IOEventHandler {
         queue.removeAll()
         queueStart = 0
         enqueue(VarlinkReply.encode(error: error))
-        closeAfterFlush = true
+        // A failed send may have closed it already.
+        if lifecycle.startsCalls { _ = lifecycle.handle(.protocolError) }
         updateInterest()
         closeIfDone()
     }
@@ -495,7 +496,7 @@ final class VarlinkConnection: IOEventHandler {
     private func updateInterest() {
         guard !isClosed, let watch else { return }
         var interest: IOEvents = []
-        if !readClosed, !closeAfterFlush, !hasBacklog, queue.count - queueStart < limits.maxQueuedCalls {
+        if lifecycle.readsInput, !hasBacklog, queue.count - queueStart < limits.maxQueuedCalls {
             interest.insert(.readable)
         }
         // A backlog waits for writability rather than a timer: the loop is level-triggered,
@@ -517,20 +518,21 @@ final class VarlinkConnection: IOEventHandler {
     /// out, or after the client stopped sending once its calls are answered (a stream
     /// in progress would never end, so it does not keep the connection open).
     private func closeIfDone() {
-        guard !isClosed, pendingOutputCount == 0 else { return }
-        if closeAfterFlush {
-            close(reason: nil)
-        } else if readClosed, !hasBacklog, queueStart == queue.count, current == nil || current?.wantsMore == true {
-            close(reason: nil)
-        }
+        guard pendingOutputCount == 0 else { return }
+        let callsOutstanding = hasBacklog || queueStart != queue.count || (current.map { !$0.wantsMore } ?? false)
+        if lifecycle.handle(.outputDrained(callsOutstanding: callsOutstanding)) == .close { tearDown(reason: nil) }
     }
 
     // MARK: Closing
 
-    /// Closes the socket, drops everything buffered and tells the server.
+    /// Closes the socket, drops everything buffered and tells the server; once only.
     func close(reason: String?) {
-        guard !isClosed else { return }
-        isClosed = true
+        guard lifecycle.handle(.closeRequested) == .close else { return }
+        tearDown(reason: reason)
+    }
+
+    /// What closing does, once the lifecycle said to close.
+    private func tearDown(reason: String?) {
         if let reason { logger.warning("closing connection: \(reason)", event: "connection_closed") }
         if let watch { loop.unwatch(watch) }
         watch = nil

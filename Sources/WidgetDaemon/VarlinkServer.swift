@@ -2,6 +2,7 @@ import FoundationEssentials
 import Glibc
 import Logging
 import Varlink
+import WidgetdPOSIX
 
 /// Serves Varlink on a listening Unix socket: accepts clients, reads their peer
 /// credentials, and hands their calls to a ``VarlinkCallHandler``.
@@ -19,7 +20,7 @@ import Varlink
 /// Lives on the event loop's thread.
 public final class VarlinkServer {
     private let loop: EventLoop
-    private let listeningSocket: Int32
+    private let listeningSocket: FileDescriptor
     private let limits: ServerLimits
     private unowned let handler: any VarlinkCallHandler
     private let logger: Logger
@@ -33,7 +34,7 @@ public final class VarlinkServer {
     private let readBuffer = ReadBuffer()
     private let inputBudget: InputBudget
     /// Reads a new connection's peer credentials; tests pass their own to act as several uids.
-    private let credentials: (Int32) throws(SystemError) -> PeerCredentials
+    private let credentials: (FileDescriptor) throws(SystemError) -> PeerCredentials
 
     /// Whether a peer may take the reserved connections and is exempt from the per-user
     /// limit: the admin and unlock peers, so that the owner can always lock and unlock.
@@ -45,8 +46,8 @@ public final class VarlinkServer {
     ///
     /// The handler is not retained; its owner keeps both alive.
     public init(
-        loop: EventLoop, listeningSocket: Int32, limits: ServerLimits, handler: any VarlinkCallHandler,
-        logger: Logger, credentials: @escaping (Int32) throws(SystemError) -> PeerCredentials = PeerCredentials.of(socket:)
+        loop: EventLoop, listeningSocket: FileDescriptor, limits: ServerLimits, handler: any VarlinkCallHandler,
+        logger: Logger, credentials: @escaping (FileDescriptor) throws(SystemError) -> PeerCredentials = PeerCredentials.of(socket:)
     ) {
         self.credentials = credentials
         inputBudget = InputBudget(limit: limits.maxPendingInputBytes)
@@ -141,7 +142,7 @@ public final class VarlinkServer {
     /// Accepts until the backlog is empty.
     private func acceptPending() {
         while true {
-            let fd: Int32
+            let fd: FileDescriptor
             do {
                 guard let accepted = try Syscall.accept(listeningSocket) else { return }
                 fd = accepted
@@ -154,7 +155,7 @@ public final class VarlinkServer {
         }
     }
 
-    private func admit(_ fd: Int32) {
+    private func admit(_ fd: FileDescriptor) {
         guard connections.count < limits.maxConnections else {
             logger.warning("refusing a connection: \(limits.maxConnections) are open", event: "connection_refused")
             Syscall.close(fd)

@@ -1,6 +1,7 @@
 import FoundationEssentials
 import Varlink
 import WidgetCrypto
+import WidgetdPOSIX
 import WidgetModel
 import WidgetStore
 import WidgetdWire

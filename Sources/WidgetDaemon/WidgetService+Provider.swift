@@ -2,6 +2,7 @@ import FoundationEssentials
 import StrictJSON
 import Varlink
 import WidgetCrypto
+import WidgetdPOSIX
 import WidgetModel
 import WidgetStore
 import WidgetdWire

@@ -1,4 +1,5 @@
 import Glibc
+import WidgetdPOSIX
 
 /// The XDG base directories a user's daemon writes under (`~/.local/state` and the
 /// like), made when they are missing as the XDG Base Directory specification asks:
@@ -14,8 +15,10 @@ enum XDGBaseDirectory {
         var prefix = ""
         for component in path.split(separator: "/") {
             prefix += "/" + component
-            if mkdir(prefix, 0o700) != 0, errno != EEXIST {
-                throw SystemError("mkdir \(prefix)", code: errno)
+            do throws(SystemError) {
+                try Syscall.retrying("mkdir \(prefix)") { mkdir(prefix, 0o700) }
+            } catch {
+                guard error.errno == .fileExists else { throw error }
             }
         }
     }

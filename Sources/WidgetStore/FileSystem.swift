@@ -2,25 +2,36 @@ import Dispatch
 import FoundationEssentials
 import Glibc
 import WidgetCrypto
+import WidgetdPOSIX
 
-/// Every system call the store makes, in one file (as swift-system's `Syscalls.swift`).
-///
-/// Each failure becomes `StoreError.io` with the operation, the path and `errno`;
-/// `EINTR` is retried. Writes that must survive a crash go through
+/// Every file operation the store makes, in one file, each system call through the
+/// POSIX layer's one helper (`Syscall.retrying`: `EINTR` retried, `EBADF`/`EFAULT`
+/// trapped); a failure becomes `StoreError.io` with the operation, the path and the
+/// errno (``call(_:_:_:)``). Writes that must survive a crash go through
 /// `writeAtomically`: temporary file in the same directory, `fsync`, `rename`,
 /// directory `fsync`, so a reader sees the old file or the new one, never a mix.
 enum FileSystem {
-    /// Runs a call until it does not fail with `EINTR`.
-    static func retrying<T: BinaryInteger>(_ call: () -> T) -> T {
-        while true {
-            let result = call()
-            if result == -1 && errno == EINTR { continue }
-            return result
+    /// Runs a system call through `Syscall.retrying`; a failure is the store's error
+    /// about `path`.
+    @discardableResult
+    static func call<T: FixedWidthInteger>(_ operation: String, _ path: String, _ body: () -> T) throws(StoreError) -> T {
+        do {
+            return try Syscall.retrying(operation, body)
+        } catch {
+            throw StoreError(error, path: path)
         }
     }
 
-    private static func fail(_ operation: String, _ path: String) -> StoreError {
-        .io(operation: operation, path: path, errno: errno)
+    /// ``call(_:_:_:)``'s outcome as a value, for a call made in a closure that cannot
+    /// throw a typed error (an array's `withUnsafeMutableBytes`).
+    static func result<T: FixedWidthInteger>(_ operation: String, _ path: String, _ body: () -> T) -> Result<T, StoreError> {
+        Result { () throws(StoreError) in try call(operation, path, body) }
+    }
+
+    /// Runs a system call through `Syscall.retrying`, returning its error rather than
+    /// throwing it, for the callers that tell some errnos apart.
+    private static func attempt<T: FixedWidthInteger>(_ operation: String, _ body: () -> T) -> Result<T, SystemError> {
+        Result { () throws(SystemError) in try Syscall.retrying(operation, body) }
     }
 
     /// Creates a directory with `mode` unless it exists, and checks that it is one the
@@ -32,8 +43,11 @@ enum FileSystem {
     /// lasts a power cut only once its parent is synced, and without that the cut could
     /// take the directory with everything later made durable inside it.
     static func makeDirectory(_ path: String, mode: mode_t = 0o700) throws(StoreError) {
-        let created = mkdir(path, mode) == 0
-        if !created, errno != EEXIST { throw fail("mkdir", path) }
+        var created = true
+        if case .failure(let error) = attempt("mkdir", { mkdir(path, mode) }) {
+            guard error.errno == .fileExists else { throw StoreError(error, path: path) }
+            created = false
+        }
         let fd = try openDirectory(path)
         close(fd)
         if created { try syncDirectory(URL(fileURLWithPath: path).deletingLastPathComponent().path) }
@@ -42,17 +56,20 @@ enum FileSystem {
     /// Opens a directory of the store without following a link, and checks it as
     /// `makeDirectory` says. The caller closes the descriptor.
     static func openDirectory(_ path: String) throws(StoreError) -> Int32 {
-        let fd = retrying { open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) }
-        guard fd >= 0 else {
-            switch errno {
+        let fd: Int32
+        switch attempt("open", { open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) }) {
+        case .success(let opened): fd = opened
+        case .failure(let error):
+            switch error.errno.rawValue {
             case ELOOP: throw .unsafeEntry(path: path, reason: .symbolicLink)
             case ENOTDIR: throw .unsafeEntry(path: path, reason: .notDirectory)
-            default: throw fail("open", path)
+            default: throw StoreError(error, path: path)
             }
         }
         var info = stat()
-        guard fstat(fd, &info) == 0 else {
-            let error = fail("fstat", path)
+        do {
+            try call("fstat", path) { fstat(fd, &info) }
+        } catch {
             close(fd)
             throw error
         }
@@ -94,18 +111,21 @@ enum FileSystem {
     static func openFileWithStatus(
         _ path: String, flags: Int32 = O_RDONLY, mode: mode_t = 0o600, owners: Owners = .daemon
     ) throws(StoreError) -> (fd: Int32, info: stat)? {
-        let fd = retrying { open(path, flags | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, mode) }
-        guard fd >= 0 else {
-            switch errno {
+        let fd: Int32
+        switch attempt("open", { open(path, flags | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, mode) }) {
+        case .success(let opened): fd = opened
+        case .failure(let error):
+            switch error.errno.rawValue {
             case ENOENT: return nil
             case ELOOP: throw .unsafeEntry(path: path, reason: .symbolicLink)
             case ENXIO, EISDIR: throw .unsafeEntry(path: path, reason: .notRegularFile)
-            default: throw fail("open", path)
+            default: throw StoreError(error, path: path)
             }
         }
         var info = stat()
-        guard fstat(fd, &info) == 0 else {
-            let error = fail("fstat", path)
+        do {
+            try call("fstat", path) { fstat(fd, &info) }
+        } catch {
             close(fd)
             throw error
         }
@@ -136,10 +156,9 @@ enum FileSystem {
         var bytes = [UInt8](repeating: 0, count: Int(info.st_size))
         var offset = 0
         while offset < bytes.count {
-            let n = bytes.withUnsafeMutableBytes { buffer in
-                retrying { read(fd, buffer.baseAddress! + offset, buffer.count - offset) }
-            }
-            if n < 0 { throw fail("read", path) }
+            let n = try bytes.withUnsafeMutableBytes { buffer in
+                result("read", path) { read(fd, buffer.baseAddress! + offset, buffer.count - offset) }
+            }.get()
             if n == 0 { break }
             offset += n
         }
@@ -169,10 +188,9 @@ enum FileSystem {
         do { secret = try SecureBytes.zeroed(count: expected) } catch { throw StoreError(error) }
         var offset = 0
         while offset < expected {
-            let n = secret.withUnsafeMutableBytes { buffer in
-                retrying { read(fd, buffer.baseAddress! + offset, expected - offset) }
+            let n = try secret.withUnsafeMutableBytes { (buffer) throws(StoreError) in
+                try call("read", path) { read(fd, buffer.baseAddress! + offset, expected - offset) }
             }
-            if n < 0 { throw fail("read", path) }
             if n == 0 { throw .deviceKey(.wrongSize(path: path, bytes: offset)) }
             offset += n
         }
@@ -183,19 +201,16 @@ enum FileSystem {
     private static func writeAll(_ fd: Int32, _ source: UnsafeRawBufferPointer, _ path: String) throws(StoreError) {
         var offset = 0
         while offset < source.count {
-            let n = retrying { write(fd, source.baseAddress! + offset, source.count - offset) }
-            if n < 0 { throw fail("write", path) }
-            offset += n
+            offset += try call("write", path) { write(fd, source.baseAddress! + offset, source.count - offset) }
         }
     }
 
     /// Creates a new file (it must not exist) holding a secret, mode 0600, durably.
     static func createSecretFile(_ path: String, directory: String, contents: SecureBytes) throws(StoreError) {
-        let fd = retrying { open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600) }
-        guard fd >= 0 else { throw fail("create", path) }
+        let fd = try call("create", path) { open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600) }
         do throws(StoreError) {
             try contents.withUnsafeBytes { (buffer) throws(StoreError) in try writeAll(fd, buffer, path) }
-            guard retrying({ fsync(fd) }) == 0 else { throw fail("fsync", path) }
+            try call("fsync", path) { fsync(fd) }
         } catch {
             close(fd)
             unlink(path)
@@ -211,19 +226,27 @@ enum FileSystem {
         do { suffix = try Sodium.randomBytes(count: 8) } catch { throw StoreError(error) }
         let temporary = "\(directory)/.tmp-\(Hex.encode(suffix))"
         let target = "\(directory)/\(name)"
-        let fd = retrying { open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600) }
-        guard fd >= 0 else { throw fail("create", temporary) }
+        let fd = try call("create", temporary) {
+            open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        }
         do throws(StoreError) {
             try bytes.withBytes { (buffer) throws(StoreError) in try writeAll(fd, buffer, temporary) }
-            guard retrying({ fsync(fd) }) == 0 else { throw fail("fsync", temporary) }
-            guard close(fd) == 0 else { throw fail("close", temporary) }
+            try call("fsync", temporary) { fsync(fd) }
         } catch {
             close(fd)
             unlink(temporary)
             throw error
         }
-        guard rename(temporary, target) == 0 else {
-            let error = fail("rename", target)
+        // Not retried on EINTR (the descriptor is gone either way), but its error counts:
+        // on some file systems close is where a failed write shows.
+        guard close(fd) == 0 else {
+            let error = StoreError(SystemError("close", errno: .current), path: temporary)
+            unlink(temporary)
+            throw error
+        }
+        do {
+            try call("rename", target) { rename(temporary, target) }
+        } catch {
             unlink(temporary)
             throw error
         }
@@ -295,19 +318,21 @@ enum FileSystem {
     /// Writes, syncs and renames one file into place; the directory is not synced.
     private static func replaceFile(directory: String, name: String, bytes: [UInt8]) throws(StoreError) {
         let (fd, temporary) = try writeTemporary(directory: directory, bytes: bytes)
-        guard retrying({ fsync(fd) }) == 0 else {
-            let error = fail("fsync", temporary)
+        do {
+            try call("fsync", temporary) { fsync(fd) }
+        } catch {
             close(fd)
             unlink(temporary)
             throw error
         }
         guard close(fd) == 0 else {
-            let error = fail("close", temporary)
+            let error = StoreError(SystemError("close", errno: .current), path: temporary)
             unlink(temporary)
             throw error
         }
-        guard rename(temporary, "\(directory)/\(name)") == 0 else {
-            let error = fail("rename", "\(directory)/\(name)")
+        do {
+            try call("rename", "\(directory)/\(name)") { rename(temporary, "\(directory)/\(name)") }
+        } catch {
             unlink(temporary)
             throw error
         }
@@ -318,8 +343,9 @@ enum FileSystem {
         let suffix: [UInt8]
         do { suffix = try Sodium.randomBytes(count: 8) } catch { throw StoreError(error) }
         let temporary = "\(directory)/.tmp-\(Hex.encode(suffix))"
-        let fd = retrying { open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600) }
-        guard fd >= 0 else { throw fail("create", temporary) }
+        let fd = try call("create", temporary) {
+            open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        }
         do throws(StoreError) {
             try bytes.withBytes { (buffer) throws(StoreError) in try writeAll(fd, buffer, temporary) }
         } catch {
@@ -342,29 +368,30 @@ enum FileSystem {
     /// Removes a file; `false` if there was none. Does not sync the directory.
     @discardableResult
     static func remove(_ path: String) throws(StoreError) -> Bool {
-        if unlink(path) == 0 { return true }
-        if errno == ENOENT { return false }
-        throw fail("unlink", path)
+        switch attempt("unlink", { unlink(path) }) {
+        case .success: return true
+        case .failure(let error) where error.errno == .noSuchFileOrDirectory: return false
+        case .failure(let error): throw StoreError(error, path: path)
+        }
     }
 
     /// Makes a directory's entries (creations, renames, removals) durable.
     static func syncDirectory(_ path: String) throws(StoreError) {
-        let fd = retrying { open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) }
-        guard fd >= 0 else { throw fail("open", path) }
+        let fd = try call("open", path) { open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) }
         defer { close(fd) }
-        guard retrying({ fsync(fd) }) == 0 else { throw fail("fsync", path) }
+        try call("fsync", path) { fsync(fd) }
     }
 
     /// The names in a directory, without `.` and `..`.
     static func list(_ path: String) throws(StoreError) -> [String] {
-        guard let dir = opendir(path) else { throw fail("opendir", path) }
+        guard let dir = opendir(path) else { throw StoreError(SystemError("opendir", errno: .current), path: path) }
         defer { closedir(dir) }
         var names: [String] = []
         while true {
             // readdir returns NULL both at the end and on error; errno tells them apart.
             errno = 0
             guard let entry = readdir(dir) else {
-                if errno != 0 { throw fail("readdir", path) }
+                if errno != 0 { throw StoreError(SystemError("readdir", errno: .current), path: path) }
                 break
             }
             let name = withUnsafePointer(to: entry.pointee.d_name) { pointer in

@@ -1,6 +1,7 @@
 import FoundationEssentials
 import Glibc
 import WidgetCrypto
+import WidgetdPOSIX
 
 /// The write-ahead journal (`STATE/journal`): where a durable write first lands.
 ///
@@ -131,7 +132,7 @@ final class Journal: @unchecked Sendable {
                 next += 1
             }
             try records.withBytes { (buffer) throws(StoreError) in try writeAll(buffer, at: tail) }
-            guard FileSystem.retrying({ fdatasync(fd) }) == 0 else { throw .io(operation: "fdatasync", path: path, errno: errno) }
+            try FileSystem.call("fdatasync", path) { fdatasync(fd) }
             tail += size
             sequence = next
             filesLock.withLock {
@@ -186,7 +187,7 @@ final class Journal: @unchecked Sendable {
     private func restart() throws(StoreError) {
         let zeros = [UInt8](repeating: 0, count: Self.headerByteCount)
         try zeros.withBytes { (buffer) throws(StoreError) in try writeAll(buffer, at: 0) }
-        guard FileSystem.retrying({ fdatasync(fd) }) == 0 else { throw .io(operation: "fdatasync", path: path, errno: errno) }
+        try FileSystem.call("fdatasync", path) { fdatasync(fd) }
         tail = 0
         sequence = 0
         epoch = try Self.newEpoch()
@@ -238,7 +239,7 @@ final class Journal: @unchecked Sendable {
             return []
         }
         var info = stat()
-        guard fstat(fd, &info) == 0 else { throw .io(operation: "fstat", path: path, errno: errno) }
+        try FileSystem.call("fstat", path) { fstat(fd, &info) }
         var contents = [UInt8](repeating: 0, count: Int(info.st_size))
         let size = try readAll(fd, into: &contents, at: 0, path: path)
         return try parse(contents.prefix(size), macKey: macKey)
@@ -275,11 +276,11 @@ final class Journal: @unchecked Sendable {
     /// write its inode on every sync).
     private func preallocate() throws(StoreError) {
         var info = stat()
-        guard fstat(fd, &info) == 0 else { throw .io(operation: "fstat", path: path, errno: errno) }
+        try FileSystem.call("fstat", path) { fstat(fd, &info) }
         let size = Int(info.st_size)
         guard size != capacity else { return }
         if size > capacity {
-            guard ftruncate(fd, off_t(capacity)) == 0 else { throw .io(operation: "ftruncate", path: path, errno: errno) }
+            try FileSystem.call("ftruncate", path) { ftruncate(fd, off_t(capacity)) }
         } else {
             let zeros = [UInt8](repeating: 0, count: 64 << 10)
             var offset = size
@@ -291,15 +292,17 @@ final class Journal: @unchecked Sendable {
                 offset += count
             }
         }
-        guard FileSystem.retrying({ fsync(fd) }) == 0 else { throw .io(operation: "fsync", path: path, errno: errno) }
+        try FileSystem.call("fsync", path) { fsync(fd) }
         try FileSystem.syncDirectory(stateDirectory)
     }
 
     private func writeAll(_ buffer: UnsafeRawBufferPointer, at offset: Int) throws(StoreError) {
         var done = 0
         while done < buffer.count {
-            let n = FileSystem.retrying { pwrite(fd, buffer.baseAddress! + done, buffer.count - done, off_t(offset + done)) }
-            guard n > 0 else { throw .io(operation: "write", path: path, errno: n < 0 ? errno : EIO) }
+            let n = try FileSystem.call("write", path) {
+                pwrite(fd, buffer.baseAddress! + done, buffer.count - done, off_t(offset + done))
+            }
+            guard n > 0 else { throw .io(operation: "write", path: path, errno: EIO) }
             done += n
         }
     }
@@ -308,10 +311,9 @@ final class Journal: @unchecked Sendable {
     private static func readAll(_ fd: Int32, into buffer: inout [UInt8], at offset: Int, path: String) throws(StoreError) -> Int {
         var done = 0
         while done < buffer.count {
-            let n = buffer.withUnsafeMutableBytes { b in
-                FileSystem.retrying { pread(fd, b.baseAddress! + done, b.count - done, off_t(offset + done)) }
-            }
-            if n < 0 { throw .io(operation: "read", path: path, errno: errno) }
+            let n = try buffer.withUnsafeMutableBytes { b in
+                FileSystem.result("read", path) { pread(fd, b.baseAddress! + done, b.count - done, off_t(offset + done)) }
+            }.get()
             if n == 0 { break }
             done += n
         }

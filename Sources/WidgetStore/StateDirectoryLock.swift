@@ -1,4 +1,5 @@
 import Glibc
+import WidgetdPOSIX
 
 /// An exclusive claim on a state directory for as long as it lives: a second widgetd
 /// started on the same directory stops with `stateDirectoryInUse` instead of folding
@@ -16,13 +17,12 @@ public final class StateDirectoryLock {
         // a new one is made durably (synced into its parent), as the store makes it.
         try FileSystem.makeDirectory(stateDirectory)
         let fd = try FileSystem.openDirectory(stateDirectory)
-        var result: Int32
-        repeat { result = flock(fd, LOCK_EX | LOCK_NB) } while result != 0 && errno == EINTR
-        guard result == 0 else {
-            let error = errno
+        do throws(SystemError) {
+            try Syscall.retrying("flock") { flock(fd, LOCK_EX | LOCK_NB) }
+        } catch {
             close(fd)
-            throw error == EWOULDBLOCK
-                ? .stateDirectoryInUse(path: stateDirectory) : .io(operation: "flock", path: stateDirectory, errno: error)
+            throw error.errno == .wouldBlock
+                ? .stateDirectoryInUse(path: stateDirectory) : StoreError(error, path: stateDirectory)
         }
         self.fd = fd
     }

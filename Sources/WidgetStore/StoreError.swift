@@ -1,5 +1,6 @@
 import Glibc
 import WidgetCrypto
+import WidgetdPOSIX
 
 /// Why a file failed verification. Never says anything about its plaintext.
 public enum CorruptionReason: Sendable, Equatable, CustomStringConvertible {
@@ -146,6 +147,11 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
         case .outOfSecureMemory: CryptoError.outOfSecureMemory.description
         case .cryptoFailure(let what): what
         }
+    }
+
+    /// A failed system call about `path`: its operation and errno, as `io`.
+    init(_ error: SystemError, path: String) {
+        self = .io(operation: error.operation, path: path, errno: error.errno.rawValue)
     }
 
     /// Maps a crypto failure outside a file (key derivation, allocation) to a store error.

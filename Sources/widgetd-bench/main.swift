@@ -7,12 +7,17 @@ import Foundation
 // BENCHMARKS.md and the plot there (default: docs/ when run from the package root).
 let arguments = Array(CommandLine.arguments.dropFirst())
 let usage = """
-    usage: widgetd-bench [--smoke] [--only reads,writes,growth | --only decode] [--growth 0,1000,...]
-                         [--duration SECONDS] [--rounds N] [--connections 1,8,32] [--output DIR]
+    usage: widgetd-bench [--smoke] [--only reads,writes,growth | --only decode | --only containers]
+                         [--growth 0,1000,...] [--duration SECONDS] [--rounds N] [--connections 1,8,32]
+                         [--threaded-connections 8] [--output DIR]
     Measures widgetd beside redis-server, SQLCipher and the floors; without --output,
     rewrites docs/BENCHMARKS.md and docs/benchmarks-latency.svg when run from the package root.
     --rounds: interleaved rounds of the read and write rows (median kept; default 3);
-    --connections: the read rows' connection counts.
+    --connections: the read rows' connection counts (one client thread for all);
+    --threaded-connections: those of the read rows whose client gives each connection
+    its own blocking thread, as separate host processes do (default 8; "" for none);
+    --only containers: our timer heap, call queue and syscalls against swift-collections'
+    and swift-system's, interleaved (no daemon, no report written).
     WIDGETD_BIN=PATH measures another widgetd; WIDGETD_BASELINE_BIN=PATH adds a second
     widgetd to the read rounds (an A/B in the same run).
 
@@ -24,7 +29,7 @@ if arguments.first != "--echo-server" {
     while let argument = rest.popFirst() {
         switch argument {
         case "--smoke": continue
-        case "--output", "--growth", "--duration", "--only", "--rounds", "--connections":
+        case "--output", "--growth", "--duration", "--only", "--rounds", "--connections", "--threaded-connections":
             if rest.popFirst() != nil { continue }
             FileHandle.standardError.write(Data("widgetd-bench: \(argument) needs a value\n\(usage)".utf8))
             exit(2)
@@ -42,6 +47,11 @@ do {
     // The decode micro-benchmark needs no daemon and writes no report.
     if let index = arguments.firstIndex(of: "--only"), index + 1 < arguments.count, arguments[index + 1] == "decode" {
         print(DecodeBenchmark.report(try DecodeBenchmark.run()), terminator: "")
+        exit(0)
+    }
+    if let index = arguments.firstIndex(of: "--only"), index + 1 < arguments.count, arguments[index + 1] == "containers" {
+        let rounds = arguments.firstIndex(of: "--rounds").flatMap { $0 + 1 < arguments.count ? Int(arguments[$0 + 1]) : nil }
+        print(ContainerBenchmark.report(try ContainerBenchmark.run(rounds: rounds ?? 7)), terminator: "")
         exit(0)
     }
     let executable = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
@@ -70,6 +80,9 @@ do {
     }
     if let index = arguments.firstIndex(of: "--connections"), index + 1 < arguments.count {
         options.readConnections = arguments[index + 1].split(separator: ",").compactMap { Int($0) }
+    }
+    if let index = arguments.firstIndex(of: "--threaded-connections"), index + 1 < arguments.count {
+        options.threadedReadConnections = arguments[index + 1].split(separator: ",").compactMap { Int($0) }
     }
     if let index = arguments.firstIndex(of: "--only"), index + 1 < arguments.count {
         options.parts = Set(arguments[index + 1].split(separator: ",").map(String.init))

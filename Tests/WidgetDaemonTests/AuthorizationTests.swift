@@ -1,4 +1,5 @@
 import Testing
+import WidgetdPOSIX
 import WidgetModel
 
 @testable import WidgetDaemon

@@ -1,6 +1,7 @@
 import Testing
 import Varlink
 @testable import WidgetDaemon
+import WidgetdPOSIX
 
 @Suite struct CallContextTests {
     /// A context whose replies are captured as text, with whether each ended the call.

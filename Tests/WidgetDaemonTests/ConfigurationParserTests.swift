@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WidgetdPOSIX
 import WidgetModel
 @testable import WidgetDaemon
 

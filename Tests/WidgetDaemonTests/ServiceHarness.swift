@@ -3,6 +3,7 @@ import Testing
 import Varlink
 import WidgetModel
 import WidgetStore
+import WidgetdPOSIX
 
 @testable import WidgetDaemon
 

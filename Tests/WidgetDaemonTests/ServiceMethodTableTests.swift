@@ -1,5 +1,6 @@
 import Testing
 import Varlink
+import WidgetdPOSIX
 import WidgetdWire
 
 @testable import WidgetDaemon

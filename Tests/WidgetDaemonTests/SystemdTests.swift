@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import Testing
 @testable import WidgetDaemon
+import WidgetdPOSIX
 
 /// These tests change NOTIFY_SOCKET, so they do not run in parallel with each other.
 @Suite(.serialized) struct SystemdTests {

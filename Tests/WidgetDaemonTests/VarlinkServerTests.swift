@@ -5,6 +5,7 @@ import Synchronization
 import Testing
 import TestSupport
 import Varlink
+import WidgetdPOSIX
 import WidgetModel
 @testable import WidgetDaemon
 import WidgetdWire
@@ -93,8 +94,8 @@ private final class TestClient {
             }
         }
         guard result == 0 else { throw SystemError("connect", code: errno) }
-        try Syscall.setNonBlocking(fd)
-        watch = try loop.watch(fd, for: .readable) { [unowned self] _ in self.readAll(loop: loop) }
+        try Syscall.setNonBlocking(FileDescriptor(rawValue: fd))
+        watch = try loop.watch(FileDescriptor(rawValue: fd), for: .readable) { [unowned self] _ in self.readAll(loop: loop) }
     }
 
     private func readAll(loop: EventLoop) {
@@ -158,7 +159,7 @@ private final class Harness {
     let server: VarlinkServer
     let directory: String
     let path: String
-    let listener: Int32
+    let listener: FileDescriptor
     let logs = InMemoryLogHandler()
 
     /// `peers` stands in for `SO_PEERCRED`: each accepted connection is the next uid in
@@ -216,7 +217,7 @@ private final class Harness {
 
     deinit {
         server.close()
-        Glibc.close(listener)
+        Syscall.close(listener)
         try? FileManager.default.removeItem(atPath: directory)
     }
 }
@@ -679,7 +680,7 @@ private final class Harness {
         }
         let recorder = Recorder()
         let listener = try UnixListener.listen(at: harness.directory + "/other.sock").fd
-        defer { Glibc.close(listener) }
+        defer { Syscall.close(listener) }
         let server = VarlinkServer(
             loop: harness.loop, listeningSocket: listener, limits: ServerLimits(), handler: recorder,
             logger: Logger(handler: harness.logs))

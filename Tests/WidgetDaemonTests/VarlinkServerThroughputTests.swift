@@ -5,6 +5,7 @@ import Testing
 import Synchronization
 import Varlink
 @testable import WidgetDaemon
+import WidgetdPOSIX
 
 /// Requests per second through the real server with a pre-encoded reply, the hot path
 /// of GetPresentation. Off by default (it takes seconds): `WIDGETD_BENCHMARK=1`.
@@ -23,7 +24,7 @@ import Varlink
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let path = directory + "/w.sock"
         let listener = try UnixListener.listen(at: path).fd
-        defer { close(listener) }
+        defer { Syscall.close(listener) }
         let server = VarlinkServer(
             loop: loop, listeningSocket: listener, limits: ServerLimits(), handler: handler,
             logger: Logger(handler: InMemoryLogHandler()))

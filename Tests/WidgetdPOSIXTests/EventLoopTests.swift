@@ -1,7 +1,7 @@
 import Foundation
 import Glibc
 import Testing
-@testable import WidgetDaemon
+@testable import WidgetdPOSIX
 
 @Suite struct EventLoopTests {
     @Test func runsTimersInDeadlineOrderAndSkipsCancelledOnes() throws {
@@ -53,7 +53,7 @@ import Testing
         defer { close(fds[0]); close(fds[1]) }
         var calls = 0
         var watch: WatchID?
-        watch = try loop.watch(fds[0], for: .readable) { events in
+        watch = try loop.watch(FileDescriptor(rawValue: fds[0]), for: .readable) { events in
             calls += 1
             #expect(events.contains(.readable))
             loop.unwatch(watch!)
@@ -89,7 +89,7 @@ import Testing
         weak var held: Handler?
         do {
             let handler = Handler(loop: loop, calls: calls)
-            handler.watch = try loop.watch(fds[0], for: .readable, notifying: handler)
+            handler.watch = try loop.watch(FileDescriptor(rawValue: fds[0]), for: .readable, notifying: handler)
             held = handler
         }
         #expect(held != nil)
@@ -106,7 +106,7 @@ import Testing
         defer { close(fds[0]); close(fds[1]) }
         final class Record { var seen: [IOEvents] = []; var sawNothingFirst = false }
         let record = Record()
-        let watch = try loop.watch(fds[0], for: []) { events in
+        let watch = try loop.watch(FileDescriptor(rawValue: fds[0]), for: []) { events in
             record.seen.append(events)
             loop.stop()
         }
@@ -135,7 +135,7 @@ import Testing
             if ticks < 100_000 { loop.schedule(at: .distantPast) { tick() } } else { loop.stop() }
         }
         loop.schedule(at: .distantPast) { tick() }
-        let watch = try loop.watch(fds[0], for: .readable) { _ in loop.stop() }
+        let watch = try loop.watch(FileDescriptor(rawValue: fds[0]), for: .readable) { _ in loop.stop() }
         defer { loop.unwatch(watch) }
         _ = write(fds[1], "x", 1)
         try loop.run()

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import WidgetDaemon
+@testable import WidgetdPOSIX
 
 /// `PathComponents` stands in for `NSString`'s path methods (full Foundation, which the
 /// daemon no longer links): it must give what they gave, on the paths the daemon forms.

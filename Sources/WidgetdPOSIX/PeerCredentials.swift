@@ -34,23 +34,23 @@ public struct PeerCredentials: Sendable, Equatable, Hashable {
     /// The corresponding C calls are `getsockopt(SO_PEERCRED)` and
     /// `getsockopt(SO_PEERGROUPS)`; when the latter is unavailable the groups are read
     /// from `/proc/PID/status`, which is racy against pid reuse but better than none.
-    public static func of(socket fd: Int32) throws(SystemError) -> PeerCredentials {
+    public static func of(socket fd: FileDescriptor) throws(SystemError) -> PeerCredentials {
         var pid: pid_t = 0
         var uid: uid_t = 0
         var gid: gid_t = 0
-        try Syscall.retrying("getsockopt(SO_PEERCRED)") { shim_peer_credentials(fd, &pid, &uid, &gid) }
+        try Syscall.retrying("getsockopt(SO_PEERCRED)") { shim_peer_credentials(fd.rawValue, &pid, &uid, &gid) }
         let groups = peerGroups(fd) ?? procGroups(pid: pid) ?? []
         return PeerCredentials(pid: pid, uid: uid, gid: gid, groups: groups)
     }
 
     /// The groups from `SO_PEERGROUPS`, growing the buffer on `ERANGE`.
-    private static func peerGroups(_ fd: Int32) -> [UInt32]? {
+    private static func peerGroups(_ fd: FileDescriptor) -> [UInt32]? {
         var capacity = 64
         while capacity <= 65_536 {
             var buffer = [gid_t](repeating: 0, count: capacity)
-            let count = buffer.withUnsafeMutableBufferPointer { shim_peer_groups(fd, $0.baseAddress, Int32(capacity)) }
+            let count = buffer.withUnsafeMutableBufferPointer { shim_peer_groups(fd.rawValue, $0.baseAddress, Int32(capacity)) }
             if count >= 0 { return Array(buffer.prefix(Int(count))) }
-            guard errno == ERANGE else { return nil }
+            guard Errno.current.rawValue == ERANGE else { return nil }
             capacity *= 4
         }
         return nil

@@ -19,7 +19,7 @@ public final class Signals {
     }
 
     private let loop: EventLoop
-    private let fd: Int32
+    private let fd: FileDescriptor
     private var watch: WatchID?
 
     /// Blocks SIGTERM, SIGINT and SIGHUP, and only those, in the calling thread (and the
@@ -38,9 +38,10 @@ public final class Signals {
     /// default action (termination) happens before the loop sees them.
     public init(loop: EventLoop, handler: @escaping (Signal) -> Void) throws(SystemError) {
         let numbers = Signal.allCases.map(\.rawValue)
-        let fd = try Syscall.retrying("signalfd") {
-            numbers.withUnsafeBufferPointer { shim_signalfd_create($0.baseAddress, Int32($0.count)) }
-        }
+        let fd = FileDescriptor(
+            rawValue: try Syscall.retrying("signalfd") {
+                numbers.withUnsafeBufferPointer { shim_signalfd_create($0.baseAddress, Int32($0.count)) }
+            })
         self.loop = loop
         self.fd = fd
         do {
@@ -53,7 +54,7 @@ public final class Signals {
 
     private func drain(_ handler: (Signal) -> Void) {
         while true {
-            let number = shim_signalfd_read(fd)
+            let number = shim_signalfd_read(fd.rawValue)
             guard number > 0 else { return }
             if let signal = Signal(rawValue: number) { handler(signal) }
         }

@@ -15,18 +15,18 @@ public enum UnixListener {
     public static func listen(at path: String, backlog: Int32 = 128) throws(SystemError) -> ListeningSocket {
         try makeDirectories(PathComponents.parent(of: path))
         var address = try Self.address(path)
-        let fd = try Syscall.retrying("socket") { shim_unix_stream_socket() }
+        let fd = FileDescriptor(rawValue: try Syscall.retrying("socket") { shim_unix_stream_socket() })
         do {
             try removeStaleSocket(at: path, address: &address)
             try Syscall.retrying("bind \(path)") {
                 withUnsafePointer(to: &address) {
-                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, addressLength(path)) }
+                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd.rawValue, $0, addressLength(path)) }
                 }
             }
             try Syscall.retrying("chmod \(path)") { chmod(path, 0o660) }
             var status = stat()
             try Syscall.retrying("stat \(path)") { lstat(path, &status) }
-            try Syscall.retrying("listen") { Glibc.listen(fd, backlog) }
+            try Syscall.retrying("listen") { Glibc.listen(fd.rawValue, backlog) }
             return ListeningSocket(fd: fd, path: path, device: status.st_dev, inode: status.st_ino)
         } catch {
             Syscall.close(fd)
@@ -39,7 +39,7 @@ public enum UnixListener {
         address.sun_family = sa_family_t(AF_UNIX)
         let pathBytes = Array(path.utf8)
         guard pathBytes.count < MemoryLayout.size(ofValue: address.sun_path) else {
-            throw SystemError("bind \(path)", code: ENAMETOOLONG)
+            throw SystemError("bind \(path)", errno: .fileNameTooLong)
         }
         withUnsafeMutableBytes(of: &address.sun_path) { raw in
             raw.copyBytes(from: pathBytes)
@@ -58,8 +58,10 @@ public enum UnixListener {
         var status = stat()
         if stat(directory, &status) == 0 { return }
         try makeDirectories(PathComponents.parent(of: directory))
-        if mkdir(directory, 0o755) != 0, errno != EEXIST {
-            throw SystemError("mkdir \(directory)", code: errno)
+        do throws(SystemError) {
+            try Syscall.retrying("mkdir \(directory)") { mkdir(directory, 0o755) }
+        } catch {
+            guard error.errno == .fileExists else { throw error }
         }
     }
 
@@ -72,12 +74,12 @@ public enum UnixListener {
         guard status.st_mode & S_IFMT == S_IFSOCK else { return }
         // Non-blocking, so a listener whose backlog is full cannot hold the start up:
         // EAGAIN means someone listens there too.
-        let probe = try Syscall.retrying("socket") { shim_unix_stream_socket() }
+        let probe = FileDescriptor(rawValue: try Syscall.retrying("socket") { shim_unix_stream_socket() })
         defer { Syscall.close(probe) }
         let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(probe, $0, addressLength(path)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(probe.rawValue, $0, addressLength(path)) }
         }
-        let code = connected == 0 ? 0 : errno
+        let code = connected == 0 ? 0 : Errno.current.rawValue
         switch code {
         case ECONNREFUSED:
             try Syscall.retrying("unlink \(path)") { unlink(path) }
@@ -87,7 +89,7 @@ public enum UnixListener {
         case 0, EAGAIN, EINPROGRESS:
             throw SystemError(
                 "another process already answers on \(path) (is another widgetd running with this --socket?)",
-                code: EADDRINUSE)
+                errno: .addressInUse)
         default:
             throw SystemError("cannot tell whether \(path) is in use (connect)", code: code)
         }
@@ -97,7 +99,7 @@ public enum UnixListener {
 /// A socket ``UnixListener`` bound and listens on, and the file it bound.
 public struct ListeningSocket: Sendable {
     /// The listening descriptor; the owner closes it.
-    public let fd: Int32
+    public let fd: FileDescriptor
     /// Where the socket file was bound.
     public let path: String
     /// The bound file's device and inode: what tells it from a socket another process

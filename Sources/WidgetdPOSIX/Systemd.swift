@@ -13,10 +13,10 @@ public enum Systemd {
     ///
     /// The `LISTEN_*` variables are removed from the environment so that children do
     /// not believe the sockets are theirs. The corresponding C function is `sd_listen_fds`.
-    public static func listenFileDescriptors() throws(SystemError) -> [Int32] {
+    public static func listenFileDescriptors() throws(SystemError) -> [FileDescriptor] {
         let count = sd_listen_fds(1)
         guard count >= 0 else { throw SystemError("sd_listen_fds", code: -count) }
-        return (0..<count).map { SD_LISTEN_FDS_START + $0 }
+        return (0..<count).map { FileDescriptor(rawValue: SD_LISTEN_FDS_START + $0) }
     }
 
     /// Sends a notification such as `READY=1`, `STATUS=…`, `RELOADING=1`, `STOPPING=1`
@@ -74,7 +74,7 @@ extension Systemd {
 
     /// Whether a passed descriptor is a listening Unix stream socket, the only kind
     /// widgetd serves. The corresponding C function is `sd_is_socket_unix`.
-    public static func isListeningUnixSocket(_ fd: Int32) -> Bool {
-        sd_is_socket_unix(fd, shim_SOCK_STREAM, 1, nil, 0) > 0
+    public static func isListeningUnixSocket(_ fd: FileDescriptor) -> Bool {
+        sd_is_socket_unix(fd.rawValue, shim_SOCK_STREAM, 1, nil, 0) > 0
     }
 }

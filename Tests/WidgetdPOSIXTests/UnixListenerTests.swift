@@ -1,7 +1,7 @@
 import Foundation
 import Glibc
 import Testing
-@testable import WidgetDaemon
+@testable import WidgetdPOSIX
 
 @Suite struct UnixListenerTests {
     private let directory = NSTemporaryDirectory() + "widgetd-listener-\(UUID().uuidString)"
@@ -9,7 +9,7 @@ import Testing
     @Test func createsTheParentDirectoryAndASocketOnlyOwnerAndGroupCanUse() throws {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let path = directory + "/run/widgetd/widgetd.sock"
-        let fd = try UnixListener.listen(at: path).fd
+        let fd = try UnixListener.listen(at: path).fd.rawValue
         defer { close(fd) }
         var status = stat()
         #expect(stat(path, &status) == 0)
@@ -22,8 +22,8 @@ import Testing
     @Test func replacesAStaleSocketFromAnEarlierRun() throws {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let path = directory + "/w.sock"
-        close(try UnixListener.listen(at: path).fd)
-        let fd = try UnixListener.listen(at: path).fd
+        close(try UnixListener.listen(at: path).fd.rawValue)
+        let fd = try UnixListener.listen(at: path).fd.rawValue
         close(fd)
     }
 
@@ -55,7 +55,7 @@ import Testing
         var fds: [Int32] = [0, 0]
         #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &fds) == 0)
         defer { close(fds[0]); close(fds[1]) }
-        let peer = try PeerCredentials.of(socket: fds[0])
+        let peer = try PeerCredentials.of(socket: FileDescriptor(rawValue: fds[0]))
         #expect(peer.pid == getpid() && peer.uid == getuid() && peer.gid == getgid())
         var expectedGroups = [gid_t](repeating: 0, count: 256)
         let count = getgroups(Int32(expectedGroups.count), &expectedGroups)

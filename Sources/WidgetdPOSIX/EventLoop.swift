@@ -55,15 +55,15 @@ private final class ClosureIOEventHandler: IOEventHandler {
 /// which is how results computed elsewhere (an Argon2id hash on a background queue)
 /// come back to the loop's thread.
 public final class EventLoop: @unchecked Sendable {
-    private let epoll: Int32
+    private let epoll: FileDescriptor
     /// An eventfd that `execute` bumps to wake `epoll_wait`.
-    private let wakeUp: Int32
+    private let wakeUp: FileDescriptor
     /// The epoll token of the wake-up eventfd; a watch's token is never 0 (its
     /// generation, in the high half, starts at 1).
     private static let wakeUpToken: UInt64 = 0
 
     private struct Watch {
-        let fd: Int32
+        let fd: FileDescriptor
         /// The slot in the low 32 bits, a generation in the high ones: a token left in an
         /// `epoll_wait` batch by a descriptor unwatched earlier in that batch never
         /// matches a watch that reuses its slot.
@@ -77,7 +77,7 @@ public final class EventLoop: @unchecked Sendable {
     private var watches: [Watch?] = []
     private var freeSlots: [Int] = []
     private var nextGeneration: UInt64 = 1
-    private var timers = TimerQueue()
+    private var timers = TimerHeap<() -> Void>()
     private var isStopped = false
     private let handedOver = Mutex<[@Sendable () -> Void]>([])
     /// The wall clock; tests pass one they move forward.
@@ -95,10 +95,10 @@ public final class EventLoop: @unchecked Sendable {
     public init(clock: @escaping @Sendable () -> Date = { Date() }) throws(SystemError) {
         self.clock = clock
         turnTime = clock()
-        let epoll = try Syscall.retrying("epoll_create1") { shim_epoll_create() }
-        let wakeUp: Int32
+        let epoll = FileDescriptor(rawValue: try Syscall.retrying("epoll_create1") { shim_epoll_create() })
+        let wakeUp: FileDescriptor
         do {
-            wakeUp = try Syscall.retrying("eventfd") { shim_eventfd_create() }
+            wakeUp = FileDescriptor(rawValue: try Syscall.retrying("eventfd") { shim_eventfd_create() })
         } catch {
             Syscall.close(epoll)
             throw error
@@ -107,7 +107,7 @@ public final class EventLoop: @unchecked Sendable {
         self.wakeUp = wakeUp
         do {
             try Syscall.retrying("epoll_ctl") {
-                shim_epoll_ctl(epoll, shim_EPOLL_CTL_ADD, wakeUp, shim_EPOLLIN, Self.wakeUpToken)
+                shim_epoll_ctl(epoll.rawValue, shim_EPOLL_CTL_ADD, wakeUp.rawValue, shim_EPOLLIN, Self.wakeUpToken)
             }
         } catch {
             Syscall.close(wakeUp)
@@ -142,7 +142,7 @@ public final class EventLoop: @unchecked Sendable {
             let count = try tokens.withUnsafeMutableBufferPointer { tokenBuffer throws(SystemError) in
                 try masks.withUnsafeMutableBufferPointer { maskBuffer throws(SystemError) in
                     try Syscall.retrying("epoll_wait") {
-                        shim_epoll_wait(epoll, tokenBuffer.baseAddress, maskBuffer.baseAddress, 64, timeout)
+                        shim_epoll_wait(epoll.rawValue, tokenBuffer.baseAddress, maskBuffer.baseAddress, 64, timeout)
                     }
                 }
             }
@@ -170,7 +170,7 @@ public final class EventLoop: @unchecked Sendable {
 
     private func dispatch(token: UInt64, mask: UInt32) {
         if token == Self.wakeUpToken {
-            _ = shim_eventfd_drain(wakeUp)
+            _ = shim_eventfd_drain(wakeUp.rawValue)
             let work = handedOver.withLock { pending in
                 defer { pending.removeAll() }
                 return pending
@@ -195,7 +195,7 @@ public final class EventLoop: @unchecked Sendable {
     /// Readiness is level-triggered: a handler that leaves data unread is called again.
     /// The loop never closes `fd`; call ``unwatch(_:)`` before closing it.
     public func watch(
-        _ fd: Int32, for interest: IOEvents, handler: @escaping (IOEvents) -> Void
+        _ fd: FileDescriptor, for interest: IOEvents, handler: @escaping (IOEvents) -> Void
     ) throws(SystemError) -> WatchID {
         try watch(fd, for: interest, notifying: ClosureIOEventHandler(handler))
     }
@@ -204,12 +204,12 @@ public final class EventLoop: @unchecked Sendable {
     /// ``watch(_:for:handler:)`` does; the loop holds `handler` until ``unwatch(_:)``,
     /// so an owner that holds the loop must unwatch before it can be released.
     public func watch(
-        _ fd: Int32, for interest: IOEvents, notifying handler: any IOEventHandler
+        _ fd: FileDescriptor, for interest: IOEvents, notifying handler: any IOEventHandler
     ) throws(SystemError) -> WatchID {
         let slot = freeSlots.popLast() ?? watches.count
         let token = nextGeneration << 32 | UInt64(slot)
         try Syscall.retrying("epoll_ctl") {
-            shim_epoll_ctl(epoll, shim_EPOLL_CTL_ADD, fd, Self.mask(for: interest), token)
+            shim_epoll_ctl(epoll.rawValue, shim_EPOLL_CTL_ADD, fd.rawValue, Self.mask(for: interest), token)
         }
         // 32 bits of generation, never 0: wrapping after 2^32 watches stays off the wake-up token.
         nextGeneration = nextGeneration == 0xFFFF_FFFF ? 1 : nextGeneration + 1
@@ -223,7 +223,7 @@ public final class EventLoop: @unchecked Sendable {
     public func update(_ id: WatchID, interest: IOEvents) throws(SystemError) {
         guard let slot = slot(of: id.value), let watch = watches[slot], watch.interest != interest else { return }
         try Syscall.retrying("epoll_ctl") {
-            shim_epoll_ctl(epoll, shim_EPOLL_CTL_MOD, watch.fd, Self.mask(for: interest), id.value)
+            shim_epoll_ctl(epoll.rawValue, shim_EPOLL_CTL_MOD, watch.fd.rawValue, Self.mask(for: interest), id.value)
         }
         watches[slot]?.interest = interest
     }
@@ -234,7 +234,7 @@ public final class EventLoop: @unchecked Sendable {
         watches[slot] = nil
         freeSlots.append(slot)
         // Fails only if the fd is already closed, in which case epoll dropped it itself.
-        _ = shim_epoll_ctl(epoll, shim_EPOLL_CTL_DEL, watch.fd, 0, 0)
+        _ = shim_epoll_ctl(epoll.rawValue, shim_EPOLL_CTL_DEL, watch.fd.rawValue, 0, 0)
     }
 
     /// The slot of a live watch with this token, if there is one.
@@ -261,7 +261,7 @@ public final class EventLoop: @unchecked Sendable {
     /// takes dates as parameters; this is only the alarm clock that calls it.
     @discardableResult
     public func schedule(at deadline: Date, _ body: @escaping () -> Void) -> TimerID {
-        TimerID(value: timers.insert(deadline: deadline, body: body))
+        TimerID(value: timers.insert(deadline: deadline, body))
     }
 
     /// Cancels a timer; cancelling one that already ran or was cancelled does nothing.
@@ -297,117 +297,7 @@ public final class EventLoop: @unchecked Sendable {
     public func execute(_ body: @escaping @Sendable () -> Void) {
         handedOver.withLock { $0.append(body) }
         // Fails only if the eventfd is gone, i.e. the loop was released.
-        _ = shim_eventfd_signal(wakeUp)
-    }
-}
-
-/// Pending timers ordered by deadline: a binary min-heap with lazy removal.
-private struct TimerQueue {
-    private struct Item {
-        let deadline: Date
-        let id: UInt64
-    }
-
-    private var heap: [Item] = []
-    private var bodies: [UInt64: () -> Void] = [:]
-    private var nextID: UInt64 = 1
-
-    mutating func insert(deadline: Date, body: @escaping () -> Void) -> UInt64 {
-        let id = nextID
-        nextID += 1
-        bodies[id] = body
-        heap.append(Item(deadline: deadline, id: id))
-        siftUp(heap.count - 1)
-        return id
-    }
-
-    mutating func remove(_ id: UInt64) {
-        bodies[id] = nil
-        // Cancelled items stay in the heap until they surface; rebuild if they pile up.
-        if heap.count > 64, heap.count > bodies.count * 2 {
-            heap.removeAll { bodies[$0.id] == nil }
-            heap.sort(by: precedes)
-        }
-    }
-
-    var nextDeadline: Date? {
-        mutating get {
-            dropCancelled()
-            return heap.first?.deadline
-        }
-    }
-
-    /// A mark separating the timers that exist now from those scheduled later.
-    var pass: UInt64 { nextID }
-
-    /// Due timers scheduled during the current pass, set aside until ``endPass()``.
-    private var deferred: [Item] = []
-
-    /// The body of the earliest due timer scheduled before `pass`.
-    ///
-    /// A due timer scheduled during the pass is set aside rather than ending the pass:
-    /// otherwise a timer that keeps rescheduling itself for the past (indexing in
-    /// slices) would sit at the top of the heap and starve every other due timer (the
-    /// watchdog's ping, the idle-connection sweep) for as long as it went on.
-    mutating func popDue(now: Date, before pass: UInt64) -> (() -> Void)? {
-        while let first = heap.first, first.deadline <= now {
-            popFirst()
-            guard let body = bodies[first.id] else { continue }
-            if first.id >= pass {
-                deferred.append(first)
-                continue
-            }
-            bodies[first.id] = nil
-            return body
-        }
-        return nil
-    }
-
-    /// Puts back the timers set aside during a pass.
-    mutating func endPass() {
-        for item in deferred {
-            heap.append(item)
-            siftUp(heap.count - 1)
-        }
-        deferred.removeAll(keepingCapacity: true)
-    }
-
-    private mutating func dropCancelled() {
-        while let first = heap.first, bodies[first.id] == nil { popFirst() }
-    }
-
-    private mutating func popFirst() {
-        let last = heap.removeLast()
-        guard !heap.isEmpty else { return }
-        heap[0] = last
-        siftDown(0)
-    }
-
-    private func precedes(_ a: Item, _ b: Item) -> Bool {
-        a.deadline < b.deadline || (a.deadline == b.deadline && a.id < b.id)
-    }
-
-    private mutating func siftUp(_ start: Int) {
-        var child = start
-        while child > 0 {
-            let parent = (child - 1) / 2
-            guard precedes(heap[child], heap[parent]) else { return }
-            heap.swapAt(child, parent)
-            child = parent
-        }
-    }
-
-    private mutating func siftDown(_ start: Int) {
-        var parent = start
-        while true {
-            let left = 2 * parent + 1
-            guard left < heap.count else { return }
-            var smallest = left
-            if left + 1 < heap.count, precedes(heap[left + 1], heap[left]) { smallest = left + 1 }
-            guard precedes(heap[smallest], heap[parent]) else { return }
-            heap.swapAt(smallest, parent)
-            parent = smallest
-        }
+        _ = shim_eventfd_signal(wakeUp.rawValue)
     }
 }
 
