@@ -20,6 +20,8 @@ struct DeviceKey {
         case timelineMetadata = "widgetd.v2.timeline-metadata"
         /// Authenticates the write-ahead journal's records.
         case journalMAC = "widgetd.v2.journal-mac"
+        /// Authenticates the catalog of generations and deletions (`Catalog`).
+        case catalogMAC = "widgetd.v3.catalog-mac"
     }
 
     private let key: SecureBytes

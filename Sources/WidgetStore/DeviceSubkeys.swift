@@ -11,6 +11,7 @@ struct DeviceSubkeys {
     let settingsMAC: SecureBytes
     let timelineMetadata: SecureBytes
     let journalMAC: SecureBytes
+    let catalogMAC: SecureBytes
 
     init(_ key: DeviceKey) throws(StoreError) {
         keybagMAC = try key.subkey(.keybagMAC)
@@ -21,5 +22,6 @@ struct DeviceSubkeys {
         settingsMAC = try key.subkey(.settingsMAC)
         timelineMetadata = try key.subkey(.timelineMetadata)
         journalMAC = try key.subkey(.journalMAC)
+        catalogMAC = try key.subkey(.catalogMAC)
     }
 }

@@ -29,29 +29,41 @@ final class KeyCustody {
     private(set) var lockEpoch = LockEpoch()
     /// Set when a counted failure reached `wipeAfterFailedAttempts`: the store must wipe.
     private(set) var wipeDue = false
+    /// Writes what a keybag needs beside it (the catalog) before a new keybag, or one
+    /// migrated from the previous format, is saved: a keybag is never without it.
+    private let beforeSavingKeybag: KeybagCompanion
+
+    /// See `beforeSavingKeybag`; told the subkeys and whether the keybag is migrated.
+    typealias KeybagCompanion = (DeviceSubkeys, _ migrated: Bool) throws(StoreError) -> Void
 
     var keybagPath: String { "\(stateDirectory)/\(Keybag.fileName)" }
 
     /// Opens (or creates, for a new store) the keys of `stateDirectory`.
-    init(stateDirectory: String, source: any DeviceKeySource, configuration: StoreConfiguration) throws(StoreError) {
+    init(
+        stateDirectory: String, source: any DeviceKeySource, configuration: StoreConfiguration,
+        beforeSavingKeybag: @escaping KeybagCompanion
+    ) throws(StoreError) {
         self.stateDirectory = stateDirectory
         self.source = source
         self.configuration = configuration
-        let opened = try Self.open(stateDirectory: stateDirectory, source: source, cost: configuration.kdfCost)
+        self.beforeSavingKeybag = beforeSavingKeybag
+        let opened = try Self.open(
+            stateDirectory: stateDirectory, source: source, cost: configuration.kdfCost, companion: beforeSavingKeybag)
         (deviceKey, subkeys, keybag, lifecycle, created) = opened
     }
 
     /// Opens the keys again after a wipe removed them: a new device key (unless the
     /// source cannot destroy it), a new keybag, no passcode, unlocked.
     func reopen() throws(StoreError) {
-        let opened = try Self.open(stateDirectory: stateDirectory, source: source, cost: configuration.kdfCost)
+        let opened = try Self.open(
+            stateDirectory: stateDirectory, source: source, cost: configuration.kdfCost, companion: beforeSavingKeybag)
         (deviceKey, subkeys, keybag, lifecycle, created) = opened
         wipeDue = false
     }
 
     /// The one way keys are opened, at start and after a wipe.
     private static func open(
-        stateDirectory: String, source: any DeviceKeySource, cost: KDFCost
+        stateDirectory: String, source: any DeviceKeySource, cost: KDFCost, companion: KeybagCompanion
     ) throws(StoreError) -> (DeviceKey, DeviceSubkeys, Keybag, KeyLifecycle, Bool) {
         let path = "\(stateDirectory)/\(Keybag.fileName)"
         let deviceKey = try DeviceKey.load(from: source, mayCreate: !FileSystem.exists(path))
@@ -62,7 +74,7 @@ final class KeyCustody {
             keybag = existing
             created = false
         } else {
-            keybag = try Keybag.create(cost: cost, deviceWrapKey: subkeys.classWrap).0
+            keybag = try Keybag.create(cost: cost, deviceWrapKey: subkeys.classWrap)
             // A new store's settings are written before its keybag: a power cut between the
             // two must not leave a keybag without settings, which reads as settings removed
             // from an existing store and closes them (found by the power-loss test, with a
@@ -74,15 +86,25 @@ final class KeyCustody {
                 }
                 try SettingsFile.save(defaults, stateDirectory: stateDirectory, macKey: subkeys.settingsMAC)
             }
+            try companion(subkeys, false)
             try keybag.save(stateDirectory: stateDirectory, macKey: subkeys.keybagMAC)
             created = true
         }
-        let deviceWrapped: [ProtectionClass] = keybag.passcodeSet ? [.none] : Keybag.order
-        var pairs: [ProtectionClass: KeyPair] = [:]
-        for c in deviceWrapped {
-            do { pairs[c] = try keybag.unwrap(c, with: subkeys.classWrap) } catch { throw .reading(path, error) }
+        if keybag.readVersion != Keybag.version {
+            // Migrated: the next reader finds the current format (its generation 0 is the old keys).
+            try companion(subkeys, true)
+            try keybag.save(stateDirectory: stateDirectory, macKey: subkeys.keybagMAC)
         }
-        let lifecycle = KeyLifecycle(passcodeSet: keybag.passcodeSet, classD: pairs[.none]!, allKeysIfNoPasscode: pairs)
+        let classD: KeyPair
+        var pairs: [ProtectionClass: [Keybag.Generation: KeyPair]] = [:]
+        do throws(CryptoError) {
+            classD = try keybag.unwrapClassD(with: subkeys.classWrap)
+            if !keybag.passcodeSet { pairs = try keybag.unwrapAll(with: subkeys.classWrap) }
+        } catch {
+            throw .reading(path, error)
+        }
+        pairs[.none] = [Keybag.classDGeneration: classD]
+        let lifecycle = KeyLifecycle(passcodeSet: keybag.passcodeSet, classD: classD, allKeysIfNoPasscode: pairs)
         return (deviceKey, subkeys, keybag, lifecycle, created)
     }
 
@@ -131,21 +153,18 @@ final class KeyCustody {
         }
     }
 
-    /// The A, B and C key pairs if `key` is the passcode key, `nil` if it is not.
-    private func verify(_ key: SecureBytes) throws(StoreError) -> [ProtectionClass: KeyPair]? {
-        var pairs: [ProtectionClass: KeyPair] = [:]
-        // The first class decides whether the passcode is right; if a later one then
-        // fails, the keybag itself is damaged.
-        for (index, c) in Keybag.passcodeClasses.enumerated() {
-            do throws(CryptoError) {
-                pairs[c] = try keybag.unwrap(c, with: key)
-            } catch .authenticationFailure where index == 0 {
-                return nil
-            } catch {
-                throw .reading(keybagPath, error)
-            }
+    /// Every generation's A, B and C key pairs if `key` is the passcode key, `nil` if it is not.
+    private func verify(_ key: SecureBytes) throws(StoreError) -> [ProtectionClass: [Keybag.Generation: KeyPair]]? {
+        // The newest generation's class A decides whether the passcode is right; if a
+        // later one then fails, the keybag itself is damaged.
+        do throws(CryptoError) {
+            _ = try keybag.unwrapNewestClassA(with: key)
+        } catch .authenticationFailure {
+            return nil
+        } catch {
+            throw .reading(keybagPath, error)
         }
-        return pairs
+        do throws(CryptoError) { return try keybag.unwrapAll(with: key) } catch { throw .reading(keybagPath, error) }
     }
 
     /// Counts a wrong passcode durably, then throws the answer (and sets `wipeDue` when
@@ -200,11 +219,18 @@ final class KeyCustody {
     }
 
     /// See `TimelineStore.finishSetPasscode(_:now:)`; returns the classes dropped.
-    func finishSetPasscode(_ derived: DerivedPasscodeChange, now: Date) throws(StoreError) -> [ProtectionClass] {
+    ///
+    /// Rotates the class keys (`Keybag.rotate`): a new generation for new writes, every
+    /// older one re-wrapped under the new key; then drops the generations not in
+    /// `inUse` (the ones the store's files are sealed to), when that is known (`nil`: not
+    /// yet, they stay).
+    func finishSetPasscode(
+        _ derived: DerivedPasscodeChange, now: Date, inUse: Set<Keybag.Generation>?
+    ) throws(StoreError) -> [ProtectionClass] {
         guard derived.basis == keybag.salt, keybag.passcodeSet == (derived.current != nil) else {
             throw .passcodeRequired
         }
-        let pairs: [ProtectionClass: KeyPair]
+        let pairs: [ProtectionClass: [Keybag.Generation: KeyPair]]
         if keybag.passcodeSet {
             guard let key = derived.current?.key else { throw .passcodeRequired }
             // Re-checked here: a change started before a failed unlock must wait too.
@@ -212,28 +238,55 @@ final class KeyCustody {
             guard let verified = try verify(key) else { try recordFailure(key, now: now) }
             pairs = verified
         } else {
-            var held: [ProtectionClass: KeyPair] = [:]
-            for c in Keybag.passcodeClasses { held[c] = lifecycle.keyPair(c) }
+            // No passcode: every generation is held since the open.
+            var held: [ProtectionClass: [Keybag.Generation: KeyPair]] = [:]
+            for c in Keybag.passcodeClasses { held[c] = lifecycle.keyPairs(c) }
             pairs = held
         }
         let newKey = derived.new?.key
         var updated = keybag
-        try updated.rewrap(
-            pairs, passcodeKey: newKey, salt: derived.newSalt, cost: derived.newCost,
+        let (generation, fresh) = try updated.rotate(
+            held: pairs, passcodeKey: newKey, salt: derived.newSalt, cost: derived.newCost,
             deviceWrapKey: subkeys.classWrap)
+        let dropped = inUse.map { updated.dropGenerations(notIn: $0) } ?? []
         try updated.save(stateDirectory: stateDirectory, macKey: subkeys.keybagMAC)
         let wasSet = keybag.passcodeSet
         keybag = updated
+        // The agreed keys made ahead for the old generation's public keys will wrap nothing.
+        KeyEncryptionKeySupply.shared.removeAll()
+        lifecycle.received(fresh, generation: generation)
+        for number in dropped { lifecycle.discard(generation: number) }
         switch (wasSet, newKey != nil) {
         case (false, true):
             return lifecycle.passcodeWasSet(now: now, grace: configuration.classAGrace)
         case (true, false):
             var all = pairs
-            all[.none] = lifecycle.keyPair(.none)
+            for (c, pair) in fresh { all[c, default: [:]][generation] = pair }
+            for number in dropped { for c in Keybag.passcodeClasses { all[c]?.removeValue(forKey: number) } }
+            all[.none] = lifecycle.keyPairs(.none)
             lifecycle.passcodeWasRemoved(allKeys: all)
             return []
         case (true, true), (false, false):
             return []
         }
+    }
+
+    /// Drops from the keybag the older generations no file is sealed to (`inUse`, from
+    /// a complete index), and zeroes their held keys. Needs no passcode: their wrapped
+    /// secrets are only removed. Returns the generations dropped.
+    @discardableResult
+    func dropGenerations(notIn inUse: Set<Keybag.Generation>) throws(StoreError) -> [Keybag.Generation] {
+        var updated = keybag
+        let dropped = updated.dropGenerations(notIn: inUse)
+        guard !dropped.isEmpty else { return [] }
+        try updated.save(stateDirectory: stateDirectory, macKey: subkeys.keybagMAC)
+        keybag = updated
+        for number in dropped { lifecycle.discard(generation: number) }
+        return dropped
+    }
+
+    /// The key pair that opens a file of class `c` sealed to `generation`, if held.
+    func keyPair(_ c: ProtectionClass, generation: Keybag.Generation) -> KeyPair? {
+        lifecycle.keyPair(c, generation: c == .none ? Keybag.classDGeneration : generation)
     }
 }

@@ -12,6 +12,10 @@ import WidgetModel
 /// from the verified file when needed. Reads go to the journal first: a write durable
 /// there and not folded yet is the file's current content.
 ///
+/// The authenticated catalog (`generations`) has the last word on a file read from
+/// disk: a deleted widget's file reads as absent; a file older than its recorded
+/// generation verifies (its metadata and placeholder are served) but its body is refused.
+///
 /// Threading: single-threaded, on the store's thread.
 final class TimelineCatalog {
     let directory: String
@@ -21,6 +25,8 @@ final class TimelineCatalog {
     var journal: Journal?
     /// Told of each entry that indexing refused to open (see `TimelineStore.refusedEntry`).
     var refusedEntry: (StoreError) -> Void = { _ in }
+    /// Each widget's latest generation and deletion, authenticated (replaced at a wipe).
+    var generations: Catalog
 
     /// What each file holds, as verified from disk (or just written), or that it is
     /// absent or failed verification.
@@ -32,9 +38,10 @@ final class TimelineCatalog {
     /// The directory's file names still to verify into the index, listed on first need.
     private var unindexedNames: [String]?
 
-    init(directory: String, custody: KeyCustody) {
+    init(directory: String, custody: KeyCustody, generations: Catalog) {
         self.directory = directory
         self.custody = custody
+        self.generations = generations
     }
 
     /// Forgets everything (a wipe). `empty`: the directory is now empty, so the empty
@@ -77,18 +84,24 @@ final class TimelineCatalog {
     func readSealed(name: String, expected: WidgetID?) throws(StoreError) -> (TimelineFile.Sealed, TimelineMetadata, fileBytes: Int)? {
         let path = "\(directory)/\(name)"
         let bytes: [UInt8]
-        if let journal, let key = TimelineIndex.Key(fileName: name), let journaled = journal.pending(key) {
+        let key = TimelineIndex.Key(fileName: name)
+        let fromFile: Bool
+        if let journal, let key, let journaled = journal.pending(key) {
             // Written, durable in the journal, not folded into its file yet.
             bytes = journaled
+            fromFile = false
         } else {
             guard let read = try FileSystem.readFile(path, limit: TimelineFile.maximumFileBytes) else { return nil }
             bytes = read
+            fromFile = true
         }
         let sealed = try TimelineFile.parse(bytes, expected: expected, file: path)
+        // A deleted widget's file put back (from a backup) is no widget's: ignored.
+        if fromFile, let key, generations.verdict(key, generation: sealed.header.generation) == .deleted { return nil }
         // A file renamed onto another widget's name is not that widget's.
         guard try fileName(for: sealed.header.widget) == name else { throw .corrupt(file: path, reason: .wrongWidget) }
         let metadata = try TimelineFile.openMetadata(
-            sealed, metadataKey: custody.subkeys.timelineMetadata, classD: custody.lifecycle.keyPair(.none)!, file: path)
+            sealed, metadataKey: custody.subkeys.timelineMetadata, classD: custody.keyPair(.none, generation: Keybag.classDGeneration)!, file: path)
         return (sealed, metadata, bytes.count)
     }
 
@@ -157,6 +170,12 @@ final class TimelineCatalog {
         guard let key = TimelineIndex.Key(fileName: name) else { return }
         index.record(key, metadata, fileBytes: fileBytes)
         placeholders.set(key, metadata.placeholder, generation: metadata.generation)
+    }
+
+    /// Throws `rolledBack` if a file of `key` holding `generation` is older than the
+    /// catalog's record: its body must not be served.
+    func refuseIfRolledBack(_ key: TimelineIndex.Key, generation: UInt64, file: String) throws(StoreError) {
+        if generations.verdict(key, generation: generation) == .rolledBack { throw .corrupt(file: file, reason: .rolledBack) }
     }
 
     /// Records a placeholder just verified with a body.

@@ -15,7 +15,8 @@ import WidgetModel
 /// always a parameter (`now`), so tests move it forward without sleeping.
 ///
 /// State directory layout: `device.key` (unless the device key comes from elsewhere,
-/// `DeviceKeySource`), `keybag`, `settings`, `journal` (the write-ahead journal,
+/// `DeviceKeySource`), `keybag`, `settings`, `catalog` (each widget's latest generation
+/// and deletion, authenticated: `Catalog`), `journal` (the write-ahead journal,
 /// `Journal`), `timelines/<hex>.wtl` where `<hex>` is a keyed BLAKE2b of the widget id
 /// under a device subkey: file names reveal nothing about which widgets exist. One
 /// store per directory at a time (the daemon holds a `StateDirectoryLock`).
@@ -44,6 +45,9 @@ public final class TimelineStore {
         didSet { catalog.journal = journal }
     }
     private let journalCapacity: Int
+    /// Batches prepared and not finished yet. While one is in flight no key generation
+    /// is dropped: a write that fails leaves the previous file, perhaps sealed to one.
+    var writesInFlight = 0
 
     /// Opens (or creates) the store in `stateDirectory`, its device key from the state
     /// directory or the systemd credential (`FileDeviceKeySource`). See
@@ -74,6 +78,11 @@ public final class TimelineStore {
     ///     an administrator (`widgetd --start-over`), never a default: a silent reset
     ///     would start unlocked, without the passcode, under the device key only.
     ///   - now: the current time (reserved for time-based recovery; nothing is due at open).
+    ///
+    /// A keybag without its catalog is refused (`catalogMissing`), and so is a catalog
+    /// that fails authentication (`corrupt`): nothing is served rather than every file
+    /// without the rollback check, since either is what removing or damaging the catalog
+    /// to let an old file pass looks like.
     public init(
         stateDirectory: String, deviceKeySource: any DeviceKeySource,
         configuration: StoreConfiguration = StoreConfiguration(),
@@ -105,14 +114,48 @@ public final class TimelineStore {
         try Self.removeTemporaryFiles(in: stateDirectory)
         // The timelines directory's leftovers go when it is first listed for the index:
         // reading a directory of every stored timeline must not delay opening.
-        custody = try KeyCustody(stateDirectory: stateDirectory, source: deviceKeySource, configuration: configuration)
-        catalog = TimelineCatalog(directory: timelinesDirectory, custody: custody)
+        let timelines = timelinesDirectory
+        custody = try KeyCustody(
+            stateDirectory: stateDirectory, source: deviceKeySource, configuration: configuration,
+            beforeSavingKeybag: { (subkeys, migrated) throws(StoreError) in
+                try Self.makeCatalog(stateDirectory: stateDirectory, timelines: timelines, subkeys: subkeys, fromFiles: migrated)
+            })
+        catalog = TimelineCatalog(
+            directory: timelinesDirectory, custody: custody,
+            generations: try Self.loadCatalog(stateDirectory: stateDirectory, subkeys: custody.subkeys))
         finishedInterruptedWipe = finishedWipe
         startedOver = erased
         isFresh = custody.created
         // Folds what a crash left in the journal into the files before anything reads them.
         journal = try openJournal()
         catalog.journal = journal
+    }
+
+    /// The catalog a new keybag is saved beside: empty, or for a keybag of the previous
+    /// version (which had none) the generations its timeline files hold now (from their
+    /// headers: the trust a first open of this version has to give them).
+    private static func makeCatalog(
+        stateDirectory: String, timelines: String, subkeys: DeviceSubkeys, fromFiles: Bool
+    ) throws(StoreError) {
+        let made = Catalog.empty(stateDirectory: stateDirectory, macKey: subkeys.catalogMAC)
+        if fromFiles {
+            for name in try FileSystem.list(timelines) {
+                guard let key = TimelineIndex.Key(fileName: name),
+                    let bytes = try? FileSystem.readFile("\(timelines)/\(name)", limit: TimelineFile.maximumFileBytes),
+                    let generation = TimelineFile.generation(of: bytes)
+                else { continue }
+                made.record(key, generation: generation)
+            }
+        }
+        try made.save()
+    }
+
+    /// The catalog beside the keybag; `catalogMissing` if it is not there.
+    private static func loadCatalog(stateDirectory: String, subkeys: DeviceSubkeys) throws(StoreError) -> Catalog {
+        guard let loaded = try Catalog.load(stateDirectory: stateDirectory, macKey: subkeys.catalogMAC) else {
+            throw .catalogMissing(path: "\(stateDirectory)/\(Catalog.fileName)")
+        }
+        return loaded
     }
 
     /// Whether this store's keybag was made by this open or the last `wipe()` (a new
@@ -139,6 +182,8 @@ public final class TimelineStore {
         stateDirectory: String, deviceKeySource: any DeviceKeySource, removingJournal: Bool
     ) throws(StoreError) {
         try FileSystem.remove("\(stateDirectory)/\(Keybag.fileName)")
+        // After the keybag: a keybag without its catalog would be a start error.
+        try FileSystem.remove("\(stateDirectory)/\(Catalog.fileName)")
         try deviceKeySource.destroyDeviceKey()
         try FileSystem.remove("\(stateDirectory)/\(SettingsFile.fileName)")
         if removingJournal { try FileSystem.remove("\(stateDirectory)/\(Journal.fileName)") }
@@ -188,7 +233,8 @@ public final class TimelineStore {
             // A journal left by a run that had one still holds acknowledged writes.
             guard FileSystem.exists("\(stateDirectory)/\(Journal.fileName)") else { return nil }
             try Journal(
-                stateDirectory: stateDirectory, timelinesDirectory: timelinesDirectory, macKey: custody.subkeys.journalMAC
+                stateDirectory: stateDirectory, timelinesDirectory: timelinesDirectory, macKey: custody.subkeys.journalMAC,
+                catalog: catalog.generations
             ).fold()
             try FileSystem.remove("\(stateDirectory)/\(Journal.fileName)")
             try FileSystem.syncDirectory(stateDirectory)
@@ -197,7 +243,7 @@ public final class TimelineStore {
         do throws(StoreError) {
             return try Journal(
                 stateDirectory: stateDirectory, timelinesDirectory: timelinesDirectory, capacity: journalCapacity,
-                macKey: custody.subkeys.journalMAC)
+                macKey: custody.subkeys.journalMAC, catalog: catalog.generations)
         } catch .io(_, _, ENOSPC) {
             // A full disk: its records (if any) are folded already; writes go straight to
             // their files, as without a journal, and it is tried again at the next open.
@@ -226,9 +272,23 @@ public final class TimelineStore {
 
     /// Folds the journal into the timeline files now (each widget's newest write once)
     /// and empties it; an orderly stop calls this so the files alone hold everything.
+    ///
+    /// Then drops the key generations no file is sealed to any more (see `keyGenerationsInUse`).
     public func checkpoint() throws(StoreError) {
         try journal?.fold()
+        if let inUse = keyGenerationsInUse { try custody.dropGenerations(notIn: inUse) }
     }
+
+    /// The key generations the store's files (and pending writes) are sealed to, or
+    /// `nil` while that is not known: the index has not verified every file yet, or a
+    /// batch of writes is in flight. Known, it lets the keybag drop the others.
+    var keyGenerationsInUse: Set<Keybag.Generation>? {
+        guard catalog.isComplete, writesInFlight == 0 else { return nil }
+        return catalog.index.keyGenerationsInUse
+    }
+
+    /// The key generations the keybag holds, oldest first (for tests of the rotation).
+    var keyGenerations: [Keybag.Generation] { custody.keybag.generationNumbers }
 
     private static func removeTemporaryFiles(in directory: String) throws(StoreError) {
         for name in try FileSystem.list(directory) where name.hasPrefix(".tmp-") {
@@ -352,7 +412,8 @@ public final class TimelineStore {
     /// nothing): the device stays locked, and a passcode newly set on it brings the lock
     /// rules as from that lock (`KeyLifecycle.passcodeWasSet`).
     public func finishSetPasscode(_ derived: DerivedPasscodeChange, now: Date) throws(StoreError) {
-        purge(try wipingWhenDue { () throws(StoreError) in try custody.finishSetPasscode(derived, now: now) })
+        let inUse = keyGenerationsInUse
+        purge(try wipingWhenDue { () throws(StoreError) in try custody.finishSetPasscode(derived, now: now, inUse: inUse) })
     }
 
     // MARK: Wipe
@@ -385,6 +446,7 @@ public final class TimelineStore {
         // Every file is gone, so the empty index covers the directory.
         catalog.removeAll(empty: true)
         try custody.reopen()
+        catalog.generations = try Self.loadCatalog(stateDirectory: stateDirectory, subkeys: custody.subkeys)
         isFresh = true
         // Under the new device key's subkey (the discarded one is empty).
         journal = try openJournal()
@@ -415,9 +477,16 @@ public final class TimelineStore {
         let path = "\(timelinesDirectory)/\(name)"
         // Always verified from disk: the metadata index is no proof of the body.
         guard let (sealed, metadata, _) = try catalog.readSealed(name: name, expected: widget) else { throw .widgetNotFound }
+        try catalog.refuseIfRolledBack(key, generation: metadata.generation, file: path)
         // Verified with the body: a presentation that then needs it reads no file again.
         catalog.setPlaceholder(key, metadata.placeholder, generation: metadata.generation)
-        guard let pair = custody.lifecycle.keyPair(metadata.protectionClass) else { throw .protectedDataUnavailable }
+        guard let pair = custody.keyPair(metadata.protectionClass, generation: metadata.keyGeneration) else {
+            guard custody.lifecycle.isAvailable(metadata.protectionClass) else { throw .protectedDataUnavailable }
+            // The class is released, but not the generation this file is sealed to: the
+            // keybag is older than the file (restored from a backup). It opens nothing
+            // written after it was replaced (DESIGN §9).
+            throw .corrupt(file: path, reason: .unknownKeyGeneration)
+        }
         let body = try TimelineFile.openBody(sealed, classKey: pair, file: path)
         // Not cached in memory that could not be locked: decrypted again next time, and
         // the caller's buffer is the only copy, gone with its request.
@@ -483,15 +552,26 @@ public final class TimelineStore {
         cache.remove(widget)
     }
 
-    /// Deletes a widget's timeline durably; `widgetNotFound` if there is none.
+    /// Deletes a widget's timeline durably; `widgetNotFound` if there is none. The
+    /// deletion is recorded in the catalog: the file restored later is ignored.
     public func deleteTimeline(_ widget: WidgetID) throws(StoreError) {
         cache.remove(widget)
         let key = try catalog.indexKey(for: widget)
         let name = key.fileName
         // Its journaled writes go to the file first: none may replay after the removal.
         if let journal, journal.pending(key) != nil { try journal.fold() }
+        let path = "\(timelinesDirectory)/\(name)"
+        guard let bytes = try FileSystem.readFile(path, limit: TimelineFile.maximumFileBytes) else {
+            catalog.forget(name)
+            catalog.recordAbsent(key)
+            throw .widgetNotFound
+        }
+        // Recorded durably before the file goes: a crash in between leaves the widget
+        // deleted, and its file, put back from a backup, ignored.
+        catalog.generations.recordDeleted(key, generation: TimelineFile.generation(of: bytes) ?? 0)
+        try catalog.generations.save()
         catalog.forget(name)
-        guard try FileSystem.remove("\(timelinesDirectory)/\(name)") else {
+        guard try FileSystem.remove(path) else {
             catalog.recordAbsent(key)
             throw .widgetNotFound
         }
@@ -533,7 +613,7 @@ public final class TimelineStore {
     func forgetCachedPlaceholders() { catalog.forgetCachedPlaceholders() }
 
     /// The held key pair of a class (for tests that check it is zeroed on purge).
-    func heldKeyPair(_ c: ProtectionClass) -> KeyPair? { custody.lifecycle.keyPair(c) }
+    func heldKeyPair(_ c: ProtectionClass) -> KeyPair? { custody.lifecycle.newestKeyPair(c) }
 
     // MARK: Settings
 

@@ -84,6 +84,8 @@ extension TimelineStore {
         let failures: [Int: StoreError]
         let directory: String
         let journal: Journal?
+        /// Records the generations written straight into their files.
+        let catalog: Catalog
 
         /// How many writes the batch holds.
         public var count: Int { writes.count }
@@ -124,9 +126,10 @@ extension TimelineStore {
                 failures[index] = error
             }
         }
+        writesInFlight += 1
         return PreparedWrites(
             writes: writes, metadataKey: custody.subkeys.timelineMetadata, staged: staged, failures: failures,
-            directory: catalog.directory, journal: journal)
+            directory: catalog.directory, journal: journal, catalog: catalog.generations)
     }
 
     /// Seals each staged write's file and replaces the files with one group commit.
@@ -160,24 +163,45 @@ extension TimelineStore {
                 }
             })
         }
+        let generations = prepared.staged.map(\.metadata.generation)
         let outcomes: [StoreError?]
         if let journal = prepared.journal {
-            outcomes = journaled(files, into: journal, directory: prepared.directory)
+            outcomes = journaled(
+                files, into: journal, directory: prepared.directory, generations: generations, catalog: prepared.catalog)
         } else {
-            outcomes = replaced(files, directory: prepared.directory)
+            outcomes = replaced(files, directory: prepared.directory, generations: generations, catalog: prepared.catalog)
         }
         return CommittedWrites(prepared: prepared, outcomes: outcomes)
     }
 
-    /// Replaces each file in place with one group commit.
+    /// Replaces each file in place with one group commit, then records their
+    /// generations in the catalog durably (a failure to do so fails the batch: its
+    /// files would escape the rollback check).
     private static func replaced(
-        _ files: [(name: String, bytes: @Sendable () throws(StoreError) -> [UInt8])], directory: String
+        _ files: [(name: String, bytes: @Sendable () throws(StoreError) -> [UInt8])], directory: String,
+        generations: [UInt64], catalog: Catalog
     ) -> [StoreError?] {
         do throws(StoreError) {
-            return try FileSystem.writeAtomically(directory: directory, sealing: files)
+            let outcomes = try FileSystem.writeAtomically(directory: directory, sealing: files)
+            try recordWritten(files.map(\.name), generations, outcomes, in: catalog)
+            return outcomes
         } catch {
             return Array(repeating: error, count: files.count)
         }
+    }
+
+    /// Records in `catalog` the generation of each file written straight into place
+    /// (its outcome `nil`), and saves it if any was.
+    private static func recordWritten(
+        _ names: [String], _ generations: [UInt64], _ outcomes: [StoreError?], in catalog: Catalog
+    ) throws(StoreError) {
+        var written = false
+        for (index, name) in names.enumerated() where outcomes[index] == nil {
+            guard let key = TimelineIndex.Key(fileName: name) else { continue }
+            catalog.record(key, generation: generations[index])
+            written = true
+        }
+        if written { try catalog.save() }
     }
 
     /// Seals each file and appends the batch to the journal with one `fdatasync`. A
@@ -185,7 +209,7 @@ extension TimelineStore {
     /// so that no older journaled write of theirs can replay over them.
     private static func journaled(
         _ files: [(name: String, bytes: @Sendable () throws(StoreError) -> [UInt8])], into journal: Journal,
-        directory: String
+        directory: String, generations: [UInt64], catalog: Catalog
     ) -> [StoreError?] {
         var outcomes = [StoreError?](repeating: nil, count: files.count)
         var batch: [(key: TimelineIndex.Key, bytes: [UInt8])] = []
@@ -205,6 +229,7 @@ extension TimelineStore {
             try journal.fold()
             let direct = try FileSystem.writeAtomically(
                 directory: directory, files: batch.map { (name: $0.key.fileName, bytes: $0.bytes) })
+            try recordWritten(batch.map(\.key.fileName), slots.map { generations[$0] }, direct, in: catalog)
             for (slot, error) in zip(slots, direct) { outcomes[slot] = error }
         } catch {
             for slot in slots { outcomes[slot] = error }
@@ -216,6 +241,7 @@ extension TimelineStore {
     /// is on disk), caches the bodies, and returns each write's generation or error.
     public func finishWrites(_ committed: CommittedWrites) -> [Result<UInt64, StoreError>] {
         let prepared = committed.prepared
+        writesInFlight -= 1
         var results = [Result<UInt64, StoreError>?](repeating: nil, count: prepared.writes.count)
         for (index, error) in prepared.failures { results[index] = .failure(error) }
         for (slot, item) in prepared.staged.enumerated() {
@@ -249,12 +275,15 @@ extension TimelineStore {
         if let family = write.family, family.utf8.count > TimelineFile.maximumFamilyBytes {
             throw .tooLarge(limit: TimelineFile.maximumFamilyBytes)
         }
-        let name = try catalog.fileName(for: write.widget)
+        let key = try catalog.indexKey(for: write.widget)
+        let name = key.fileName
         let previous = try? catalog.indexedMetadata(name: name, widget: write.widget)
-        let metadata = TimelineMetadata(
+        var metadata = TimelineMetadata(
             widget: write.widget, protectionClass: write.protectionClass, family: write.family,
-            generation: (previous?.generation ?? 0) + 1, reloadDue: write.reloadDue,
+            generation: max(previous?.generation ?? 0, catalog.generations.lastGeneration(key)) + 1, reloadDue: write.reloadDue,
             placeholder: write.placeholder ?? previous?.placeholder)
+        // Sealed to the newest class keys (`classKey` below is theirs).
+        metadata.keyGeneration = custody.keybag.writeGeneration(write.protectionClass)
         let fileBytes = TimelineFile.encodedCount(metadata, bodyCount: write.body.count)
         if let quota = write.quota { try check(quota, name: name, widget: write.widget, fileBytes: fileBytes) }
         cache.remove(write.widget)
