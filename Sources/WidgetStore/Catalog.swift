@@ -28,7 +28,7 @@ import WidgetCrypto
 /// counter) can tell that catalog is old.
 ///
 /// Threading: every method may run on any thread (a fold runs beside the store's
-/// thread); a lock guards the entries.
+/// thread); a lock guards the entries, another serialises saves.
 final class Catalog: @unchecked Sendable {
     static let fileName = "catalog"
     private static let magic = Array("WCAT".utf8)
@@ -50,6 +50,10 @@ final class Catalog: @unchecked Sendable {
     private let stateDirectory: String
     private let macKey: SecureBytes
     private let lock = ThreadLock()
+    /// Serialises saves (a fold on a commit thread, a delete on the store's): each takes
+    /// its snapshot and writes it under this lock, so the last file written holds every
+    /// record made before the last save began.
+    private let saveLock = ThreadLock()
     /// Per file-name digest: generation << 1 | deleted.
     private var entries = DigestTable<UInt64>()
 
@@ -145,6 +149,8 @@ final class Catalog: @unchecked Sendable {
 
     /// Replaces `STATE/catalog` atomically and durably.
     func save() throws(StoreError) {
+        saveLock.lock()
+        defer { saveLock.unlock() }
         let content: [UInt8] = lock.withLock {
             var w = ByteWriter()
             w.raw(Self.magic)

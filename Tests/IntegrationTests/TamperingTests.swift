@@ -126,6 +126,61 @@ import Testing
         #expect(daemon.log.contains("unsupported format version"))
     }
 
+    /// Issue 16: a single timeline file restored from a backup served its older generation.
+    @Test func aTimelineFileRestoredFromABackupIsRefusedToItsProviderAndShownAsAPlaceholder() throws {
+        let daemon = try DaemonProcess()
+        let files = try prepare(daemon, count: 1)
+        let url = try #require(files[Self.widget(0)])
+        let old = try Data(contentsOf: url)
+        try daemon.start()
+        try daemon.client().ok("io.widgetd.Provider.PutTimeline", Fixtures.putParameters(Self.widget(0), secret: "newer"))
+        daemon.stop()
+        try old.write(to: url)
+        try daemon.start()
+        let client = try daemon.client()
+        try expectNotServed(Self.widget(0), client: client, "rolled back")
+        let read = try client.call("io.widgetd.Provider.GetTimeline", ["widget": Self.widget(0)])
+        #expect(read.error == "io.widgetd.StorageFailure")
+        try expectWitnessServed(client)
+        #expect(daemon.log.contains("rolled back"))
+    }
+
+    /// Issue 16: a deleted widget's file restored from a backup brought the widget back.
+    @Test func aDeletedWidgetsFileRestoredFromABackupIsIgnored() throws {
+        let daemon = try DaemonProcess()
+        let files = try prepare(daemon, count: 1)
+        let url = try #require(files[Self.widget(0)])
+        let old = try Data(contentsOf: url)
+        try daemon.start()
+        try daemon.client().ok("io.widgetd.Provider.DeleteTimeline", ["widget": Self.widget(0)])
+        daemon.stop()
+        try old.write(to: url)
+        try daemon.start()
+        let client = try daemon.client()
+        let read = try client.call("io.widgetd.Provider.GetTimeline", ["widget": Self.widget(0)])
+        #expect(read.error == "io.widgetd.WidgetNotFound")
+        try expectWitnessServed(client)
+    }
+
+    /// Issue 16: the keybag from before a passcode was set started the daemon unlocked
+    /// and served class-A content written after the passcode was set.
+    @Test func aKeybagFromBeforeThePasscodeWasSetServesNothingWrittenAfter() throws {
+        let daemon = try DaemonProcess()
+        try daemon.start()
+        let keybag = daemon.stateDirectory.appendingPathComponent("keybag")
+        let old = try Data(contentsOf: keybag)
+        let client = try daemon.client()
+        try client.ok("io.widgetd.Device.SetPasscode", ["new": "1234"])
+        try client.ok("io.widgetd.Provider.PutTimeline", Fixtures.putParameters("com.example.health/steps", secret: Self.secret))
+        daemon.stop()
+        try old.write(to: keybag)
+        try daemon.start()
+        let attacked = try daemon.client()
+        try expectNotServed("com.example.health/steps", client: attacked, "keybag restored")
+        #expect(daemon.log.contains("keybag does not hold"))
+        #expect(daemon.process?.isRunning == true)
+    }
+
     @Test func anEditedKeybagStopsTheDaemonWithAClearErrorAndIsNotReset() throws {
         let daemon = try DaemonProcess()
         _ = try prepare(daemon, count: 1)
