@@ -34,9 +34,10 @@ import Testing
         for name in try FileManager.default.contentsOfDirectory(atPath: directory.path) where name.hasSuffix(".wtl") {
             let url = directory.appendingPathComponent(name)
             let bytes = [UInt8](try Data(contentsOf: url))
-            // magic 4 | version 1 | class 1 | key generation 4 | generation 8 | id length 1 | id
-            let length = Int(bytes[18])
-            result[String(decoding: bytes[19..<(19 + length)], as: UTF8.self)] = url
+            // magic 4 | version 1 | class 1 | key generation 4 (version 3) | generation 8 | id length 1 | id
+            let at = bytes[4] >= 3 ? 18 : 14
+            let length = Int(bytes[at])
+            result[String(decoding: bytes[(at + 1)..<(at + 1 + length)], as: UTF8.self)] = url
         }
         return result
     }
