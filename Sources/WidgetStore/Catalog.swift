@@ -83,23 +83,25 @@ final class Catalog: @unchecked Sendable {
             throw .corrupt(file: path, reason: .authenticationFailure)
         }
         guard content[4] == version else { throw .corrupt(file: path, reason: .unsupportedVersion) }
-        let parsed: Result<Void, ByteReader.Failure> = content.withUnsafeBytes { buffer in
-            Result { () throws(ByteReader.Failure) in
-                var r = ByteReader(buffer)
-                _ = try r.raw(5)
-                let count = Int(try r.u32())
-                guard r.remaining == count * entryByteCount else { throw .malformed }
-                catalog.entries.reserveCapacity(count)
-                for _ in 0..<count {
-                    let key = TimelineIndex.Key(digest: try r.raw(16))
-                    let generation = try r.u64()
-                    let deleted = try r.u8()
-                    guard deleted <= 1, generation < 1 << 63 else { throw .malformed }
-                    catalog.entries[key] = generation << 1 | UInt64(deleted)
-                }
+        let count = content[5..<9].reversed().reduce(0) { $0 << 8 | Int($1) }
+        guard content.count == headerByteCount + count * entryByteCount else { throw .corrupt(file: path, reason: .malformed) }
+        catalog.entries.reserveCapacity(count)
+        // Read in place, without an array per entry: a catalog holds every widget, and
+        // it is read before the daemon is ready.
+        let valid: Bool = content.withUnsafeBytes { raw in
+            for index in 0..<count {
+                let at = headerByteCount + index * entryByteCount
+                let key = TimelineIndex.Key(
+                    high: UInt64(bigEndian: raw.loadUnaligned(fromByteOffset: at, as: UInt64.self)),
+                    low: UInt64(bigEndian: raw.loadUnaligned(fromByteOffset: at + 8, as: UInt64.self)))
+                let generation = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: at + 16, as: UInt64.self))
+                let deleted = raw[at + 24]
+                guard deleted <= 1, generation < 1 << 63 else { return false }
+                catalog.entries[key] = generation << 1 | UInt64(deleted)
             }
+            return true
         }
-        guard case .success = parsed else { throw .corrupt(file: path, reason: .malformed) }
+        guard valid else { throw .corrupt(file: path, reason: .malformed) }
         return catalog
     }
 
@@ -171,5 +173,13 @@ final class Catalog: @unchecked Sendable {
     private static func mac(_ content: [UInt8], key: SecureBytes) throws(StoreError) -> [UInt8] {
         let mac = try crypto { () throws(CryptoError) in try KeyedHash.hash(content, key: key, outputLength: macByteCount) }
         return mac.withUnsafeBytes { Array($0) }
+    }
+}
+
+extension TimelineIndex.Key {
+    /// The key of a digest given as its two big-endian halves.
+    init(high: UInt64, low: UInt64) {
+        self.high = high
+        self.low = low
     }
 }

@@ -199,7 +199,15 @@ enum TimelineFile {
     /// The generation a sealed file's header states, or `nil` if it does not parse.
     /// Unauthenticated: for bytes the store itself just sealed (the catalog's record).
     static func generation(of bytes: [UInt8]) -> UInt64? {
-        try? parse(bytes, expected: nil, file: "").header.generation
+        // magic | version | class | key generation (version 3 only) | generation u64
+        guard bytes.count >= 18, bytes.starts(with: magic) else { return nil }
+        let at: Int
+        switch bytes[4] {
+        case version: at = 10
+        case version2, version1: at = 6
+        default: return nil
+        }
+        return bytes[at..<at + 8].reversed().reduce(0) { $0 << 8 | UInt64($1) }
     }
 
     /// Parses the framing and checks the header belongs to `expected` (when given). Decrypts nothing.
