@@ -266,6 +266,7 @@ class Widget:
         self.inflight = None         # None, ABSENT or (generation, entries)
         # The generation a timeline written after a delete builds on: the store's catalog
         # keeps the deleted one, so that no file from before the delete passes for newer.
+        # None when unknown (a Wipe in flight at a cut that may or may not have happened).
         self.floor = 0
 
 
@@ -305,11 +306,16 @@ def timeline_entries(rng, big, token):
 
 def put(connection, oracle, widget, rng, big):
     """One PutTimeline, recorded in flight before it is sent and acknowledged after."""
-    expected = (widget.floor if widget.acked is ABSENT else widget.acked[0]) + 1
+    if widget.acked is not ABSENT:
+        expected = widget.acked[0] + 1
+    else:
+        expected = None if widget.floor is None else widget.floor + 1
     entries = timeline_entries(rng, big, f"{widget.name}#{expected}@{time.monotonic_ns()}")
     widget.inflight = (expected, entries)
     reply = connection.call("io.widgetd.Provider.PutTimeline", {
         "widget": widget.name, "family": "systemSmall", "entries": entries})
+    if expected is None and isinstance(reply.get("generation"), int) and reply["generation"] > 0:
+        expected = reply["generation"]
     if reply.get("generation") != expected:
         oracle.errors.append(f"{widget.name}: PutTimeline answered generation {reply.get('generation')}, expected {expected}")
     widget.acked, widget.inflight = (expected, entries), None
@@ -434,7 +440,7 @@ def observe(daemon, oracle):
 def same(state, expected):
     if expected is ABSENT or state is ABSENT:
         return state is expected
-    return state[0] == expected[0] and state[1] == normalized(expected[1])
+    return expected[0] in (None, state[0]) and state[1] == normalized(expected[1])
 
 
 def check_widgets(oracle, observed):
@@ -475,8 +481,9 @@ def settle(oracle, observed):
     """What was found becomes what is known: the next cycle starts from it."""
     for name, widget in oracle.widgets.items():
         widget.acked, widget.inflight = observed[name], None
-        if oracle.wipe_inflight and not oracle.wipe_missed:
-            widget.floor = 0  # the wipe happened: a new store, a new catalog
+        if oracle.wipe_inflight:
+            # Landed: a new store and catalog; missed: the same; else not known.
+            widget.floor = 0 if oracle.wipe_landed else widget.floor if oracle.wipe_missed else None
     oracle.passcode_inflight = None
     oracle.previous_passcode = None
     oracle.wipe_inflight = False
