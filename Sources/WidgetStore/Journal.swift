@@ -27,6 +27,11 @@ import WidgetdPOSIX
 /// first record's header and syncs), so a crash at any point replays at worst records
 /// whose files are already written: the same bytes again.
 ///
+/// A fold also keeps the catalog (`Catalog`) durable: it writes no record older than
+/// the generation the catalog holds for its file (a journal restored from a backup
+/// must not replace newer files), and saves the generations it wrote after the files
+/// and before the journal is emptied.
+///
 /// Threading: `append`, `fold` and `discard` may run on any thread and take turns;
 /// `pending` may run beside them. One journal per state directory at a time: a second
 /// one opened on it folds and empties it under the first (`StateDirectoryLock` keeps a
@@ -50,6 +55,8 @@ final class Journal: @unchecked Sendable {
     private let capacity: Int
     private let macKey: SecureBytes
     private let fd: Int32
+    /// The generations the folds record.
+    private let catalog: Catalog
 
     /// Serialises `append`, `fold` and `discard`; guards `tail`, `epoch` and `sequence`.
     private let writeLock = ThreadLock()
@@ -68,7 +75,8 @@ final class Journal: @unchecked Sendable {
     /// Opens (creating and preallocating it if needed) `stateDirectory/journal`, and
     /// folds any records a crash left in it into `timelinesDirectory`.
     init(
-        stateDirectory: String, timelinesDirectory: String, capacity: Int = Journal.defaultCapacity, macKey: SecureBytes
+        stateDirectory: String, timelinesDirectory: String, capacity: Int = Journal.defaultCapacity, macKey: SecureBytes,
+        catalog: Catalog
     ) throws(StoreError) {
         precondition(capacity > Self.overhead, "a journal must hold at least one record")
         let path = "\(stateDirectory)/\(Self.fileName)"
@@ -90,6 +98,7 @@ final class Journal: @unchecked Sendable {
         self.directory = timelinesDirectory
         self.capacity = capacity
         self.macKey = macKey
+        self.catalog = catalog
         recoveredRecords = replayed.count
         for record in replayed { files[record.key] = record.bytes }
         if !files.isEmpty { try fold() }
@@ -166,7 +175,8 @@ final class Journal: @unchecked Sendable {
     private func foldLocked() throws(StoreError) {
         let snapshot = filesLock.withLock { files }
         guard !snapshot.isEmpty else { return }
-        let all = snapshot.map { (name: $0.key.fileName, bytes: $0.value) }
+        let admitted = snapshot.filter { catalog.admits($0.key, generation: TimelineFile.generation(of: $0.value) ?? 0) }
+        let all = admitted.map { (name: $0.key.fileName, bytes: $0.value) }
         // In slices, so that a fold of many widgets does not start a thread for each.
         var start = 0
         while start < all.count {
@@ -176,6 +186,8 @@ final class Journal: @unchecked Sendable {
             }
             start += slice.count
         }
+        catalog.record(files: admitted.map { (key: $0.key, bytes: $0.value) })
+        try catalog.save()
         try restart()
         filesLock.withLock { files.removeAll() }
     }

@@ -14,12 +14,15 @@ import WidgetModel
 ///   the lock: B dropped at once, A `grace` seconds after the lock (at once if that has
 ///   passed). So a `SetPasscode` that a Lock overtook ends as the Lock prescribes.
 ///
+/// Keys are held per class and key generation (`Keybag`): an unlock releases every
+/// generation of A, B and C, a purge drops every generation of its class.
+///
 /// Pure: no clock, no files. The caller passes `now` and purges its plaintext cache
 /// for each class this type reports as dropped.
 struct KeyLifecycle {
     private(set) var state: DeviceState
     private(set) var passcodeSet: Bool
-    private var keys: [ProtectionClass: KeyPair]
+    private var keys: [ProtectionClass: [Keybag.Generation: KeyPair]]
     /// When class A is to be purged after a lock, if that is pending.
     private(set) var classAPurgeDue: Date?
     /// When the device was locked, while it stays locked: the grace of class A counts
@@ -27,27 +30,33 @@ struct KeyLifecycle {
     private var lockedAt: Date?
 
     /// The state after a (re)start: a restart is a reboot.
-    init(passcodeSet: Bool, classD: KeyPair, allKeysIfNoPasscode: [ProtectionClass: KeyPair]) {
+    init(passcodeSet: Bool, classD: KeyPair, allKeysIfNoPasscode: [ProtectionClass: [Keybag.Generation: KeyPair]]) {
         self.passcodeSet = passcodeSet
         if passcodeSet {
             state = .beforeFirstUnlock
-            keys = [.none: classD]
+            keys = [.none: [Keybag.classDGeneration: classD]]
         } else {
             state = .unlocked
             keys = allKeysIfNoPasscode
         }
     }
 
-    /// The key pair of a class, if its secret is held now.
-    func keyPair(_ c: ProtectionClass) -> KeyPair? { keys[c] }
+    /// The key pair of a class's key generation, if its secret is held now.
+    func keyPair(_ c: ProtectionClass, generation: Keybag.Generation) -> KeyPair? { keys[c]?[generation] }
+
+    /// The key pair of a class's newest generation held, if any.
+    func newestKeyPair(_ c: ProtectionClass) -> KeyPair? { keys[c]?.max { $0.key < $1.key }?.value }
+
+    /// Every held key pair of a class, by generation.
+    func keyPairs(_ c: ProtectionClass) -> [Keybag.Generation: KeyPair] { keys[c] ?? [:] }
 
     /// Whether a class's secret is held now.
-    func isAvailable(_ c: ProtectionClass) -> Bool { keys[c] != nil }
+    func isAvailable(_ c: ProtectionClass) -> Bool { !(keys[c]?.isEmpty ?? true) }
 
     /// A successful unlock (or an unlock with no passcode set): releases `released` (A, B, C).
-    mutating func unlock(releasing released: [ProtectionClass: KeyPair]) {
+    mutating func unlock(releasing released: [ProtectionClass: [Keybag.Generation: KeyPair]]) {
         // Legal from every state: unlocking while unlocked is a no-op apart from the keys.
-        for (c, pair) in released { keys[c] = pair }
+        for (c, pairs) in released { keys[c, default: [:]].merge(pairs) { _, new in new } }
         state = .unlocked
         classAPurgeDue = nil
         lockedAt = nil
@@ -86,7 +95,21 @@ struct KeyLifecycle {
     /// Zeroes a class secret in place, then forgets it: even a reference kept by
     /// mistake elsewhere holds zeros from now on.
     private mutating func drop(_ c: ProtectionClass) {
-        keys.removeValue(forKey: c)?.secretKey.removeAll()
+        for pair in (keys.removeValue(forKey: c) ?? [:]).values { pair.secretKey.removeAll() }
+    }
+
+    /// A new key generation was made (a passcode set, changed or removed): its pairs
+    /// join the classes held now, and only those; a class not held gets its new key
+    /// with the others at the next unlock.
+    mutating func received(_ pairs: [ProtectionClass: KeyPair], generation: Keybag.Generation) {
+        for (c, pair) in pairs where isAvailable(c) { keys[c]![generation] = pair }
+    }
+
+    /// Zeroes and forgets the keys of a generation the keybag no longer holds.
+    mutating func discard(generation: Keybag.Generation) {
+        for c in Keybag.passcodeClasses {
+            keys[c]?.removeValue(forKey: generation)?.secretKey.removeAll()
+        }
     }
 
     /// Runs a due class-A purge; returns the classes dropped.
@@ -114,7 +137,7 @@ struct KeyLifecycle {
 
     /// The passcode was removed: with no data protection every key is held, and
     /// the first unlock has happened.
-    mutating func passcodeWasRemoved(allKeys: [ProtectionClass: KeyPair]) {
+    mutating func passcodeWasRemoved(allKeys: [ProtectionClass: [Keybag.Generation: KeyPair]]) {
         passcodeSet = false
         keys = allKeys
         classAPurgeDue = nil

@@ -4,31 +4,57 @@ import WidgetModel
 
 /// The keybag: one authenticated file holding everything needed to release class keys.
 ///
-/// It holds the Argon2id cost and salt, the four class public keys, the wrapped
-/// class secrets, and the failed-attempt state. Secrets of classes A, B and C are
-/// wrapped (XChaCha20-Poly1305) under the passcode key while a passcode is set;
-/// class D, and every class while there is no passcode, under a device subkey.
-/// Changing or removing the passcode re-wraps these four secrets and nothing else,
-/// so its cost does not depend on how many timelines exist.
+/// It holds the Argon2id cost and salt, the failed-attempt state, class D's key pair
+/// and one or more **key generations** of the A, B and C key pairs (DESIGN §9): the
+/// public keys, and the secrets wrapped (XChaCha20-Poly1305) under the passcode key
+/// while a passcode is set, else under a device subkey, like class D's always.
+///
+/// Every passcode set, change or removal makes a new generation (`rotate`): new writes
+/// are sealed to it, and the older generations stay, wrapped under the new key, only
+/// to read the files still sealed to them; one that no file uses is dropped
+/// (`dropGenerations`). So a keybag restored from before a change holds no key of any
+/// file written after it, while the change itself re-wraps a few secrets per
+/// generation and nothing per timeline. Class D is not rotated: it is wrapped under the
+/// device key in every keybag, so a new pair would keep nothing from a restored one.
 ///
 /// The whole file is authenticated with keyed BLAKE2b under a device subkey: a
 /// tampered keybag (say, a reset failure counter) is a typed error, never a reset.
 ///
-/// Layout (little-endian): `"WKBG"`, version, opslimit u64, memlimit u64, salt
-/// block, passcodeSet u8, failedAttempts u32, lastFailure date, wrong-passcode tag
-/// (presence u8 + 32 bytes), then per class (A, B, C, D): code u8, public key (32),
-/// wrapped secret block; and a 32-byte MAC over everything before it.
+/// Layout (little-endian), version 2: `"WKBG"`, version, opslimit u64, memlimit u64,
+/// salt block, passcodeSet u8, failedAttempts u32, lastFailure date, wrong-passcode tag
+/// (presence u8 + 32 bytes), class D (code u8, public key (32), wrapped secret block),
+/// generation count u16, then per generation, oldest first: number u32 and per class
+/// (A, B, C) code u8, public key (32), wrapped secret block; and a 32-byte MAC over
+/// everything before it. Version 1 (read, and rewritten as version 2 at open) had no
+/// generations: after the tag, per class (A, B, C, D) code, public key and wrapped
+/// secret; it reads as generation 0.
 struct Keybag {
     static let fileName = "keybag"
     static let magic = Array("WKBG".utf8)
-    static let version: UInt8 = 1
+    /// The version written.
+    static let version: UInt8 = 2
+    /// The version before key generations, still read.
+    static let version1: UInt8 = 1
     static let macByteCount = 32
     static let tagByteCount = 32
+    /// The largest keybag read: a few hundred bytes per generation kept.
+    static let maximumFileBytes = 1 << 20
+
+    /// A key generation's number; a file's header names the one it is sealed to.
+    typealias Generation = UInt32
+    /// The generation class D's one key pair is named by.
+    static let classDGeneration: Generation = 0
 
     /// One class's key material as stored.
     struct ClassEntry {
         let publicKey: PublicKey
         var wrappedSecret: [UInt8]
+    }
+
+    /// One generation of the A, B and C key pairs.
+    struct KeyGeneration {
+        let number: Generation
+        var classes: [ProtectionClass: ClassEntry]
     }
 
     var kdfCost: KDFCost
@@ -38,34 +64,56 @@ struct Keybag {
     var lastFailure: Date?
     /// Keyed hash of the last wrong passcode key (not the passcode), so a repeat is not counted twice.
     var lastWrongTag: [UInt8]?
-    var classes: [ProtectionClass: ClassEntry]
+    var classD: ClassEntry
+    /// Oldest first; never empty, the last is the one new writes use.
+    private(set) var generations: [KeyGeneration]
+    /// The version the file was read in (`version` for a new keybag).
+    private(set) var readVersion = Keybag.version
 
-    /// Classes whose secret is wrapped under the passcode key while a passcode is set.
+    /// Classes whose secret is wrapped under the passcode key while a passcode is set, and that rotate.
     static let passcodeClasses: [ProtectionClass] = [.complete, .completeUnlessOpen, .completeUntilFirstUserAuthentication]
-    /// Storage order.
-    static let order: [ProtectionClass] = [.complete, .completeUnlessOpen, .completeUntilFirstUserAuthentication, .none]
 
-    /// A new keybag with fresh class keys and no passcode; returns the keys too.
-    static func create(cost: KDFCost, deviceWrapKey: SecureBytes) throws(StoreError) -> (Keybag, [ProtectionClass: KeyPair]) {
-        var pairs: [ProtectionClass: KeyPair] = [:]
-        var entries: [ProtectionClass: ClassEntry] = [:]
-        for c in order {
-            let pair = try crypto { () throws(CryptoError) in try KeyPair.generate() }
-            pairs[c] = pair
-            entries[c] = ClassEntry(
-                publicKey: pair.publicKey, wrappedSecret: try wrap(pair, protectionClass: c, under: deviceWrapKey))
-        }
+    /// A new keybag with fresh class keys (generation 0) and no passcode.
+    static func create(cost: KDFCost, deviceWrapKey: SecureBytes) throws(StoreError) -> Keybag {
+        let d = try crypto { () throws(CryptoError) in try KeyPair.generate() }
+        let (first, _) = try makeGeneration(0, under: deviceWrapKey)
         let salt = try crypto { () throws(CryptoError) in try Sodium.randomBytes(count: PasswordHash.saltByteCount) }
-        let bag = Keybag(
+        return Keybag(
             kdfCost: cost, salt: salt, passcodeSet: false, failedAttempts: 0, lastFailure: nil, lastWrongTag: nil,
-            classes: entries)
-        return (bag, pairs)
+            classD: ClassEntry(publicKey: d.publicKey, wrappedSecret: try wrap(d, protectionClass: .none, under: deviceWrapKey)),
+            generations: [first])
     }
 
-    /// The public key of a class (always available: writes need nothing else).
-    func publicKey(_ c: ProtectionClass) -> PublicKey { classes[c]!.publicKey }
+    /// Fresh A, B and C key pairs as generation `number`, wrapped under `key`.
+    private static func makeGeneration(
+        _ number: Generation, under key: SecureBytes
+    ) throws(StoreError) -> (KeyGeneration, [ProtectionClass: KeyPair]) {
+        var pairs: [ProtectionClass: KeyPair] = [:]
+        var entries: [ProtectionClass: ClassEntry] = [:]
+        for c in passcodeClasses {
+            let pair = try crypto { () throws(CryptoError) in try KeyPair.generate() }
+            pairs[c] = pair
+            entries[c] = ClassEntry(publicKey: pair.publicKey, wrappedSecret: try wrap(pair, protectionClass: c, under: key))
+        }
+        return (KeyGeneration(number: number, classes: entries), pairs)
+    }
+
+    /// The generation new writes are sealed to.
+    var newestGeneration: Generation { generations.last!.number }
+
+    /// The numbers of every generation held.
+    var generationNumbers: [Generation] { generations.map(\.number) }
+
+    /// The generation a new file of class `c` is sealed to (class D has one key).
+    func writeGeneration(_ c: ProtectionClass) -> Generation { c == .none ? Self.classDGeneration : newestGeneration }
+
+    /// The public key new files of class `c` are sealed to (writes need nothing else).
+    func publicKey(_ c: ProtectionClass) -> PublicKey {
+        c == .none ? classD.publicKey : generations.last!.classes[c]!.publicKey
+    }
 
     private static func wrapAD(_ c: ProtectionClass, _ publicKey: PublicKey) -> [UInt8] {
+        // The public key binds the secret to its generation: each generation's keys are new.
         Array("widgetd.v1.class-secret".utf8) + [c.code] + publicKey.bytes
     }
 
@@ -75,29 +123,74 @@ struct Keybag {
         }
     }
 
-    /// Unwraps one class secret; `CryptoError.authenticationFailure` if `key` is not the wrapping key.
-    func unwrap(_ c: ProtectionClass, with key: SecureBytes) throws(CryptoError) -> KeyPair {
-        let entry = classes[c]!
-        let secret = try AEAD.open(entry.wrappedSecret, key: key, associatedData: Self.wrapAD(c, entry.publicKey))
+    private static func unwrap(_ entry: ClassEntry, _ c: ProtectionClass, with key: SecureBytes) throws(CryptoError) -> KeyPair {
+        let secret = try AEAD.open(entry.wrappedSecret, key: key, associatedData: wrapAD(c, entry.publicKey))
         return try KeyPair(publicKey: entry.publicKey, secretKey: secret)
     }
 
-    /// Re-wraps A, B and C under `passcodeKey` (or the device key when `nil`) and records whether a passcode is set.
-    mutating func rewrap(_ pairs: [ProtectionClass: KeyPair], passcodeKey: SecureBytes?, salt newSalt: [UInt8], cost: KDFCost, deviceWrapKey: SecureBytes) throws(StoreError) {
-        for c in Self.passcodeClasses {
-            classes[c]!.wrappedSecret = try Self.wrap(pairs[c]!, protectionClass: c, under: passcodeKey ?? deviceWrapKey)
+    /// Unwraps class D's secret (always under the device subkey).
+    func unwrapClassD(with deviceWrapKey: SecureBytes) throws(CryptoError) -> KeyPair {
+        try Self.unwrap(classD, .none, with: deviceWrapKey)
+    }
+
+    /// Unwraps the newest generation's class-A secret: whether `key` is the wrapping key.
+    func unwrapNewestClassA(with key: SecureBytes) throws(CryptoError) -> KeyPair {
+        try Self.unwrap(generations.last!.classes[.complete]!, .complete, with: key)
+    }
+
+    /// Unwraps every generation of A, B and C; `CryptoError.authenticationFailure` if
+    /// `key` is not the wrapping key.
+    func unwrapAll(with key: SecureBytes) throws(CryptoError) -> [ProtectionClass: [Generation: KeyPair]] {
+        var pairs: [ProtectionClass: [Generation: KeyPair]] = [:]
+        for generation in generations.reversed() {
+            for c in Self.passcodeClasses {
+                pairs[c, default: [:]][generation.number] = try Self.unwrap(generation.classes[c]!, c, with: key)
+            }
         }
+        return pairs
+    }
+
+    /// Makes a new generation and re-wraps every generation's A, B and C under
+    /// `passcodeKey` (or the device key when `nil`); records whether a passcode is set
+    /// and clears the failure state. `held` must hold every generation's pairs. Returns
+    /// the new generation's pairs.
+    mutating func rotate(
+        held: [ProtectionClass: [Generation: KeyPair]], passcodeKey: SecureBytes?, salt newSalt: [UInt8], cost: KDFCost,
+        deviceWrapKey: SecureBytes
+    ) throws(StoreError) -> (Generation, [ProtectionClass: KeyPair]) {
+        let key = passcodeKey ?? deviceWrapKey
+        for index in generations.indices {
+            let number = generations[index].number
+            for c in Self.passcodeClasses {
+                guard let pair = held[c]?[number] else {
+                    preconditionFailure("a rotation holds every generation's keys")
+                }
+                generations[index].classes[c]!.wrappedSecret = try Self.wrap(pair, protectionClass: c, under: key)
+            }
+        }
+        let number = newestGeneration &+ 1
+        let (fresh, pairs) = try Self.makeGeneration(number, under: key)
+        generations.append(fresh)
         passcodeSet = passcodeKey != nil
         salt = newSalt
         kdfCost = cost
         failedAttempts = 0
         lastFailure = nil
         lastWrongTag = nil
+        return (number, pairs)
+    }
+
+    /// Drops every generation but the newest that is not in `inUse`; returns those dropped.
+    mutating func dropGenerations(notIn inUse: Set<Generation>) -> [Generation] {
+        let newest = newestGeneration
+        let dropped = generations.filter { $0.number != newest && !inUse.contains($0.number) }.map(\.number)
+        generations.removeAll { dropped.contains($0.number) }
+        return dropped
     }
 
     // MARK: Encoding
 
-    /// The authenticated file contents.
+    /// The authenticated file contents (always the current version).
     func encoded(macKey: SecureBytes) throws(StoreError) -> [UInt8] {
         var w = ByteWriter()
         w.raw(Self.magic)
@@ -110,17 +203,23 @@ struct Keybag {
         w.date(lastFailure)
         w.u8(lastWrongTag == nil ? 0 : 1)
         w.raw(lastWrongTag ?? [UInt8](repeating: 0, count: Self.tagByteCount))
-        for c in Self.order {
-            let entry = classes[c]!
-            w.u8(c.code)
-            w.raw(entry.publicKey.bytes)
-            w.block(entry.wrappedSecret)
+        Self.write(classD, .none, to: &w)
+        w.u16(UInt16(generations.count))
+        for generation in generations {
+            w.u32(generation.number)
+            for c in Self.passcodeClasses { Self.write(generation.classes[c]!, c, to: &w) }
         }
         let content = w.bytes
         let mac = try crypto { () throws(CryptoError) in
             try KeyedHash.hash(content, key: macKey, outputLength: Self.macByteCount)
         }
         return content + mac.withUnsafeBytes { Array($0) }
+    }
+
+    private static func write(_ entry: ClassEntry, _ c: ProtectionClass, to w: inout ByteWriter) {
+        w.u8(c.code)
+        w.raw(entry.publicKey.bytes)
+        w.block(entry.wrappedSecret)
     }
 
     /// Verifies the MAC, then parses. Any failure names the file and never yields a partial keybag.
@@ -145,7 +244,8 @@ struct Keybag {
     private static func parse(_ buffer: UnsafeRawBufferPointer) throws(ByteReader.Failure) -> Keybag {
         var r = ByteReader(buffer)
         _ = try r.raw(magic.count)
-        guard try r.u8() == version else { throw .malformed }
+        let fileVersion = try r.u8()
+        guard fileVersion == version || fileVersion == version1 else { throw .malformed }
         let cost = KDFCost(opsLimit: try r.u64(), memLimit: try r.u64())
         let salt = try r.block(limit: 64)
         guard salt.count == PasswordHash.saltByteCount else { throw .malformed }
@@ -156,17 +256,39 @@ struct Keybag {
         let tagFlag = try r.u8()
         let tag = try r.raw(tagByteCount)
         guard tagFlag <= 1 else { throw .malformed }
-        var entries: [ProtectionClass: ClassEntry] = [:]
-        for c in order {
-            guard try r.u8() == c.code else { throw .malformed }
-            let publicKey: PublicKey
-            do { publicKey = try PublicKey(bytes: try r.raw(PublicKey.byteCount)) } catch { throw .malformed }
-            entries[c] = ClassEntry(publicKey: publicKey, wrappedSecret: try r.block(limit: 256))
+        let classD: ClassEntry
+        var generations: [KeyGeneration] = []
+        if fileVersion == version1 {
+            var entries: [ProtectionClass: ClassEntry] = [:]
+            for c in passcodeClasses { entries[c] = try readEntry(c, &r) }
+            classD = try readEntry(.none, &r)
+            generations = [KeyGeneration(number: 0, classes: entries)]
+        } else {
+            classD = try readEntry(.none, &r)
+            let count = Int(try r.u16())
+            guard count > 0 else { throw .malformed }
+            for _ in 0..<count {
+                let number = try r.u32()
+                // Oldest first, each number once.
+                guard generations.last.map({ $0.number < number }) ?? true else { throw .malformed }
+                var entries: [ProtectionClass: ClassEntry] = [:]
+                for c in passcodeClasses { entries[c] = try readEntry(c, &r) }
+                generations.append(KeyGeneration(number: number, classes: entries))
+            }
         }
         guard r.isAtEnd else { throw .malformed }
-        return Keybag(
+        var bag = Keybag(
             kdfCost: cost, salt: salt, passcodeSet: passcodeFlag == 1, failedAttempts: failed,
-            lastFailure: lastFailure, lastWrongTag: tagFlag == 1 ? tag : nil, classes: entries)
+            lastFailure: lastFailure, lastWrongTag: tagFlag == 1 ? tag : nil, classD: classD, generations: generations)
+        bag.readVersion = fileVersion
+        return bag
+    }
+
+    private static func readEntry(_ c: ProtectionClass, _ r: inout ByteReader) throws(ByteReader.Failure) -> ClassEntry {
+        guard try r.u8() == c.code else { throw .malformed }
+        let publicKey: PublicKey
+        do { publicKey = try PublicKey(bytes: try r.raw(PublicKey.byteCount)) } catch { throw .malformed }
+        return ClassEntry(publicKey: publicKey, wrappedSecret: try r.block(limit: 256))
     }
 
     // MARK: Files
@@ -174,7 +296,7 @@ struct Keybag {
     /// Reads and verifies `STATE/keybag`, or `nil` if there is none yet.
     static func load(stateDirectory: String, macKey: SecureBytes) throws(StoreError) -> Keybag? {
         let path = "\(stateDirectory)/\(fileName)"
-        guard let bytes = try FileSystem.readFile(path, limit: 64 << 10) else { return nil }
+        guard let bytes = try FileSystem.readFile(path, limit: maximumFileBytes) else { return nil }
         return try decode(bytes, macKey: macKey, file: path)
     }
 

@@ -18,6 +18,13 @@ public enum CorruptionReason: Sendable, Equatable, CustomStringConvertible {
     case wrongClass
     /// A length or field is out of range, or bytes follow the end of the format.
     case malformed
+    /// The file is sealed to class keys this keybag does not hold: the keybag is older
+    /// than the file (restored from a backup), and opens nothing written after it.
+    /// Thrown for a body only; the file's metadata stays readable.
+    case unknownKeyGeneration
+    /// The file is older than the generation the catalog records for its widget
+    /// (restored from a backup): refused, its body never served. Thrown for a body only.
+    case rolledBack
 
     public var description: String {
         switch self {
@@ -28,6 +35,8 @@ public enum CorruptionReason: Sendable, Equatable, CustomStringConvertible {
         case .wrongWidget: "belongs to another widget"
         case .wrongClass: "unknown or inconsistent protection class"
         case .malformed: "malformed"
+        case .unknownKeyGeneration: "sealed to class keys the keybag does not hold (a keybag restored from before the file?)"
+        case .rolledBack: "rolled back: older than the generation the catalog records (a file restored from a backup?)"
         }
     }
 }
@@ -115,6 +124,9 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The keybag is missing while the timelines or journaled writes it made readable
     /// remain (`remaining` says which): nothing was changed. Restore it, or start over.
     case keybagMissing(path: String, remaining: String)
+    /// The catalog (`Catalog`) is missing beside a keybag that was made with one: removed
+    /// to let old timeline files pass. Restore it, or wipe the state directory.
+    case catalogMissing(path: String)
     /// Another process (a second widgetd) holds the state directory `path` (`StateDirectoryLock`).
     case stateDirectoryInUse(path: String)
     /// A system call failed.
@@ -140,6 +152,8 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
         case .corrupt(let file, let reason): "\(file): \(reason)"
         case .deviceKey(let problem): problem.description
         case .unsafeEntry(let path, let reason): "refused \(path): it \(reason)"
+        case .catalogMissing(let path):
+            "\(path) is missing beside the keybag: timeline files could be rolled back unnoticed; restore it, or wipe"
         case .keybagMissing(let path, let remaining):
             "the keybag \(path) is missing while \(remaining) remain, which cannot be read without it; nothing was changed. Restore the keybag from a backup, or erase them and start over with widgetd --start-over"
         case .stateDirectoryInUse(let path): "the state directory \(path) is in use by another widgetd process"

@@ -2,10 +2,10 @@ import FoundationEssentials
 import WidgetCrypto
 import WidgetModel
 
-/// The on-disk format of one widget's timeline (`timelines/<hex>.wtl`), version 2.
+/// The on-disk format of one widget's timeline (`timelines/<hex>.wtl`), version 3.
 ///
 /// ```
-/// header   "WDTL" | version u8 (2) | class code u8 | generation u64 | id length u8 | widget id
+/// header   "WDTL" | version u8 (3) | class code u8 | key generation u32 | generation u64 | id length u8 | widget id
 /// metadata block: XChaCha20-Poly1305(nonce ‖ ct ‖ tag) under the device's metadata subkey
 /// body     ephemeral public key (32) | wrapped body key: XChaCha20-Poly1305(nonce ‖ key ‖ tag)
 ///          under the KEK | block: XChaCha20-Poly1305(nonce ‖ ct ‖ tag) under the body key
@@ -22,13 +22,20 @@ import WidgetModel
 /// edited, fails to open; moved to another class, its KEK differs too.
 /// One file holds both sections so that a single `rename` replaces them together.
 ///
+/// The key generation names the keybag's generation of class keys the body is sealed
+/// to (`Keybag`; 0 for class D, which has one): class keys rotate at every passcode
+/// change, and a file keeps the generation it was written under. Version 2 (still
+/// read) is version 3 without it: its files are sealed to generation 0.
+///
 /// Version 1 (still read: stores of the shipped version) sealed each section's fresh
 /// key with `crypto_box_seal`, the metadata's to class D's public key:
 /// `header | sealed key (80) | metadata block | sealed key (80) | body block`.
 enum TimelineFile {
     static let magic = Array("WDTL".utf8)
     /// The version written.
-    static let version: UInt8 = 2
+    static let version: UInt8 = 3
+    /// The version before key generations, still read.
+    static let version2: UInt8 = 2
     /// The shipped version's format, still read.
     static let version1: UInt8 = 1
     static let fileExtension = ".wtl"
@@ -48,6 +55,8 @@ enum TimelineFile {
     /// The authenticated header.
     struct Header: Equatable {
         let protectionClass: ProtectionClass
+        /// The keybag generation of the class key the body is sealed to.
+        var keyGeneration: UInt32 = 0
         let generation: UInt64
         let widget: WidgetID
         var version: UInt8 = TimelineFile.version
@@ -57,6 +66,7 @@ enum TimelineFile {
             w.raw(TimelineFile.magic)
             w.u8(version)
             w.u8(protectionClass.code)
+            if version == TimelineFile.version { w.u32(keyGeneration) }
             w.u64(generation)
             let id = Array(widget.description.utf8)
             w.u8(UInt8(id.count))
@@ -118,24 +128,29 @@ enum TimelineFile {
         }
     }
 
-    /// The size of the version-2 file `encode` builds for `metadata` and a body of
+    /// The size of the file `encode` builds for `metadata` and a body of
     /// `bodyCount` bytes, computed without sealing anything: what a write will take on
     /// disk, for the providers' quotas (a test compares it with `encode`'s output).
     static func encodedCount(_ metadata: TimelineMetadata, bodyCount: Int) -> Int {
-        let header = Header(protectionClass: metadata.protectionClass, generation: metadata.generation, widget: metadata.widget)
+        let header = Header(
+            protectionClass: metadata.protectionClass, keyGeneration: metadata.keyGeneration, generation: metadata.generation,
+            widget: metadata.widget)
         return header.encoded.count + 4 + encodeMetadata(metadata).count + AEAD.overhead + PublicKey.byteCount
             + wrappedKeyByteCount + 4 + bodyCount + AEAD.overhead
     }
 
-    /// Builds a version-2 file. Needs no class secret key: `bodyKEK` was agreed with the
+    /// Builds a file (the current version). Needs no class secret key: `bodyKEK` was agreed with the
     /// class public key (it may serve every file of a batch of that class), and
     /// `metadataKey` is the device's metadata subkey. `keys` is a reused buffer for the
     /// body key (zeroed again before this returns); nil allocates a fresh one.
+    /// `version` is the current one but for tests that write files as version 2 did.
     static func encode(
         _ metadata: TimelineMetadata, body: SecureBytes, bodyKEK: KeyEncryptionKey, metadataKey: SecureBytes,
-        keys: KeyScratch? = nil
+        keys: KeyScratch? = nil, version: UInt8 = TimelineFile.version
     ) throws(CryptoError) -> [UInt8] {
-        let header = Header(protectionClass: metadata.protectionClass, generation: metadata.generation, widget: metadata.widget)
+        let header = Header(
+            protectionClass: metadata.protectionClass, keyGeneration: metadata.keyGeneration, generation: metadata.generation,
+            widget: metadata.widget, version: version)
         let headerBytes = header.encoded
         let bodyKey: SecureBytes
         if let keys {
@@ -181,6 +196,20 @@ enum TimelineFile {
         return w.bytes
     }
 
+    /// The generation a sealed file's header states, or `nil` if it does not parse.
+    /// Unauthenticated: for bytes the store itself just sealed (the catalog's record).
+    static func generation(of bytes: [UInt8]) -> UInt64? {
+        // magic | version | class | key generation (version 3 only) | generation u64
+        guard bytes.count >= 18, bytes.starts(with: magic) else { return nil }
+        let at: Int
+        switch bytes[4] {
+        case version: at = 10
+        case version2, version1: at = 6
+        default: return nil
+        }
+        return bytes[at..<at + 8].reversed().reduce(0) { $0 << 8 | UInt64($1) }
+    }
+
     /// Parses the framing and checks the header belongs to `expected` (when given). Decrypts nothing.
     static func parse(_ bytes: [UInt8], expected: WidgetID?, file: String) throws(StoreError) -> Sealed {
         guard bytes.count >= magic.count else { throw .corrupt(file: file, reason: .truncated) }
@@ -198,16 +227,21 @@ enum TimelineFile {
         do {
             _ = try r.raw(magic.count)
             let fileVersion = try r.u8()
-            guard fileVersion == version || fileVersion == version1 else {
+            guard fileVersion == version || fileVersion == version2 || fileVersion == version1 else {
                 throw StoreError.corrupt(file: file, reason: .unsupportedVersion)
             }
             guard let c = ProtectionClass(code: try r.u8()) else { throw StoreError.corrupt(file: file, reason: .wrongClass) }
+            let keyGeneration = fileVersion == version ? try r.u32() : 0
+            guard c != .none || keyGeneration == Keybag.classDGeneration else {
+                throw StoreError.corrupt(file: file, reason: .malformed)
+            }
             let generation = try r.u64()
             let idBytes = try r.raw(Int(try r.u8()))
             guard let id = String(validating: idBytes, as: UTF8.self), let widget = try? WidgetID(id) else {
                 throw StoreError.corrupt(file: file, reason: .malformed)
             }
-            let header = Header(protectionClass: c, generation: generation, widget: widget, version: fileVersion)
+            let header = Header(
+                protectionClass: c, keyGeneration: keyGeneration, generation: generation, widget: widget, version: fileVersion)
             let headerBytes = Array(buffer[0..<r.offset])
             let keys: SectionKeys
             let metadata: [UInt8]
@@ -236,7 +270,7 @@ enum TimelineFile {
     }
 
     /// Decrypts and checks the class-`none` section: with the device's metadata subkey
-    /// (version 2) or class D's key pair (version 1).
+    /// (versions 2 and 3) or class D's key pair (version 1).
     static func openMetadata(
         _ sealed: Sealed, metadataKey: SecureBytes, classD: KeyPair, file: String
     ) throws(StoreError) -> TimelineMetadata {
@@ -256,7 +290,8 @@ enum TimelineFile {
         let decoded: Result<TimelineMetadata, ByteReader.Failure> = plaintext.withUnsafeBytes { buffer in
             Result { () throws(ByteReader.Failure) in try decodeMetadata(buffer, widget: sealed.header.widget) }
         }
-        guard case .success(let metadata) = decoded else { throw .corrupt(file: file, reason: .malformed) }
+        guard case .success(var metadata) = decoded else { throw .corrupt(file: file, reason: .malformed) }
+        metadata.keyGeneration = sealed.header.keyGeneration
         guard metadata.protectionClass == sealed.header.protectionClass else { throw .corrupt(file: file, reason: .wrongClass) }
         guard metadata.generation == sealed.header.generation else { throw .corrupt(file: file, reason: .malformed) }
         return metadata

@@ -91,6 +91,8 @@ struct TimelineIndex {
         var reloadDue: Date?
         /// Whether the file holds a placeholder (read it from the file).
         var hasPlaceholder: Bool
+        /// The keybag generation its body is sealed to.
+        var keyGeneration: UInt32 = 0
     }
 
     /// One file, 32 bytes; with its key, 48 bytes in the table's packed arrays.
@@ -109,6 +111,8 @@ struct TimelineIndex {
         var length: UInt8
         /// Bits 0–1 the state, 2–4 the class or corruption reason, 5 announced, 6 placeholder.
         var bits: UInt8
+        /// The keybag generation the body is sealed to (present entries only).
+        var keyGeneration: UInt32
 
         var state: UInt8 { bits & 0b11 }
         var detail: Int { Int(bits >> 2 & 0b111) }
@@ -126,7 +130,9 @@ struct TimelineIndex {
         static let corrupt: UInt8 = 2
 
         static func marker(state: UInt8, detail: Int = 0) -> Entry {
-            Entry(generation: 0, due: .nan, offset: 0, fileBytes: 0, family: 0, length: 0, bits: state | UInt8(detail) << 2)
+            Entry(
+                generation: 0, due: .nan, offset: 0, fileBytes: 0, family: 0, length: 0, bits: state | UInt8(detail) << 2,
+                keyGeneration: 0)
         }
     }
 
@@ -149,6 +155,12 @@ struct TimelineIndex {
     private var earliest: (asked: Double, answer: Double?)?
     /// Each provider's present widgets and their files' bytes.
     private var usages: [String: ProviderUsage] = [:]
+    /// How many present files of classes A, B and C are sealed to each key generation.
+    private var keyGenerationUse: [UInt32: Int] = [:]
+
+    /// The key generations some present file of class A, B or C is sealed to (every
+    /// one in the directory once the index is complete, and the writes still pending).
+    var keyGenerationsInUse: Set<UInt32> { Set(keyGenerationUse.keys) }
 
     /// How many files the index has a verdict for.
     var count: Int { entries.count }
@@ -201,7 +213,8 @@ struct TimelineIndex {
             | (metadata.placeholder != nil ? 1 << 6 : 0)
         let entry = Entry(
             generation: metadata.generation, due: metadata.reloadDue?.timeIntervalSinceReferenceDate ?? .nan,
-            offset: offset, fileBytes: UInt32(clamping: fileBytes), family: family, length: UInt8(id.count), bits: bits)
+            offset: offset, fileBytes: UInt32(clamping: fileBytes), family: family, length: UInt8(id.count), bits: bits,
+            keyGeneration: metadata.keyGeneration)
         entries[key] = entry
         account(entry, 1)
         dropped(old)
@@ -328,6 +341,10 @@ struct TimelineIndex {
         usage.widgets += sign
         usage.bytes += sign * Int(entry.fileBytes)
         usages[provider] = usage.widgets == 0 ? nil : usage
+        if ProtectionClass.allCases[entry.detail] != .none {
+            let count = keyGenerationUse[entry.keyGeneration, default: 0] + sign
+            keyGenerationUse[entry.keyGeneration] = count == 0 ? nil : count
+        }
     }
 
     /// Counts an entry's arena bytes as garbage (the entry is going).
@@ -391,6 +408,6 @@ struct TimelineIndex {
             widget: widget(entry), protectionClass: ProtectionClass.allCases[entry.detail], family: family,
             generation: entry.generation,
             reloadDue: entry.due.isNaN ? nil : Date(timeIntervalSinceReferenceDate: entry.due),
-            hasPlaceholder: entry.hasPlaceholder)
+            hasPlaceholder: entry.hasPlaceholder, keyGeneration: entry.keyGeneration)
     }
 }

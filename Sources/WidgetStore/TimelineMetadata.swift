@@ -15,6 +15,8 @@ public struct TimelineMetadata: Sendable, Equatable {
     public var reloadDue: Date?
     /// The placeholder bytes (no private data by contract).
     public var placeholder: [UInt8]?
+    /// The keybag generation of the class key the body is sealed to (`Keybag`).
+    var keyGeneration: Keybag.Generation = 0
 
     /// A metadata value.
     public init(
@@ -31,10 +33,17 @@ public struct TimelineMetadata: Sendable, Equatable {
 }
 
 extension TimelineMetadata {
+    /// Equal when what a caller sees is: the key generation is how the body is sealed, not what it says.
+    public static func == (a: TimelineMetadata, b: TimelineMetadata) -> Bool {
+        a.widget == b.widget && a.protectionClass == b.protectionClass && a.family == b.family
+            && a.generation == b.generation && a.reloadDue == b.reloadDue && a.placeholder == b.placeholder
+    }
+
     /// The metadata an index summary stands for, with the placeholder read beside it.
     init(_ summary: TimelineIndex.Summary, placeholder: [UInt8]?) {
         self.init(
             widget: summary.widget, protectionClass: summary.protectionClass, family: summary.family,
             generation: summary.generation, reloadDue: summary.reloadDue, placeholder: placeholder)
+        keyGeneration = summary.keyGeneration
     }
 }

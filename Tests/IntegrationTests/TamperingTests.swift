@@ -34,9 +34,10 @@ import Testing
         for name in try FileManager.default.contentsOfDirectory(atPath: directory.path) where name.hasSuffix(".wtl") {
             let url = directory.appendingPathComponent(name)
             let bytes = [UInt8](try Data(contentsOf: url))
-            // magic 4 | version 1 | class 1 | generation 8 | id length 1 | id
-            let length = Int(bytes[14])
-            result[String(decoding: bytes[15..<(15 + length)], as: UTF8.self)] = url
+            // magic 4 | version 1 | class 1 | key generation 4 (version 3) | generation 8 | id length 1 | id
+            let at = bytes[4] >= 3 ? 18 : 14
+            let length = Int(bytes[at])
+            result[String(decoding: bytes[(at + 1)..<(at + 1 + length)], as: UTF8.self)] = url
         }
         return result
     }
@@ -60,15 +61,15 @@ import Testing
 
     @Test func aFlippedBitAtEveryOffsetIsDetectedAndNeverServed() throws {
         let daemon = try DaemonProcess()
-        // One widget per flipped offset (all files have the same layout, format version 2):
+        // One widget per flipped offset (all files have the same layout, format version 3):
         // every byte of the header, the metadata section, the ephemeral key and the wrapped
         // body key, and every 5th byte of the body, each widget with a different bit.
         let probe = try prepare(daemon, count: 1)
         let probeBytes = [UInt8](try Data(contentsOf: try #require(probe[Self.widget(0)])))
         let size = probeBytes.count
-        #expect(probeBytes[4] == 2)
+        #expect(probeBytes[4] == 3)
         // header | metadata block (u32 length, nonce ‖ ct ‖ tag) | ephemeral key 32 | wrapped key 72 | body block
-        let header = 15 + Self.widget(0).utf8.count
+        let header = 19 + Self.widget(0).utf8.count
         let metadataEnd = header + 4 + probeBytes[header..<header + 4].reversed().reduce(0) { $0 << 8 | Int($1) }
         let dense = max(min(size, 320), metadataEnd + 32 + 72 + 4)
         let offsets = Array(0..<dense) + Array(stride(from: dense, to: size, by: 5)) + [size - 1]
@@ -109,11 +110,11 @@ import Testing
         // Widget 3's file replaced by the witness's (a valid file of another widget).
         let witness = try Data(contentsOf: try #require(files[Self.intact]))
         try witness.write(to: try #require(files[Self.widget(3)]))
-        // Widgets 4 and 5: a version-2 file whose version byte says 1, or an unknown version.
+        // Widgets 4 and 5: a version-3 file whose version byte says 1, or an unknown version.
         for (index, version) in [(4, UInt8(1)), (5, UInt8(9))] {
             let url = try #require(files[Self.widget(index)])
             var bytes = [UInt8](try Data(contentsOf: url))
-            #expect(bytes[4] == 2)
+            #expect(bytes[4] == 3)
             bytes[4] = version
             try Data(bytes).write(to: url)
         }
@@ -124,6 +125,61 @@ import Testing
         #expect(daemon.log.contains("truncated"))
         #expect(daemon.log.contains("another widget"))
         #expect(daemon.log.contains("unsupported format version"))
+    }
+
+    /// Issue 16: a single timeline file restored from a backup served its older generation.
+    @Test func aTimelineFileRestoredFromABackupIsRefusedToItsProviderAndShownAsAPlaceholder() throws {
+        let daemon = try DaemonProcess()
+        let files = try prepare(daemon, count: 1)
+        let url = try #require(files[Self.widget(0)])
+        let old = try Data(contentsOf: url)
+        try daemon.start()
+        try daemon.client().ok("io.widgetd.Provider.PutTimeline", Fixtures.putParameters(Self.widget(0), secret: "newer"))
+        daemon.stop()
+        try old.write(to: url)
+        try daemon.start()
+        let client = try daemon.client()
+        try expectNotServed(Self.widget(0), client: client, "rolled back")
+        let read = try client.call("io.widgetd.Provider.GetTimeline", ["widget": Self.widget(0)])
+        #expect(read.error == "io.widgetd.StorageFailure")
+        try expectWitnessServed(client)
+        #expect(daemon.log.contains("rolled back"))
+    }
+
+    /// Issue 16: a deleted widget's file restored from a backup brought the widget back.
+    @Test func aDeletedWidgetsFileRestoredFromABackupIsIgnored() throws {
+        let daemon = try DaemonProcess()
+        let files = try prepare(daemon, count: 1)
+        let url = try #require(files[Self.widget(0)])
+        let old = try Data(contentsOf: url)
+        try daemon.start()
+        try daemon.client().ok("io.widgetd.Provider.DeleteTimeline", ["widget": Self.widget(0)])
+        daemon.stop()
+        try old.write(to: url)
+        try daemon.start()
+        let client = try daemon.client()
+        let read = try client.call("io.widgetd.Provider.GetTimeline", ["widget": Self.widget(0)])
+        #expect(read.error == "io.widgetd.WidgetNotFound")
+        try expectWitnessServed(client)
+    }
+
+    /// Issue 16: the keybag from before a passcode was set started the daemon unlocked
+    /// and served class-A content written after the passcode was set.
+    @Test func aKeybagFromBeforeThePasscodeWasSetServesNothingWrittenAfter() throws {
+        let daemon = try DaemonProcess()
+        try daemon.start()
+        let keybag = daemon.stateDirectory.appendingPathComponent("keybag")
+        let old = try Data(contentsOf: keybag)
+        let client = try daemon.client()
+        try client.ok("io.widgetd.Device.SetPasscode", ["new": "1234"])
+        try client.ok("io.widgetd.Provider.PutTimeline", Fixtures.putParameters("com.example.health/steps", secret: Self.secret))
+        daemon.stop()
+        try old.write(to: keybag)
+        try daemon.start()
+        let attacked = try daemon.client()
+        try expectNotServed("com.example.health/steps", client: attacked, "keybag restored")
+        #expect(daemon.log.contains("keybag does not hold"))
+        #expect(daemon.process?.isRunning == true)
     }
 
     @Test func anEditedKeybagStopsTheDaemonWithAClearErrorAndIsNotReset() throws {

@@ -39,6 +39,6 @@ import WidgetModel
         #expect(try reopened.listTimelines().isEmpty)
         // A fresh store, and nothing left over (no set-aside timelines either).
         let left = try FileManager.default.contentsOfDirectory(atPath: f.state).sorted()
-        #expect(left == ["journal", "keybag", "settings", "timelines"], "\(left)")
+        #expect(left == ["catalog", "journal", "keybag", "settings", "timelines"], "\(left)")
     }
 }

@@ -142,7 +142,7 @@ import WidgetModel
         }
         try store.checkpoint()
         let before = try f.snapshot()
-        #expect(before.count == timelines + 4)  // + device.key, keybag, settings and journal
+        #expect(before.count == timelines + 5)  // + device.key, keybag, settings, catalog and journal
         try store.setPasscode(current: secure("1234"), new: secure("5678"), now: t0)
         try store.setPasscode(current: secure("5678"), new: nil, now: t0)
         let after = try f.snapshot()

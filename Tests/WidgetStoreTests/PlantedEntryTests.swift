@@ -88,7 +88,7 @@ import Testing
         #expect(throws: StoreError.self) { try f.open() }
     }
 
-    @Test(arguments: ["keybag", "settings", "journal", "device.key"])
+    @Test(arguments: ["keybag", "settings", "journal", "device.key", "catalog"])
     func fifoInPlaceOfAStateFileIsRefusedWithoutBlocking(name: String) throws {
         let f = try preparedFixture()
         let path = "\(f.state)/\(name)"
@@ -103,7 +103,7 @@ import Testing
         #expect(throws: StoreError.self) { try outcome.get() }
     }
 
-    @Test(arguments: ["keybag", "settings"])
+    @Test(arguments: ["keybag", "settings", "catalog"])
     func stateFileOfAnotherOwnerIsRefused(name: String) throws {
         let f = try preparedFixture()
         let path = "\(f.state)/\(name)"

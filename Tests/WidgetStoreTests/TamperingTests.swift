@@ -75,7 +75,7 @@ import WidgetModel
         let otherPath = try f.timelineFiles().first { $0 != pathA }!
         var forged = originalA
         let id = Array(widgetA.description.utf8)
-        let start = 15
+        let start = 19  // magic, version, class, key generation (4), generation (8), id length
         #expect(Array(forged[start..<start + id.count]) == id)
         forged.replaceSubrange(start..<start + id.count, with: Array(other.description.utf8))
         write(forged, to: otherPath)
@@ -178,7 +178,7 @@ import WidgetModel
             try store.putTimeline(widgetA, protectionClass: c, family: nil, reloadDue: nil, body: secure("new"), placeholder: nil)
             try store.checkpoint()  // the files, not the journal, are what this test examines
             path = try f.timelineFiles()[0]
-            #expect(FileManager.default.contents(atPath: path)![4] == 2)
+            #expect(FileManager.default.contents(atPath: path)![4] == TimelineFile.version)
             let metadata = TimelineMetadata(
                 widget: widgetA, protectionClass: c, family: "systemSmall", generation: 7, reloadDue: t0,
                 placeholder: Array("ph".utf8))
@@ -192,11 +192,31 @@ import WidgetModel
         let metadata = try #require(try store.metadata(widgetA))
         #expect(metadata.generation == 7 && metadata.family == "systemSmall" && metadata.placeholder == Array("ph".utf8))
         #expect(text(try store.readBody(widgetA, allowOpenClassB: true)) == "shipped secret")
-        // The next write replaces it with a version-2 file that builds on its generation.
+        // The next write replaces it with a current-version file that builds on its generation.
         #expect(try store.putTimeline(widgetA, protectionClass: c, family: nil, reloadDue: nil, body: secure("v2"), placeholder: nil) == 8)
         try store.checkpoint()
-        #expect(FileManager.default.contents(atPath: path)![4] == 2)
+        #expect(FileManager.default.contents(atPath: path)![4] == TimelineFile.version)
         #expect(text(try f.open().readBody(widgetA, allowOpenClassB: true)) == "v2")
+    }
+
+    @Test(arguments: ProtectionClass.allCases)
+    func aVersion2FileOfThePreviousVersionStillOpens(_ c: ProtectionClass) throws {
+        let f = Fixture()
+        let store = try f.open()
+        try store.putTimeline(widgetA, protectionClass: c, family: nil, reloadDue: nil, body: secure("x"), placeholder: nil)
+        try store.checkpoint()
+        let path = try f.timelineFiles()[0]
+        let metadata = TimelineMetadata(
+            widget: widgetA, protectionClass: c, family: nil, generation: 5, reloadDue: nil, placeholder: nil)
+        let kek = try KeyEncryptionKey.agree(with: store.classPublicKey(c))
+        let old = try TimelineFile.encode(
+            metadata, body: secure("previous"), bodyKEK: kek, metadataKey: store.custody.subkeys.timelineMetadata,
+            version: TimelineFile.version2)
+        #expect(old[4] == 2)
+        write(old, to: path)
+        let reopened = try f.open()
+        #expect(try reopened.metadata(widgetA)?.generation == 5)
+        #expect(text(try reopened.readBody(widgetA, allowOpenClassB: true)) == "previous")
     }
 
     @Test func aVersionByteSwappedEitherWayIsCorrupt() throws {
@@ -205,11 +225,11 @@ import WidgetModel
         try store.putTimeline(widgetA, protectionClass: .complete, family: nil, reloadDue: nil, body: secure("secret"), placeholder: nil)
         try store.checkpoint()  // the files, not the journal, are what this test examines
         let path = try f.timelineFiles()[0]
-        let v2 = Array(FileManager.default.contents(atPath: path)!)
+        let v3 = Array(FileManager.default.contents(atPath: path)!)
         let v1 = try TimelineFile.encodeVersion1(
             TimelineMetadata(widget: widgetA, protectionClass: .complete, family: nil, generation: 1, reloadDue: nil, placeholder: nil),
             body: secure("secret"), classPublicKey: store.classPublicKey(.complete), classDPublicKey: store.classPublicKey(.none))
-        for (bytes, other) in [(v2, UInt8(1)), (v1, UInt8(2)), (v2, UInt8(3))] {
+        for (bytes, other) in [(v3, UInt8(1)), (v3, UInt8(2)), (v1, UInt8(2)), (v1, UInt8(3)), (v3, UInt8(4))] {
             var edited = bytes
             edited[4] = other
             write(edited, to: path)

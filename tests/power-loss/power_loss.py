@@ -264,6 +264,10 @@ class Widget:
         self.name, self.writer = name, writer
         self.acked = ABSENT          # ABSENT or (generation, entries)
         self.inflight = None         # None, ABSENT or (generation, entries)
+        # The generation a timeline written after a delete builds on: the store's catalog
+        # keeps the deleted one, so that no file from before the delete passes for newer.
+        # None when unknown (a Wipe in flight at a cut that may or may not have happened).
+        self.floor = 0
 
 
 class Oracle:
@@ -302,11 +306,16 @@ def timeline_entries(rng, big, token):
 
 def put(connection, oracle, widget, rng, big):
     """One PutTimeline, recorded in flight before it is sent and acknowledged after."""
-    expected = (0 if widget.acked is ABSENT else widget.acked[0]) + 1
+    if widget.acked is not ABSENT:
+        expected = widget.acked[0] + 1
+    else:
+        expected = None if widget.floor is None else widget.floor + 1
     entries = timeline_entries(rng, big, f"{widget.name}#{expected}@{time.monotonic_ns()}")
     widget.inflight = (expected, entries)
     reply = connection.call("io.widgetd.Provider.PutTimeline", {
         "widget": widget.name, "family": "systemSmall", "entries": entries})
+    if expected is None and isinstance(reply.get("generation"), int) and reply["generation"] > 0:
+        expected = reply["generation"]
     if reply.get("generation") != expected:
         oracle.errors.append(f"{widget.name}: PutTimeline answered generation {reply.get('generation')}, expected {expected}")
     widget.acked, widget.inflight = (expected, entries), None
@@ -314,6 +323,8 @@ def put(connection, oracle, widget, rng, big):
 
 
 def delete(connection, widget):
+    if widget.acked is not ABSENT:
+        widget.floor = widget.acked[0]
     widget.inflight = ABSENT
     connection.call("io.widgetd.Provider.DeleteTimeline", {"widget": widget.name})
     widget.acked, widget.inflight = ABSENT, None
@@ -429,7 +440,7 @@ def observe(daemon, oracle):
 def same(state, expected):
     if expected is ABSENT or state is ABSENT:
         return state is expected
-    return state[0] == expected[0] and state[1] == normalized(expected[1])
+    return expected[0] in (None, state[0]) and state[1] == normalized(expected[1])
 
 
 def check_widgets(oracle, observed):
@@ -470,6 +481,9 @@ def settle(oracle, observed):
     """What was found becomes what is known: the next cycle starts from it."""
     for name, widget in oracle.widgets.items():
         widget.acked, widget.inflight = observed[name], None
+        if oracle.wipe_inflight:
+            # Landed: a new store and catalog; missed: the same; else not known.
+            widget.floor = 0 if oracle.wipe_landed else widget.floor if oracle.wipe_missed else None
     oracle.passcode_inflight = None
     oracle.previous_passcode = None
     oracle.wipe_inflight = False
@@ -588,7 +602,7 @@ def run_cycle(cycle, rng, fs, daemon, oracle):
             finally:
                 connection.close()
             for widget in oracle.widgets.values():
-                widget.acked, widget.inflight = ABSENT, None
+                widget.acked, widget.inflight, widget.floor = ABSENT, None, 0
             oracle.passcode, oracle.wipe_inflight, oracle.acked_failures = None, False, 0
             pause.clear()
     except (OSError, ConnectionError):
@@ -642,7 +656,7 @@ def directed_cycle(cycle, scenario, rng, fs, daemon, oracle):
             oracle.wipe_inflight = True
             connection.call("io.widgetd.Device.Wipe", {"confirm": "WIPE"})
             for widget in oracle.widgets.values():
-                widget.acked = ABSENT
+                widget.acked, widget.floor = ABSENT, 0
             oracle.passcode, oracle.wipe_inflight = None, False
         elif operation == "passcode":
             old, new = oracle.passcode, f"pc-{cycle}-{rng.randrange(10**6)}"

@@ -1,0 +1,292 @@
+import FoundationEssentials
+import WidgetCrypto
+import WidgetModel
+
+/// Key custody: the device key (from an injected `DeviceKeySource`), its subkeys, the
+/// keybag and the key lifecycle, and every operation that changes them: unlock, lock,
+/// the class-A purge, passcode set, change and removal, and counting failed attempts.
+///
+/// It owns no timeline and no cache: each operation that drops class keys returns the
+/// classes dropped, and the store purges its plaintext for them. A wrong passcode that
+/// reaches `wipeAfterFailedAttempts` is counted durably, then `wipeDue` says so and the
+/// store (which owns the files a wipe removes) erases.
+///
+/// Threading: single-threaded, on the store's thread (see `TimelineStore`).
+final class KeyCustody {
+    private let stateDirectory: String
+    /// Where the device key comes from; asked again after a wipe.
+    let source: any DeviceKeySource
+    /// The tunables it reads (cost of a new passcode, grace, wipe limit).
+    var configuration: StoreConfiguration
+
+    private(set) var deviceKey: DeviceKey
+    private(set) var subkeys: DeviceSubkeys
+    private(set) var keybag: Keybag
+    private(set) var lifecycle: KeyLifecycle
+    /// Whether the keybag was made by the last `open()` (a new store).
+    private(set) var created: Bool
+    /// The locks so far (see `TimelineStore.lockEpoch`). Kept across a wipe.
+    private(set) var lockEpoch = LockEpoch()
+    /// Set when a counted failure reached `wipeAfterFailedAttempts`: the store must wipe.
+    private(set) var wipeDue = false
+    /// Writes what a keybag needs beside it (the catalog) before a new keybag, or one
+    /// migrated from the previous format, is saved: a keybag is never without it.
+    private let beforeSavingKeybag: KeybagCompanion
+
+    /// See `beforeSavingKeybag`; told the subkeys and whether the keybag is migrated.
+    typealias KeybagCompanion = (DeviceSubkeys, _ migrated: Bool) throws(StoreError) -> Void
+
+    var keybagPath: String { "\(stateDirectory)/\(Keybag.fileName)" }
+
+    /// Opens (or creates, for a new store) the keys of `stateDirectory`.
+    init(
+        stateDirectory: String, source: any DeviceKeySource, configuration: StoreConfiguration,
+        beforeSavingKeybag: @escaping KeybagCompanion
+    ) throws(StoreError) {
+        self.stateDirectory = stateDirectory
+        self.source = source
+        self.configuration = configuration
+        self.beforeSavingKeybag = beforeSavingKeybag
+        let opened = try Self.open(
+            stateDirectory: stateDirectory, source: source, cost: configuration.kdfCost, companion: beforeSavingKeybag)
+        (deviceKey, subkeys, keybag, lifecycle, created) = opened
+    }
+
+    /// Opens the keys again after a wipe removed them: a new device key (unless the
+    /// source cannot destroy it), a new keybag, no passcode, unlocked.
+    func reopen() throws(StoreError) {
+        let opened = try Self.open(
+            stateDirectory: stateDirectory, source: source, cost: configuration.kdfCost, companion: beforeSavingKeybag)
+        (deviceKey, subkeys, keybag, lifecycle, created) = opened
+        wipeDue = false
+    }
+
+    /// The one way keys are opened, at start and after a wipe.
+    private static func open(
+        stateDirectory: String, source: any DeviceKeySource, cost: KDFCost, companion: KeybagCompanion
+    ) throws(StoreError) -> (DeviceKey, DeviceSubkeys, Keybag, KeyLifecycle, Bool) {
+        let path = "\(stateDirectory)/\(Keybag.fileName)"
+        let deviceKey = try DeviceKey.load(from: source, mayCreate: !FileSystem.exists(path))
+        let subkeys = try DeviceSubkeys(deviceKey)
+        let keybag: Keybag
+        let created: Bool
+        if let existing = try Keybag.load(stateDirectory: stateDirectory, macKey: subkeys.keybagMAC) {
+            keybag = existing
+            created = false
+        } else {
+            keybag = try Keybag.create(cost: cost, deviceWrapKey: subkeys.classWrap)
+            // A new store's settings are written before its keybag: a power cut between the
+            // two must not leave a keybag without settings, which reads as settings removed
+            // from an existing store and closes them (found by the power-loss test, with a
+            // credential device key, in a wipe cut at its second file).
+            if !FileSystem.exists("\(stateDirectory)/\(SettingsFile.fileName)") {
+                let defaults: [UInt8]
+                do { defaults = Array(try JSONEncoder().encode(Settings())) } catch {
+                    preconditionFailure("the default settings always encode: \(error)")
+                }
+                try SettingsFile.save(defaults, stateDirectory: stateDirectory, macKey: subkeys.settingsMAC)
+            }
+            try companion(subkeys, false)
+            try keybag.save(stateDirectory: stateDirectory, macKey: subkeys.keybagMAC)
+            created = true
+        }
+        if keybag.readVersion != Keybag.version {
+            // Migrated: the next reader finds the current format (its generation 0 is the old keys).
+            try companion(subkeys, true)
+            try keybag.save(stateDirectory: stateDirectory, macKey: subkeys.keybagMAC)
+        }
+        let classD: KeyPair
+        var pairs: [ProtectionClass: [Keybag.Generation: KeyPair]] = [:]
+        do throws(CryptoError) {
+            classD = try keybag.unwrapClassD(with: subkeys.classWrap)
+            if !keybag.passcodeSet { pairs = try keybag.unwrapAll(with: subkeys.classWrap) }
+        } catch {
+            throw .reading(path, error)
+        }
+        pairs[.none] = [Keybag.classDGeneration: classD]
+        let lifecycle = KeyLifecycle(passcodeSet: keybag.passcodeSet, classD: classD, allKeysIfNoPasscode: pairs)
+        return (deviceKey, subkeys, keybag, lifecycle, created)
+    }
+
+    /// Seconds until the next unlock attempt is allowed, or `nil` if it is allowed now.
+    func retryAfter(now: Date) -> Double? {
+        FailedAttemptPolicy.retryAfter(failures: keybag.failedAttempts, lastFailure: keybag.lastFailure, now: now)
+    }
+
+    // MARK: Unlock and lock
+
+    /// See `TimelineStore.beginUnlock(now:lockEpoch:)`.
+    func beginUnlock(now: Date, lockEpoch arrived: LockEpoch?) throws(StoreError) -> PasscodeDerivation {
+        let epoch = arrived ?? lockEpoch
+        guard keybag.passcodeSet else { return PasscodeDerivation(mode: .noPasscode, lockEpoch: epoch) }
+        if let wait = retryAfter(now: now) { throw .tryAgainLater(retryAfter: wait) }
+        let tangle = try crypto { () throws(CryptoError) in try subkeys.passcodeTangle.copy() }
+        return PasscodeDerivation(
+            mode: .argon2id(salt: keybag.salt, cost: keybag.kdfCost, tangleKey: tangle), lockEpoch: epoch)
+    }
+
+    /// See `TimelineStore.finishUnlock(_:now:)`.
+    func finishUnlock(_ derived: DerivedPasscode, now: Date) throws(StoreError) {
+        let overtaken = derived.lockEpoch != lockEpoch
+        guard keybag.passcodeSet else {
+            if overtaken { throw .unlockInterrupted }
+            lifecycle.unlock(releasing: [:])
+            return
+        }
+        guard let key = derived.key, derived.salt == keybag.salt else {
+            // Derived before a passcode was set or changed: it proves nothing; not counted.
+            throw .passcodeRequired
+        }
+        // Re-checked here: derivations started together must not bypass the delay.
+        if let wait = retryAfter(now: now) { throw .tryAgainLater(retryAfter: wait) }
+        guard let released = try verify(key) else { try recordFailure(key, now: now) }
+        // The unwrapped secrets are dropped here, which zeroes them.
+        if overtaken { throw .unlockInterrupted }
+        lifecycle.unlock(releasing: released)
+        if keybag.failedAttempts != 0 || keybag.lastWrongTag != nil {
+            var updated = keybag
+            updated.failedAttempts = 0
+            updated.lastFailure = nil
+            updated.lastWrongTag = nil
+            try updated.save(stateDirectory: stateDirectory, macKey: subkeys.keybagMAC)
+            keybag = updated
+        }
+    }
+
+    /// Every generation's A, B and C key pairs if `key` is the passcode key, `nil` if it is not.
+    private func verify(_ key: SecureBytes) throws(StoreError) -> [ProtectionClass: [Keybag.Generation: KeyPair]]? {
+        // The newest generation's class A decides whether the passcode is right; if a
+        // later one then fails, the keybag itself is damaged.
+        do throws(CryptoError) {
+            _ = try keybag.unwrapNewestClassA(with: key)
+        } catch .authenticationFailure {
+            return nil
+        } catch {
+            throw .reading(keybagPath, error)
+        }
+        do throws(CryptoError) { return try keybag.unwrapAll(with: key) } catch { throw .reading(keybagPath, error) }
+    }
+
+    /// Counts a wrong passcode durably, then throws the answer (and sets `wipeDue` when
+    /// the count reached `wipeAfterFailedAttempts`).
+    private func recordFailure(_ key: SecureBytes, now: Date) throws(StoreError) -> Never {
+        let tag = try crypto { () throws(CryptoError) in try KeyedHash.hash(key, key: subkeys.wrongPasscodeTag) }
+        let tagBytes = tag.withUnsafeBytes { Array($0) }
+        if let last = keybag.lastWrongTag,
+            tagBytes.withUnsafeBytes({ t in last.withUnsafeBytes { Sodium.constantTimeEquals(t, $0) } })
+        {
+            throw .wrongPasscode(failedAttempts: keybag.failedAttempts, retryAfter: retryAfter(now: now))
+        }
+        var updated = keybag
+        updated.failedAttempts += 1
+        updated.lastFailure = now
+        updated.lastWrongTag = tagBytes
+        try updated.save(stateDirectory: stateDirectory, macKey: subkeys.keybagMAC)
+        keybag = updated
+        if let limit = configuration.wipeAfterFailedAttempts, limit > 0, updated.failedAttempts >= limit { wipeDue = true }
+        throw .wrongPasscode(failedAttempts: updated.failedAttempts, retryAfter: retryAfter(now: now))
+    }
+
+    /// Locks; returns the classes whose keys were dropped now (see `TimelineStore.lock`).
+    func lock(now: Date) -> [ProtectionClass] {
+        lockEpoch = lockEpoch.next()
+        return lifecycle.lock(now: now, grace: configuration.classAGrace)
+    }
+
+    /// Runs the purges due at `now`; returns the classes dropped.
+    func advance(to now: Date) -> [ProtectionClass] { lifecycle.advance(to: now) }
+
+    // MARK: Passcode
+
+    /// See `TimelineStore.beginSetPasscode(hasCurrent:hasNew:now:)`.
+    func beginSetPasscode(hasCurrent: Bool, hasNew: Bool, now: Date) throws(StoreError) -> PasscodeChange {
+        var current: PasscodeDerivation? = nil
+        if keybag.passcodeSet {
+            guard hasCurrent else { throw .passcodeRequired }
+            if let wait = retryAfter(now: now) { throw .tryAgainLater(retryAfter: wait) }
+            current = try beginUnlock(now: now, lockEpoch: nil)
+        } else {
+            guard hasNew else { throw .noPasscodeSet }
+        }
+        let salt = try crypto { () throws(CryptoError) in try Sodium.randomBytes(count: PasswordHash.saltByteCount) }
+        var new: PasscodeDerivation? = nil
+        if hasNew {
+            let tangle = try crypto { () throws(CryptoError) in try subkeys.passcodeTangle.copy() }
+            new = PasscodeDerivation(
+                mode: .argon2id(salt: salt, cost: configuration.kdfCost, tangleKey: tangle), lockEpoch: lockEpoch)
+        }
+        return PasscodeChange(basis: keybag.salt, current: current, new: new, newSalt: salt, newCost: configuration.kdfCost)
+    }
+
+    /// See `TimelineStore.finishSetPasscode(_:now:)`; returns the classes dropped.
+    ///
+    /// Rotates the class keys (`Keybag.rotate`): a new generation for new writes, every
+    /// older one re-wrapped under the new key; then drops the generations not in
+    /// `inUse` (the ones the store's files are sealed to), when that is known (`nil`: not
+    /// yet, they stay).
+    func finishSetPasscode(
+        _ derived: DerivedPasscodeChange, now: Date, inUse: Set<Keybag.Generation>?
+    ) throws(StoreError) -> [ProtectionClass] {
+        guard derived.basis == keybag.salt, keybag.passcodeSet == (derived.current != nil) else {
+            throw .passcodeRequired
+        }
+        let pairs: [ProtectionClass: [Keybag.Generation: KeyPair]]
+        if keybag.passcodeSet {
+            guard let key = derived.current?.key else { throw .passcodeRequired }
+            // Re-checked here: a change started before a failed unlock must wait too.
+            if let wait = retryAfter(now: now) { throw .tryAgainLater(retryAfter: wait) }
+            guard let verified = try verify(key) else { try recordFailure(key, now: now) }
+            pairs = verified
+        } else {
+            // No passcode: every generation is held since the open.
+            var held: [ProtectionClass: [Keybag.Generation: KeyPair]] = [:]
+            for c in Keybag.passcodeClasses { held[c] = lifecycle.keyPairs(c) }
+            pairs = held
+        }
+        let newKey = derived.new?.key
+        var updated = keybag
+        let (generation, fresh) = try updated.rotate(
+            held: pairs, passcodeKey: newKey, salt: derived.newSalt, cost: derived.newCost,
+            deviceWrapKey: subkeys.classWrap)
+        let dropped = inUse.map { updated.dropGenerations(notIn: $0) } ?? []
+        try updated.save(stateDirectory: stateDirectory, macKey: subkeys.keybagMAC)
+        let wasSet = keybag.passcodeSet
+        keybag = updated
+        // The agreed keys made ahead for the old generation's public keys will wrap nothing.
+        KeyEncryptionKeySupply.shared.removeAll()
+        lifecycle.received(fresh, generation: generation)
+        for number in dropped { lifecycle.discard(generation: number) }
+        switch (wasSet, newKey != nil) {
+        case (false, true):
+            return lifecycle.passcodeWasSet(now: now, grace: configuration.classAGrace)
+        case (true, false):
+            var all = pairs
+            for (c, pair) in fresh { all[c, default: [:]][generation] = pair }
+            for number in dropped { for c in Keybag.passcodeClasses { all[c]?.removeValue(forKey: number) } }
+            all[.none] = lifecycle.keyPairs(.none)
+            lifecycle.passcodeWasRemoved(allKeys: all)
+            return []
+        case (true, true), (false, false):
+            return []
+        }
+    }
+
+    /// Drops from the keybag the older generations no file is sealed to (`inUse`, from
+    /// a complete index), and zeroes their held keys. Needs no passcode: their wrapped
+    /// secrets are only removed. Returns the generations dropped.
+    @discardableResult
+    func dropGenerations(notIn inUse: Set<Keybag.Generation>) throws(StoreError) -> [Keybag.Generation] {
+        var updated = keybag
+        let dropped = updated.dropGenerations(notIn: inUse)
+        guard !dropped.isEmpty else { return [] }
+        try updated.save(stateDirectory: stateDirectory, macKey: subkeys.keybagMAC)
+        keybag = updated
+        for number in dropped { lifecycle.discard(generation: number) }
+        return dropped
+    }
+
+    /// The key pair that opens a file of class `c` sealed to `generation`, if held.
+    func keyPair(_ c: ProtectionClass, generation: Keybag.Generation) -> KeyPair? {
+        lifecycle.keyPair(c, generation: c == .none ? Keybag.classDGeneration : generation)
+    }
+}

@@ -1,0 +1,317 @@
+import FoundationEssentials
+import WidgetCrypto
+import WidgetModel
+
+/// The group-commit write pipeline: a batch of timeline writes is checked and numbered
+/// on the store's thread (`prepareWrites`), sealed and made durable on any thread
+/// (`commit`: the journal, or the files with one group commit), and applied back on the
+/// store's thread (`finishWrites`: index, cache, answers).
+extension TimelineStore {
+    /// Replaces a widget's timeline and returns its new generation. Needs only public
+    /// keys, so every class is writable in every state. `placeholder` nil keeps the
+    /// stored one. The body is cached (class B marked open), except class A while
+    /// locked and any class whose key is not held. `quota`, if given, bounds what the
+    /// widget's provider stores with it.
+    @discardableResult
+    public func putTimeline(
+        _ widget: WidgetID, protectionClass: ProtectionClass, family: String?, reloadDue: Date?, body: SecureBytes,
+        placeholder: [UInt8]?, quota: ProviderQuota? = nil
+    ) throws(StoreError) -> UInt64 {
+        // A batch of one. The batch hands its body buffer to the cache; the caller's
+        // stays the caller's, so the cache gets a copy.
+        let write = TimelineWrite(
+            widget: widget, protectionClass: protectionClass, family: family, reloadDue: reloadDue,
+            body: try crypto { () throws(CryptoError) in try body.copy() }, placeholder: placeholder, quota: quota)
+        return try putTimelines([write])[0].get()
+    }
+
+    /// One timeline to store with `putTimelines(_:)`: the arguments of `putTimeline`.
+    public struct TimelineWrite {
+        public let widget: WidgetID
+        public let protectionClass: ProtectionClass
+        public let family: String?
+        public let reloadDue: Date?
+        public let body: SecureBytes
+        public let placeholder: [UInt8]?
+        /// What the widget's provider may store, this write included; `nil` is no bound.
+        public let quota: ProviderQuota?
+
+        /// A write; `placeholder` nil keeps the stored one.
+        public init(
+            widget: WidgetID, protectionClass: ProtectionClass, family: String?, reloadDue: Date?, body: SecureBytes,
+            placeholder: [UInt8]?, quota: ProviderQuota? = nil
+        ) {
+            self.widget = widget
+            self.protectionClass = protectionClass
+            self.family = family
+            self.reloadDue = reloadDue
+            self.body = body
+            self.placeholder = placeholder
+            self.quota = quota
+        }
+    }
+
+    /// Stores several timelines with one group commit: each succeeds or fails as
+    /// `putTimeline` would, in order (a widget written twice gets two generations and
+    /// keeps the second), but the files are synced together and the directory once.
+    /// Returns each write's generation or error.
+    ///
+    /// The three steps, `prepareWrites`, `commit` and `finishWrites`, can also be taken
+    /// apart, so that the sealing and the file I/O run off the store's thread.
+    public func putTimelines(_ writes: [TimelineWrite]) -> [Result<UInt64, StoreError>] {
+        finishWrites(Self.commit(prepareWrites(writes)))
+    }
+
+    /// A batch of writes checked and numbered on the store's thread, ready for
+    /// `commit` on any thread.
+    ///
+    /// It holds the plaintext bodies (in `SecureBytes`) until it is released.
+    public struct PreparedWrites: @unchecked Sendable {
+        struct Staged {
+            let index: Int
+            let name: String
+            let metadata: TimelineMetadata
+            /// The size of the file it will be.
+            let fileBytes: Int
+            let body: SecureBytes
+            let classKey: PublicKey
+        }
+
+        let writes: [TimelineWrite]
+        /// The device's metadata subkey (a reference to the store's; not copied).
+        let metadataKey: SecureBytes
+        let staged: [Staged]
+        let failures: [Int: StoreError]
+        let directory: String
+        let journal: Journal?
+        /// Records the generations written straight into their files.
+        let catalog: Catalog
+
+        /// How many writes the batch holds.
+        public var count: Int { writes.count }
+    }
+
+    /// What `commit` did with each staged file of a batch: `nil` if it is durable.
+    public struct CommittedWrites: @unchecked Sendable {
+        let prepared: PreparedWrites
+        let outcomes: [StoreError?]
+    }
+
+    /// Checks each write against the limits and its provider's quota, numbers it (later
+    /// writes of the same widget, in this batch or the next, build on its generation)
+    /// and drops the widget's cached body, which the write replaces. Store state is
+    /// touched only here and in `finishWrites`, both on the store's thread.
+    ///
+    /// A staged write is recorded in the index at once, so the next write's quota
+    /// counts it (and a batch still committing); a write that then fails is indexed
+    /// again from the disk. A quota is never checked against a partial index: the first
+    /// write with one completes the index (DESIGN: fail closed), however large the store.
+    public func prepareWrites(_ writes: [TimelineWrite]) -> PreparedWrites {
+        var staged: [PreparedWrites.Staged] = []
+        var failures: [Int: StoreError] = [:]
+        var indexing: StoreError?
+        if writes.contains(where: { $0.quota != nil }) {
+            do throws(StoreError) { try catalog.indexAll() } catch { indexing = error }
+        }
+        for (index, write) in writes.enumerated() {
+            do throws(StoreError) {
+                if write.quota != nil, let indexing { throw indexing }
+                let (name, metadata, fileBytes) = try stageForWrite(write)
+                // Later writes of the same widget build on this generation.
+                catalog.record(name, metadata, fileBytes: fileBytes)
+                staged.append(PreparedWrites.Staged(
+                    index: index, name: name, metadata: metadata, fileBytes: fileBytes, body: write.body,
+                    classKey: custody.keybag.publicKey(write.protectionClass)))
+            } catch {
+                failures[index] = error
+            }
+        }
+        writesInFlight += 1
+        return PreparedWrites(
+            writes: writes, metadataKey: custody.subkeys.timelineMetadata, staged: staged, failures: failures,
+            directory: catalog.directory, journal: journal, catalog: catalog.generations)
+    }
+
+    /// Seals each staged write's file and replaces the files with one group commit.
+    /// Pure: touches no store state, so it may run on any thread.
+    ///
+    /// The files of one class share one key-encryption key, agreed by one ephemeral
+    /// X25519 exchange with the class public key (two operations per class in the
+    /// batch instead of four per file); each file still has its own fresh body key.
+    /// The KEKs are zeroed as soon as every file is sealed and written.
+    public static func commit(_ prepared: PreparedWrites) -> CommittedWrites {
+        var agreed: [PublicKey: Result<KeyEncryptionKey, StoreError>] = [:]
+        for item in prepared.staged where agreed[item.classKey] == nil {
+            agreed[item.classKey] = Result { () throws(StoreError) in
+                try crypto { () throws(CryptoError) in try KeyEncryptionKeySupply.shared.take(for: item.classKey) }
+            }
+        }
+        let keks = agreed
+        defer {
+            for case .success(let kek) in keks.values { kek.zero() }
+        }
+        let metadataKey = prepared.metadataKey
+        let files = prepared.staged.map { item in
+            (name: item.name, bytes: { @Sendable () throws(StoreError) -> [UInt8] in
+                // A class whose exchange failed fails its own files only.
+                let kek = try keks[item.classKey]!.get()
+                return try TimelineFile.KeyScratch.pool.withScratch { (keys) throws(StoreError) in
+                    try crypto { () throws(CryptoError) in
+                        try TimelineFile.encode(
+                            item.metadata, body: item.body, bodyKEK: kek, metadataKey: metadataKey, keys: keys)
+                    }
+                }
+            })
+        }
+        let generations = prepared.staged.map(\.metadata.generation)
+        let outcomes: [StoreError?]
+        if let journal = prepared.journal {
+            outcomes = journaled(
+                files, into: journal, directory: prepared.directory, generations: generations, catalog: prepared.catalog)
+        } else {
+            outcomes = replaced(files, directory: prepared.directory, generations: generations, catalog: prepared.catalog)
+        }
+        return CommittedWrites(prepared: prepared, outcomes: outcomes)
+    }
+
+    /// Replaces each file in place with one group commit, then records their
+    /// generations in the catalog durably (a failure to do so fails the batch: its
+    /// files would escape the rollback check).
+    private static func replaced(
+        _ files: [(name: String, bytes: @Sendable () throws(StoreError) -> [UInt8])], directory: String,
+        generations: [UInt64], catalog: Catalog
+    ) -> [StoreError?] {
+        do throws(StoreError) {
+            let outcomes = try FileSystem.writeAtomically(directory: directory, sealing: files)
+            try recordWritten(files.map(\.name), generations, outcomes, in: catalog)
+            return outcomes
+        } catch {
+            return Array(repeating: error, count: files.count)
+        }
+    }
+
+    /// Records in `catalog` the generation of each file written straight into place
+    /// (its outcome `nil`), and saves it if any was.
+    private static func recordWritten(
+        _ names: [String], _ generations: [UInt64], _ outcomes: [StoreError?], in catalog: Catalog
+    ) throws(StoreError) {
+        var written = false
+        for (index, name) in names.enumerated() where outcomes[index] == nil {
+            guard let key = TimelineIndex.Key(fileName: name) else { continue }
+            catalog.record(key, generation: generations[index])
+            written = true
+        }
+        if written { try catalog.save() }
+    }
+
+    /// Seals each file and appends the batch to the journal with one `fdatasync`. A
+    /// batch too large for the journal is written into its files instead, after a fold,
+    /// so that no older journaled write of theirs can replay over them.
+    private static func journaled(
+        _ files: [(name: String, bytes: @Sendable () throws(StoreError) -> [UInt8])], into journal: Journal,
+        directory: String, generations: [UInt64], catalog: Catalog
+    ) -> [StoreError?] {
+        var outcomes = [StoreError?](repeating: nil, count: files.count)
+        var batch: [(key: TimelineIndex.Key, bytes: [UInt8])] = []
+        var slots: [Int] = []
+        for (slot, file) in files.enumerated() {
+            do throws(StoreError) {
+                // Every name in a batch is one the store made.
+                batch.append((TimelineIndex.Key(fileName: file.name)!, try file.bytes()))
+                slots.append(slot)
+            } catch {
+                outcomes[slot] = error
+            }
+        }
+        guard !batch.isEmpty else { return outcomes }
+        do throws(StoreError) {
+            if try journal.append(batch) { return outcomes }
+            try journal.fold()
+            let direct = try FileSystem.writeAtomically(
+                directory: directory, files: batch.map { (name: $0.key.fileName, bytes: $0.bytes) })
+            try recordWritten(batch.map(\.key.fileName), slots.map { generations[$0] }, direct, in: catalog)
+            for (slot, error) in zip(slots, direct) { outcomes[slot] = error }
+        } catch {
+            for slot in slots { outcomes[slot] = error }
+        }
+        return outcomes
+    }
+
+    /// Applies a committed batch: indexes each written file (or, after a failure, what
+    /// is on disk), caches the bodies, and returns each write's generation or error.
+    public func finishWrites(_ committed: CommittedWrites) -> [Result<UInt64, StoreError>] {
+        let prepared = committed.prepared
+        writesInFlight -= 1
+        var results = [Result<UInt64, StoreError>?](repeating: nil, count: prepared.writes.count)
+        for (index, error) in prepared.failures { results[index] = .failure(error) }
+        for (slot, item) in prepared.staged.enumerated() {
+            let write = prepared.writes[item.index]
+            if let error = committed.outcomes[slot] {
+                catalog.reindexFromDisk(name: item.name, widget: write.widget)
+                results[item.index] = .failure(error)
+                continue
+            }
+            catalog.record(item.name, item.metadata, fileBytes: item.fileBytes)
+            if shouldCacheWrite(write.protectionClass), cache.admits(write.body) {
+                // The write's own buffer becomes the cached body: no second secure copy.
+                // A later write of the same widget in this batch replaces it.
+                cache.insert(
+                    write.widget, body: write.body, protectionClass: write.protectionClass, generation: item.metadata.generation,
+                    isOpen: write.protectionClass == .completeUnlessOpen)
+            }
+            results[item.index] = .success(item.metadata.generation)
+        }
+        return results.map { $0! }
+    }
+
+    /// Checks one write against the limits and its quota and numbers it; drops the
+    /// widget's cached body, which the write replaces. Returns the file's name,
+    /// metadata and size.
+    private func stageForWrite(_ write: TimelineWrite) throws(StoreError) -> (String, TimelineMetadata, Int) {
+        guard write.body.count <= configuration.maxTimelineBytes else { throw .tooLarge(limit: configuration.maxTimelineBytes) }
+        if let placeholder = write.placeholder, placeholder.count > configuration.maxPlaceholderBytes {
+            throw .tooLarge(limit: configuration.maxPlaceholderBytes)
+        }
+        if let family = write.family, family.utf8.count > TimelineFile.maximumFamilyBytes {
+            throw .tooLarge(limit: TimelineFile.maximumFamilyBytes)
+        }
+        let key = try catalog.indexKey(for: write.widget)
+        let name = key.fileName
+        let previous = try? catalog.indexedMetadata(name: name, widget: write.widget)
+        var metadata = TimelineMetadata(
+            widget: write.widget, protectionClass: write.protectionClass, family: write.family,
+            generation: max(previous?.generation ?? 0, catalog.generations.lastGeneration(key)) + 1, reloadDue: write.reloadDue,
+            placeholder: write.placeholder ?? previous?.placeholder)
+        // Sealed to the newest class keys (`classKey` below is theirs).
+        metadata.keyGeneration = custody.keybag.writeGeneration(write.protectionClass)
+        let fileBytes = TimelineFile.encodedCount(metadata, bodyCount: write.body.count)
+        if let quota = write.quota { try check(quota, name: name, widget: write.widget, fileBytes: fileBytes) }
+        cache.remove(write.widget)
+        return (name, metadata, fileBytes)
+    }
+
+    /// Throws unless the widget's provider stays within `quota` once file `name` is
+    /// `fileBytes` long: a new widget counts one more, a replacement only its change
+    /// in size. Damaged files count for nobody (they prove no owner).
+    private func check(_ quota: ProviderQuota, name: String, widget: WidgetID, fileBytes: Int) throws(StoreError) {
+        let usage = catalog.index.usage(of: widget.provider)
+        let previous = TimelineIndex.Key(fileName: name).flatMap { catalog.index.fileBytes($0) }
+        if previous == nil, usage.widgets + 1 > quota.maxWidgets { throw .tooManyWidgets(limit: quota.maxWidgets) }
+        if usage.bytes - (previous ?? 0) + fileBytes > quota.maxBytes { throw .tooLarge(limit: quota.maxBytes) }
+    }
+
+    /// What `provider`'s stored timelines take, by the index (exact once it is complete).
+    private func shouldCacheWrite(_ c: ProtectionClass) -> Bool {
+        switch c {
+        case .completeUnlessOpen:
+            // Written while locked, or while unlocked: open either way (DESIGN §3).
+            true
+        case .complete:
+            // Nothing of class A may outlive a lock plus its grace period.
+            custody.lifecycle.state == .unlocked && custody.lifecycle.isAvailable(.complete)
+        case .completeUntilFirstUserAuthentication, .none:
+            custody.lifecycle.isAvailable(c)
+        }
+    }
+
+}

@@ -1,0 +1,124 @@
+import Foundation
+import Testing
+import WidgetModel
+@testable import WidgetStore
+
+/// The authenticated catalog (DESIGN §9): a single timeline file restored from a
+/// backup is refused, a deleted widget's file that reappears is ignored, and a catalog
+/// removed or altered stops the store from starting.
+@Suite struct CatalogRules {
+    private func bytes(_ path: String) throws -> [UInt8] { Array(try #require(FileManager.default.contents(atPath: path))) }
+    private func write(_ bytes: [UInt8], to path: String) throws { try Data(bytes).write(to: URL(fileURLWithPath: path)) }
+    private func catalogPath(_ f: Fixture) -> String { "\(f.state)/\(Catalog.fileName)" }
+
+    private func put(_ store: TimelineStore, _ body: String) throws {
+        try store.putTimeline(
+            widgetA, protectionClass: .complete, family: nil, reloadDue: nil, body: secure(body), placeholder: Array("ph".utf8))
+    }
+
+    /// Issue 16: restoring an older timeline file served generation 1 after generation 2 was acknowledged.
+    @Test(arguments: [Fixture.journalCapacity, 0])
+    func aTimelineFileOlderThanItsCatalogEntryIsRefusedAsRolledBack(journalCapacity: Int) throws {
+        let f = Fixture()
+        let open = { try TimelineStore(stateDirectory: f.state, credentialsDirectory: nil, configuration: .test, journalCapacity: journalCapacity, now: t0) }
+        let old: [UInt8]
+        let path: String
+        do {
+            let store = try open()
+            try put(store, "generation 1")
+            try store.checkpoint()
+            path = try f.timelineFiles()[0]
+            old = try bytes(path)
+            try put(store, "generation 2")
+            try store.checkpoint()
+        }
+        try write(old, to: path)
+        let store = try open()
+        // Hosts get the (authentic, older) placeholder; the body is refused, with its reason.
+        #expect(try store.metadata(widgetA)?.placeholder == Array("ph".utf8))
+        #expect(corruption { _ = try store.readBody(widgetA, allowOpenClassB: true) } == .rolledBack)
+        // The provider's next write builds above the catalog's generation, and is served.
+        #expect(try store.putTimeline(widgetA, protectionClass: .complete, family: nil, reloadDue: nil, body: secure("3"), placeholder: nil) == 3)
+        #expect(text(try store.readBody(widgetA, allowOpenClassB: true)) == "3")
+    }
+
+    /// Issue 16: restoring an older timeline file brought a deleted widget back.
+    @Test func aDeletedWidgetsFileThatReappearsIsIgnored() throws {
+        let f = Fixture()
+        let old: [UInt8]
+        let path: String
+        do {
+            let store = try f.open()
+            try put(store, "deleted")
+            try store.checkpoint()
+            path = try f.timelineFiles()[0]
+            old = try bytes(path)
+            try store.deleteTimeline(widgetA)
+        }
+        try write(old, to: path)
+        let store = try f.open()
+        #expect(try store.metadata(widgetA) == nil)
+        #expect(try store.listTimelines().isEmpty)
+        #expect(throws: StoreError.widgetNotFound) { try store.readBody(widgetA, allowOpenClassB: true) }
+        // A new timeline of the same widget numbers itself above the deleted one.
+        #expect(try store.putTimeline(widgetA, protectionClass: .complete, family: nil, reloadDue: nil, body: secure("new"), placeholder: nil) == 2)
+        try store.checkpoint()
+        #expect(text(try f.open().readBody(widgetA, allowOpenClassB: true)) == "new")
+    }
+
+    @Test func anAlteredCatalogIsAStartError() throws {
+        let f = Fixture()
+        do {
+            let store = try f.open()
+            try put(store, "x")
+            try store.checkpoint()
+        }
+        var edited = try bytes(catalogPath(f))
+        edited[9 + 16] ^= 1  // the first entry's generation
+        try write(edited, to: catalogPath(f))
+        #expect(throws: StoreError.corrupt(file: catalogPath(f), reason: .authenticationFailure)) { try f.open() }
+    }
+
+    @Test func aMissingCatalogBesideTheKeybagIsAStartError() throws {
+        let f = Fixture()
+        do {
+            let store = try f.open()
+            try put(store, "x")
+            try store.checkpoint()
+        }
+        try FileManager.default.removeItem(atPath: catalogPath(f))
+        #expect(throws: StoreError.catalogMissing(path: catalogPath(f))) { try f.open() }
+    }
+
+    @Test func aStoreOfThePreviousVersionGetsItsCatalogFromItsFiles() throws {
+        let f = Fixture()
+        let old: [UInt8]
+        let path: String
+        do {
+            let store = try f.open()
+            try put(store, "generation 1")
+            try store.checkpoint()
+            path = try f.timelineFiles()[0]
+            old = try bytes(path)
+            try put(store, "generation 2")
+            try store.checkpoint()
+            // As the previous version left it: a version-1 keybag and no catalog.
+            try write(try version1Keybag(of: store), to: "\(f.state)/\(Keybag.fileName)")
+            try FileManager.default.removeItem(atPath: catalogPath(f))
+        }
+        #expect(text(try f.open().readBody(widgetA, allowOpenClassB: true)) == "generation 2")
+        try write(old, to: path)
+        #expect(corruption { _ = try f.open().readBody(widgetA, allowOpenClassB: true) } == .rolledBack)
+    }
+
+    @Test func aWipeLeavesAnEmptyCatalog() throws {
+        let f = Fixture()
+        let store = try f.open()
+        try put(store, "x")
+        try store.checkpoint()
+        try store.wipe()
+        #expect(try store.putTimeline(widgetA, protectionClass: .complete, family: nil, reloadDue: nil, body: secure("y"), placeholder: nil) == 1)
+        try store.checkpoint()
+        #expect(text(try f.open().readBody(widgetA, allowOpenClassB: true)) == "y")
+    }
+}
