@@ -1,5 +1,6 @@
 import Dispatch
 import FoundationEssentials
+import Logging
 import Varlink
 import WidgetCrypto
 import WidgetModel
@@ -13,7 +14,7 @@ extension WidgetService {
             state: store.deviceState, passcodeSet: store.passcodeSet,
             classes: ProtectionClass.allCases.map { ClassStatus(class: $0, keyAvailable: store.isKeyAvailable($0)) },
             failedAttempts: store.failedAttempts, retryAfter: store.retryAfter(now: now), settings: settings,
-            warnings: warnings.isEmpty ? nil : warnings)
+            warnings: warnings.isEmpty ? nil : warnings, sessions: watchedSessions())
     }
 
     /// What `GetStatus` warns of now, in `StatusWarning` order.
@@ -121,10 +122,20 @@ extension WidgetService {
     /// arrived before it fail when their turn ends (`UnlockInterrupted`, or
     /// `WrongPasscode` counted as ever), so once this reply is sent the device stays locked.
     func lock(_ call: VarlinkCall, _ context: CallContext) throws {
-        store.lock(now: now())
-        context.logger.info("locked", event: "lock")
-        context.reply(Empty())
+        lockDevice(logger: context.logger) { context.reply(Empty()) }
+    }
+
+    /// The lock path: `Device.Lock`, and the session monitor's locks (routed here by
+    /// `DaemonRuntime`). `purgeAtOnce` (before sleep) purges classes A and B now.
+    /// `answer` runs between the lock and its announcement, so that a `Lock` call's
+    /// reply comes before the monitors and watches hear of it.
+    func lockDevice(purgeAtOnce: Bool = false, logger: Logger, answer: () -> Void = {}) {
+        store.lock(now: now(), purgeAtOnce: purgeAtOnce)
+        logger.info("locked", event: "lock")
+        answer()
         deviceStateChanged()
+        // Not from a call, whose end would do it: no cached content may outlive the lock.
+        dropStalePresentations()
     }
 
     func wipe(_ call: VarlinkCall, _ context: CallContext) throws {

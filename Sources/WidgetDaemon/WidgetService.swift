@@ -69,6 +69,8 @@ final class WidgetService: VarlinkCallHandler {
     /// content of a purged class can be dropped (``dropUnreadableOutput()``). Weak: the
     /// daemon owns both.
     weak var unsentOutput: VarlinkServer?
+    /// The logind sessions followed, for `GetStatus`; `nil` when none are (set by the daemon).
+    var watchedSessions: () -> [String]? = { nil }
 
     /// The encoder for every reply: sorted keys, so equal values give equal bytes.
     let encoder: JSONEncoder = {

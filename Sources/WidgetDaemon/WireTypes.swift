@@ -26,6 +26,8 @@ struct StatusReply: Encodable, Sendable {
     var settings: Settings
     /// `nil` (the key omitted) when there is none.
     var warnings: [StatusWarning]?
+    /// The watched logind sessions; `nil` (omitted) when sessions are not followed.
+    var sessions: [String]?
 }
 
 struct WipeParameters: Decodable, Sendable {
