@@ -96,7 +96,8 @@ let package = Package(
         .testTarget(name: "BenchmarksTests", dependencies: ["Benchmarks"]),
         .testTarget(
             name: "IntegrationTests",
-            dependencies: ["Varlink", "WidgetModel", "CSystemShims", "TestSupport"]),
+            // CSystemd: the fake logind the session tests put on a private bus.
+            dependencies: ["Varlink", "WidgetModel", "CSystemShims", "CSystemd", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )
