@@ -359,7 +359,8 @@ public struct ConfigurationParser {
     private func sessionSelection(_ assignment: Assignment) throws(ConfigurationError) -> SessionSelection {
         if assignment.value == "auto" { return .auto }
         let ids = assignment.value.split(whereSeparator: { $0 == " " || $0 == "\t" })
-        guard ids.allSatisfy(SessionSelection.isValidSessionID) else {
+        // "auto" among ids is a mistake either way: refuse it rather than guess.
+        guard ids.allSatisfy({ SessionSelection.isValidSessionID($0) && $0 != "auto" }) else {
             throw assignment.error(.invalidValue(
                 key: assignment.key, value: assignment.value,
                 expected: "auto, or logind session ids (letters and digits) separated by spaces"))
