@@ -86,6 +86,8 @@ extension InterfaceDefinition {
         # "settingsUnreadable" (the settings file could not be read: the most
         # restrictive settings apply until SetSettings) and "memoryNotLocked" (some
         # secure memory could not be locked in RAM: raise LimitMEMLOCK=).
+        # "sessions" (absent when sessions are not followed: no logind, or every
+        # [Session] source off) lists the ids of the watched logind sessions.
         method GetStatus() -> (
           state: string,
           passcodeSet: bool,
@@ -93,7 +95,8 @@ extension InterfaceDefinition {
           failedAttempts: int,
           retryAfter: ?float,
           settings: Settings,
-          warnings: ?[]string
+          warnings: ?[]string,
+          sessions: ?[]string
         )
 
         # Sets a passcode (no current one), changes it, or removes it (no new one).

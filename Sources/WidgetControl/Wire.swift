@@ -28,6 +28,8 @@ enum Wire {
         let settings: Settings
         /// Absent when the daemon has nothing to warn of.
         let warnings: [String]?
+        /// The watched logind sessions; absent when sessions are not followed.
+        let sessions: [String]?
     }
 
     /// `Device.GetSettings` and `SetSettings` replies.
