@@ -158,6 +158,7 @@ final class SessionMonitor {
         guard !reportedUnavailable else { return }
         reportedUnavailable = true
         logger.notice(
-            "no logind on a system bus: the device locks only when asked", event: "session_bus_unavailable", error: error)
+            "no system bus, or logind does not answer on it: the device locks only when asked",
+            event: "session_bus_unavailable", error: error)
     }
 }

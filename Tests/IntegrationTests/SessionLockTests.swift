@@ -202,6 +202,20 @@ struct SessionLockTests {
         #expect(try state(daemon) == "unlocked")
     }
 
+    @Test func aReloadAppliesChangedSessionOptions() throws {
+        let logind = try FakeLogind(sessions: [Self.first], active: "3")
+        let daemon = try unlockedDaemon(on: logind, session: ["LockOnSessionLock=no"])
+        let text = try String(contentsOf: daemon.configFile, encoding: .utf8)
+        try text.replacingOccurrences(of: "LockOnSessionLock=no", with: "LockOnSessionLock=yes")
+            .write(to: daemon.configFile, atomically: true, encoding: .utf8)
+        daemon.signal(SIGHUP)
+        try daemon.waitForNotification("READY=1")
+        // The monitor started over: it watches session 3 again once logind answered.
+        try waitForSessions(daemon, ["3"])
+        logind.lockSession("3")
+        try waitForLocked(daemon)
+    }
+
     @Test func withEverySourceOffTheBusIsNotUsed() throws {
         let logind = try FakeLogind(sessions: [Self.first], active: "3")
         let daemon = try DaemonProcess(session: Source.allCases.map(\.rawValue))
