@@ -134,7 +134,8 @@ let package = Package(
         .testTarget(name: "WidgetdClientTests", dependencies: ["WidgetdClient", "WidgetdKit", "WidgetdWire", "WidgetModel"]),
         .testTarget(
             name: "IntegrationTests",
-            dependencies: ["Varlink", "WidgetModel", "CSystemShims", "TestSupport", "WidgetdClient", "WidgetdKit", "WidgetdWire"]),
+            // CSystemd: the fake logind the session tests put on a private bus.
+            dependencies: ["Varlink", "WidgetModel", "CSystemShims", "CSystemd", "TestSupport", "WidgetdClient", "WidgetdKit", "WidgetdWire"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -58,6 +58,8 @@ public struct Configuration: Sendable, Equatable {
     public var unlockGroup: UInt32? = nil
     /// `[Access] HostGroup=`: members may use `io.widgetd.Host` and `GetStatus`.
     public var hostGroup: UInt32? = nil
+    /// `[Session]`: which logind sessions are followed, and what locks (DESIGN §8).
+    public var session = SessionOptions()
     /// The registered providers (`providers.d/*.conf`), ordered by id.
     public var providers: [ProviderRegistration] = []
     /// What was ignored while loading: unknown keys and sections (warnings), and

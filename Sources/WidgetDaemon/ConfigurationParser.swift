@@ -231,6 +231,19 @@ public struct ConfigurationParser {
             configuration.unlockGroup = reset ? nil : try group(assignment)
         case ("Access", "HostGroup"):
             configuration.hostGroup = reset ? nil : try group(assignment)
+        case ("Session", ""):
+            return
+        case ("Session", "LockOnSessionLock"):
+            configuration.session.lockOnSessionLock = reset ? defaults.session.lockOnSessionLock : try boolean(assignment)
+        case ("Session", "LockOnSleep"):
+            configuration.session.lockOnSleep = reset ? defaults.session.lockOnSleep : try boolean(assignment)
+        case ("Session", "LockOnSessionEnd"):
+            configuration.session.lockOnSessionEnd = reset ? defaults.session.lockOnSessionEnd : try boolean(assignment)
+        case ("Session", "Sessions"):
+            configuration.session.sessions = reset ? defaults.session.sessions : try sessionSelection(assignment)
+        case ("Session", _):
+            configuration.problems.append(
+                .init(severity: .warning, error: assignment.error(.unknownKey(section: assignment.section, key: assignment.key))))
         case ("Daemon", _), ("Access", _):
             configuration.problems.append(
                 .init(severity: .warning, error: assignment.error(.unknownKey(section: assignment.section, key: assignment.key))))
@@ -364,6 +377,19 @@ public struct ConfigurationParser {
             throw assignment.error(.invalidValue(key: assignment.key, value: assignment.value, expected: "yes or no"))
         }
         return value
+    }
+
+    /// `Sessions=`: `auto`, or logind session ids separated by spaces.
+    private func sessionSelection(_ assignment: Assignment) throws(ConfigurationError) -> SessionSelection {
+        if assignment.value == "auto" { return .auto }
+        let ids = assignment.value.split(whereSeparator: { $0 == " " || $0 == "\t" })
+        // "auto" among ids is a mistake either way: refuse it rather than guess.
+        guard ids.allSatisfy({ SessionSelection.isValidSessionID($0) && $0 != "auto" }) else {
+            throw assignment.error(.invalidValue(
+                key: assignment.key, value: assignment.value,
+                expected: "auto, or logind session ids (letters and digits) separated by spaces"))
+        }
+        return .ids(ids.map(String.init))
     }
 
     private func count(_ assignment: Assignment, in range: ClosedRange<Int>) throws(ConfigurationError) -> Int {

@@ -22,6 +22,10 @@ final class DaemonRuntime {
     /// The socket bound here, ours to close and remove at exit; `nil` when systemd passed one.
     private let boundSocket: ListeningSocket?
     private var signals: Signals?
+    /// Follows logind (`[Session]`); its events reach the device through ``report(_:)``.
+    private var sessionMonitor: SessionMonitor?
+    /// The `[Session]` options the monitor runs with, so a reload restarts it only on a change.
+    private var sessionOptions: SessionOptions
 
     /// `startOver`: `widgetd --start-over` (see `TimelineStore.init`).
     init(paths: DaemonPaths, environment: [String: String], startOver: Bool, logger: Logger) throws {
@@ -66,6 +70,7 @@ final class DaemonRuntime {
         service.dropUnsentOutput = { [weak server] unreadable in server?.dropUnsentOutput(where: unreadable) }
         // Read at each connection, so a reloaded configuration's groups apply to the next ones.
         server.mayUseReserve = { [unowned service] peer in service.authorization.mayUseReserve(peer) }
+        sessionOptions = configuration.session
     }
 
     deinit {
@@ -103,6 +108,7 @@ final class DaemonRuntime {
             }
         }
         Systemd.startWatchdogPings(on: loop)
+        startSessionMonitor()
         logger.notice(
             "widgetd \(Daemon.version) ready", event: "started",
             metadata: [
@@ -121,6 +127,7 @@ final class DaemonRuntime {
                 metadata: ["records": "\(store.recoveredJournalRecords)"])
         }
         try loop.run()
+        sessionMonitor?.close()
         signals?.close()
         logger.notice("widgetd stopped", event: "stopped")
     }
@@ -142,6 +149,21 @@ final class DaemonRuntime {
         }
         server.close()
         loop.stop()
+    }
+
+    /// (Re)starts following logind with the current `[Session]` options. The system
+    /// instance is the one running as root or on the system configuration file (what
+    /// the system unit passes); any other is a user instance.
+    private func startSessionMonitor() {
+        sessionMonitor?.close()
+        let systemInstance = getuid() == 0 || paths.configurationFile == DaemonPaths.system.configurationFile
+        let monitor = SessionMonitor(
+            loop: loop,
+            scope: SessionMonitor.scope(of: sessionOptions.sessions, uid: getuid(), systemInstance: systemInstance),
+            options: sessionOptions, events: self, logger: logger)
+        sessionMonitor = monitor
+        service.watchedSessions = { [unowned monitor] in monitor.watchedSessions }
+        monitor.start()
     }
 
     /// Logs what the configuration ignored: a warning per unknown key or section, an
@@ -170,6 +192,10 @@ final class DaemonRuntime {
             Self.log(new.problems, to: logger)
             service.reconfigure(
                 Authorization(configuration: new, daemonUID: getuid()), store: Self.storeConfiguration(new))
+            if new.session != sessionOptions {
+                sessionOptions = new.session
+                startSessionMonitor()
+            }
             logger.notice("configuration reloaded", event: "reloaded", metadata: ["providers": "\(new.providers.count)"])
         } catch {
             logger.error("configuration not reloaded", event: "reload_failed", error: error)
@@ -178,5 +204,26 @@ final class DaemonRuntime {
         // READY=1 ends the reload either way (systemd waits for it); the status says how
         // it went.
         Systemd.notify([Systemd.Notification.ready, Systemd.Notification.status(status)].joined(separator: "\n"))
+    }
+}
+
+extension DaemonRuntime: SessionEvents {
+    /// The one place a session's event reaches the device: its lock path.
+    func report(_ event: SessionEvent) {
+        switch event {
+        case .lock(let reason, _):
+            // Sleep's purge at once follows from its reason (`DeviceChanges`).
+            let lockReason: LockReason = switch reason {
+            case .session: .session
+            case .sleep: .sleep
+            case .sessionEnd: .sessionEnd
+            }
+            let logger = logger.with("locked_by", reason.rawValue)
+            do {
+                try service.apply(.lock(lockReason)) { logger.info("locked", event: "lock") }
+            } catch {
+                logger.error("session lock failed", event: "lock_failed", error: error)
+            }
+        }
     }
 }

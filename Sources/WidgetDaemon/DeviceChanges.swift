@@ -75,7 +75,8 @@ extension WidgetService {
         let before = (state: store.deviceState, passcodeSet: store.passcodeSet)
         switch change {
         case .lock(let reason):
-            store.lock(now: now)
+            // Before sleep, classes A and B go at once (DESIGN §8).
+            store.lock(now: now, purgeAtOnce: reason == .sleep)
             // The lock that ended the unlocked state says why; later ones change nothing.
             if before.state == .unlocked { lockedBy = reason }
             return [.state]

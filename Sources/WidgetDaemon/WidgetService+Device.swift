@@ -1,4 +1,5 @@
 import FoundationEssentials
+import Logging
 import Varlink
 import WidgetCrypto
 import WidgetdPOSIX
@@ -15,7 +16,7 @@ extension WidgetService {
             classes: ProtectionClass.allCases.map { ClassStatus(class: $0, keyAvailable: store.isKeyAvailable($0)) },
             failedAttempts: store.failedAttempts, retryAfter: store.retryAfter(now: now), settings: settings,
             warnings: warnings.isEmpty ? nil : warnings, passcodeInStep: passcodeStep.inStep,
-            lockedBy: lockedBy?.rawValue)
+            lockedBy: lockedBy?.rawValue, sessions: watchedSessions())
     }
 
     /// What `GetStatus` warns of now, in `StatusWarning` order.

@@ -58,6 +58,8 @@ final class WidgetService: VarlinkCallHandler {
     /// and closes their connections: the server's, set by the daemon (see
     /// ``dropUnreadableOutput()``). Nothing by default, for tests without a server.
     var dropUnsentOutput: (_ unreadable: (ReplyProtection) -> Bool) -> Void = { _ in }
+    /// The logind sessions followed, for `GetStatus`; `nil` when none are (set by the daemon).
+    var watchedSessions: () -> [String]? = { nil }
 
     /// The encoder for every reply: sorted keys, so equal values give equal bytes.
     let encoder: JSONEncoder = {

@@ -193,6 +193,9 @@ final class KeyCustody {
         return lifecycle.lock(now: now, grace: configuration.classAGrace)
     }
 
+    /// Purges classes A and B now, if locked with a passcode (before sleep); returns them.
+    func purgeLockedClassesNow() -> [ProtectionClass] { lifecycle.purgeLockedClassesNow() }
+
     /// Runs the purges due at `now`; returns the classes dropped.
     func advance(to now: Date) -> [ProtectionClass] { lifecycle.advance(to: now) }
 

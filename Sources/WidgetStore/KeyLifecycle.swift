@@ -79,6 +79,21 @@ struct KeyLifecycle {
         }
     }
 
+    /// Before sleep: while locked with a passcode set, drops A now (no grace) and B if it
+    /// is still held; returns the classes dropped. Nothing otherwise: unlocked, nothing is
+    /// purged, and before the first unlock nothing is held.
+    mutating func purgeLockedClassesNow() -> [ProtectionClass] {
+        switch (state, passcodeSet) {
+        case (.locked, true):
+            classAPurgeDue = nil
+            drop(.complete)
+            drop(.completeUnlessOpen)
+            return [.complete, .completeUnlessOpen]
+        case (.locked, false), (.unlocked, _), (.beforeFirstUnlock, _):
+            return []
+        }
+    }
+
     /// Drops B now and A at `lockedAt + grace`, or now if that instant has come.
     private mutating func dropOnLock(lockedAt: Date, now: Date, grace: Double) -> [ProtectionClass] {
         drop(.completeUnlessOpen)

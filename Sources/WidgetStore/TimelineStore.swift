@@ -372,8 +372,14 @@ public final class TimelineStore {
     /// key and B plaintext not open are dropped now, class A after `classAGrace`.
     /// Every unlock that arrived before it and has not finished will fail
     /// (`finishUnlock`), whatever the state was.
-    public func lock(now: Date) {
+    ///
+    /// `purgeAtOnce` (before sleep, DESIGN §8): classes A and B are purged now, with no
+    /// grace for A and no exception for open B timelines, also if the device was locked
+    /// already.
+    public func lock(now: Date, purgeAtOnce: Bool = false) {
         purge(custody.lock(now: now))
+        guard purgeAtOnce else { return }
+        for c in custody.purgeLockedClassesNow() { cache.purge(c, keepingOpen: false) }
     }
 
     /// Runs the purges that are due at `now` (class A after its grace period).

@@ -54,6 +54,8 @@ extension InterfaceDefinition {
         # password (ReportPasscodeOutOfStep), until a SetPasscode succeeds.
         # "lockedBy" (absent while unlocked) says why it is locked: "client" (Lock),
         # "session", "sleep", "sessionEnd", "inactivity" or "start" (not unlocked since start).
+        # "sessions" (absent when sessions are not followed: no logind, or every
+        # [Session] source off) lists the ids of the watched logind sessions.
         method GetStatus() -> (
           state: string,
           passcodeSet: bool,
@@ -63,7 +65,8 @@ extension InterfaceDefinition {
           settings: Settings,
           warnings: ?[]string,
           passcodeInStep: ?bool,
-          lockedBy: ?string
+          lockedBy: ?string,
+          sessions: ?[]string
         )
 
         # Sets a passcode (no current one), changes it, or removes it (no new one).

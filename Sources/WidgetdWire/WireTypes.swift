@@ -53,11 +53,14 @@ public struct StatusReply: Codable, Sendable, Equatable {
     /// Why the device is locked (DESIGN §8): `client`, `session`, `sleep`, `sessionEnd`,
     /// `inactivity` or `start`; `nil` (the key omitted) while unlocked.
     public var lockedBy: String?
+    /// The watched logind sessions; `nil` (the key omitted) when sessions are not followed.
+    public var sessions: [String]?
 
     /// A status reply.
     public init(
         state: DeviceState, passcodeSet: Bool, classes: [ClassStatus], failedAttempts: Int, retryAfter: Double?,
-        settings: Settings, warnings: [StatusWarning]?, passcodeInStep: Bool? = nil, lockedBy: String? = nil
+        settings: Settings, warnings: [StatusWarning]?, passcodeInStep: Bool? = nil, lockedBy: String? = nil,
+        sessions: [String]? = nil
     ) {
         self.state = state
         self.passcodeSet = passcodeSet
@@ -68,10 +71,11 @@ public struct StatusReply: Codable, Sendable, Equatable {
         self.warnings = warnings
         self.passcodeInStep = passcodeInStep
         self.lockedBy = lockedBy
+        self.sessions = sessions
     }
 
     private enum CodingKeys: String, CodingKey {
-        case state, passcodeSet, classes, failedAttempts, retryAfter, settings, warnings, passcodeInStep, lockedBy
+        case state, passcodeSet, classes, failedAttempts, retryAfter, settings, warnings, passcodeInStep, lockedBy, sessions
     }
 
     /// Decodes a reply; a warning a newer daemon sends that this build does not know is
@@ -87,6 +91,7 @@ public struct StatusReply: Codable, Sendable, Equatable {
         warnings = try container.decodeIfPresent([String].self, forKey: .warnings)?.compactMap(StatusWarning.init(rawValue:))
         passcodeInStep = try container.decodeIfPresent(Bool.self, forKey: .passcodeInStep)
         lockedBy = try container.decodeIfPresent(String.self, forKey: .lockedBy)
+        sessions = try container.decodeIfPresent([String].self, forKey: .sessions)
     }
 }
 

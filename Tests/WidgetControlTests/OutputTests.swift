@@ -42,6 +42,15 @@ import Testing
             """)
     }
 
+    @Test func statusShowsTheWatchedSessionsWhenTheDaemonFollowsThem() throws {
+        for (sessions, line) in [(#"["3","c1"]"#, "Sessions:         3 c1"), ("[]", "Sessions:         none watched")] {
+            let server = try FakeVarlinkServer(replies: [reply(String(Fixtures.status.dropLast()) + #","sessions":"# + sessions + "}")])
+            let result = widgetctl(["status"], socket: server.path)
+            #expect(result.exitCode == 0)
+            #expect(result.standardOutput.contains("Failed attempts:  5 (try again in 43 s)\n\(line)\nClass keys:"), "\(result.standardOutput)")
+        }
+    }
+
     @Test func statusShowsTheDaemonsWarningsLast() throws {
         let withWarnings = String(Fixtures.status.dropLast()) + #","warnings":["settingsUnreadable","memoryNotLocked","somethingNew"]}"#
         let server = try FakeVarlinkServer(replies: [reply(withWarnings)])

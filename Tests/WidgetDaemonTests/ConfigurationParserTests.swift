@@ -175,6 +175,41 @@ private struct TableResolver: AccountResolver {
         ])
     }
 
+    @Test func sessionOptionsDefaultToFollowingEverySourceOfEveryAutoSession() throws {
+        let session = try parse(main: nil).session
+        #expect(session == SessionOptions())
+        #expect(session.lockOnSessionLock && session.lockOnSleep && session.lockOnSessionEnd)
+        #expect(session.sessions == .auto)
+        #expect(session.followsSessions)
+    }
+
+    @Test func readsEverySessionOption() throws {
+        let session = try parse(main: """
+            [Session]
+            LockOnSessionLock=no
+            LockOnSleep=off
+            LockOnSessionEnd=false
+            Sessions=3 c1
+            """).session
+        #expect(!session.lockOnSessionLock && !session.lockOnSleep && !session.lockOnSessionEnd)
+        #expect(!session.followsSessions)
+        #expect(session.sessions == .ids(["3", "c1"]))
+        #expect(try parse(main: "[Session]\nSessions=3\nSessions=\n").session.sessions == .auto)
+        #expect(try parse(main: "[Session]\nSessions=auto\n").session.sessions == .auto)
+    }
+
+    @Test(arguments: ["LockOnSleep=maybe", "Sessions=auto 3", "Sessions=3,4", "Sessions=_3", "Sessions=3' 4"])
+    func aBadSessionValueIsAnErrorNamingItsLine(_ line: String) {
+        #expect(throws: ConfigurationError.self) { try parse(main: "[Session]\n\(line)\n") }
+    }
+
+    @Test func anUnknownSessionKeyIsAWarning() throws {
+        let configuration = try parse(main: "[Session]\nLockOnCoffee=yes\n")
+        #expect(configuration.problems.map(\.description) == [
+            "widgetd.conf:2: warning: unknown key 'LockOnCoffee' in section [Session]",
+        ])
+    }
+
     /// As systemd does: an unknown key or section is a warning naming its place, and
     /// the rest of the file applies.
     @Test func unknownKeysAndSectionsAreWarningsNotErrors() throws {

@@ -129,6 +129,33 @@ import WidgetModel
         #expect(throws: StoreError.protectedDataUnavailable) { try store.readBody(widgetB, allowOpenClassB: true) }
     }
 
+    /// DESIGN §8: before sleep, A goes without its grace and B without its open timelines,
+    /// also on a device locked already; C and D stay.
+    @Test func aLockBeforeSleepPurgesClassesAAndBAtOnceOpenOnesToo() throws {
+        let f = Fixture()
+        do {
+            let store = try f.open()
+            try putOnePerClass(store)
+            try store.setPasscode(current: nil, new: secure("1234"), now: t0)
+        }
+        for alreadyLocked in [false, true] {
+            let store = try f.open()
+            try store.unlock(passcode: secure("1234"), now: t0)
+            for w in [widgetA, widgetB, widgetC] { _ = try store.readBody(w, allowOpenClassB: false) }
+            if alreadyLocked { store.lock(now: t0) }
+            store.lock(now: t0, purgeAtOnce: true)
+            #expect(!store.isKeyAvailable(.complete))
+            #expect(!store.isKeyAvailable(.completeUnlessOpen))
+            #expect(store.isKeyAvailable(.completeUntilFirstUserAuthentication))
+            #expect(store.nextDeadline == nil)
+            #expect(!store.isCached(widgetA))
+            #expect(!store.isOpen(widgetB))
+            #expect(throws: StoreError.protectedDataUnavailable) { try store.readBody(widgetA, allowOpenClassB: true) }
+            #expect(throws: StoreError.protectedDataUnavailable) { try store.readBody(widgetB, allowOpenClassB: true) }
+            #expect(text(try store.readBody(widgetC, allowOpenClassB: false)) == "body of \(widgetC)")
+        }
+    }
+
     @Test func classBWrittenWhileLockedStaysReadableToItsProvider() throws {
         let f = Fixture()
         let store = try unlockedWithCachedTimelines(f)

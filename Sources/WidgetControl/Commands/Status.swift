@@ -18,6 +18,9 @@ extension Widgetctl {
             var attempts = "Failed attempts:  \(status.failedAttempts)"
             if let wait = status.retryAfter, wait > 0 { attempts += " (try again in \(DurationText.format(seconds: wait)))" }
             context.print(attempts)
+            if let sessions = status.sessions {
+                context.print("Sessions:         \(sessions.isEmpty ? "none watched" : sessions.joined(separator: " "))")
+            }
             context.print("Class keys:")
             let width = status.classes.map(\.class.rawValue.count).max() ?? 0
             for entry in status.classes {

@@ -37,13 +37,18 @@ final class DaemonProcess {
         return dir.appendingPathComponent("widgetd")
     }
 
-    /// Writes a configuration: `daemon` lines go in `[Daemon]`, `access` in `[Access]`.
-    init(daemon: [String] = [], access: [String] = [], providers: [(id: String, protection: String)] = exampleProviders) throws {
+    /// Writes a configuration: `daemon` lines go in `[Daemon]`, `access` in `[Access]`,
+    /// `session` in `[Session]`.
+    init(
+        daemon: [String] = [], access: [String] = [], session: [String] = [],
+        providers: [(id: String, protection: String)] = exampleProviders
+    ) throws {
         root = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("widgetd-test-\(UUID().uuidString)")
         let fm = FileManager.default
         try fm.createDirectory(at: root.appendingPathComponent("etc/providers.d"), withIntermediateDirectories: true)
         try fm.createDirectory(at: root.appendingPathComponent("run"), withIntermediateDirectories: true)
-        let config = (["[Daemon]", "PasscodeKDF=minimum"] + daemon + ["", "[Access]"] + access).joined(separator: "\n") + "\n"
+        let config = (["[Daemon]", "PasscodeKDF=minimum"] + daemon + ["", "[Access]"] + access + ["", "[Session]"] + session)
+            .joined(separator: "\n") + "\n"
         try config.write(to: configFile, atomically: true, encoding: .utf8)
         for provider in providers {
             let text = "[Provider]\nId=\(provider.id)\nUser=0\nDataProtection=\(provider.protection)\n"

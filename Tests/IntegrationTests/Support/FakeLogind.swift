@@ -1,0 +1,263 @@
+import CSystemd
+import Foundation
+import Glibc
+import TestSupport
+
+/// A private `dbus-daemon` with a small logind on it: `org.freedesktop.login1` answering
+/// `ListSessions` and seat0's `ActiveSession`, and raising the signals widgetd follows
+/// (including `PrepareForSleep`, which no container can raise). widgetd is pointed at it
+/// with `DBUS_SYSTEM_BUS_ADDRESS`.
+///
+/// The fake serves on a thread of its own; every sd-bus call is made under one lock.
+final class FakeLogind: @unchecked Sendable {
+    struct Failure: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    struct Session {
+        let id: String
+        let uid: UInt32
+        var path: String { "/org/freedesktop/login1/session/_3\(id.first!)" + id.dropFirst() }
+    }
+
+    static let dbusDaemon = "/usr/bin/dbus-daemon"
+    static var isAvailable: Bool { FileManager.default.isExecutableFile(atPath: dbusDaemon) }
+
+    let directory: URL
+    /// The bus address to give widgetd.
+    var address: String { "unix:path=\(directory.path)/bus" }
+    private let daemon: ChildProcess
+    private let lock = NSLock()
+    private var bus: OpaquePointer?
+    private var sessions: [Session]
+    private var activeSession: String?
+    private var serving = true
+    private var thread: Thread?
+
+    /// Starts the bus and the fake with `sessions`, `active` being seat0's active one.
+    init(sessions: [Session], active: String?) throws {
+        self.sessions = sessions
+        activeSession = active
+        directory = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("fake-logind-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        // Reachable by a daemon run as another user.
+        chmod(directory.path, 0o755)
+        let config = """
+            <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+             "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+            <busconfig>
+              <listen>unix:path=\(directory.path)/bus</listen>
+              <auth>EXTERNAL</auth>
+              <policy context="default">
+                <allow user="*"/>
+                <allow own="*"/>
+                <allow send_destination="*"/>
+                <allow send_type="signal"/>
+                <allow receive_sender="*"/>
+              </policy>
+            </busconfig>
+            """
+        let configFile = directory.appendingPathComponent("bus.conf")
+        try config.write(to: configFile, atomically: true, encoding: .utf8)
+        daemon = try ChildProcess(Self.dbusDaemon, ["--config-file=\(configFile.path)", "--nofork", "--nopidfile"])
+        let socket = directory.appendingPathComponent("bus").path
+        for _ in 0..<500 where !FileManager.default.fileExists(atPath: socket) { usleep(10_000) }
+        chmod(socket, 0o777)
+        // The socket is bound a moment before it listens.
+        for attempt in 1...100 {
+            do {
+                try connect()
+                break
+            } catch where attempt < 100 {
+                if let bus { sd_bus_close_unref(bus) }
+                bus = nil
+                usleep(10_000)
+            }
+        }
+        let thread = Thread { [unowned self] in serve() }
+        self.thread = thread
+        thread.start()
+    }
+
+    deinit {
+        lock.withLock { serving = false }
+        while thread?.isFinished == false { usleep(5_000) }
+        if let bus { sd_bus_flush_close_unref(bus) }
+        daemon.signal(SIGTERM)
+        daemon.waitUntilExit()
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    private func connect() throws {
+        var bus: OpaquePointer?
+        try check(sd_bus_new(&bus), "sd_bus_new")
+        self.bus = bus
+        try check(sd_bus_set_address(bus, address), "sd_bus_set_address")
+        try check(sd_bus_set_bus_client(bus, 1), "sd_bus_set_bus_client")
+        try check(sd_bus_start(bus), "sd_bus_start")
+        try check(sd_bus_request_name(bus, "org.freedesktop.login1", 0), "sd_bus_request_name")
+        let handler: sd_bus_message_handler_t = { message, userdata, _ in
+            guard let message, let userdata else { return 0 }
+            return Unmanaged<FakeLogind>.fromOpaque(userdata).takeUnretainedValue().answer(message)
+        }
+        try check(
+            sd_bus_add_fallback(bus, nil, "/org/freedesktop/login1", handler, Unmanaged.passUnretained(self).toOpaque()),
+            "sd_bus_add_fallback")
+    }
+
+    private func check(_ result: Int32, _ operation: String) throws {
+        guard result >= 0 else { throw Failure(description: "\(operation): \(String(cString: strerror(-result)))") }
+    }
+
+    private func serve() {
+        while true {
+            var pollfd = pollfd()
+            let running: Bool = lock.withLock {
+                guard serving, let bus else { return false }
+                while sd_bus_process(bus, nil) > 0 {}
+                pollfd = Glibc.pollfd(fd: sd_bus_get_fd(bus), events: Int16(truncatingIfNeeded: sd_bus_get_events(bus)), revents: 0)
+                return true
+            }
+            guard running else { return }
+            // Short, so that a send from the test thread is flushed soon even if it was partial.
+            _ = poll(&pollfd, 1, 10)
+        }
+    }
+
+    // MARK: Methods
+
+    private static func type(_ character: Unicode.Scalar) -> CChar { CChar(UInt8(ascii: character)) }
+
+    /// Answers `ListSessions` and `Properties.Get(Seat, ActiveSession)`; called under the lock.
+    private func answer(_ call: OpaquePointer) -> Int32 {
+        let member = sd_bus_message_get_member(call).map { String(cString: $0) }
+        let interface = sd_bus_message_get_interface(call).map { String(cString: $0) }
+        var reply: OpaquePointer?
+        switch (interface, member) {
+        case ("org.freedesktop.login1.Manager", "ListSessions"):
+            sd_bus_message_new_method_return(call, &reply)
+            sd_bus_message_open_container(reply, Self.type("a"), "(susso)")
+            for session in sessions {
+                sd_bus_message_open_container(reply, Self.type("r"), "susso")
+                append(reply, "s", session.id)
+                var uid = session.uid
+                sd_bus_message_append_basic(reply, Self.type("u"), &uid)
+                append(reply, "s", "user\(session.uid)")
+                append(reply, "s", "seat0")
+                append(reply, "o", session.path)
+                sd_bus_message_close_container(reply)
+            }
+            sd_bus_message_close_container(reply)
+        case ("org.freedesktop.DBus.Properties", "Get"):
+            sd_bus_message_new_method_return(call, &reply)
+            sd_bus_message_open_container(reply, Self.type("v"), "(so)")
+            sd_bus_message_open_container(reply, Self.type("r"), "so")
+            let active = sessions.first { $0.id == activeSession }
+            append(reply, "s", active?.id ?? "")
+            append(reply, "o", active?.path ?? "/")
+            sd_bus_message_close_container(reply)
+            sd_bus_message_close_container(reply)
+        default:
+            return 0
+        }
+        sd_bus_send(bus, reply, nil)
+        sd_bus_message_unref(reply)
+        return 1
+    }
+
+    private func append(_ message: OpaquePointer?, _ type: Unicode.Scalar, _ text: String) {
+        _ = text.withCString { sd_bus_message_append_basic(message, Self.type(type), $0) }
+    }
+
+    // MARK: Signals
+
+    /// Sends a signal built by `body`, from logind's own connection.
+    private func signal(_ path: String, _ interface: String, _ member: String, _ body: (OpaquePointer?) -> Void = { _ in }) {
+        lock.withLock {
+            var message: OpaquePointer?
+            sd_bus_message_new_signal(bus, &message, path, interface, member)
+            body(message)
+            sd_bus_send(bus, message, nil)
+            sd_bus_message_unref(message)
+            sd_bus_flush(bus)
+        }
+    }
+
+    private func session(_ id: String) -> Session { sessions.first { $0.id == id } ?? Session(id: id, uid: 0) }
+
+    /// `loginctl lock-session ID`.
+    func lockSession(_ id: String) {
+        signal(session(id).path, "org.freedesktop.login1.Session", "Lock")
+    }
+
+    /// `loginctl unlock-session ID`.
+    func unlockSession(_ id: String) {
+        signal(session(id).path, "org.freedesktop.login1.Session", "Unlock")
+    }
+
+    /// `SetLockedHint`: the session's `PropertiesChanged`.
+    func setLockedHint(_ id: String, _ locked: Bool) {
+        signal(session(id).path, "org.freedesktop.DBus.Properties", "PropertiesChanged") { m in
+            append(m, "s", "org.freedesktop.login1.Session")
+            sd_bus_message_open_container(m, Self.type("a"), "{sv}")
+            sd_bus_message_open_container(m, Self.type("e"), "sv")
+            append(m, "s", "LockedHint")
+            sd_bus_message_open_container(m, Self.type("v"), "b")
+            var value: Int32 = locked ? 1 : 0
+            sd_bus_message_append_basic(m, Self.type("b"), &value)
+            sd_bus_message_close_container(m)
+            sd_bus_message_close_container(m)
+            sd_bus_message_close_container(m)
+            sd_bus_message_open_container(m, Self.type("a"), "s")
+            sd_bus_message_close_container(m)
+        }
+    }
+
+    /// `PrepareForSleep(sleeping)` on the manager.
+    func prepareForSleep(_ sleeping: Bool) {
+        signal("/org/freedesktop/login1", "org.freedesktop.login1.Manager", "PrepareForSleep") { m in
+            var value: Int32 = sleeping ? 1 : 0
+            sd_bus_message_append_basic(m, Self.type("b"), &value)
+        }
+    }
+
+    /// A session ends: gone from `ListSessions`, then `SessionRemoved`.
+    func removeSession(_ id: String) {
+        let removed = session(id)
+        lock.withLock { sessions.removeAll { $0.id == id } }
+        signal("/org/freedesktop/login1", "org.freedesktop.login1.Manager", "SessionRemoved") { m in
+            append(m, "s", removed.id)
+            append(m, "o", removed.path)
+        }
+    }
+
+    /// A session starts and becomes seat0's active one: `SessionNew`, then the seat's
+    /// `PropertiesChanged`. The daemon sees it in `sessions` in every scope that
+    /// includes it, which makes it a barrier: every signal sent before was handled.
+    func addActiveSession(_ new: Session) {
+        lock.withLock {
+            sessions.append(new)
+            activeSession = new.id
+        }
+        signal("/org/freedesktop/login1", "org.freedesktop.login1.Manager", "SessionNew") { m in
+            append(m, "s", new.id)
+            append(m, "o", new.path)
+        }
+        signal("/org/freedesktop/login1/seat/seat0", "org.freedesktop.DBus.Properties", "PropertiesChanged") { m in
+            append(m, "s", "org.freedesktop.login1.Seat")
+            sd_bus_message_open_container(m, Self.type("a"), "{sv}")
+            sd_bus_message_close_container(m)
+            sd_bus_message_open_container(m, Self.type("a"), "s")
+            append(m, "s", "ActiveSession")
+            sd_bus_message_close_container(m)
+        }
+    }
+
+    /// A `Lock` signal for session `id` from a bus client that is not logind: anyone on
+    /// the system bus can send one.
+    func forgeLock(_ id: String) throws {
+        let result = try ChildProcess.run(
+            "/usr/bin/dbus-send", ["--bus=\(address)", "--type=signal", session(id).path, "org.freedesktop.login1.Session.Lock"])
+        guard result.status == 0 else { throw Failure(description: "dbus-send: \(result.error)") }
+    }
+}
