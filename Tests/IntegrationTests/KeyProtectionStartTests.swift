@@ -1,17 +1,72 @@
 import Foundation
+import TestSupport
 import Testing
 
-/// `KeyProtection=tpm2` never starts on a software device key (DESIGN §9: no silent
-/// fallback).
+/// `KeyProtection=tpm2` (DESIGN §9): the device key exists on disk only as a blob the
+/// configured TPM unseals, and a start that cannot have it from that TPM fails, never
+/// going on with a software device key.
 @Suite struct KeyProtectionStartTests {
+    let weather = "com.example.weather/forecast"
+
     @Test func tpm2KeyProtectionThatCannotBeHonouredStopsTheStart() throws {
         let daemon = try DaemonProcess(daemon: ["KeyProtection=tpm2", "TPM2Device=swtpm:path=/nonexistent/widgetd/sock"])
-        let result = try ProcessRunner.run(
-            DaemonProcess.binary,
-            ["--config", daemon.configFile.path, "--state-directory", daemon.stateDirectory.path, "--socket", daemon.socketPath])
-        #expect(result.status != 0)
+        let result = try run(daemon)
+        #expect(result.status == 1)
         #expect(result.error.contains("KeyProtection=tpm2"), "\(result.error)")
+        #expect(result.error.contains("does not fall back"), "\(result.error)")
         #expect(!FileManager.default.fileExists(atPath: daemon.stateDirectory.path + "/device.key"))
         #expect(!FileManager.default.fileExists(atPath: daemon.socketPath))
+    }
+
+    @Test(.enabled(if: SwtpmServer.isInstalled, "swtpm is not installed: apt-get install swtpm swtpm-tools"))
+    func tpm2DeviceKeyIsOnlyASealedBlobThatOnlyItsTPMOpens() throws {
+        let tpm = try SwtpmServer()
+        let daemon = try DaemonProcess(daemon: ["KeyProtection=tpm2", "TPM2Device=\(tpm.tcti)"])
+        try daemon.start()
+        try daemon.client().ok("io.widgetd.Provider.PutTimeline", Fixtures.putParameters(weather))
+        #expect(daemon.stop() == 0)
+        let state = daemon.stateDirectory.path
+        #expect(FileManager.default.fileExists(atPath: state + "/device-key.tpm2"))
+        #expect(!FileManager.default.fileExists(atPath: state + "/device.key"))
+
+        // Restarted on the same TPM, it reads what it stored.
+        try daemon.start()
+        let stored = try daemon.client().ok("io.widgetd.Provider.GetTimeline", ["widget": weather])
+        #expect(stored["generation"] as? Int == 1)
+        #expect(daemon.stop() == 0)
+
+        // On another TPM the blob is refused: a start error, no new key, nothing changed.
+        let other = try SwtpmServer()
+        let blob = try Data(contentsOf: URL(fileURLWithPath: state + "/device-key.tpm2"))
+        try retarget(daemon, to: other.tcti)
+        let elsewhere = try run(daemon)
+        #expect(elsewhere.status == 1)
+        #expect(elsewhere.error.contains("tpm2 device key cannot be used"), "\(elsewhere.error)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: state + "/device-key.tpm2")) == blob)
+        #expect(!FileManager.default.fileExists(atPath: state + "/device.key"))
+
+        // With its TPM gone it does not start either.
+        try retarget(daemon, to: tpm.tcti)
+        tpm.kill()
+        let gone = try run(daemon)
+        #expect(gone.status == 1)
+        #expect(gone.error.contains("does not fall back"), "\(gone.error)")
+        #expect(!FileManager.default.fileExists(atPath: state + "/device.key"))
+    }
+
+    /// Runs the daemon to its (failed) end.
+    private func run(_ daemon: DaemonProcess) throws -> ProcessRunner.Result {
+        try ProcessRunner.run(
+            DaemonProcess.binary,
+            ["--config", daemon.configFile.path, "--state-directory", daemon.stateDirectory.path, "--socket", daemon.socketPath])
+    }
+
+    /// Points the configuration's `TPM2Device=` at `tcti`.
+    private func retarget(_ daemon: DaemonProcess, to tcti: String) throws {
+        let text = try String(contentsOf: daemon.configFile, encoding: .utf8)
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map {
+            $0.hasPrefix("TPM2Device=") ? "TPM2Device=\(tcti)" : String($0)
+        }
+        try lines.joined(separator: "\n").write(to: daemon.configFile, atomically: true, encoding: .utf8)
     }
 }
