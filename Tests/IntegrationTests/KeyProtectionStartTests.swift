@@ -24,6 +24,9 @@ import Testing
         let daemon = try DaemonProcess(daemon: ["KeyProtection=tpm2", "TPM2Device=\(tpm.tcti)"])
         try daemon.start()
         try daemon.client().ok("io.widgetd.Provider.PutTimeline", Fixtures.putParameters(weather))
+        // Only what is in force: the key is the TPM's, attempts and rollback not yet.
+        let status = try daemon.client().ok("io.widgetd.Device.GetStatus")
+        #expect(status["protection"] as? [String: String] == ["deviceKey": "tpm2", "attempts": "software", "rollback": "catalog"])
         #expect(daemon.stop() == 0)
         let state = daemon.stateDirectory.path
         #expect(FileManager.default.fileExists(atPath: state + "/device-key.tpm2"))
@@ -52,6 +55,13 @@ import Testing
         #expect(gone.status == 1)
         #expect(gone.error.contains("does not fall back"), "\(gone.error)")
         #expect(!FileManager.default.fileExists(atPath: state + "/device.key"))
+    }
+
+    @Test func softwareKeyProtectionSaysTheKeyIsAFile() throws {
+        let daemon = try DaemonProcess()
+        try daemon.start()
+        let status = try daemon.client().ok("io.widgetd.Device.GetStatus")
+        #expect(status["protection"] as? [String: String] == ["deviceKey": "file", "attempts": "software", "rollback": "catalog"])
     }
 
     /// Runs the daemon to its (failed) end.
