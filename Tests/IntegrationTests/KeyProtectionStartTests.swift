@@ -57,6 +57,33 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: state + "/device.key"))
     }
 
+    @Test(.enabled(if: SwtpmServer.isInstalled, "swtpm is not installed: apt-get install swtpm swtpm-tools"))
+    func tpm2WipeSealsAFreshKeyAndThePreviousBlobNeverOpensAgain() throws {
+        let tpm = try SwtpmServer()
+        let daemon = try DaemonProcess(daemon: ["KeyProtection=tpm2", "TPM2Device=\(tpm.tcti)"])
+        try daemon.start()
+        let client = try daemon.client()
+        try client.ok("io.widgetd.Provider.PutTimeline", Fixtures.putParameters(weather))
+        let blobPath = daemon.stateDirectory.path + "/device-key.tpm2"
+        let before = try Data(contentsOf: URL(fileURLWithPath: blobPath))
+        try client.ok("io.widgetd.Device.Wipe", ["confirm": "WIPE"])
+        #expect(try client.call("io.widgetd.Provider.GetTimeline", ["widget": weather]).error == "io.widgetd.WidgetNotFound")
+        // The wiped store goes on under a key the TPM sealed afresh, and restarts on it.
+        try client.ok("io.widgetd.Provider.PutTimeline", Fixtures.putParameters(weather))
+        #expect(daemon.stop() == 0)
+        let after = try Data(contentsOf: URL(fileURLWithPath: blobPath))
+        #expect(after != before)
+        try daemon.start()
+        #expect(try daemon.client().ok("io.widgetd.Provider.GetTimeline", ["widget": weather])["generation"] as? Int == 1)
+        #expect(daemon.stop() == 0)
+
+        // The blob from before the wipe, put back, opens nothing: the TPM's seed is gone.
+        try before.write(to: URL(fileURLWithPath: blobPath))
+        let restored = try run(daemon)
+        #expect(restored.status == 1)
+        #expect(restored.error.contains("tpm2 device key cannot be used"), "\(restored.error)")
+    }
+
     @Test func softwareKeyProtectionSaysTheKeyIsAFile() throws {
         let daemon = try DaemonProcess()
         try daemon.start()
