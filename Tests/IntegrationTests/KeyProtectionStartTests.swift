@@ -91,6 +91,19 @@ import Testing
         #expect(status["protection"] as? [String: String] == ["deviceKey": "file", "attempts": "software", "rollback": "catalog"])
     }
 
+    @Test func softwareKeyProtectionSaysTheKeyIsACredentialWhenSystemdPassesOne() throws {
+        let daemon = try DaemonProcess()
+        let credentials = daemon.root.appendingPathComponent("credentials")
+        try FileManager.default.createDirectory(at: credentials, withIntermediateDirectories: false)
+        let key = credentials.appendingPathComponent("device-key")
+        try Data((0..<32).map { UInt8($0) }).write(to: key)
+        chmod(key.path, 0o600)
+        try daemon.start(environment: ["CREDENTIALS_DIRECTORY": credentials.path])
+        let status = try daemon.client().ok("io.widgetd.Device.GetStatus")
+        #expect(status["protection"] as? [String: String] == ["deviceKey": "credential", "attempts": "software", "rollback": "catalog"])
+        #expect(!FileManager.default.fileExists(atPath: daemon.stateDirectory.path + "/device.key"))
+    }
+
     /// Runs the daemon to its (failed) end.
     private func run(_ daemon: DaemonProcess) throws -> ProcessRunner.Result {
         try ProcessRunner.run(
