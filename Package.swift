@@ -67,6 +67,8 @@ let package = Package(
             name: "WidgetDaemon",
             dependencies: [
                 "WidgetStore", "WidgetdPOSIX", "WidgetCrypto", "WidgetModel", "Varlink", "WidgetdWire", "StrictJSON", "CSystemd", "CSystemShims",
+                // KeyProtection=tpm2: the TPM's device-key source, plugged into the store here.
+                "WidgetTPM",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         // The Swift client library (no libsodium): calls, streams, typed errors, passcodes

@@ -33,11 +33,11 @@ final class DaemonRuntime {
         self.logger = logger
         let configuration = try ConfigurationLoader.load(mainFile: paths.configurationFile)
         Self.log(configuration.problems, to: logger)
-        guard configuration.keyProtection == .software else { throw KeyProtectionUnavailable(tcti: configuration.tpm2Device) }
         loop = try EventLoop()
         stateLock = try StateDirectoryLock(stateDirectory: paths.stateDirectory)
         store = try TimelineStore(
-            stateDirectory: paths.stateDirectory, credentialsDirectory: environment["CREDENTIALS_DIRECTORY"],
+            stateDirectory: paths.stateDirectory,
+            deviceKeySource: try Self.deviceKeySource(configuration, stateDirectory: paths.stateDirectory, environment: environment),
             configuration: Self.storeConfiguration(configuration), startOver: startOver, now: Date())
         if store.finishedInterruptedWipe {
             logger.critical(
@@ -78,6 +78,20 @@ final class DaemonRuntime {
             Syscall.close(boundSocket.fd)
             // Only the file bound here: a socket another daemon bound since stays.
             boundSocket.removeFileIfOurs()
+        }
+    }
+
+    /// Where the device key comes from (`KeyProtection=`). With `tpm2` a TPM that is
+    /// missing or failing throws (`TPM2DeviceKeyError.deviceUnavailable`): the start
+    /// fails, it never goes on with a software key.
+    static func deviceKeySource(
+        _ configuration: Configuration, stateDirectory: String, environment: [String: String]
+    ) throws -> any DeviceKeySource {
+        switch configuration.keyProtection {
+        case .software:
+            FileDeviceKeySource(stateDirectory: stateDirectory, credentialsDirectory: environment["CREDENTIALS_DIRECTORY"])
+        case .tpm2:
+            try TPM2StoreDeviceKeySource.open(tcti: configuration.tpm2Device, stateDirectory: stateDirectory)
         }
     }
 

@@ -16,7 +16,15 @@ extension WidgetService {
             classes: ProtectionClass.allCases.map { ClassStatus(class: $0, keyAvailable: store.isKeyAvailable($0)) },
             failedAttempts: store.failedAttempts, retryAfter: store.retryAfter(now: now), settings: settings,
             warnings: warnings.isEmpty ? nil : warnings, passcodeInStep: passcodeStep.inStep,
-            lockedBy: lockedBy?.rawValue, sessions: watchedSessions())
+            lockedBy: lockedBy?.rawValue, sessions: watchedSessions(), protection: protection)
+    }
+
+    /// `GetStatus.protection`: only what is in force. The TPM seals the device key in
+    /// tpm2 mode, but failed attempts are still counted in the keybag and rollback is
+    /// still detected by the catalog alone, so those say `software` and `catalog`
+    /// until the TPM counts and anchors them (DESIGN §9).
+    var protection: Protection {
+        Protection(deviceKey: store.deviceKeyKind.rawValue, attempts: "software", rollback: "catalog")
     }
 
     /// What `GetStatus` warns of now, in `StatusWarning` order.

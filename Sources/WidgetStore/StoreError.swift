@@ -49,6 +49,9 @@ public enum DeviceKeyProblem: Sendable, Equatable, CustomStringConvertible {
     case wrongSize(path: String, bytes: Int)
     /// The key file is missing while a keybag made with it exists.
     case missing(path: String)
+    /// The injected source (a TPM) could not give or destroy the key: its own text,
+    /// which names the device and the refusal and never the key.
+    case sourceFailed(source: DeviceKeyKind, reason: String)
 
     public var description: String {
         switch self {
@@ -58,6 +61,8 @@ public enum DeviceKeyProblem: Sendable, Equatable, CustomStringConvertible {
             "device key \(path) holds \(bytes) bytes; it must hold exactly 32 (e.g. head -c 32 /dev/urandom)"
         case .missing(let path):
             "device key \(path) is missing while the keybag made with it exists; restore it (nothing was changed), or erase everything with widgetd --start-over after removing the keybag too"
+        case .sourceFailed(let source, let reason):
+            "the \(source.rawValue) device key cannot be used: \(reason)"
         }
     }
 }

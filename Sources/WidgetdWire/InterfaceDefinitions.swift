@@ -56,6 +56,10 @@ extension InterfaceDefinition {
         # "session", "sleep", "sessionEnd", "inactivity" or "start" (not unlocked since start).
         # "sessions" (absent when sessions are not followed: no logind, or every
         # [Session] source off) lists the ids of the watched logind sessions.
+        # "protection" says what is in force: "deviceKey" is "file", "credential" or
+        # "tpm2" (what holds the device key); "attempts" is "software" or "tpm2" (what
+        # counts failed passcode attempts); "rollback" is "catalog" (single timeline
+        # files) or "tpm2" (the whole state directory, anchored in the TPM's NV counter).
         method GetStatus() -> (
           state: string,
           passcodeSet: bool,
@@ -66,7 +70,8 @@ extension InterfaceDefinition {
           warnings: ?[]string,
           passcodeInStep: ?bool,
           lockedBy: ?string,
-          sessions: ?[]string
+          sessions: ?[]string,
+          protection: (deviceKey: string, attempts: string, rollback: string)
         )
 
         # Sets a passcode (no current one), changes it, or removes it (no new one).

@@ -55,12 +55,15 @@ public struct StatusReply: Codable, Sendable, Equatable {
     public var lockedBy: String?
     /// The watched logind sessions; `nil` (the key omitted) when sessions are not followed.
     public var sessions: [String]?
+    /// What is in force against a stolen disk and a restored backup (DESIGN §9); `nil`
+    /// from a daemon that predates it.
+    public var protection: Protection?
 
     /// A status reply.
     public init(
         state: DeviceState, passcodeSet: Bool, classes: [ClassStatus], failedAttempts: Int, retryAfter: Double?,
         settings: Settings, warnings: [StatusWarning]?, passcodeInStep: Bool? = nil, lockedBy: String? = nil,
-        sessions: [String]? = nil
+        sessions: [String]? = nil, protection: Protection? = nil
     ) {
         self.state = state
         self.passcodeSet = passcodeSet
@@ -72,10 +75,12 @@ public struct StatusReply: Codable, Sendable, Equatable {
         self.passcodeInStep = passcodeInStep
         self.lockedBy = lockedBy
         self.sessions = sessions
+        self.protection = protection
     }
 
     private enum CodingKeys: String, CodingKey {
-        case state, passcodeSet, classes, failedAttempts, retryAfter, settings, warnings, passcodeInStep, lockedBy, sessions
+        case state, passcodeSet, classes, failedAttempts, retryAfter, settings, warnings, passcodeInStep, lockedBy, sessions,
+            protection
     }
 
     /// Decodes a reply; a warning a newer daemon sends that this build does not know is
@@ -92,6 +97,28 @@ public struct StatusReply: Codable, Sendable, Equatable {
         passcodeInStep = try container.decodeIfPresent(Bool.self, forKey: .passcodeInStep)
         lockedBy = try container.decodeIfPresent(String.self, forKey: .lockedBy)
         sessions = try container.decodeIfPresent([String].self, forKey: .sessions)
+        protection = try container.decodeIfPresent(Protection.self, forKey: .protection)
+    }
+}
+
+/// `GetStatus.protection` (DESIGN §9): what holds the device key, what counts failed
+/// passcode attempts, and how far a restored backup is detected. Strings, as sent, so
+/// a newer daemon's value is shown rather than failing the status.
+public struct Protection: Codable, Sendable, Equatable {
+    /// `file` (`STATE/device.key`), `credential` (a systemd credential) or `tpm2` (a TPM-sealed blob).
+    public var deviceKey: String
+    /// `software` (the keybag's counter, which a restored keybag resets) or `tpm2`
+    /// (the TPM's dictionary-attack protection).
+    public var attempts: String
+    /// `catalog` (a single restored timeline file is refused) or `tpm2` (a restored
+    /// keybag or catalog is refused too, against the TPM's NV counter).
+    public var rollback: String
+
+    /// A protection summary.
+    public init(deviceKey: String, attempts: String, rollback: String) {
+        self.deviceKey = deviceKey
+        self.attempts = attempts
+        self.rollback = rollback
     }
 }
 

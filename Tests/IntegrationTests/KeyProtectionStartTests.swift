@@ -1,17 +1,122 @@
 import Foundation
+import TestSupport
 import Testing
 
-/// `KeyProtection=tpm2` never starts on a software device key (DESIGN §9: no silent
-/// fallback).
+/// `KeyProtection=tpm2` (DESIGN §9): the device key exists on disk only as a blob the
+/// configured TPM unseals, and a start that cannot have it from that TPM fails, never
+/// going on with a software device key.
 @Suite struct KeyProtectionStartTests {
+    let weather = "com.example.weather/forecast"
+
     @Test func tpm2KeyProtectionThatCannotBeHonouredStopsTheStart() throws {
         let daemon = try DaemonProcess(daemon: ["KeyProtection=tpm2", "TPM2Device=swtpm:path=/nonexistent/widgetd/sock"])
-        let result = try ProcessRunner.run(
-            DaemonProcess.binary,
-            ["--config", daemon.configFile.path, "--state-directory", daemon.stateDirectory.path, "--socket", daemon.socketPath])
-        #expect(result.status != 0)
+        let result = try run(daemon)
+        #expect(result.status == 1)
         #expect(result.error.contains("KeyProtection=tpm2"), "\(result.error)")
+        #expect(result.error.contains("does not fall back"), "\(result.error)")
         #expect(!FileManager.default.fileExists(atPath: daemon.stateDirectory.path + "/device.key"))
         #expect(!FileManager.default.fileExists(atPath: daemon.socketPath))
+    }
+
+    @Test(.enabled(if: SwtpmServer.isInstalled, "swtpm is not installed: apt-get install swtpm swtpm-tools"))
+    func tpm2DeviceKeyIsOnlyASealedBlobThatOnlyItsTPMOpens() throws {
+        let tpm = try SwtpmServer()
+        let daemon = try DaemonProcess(daemon: ["KeyProtection=tpm2", "TPM2Device=\(tpm.tcti)"])
+        try daemon.start()
+        try daemon.client().ok("io.widgetd.Provider.PutTimeline", Fixtures.putParameters(weather))
+        // Only what is in force: the key is the TPM's, attempts and rollback not yet.
+        let status = try daemon.client().ok("io.widgetd.Device.GetStatus")
+        #expect(status["protection"] as? [String: String] == ["deviceKey": "tpm2", "attempts": "software", "rollback": "catalog"])
+        #expect(daemon.stop() == 0)
+        let state = daemon.stateDirectory.path
+        #expect(FileManager.default.fileExists(atPath: state + "/device-key.tpm2"))
+        #expect(!FileManager.default.fileExists(atPath: state + "/device.key"))
+
+        // Restarted on the same TPM, it reads what it stored.
+        try daemon.start()
+        let stored = try daemon.client().ok("io.widgetd.Provider.GetTimeline", ["widget": weather])
+        #expect(stored["generation"] as? Int == 1)
+        #expect(daemon.stop() == 0)
+
+        // On another TPM the blob is refused: a start error, no new key, nothing changed.
+        let other = try SwtpmServer()
+        let blob = try Data(contentsOf: URL(fileURLWithPath: state + "/device-key.tpm2"))
+        try retarget(daemon, to: other.tcti)
+        let elsewhere = try run(daemon)
+        #expect(elsewhere.status == 1)
+        #expect(elsewhere.error.contains("tpm2 device key cannot be used"), "\(elsewhere.error)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: state + "/device-key.tpm2")) == blob)
+        #expect(!FileManager.default.fileExists(atPath: state + "/device.key"))
+
+        // With its TPM gone it does not start either.
+        try retarget(daemon, to: tpm.tcti)
+        tpm.kill()
+        let gone = try run(daemon)
+        #expect(gone.status == 1)
+        #expect(gone.error.contains("does not fall back"), "\(gone.error)")
+        #expect(!FileManager.default.fileExists(atPath: state + "/device.key"))
+    }
+
+    @Test(.enabled(if: SwtpmServer.isInstalled, "swtpm is not installed: apt-get install swtpm swtpm-tools"))
+    func tpm2WipeSealsAFreshKeyAndThePreviousBlobNeverOpensAgain() throws {
+        let tpm = try SwtpmServer()
+        let daemon = try DaemonProcess(daemon: ["KeyProtection=tpm2", "TPM2Device=\(tpm.tcti)"])
+        try daemon.start()
+        let client = try daemon.client()
+        try client.ok("io.widgetd.Provider.PutTimeline", Fixtures.putParameters(weather))
+        let blobPath = daemon.stateDirectory.path + "/device-key.tpm2"
+        let before = try Data(contentsOf: URL(fileURLWithPath: blobPath))
+        try client.ok("io.widgetd.Device.Wipe", ["confirm": "WIPE"])
+        #expect(try client.call("io.widgetd.Provider.GetTimeline", ["widget": weather]).error == "io.widgetd.WidgetNotFound")
+        // The wiped store goes on under a key the TPM sealed afresh, and restarts on it.
+        try client.ok("io.widgetd.Provider.PutTimeline", Fixtures.putParameters(weather))
+        #expect(daemon.stop() == 0)
+        let after = try Data(contentsOf: URL(fileURLWithPath: blobPath))
+        #expect(after != before)
+        try daemon.start()
+        #expect(try daemon.client().ok("io.widgetd.Provider.GetTimeline", ["widget": weather])["generation"] as? Int == 1)
+        #expect(daemon.stop() == 0)
+
+        // The blob from before the wipe, put back, opens nothing: the TPM's seed is gone.
+        try before.write(to: URL(fileURLWithPath: blobPath))
+        let restored = try run(daemon)
+        #expect(restored.status == 1)
+        #expect(restored.error.contains("tpm2 device key cannot be used"), "\(restored.error)")
+    }
+
+    @Test func softwareKeyProtectionSaysTheKeyIsAFile() throws {
+        let daemon = try DaemonProcess()
+        try daemon.start()
+        let status = try daemon.client().ok("io.widgetd.Device.GetStatus")
+        #expect(status["protection"] as? [String: String] == ["deviceKey": "file", "attempts": "software", "rollback": "catalog"])
+    }
+
+    @Test func softwareKeyProtectionSaysTheKeyIsACredentialWhenSystemdPassesOne() throws {
+        let daemon = try DaemonProcess()
+        let credentials = daemon.root.appendingPathComponent("credentials")
+        try FileManager.default.createDirectory(at: credentials, withIntermediateDirectories: false)
+        let key = credentials.appendingPathComponent("device-key")
+        try Data((0..<32).map { UInt8($0) }).write(to: key)
+        chmod(key.path, 0o600)
+        try daemon.start(environment: ["CREDENTIALS_DIRECTORY": credentials.path])
+        let status = try daemon.client().ok("io.widgetd.Device.GetStatus")
+        #expect(status["protection"] as? [String: String] == ["deviceKey": "credential", "attempts": "software", "rollback": "catalog"])
+        #expect(!FileManager.default.fileExists(atPath: daemon.stateDirectory.path + "/device.key"))
+    }
+
+    /// Runs the daemon to its (failed) end.
+    private func run(_ daemon: DaemonProcess) throws -> ProcessRunner.Result {
+        try ProcessRunner.run(
+            DaemonProcess.binary,
+            ["--config", daemon.configFile.path, "--state-directory", daemon.stateDirectory.path, "--socket", daemon.socketPath])
+    }
+
+    /// Points the configuration's `TPM2Device=` at `tcti`.
+    private func retarget(_ daemon: DaemonProcess, to tcti: String) throws {
+        let text = try String(contentsOf: daemon.configFile, encoding: .utf8)
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map {
+            $0.hasPrefix("TPM2Device=") ? "TPM2Device=\(tcti)" : String($0)
+        }
+        try lines.joined(separator: "\n").write(to: daemon.configFile, atomically: true, encoding: .utf8)
     }
 }

@@ -51,6 +51,20 @@ import Testing
         }
     }
 
+    @Test func statusShowsWhatProtectionIsInForce() throws {
+        let protection = #","protection":{"deviceKey":"tpm2","attempts":"software","rollback":"catalog"}}"#
+        let server = try FakeVarlinkServer(replies: [reply(String(Fixtures.status.dropLast()) + protection)])
+        let result = widgetctl(["status"], socket: server.path)
+        #expect(result.exitCode == 0)
+        #expect(result.standardOutput.contains("""
+            Failed attempts:  5 (try again in 43 s)
+            Device key:       tpm2
+            Attempts counted: software
+            Rollback check:   catalog
+            Class keys:
+            """), "\(result.standardOutput)")
+    }
+
     @Test func statusShowsTheDaemonsWarningsLast() throws {
         let withWarnings = String(Fixtures.status.dropLast()) + #","warnings":["settingsUnreadable","memoryNotLocked","somethingNew"]}"#
         let server = try FakeVarlinkServer(replies: [reply(withWarnings)])

@@ -21,6 +21,11 @@ extension Widgetctl {
             if let sessions = status.sessions {
                 context.print("Sessions:         \(sessions.isEmpty ? "none watched" : sessions.joined(separator: " "))")
             }
+            if let protection = status.protection {
+                context.print("Device key:       \(protection.deviceKey)")
+                context.print("Attempts counted: \(protection.attempts)")
+                context.print("Rollback check:   \(protection.rollback)")
+            }
             context.print("Class keys:")
             let width = status.classes.map(\.class.rawValue.count).max() ?? 0
             for entry in status.classes {
