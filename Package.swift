@@ -133,7 +133,7 @@ let package = Package(
         .testTarget(
             name: "WidgetControlTests",
             dependencies: [
-                "WidgetControl", "WidgetModel", "WidgetdWire", "WidgetdCommand", "TestSupport",
+                "WidgetControl", "WidgetModel", "WidgetdWire", "WidgetdPOSIX", "WidgetdCommand", "TestSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         .testTarget(name: "WidgetdCommandTests", dependencies: ["WidgetdCommand", "WidgetDaemon"]),

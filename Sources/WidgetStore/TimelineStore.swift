@@ -191,7 +191,7 @@ public final class TimelineStore {
         try FileSystem.syncDirectory(stateDirectory)
         let aside = wipedTimelinesDirectory(stateDirectory)
         // Never a link: its targets are not ours to remove.
-        close(try FileSystem.openDirectory(aside))
+        Syscall.close(try FileSystem.openDirectory(aside))
         for name in try FileSystem.list(aside) { try FileSystem.remove("\(aside)/\(name)") }
         // The removals inside it durable before the directory itself goes: otherwise a
         // power cut can bring `timelines.wiped/` back after a later start, and that
