@@ -3,6 +3,7 @@
 //
 // Dependencies point one way (docs/ARCHITECTURE.md):
 //   C modules ← WidgetdPOSIX ← WidgetCrypto ← WidgetStore ← WidgetDaemon ← widgetd
+//   WidgetCrypto ← VarlinkTransport ← WidgetDaemon
 //   WidgetModel, Varlink and WidgetdWire are pure (no I/O, no C) and used by both sides.
 import PackageDescription
 
@@ -58,15 +59,20 @@ let package = Package(
         .target(name: "WidgetdPOSIX", dependencies: ["CSystemShims", "CSystemd"]),
         // Typed libsodium: secure memory, AEAD, sealed boxes, Argon2id, BLAKE2b.
         .target(name: "WidgetCrypto", dependencies: ["CSodium", "CSystemShims", "WidgetdPOSIX"]),
+        // The Varlink transport's parts that know nothing of the model: server limits,
+        // the shared input budget, the connection lifecycle, and the unsent-output
+        // buffer (secure memory, opaque tags). Above WidgetCrypto for SecureBytes, so
+        // not in WidgetdPOSIX, which stays under it and free of Varlink.
+        .target(name: "VarlinkTransport", dependencies: ["WidgetCrypto"]),
         // Device key, keybag, class-key lifecycle, encrypted timeline files, cache.
-        .target(name: "WidgetStore", dependencies: ["WidgetCrypto", "WidgetModel", "WidgetdPOSIX", "CSystemShims"]),
+        .target(name: "WidgetStore", dependencies: ["WidgetCrypto", "WidgetModel", "WidgetdPOSIX"]),
         // Typed TPM2 through tpm2-tss's ESAPI: sealed blobs, the passcode tangle, the NV counter.
         .target(name: "WidgetTPM", dependencies: ["CTPM2", "WidgetCrypto"]),
         // The daemon: event loop, Varlink server, authorization, config, systemd.
         .target(
             name: "WidgetDaemon",
             dependencies: [
-                "WidgetStore", "WidgetdPOSIX", "WidgetCrypto", "WidgetModel", "Varlink", "WidgetdWire", "StrictJSON", "CSystemd", "CSystemShims",
+                "WidgetStore", "WidgetdPOSIX", "WidgetCrypto", "WidgetModel", "Varlink", "VarlinkTransport", "WidgetdWire", "StrictJSON", "CSystemd", "CSystemShims",
                 // KeyProtection=tpm2: the TPM's device-key source, plugged into the store here.
                 "WidgetTPM",
                 .product(name: "Logging", package: "swift-log"),
@@ -81,7 +87,7 @@ let package = Package(
         .target(
             name: "WidgetControl",
             dependencies: [
-                "WidgetModel", "StrictJSON", "Varlink", "WidgetdWire",
+                "WidgetModel", "StrictJSON", "Varlink", "WidgetdWire", "WidgetdPOSIX",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         // widgetd's own command line, apart from the daemon so that the fuzzers, which
@@ -117,18 +123,19 @@ let package = Package(
         .testTarget(name: "WidgetCryptoTests", dependencies: ["WidgetCrypto"]),
         .testTarget(name: "WidgetTPMTests", dependencies: ["WidgetTPM", "WidgetCrypto", "TestSupport"]),
         .testTarget(name: "WidgetdPOSIXTests", dependencies: ["WidgetdPOSIX"]),
-        .testTarget(name: "WidgetStoreTests", dependencies: ["WidgetStore", "WidgetCrypto", "WidgetModel"]),
+        .testTarget(name: "VarlinkTransportTests", dependencies: ["VarlinkTransport"]),
+        .testTarget(name: "WidgetStoreTests", dependencies: ["WidgetStore", "WidgetCrypto", "WidgetModel", "WidgetdPOSIX"]),
         .testTarget(
             name: "WidgetDaemonTests",
             dependencies: [
-                "WidgetDaemon", "WidgetStore", "WidgetCrypto", "WidgetModel", "Varlink", "WidgetdWire", "TestSupport",
+                "WidgetDaemon", "WidgetStore", "WidgetCrypto", "WidgetModel", "Varlink", "VarlinkTransport", "WidgetdWire", "TestSupport",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         // WidgetdCommand too: one suite checks both programs' completion scripts and manuals.
         .testTarget(
             name: "WidgetControlTests",
             dependencies: [
-                "WidgetControl", "WidgetModel", "WidgetdWire", "WidgetdCommand", "TestSupport",
+                "WidgetControl", "WidgetModel", "WidgetdWire", "WidgetdPOSIX", "WidgetdCommand", "TestSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         .testTarget(name: "WidgetdCommandTests", dependencies: ["WidgetdCommand", "WidgetDaemon"]),
@@ -137,7 +144,7 @@ let package = Package(
         .testTarget(
             name: "IntegrationTests",
             // CSystemd: the fake logind the session tests put on a private bus.
-            dependencies: ["Varlink", "WidgetModel", "CSystemShims", "CSystemd", "TestSupport", "WidgetdClient", "WidgetdKit", "WidgetdWire"]),
+            dependencies: ["WidgetModel", "CSystemd", "TestSupport", "WidgetdKit", "WidgetdWire"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,6 +1,7 @@
 import Glibc
 import Varlink
 import WidgetModel
+import WidgetdPOSIX
 import WidgetdWire
 
 /// Turns a failed call into the one line a person reads and the exit code (and, with
@@ -10,7 +11,7 @@ enum DaemonErrorMessage {
     static func failure(for error: VarlinkClientError) -> CommandFailure {
         switch error {
         case .unreachable(let path, let errorNumber):
-            switch errorNumber {
+            switch errorNumber.rawValue {
             case ENOENT, ECONNREFUSED, ENOTDIR:
                 return CommandFailure("widgetd is not running (no socket at \(path))", exitCode: .unavailable)
                     .reported(as: CommandFailure.Name.daemonUnavailable, ["socket": .string(path)])
@@ -111,5 +112,5 @@ enum DaemonErrorMessage {
         }
     }
 
-    private static func describe(_ errorNumber: Int32) -> String { String(cString: strerror(errorNumber)) }
+    private static func describe(_ errorNumber: Errno) -> String { errorNumber.description }
 }

@@ -2,6 +2,7 @@ import FoundationEssentials
 import Glibc
 import Varlink
 import WidgetModel
+import WidgetdPOSIX
 import WidgetdWire
 
 /// A small blocking Varlink client over a Unix stream socket.
@@ -33,7 +34,7 @@ public final class VarlinkClient {
             for (index, byte) in pathBytes.enumerated() { raw[index] = byte }
         }
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw .io(errorNumber: errno) }
+        guard fd >= 0 else { throw .io(errorNumber: .current) }
         var result: Int32
         repeat {
             result = withUnsafePointer(to: &address) {
@@ -47,7 +48,7 @@ public final class VarlinkClient {
             close(fd)
             switch error {
             case EACCES, EPERM: throw .accessDenied(path: path)
-            default: throw .unreachable(path: path, errorNumber: error)
+            default: throw .unreachable(path: path, errorNumber: Errno(rawValue: error))
             }
         }
         fileDescriptor = fd
@@ -163,7 +164,7 @@ public final class VarlinkClient {
             if n < 0 {
                 if errno == EINTR { continue }
                 if errno == EPIPE || errno == ECONNRESET { throw .connectionClosed }
-                throw .io(errorNumber: errno)
+                throw .io(errorNumber: .current)
             }
             offset += n
         }
@@ -184,7 +185,7 @@ public final class VarlinkClient {
             if n < 0 {
                 if errno == EINTR { continue }
                 if errno == ECONNRESET { throw .connectionClosed }
-                throw .io(errorNumber: errno)
+                throw .io(errorNumber: .current)
             }
             if n == 0 { throw .connectionClosed }
             chunk.withUnsafeBytes { framer.append(UnsafeRawBufferPointer(rebasing: $0[0..<n])) }

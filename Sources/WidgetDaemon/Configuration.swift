@@ -1,3 +1,4 @@
+import VarlinkTransport
 import WidgetdPOSIX
 import WidgetModel
 import WidgetStore

@@ -2,6 +2,7 @@ import FoundationEssentials
 import Glibc
 import Logging
 import Varlink
+import VarlinkTransport
 import WidgetCrypto
 import WidgetdPOSIX
 import WidgetdWire
@@ -44,7 +45,7 @@ final class VarlinkConnection: IOEventHandler {
     /// What the socket is watched for now, so an unchanged interest costs nothing.
     private var interest: IOEvents = .readable
     private let framer: MessageFramer
-    private var output = UnsentOutput()
+    private var output = UnsentOutput<ReplyProtection>()
     /// What arrived and waits its turn: a call, or the error answering a malformed one.
     private enum Pending {
         case call(VarlinkCall)

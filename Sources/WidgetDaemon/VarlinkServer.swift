@@ -2,6 +2,7 @@ import FoundationEssentials
 import Glibc
 import Logging
 import Varlink
+import VarlinkTransport
 import WidgetdPOSIX
 
 /// Serves Varlink on a listening Unix socket: accepts clients, reads their peer

@@ -48,14 +48,13 @@ enum FileSystem {
             guard error.errno == .fileExists else { throw StoreError(error, path: path) }
             created = false
         }
-        let fd = try openDirectory(path)
-        close(fd)
+        Syscall.close(try openDirectory(path))
         if created { try syncDirectory(URL(fileURLWithPath: path).deletingLastPathComponent().path) }
     }
 
     /// Opens a directory of the store without following a link, and checks it as
     /// `makeDirectory` says. The caller closes the descriptor.
-    static func openDirectory(_ path: String) throws(StoreError) -> Int32 {
+    static func openDirectory(_ path: String) throws(StoreError) -> FileDescriptor {
         let fd: Int32
         switch attempt("open", { open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) }) {
         case .success(let opened): fd = opened
@@ -81,7 +80,7 @@ enum FileSystem {
             close(fd)
             throw .unsafeEntry(path: path, reason: reason)
         }
-        return fd
+        return FileDescriptor(rawValue: fd)
     }
 
     /// Who may own a file the store opens.

@@ -82,7 +82,7 @@ final class Journal: @unchecked Sendable {
         let path = "\(stateDirectory)/\(Self.fileName)"
         // Created if absent; an existing one must be a regular file of ours (`openFile`).
         guard let fd = try FileSystem.openFile(path, flags: O_RDWR | O_CREAT) else {
-            throw .io(operation: "open", path: path, errno: ENOENT)
+            throw .io(operation: "open", path: path, errno: .noSuchFileOrDirectory)
         }
         let replayed: [Record]
         do throws(StoreError) {
@@ -314,7 +314,7 @@ final class Journal: @unchecked Sendable {
             let n = try FileSystem.call("write", path) {
                 pwrite(fd, buffer.baseAddress! + done, buffer.count - done, off_t(offset + done))
             }
-            guard n > 0 else { throw .io(operation: "write", path: path, errno: EIO) }
+            guard n > 0 else { throw .io(operation: "write", path: path, errno: Errno(rawValue: EIO)) }
             done += n
         }
     }

@@ -8,7 +8,7 @@ import WidgetdPOSIX
 /// A `flock` on the directory itself: the kernel drops it when the process ends,
 /// however it ends, so no stale lock file is ever left to remove.
 public final class StateDirectoryLock {
-    private let fd: Int32
+    private let fd: FileDescriptor
 
     /// Claims `stateDirectory`, creating it if needed (mode 0700); refuses one the store
     /// may not trust (`FileSystem.makeDirectory`).
@@ -18,14 +18,14 @@ public final class StateDirectoryLock {
         try FileSystem.makeDirectory(stateDirectory)
         let fd = try FileSystem.openDirectory(stateDirectory)
         do throws(SystemError) {
-            try Syscall.retrying("flock") { flock(fd, LOCK_EX | LOCK_NB) }
+            try Syscall.retrying("flock") { flock(fd.rawValue, LOCK_EX | LOCK_NB) }
         } catch {
-            close(fd)
+            Syscall.close(fd)
             throw error.errno == .wouldBlock
                 ? .stateDirectoryInUse(path: stateDirectory) : StoreError(error, path: stateDirectory)
         }
         self.fd = fd
     }
 
-    deinit { close(fd) }
+    deinit { Syscall.close(fd) }
 }

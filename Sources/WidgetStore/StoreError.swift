@@ -134,8 +134,8 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     case catalogMissing(path: String)
     /// Another process (a second widgetd) holds the state directory `path` (`StateDirectoryLock`).
     case stateDirectoryInUse(path: String)
-    /// A system call failed.
-    case io(operation: String, path: String, errno: Int32)
+    /// A system call failed: its operation, the file, and the system's `Errno`.
+    case io(operation: String, path: String, errno: Errno)
     /// Secure memory (`sodium_malloc`) is exhausted.
     case outOfSecureMemory
     /// libsodium failed in a way that is neither tampering nor exhaustion (e.g. Argon2id could not get its memory).
@@ -162,7 +162,7 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
         case .keybagMissing(let path, let remaining):
             "the keybag \(path) is missing while \(remaining) remain, which cannot be read without it; nothing was changed. Restore the keybag from a backup, or erase them and start over with widgetd --start-over"
         case .stateDirectoryInUse(let path): "the state directory \(path) is in use by another widgetd process"
-        case .io(let operation, let path, let e): "\(operation) \(path): \(String(cString: strerror(e)))"
+        case .io(let operation, let path, let e): "\(operation) \(path): \(e)"
         case .outOfSecureMemory: CryptoError.outOfSecureMemory.description
         case .cryptoFailure(let what): what
         }
@@ -170,7 +170,7 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
 
     /// A failed system call about `path`: its operation and errno, as `io`.
     init(_ error: SystemError, path: String) {
-        self = .io(operation: error.operation, path: path, errno: error.errno.rawValue)
+        self = .io(operation: error.operation, path: path, errno: error.errno)
     }
 
     /// Maps a crypto failure outside a file (key derivation, allocation) to a store error.

@@ -2,6 +2,7 @@ import FoundationEssentials
 import Glibc
 import WidgetCrypto
 import WidgetModel
+import WidgetdPOSIX
 
 /// The encrypted timeline store, behind the interface the daemon calls: a thin facade
 /// over its owned parts — key custody (`KeyCustody`: device key, keybag, lifecycle),
@@ -190,13 +191,13 @@ public final class TimelineStore {
         try FileSystem.syncDirectory(stateDirectory)
         let aside = wipedTimelinesDirectory(stateDirectory)
         // Never a link: its targets are not ours to remove.
-        close(try FileSystem.openDirectory(aside))
+        Syscall.close(try FileSystem.openDirectory(aside))
         for name in try FileSystem.list(aside) { try FileSystem.remove("\(aside)/\(name)") }
         // The removals inside it durable before the directory itself goes: otherwise a
         // power cut can bring `timelines.wiped/` back after a later start, and that
         // start would take it for a wipe still to finish and erase a newer keybag.
         try FileSystem.syncDirectory(aside)
-        guard rmdir(aside) == 0 else { throw .io(operation: "rmdir", path: aside, errno: errno) }
+        guard rmdir(aside) == 0 else { throw .io(operation: "rmdir", path: aside, errno: .current) }
         try FileSystem.syncDirectory(stateDirectory)
     }
 
@@ -244,12 +245,12 @@ public final class TimelineStore {
             return try Journal(
                 stateDirectory: stateDirectory, timelinesDirectory: timelinesDirectory, capacity: journalCapacity,
                 macKey: custody.subkeys.journalMAC, catalog: catalog.generations)
-        } catch .io(_, _, ENOSPC) {
+        } catch .io(_, _, Errno(rawValue: ENOSPC)) {
             // A full disk: its records (if any) are folded already; writes go straight to
             // their files, as without a journal, and it is tried again at the next open.
             try FileSystem.remove("\(stateDirectory)/\(Journal.fileName)")
             try FileSystem.syncDirectory(stateDirectory)
-            journalUnavailable = .io(operation: "preallocate", path: "\(stateDirectory)/\(Journal.fileName)", errno: ENOSPC)
+            journalUnavailable = .io(operation: "preallocate", path: "\(stateDirectory)/\(Journal.fileName)", errno: Errno(rawValue: ENOSPC))
             return nil
         }
     }
@@ -435,7 +436,7 @@ public final class TimelineStore {
         // a crash is finished at the next open (`finishWipe`), not taken for a keybag
         // lost beside its timelines, nor for a store still to be served.
         guard rename(timelinesDirectory, wipedTimelinesDirectory) == 0 else {
-            throw .io(operation: "rename", path: timelinesDirectory, errno: errno)
+            throw .io(operation: "rename", path: timelinesDirectory, errno: .current)
         }
         try FileSystem.syncDirectory(stateDirectory)
         // Then: a journaled write must not come back after the erase.

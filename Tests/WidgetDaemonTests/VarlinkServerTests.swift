@@ -5,6 +5,7 @@ import Synchronization
 import Testing
 import TestSupport
 import Varlink
+import VarlinkTransport
 import WidgetdPOSIX
 import WidgetModel
 @testable import WidgetDaemon

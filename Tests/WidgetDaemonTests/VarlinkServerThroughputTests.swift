@@ -4,6 +4,7 @@ import Logging
 import Testing
 import Synchronization
 import Varlink
+import VarlinkTransport
 @testable import WidgetDaemon
 import WidgetdPOSIX
 

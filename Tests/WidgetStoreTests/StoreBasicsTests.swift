@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import Testing
 import WidgetModel
+import WidgetdPOSIX
 @testable import WidgetStore
 
 /// Device key, timeline metadata, limits and the cache.
@@ -122,7 +123,7 @@ import WidgetModel
         let errors: [StoreError] = [
             .wrongPasscode(failedAttempts: 5, retryAfter: 60), .tryAgainLater(retryAfter: 30.2),
             .corrupt(file: "/x/keybag", reason: .authenticationFailure), .deviceKey(.insecurePermissions(path: "/k")),
-            .io(operation: "open", path: "/p", errno: ENOENT), .protectedDataUnavailable,
+            .io(operation: "open", path: "/p", errno: .noSuchFileOrDirectory), .protectedDataUnavailable,
         ]
         #expect(errors.map(\.description) == [
             "wrong passcode (5 failed attempts); try again in 60 s", "too many failed attempts; try again in 31 s",

@@ -4,11 +4,11 @@
 ///
 /// It decides only the lifecycle: whether the socket is still read, whether calls are
 /// still started, and when the connection closes. Flow control (a backlog left for a
-/// later turn, a full queue) and the output itself stay with ``VarlinkConnection``,
+/// later turn, a full queue) and the output itself stay with `VarlinkConnection`,
 /// which reports what happened as ``Event``s and does what the ``Action`` says.
-struct ConnectionLifecycle: Equatable {
+public struct ConnectionLifecycle: Equatable, Sendable {
     /// Where a connection is in its life.
-    enum State: Equatable, CaseIterable {
+    public enum State: Equatable, CaseIterable, Sendable {
         /// Reading calls and answering them.
         case open
         /// The client shut down its sending side: its calls are answered, then the
@@ -22,7 +22,7 @@ struct ConnectionLifecycle: Equatable {
     }
 
     /// What happened to the connection.
-    enum Event: Equatable {
+    public enum Event: Equatable, Sendable {
         /// A read found the end of the client's stream.
         case endOfInput
         /// A message broke the protocol (too large); its error was queued as the last reply.
@@ -37,7 +37,7 @@ struct ConnectionLifecycle: Equatable {
     }
 
     /// What the connection does after an event.
-    enum Action: Equatable {
+    public enum Action: Equatable, Sendable {
         /// Nothing more.
         case none
         /// Close the socket and drop everything buffered (the state is already ``State/closed``).
@@ -46,26 +46,31 @@ struct ConnectionLifecycle: Equatable {
 
     /// The result of an event in a state: where it leads and what to do, or that the
     /// pair cannot happen without a bug in the connection.
-    enum Transition: Equatable {
+    public enum Transition: Equatable, Sendable {
+        /// The pair is legal: the next state, and what to do.
         case to(State, Action)
+        /// The pair cannot happen without a bug; why.
         case illegal(String)
     }
 
     /// The state now.
-    private(set) var state: State = .open
+    public private(set) var state: State = .open
+
+    /// A connection just accepted: ``State/open``.
+    public init() {}
 
     /// Whether the socket is read: only while ``State/open``.
-    var readsInput: Bool { state == .open }
+    public var readsInput: Bool { state == .open }
 
     /// Whether calls already received are still started: not once a protocol error
     /// ended the stream, nor once closed.
-    var startsCalls: Bool { state == .open || state == .inputClosed }
+    public var startsCalls: Bool { state == .open || state == .inputClosed }
 
     /// Whether the connection is closed.
-    var isClosed: Bool { state == .closed }
+    public var isClosed: Bool { state == .closed }
 
     /// Takes `event`; traps on an illegal pair, which only a bug in the connection can make.
-    mutating func handle(_ event: Event) -> Action {
+    public mutating func handle(_ event: Event) -> Action {
         switch Self.transition(from: state, on: event) {
         case .to(let next, let action):
             state = next
@@ -76,7 +81,7 @@ struct ConnectionLifecycle: Equatable {
     }
 
     /// Every pair, and where it leads.
-    static func transition(from state: State, on event: Event) -> Transition {
+    public static func transition(from state: State, on event: Event) -> Transition {
         switch (state, event) {
         case (.open, .endOfInput): .to(.inputClosed, .none)
         case (.inputClosed, .endOfInput): .illegal("the socket is not read once its end was seen")

@@ -5,35 +5,40 @@ import WidgetCrypto
 /// Replies can hold decrypted content, and a client that does not read can keep them
 /// waiting as long as it stays connected: so they wait in secure memory (locked, out of
 /// core dumps, zeroed when released; see `SecureBytes`), never in the ordinary heap,
-/// and each reply holding protected content is marked with its ``ReplyProtection``
-/// until its last byte is sent, so that the connection can drop it when its class is
-/// purged. Lives on the event loop's thread.
-struct UnsentOutput {
+/// and each reply holding protected content is marked with its `Tag` until its last
+/// byte is sent, so that the connection can drop it when its class is purged.
+///
+/// The tag is opaque here: the transport keeps it beside the bytes and hands it back
+/// to a predicate; what it means (the service's `ReplyProtection`: a class, an open
+/// timeline) and which tags a purge makes unreadable are the service's to decide.
+/// Lives on the event loop's thread.
+public struct UnsentOutput<Tag> {
     /// Appended replies; `storage[start...]` is still unsent.
     private var storage: SecureBytes?
     private var start = 0
     /// Where each protected reply ends in `storage`, oldest first; a mark goes once its
     /// reply is sent.
-    private var marks: [(end: Int, protection: ReplyProtection)] = []
+    private var marks: [(end: Int, protection: Tag)] = []
 
     /// Storage is kept for the next replies while it is this small once emptied (zeroed);
     /// a larger one is released, so a connection that once sent a big reply does not
     /// hold its size in locked memory.
-    static let keptBytes = 64 << 10
+    public static var keptBytes: Int { 64 << 10 }
     /// Sent bytes at the front are dropped (the rest copied to new storage) once they
     /// are this many, so a long backlog does not keep everything it sent.
-    static let compactionBytes = 64 << 10
+    public static var compactionBytes: Int { 64 << 10 }
 
-    init() {}
+    /// Nothing waits.
+    public init() {}
 
     /// The number of unsent bytes.
-    var count: Int { (storage?.count ?? 0) - start }
+    public var count: Int { (storage?.count ?? 0) - start }
 
     /// Whether everything was sent.
-    var isEmpty: Bool { count == 0 }
+    public var isEmpty: Bool { count == 0 }
 
     /// Appends a copy of `bytes`, marked with `protection` when it holds protected content.
-    mutating func append(_ bytes: UnsafeRawBufferPointer, protection: ReplyProtection?) throws(CryptoError) {
+    public mutating func append(_ bytes: UnsafeRawBufferPointer, protection: Tag?) throws(CryptoError) {
         guard bytes.count > 0 else { return }
         let storage: SecureBytes
         if let existing = self.storage {
@@ -47,7 +52,7 @@ struct UnsentOutput {
     }
 
     /// Runs `body` with the unsent bytes in place; the view must not escape `body`.
-    func withUnsentBytes<Result, Failure: Error>(
+    public func withUnsentBytes<Result, Failure: Error>(
         _ body: (UnsafeRawBufferPointer) throws(Failure) -> Result
     ) throws(Failure) -> Result {
         guard let storage else { return try body(UnsafeRawBufferPointer(start: nil, count: 0)) }
@@ -57,7 +62,7 @@ struct UnsentOutput {
     }
 
     /// The socket took the first `sent` unsent bytes.
-    mutating func removeFirst(_ sent: Int) {
+    public mutating func removeFirst(_ sent: Int) {
         guard let storage, sent > 0 else { return }
         precondition(sent <= count, "more bytes sent than were waiting")
         start += sent
@@ -77,12 +82,12 @@ struct UnsentOutput {
     }
 
     /// The protection of the oldest unsent protected reply that `matches`, if any.
-    func firstProtection(where matches: (ReplyProtection) -> Bool) -> ReplyProtection? {
+    public func firstProtection(where matches: (Tag) -> Bool) -> Tag? {
         marks.first { matches($0.protection) }?.protection
     }
 
     /// Drops every unsent byte; the storage is zeroed as it is released.
-    mutating func removeAll() {
+    public mutating func removeAll() {
         storage = nil
         start = 0
         marks = []

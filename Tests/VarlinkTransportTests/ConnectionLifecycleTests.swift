@@ -1,6 +1,6 @@
 import Testing
 
-@testable import WidgetDaemon
+import VarlinkTransport
 
 /// The connection's lifecycle table, pair by pair: each legal pair's next state and
 /// action, and which pairs are illegal (only a bug in the connection could make them).

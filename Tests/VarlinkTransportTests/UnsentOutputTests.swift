@@ -1,15 +1,23 @@
 import Foundation
 import Testing
-import WidgetModel
-@testable import WidgetDaemon
+import VarlinkTransport
 
 /// A connection's unsent replies: kept in order across partial sends, in secure memory,
 /// each protected one marked until its last byte is sent (issue 13, defect 2).
+/// The tag is opaque to the transport: any type the service chooses (here a stand-in
+/// for its `ReplyProtection`).
 @Suite struct UnsentOutputTests {
-    private let classA = ReplyProtection(protectionClass: .complete)
-    private let classB = ReplyProtection(protectionClass: .completeUnlessOpen, openTimeline: try! WidgetID("com.example.mail/inbox"))
+    private enum Tag: Equatable {
+        case classA
+        case classB(openTimeline: String)
+    }
 
-    private func append(_ output: inout UnsentOutput, _ text: String, _ protection: ReplyProtection? = nil) throws {
+    private typealias UnsentOutput = VarlinkTransport.UnsentOutput<Tag>
+
+    private let classA = Tag.classA
+    private let classB = Tag.classB(openTimeline: "com.example.mail/inbox")
+
+    private func append(_ output: inout UnsentOutput, _ text: String, _ protection: Tag? = nil) throws {
         try Array(text.utf8).withUnsafeBytes { try output.append($0, protection: protection) }
     }
 
@@ -38,7 +46,7 @@ import WidgetModel
         try append(&output, "secret-a;", classA)
         try append(&output, "secret-b;", classB)
         #expect(output.firstProtection { _ in true } == classA)
-        #expect(output.firstProtection { $0.protectionClass == .completeUnlessOpen } == classB)
+        #expect(output.firstProtection { $0 != .classA } == classB)
         // Partly sent: the rest is still a copy of the content.
         output.removeFirst(6 + 8)
         #expect(output.firstProtection { _ in true } == classA)

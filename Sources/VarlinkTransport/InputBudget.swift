@@ -8,13 +8,14 @@
 /// messages, until the message deadline closes the crowd). The memory is therefore
 /// bounded by `limit` plus `MaxConnections` times that allowance.
 /// Lives on the event loop's thread.
-final class InputBudget {
+public final class InputBudget {
     /// What a connection's framer may hold without counting against the budget.
-    static let freeBytesPerConnection = 64 << 10
+    public static let freeBytesPerConnection = 64 << 10
     /// The most bytes all connections' framers may hold allocated beyond their allowance.
-    let limit: Int
+    public let limit: Int
     /// The bytes they hold allocated now.
-    var used = 0
+    public var used = 0
 
-    init(limit: Int) { self.limit = limit }
+    /// A budget of `limit` bytes, none used yet.
+    public init(limit: Int) { self.limit = limit }
 }
