@@ -82,6 +82,18 @@ import Testing
         #expect(harness.heldClasses().contains("completeUntilFirstUserAuthentication"))
     }
 
+    /// Only a locked device goes back to before-first-unlock: an inactivity change that
+    /// arrives unlocked (an unlock just before the timer) purges nothing and says nothing.
+    @Test func anInactivityChangeWhileUnlockedChangesNothing() throws {
+        let harness = try Self.unlockedWithClassC()
+        let monitor = harness.call("io.widgetd.Device.Monitor", more: true)
+        let events = monitor.replies.count
+        try harness.service.apply(.lock(.inactivity))
+        #expect(harness.state() == "unlocked")
+        #expect(harness.heldClasses().contains("complete"))
+        #expect(monitor.replies.count == events)
+    }
+
     @Test func aShorterRequirePasscodeAfterSecIsHonoured() throws {
         let harness = try Self.unlockedWithClassC { $0.session.requirePasscodeAfter = 3600 }
         harness.ok("io.widgetd.Device.Lock")
