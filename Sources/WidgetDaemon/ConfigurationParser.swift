@@ -241,6 +241,9 @@ public struct ConfigurationParser {
             configuration.session.lockOnSessionEnd = reset ? defaults.session.lockOnSessionEnd : try boolean(assignment)
         case ("Session", "Sessions"):
             configuration.session.sessions = reset ? defaults.session.sessions : try sessionSelection(assignment)
+        case ("Session", "RequirePasscodeAfterSec"):
+            configuration.session.requirePasscodeAfter =
+                reset ? defaults.session.requirePasscodeAfter : try requirePasscodeAfter(assignment)
         case ("Session", _):
             configuration.problems.append(
                 .init(severity: .warning, error: assignment.error(.unknownKey(section: assignment.section, key: assignment.key))))
@@ -360,6 +363,12 @@ public struct ConfigurationParser {
         throw assignment.error(.invalidValue(
             key: assignment.key, value: assignment.value,
             expected: "a time span such as 30s, 5min or 1h, from 0 to \(limit)" + (infinity != nil ? ", or infinity" : "")))
+    }
+
+    /// `RequirePasscodeAfterSec=`: a time span up to a year; `0` or `infinity` is off (`nil`).
+    private func requirePasscodeAfter(_ assignment: Assignment) throws(ConfigurationError) -> Double? {
+        let span = try seconds(assignment, maximum: 366 * 86_400, infinity: 0)
+        return span > 0 ? span : nil
     }
 
     private func attemptLimit(_ assignment: Assignment) throws(ConfigurationError) -> Int? {

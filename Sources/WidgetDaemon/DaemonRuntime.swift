@@ -103,6 +103,7 @@ final class DaemonRuntime {
         store.maxTimelineBytes = configuration.maxTimelineBytes
         store.maxCachedTimelines = configuration.maxCachedTimelines
         store.requireLockedMemory = configuration.requireLockedMemory
+        store.requirePasscodeAfter = configuration.session.requirePasscodeAfter
         store.kdfCost = switch configuration.passcodeKDF {
         case .minimum: .minimum
         case .interactive: .interactive

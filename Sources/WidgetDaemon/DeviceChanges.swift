@@ -25,7 +25,9 @@ enum LockReason: String, Sendable, CaseIterable, Encodable {
 /// timer) hands one to ``WidgetService/apply(_:)``, so that what must follow a change is
 /// written once.
 enum DeviceChange: @unchecked Sendable {
-    /// Lock now, for `reason` (class B purged now, A after its grace period).
+    /// Lock now, for `reason` (class B purged now, A after its grace period). For
+    /// `inactivity` (the wake timer, `RequirePasscodeAfterSec=` after the lock): classes A,
+    /// B and C purged, `beforeFirstUnlock` again.
     case lock(LockReason)
     /// A passcode verified off the loop (its keys, in secure memory): release A, B, C.
     case unlock(DerivedPasscode)
@@ -74,6 +76,12 @@ extension WidgetService {
         let now = self.now
         let before = (state: store.deviceState, passcodeSet: store.passcodeSet)
         switch change {
+        case .lock(.inactivity):
+            // Locked for `RequirePasscodeAfterSec=`: class C goes too, before-first-unlock again.
+            store.requirePasscode()
+            guard store.deviceState != before.state else { return [] }
+            lockedBy = .inactivity
+            return [.state]
         case .lock(let reason):
             // Before sleep, classes A and B go at once (DESIGN §8).
             store.lock(now: now, purgeAtOnce: reason == .sleep)

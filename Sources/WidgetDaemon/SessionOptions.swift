@@ -10,11 +10,15 @@ public struct SessionOptions: Sendable, Equatable {
     public var lockOnSessionEnd = true
     /// `Sessions=`: which sessions are watched.
     public var sessions: SessionSelection = .auto
+    /// `RequirePasscodeAfterSec=`: seconds locked after which class C is purged too and the
+    /// state is `beforeFirstUnlock` again (iOS's inactivity restart); `nil` (`0`,
+    /// `infinity`) never. Default 72 h.
+    public var requirePasscodeAfter: Double? = 72 * 3600
 
     /// The defaults: follow every source.
     public init() {}
 
-    /// Whether any source is on; with none the daemon does not connect to the bus at all.
+    /// Whether any logind source is on (`RequirePasscodeAfterSec=` needs no bus); with none the daemon does not connect to the bus at all.
     public var followsSessions: Bool { lockOnSessionLock || lockOnSleep || lockOnSessionEnd }
 }
 

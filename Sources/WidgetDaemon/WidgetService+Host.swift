@@ -236,13 +236,14 @@ extension WidgetService {
         }
     }
 
-    /// The wake-up: purges that fell due, entry dates reached, reloads due.
+    /// The wake-up: purges that fell due, the inactivity restart, entry dates reached, reloads due.
     func tick() {
         let now = self.now
         // A device change only when a purge is due: a wake-up for an entry date or a
         // reload must not commit the writes gathering for the next group commit.
         // Running due purges makes no store change that can fail.
         if let due = store.nextDeadline, due <= now { try? apply(.purgeDue) }
+        if let due = store.requirePasscodeDue, due <= now { try? apply(.lock(.inactivity)) }
         let due = subscriptions.watches.filter { $0.nextChange.map { $0 <= now } ?? false }
         for watch in due { refreshWatches(watch.widget) }
         announceDueReloads()
@@ -252,6 +253,6 @@ extension WidgetService {
     /// Arms the wake timer for the earliest thing that changes by itself.
     func reschedule() {
         let now = self.now
-        wake.reschedule(to: [store.nextDeadline, subscriptions.nextChange, reloads.nextDue(after: now)].compactMap { $0 }.min())
+        wake.reschedule(to: [store.nextDeadline, store.requirePasscodeDue, subscriptions.nextChange, reloads.nextDue(after: now)].compactMap { $0 }.min())
     }
 }

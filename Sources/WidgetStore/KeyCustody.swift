@@ -199,6 +199,9 @@ final class KeyCustody {
     /// Runs the purges due at `now`; returns the classes dropped.
     func advance(to now: Date) -> [ProtectionClass] { lifecycle.advance(to: now) }
 
+    /// Locked for `RequirePasscodeAfterSec=`: see `TimelineStore.requirePasscode()`.
+    func requirePasscode() -> [ProtectionClass] { lifecycle.requirePasscode() }
+
     // MARK: Passcode
 
     /// See `TimelineStore.beginSetPasscode(hasCurrent:hasNew:now:)`.

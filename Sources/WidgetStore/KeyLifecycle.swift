@@ -26,8 +26,8 @@ struct KeyLifecycle {
     /// When class A is to be purged after a lock, if that is pending.
     private(set) var classAPurgeDue: Date?
     /// When the device was locked, while it stays locked: the grace of class A counts
-    /// from here, also for a passcode set later.
-    private var lockedAt: Date?
+    /// from here, also for a passcode set later, and so does `RequirePasscodeAfterSec=`.
+    private(set) var lockedAt: Date?
 
     /// The state after a (re)start: a restart is a reboot.
     init(passcodeSet: Bool, classD: KeyPair, allKeysIfNoPasscode: [ProtectionClass: [Keybag.Generation: KeyPair]]) {
@@ -138,6 +138,20 @@ struct KeyLifecycle {
         case .unlocked, .beforeFirstUnlock:
             return []
         }
+    }
+
+    /// Locked long enough (`RequirePasscodeAfterSec=`): every passcode class is dropped and
+    /// the state is `beforeFirstUnlock`, as after a restart; returns the classes dropped.
+    /// Only while locked with a passcode set: unlocked nothing may go, and without a
+    /// passcode there is nothing to ask for.
+    mutating func requirePasscode() -> [ProtectionClass] {
+        guard state == .locked, passcodeSet else { return [] }
+        let dropped = Keybag.passcodeClasses.filter { isAvailable($0) }
+        for c in Keybag.passcodeClasses { drop(c) }
+        state = .beforeFirstUnlock
+        classAPurgeDue = nil
+        lockedAt = nil
+        return dropped
     }
 
     /// A passcode was just set. If the device is locked, the lock rules apply as from the

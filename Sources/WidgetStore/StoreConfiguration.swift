@@ -19,6 +19,10 @@ public struct StoreConfiguration: Sendable, Equatable {
     /// are then decrypted per request and nothing of them is kept beyond it; `false`
     /// caches them anyway (degraded: the kernel may swap them out).
     public var requireLockedMemory = true
+    /// Seconds locked after which class C is purged too and the state is
+    /// `beforeFirstUnlock` again (`[Session] RequirePasscodeAfterSec`, DESIGN §8; iOS's
+    /// inactivity restart); `nil` never.
+    public var requirePasscodeAfter: Double? = 72 * 3600
 
     /// The defaults.
     public init() {}

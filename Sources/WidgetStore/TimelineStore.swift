@@ -388,6 +388,24 @@ public final class TimelineStore {
         purge(custody.advance(to: now))
     }
 
+    /// When the device has been locked `requirePasscodeAfter` seconds (measured from the
+    /// lock), while it is locked with a passcode set; `nil` otherwise or when that is off.
+    /// An unlock cancels it; after a restart the device is `beforeFirstUnlock` anyway.
+    public var requirePasscodeDue: Date? {
+        guard let after = configuration.requirePasscodeAfter, passcodeSet, deviceState == .locked,
+            let lockedAt = custody.lifecycle.lockedAt
+        else { return nil }
+        return lockedAt.addingTimeInterval(after)
+    }
+
+    /// Locked long enough (DESIGN §8, iOS's inactivity restart): classes A, B and C and
+    /// all their plaintext are purged (open B timelines too) and the state is
+    /// `beforeFirstUnlock` again, as after a restart. Only while locked with a passcode
+    /// set; otherwise nothing changes.
+    public func requirePasscode() {
+        for c in custody.requirePasscode() { cache.purge(c, keepingOpen: false) }
+    }
+
     private func purge(_ classes: [ProtectionClass]) {
         for c in classes { cache.purge(c, keepingOpen: c == .completeUnlessOpen) }
     }

@@ -65,6 +65,47 @@ import Testing
             """), "\(result.standardOutput)")
     }
 
+    @Test func statusShowsWhyTheDeviceIsLocked() throws {
+        let server = try FakeVarlinkServer(replies: [reply(String(Fixtures.status.dropLast()) + #","lockedBy":"session"}"#)])
+        let result = widgetctl(["status"], socket: server.path)
+        #expect(result.exitCode == 0)
+        #expect(result.standardOutput.hasPrefix("State:            locked\nLocked by:        session\nPasscode:         set\n"), "\(result.standardOutput)")
+    }
+
+    @Test func statusSaysHowToBringAnOutOfStepPasscodeBackInStep() throws {
+        for (inStep, line) in [
+            ("false", "Passcode:         out of step with the login password — run widgetctl passcode change"),
+            ("true", "Passcode:         set"),
+        ] {
+            let server = try FakeVarlinkServer(replies: [reply(String(Fixtures.status.dropLast()) + #","passcodeInStep":"# + inStep + "}")])
+            let result = widgetctl(["status"], socket: server.path)
+            #expect(result.exitCode == 0)
+            #expect(result.standardOutput.contains("State:            locked\n\(line)\nFailed attempts:"), "\(result.standardOutput)")
+        }
+    }
+
+    @Test func statusJSONPassesLockedByPasscodeInStepAndSessionsThrough() throws {
+        let extended = String(Fixtures.status.dropLast()) + #","lockedBy":"inactivity","passcodeInStep":false,"sessions":["3"]}"#
+        let server = try FakeVarlinkServer(replies: [reply(extended)])
+        let result = widgetctl(["--json", "status"], socket: server.path)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
+        #expect(object["lockedBy"] as? String == "inactivity")
+        #expect(object["passcodeInStep"] as? Bool == false)
+        #expect(object["sessions"] as? [String] == ["3"])
+    }
+
+    @Test func monitorSaysWhoLockedTheDevice() throws {
+        let state = #"{"event":{"kind":"state","state":"beforeFirstUnlock","passcodeSet":true,"settings":\#(Fixtures.settings),"lockedBy":"inactivity"}}"#
+        let server = try FakeVarlinkServer(replies: [reply(state)])
+        let result = widgetctl(["monitor"], socket: server.path)
+        #expect(result.exitCode == 0)
+        #expect(result.standardOutput == "2026-12-01T09:16:38Z  state: beforeFirstUnlock (passcode set, locked by inactivity)\n")
+        let json = try FakeVarlinkServer(replies: [reply(state)])
+        let line = widgetctl(["monitor", "--json"], socket: json.path).standardOutput
+        let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+        #expect((object?["event"] as? [String: Any])?["lockedBy"] as? String == "inactivity")
+    }
+
     @Test func statusShowsTheDaemonsWarningsLast() throws {
         let withWarnings = String(Fixtures.status.dropLast()) + #","warnings":["settingsUnreadable","memoryNotLocked","somethingNew"]}"#
         let server = try FakeVarlinkServer(replies: [reply(withWarnings)])

@@ -198,7 +198,21 @@ private struct TableResolver: AccountResolver {
         #expect(try parse(main: "[Session]\nSessions=auto\n").session.sessions == .auto)
     }
 
-    @Test(arguments: ["LockOnSleep=maybe", "Sessions=auto 3", "Sessions=3,4", "Sessions=_3", "Sessions=3' 4"])
+    @Test func requirePasscodeAfterSecIsATimeSpanDefaulting72hAndZeroOrInfinityTurnsItOff() throws {
+        #expect(try parse(main: nil).session.requirePasscodeAfter == 72 * 3600)
+        #expect(try parse(main: "[Session]\nRequirePasscodeAfterSec=1d 12h\n").session.requirePasscodeAfter == 129_600)
+        #expect(try parse(main: "[Session]\nRequirePasscodeAfterSec=0\n").session.requirePasscodeAfter == nil)
+        #expect(try parse(main: "[Session]\nRequirePasscodeAfterSec=infinity\n").session.requirePasscodeAfter == nil)
+        #expect(try parse(main: "[Session]\nRequirePasscodeAfterSec=0\nRequirePasscodeAfterSec=\n").session.requirePasscodeAfter == 72 * 3600)
+        var configuration = Configuration()
+        configuration.session.requirePasscodeAfter = 3600
+        #expect(DaemonRuntime.storeConfiguration(configuration).requirePasscodeAfter == 3600)
+    }
+
+    @Test(arguments: [
+        "LockOnSleep=maybe", "Sessions=auto 3", "Sessions=3,4", "Sessions=_3", "Sessions=3' 4",
+        "RequirePasscodeAfterSec=soon", "RequirePasscodeAfterSec=-1h", "RequirePasscodeAfterSec=400d",
+    ])
     func aBadSessionValueIsAnErrorNamingItsLine(_ line: String) {
         #expect(throws: ConfigurationError.self) { try parse(main: "[Session]\n\(line)\n") }
     }

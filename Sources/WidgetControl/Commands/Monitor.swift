@@ -39,7 +39,8 @@ extension Widgetctl {
                 return "settings: lock-screen-widgets \(settings.lockScreenWidgetsAccess ? "on" : "off"), "
                     + "hide-sensitive-complications \(hide)"
             case .state:
-                return "state: \(event.state.rawValue) (passcode \(event.passcodeSet ? "set" : "not set"))"
+                let lockedBy = event.lockedBy.map { ", locked by \($0)" } ?? ""
+                return "state: \(event.state.rawValue) (passcode \(event.passcodeSet ? "set" : "not set")\(lockedBy))"
             }
         }
     }

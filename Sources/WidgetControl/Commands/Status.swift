@@ -3,7 +3,8 @@ import WidgetModel
 import WidgetdWire
 
 extension Widgetctl {
-    /// `widgetctl status`: lock state, keys, failed attempts and settings.
+    /// `widgetctl status`: lock state and why, passcode (and whether it is in step with the
+    /// login password), keys, failed attempts, watched sessions and settings.
     struct Status: WidgetctlCommand {
         static let configuration = CommandConfiguration(abstract: "Show lock state, class keys, attempts and settings.")
 
@@ -14,7 +15,12 @@ extension Widgetctl {
             if context.json { return context.printJSON(reply.parameters) }
             let status = try context.decode(StatusReply.self, from: reply)
             context.print("State:            \(status.state.rawValue)")
-            context.print("Passcode:         \(status.passcodeSet ? "set" : "not set (no data protection)")")
+            if let lockedBy = status.lockedBy { context.print("Locked by:        \(lockedBy)") }
+            // Out of step (DESIGN §8): the login password no longer unlocks; say how to mend it.
+            let passcode = status.passcodeInStep == false
+                ? "out of step with the login password — run widgetctl passcode change"
+                : status.passcodeSet ? "set" : "not set (no data protection)"
+            context.print("Passcode:         \(passcode)")
             var attempts = "Failed attempts:  \(status.failedAttempts)"
             if let wait = status.retryAfter, wait > 0 { attempts += " (try again in \(DurationText.format(seconds: wait)))" }
             context.print(attempts)
