@@ -164,10 +164,11 @@ extension WidgetService {
     func deviceEvent(_ kind: DeviceEvent.Kind) -> DeviceEvent {
         DeviceEvent(
             kind: kind, state: store.deviceState, passcodeSet: store.passcodeSet, settings: settings,
-            lockedBy: lockedBy?.rawValue)
+            lockedBy: lockedBy?.rawValue, passcodeInStep: passcodeStep.inStep, sessions: watchedSessions())
     }
 
-    private func publishDeviceEvent(_ kind: DeviceEvent.Kind) {
+    /// Sends every open monitor the event of `kind`.
+    func publishDeviceEvent(_ kind: DeviceEvent.Kind) {
         let reply = DeviceEventReply(event: deviceEvent(kind))
         for monitor in subscriptions.monitors where monitor.isOpen { monitor.stream(reply) }
     }

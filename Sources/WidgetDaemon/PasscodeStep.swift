@@ -48,5 +48,7 @@ extension WidgetService {
         try passcodeStep.reportOutOfStep()
         context.logger.warning("passcode reported out of step with the login password", event: "passcode_out_of_step")
         context.reply(Empty())
+        // Monitors hear of it as of any change GetStatus shows (DESIGN §8).
+        publishDeviceEvent(.state)
     }
 }

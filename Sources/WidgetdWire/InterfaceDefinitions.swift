@@ -40,7 +40,11 @@ extension InterfaceDefinition {
           passcodeSet: bool,
           settings: Settings,
           # Why it is locked, as in GetStatus; absent while unlocked.
-          lockedBy: ?string
+          lockedBy: ?string,
+          # Whether the passcode is in step with the login password, as in GetStatus.
+          passcodeInStep: ?bool,
+          # The watched logind sessions, as in GetStatus; absent when none are followed.
+          sessions: ?[]string
         )
 
         # The device's lock state, key availability, failed attempts and settings.

@@ -171,14 +171,23 @@ public struct DeviceEvent: Codable, Sendable, Equatable {
     public var settings: Settings
     /// Why the device is locked, as in `StatusReply`; `nil` while unlocked.
     public var lockedBy: String?
+    /// Whether the passcode is in step with the login password, as in `StatusReply`.
+    public var passcodeInStep: Bool?
+    /// The watched logind sessions, as in `StatusReply`; `nil` when none are followed.
+    public var sessions: [String]?
 
     /// A device event.
-    public init(kind: Kind, state: DeviceState, passcodeSet: Bool, settings: Settings, lockedBy: String? = nil) {
+    public init(
+        kind: Kind, state: DeviceState, passcodeSet: Bool, settings: Settings, lockedBy: String? = nil,
+        passcodeInStep: Bool? = nil, sessions: [String]? = nil
+    ) {
         self.kind = kind
         self.state = state
         self.passcodeSet = passcodeSet
         self.settings = settings
         self.lockedBy = lockedBy
+        self.passcodeInStep = passcodeInStep
+        self.sessions = sessions
     }
 }
 
