@@ -83,8 +83,8 @@ $(STATICCXX)/libstdc++.a:
 	  case "$$archive" in /*) ;; *) echo "libstdc++.a not found (install libstdc++-12-dev)" >&2; exit 1;; esac; \
 	  mkdir -p $(STATICCXX) && ln -sf "$$archive" $@
 
-# The binary's own shared libraries (DT_NEEDED): nothing but glibc, libsodium and
-# libsystemd may appear (ldd also lists what libsystemd itself needs); and no symbol
+# The binary's own shared libraries (DT_NEEDED): nothing but glibc, libsodium,
+# libsystemd and tpm2-tss's ESAPI libraries (KeyProtection=tpm2) may appear (ldd also lists what libsystemd itself needs); and no symbol
 # of full Foundation or ICU, which one `import Foundation` would bring back. It checks
 # what is built and builds nothing, so that `WIDGETD_NO_BUILD=1 scripts/package`
 # really skips the build: run `make` first.
@@ -94,7 +94,7 @@ ldd:
 	  needed=$$(readelf -d $(BUILT)/$$b | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | xargs); \
 	  echo "$$b needs: $$needed"; \
 	  extra=$$(printf '%s\n' $$needed | \
-	    grep -Ev '^(ld-linux-x86-64\.so\.2|lib(c|m|pthread|dl|rt)\.so\.[0-9]+|libsodium\.so\.[0-9]+|libsystemd\.so\.0)$$' || true); \
+	    grep -Ev '^(ld-linux-x86-64\.so\.2|lib(c|m|pthread|dl|rt)\.so\.[0-9]+|libsodium\.so\.[0-9]+|libsystemd\.so\.0|libtss2-(esys|tctildr|rc|mu)\.so\.[0-9]+)$$' || true); \
 	  if [ -n "$$extra" ]; then echo "unexpected libraries in $$b: $$extra" >&2; exit 1; fi; \
 	  if readelf -d $(BUILT)/$$b | grep -Eq '\((RPATH|RUNPATH)\)'; then echo "$$b has a run path" >&2; exit 1; fi; \
 	  if nm $(BUILT)/$$b | grep -Eq 'icudt|FoundationInternationalization|10Foundation'; then \
