@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 import Varlink
 import WidgetModel
 import WidgetStore
@@ -146,21 +147,10 @@ final class ServiceHarness {
 
     // MARK: Fixtures
 
-    static func rfc3339(_ date: Date) -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime]
-        return formatter.string(from: date)
-    }
+    static func rfc3339(_ date: Date) -> String { TimelineFixtures.rfc3339(date) }
 
     static func entry(at date: Date, secret: String = "SECRET-4711", headline: String = "Sunny") -> [String: Any] {
-        [
-            "date": rfc3339(date),
-            "fields": [
-                "balance": ["value": secret, "privacy": "sensitive"],
-                "title": ["value": "Weather", "privacy": "public"],
-                "headline": ["value": headline],
-            ],
-        ]
+        TimelineFixtures.entry(at: date, secret: secret, headline: headline)
     }
 
     static var placeholder: [String: Any] { ["fields": ["title": ["value": "Weather", "privacy": "public"]]] }

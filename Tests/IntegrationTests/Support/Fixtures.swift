@@ -1,23 +1,13 @@
 import Foundation
+import TestSupport
 
 /// Timeline JSON for tests, in the shape of DESIGN §2.
 enum Fixtures {
-    static func rfc3339(_ date: Date) -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime]
-        return formatter.string(from: date)
-    }
+    static func rfc3339(_ date: Date) -> String { TimelineFixtures.rfc3339(date) }
 
     /// An entry with one sensitive, one public and one ordinary field.
     static func entry(at date: Date, secret: String = "SECRET-4711", headline: String = "Sunny") -> [String: Any] {
-        [
-            "date": rfc3339(date),
-            "fields": [
-                "balance": ["value": secret, "privacy": "sensitive"],
-                "title": ["value": "Weather", "privacy": "public"],
-                "headline": ["value": headline],
-            ],
-        ]
+        TimelineFixtures.entry(at: date, secret: secret, headline: headline)
     }
 
     static var placeholder: [String: Any] { [

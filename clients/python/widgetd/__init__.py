@@ -25,23 +25,8 @@ import importlib
 from typing import Any
 
 from ._client import Client, Stream
-from ._errors import (
-    DaemonUnavailable,
-    Error,
-    InvalidTimeline,
-    PasscodeRequired,
-    PermissionDenied,
-    ProtectedDataUnavailable,
-    ProviderNotRegistered,
-    StorageFailure,
-    TooLarge,
-    TryAgainLater,
-    UnavailableOnSurface,
-    UnlockInterrupted,
-    WidgetNotFound,
-    Wiped,
-    WrongPasscode,
-)
+from . import _errors
+from ._errors import *  # noqa: F401,F403  (every error class, as _errors.__all__ names them)
 from ._socket_location import resolve_socket
 
 __version__ = "0.1.0"
@@ -54,24 +39,7 @@ def __getattr__(name: str) -> Any:
     raise AttributeError("module %r has no attribute %r" % (__name__, name))
 
 
-__all__ = [
-    "Client",
-    "Stream",
-    "aio",
-    "resolve_socket",
-    "Error",
-    "DaemonUnavailable",
-    "ProtectedDataUnavailable",
-    "PermissionDenied",
-    "WidgetNotFound",
-    "ProviderNotRegistered",
-    "UnavailableOnSurface",
-    "InvalidTimeline",
-    "TooLarge",
-    "WrongPasscode",
-    "TryAgainLater",
-    "UnlockInterrupted",
-    "PasscodeRequired",
-    "Wiped",
-    "StorageFailure",
+# The errors are listed once, in _errors.__all__.
+__all__ = ["Client", "Stream", "aio", "resolve_socket"] + [
+    name for name in _errors.__all__ if name != "error_from_reply"
 ]
