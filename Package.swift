@@ -3,7 +3,7 @@
 //
 // Dependencies point one way (docs/ARCHITECTURE.md):
 //   C modules ← WidgetdPOSIX ← WidgetCrypto ← WidgetStore ← WidgetDaemon ← widgetd
-//   WidgetCrypto ← VarlinkTransport ← WidgetDaemon
+//   Varlink, WidgetdPOSIX, WidgetCrypto ← VarlinkTransport ← WidgetDaemon
 //   WidgetModel, Varlink and WidgetdWire are pure (no I/O, no C) and used by both sides.
 import PackageDescription
 
@@ -59,11 +59,14 @@ let package = Package(
         .target(name: "WidgetdPOSIX", dependencies: ["CSystemShims", "CSystemd"]),
         // Typed libsodium: secure memory, AEAD, sealed boxes, Argon2id, BLAKE2b.
         .target(name: "WidgetCrypto", dependencies: ["CSodium", "CSystemShims", "WidgetdPOSIX"]),
-        // The Varlink transport's parts that know nothing of the model: server limits,
-        // the shared input budget, the connection lifecycle, and the unsent-output
-        // buffer (secure memory, opaque tags). Above WidgetCrypto for SecureBytes, so
-        // not in WidgetdPOSIX, which stays under it and free of Varlink.
-        .target(name: "VarlinkTransport", dependencies: ["WidgetCrypto"]),
+        // The Varlink server, knowing nothing of the model or of io.widgetd: connections,
+        // call contexts, limits, the shared input budget, the connection lifecycle, the
+        // unsent-output buffer (secure memory, opaque tags) and the event log API. Above
+        // WidgetCrypto for SecureBytes, so not in WidgetdPOSIX, which stays under it and
+        // free of Varlink.
+        .target(
+            name: "VarlinkTransport",
+            dependencies: ["Varlink", "WidgetdPOSIX", "WidgetCrypto", .product(name: "Logging", package: "swift-log")]),
         // Device key, keybag, class-key lifecycle, encrypted timeline files, cache.
         .target(name: "WidgetStore", dependencies: ["WidgetCrypto", "WidgetModel", "WidgetdPOSIX"]),
         // Typed TPM2 through tpm2-tss's ESAPI: sealed blobs, the passcode tangle, the NV counter.
@@ -123,7 +126,13 @@ let package = Package(
         .testTarget(name: "WidgetCryptoTests", dependencies: ["WidgetCrypto"]),
         .testTarget(name: "WidgetTPMTests", dependencies: ["WidgetTPM", "WidgetCrypto", "TestSupport"]),
         .testTarget(name: "WidgetdPOSIXTests", dependencies: ["WidgetdPOSIX"]),
-        .testTarget(name: "VarlinkTransportTests", dependencies: ["VarlinkTransport"]),
+        // WidgetdWire: the server's tests serve widgetd's own interfaces.
+        .testTarget(
+            name: "VarlinkTransportTests",
+            dependencies: [
+                "VarlinkTransport", "Varlink", "WidgetdPOSIX", "WidgetdWire", "TestSupport",
+                .product(name: "Logging", package: "swift-log"),
+            ]),
         .testTarget(name: "WidgetStoreTests", dependencies: ["WidgetStore", "WidgetCrypto", "WidgetModel", "WidgetdPOSIX"]),
         .testTarget(
             name: "WidgetDaemonTests",

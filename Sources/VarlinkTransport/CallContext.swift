@@ -4,9 +4,9 @@ import Varlink
 import WidgetCrypto
 import WidgetdPOSIX
 
-/// Identifies one client connection for the lifetime of the daemon.
+/// Identifies one client connection for the lifetime of the server's process.
 public struct ConnectionID: Hashable, Sendable, CustomStringConvertible {
-    /// A number unique among the daemon's connections.
+    /// A number unique among the process's connections.
     public let rawValue: UInt64
 
     /// Wraps a connection number.
@@ -40,10 +40,10 @@ public protocol VarlinkCallHandler: AnyObject {
     /// connection (0 at first) and is the handler's to use, e.g. to remember that the
     /// peer was found allowed, so that repeated requests skip that check. `protection`
     /// (`nil` on entry) is set to what protected content the reply holds, if any, so a
-    /// copy left unsent is marked (see ``CallContext/reply(_:protecting:)``).
+    /// copy left unsent is marked (see ``CallContext/send(isFinal:protecting:encodedBy:)``).
     func cachedReply(
         to message: UnsafeRawBufferPointer, connection: ConnectionID, peer: PeerCredentials, now: Date, permit: inout UInt64,
-        protection: inout ReplyProtection?
+        protection: inout (any OutputTag)?
     ) -> UnsafeRawBufferPointer?
 }
 
@@ -51,7 +51,7 @@ extension VarlinkCallHandler {
     /// No call is answered without decoding it.
     public func cachedReply(
         to message: UnsafeRawBufferPointer, connection: ConnectionID, peer: PeerCredentials, now: Date, permit: inout UInt64,
-        protection: inout ReplyProtection?
+        protection: inout (any OutputTag)?
     ) -> UnsafeRawBufferPointer? {
         nil
     }
@@ -59,9 +59,11 @@ extension VarlinkCallHandler {
 
 /// One call's way back to its client.
 ///
-/// A call ends with exactly one final reply: ``reply(_:)``, ``reply(encoded:)`` or
-/// ``fail(_:)``; a call made with `more` may first ``stream(_:)`` any number of replies.
-/// Replies after the final one, and every reply to a `oneway` call, are dropped.
+/// A call ends with exactly one final reply: ``reply(encoded:protecting:)``, a final
+/// ``send(isFinal:protecting:encodedBy:)`` or ``fail(_:)``; a call made with `more` may
+/// first send any number of replies that are not final. Replies after the final one,
+/// and every reply to a `oneway` call, are dropped. How parameters become bytes is the
+/// service's (its extensions encode through ``send(isFinal:protecting:encodedBy:)``).
 /// Must be used on the event loop's thread.
 public final class CallContext {
     /// The connection the call came on.
@@ -77,7 +79,7 @@ public final class CallContext {
     /// the peer by hand. A call about one widget adds `widget.id` to a copy.
     public let logger: Logger
 
-    private let deliver: (_ reply: [UInt8], _ isFinal: Bool, _ protection: ReplyProtection?) -> Void
+    private let deliver: (_ reply: [UInt8], _ isFinal: Bool, _ protection: (any OutputTag)?) -> Void
     private let isConnectionOpen: () -> Bool
     private var isAnswered = false
 
@@ -103,7 +105,7 @@ public final class CallContext {
     /// connection can drop unsent ones when their class is purged.
     init(
         connection: ConnectionID, peer: PeerCredentials, wantsMore: Bool, isOneway: Bool, logger: Logger,
-        deliverProtected: @escaping (_ reply: [UInt8], _ isFinal: Bool, _ protection: ReplyProtection?) -> Void,
+        deliverProtected: @escaping (_ reply: [UInt8], _ isFinal: Bool, _ protection: (any OutputTag)?) -> Void,
         isConnectionOpen: @escaping () -> Bool
     ) {
         self.connection = connection
@@ -119,43 +121,33 @@ public final class CallContext {
     /// or the connection closed. A handler holding a stream drops it when this is false.
     public var isOpen: Bool { !isAnswered && isConnectionOpen() }
 
-    /// Sends the final reply.
-    public func reply(_ parameters: some Encodable) {
-        send(isFinal: true, wipe: true) { ExactReply.encode(parameters: parameters) }
-    }
-
-    /// Sends the final reply, which holds content under `protection`: if the socket does
-    /// not take it at once, what waits is dropped (and the connection closed) when that
-    /// content's class is purged before it is sent.
-    public func reply(_ parameters: some Encodable, protecting protection: ReplyProtection) {
-        send(isFinal: true, wipe: true, protection: protection) { ExactReply.encode(parameters: parameters) }
-    }
-
     /// Sends a final reply that is already encoded (NUL-terminated), e.g. a cached
     /// presentation: the hot path encodes nothing. `protection`: what protected
-    /// content it holds, if any (see ``reply(_:protecting:)``).
-    public func reply(encoded bytes: [UInt8], protecting protection: ReplyProtection? = nil) {
+    /// content it holds, if any (see ``send(isFinal:protecting:encodedBy:)``). The bytes
+    /// are not zeroed here: they belong to their cache, which zeroes them itself.
+    public func reply(encoded bytes: [UInt8], protecting protection: (any OutputTag)? = nil) {
         precondition(bytes.last == 0, "an encoded reply ends with its NUL")
         send(isFinal: true, wipe: false, protection: protection) { bytes }
     }
 
-    /// Sends a reply with `continues: true`. Without `more` there is no stream: the
-    /// reply is sent as the final one instead, so the client still gets an answer.
-    /// `protection`: what protected content it holds, if any (see ``reply(_:protecting:)``).
-    public func stream(_ parameters: some Encodable, protecting protection: ReplyProtection? = nil) {
-        if wantsMore {
-            send(isFinal: false, wipe: true, protection: protection) {
-                ExactReply.encode(parameters: parameters, continues: true)
-            }
-        } else {
-            send(isFinal: true, wipe: true, protection: protection) { ExactReply.encode(parameters: parameters) }
-        }
-    }
-
-    /// Sends a stream reply that is already encoded with `continues: true`.
+    /// Sends a stream reply that is already encoded with `continues: true`; without
+    /// `more` it ends the call (a client that did not ask for a stream gets one answer).
     public func stream(encoded bytes: [UInt8]) {
         precondition(bytes.last == 0, "an encoded reply ends with its NUL")
         send(isFinal: !wantsMore, wipe: false) { bytes }
+    }
+
+    /// Sends the reply `encode` makes (NUL-terminated), final or not, and zeroes it once
+    /// the connection has copied it: it may hold decrypted content, and nobody else
+    /// holds it. `encode` runs only when the reply is delivered (not for a `oneway`
+    /// call, a closed connection or a call already answered).
+    ///
+    /// `protection` marks a reply holding protected content: if the socket does not
+    /// take it at once, what waits is dropped (and the connection closed) when the
+    /// service says, through ``VarlinkServer/dropUnsentOutput(where:)``, that the tag's
+    /// content may no longer be read.
+    public func send(isFinal: Bool, protecting protection: (any OutputTag)? = nil, encodedBy encode: () -> [UInt8]) {
+        send(isFinal: isFinal, wipe: true, protection: protection, encode)
     }
 
     /// Ends the call with an error.
@@ -168,7 +160,7 @@ public final class CallContext {
     /// small freed buffer goes to glibc's per-thread cache, which M_PERTURB does not
     /// overwrite: MemoryHygieneTests found a GetTimeline reply there after the lock.
     /// Pre-encoded replies belong to their cache, which zeroes them itself.
-    private func send(isFinal: Bool, wipe: Bool, protection: ReplyProtection? = nil, _ encode: () -> [UInt8]) {
+    private func send(isFinal: Bool, wipe: Bool, protection: (any OutputTag)? = nil, _ encode: () -> [UInt8]) {
         guard !isAnswered else { return }
         if isFinal { isAnswered = true }
         // The server does not wait for oneway calls: there is nobody to answer.

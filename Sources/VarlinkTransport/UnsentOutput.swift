@@ -9,8 +9,9 @@ import WidgetCrypto
 /// byte is sent, so that the connection can drop it when its class is purged.
 ///
 /// The tag is opaque here: the transport keeps it beside the bytes and hands it back
-/// to a predicate; what it means (the service's `ReplyProtection`: a class, an open
-/// timeline) and which tags a purge makes unreadable are the service's to decide.
+/// to a predicate; what it means (a connection's tags are ``OutputTag``s: for widgetd a
+/// class, an open timeline) and which tags a purge makes unreadable are the service's
+/// to decide.
 /// Lives on the event loop's thread.
 public struct UnsentOutput<Tag> {
     /// Appended replies; `storage[start...]` is still unsent.

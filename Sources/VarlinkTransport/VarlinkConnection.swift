@@ -2,10 +2,8 @@ import FoundationEssentials
 import Glibc
 import Logging
 import Varlink
-import VarlinkTransport
 import WidgetCrypto
 import WidgetdPOSIX
-import WidgetdWire
 
 /// One client connection: reads and frames its calls, answers them in order, and
 /// buffers its replies until the socket takes them.
@@ -22,6 +20,8 @@ final class VarlinkConnection: IOEventHandler {
     let peer: PeerCredentials
     private let loop: EventLoop
     private let limits: ServerLimits
+    /// The service's interfaces and the replies the connection gives for it.
+    private let service: ServiceDescription
     /// Held strongly: an `unowned` reference cost an atomic load-and-retain through the
     /// handler's side table on every request. The handler does not hold connections,
     /// so there is no cycle; a closed connection is released and lets go of it.
@@ -45,7 +45,7 @@ final class VarlinkConnection: IOEventHandler {
     /// What the socket is watched for now, so an unchanged interest costs nothing.
     private var interest: IOEvents = .readable
     private let framer: MessageFramer
-    private var output = UnsentOutput<ReplyProtection>()
+    private var output = UnsentOutput<any OutputTag>()
     /// What arrived and waits its turn: a call, or the error answering a malformed one.
     private enum Pending {
         case call(VarlinkCall)
@@ -83,7 +83,7 @@ final class VarlinkConnection: IOEventHandler {
 
     init(
         id: ConnectionID, fd: FileDescriptor, peer: PeerCredentials, isPrivileged: Bool, loop: EventLoop, limits: ServerLimits,
-        handler: any VarlinkCallHandler, logger: Logger, readBuffer: ReadBuffer, inputBudget: InputBudget,
+        service: ServiceDescription, handler: any VarlinkCallHandler, logger: Logger, readBuffer: ReadBuffer, inputBudget: InputBudget,
         onMessageBegun: @escaping (VarlinkConnection) -> Void, onClose: @escaping (VarlinkConnection) -> Void
     ) {
         self.readBuffer = readBuffer
@@ -95,6 +95,7 @@ final class VarlinkConnection: IOEventHandler {
         self.peer = peer
         self.loop = loop
         self.limits = limits
+        self.service = service
         self.handler = handler
         self.logger = logger
         self.onClose = onClose
@@ -125,12 +126,12 @@ final class VarlinkConnection: IOEventHandler {
     /// reader may no longer read (its class was purged), zeroes all unsent output and
     /// closes the connection: the reply cannot be sent in part, and later replies
     /// cannot be sent without it.
-    func dropOutput(holdingAny unreadable: (ReplyProtection) -> Bool) {
+    func dropOutput(holdingAny unreadable: (any OutputTag) -> Bool) {
         guard !isClosed, let held = output.firstProtection(where: unreadable) else { return }
         output.removeAll()
         logger.warning(
             "unsent output holds content whose class was purged; dropped, closing the connection",
-            event: "connection_dropped_protected_output", metadata: ["class": held.protectionClass.rawValue])
+            event: "connection_dropped_protected_output", metadata: held.logMetadata)
         close(reason: nil)
     }
 
@@ -244,7 +245,7 @@ final class VarlinkConnection: IOEventHandler {
             // of a message to decode below. (An optional enum holding the decoded call,
             // written in the closure, cost generic value-witness calls per request.)
             var reply = UnsafeRawBufferPointer(start: nil, count: 0)
-            var replyProtection: ReplyProtection?
+            var replyProtection: (any OutputTag)?
             var isCached = false
             var uncached = UnsafeMutableRawBufferPointer(start: nil, count: 0)
             do {
@@ -271,7 +272,7 @@ final class VarlinkConnection: IOEventHandler {
                     "message over \(limits.maxMessageBytes) bytes; closing the connection",
                     event: "message_too_large")
                 framer.reset()
-                protocolFailure(VarlinkError(name: "io.widgetd.TooLarge", parameters: ["limit": limits.maxMessageBytes]))
+                protocolFailure(VarlinkError(name: service.tooLargeErrorName, parameters: ["limit": limits.maxMessageBytes]))
                 return
             }
             if isCached {
@@ -379,7 +380,7 @@ final class VarlinkConnection: IOEventHandler {
             context.fail(.invalidParameter("upgrade"))
         } else if call.interface == InterfaceDefinition.service.name {
             answerServiceCall(call, context: context)
-        } else if let definition = InterfaceDefinition.named(call.interface) {
+        } else if let definition = service.interface(named: call.interface) {
             if definition.methods.contains(call.member) {
                 handler.handle(call, context: context)
             } else {
@@ -394,15 +395,15 @@ final class VarlinkConnection: IOEventHandler {
     private func answerServiceCall(_ call: VarlinkCall, context: CallContext) {
         switch call.member {
         case "GetInfo":
-            context.reply(ServiceInfo.widgetd)
+            context.reply(encoded: service.infoReply)
         case "GetInterfaceDescription":
             do {
                 let request = try call.parameters(InterfaceDescriptionRequest.self)
-                guard let definition = InterfaceDefinition.named(request.interface) else {
+                guard let reply = service.descriptionReply(for: request.interface) else {
                     context.fail(.interfaceNotFound(request.interface))
                     return
                 }
-                context.reply(InterfaceDescriptionReply(description: definition.text))
+                context.reply(encoded: reply)
             } catch {
                 context.fail(error)
             }
@@ -411,7 +412,7 @@ final class VarlinkConnection: IOEventHandler {
         }
     }
 
-    private func deliver(_ bytes: [UInt8], isFinal: Bool, protection: ReplyProtection?) {
+    private func deliver(_ bytes: [UInt8], isFinal: Bool, protection: (any OutputTag)?) {
         guard !isClosed else { return }
         enqueue(bytes, protection: protection)
         if isFinal {
@@ -431,7 +432,7 @@ final class VarlinkConnection: IOEventHandler {
 
     private var pendingOutputCount: Int { output.count }
 
-    private func enqueue(_ bytes: [UInt8], protection: ReplyProtection? = nil) {
+    private func enqueue(_ bytes: [UInt8], protection: (any OutputTag)? = nil) {
         bytes.withUnsafeBytes { enqueue($0, protection: protection) }
     }
 
@@ -442,7 +443,7 @@ final class VarlinkConnection: IOEventHandler {
     /// a buffered reply costs no allocation once the connection has sent one like it.
     /// What waits is kept in secure memory, marked with `protection` (see ``UnsentOutput``).
     /// The caller updates the interest and closes if done, as after any enqueue.
-    private func enqueue(_ bytes: UnsafeRawBufferPointer, protection: ReplyProtection? = nil) {
+    private func enqueue(_ bytes: UnsafeRawBufferPointer, protection: (any OutputTag)? = nil) {
         guard !isClosed else { return }
         // The limit bounds the backlog, not a reply: a reply is taken while the bytes
         // still waiting are under it, so one larger than the limit (ListWidgets over a

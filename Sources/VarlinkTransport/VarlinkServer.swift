@@ -2,7 +2,6 @@ import FoundationEssentials
 import Glibc
 import Logging
 import Varlink
-import VarlinkTransport
 import WidgetdPOSIX
 
 /// Serves Varlink on a listening Unix socket: accepts clients, reads their peer
@@ -23,6 +22,7 @@ public final class VarlinkServer {
     private let loop: EventLoop
     private let listeningSocket: FileDescriptor
     private let limits: ServerLimits
+    private let service: ServiceDescription
     private unowned let handler: any VarlinkCallHandler
     private let logger: Logger
     private var watch: WatchID?
@@ -43,11 +43,13 @@ public final class VarlinkServer {
     public var mayUseReserve: (PeerCredentials) -> Bool = { _ in false }
 
     /// Creates a server for `listeningSocket`, which stays owned by the caller (it may be
-    /// systemd's): ``close()`` stops watching it but does not close it.
+    /// systemd's): ``close()`` stops watching it but does not close it. `service` says
+    /// what the server answers itself (``ServiceDescription``).
     ///
     /// The handler is not retained; its owner keeps both alive.
     public init(
-        loop: EventLoop, listeningSocket: FileDescriptor, limits: ServerLimits, handler: any VarlinkCallHandler,
+        loop: EventLoop, listeningSocket: FileDescriptor, limits: ServerLimits, service: ServiceDescription,
+        handler: any VarlinkCallHandler,
         logger: Logger, credentials: @escaping (FileDescriptor) throws(SystemError) -> PeerCredentials = PeerCredentials.of(socket:)
     ) {
         self.credentials = credentials
@@ -55,6 +57,7 @@ public final class VarlinkServer {
         self.loop = loop
         self.listeningSocket = listeningSocket
         self.limits = limits
+        self.service = service
         self.handler = handler
         self.logger = logger
     }
@@ -85,10 +88,11 @@ public final class VarlinkServer {
         for connection in Array(connections.values) { connection.close(reason: nil) }
     }
 
-    /// Zeroes the unsent output of every connection holding a reply that `unreadable`
-    /// says its reader may no longer read, and closes those connections (each logs it).
-    /// The service calls this whenever a class is purged or a timeline stops being open.
-    public func dropUnsentOutput(where unreadable: (ReplyProtection) -> Bool) {
+    /// Zeroes the unsent output of every connection holding a reply whose tag
+    /// `unreadable` says its reader may no longer read, and closes those connections
+    /// (each logs it). The service calls this whenever a class is purged or a timeline
+    /// stops being open; a tag it does not know it must call unreadable (``OutputTag``).
+    public func dropUnsentOutput(where unreadable: (any OutputTag) -> Bool) {
         for connection in Array(connections.values) { connection.dropOutput(holdingAny: unreadable) }
     }
 
@@ -194,7 +198,7 @@ public final class VarlinkServer {
         nextConnection += 1
         let connectionLogger = peerLogger.with("connection.id", id.description)
         let connection = VarlinkConnection(
-            id: id, fd: fd, peer: peer, isPrivileged: isPrivileged, loop: loop, limits: limits, handler: handler,
+            id: id, fd: fd, peer: peer, isPrivileged: isPrivileged, loop: loop, limits: limits, service: service, handler: handler,
             logger: connectionLogger, readBuffer: readBuffer, inputBudget: inputBudget,
             onMessageBegun: { [unowned self] begun in self.messageBegun(begun) },
             onClose: { [unowned self] closed in self.forget(closed) })

@@ -1,6 +1,7 @@
 import FoundationEssentials
 import Glibc
 import Logging
+import VarlinkTransport
 import WidgetCrypto
 import WidgetdPOSIX
 import WidgetModel
@@ -64,7 +65,7 @@ final class DaemonRuntime {
             authorization: Authorization(configuration: configuration, daemonUID: getuid()),
             limits: .default, logger: logger)
         server = VarlinkServer(
-            loop: loop, listeningSocket: listeningSocket, limits: configuration.serverLimits, handler: service,
+            loop: loop, listeningSocket: listeningSocket, limits: configuration.serverLimits, service: .widgetd, handler: service,
             logger: logger)
         // Weak: the runtime owns both.
         service.dropUnsentOutput = { [weak server] unreadable in server?.dropUnsentOutput(where: unreadable) }

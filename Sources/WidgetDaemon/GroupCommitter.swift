@@ -1,5 +1,6 @@
 import Dispatch
 import FoundationEssentials
+import VarlinkTransport
 import WidgetModel
 import WidgetStore
 

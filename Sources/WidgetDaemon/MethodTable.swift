@@ -1,4 +1,5 @@
 import Varlink
+import VarlinkTransport
 import WidgetdWire
 
 /// Who may call a method at all (DESIGN §6); widget-level checks come later, per call.

@@ -1,4 +1,5 @@
 import Dispatch
+import VarlinkTransport
 import WidgetStore
 
 /// The `Unlock` and `SetPasscode` calls, one at a time: the checks on the loop, the KDF

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import VarlinkTransport
 import WidgetCrypto
 import WidgetStore
 import WidgetdWire

@@ -1,5 +1,6 @@
 import Logging
 import Varlink
+import VarlinkTransport
 import WidgetStore
 import WidgetdWire
 

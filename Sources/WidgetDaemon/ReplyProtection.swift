@@ -1,3 +1,4 @@
+import VarlinkTransport
 import WidgetModel
 
 /// What protected content a reply holds: content stored under a class, and whether its
@@ -5,10 +6,10 @@ import WidgetModel
 ///
 /// A reply the socket has not taken yet is a copy of that content; when the class is
 /// purged (A after its grace period, B at lock, everything at a wipe) the copy must go
-/// too, so each queued reply carries this mark (``UnsentOutput``). The one exception is
+/// too, so each queued reply carries this mark (its ``OutputTag``, in ``UnsentOutput``). The one exception is
 /// DESIGN §3's: a class-B timeline that is open stays readable to its own provider until
 /// it is closed, so its `GetTimeline` reply names the timeline (``openTimeline``).
-public struct ReplyProtection: Sendable, Hashable {
+public struct ReplyProtection: OutputTag, Hashable {
     /// The class the content is stored under.
     public var protectionClass: ProtectionClass
     /// For a provider reading its own timeline: the widget, whose open class-B timeline
@@ -20,4 +21,7 @@ public struct ReplyProtection: Sendable, Hashable {
         self.protectionClass = protectionClass
         self.openTimeline = openTimeline
     }
+
+    /// The class, which the log names when a connection drops output holding it.
+    public var logMetadata: [String: String] { ["class": protectionClass.rawValue] }
 }

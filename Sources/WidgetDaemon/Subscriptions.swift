@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Varlink
+import VarlinkTransport
 import WidgetModel
 
 /// The open streams of the service: `Watch`, `WatchReloads` and `Monitor` calls that

@@ -1,6 +1,7 @@
 import FoundationEssentials
 import Logging
 import Varlink
+import VarlinkTransport
 import WidgetCrypto
 import WidgetdPOSIX
 import WidgetModel

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Varlink
+import VarlinkTransport
 import WidgetCrypto
 import WidgetdPOSIX
 import WidgetModel
@@ -93,14 +94,17 @@ extension WidgetService {
     /// misses here and takes the decoded path, which commits the accepted writes first.
     func cachedReply(
         to message: UnsafeRawBufferPointer, connection: ConnectionID, peer: PeerCredentials, now: Date, permit: inout UInt64,
-        protection: inout ReplyProtection?
+        protection: inout (any OutputTag)?
     ) -> UnsafeRawBufferPointer? {
         // The stamp changes only in apply(_:); a debug build checks that nothing else
         // changed the key state or settings behind its back.
         assert(responder.stamp == currentPresentationStamp(), "the key state changed outside WidgetService.apply")
-        return responder.reply(to: message, now: now, permit: &permit, protection: &protection) {
+        var held: ReplyProtection?
+        let reply = responder.reply(to: message, now: now, permit: &permit, protection: &held) {
             authorization.permits(authority(for: connection, peer: peer), method: WidgetdMethod.getPresentation.fullName)
         }
+        protection = held
+        return reply
     }
 
     func watch(_ call: VarlinkCall, _ context: CallContext) throws {

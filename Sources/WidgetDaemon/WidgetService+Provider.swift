@@ -1,6 +1,7 @@
 import FoundationEssentials
 import StrictJSON
 import Varlink
+import VarlinkTransport
 import WidgetCrypto
 import WidgetdPOSIX
 import WidgetModel

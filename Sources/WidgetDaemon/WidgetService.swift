@@ -1,6 +1,7 @@
 import FoundationEssentials
 import Logging
 import Varlink
+import VarlinkTransport
 import WidgetCrypto
 import WidgetdPOSIX
 import WidgetModel
@@ -57,7 +58,7 @@ final class WidgetService: VarlinkCallHandler {
     /// Drops (zeroed) the unsent replies holding content its reader may no longer read,
     /// and closes their connections: the server's, set by the daemon (see
     /// ``dropUnreadableOutput()``). Nothing by default, for tests without a server.
-    var dropUnsentOutput: (_ unreadable: (ReplyProtection) -> Bool) -> Void = { _ in }
+    var dropUnsentOutput: (_ unreadable: (any OutputTag) -> Bool) -> Void = { _ in }
     /// The logind sessions followed, for `GetStatus`; `nil` when none are (set by the daemon).
     var watchedSessions: () -> [String]? = { nil }
 
@@ -291,8 +292,10 @@ final class WidgetService: VarlinkCallHandler {
     /// (after the lock's grace period), class B once its key is purged unless the reader
     /// is the provider of a timeline still open (DESIGN §3), C and D when their key goes.
     func dropUnreadableOutput() {
-        dropUnsentOutput { [store] protection in
-            switch protection.protectionClass {
+        dropUnsentOutput { [store] tag in
+            // Only ReplyProtection marks this service's replies: any other tag is unreadable.
+            guard let protection = tag as? ReplyProtection else { return true }
+            return switch protection.protectionClass {
             case .completeUnlessOpen:
                 !store.isKeyAvailable(.completeUnlessOpen) && !(protection.openTimeline.map(store.isOpen) ?? false)
             case .complete, .completeUntilFirstUserAuthentication, .none:

@@ -1,6 +1,6 @@
 import Testing
 import Varlink
-@testable import WidgetDaemon
+import VarlinkTransport
 import WidgetdPOSIX
 
 @Suite struct CallContextTests {
@@ -31,14 +31,6 @@ import WidgetdPOSIX
         context.fail(.permissionDenied)
         #expect(capture.replies.map(\.text) == [#"{"continues":true,"parameters":{"n":1}}"#, #"{"parameters":{"n":2}}"#])
         #expect(capture.replies.map(\.isFinal) == [false, true])
-    }
-
-    @Test func streamingWithoutMoreSendsAFinalReply() {
-        let capture = Capture()
-        let context = capture.context(more: false)
-        context.stream(["n": 1])
-        #expect(capture.replies.map(\.text) == [#"{"parameters":{"n":1}}"#])
-        #expect(capture.replies.map(\.isFinal) == [true])
     }
 
     @Test func onewayCallsSendNothing() {

@@ -5,10 +5,8 @@ import Synchronization
 import Testing
 import TestSupport
 import Varlink
-import VarlinkTransport
+@testable import VarlinkTransport
 import WidgetdPOSIX
-import WidgetModel
-@testable import WidgetDaemon
 import WidgetdWire
 
 /// Answers a few methods the way the real handlers will: at once, later, or as a stream.
@@ -49,11 +47,10 @@ private final class EchoHandler: VarlinkCallHandler {
         case "GetTimeline":
             // A large reply marked as holding class-A content.
             do {
-                let parameters = try call.parameters(WidgetParameters.self)
-                let widget = try WidgetID(parameters.widget)
+                _ = try call.parameters(WidgetParameters.self)
                 context.reply(
                     ["widget": String(repeating: "a", count: max(largeReplyBytes, 1))],
-                    protecting: ReplyProtection(protectionClass: .complete, openTimeline: widget))
+                    protecting: TestTag(protectionClass: "complete"))
             } catch {
                 context.fail(.invalidParameter("widget"))
             }
@@ -176,7 +173,7 @@ private final class Harness {
         path = directory + "/run/widgetd.sock"
         listener = try UnixListener.listen(at: path).fd
         server = VarlinkServer(
-            loop: loop, listeningSocket: listener, limits: limits, handler: handler,
+            loop: loop, listeningSocket: listener, limits: limits, service: .widgetd, handler: handler,
             logger: Logger(handler: logs, level: .debug),
             credentials: { (fd) throws(SystemError) in
                 var peer = try PeerCredentials.of(socket: fd)
@@ -627,9 +624,9 @@ private final class Harness {
         plain.send(presentation)
         #expect(try harness.run { harness.handler.calls.count == 2 })
         // Another class's purge leaves it alone.
-        harness.server.dropUnsentOutput { $0.protectionClass == .completeUnlessOpen }
+        harness.server.dropUnsentOutput { ($0 as? TestTag)?.protectionClass == "completeUnlessOpen" }
         #expect(harness.server.connectionCount == 2)
-        harness.server.dropUnsentOutput { $0.protectionClass == .complete }
+        harness.server.dropUnsentOutput { ($0 as? TestTag)?.protectionClass == "complete" }
         #expect(harness.server.connectionCount == 1)
         #expect(harness.handler.closed.count == 1)
         let records = harness.logs.records(event: "connection_dropped_protected_output")
@@ -683,7 +680,7 @@ private final class Harness {
         let listener = try UnixListener.listen(at: harness.directory + "/other.sock").fd
         defer { Syscall.close(listener) }
         let server = VarlinkServer(
-            loop: harness.loop, listeningSocket: listener, limits: ServerLimits(), handler: recorder,
+            loop: harness.loop, listeningSocket: listener, limits: ServerLimits(), service: .widgetd, handler: recorder,
             logger: Logger(handler: harness.logs))
         try server.start()
         defer { server.close() }

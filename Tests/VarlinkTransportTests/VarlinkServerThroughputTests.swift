@@ -5,7 +5,6 @@ import Testing
 import Synchronization
 import Varlink
 import VarlinkTransport
-@testable import WidgetDaemon
 import WidgetdPOSIX
 
 /// Requests per second through the real server with a pre-encoded reply, the hot path
@@ -27,7 +26,7 @@ import WidgetdPOSIX
         let listener = try UnixListener.listen(at: path).fd
         defer { Syscall.close(listener) }
         let server = VarlinkServer(
-            loop: loop, listeningSocket: listener, limits: ServerLimits(), handler: handler,
+            loop: loop, listeningSocket: listener, limits: ServerLimits(), service: .widgetd, handler: handler,
             logger: Logger(handler: InMemoryLogHandler()))
         try server.start()
         let connections = 8

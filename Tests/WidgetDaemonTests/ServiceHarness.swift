@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TestSupport
 import Varlink
+import VarlinkTransport
 import WidgetModel
 import WidgetStore
 import WidgetdPOSIX
@@ -134,7 +135,7 @@ final class ServiceHarness {
     /// sends the message down the decoded path.
     func cachedReply(_ message: [UInt8], connection: UInt64 = 999) -> [String: Any]? {
         var permit: UInt64 = 0
-        var protection: ReplyProtection?
+        var protection: (any OutputTag)?
         let bytes = message.withUnsafeBytes { message in
             service.cachedReply(
                 to: message, connection: ConnectionID(rawValue: connection), peer: PeerCredentials(pid: 1, uid: 0, gid: 0),
