@@ -55,9 +55,9 @@ enum FileSystem {
     /// Opens a directory of the store without following a link, and checks it as
     /// `makeDirectory` says. The caller closes the descriptor.
     static func openDirectory(_ path: String) throws(StoreError) -> FileDescriptor {
-        let fd: Int32
+        let fd: FileDescriptor
         switch attempt("open", { open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) }) {
-        case .success(let opened): fd = opened
+        case .success(let opened): fd = FileDescriptor(rawValue: opened)
         case .failure(let error):
             switch error.errno.rawValue {
             case ELOOP: throw .unsafeEntry(path: path, reason: .symbolicLink)
@@ -67,9 +67,9 @@ enum FileSystem {
         }
         var info = stat()
         do {
-            try call("fstat", path) { fstat(fd, &info) }
+            try call("fstat", path) { fstat(fd.rawValue, &info) }
         } catch {
-            close(fd)
+            Syscall.close(fd)
             throw error
         }
         let reason: UnsafeEntryReason? =
@@ -77,10 +77,10 @@ enum FileSystem {
             else if info.st_mode & 0o022 != 0 { .writableByOthers(mode: UInt32(info.st_mode & 0o7777)) }
             else { nil }
         if let reason {
-            close(fd)
+            Syscall.close(fd)
             throw .unsafeEntry(path: path, reason: reason)
         }
-        return FileDescriptor(rawValue: fd)
+        return fd
     }
 
     /// Who may own a file the store opens.
@@ -98,7 +98,7 @@ enum FileSystem {
     /// closes the descriptor.
     static func openFile(
         _ path: String, flags: Int32 = O_RDONLY, mode: mode_t = 0o600, owners: Owners = .daemon
-    ) throws(StoreError) -> Int32? {
+    ) throws(StoreError) -> FileDescriptor? {
         try openFileWithStatus(path, flags: flags, mode: mode, owners: owners)?.fd
     }
 
@@ -109,10 +109,10 @@ enum FileSystem {
     /// nothing for a regular file, and anything else is refused before it is read.
     static func openFileWithStatus(
         _ path: String, flags: Int32 = O_RDONLY, mode: mode_t = 0o600, owners: Owners = .daemon
-    ) throws(StoreError) -> (fd: Int32, info: stat)? {
-        let fd: Int32
+    ) throws(StoreError) -> (fd: FileDescriptor, info: stat)? {
+        let fd: FileDescriptor
         switch attempt("open", { open(path, flags | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, mode) }) {
-        case .success(let opened): fd = opened
+        case .success(let opened): fd = FileDescriptor(rawValue: opened)
         case .failure(let error):
             switch error.errno.rawValue {
             case ENOENT: return nil
@@ -123,9 +123,9 @@ enum FileSystem {
         }
         var info = stat()
         do {
-            try call("fstat", path) { fstat(fd, &info) }
+            try call("fstat", path) { fstat(fd.rawValue, &info) }
         } catch {
-            close(fd)
+            Syscall.close(fd)
             throw error
         }
         let owned = info.st_uid == geteuid() || (owners == .daemonOrRoot && info.st_uid == 0)
@@ -134,7 +134,7 @@ enum FileSystem {
             else if !owned { .foreignOwner(uid: info.st_uid) }
             else { nil }
         if let reason {
-            close(fd)
+            Syscall.close(fd)
             throw .unsafeEntry(path: path, reason: reason)
         }
         return (fd, info)
@@ -150,13 +150,13 @@ enum FileSystem {
     /// (malformed); not a regular file of ours → `unsafeEntry` (`openFile`).
     static func readFile(_ path: String, limit: Int) throws(StoreError) -> [UInt8]? {
         guard let (fd, info) = try openFileWithStatus(path) else { return nil }
-        defer { close(fd) }
+        defer { Syscall.close(fd) }
         guard Int(info.st_size) <= limit else { throw .corrupt(file: path, reason: .malformed) }
         var bytes = [UInt8](repeating: 0, count: Int(info.st_size))
         var offset = 0
         while offset < bytes.count {
             let n = try bytes.withUnsafeMutableBytes { buffer in
-                result("read", path) { read(fd, buffer.baseAddress! + offset, buffer.count - offset) }
+                result("read", path) { read(fd.rawValue, buffer.baseAddress! + offset, buffer.count - offset) }
             }.get()
             if n == 0 { break }
             offset += n
@@ -179,7 +179,7 @@ enum FileSystem {
     /// file is opened as `openFile` says (no link followed, `owners`).
     static func readSecret(_ path: String, expected: Int, owners: Owners = .daemon) throws(StoreError) -> SecretFile? {
         guard let (fd, info) = try openFileWithStatus(path, owners: owners) else { return nil }
-        defer { close(fd) }
+        defer { Syscall.close(fd) }
         guard Int(info.st_size) == expected else {
             throw .deviceKey(.wrongSize(path: path, bytes: Int(info.st_size)))
         }
@@ -188,7 +188,7 @@ enum FileSystem {
         var offset = 0
         while offset < expected {
             let n = try secret.withUnsafeMutableBytes { (buffer) throws(StoreError) in
-                try call("read", path) { read(fd, buffer.baseAddress! + offset, expected - offset) }
+                try call("read", path) { read(fd.rawValue, buffer.baseAddress! + offset, expected - offset) }
             }
             if n == 0 { throw .deviceKey(.wrongSize(path: path, bytes: offset)) }
             offset += n
@@ -197,25 +197,26 @@ enum FileSystem {
     }
 
     /// Writes `count` bytes from `source` to a new file descriptor, retrying short writes.
-    private static func writeAll(_ fd: Int32, _ source: UnsafeRawBufferPointer, _ path: String) throws(StoreError) {
+    private static func writeAll(_ fd: FileDescriptor, _ source: UnsafeRawBufferPointer, _ path: String) throws(StoreError) {
         var offset = 0
         while offset < source.count {
-            offset += try call("write", path) { write(fd, source.baseAddress! + offset, source.count - offset) }
+            offset += try call("write", path) { write(fd.rawValue, source.baseAddress! + offset, source.count - offset) }
         }
     }
 
     /// Creates a new file (it must not exist) holding a secret, mode 0600, durably.
     static func createSecretFile(_ path: String, directory: String, contents: SecureBytes) throws(StoreError) {
-        let fd = try call("create", path) { open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600) }
+        let fd = FileDescriptor(
+            rawValue: try call("create", path) { open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600) })
         do throws(StoreError) {
             try contents.withUnsafeBytes { (buffer) throws(StoreError) in try writeAll(fd, buffer, path) }
-            try call("fsync", path) { fsync(fd) }
+            try call("fsync", path) { fsync(fd.rawValue) }
         } catch {
-            close(fd)
+            Syscall.close(fd)
             unlink(path)
             throw error
         }
-        close(fd)
+        Syscall.close(fd)
         try syncDirectory(directory)
     }
 
@@ -225,20 +226,21 @@ enum FileSystem {
         do { suffix = try Sodium.randomBytes(count: 8) } catch { throw StoreError(error) }
         let temporary = "\(directory)/.tmp-\(Hex.encode(suffix))"
         let target = "\(directory)/\(name)"
-        let fd = try call("create", temporary) {
-            open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
-        }
+        let fd = FileDescriptor(
+            rawValue: try call("create", temporary) {
+                open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
+            })
         do throws(StoreError) {
             try bytes.withBytes { (buffer) throws(StoreError) in try writeAll(fd, buffer, temporary) }
-            try call("fsync", temporary) { fsync(fd) }
+            try call("fsync", temporary) { fsync(fd.rawValue) }
         } catch {
-            close(fd)
+            Syscall.close(fd)
             unlink(temporary)
             throw error
         }
         // Not retried on EINTR (the descriptor is gone either way), but its error counts:
         // on some file systems close is where a failed write shows.
-        guard close(fd) == 0 else {
+        guard close(fd.rawValue) == 0 else {
             let error = StoreError(SystemError("close", errno: .current), path: temporary)
             unlink(temporary)
             throw error
@@ -318,13 +320,13 @@ enum FileSystem {
     private static func replaceFile(directory: String, name: String, bytes: [UInt8]) throws(StoreError) {
         let (fd, temporary) = try writeTemporary(directory: directory, bytes: bytes)
         do {
-            try call("fsync", temporary) { fsync(fd) }
+            try call("fsync", temporary) { fsync(fd.rawValue) }
         } catch {
-            close(fd)
+            Syscall.close(fd)
             unlink(temporary)
             throw error
         }
-        guard close(fd) == 0 else {
+        guard close(fd.rawValue) == 0 else {
             let error = StoreError(SystemError("close", errno: .current), path: temporary)
             unlink(temporary)
             throw error
@@ -338,17 +340,18 @@ enum FileSystem {
     }
 
     /// Writes a new temporary file in `directory` and returns it still open, not yet synced.
-    private static func writeTemporary(directory: String, bytes: [UInt8]) throws(StoreError) -> (fd: Int32, path: String) {
+    private static func writeTemporary(directory: String, bytes: [UInt8]) throws(StoreError) -> (fd: FileDescriptor, path: String) {
         let suffix: [UInt8]
         do { suffix = try Sodium.randomBytes(count: 8) } catch { throw StoreError(error) }
         let temporary = "\(directory)/.tmp-\(Hex.encode(suffix))"
-        let fd = try call("create", temporary) {
-            open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
-        }
+        let fd = FileDescriptor(
+            rawValue: try call("create", temporary) {
+                open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
+            })
         do throws(StoreError) {
             try bytes.withBytes { (buffer) throws(StoreError) in try writeAll(fd, buffer, temporary) }
         } catch {
-            close(fd)
+            Syscall.close(fd)
             unlink(temporary)
             throw error
         }
@@ -376,9 +379,9 @@ enum FileSystem {
 
     /// Makes a directory's entries (creations, renames, removals) durable.
     static func syncDirectory(_ path: String) throws(StoreError) {
-        let fd = try call("open", path) { open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) }
-        defer { close(fd) }
-        try call("fsync", path) { fsync(fd) }
+        let fd = FileDescriptor(rawValue: try call("open", path) { open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) })
+        defer { Syscall.close(fd) }
+        try call("fsync", path) { fsync(fd.rawValue) }
     }
 
     /// The names in a directory, without `.` and `..`.

@@ -54,7 +54,7 @@ final class Journal: @unchecked Sendable {
     private let directory: String
     private let capacity: Int
     private let macKey: SecureBytes
-    private let fd: Int32
+    private let fd: FileDescriptor
     /// The generations the folds record.
     private let catalog: Catalog
 
@@ -89,7 +89,7 @@ final class Journal: @unchecked Sendable {
             replayed = try Self.read(fd: fd, path: path, macKey: macKey)
             epoch = try Self.newEpoch()
         } catch {
-            close(fd)
+            Syscall.close(fd)
             throw error
         }
         self.fd = fd
@@ -105,7 +105,7 @@ final class Journal: @unchecked Sendable {
         try preallocate()
     }
 
-    deinit { close(fd) }
+    deinit { Syscall.close(fd) }
 
     /// Whether `stateDirectory/journal` holds a record (its first header starts with
     /// the magic), without a key: acknowledged writes that a lost keybag would make
@@ -113,7 +113,7 @@ final class Journal: @unchecked Sendable {
     static func holdsRecords(stateDirectory: String) throws(StoreError) -> Bool {
         let path = "\(stateDirectory)/\(fileName)"
         guard let fd = try FileSystem.openFile(path) else { return false }
-        defer { close(fd) }
+        defer { Syscall.close(fd) }
         var first = [UInt8](repeating: 0, count: magic.count)
         return try readAll(fd, into: &first, at: 0, path: path) == magic.count && first == magic
     }
@@ -141,7 +141,7 @@ final class Journal: @unchecked Sendable {
                 next += 1
             }
             try records.withBytes { (buffer) throws(StoreError) in try writeAll(buffer, at: tail) }
-            try FileSystem.call("fdatasync", path) { fdatasync(fd) }
+            try FileSystem.call("fdatasync", path) { fdatasync(fd.rawValue) }
             tail += size
             sequence = next
             filesLock.withLock {
@@ -199,7 +199,7 @@ final class Journal: @unchecked Sendable {
     private func restart() throws(StoreError) {
         let zeros = [UInt8](repeating: 0, count: Self.headerByteCount)
         try zeros.withBytes { (buffer) throws(StoreError) in try writeAll(buffer, at: 0) }
-        try FileSystem.call("fdatasync", path) { fdatasync(fd) }
+        try FileSystem.call("fdatasync", path) { fdatasync(fd.rawValue) }
         tail = 0
         sequence = 0
         epoch = try Self.newEpoch()
@@ -244,14 +244,14 @@ final class Journal: @unchecked Sendable {
 
     /// The records of the journal's current epoch, in order, up to the first that does
     /// not verify or does not follow in sequence.
-    private static func read(fd: Int32, path: String, macKey: SecureBytes) throws(StoreError) -> [Record] {
+    private static func read(fd: FileDescriptor, path: String, macKey: SecureBytes) throws(StoreError) -> [Record] {
         // Most opens find an empty journal: its first header says so without reading the rest.
         var first = [UInt8](repeating: 0, count: headerByteCount)
         guard try readAll(fd, into: &first, at: 0, path: path) == headerByteCount, Array(first.prefix(4)) == magic else {
             return []
         }
         var info = stat()
-        try FileSystem.call("fstat", path) { fstat(fd, &info) }
+        try FileSystem.call("fstat", path) { fstat(fd.rawValue, &info) }
         var contents = [UInt8](repeating: 0, count: Int(info.st_size))
         let size = try readAll(fd, into: &contents, at: 0, path: path)
         return try parse(contents.prefix(size), macKey: macKey)
@@ -288,11 +288,11 @@ final class Journal: @unchecked Sendable {
     /// write its inode on every sync).
     private func preallocate() throws(StoreError) {
         var info = stat()
-        try FileSystem.call("fstat", path) { fstat(fd, &info) }
+        try FileSystem.call("fstat", path) { fstat(fd.rawValue, &info) }
         let size = Int(info.st_size)
         guard size != capacity else { return }
         if size > capacity {
-            try FileSystem.call("ftruncate", path) { ftruncate(fd, off_t(capacity)) }
+            try FileSystem.call("ftruncate", path) { ftruncate(fd.rawValue, off_t(capacity)) }
         } else {
             let zeros = [UInt8](repeating: 0, count: 64 << 10)
             var offset = size
@@ -304,7 +304,7 @@ final class Journal: @unchecked Sendable {
                 offset += count
             }
         }
-        try FileSystem.call("fsync", path) { fsync(fd) }
+        try FileSystem.call("fsync", path) { fsync(fd.rawValue) }
         try FileSystem.syncDirectory(stateDirectory)
     }
 
@@ -312,7 +312,7 @@ final class Journal: @unchecked Sendable {
         var done = 0
         while done < buffer.count {
             let n = try FileSystem.call("write", path) {
-                pwrite(fd, buffer.baseAddress! + done, buffer.count - done, off_t(offset + done))
+                pwrite(fd.rawValue, buffer.baseAddress! + done, buffer.count - done, off_t(offset + done))
             }
             guard n > 0 else { throw .io(operation: "write", path: path, errno: Errno(rawValue: EIO)) }
             done += n
@@ -320,11 +320,11 @@ final class Journal: @unchecked Sendable {
     }
 
     /// Reads up to `buffer.count` bytes at `offset`; returns how many there were.
-    private static func readAll(_ fd: Int32, into buffer: inout [UInt8], at offset: Int, path: String) throws(StoreError) -> Int {
+    private static func readAll(_ fd: FileDescriptor, into buffer: inout [UInt8], at offset: Int, path: String) throws(StoreError) -> Int {
         var done = 0
         while done < buffer.count {
             let n = try buffer.withUnsafeMutableBytes { b in
-                FileSystem.result("read", path) { pread(fd, b.baseAddress! + done, b.count - done, off_t(offset + done)) }
+                FileSystem.result("read", path) { pread(fd.rawValue, b.baseAddress! + done, b.count - done, off_t(offset + done)) }
             }.get()
             if n == 0 { break }
             done += n
