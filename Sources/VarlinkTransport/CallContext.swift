@@ -155,7 +155,7 @@ public final class CallContext {
         send(isFinal: true, wipe: true) { VarlinkReply.encode(error: error) }
     }
 
-    /// `wipe`: the reply was encoded here and nobody else holds it, so its bytes (which
+    /// `wipe`: the reply was encoded for this call and nobody else holds it, so its bytes (which
     /// may be decrypted content) are zeroed once the connection has copied them. A
     /// small freed buffer goes to glibc's per-thread cache, which M_PERTURB does not
     /// overwrite: MemoryHygieneTests found a GetTimeline reply there after the lock.
