@@ -24,9 +24,9 @@ import Testing
         let daemon = try DaemonProcess(daemon: ["KeyProtection=tpm2", "TPM2Device=\(tpm.tcti)"])
         try daemon.start()
         try daemon.client().ok("io.widgetd.Provider.PutTimeline", Fixtures.putParameters(weather))
-        // Only what is in force: the key is the TPM's, attempts and rollback not yet.
+        // Only what is in force: the key and the attempts are the TPM's, rollback not yet.
         let status = try daemon.client().ok("io.widgetd.Device.GetStatus")
-        #expect(status["protection"] as? [String: String] == ["deviceKey": "tpm2", "attempts": "software", "rollback": "catalog"])
+        #expect(status["protection"] as? [String: String] == ["deviceKey": "tpm2", "attempts": "tpm2", "rollback": "catalog"])
         #expect(daemon.stop() == 0)
         let state = daemon.stateDirectory.path
         #expect(FileManager.default.fileExists(atPath: state + "/device-key.tpm2"))
