@@ -159,7 +159,7 @@ final class KeyCustody {
         }
         // Re-checked here: derivations started together must not bypass the delay.
         if let wait = retryAfter(now: now) { throw .tryAgainLater(retryAfter: wait) }
-        guard let released = try verify(derived) else { try recordFailure(key, now: now) }
+        guard let released = try verify(key, derived.verdict) else { try recordFailure(key, now: now) }
         // The unwrapped secrets are dropped here, which zeroes them.
         if overtaken { throw .unlockInterrupted }
         lifecycle.unlock(releasing: released)
@@ -173,10 +173,12 @@ final class KeyCustody {
         }
     }
 
-    /// Every generation's A, B and C key pairs if `derived` is the passcode, `nil` if it is not.
-    private func verify(_ derived: DerivedPasscode) throws(StoreError) -> [ProtectionClass: [Keybag.Generation: KeyPair]]? {
-        guard let key = derived.key else { return nil }
-        switch (derived.verdict, keybag.tangleBlob != nil) {
+    /// Every generation's A, B and C key pairs if `key` (with the verifier's `verdict`)
+    /// is the passcode's, `nil` if it is not.
+    private func verify(
+        _ key: SecureBytes, _ verdict: DerivedPasscode.Verdict
+    ) throws(StoreError) -> [ProtectionClass: [Keybag.Generation: KeyPair]]? {
+        switch (verdict, keybag.tangleBlob != nil) {
         case (.refused, true): return nil
         case (.unverified, false), (.verified, true): break
         case (.unverified, true), (.verified, false), (.refused, false):
@@ -188,7 +190,7 @@ final class KeyCustody {
         // unwrap, the keybag itself is damaged.
         do throws(CryptoError) {
             _ = try keybag.unwrapNewestClassA(with: key)
-        } catch .authenticationFailure where derived.verdict == .unverified {
+        } catch .authenticationFailure where verdict == .unverified {
             return nil
         } catch {
             throw .reading(keybagPath, error)
@@ -268,7 +270,7 @@ final class KeyCustody {
             guard let current = derived.current, let key = current.key else { throw .passcodeRequired }
             // Re-checked here: a change started before a failed unlock must wait too.
             if let wait = retryAfter(now: now) { throw .tryAgainLater(retryAfter: wait) }
-            guard let verified = try verify(current) else { try recordFailure(key, now: now) }
+            guard let verified = try verify(key, current.verdict) else { try recordFailure(key, now: now) }
             pairs = verified
         } else {
             // No passcode: every generation is held since the open.
