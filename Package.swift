@@ -138,6 +138,8 @@ let package = Package(
             name: "WidgetDaemonTests",
             dependencies: [
                 "WidgetDaemon", "WidgetStore", "WidgetCrypto", "WidgetModel", "Varlink", "VarlinkTransport", "WidgetdWire", "TestSupport",
+                // The TPM2 passcode verifier's tests read the TPM's dictionary-attack state.
+                "WidgetTPM",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         // WidgetdCommand too: one suite checks both programs' completion scripts and manuals.

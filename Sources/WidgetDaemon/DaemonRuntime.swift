@@ -36,9 +36,10 @@ final class DaemonRuntime {
         Self.log(configuration.problems, to: logger)
         loop = try EventLoop()
         stateLock = try StateDirectoryLock(stateDirectory: paths.stateDirectory)
+        let deviceKeySource = try Self.deviceKeySource(configuration, stateDirectory: paths.stateDirectory, environment: environment)
         store = try TimelineStore(
             stateDirectory: paths.stateDirectory,
-            deviceKeySource: try Self.deviceKeySource(configuration, stateDirectory: paths.stateDirectory, environment: environment),
+            deviceKeySource: deviceKeySource, passcodeVerifier: Self.passcodeVerifier(for: deviceKeySource),
             configuration: Self.storeConfiguration(configuration), startOver: startOver, now: Date())
         if store.finishedInterruptedWipe {
             logger.critical(
@@ -94,6 +95,13 @@ final class DaemonRuntime {
         case .tpm2:
             try TPM2StoreDeviceKeySource.open(tcti: configuration.tpm2Device, stateDirectory: stateDirectory)
         }
+    }
+
+    /// Who verifies passcode attempts: with `KeyProtection=tpm2` the TPM that seals the
+    /// device key (the same connection), else nobody but the keybag.
+    static func passcodeVerifier(for source: any DeviceKeySource) -> (any PasscodeVerifier)? {
+        guard let tpm = source as? TPM2StoreDeviceKeySource else { return nil }
+        return TPM2StorePasscodeVerifier(sharingDeviceOf: tpm)
     }
 
     /// The store's share of the configuration.

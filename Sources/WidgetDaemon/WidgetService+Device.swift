@@ -20,12 +20,12 @@ extension WidgetService {
             lockedBy: lockedBy?.rawValue, sessions: watchedSessions(), protection: protection)
     }
 
-    /// `GetStatus.protection`: only what is in force. The TPM seals the device key in
-    /// tpm2 mode, but failed attempts are still counted in the keybag and rollback is
-    /// still detected by the catalog alone, so those say `software` and `catalog`
-    /// until the TPM counts and anchors them (DESIGN §9).
+    /// `GetStatus.protection`: only what is in force. In tpm2 mode the TPM seals the
+    /// device key and counts passcode attempts (`TimelineStore.attemptCounting`), but
+    /// rollback is still detected by the catalog alone, so that says `catalog` until
+    /// the TPM anchors it (DESIGN §9).
     var protection: Protection {
-        Protection(deviceKey: store.deviceKeyKind.rawValue, attempts: "software", rollback: "catalog")
+        Protection(deviceKey: store.deviceKeyKind.rawValue, attempts: store.attemptCounting.rawValue, rollback: "catalog")
     }
 
     /// What `GetStatus` warns of now, in `StatusWarning` order.

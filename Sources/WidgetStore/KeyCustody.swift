@@ -16,6 +16,9 @@ final class KeyCustody {
     private let stateDirectory: String
     /// Where the device key comes from; asked again after a wipe.
     let source: any DeviceKeySource
+    /// Where passcode attempts are verified and counted beyond the files (the TPM), if
+    /// anywhere: a passcode set with it is tangled with its secret (`PasscodeVerifier`).
+    let verifier: (any PasscodeVerifier)?
     /// The tunables it reads (cost of a new passcode, grace, wipe limit).
     var configuration: StoreConfiguration
 
@@ -40,11 +43,12 @@ final class KeyCustody {
 
     /// Opens (or creates, for a new store) the keys of `stateDirectory`.
     init(
-        stateDirectory: String, source: any DeviceKeySource, configuration: StoreConfiguration,
-        beforeSavingKeybag: @escaping KeybagCompanion
+        stateDirectory: String, source: any DeviceKeySource, verifier: (any PasscodeVerifier)? = nil,
+        configuration: StoreConfiguration, beforeSavingKeybag: @escaping KeybagCompanion
     ) throws(StoreError) {
         self.stateDirectory = stateDirectory
         self.source = source
+        self.verifier = verifier
         self.configuration = configuration
         self.beforeSavingKeybag = beforeSavingKeybag
         let opened = try Self.open(
@@ -90,8 +94,9 @@ final class KeyCustody {
             try keybag.save(stateDirectory: stateDirectory, macKey: subkeys.keybagMAC)
             created = true
         }
-        if keybag.readVersion != Keybag.version {
+        if keybag.readVersion == Keybag.version1 {
             // Migrated: the next reader finds the current format (its generation 0 is the old keys).
+            // A version 2 keybag has its catalog already, and is written as version 3 at its next change.
             try companion(subkeys, true)
             try keybag.save(stateDirectory: stateDirectory, macKey: subkeys.keybagMAC)
         }
@@ -121,8 +126,23 @@ final class KeyCustody {
         guard keybag.passcodeSet else { return PasscodeDerivation(mode: .noPasscode, lockEpoch: epoch) }
         if let wait = retryAfter(now: now) { throw .tryAgainLater(retryAfter: wait) }
         let tangle = try crypto { () throws(CryptoError) in try subkeys.passcodeTangle.copy() }
-        return PasscodeDerivation(
+        var derivation = PasscodeDerivation(
             mode: .argon2id(salt: keybag.salt, cost: keybag.kdfCost, tangleKey: tangle), lockEpoch: epoch)
+        if let blob = keybag.tangleBlob {
+            // Tangled: only the verifier that sealed the blob can release what unwraps.
+            guard let verifier else { throw .passcodeVerifierFailed(reason: "the passcode was set with a TPM, and none is configured") }
+            let tagKey = try crypto { () throws(CryptoError) in try subkeys.wrongPasscodeTag.copy() }
+            derivation.verification = .open(blob: blob, verifier: verifier, tagKey: tagKey, lastWrongTag: keybag.lastWrongTag)
+        }
+        return derivation
+    }
+
+    /// What counts failed attempts now: the verifier's for a passcode tangled with it,
+    /// and for one set from now on; the keybag for a passcode set without (software
+    /// mode, or a keybag of the previous format).
+    var attemptCounting: AttemptCounting {
+        guard let verifier, !keybag.passcodeSet || keybag.tangleBlob != nil else { return .software }
+        return verifier.counting
     }
 
     /// See `TimelineStore.finishUnlock(_:now:)`.
@@ -139,7 +159,7 @@ final class KeyCustody {
         }
         // Re-checked here: derivations started together must not bypass the delay.
         if let wait = retryAfter(now: now) { throw .tryAgainLater(retryAfter: wait) }
-        guard let released = try verify(key) else { try recordFailure(key, now: now) }
+        guard let released = try verify(key, derived.verdict) else { try recordFailure(key, now: now) }
         // The unwrapped secrets are dropped here, which zeroes them.
         if overtaken { throw .unlockInterrupted }
         lifecycle.unlock(releasing: released)
@@ -153,13 +173,24 @@ final class KeyCustody {
         }
     }
 
-    /// Every generation's A, B and C key pairs if `key` is the passcode key, `nil` if it is not.
-    private func verify(_ key: SecureBytes) throws(StoreError) -> [ProtectionClass: [Keybag.Generation: KeyPair]]? {
-        // The newest generation's class A decides whether the passcode is right; if a
-        // later one then fails, the keybag itself is damaged.
+    /// Every generation's A, B and C key pairs if `key` (with the verifier's `verdict`)
+    /// is the passcode's, `nil` if it is not.
+    private func verify(
+        _ key: SecureBytes, _ verdict: DerivedPasscode.Verdict
+    ) throws(StoreError) -> [ProtectionClass: [Keybag.Generation: KeyPair]]? {
+        switch (verdict, keybag.tangleBlob != nil) {
+        case (.refused, true): return nil
+        case (.unverified, false), (.verified, true): break
+        case (.unverified, true), (.verified, false), (.refused, false):
+            // Derived for another keybag than this one: it proves nothing; not counted.
+            throw .passcodeRequired
+        }
+        // Without a verifier the newest generation's class A decides whether the
+        // passcode is right; if a later one then fails, or a verified key does not
+        // unwrap, the keybag itself is damaged.
         do throws(CryptoError) {
             _ = try keybag.unwrapNewestClassA(with: key)
-        } catch .authenticationFailure {
+        } catch .authenticationFailure where verdict == .unverified {
             return nil
         } catch {
             throw .reading(keybagPath, error)
@@ -170,11 +201,8 @@ final class KeyCustody {
     /// Counts a wrong passcode durably, then throws the answer (and sets `wipeDue` when
     /// the count reached `wipeAfterFailedAttempts`).
     private func recordFailure(_ key: SecureBytes, now: Date) throws(StoreError) -> Never {
-        let tag = try crypto { () throws(CryptoError) in try KeyedHash.hash(key, key: subkeys.wrongPasscodeTag) }
-        let tagBytes = tag.withUnsafeBytes { Array($0) }
-        if let last = keybag.lastWrongTag,
-            tagBytes.withUnsafeBytes({ t in last.withUnsafeBytes { Sodium.constantTimeEquals(t, $0) } })
-        {
+        let tagBytes = try DerivedPasscode.wrongTag(of: key, tagKey: subkeys.wrongPasscodeTag)
+        if let last = keybag.lastWrongTag, DerivedPasscode.sameTag(tagBytes, last) {
             throw .wrongPasscode(failedAttempts: keybag.failedAttempts, retryAfter: retryAfter(now: now))
         }
         var updated = keybag
@@ -219,7 +247,8 @@ final class KeyCustody {
         if hasNew {
             let tangle = try crypto { () throws(CryptoError) in try subkeys.passcodeTangle.copy() }
             new = PasscodeDerivation(
-                mode: .argon2id(salt: salt, cost: configuration.kdfCost, tangleKey: tangle), lockEpoch: lockEpoch)
+                mode: .argon2id(salt: salt, cost: configuration.kdfCost, tangleKey: tangle), lockEpoch: lockEpoch,
+                verification: verifier.map { .enroll($0) })
         }
         return PasscodeChange(basis: keybag.salt, current: current, new: new, newSalt: salt, newCost: configuration.kdfCost)
     }
@@ -238,10 +267,10 @@ final class KeyCustody {
         }
         let pairs: [ProtectionClass: [Keybag.Generation: KeyPair]]
         if keybag.passcodeSet {
-            guard let key = derived.current?.key else { throw .passcodeRequired }
+            guard let current = derived.current, let key = current.key else { throw .passcodeRequired }
             // Re-checked here: a change started before a failed unlock must wait too.
             if let wait = retryAfter(now: now) { throw .tryAgainLater(retryAfter: wait) }
-            guard let verified = try verify(key) else { try recordFailure(key, now: now) }
+            guard let verified = try verify(key, current.verdict) else { try recordFailure(key, now: now) }
             pairs = verified
         } else {
             // No passcode: every generation is held since the open.
@@ -254,6 +283,8 @@ final class KeyCustody {
         let (generation, fresh) = try updated.rotate(
             held: pairs, passcodeKey: newKey, salt: derived.newSalt, cost: derived.newCost,
             deviceWrapKey: subkeys.classWrap)
+        // The new passcode's blob, or none: a removed passcode's blob goes with it.
+        updated.tangleBlob = derived.new?.tangleBlob
         let dropped = inUse.map { updated.dropGenerations(notIn: $0) } ?? []
         try updated.save(stateDirectory: stateDirectory, macKey: subkeys.keybagMAC)
         let wasSet = keybag.passcodeSet

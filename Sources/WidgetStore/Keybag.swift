@@ -20,25 +20,34 @@ import WidgetModel
 /// The whole file is authenticated with keyed BLAKE2b under a device subkey: a
 /// tampered keybag (say, a reset failure counter) is a typed error, never a reset.
 ///
-/// Layout (little-endian), version 2: `"WKBG"`, version, opslimit u64, memlimit u64,
+/// In tpm2 mode it also holds the passcode tangle's blob (`tangleBlob`): the sealed
+/// secret a `PasscodeVerifier` releases only to the right passcode, without which the
+/// class secrets do not unwrap.
+///
+/// Layout (little-endian), version 3: `"WKBG"`, version, opslimit u64, memlimit u64,
 /// salt block, passcodeSet u8, failedAttempts u32, lastFailure date, wrong-passcode tag
 /// (presence u8 + 32 bytes), class D (code u8, public key (32), wrapped secret block),
 /// generation count u16, then per generation, oldest first: number u32 and per class
-/// (A, B, C) code u8, public key (32), wrapped secret block; and a 32-byte MAC over
-/// everything before it. Version 1 (read, and rewritten as version 2 at open) had no
-/// generations: after the tag, per class (A, B, C, D) code, public key and wrapped
-/// secret; it reads as generation 0.
+/// (A, B, C) code u8, public key (32), wrapped secret block; then the tangle blob
+/// (presence u8 + block); and a 32-byte MAC over everything before it. Version 2 (read;
+/// written as version 3 at the next change) ends after the generations: no tangle.
+/// Version 1 (read, and rewritten at open) had no generations: after the tag, per class
+/// (A, B, C, D) code, public key and wrapped secret; it reads as generation 0.
 struct Keybag {
     static let fileName = "keybag"
     static let magic = Array("WKBG".utf8)
     /// The version written.
-    static let version: UInt8 = 2
+    static let version: UInt8 = 3
+    /// The version before the tangle blob, still read.
+    static let version2: UInt8 = 2
     /// The version before key generations, still read.
     static let version1: UInt8 = 1
     static let macByteCount = 32
     static let tagByteCount = 32
     /// The largest keybag read: a few hundred bytes per generation kept.
     static let maximumFileBytes = 1 << 20
+    /// The largest tangle blob read (a TPM's is a few hundred bytes).
+    static let maximumTangleBlobBytes = 4096
 
     /// A key generation's number; a file's header names the one it is sealed to.
     typealias Generation = UInt32
@@ -65,6 +74,9 @@ struct Keybag {
     /// Keyed hash of the last wrong passcode key (not the passcode), so a repeat is not counted twice.
     var lastWrongTag: [UInt8]?
     var classD: ClassEntry
+    /// The passcode tangle's blob (`PasscodeVerifier.enroll`) while a passcode set with a
+    /// verifier is in force; `nil` in software mode and without a passcode.
+    var tangleBlob: [UInt8]? = nil
     /// Oldest first; never empty, the last is the one new writes use.
     private(set) var generations: [KeyGeneration]
     /// The version the file was read in (`version` for a new keybag).
@@ -209,6 +221,8 @@ struct Keybag {
             w.u32(generation.number)
             for c in Self.passcodeClasses { Self.write(generation.classes[c]!, c, to: &w) }
         }
+        w.u8(tangleBlob == nil ? 0 : 1)
+        w.block(tangleBlob ?? [])
         let content = w.bytes
         let mac = try crypto { () throws(CryptoError) in
             try KeyedHash.hash(content, key: macKey, outputLength: Self.macByteCount)
@@ -245,7 +259,7 @@ struct Keybag {
         var r = ByteReader(buffer)
         _ = try r.raw(magic.count)
         let fileVersion = try r.u8()
-        guard fileVersion == version || fileVersion == version1 else { throw .malformed }
+        guard fileVersion == version || fileVersion == version2 || fileVersion == version1 else { throw .malformed }
         let cost = KDFCost(opsLimit: try r.u64(), memLimit: try r.u64())
         let salt = try r.block(limit: 64)
         guard salt.count == PasswordHash.saltByteCount else { throw .malformed }
@@ -276,10 +290,18 @@ struct Keybag {
                 generations.append(KeyGeneration(number: number, classes: entries))
             }
         }
+        var tangleBlob: [UInt8]?
+        if fileVersion == version {
+            let tangleFlag = try r.u8()
+            let blob = try r.block(limit: maximumTangleBlobBytes)
+            guard tangleFlag <= 1, tangleFlag == 1 || blob.isEmpty else { throw .malformed }
+            tangleBlob = tangleFlag == 1 ? blob : nil
+        }
         guard r.isAtEnd else { throw .malformed }
         var bag = Keybag(
             kdfCost: cost, salt: salt, passcodeSet: passcodeFlag == 1, failedAttempts: failed,
-            lastFailure: lastFailure, lastWrongTag: tagFlag == 1 ? tag : nil, classD: classD, generations: generations)
+            lastFailure: lastFailure, lastWrongTag: tagFlag == 1 ? tag : nil, classD: classD, tangleBlob: tangleBlob,
+            generations: generations)
         bag.readVersion = fileVersion
         return bag
     }

@@ -124,6 +124,10 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     case corrupt(file: String, reason: CorruptionReason)
     /// The device key cannot be used.
     case deviceKey(DeviceKeyProblem)
+    /// The passcode verifier (the TPM) could not verify or enroll a passcode: its blob is
+    /// another TPM's or from before a wipe, or the TPM failed. Its own text, which names
+    /// the refusal and never a secret. Not a wrong passcode: nothing was counted.
+    case passcodeVerifierFailed(reason: String)
     /// An entry of the state directory is not what the store keeps there; it was not opened.
     case unsafeEntry(path: String, reason: UnsafeEntryReason)
     /// The keybag is missing while the timelines or journaled writes it made readable
@@ -156,6 +160,7 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
         case .wiped: "the store was erased after too many failed attempts"
         case .corrupt(let file, let reason): "\(file): \(reason)"
         case .deviceKey(let problem): problem.description
+        case .passcodeVerifierFailed(let reason): "the passcode cannot be verified: \(reason)"
         case .unsafeEntry(let path, let reason): "refused \(path): it \(reason)"
         case .catalogMissing(let path):
             "\(path) is missing beside the keybag: timeline files could be rolled back unnoticed; restore it, or wipe"

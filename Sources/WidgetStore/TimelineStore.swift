@@ -70,6 +70,8 @@ public final class TimelineStore {
     ///
     /// - Parameters:
     ///   - deviceKeySource: where the device key is kept (and destroyed at a wipe).
+    ///   - passcodeVerifier: where passcode attempts are verified and counted beyond the
+    ///     files (the TPM in tpm2 mode); `nil`, the default, verifies by the keybag alone.
     ///   - journalCapacity: the size of the write-ahead journal (`Journal`); 0 writes
     ///     every timeline straight into its file.
     ///   - startOver: what to do when the keybag is missing while timeline files or
@@ -85,7 +87,7 @@ public final class TimelineStore {
     /// without the rollback check, since either is what removing or damaging the catalog
     /// to let an old file pass looks like.
     public init(
-        stateDirectory: String, deviceKeySource: any DeviceKeySource,
+        stateDirectory: String, deviceKeySource: any DeviceKeySource, passcodeVerifier: (any PasscodeVerifier)? = nil,
         configuration: StoreConfiguration = StoreConfiguration(),
         journalCapacity: Int = TimelineStore.defaultJournalCapacity, startOver: Bool = false, now: Date
     ) throws(StoreError) {
@@ -117,7 +119,7 @@ public final class TimelineStore {
         // reading a directory of every stored timeline must not delay opening.
         let timelines = timelinesDirectory
         custody = try KeyCustody(
-            stateDirectory: stateDirectory, source: deviceKeySource, configuration: configuration,
+            stateDirectory: stateDirectory, source: deviceKeySource, verifier: passcodeVerifier, configuration: configuration,
             beforeSavingKeybag: { (subkeys, migrated) throws(StoreError) in
                 try Self.makeCatalog(stateDirectory: stateDirectory, timelines: timelines, subkeys: subkeys, fromFiles: migrated)
             })
@@ -307,6 +309,9 @@ public final class TimelineStore {
 
     /// What holds the device key (`GetStatus.protection.deviceKey`).
     public var deviceKeyKind: DeviceKeyKind { custody.deviceKey.kind }
+
+    /// What counts failed passcode attempts (`GetStatus.protection.attempts`).
+    public var attemptCounting: AttemptCounting { custody.attemptCounting }
 
     /// Whether the secret key of class `c` is held now (class `none` always is).
     public func isKeyAvailable(_ c: ProtectionClass) -> Bool { custody.lifecycle.isAvailable(c) }

@@ -24,9 +24,9 @@ import Testing
         let daemon = try DaemonProcess(daemon: ["KeyProtection=tpm2", "TPM2Device=\(tpm.tcti)"])
         try daemon.start()
         try daemon.client().ok("io.widgetd.Provider.PutTimeline", Fixtures.putParameters(weather))
-        // Only what is in force: the key is the TPM's, attempts and rollback not yet.
+        // Only what is in force: the key and the attempts are the TPM's, rollback not yet.
         let status = try daemon.client().ok("io.widgetd.Device.GetStatus")
-        #expect(status["protection"] as? [String: String] == ["deviceKey": "tpm2", "attempts": "software", "rollback": "catalog"])
+        #expect(status["protection"] as? [String: String] == ["deviceKey": "tpm2", "attempts": "tpm2", "rollback": "catalog"])
         #expect(daemon.stop() == 0)
         let state = daemon.stateDirectory.path
         #expect(FileManager.default.fileExists(atPath: state + "/device-key.tpm2"))
@@ -84,6 +84,46 @@ import Testing
         #expect(restored.error.contains("tpm2 device key cannot be used"), "\(restored.error)")
     }
 
+    /// Issue 16: a keybag restored from before the failed attempts reset the counter. In
+    /// tpm2 mode each wrong passcode is a TPM authorisation failure that its
+    /// dictionary-attack protection counts, and its lockout outlives the restore.
+    @Test(.enabled(if: SwtpmServer.isInstalled, "swtpm is not installed: apt-get install swtpm swtpm-tools"))
+    func tpm2LockoutOutlivesARestoredKeybagAndARestart() throws {
+        let tpm = try SwtpmServer()
+        // Shrunk so that the lockout comes at the third failure (lockout-auth recovery 0).
+        try tpm2Tool(tpm, "tpm2_dictionarylockout", ["-s", "-n", "3", "-t", "1000", "-l", "0"])
+        let daemon = try DaemonProcess(daemon: ["KeyProtection=tpm2", "TPM2Device=\(tpm.tcti)"])
+        try daemon.start()
+        try daemon.client().ok("io.widgetd.Device.SetPasscode", ["new": "1234"])
+        #expect(daemon.stop() == 0)
+        let keybag = URL(fileURLWithPath: daemon.stateDirectory.path + "/keybag")
+        let backup = try Data(contentsOf: keybag)
+
+        try daemon.start()
+        let client = try daemon.client()
+        for attempt in 1...3 {
+            let reply = try client.call("io.widgetd.Device.Unlock", ["passcode": "wrong-\(attempt)"])
+            #expect(reply.error == "io.widgetd.WrongPasscode", "attempt \(attempt)")
+            #expect(reply.parameters["failedAttempts"] as? Int == attempt)
+        }
+        let locked = try client.call("io.widgetd.Device.Unlock", ["passcode": "1234"])
+        #expect(locked.error == "io.widgetd.TryAgainLater")
+        #expect(locked.parameters["retryAfter"] as? Double == 1000)
+        #expect(daemon.stop() == 0)
+
+        try backup.write(to: keybag)
+        try daemon.start()
+        let status = try daemon.client().ok("io.widgetd.Device.GetStatus")
+        #expect(status["failedAttempts"] as? Int == 0)
+        #expect((status["protection"] as? [String: String])?["attempts"] == "tpm2")
+        let restored = try daemon.client().call("io.widgetd.Device.Unlock", ["passcode": "1234"])
+        #expect(restored.error == "io.widgetd.TryAgainLater")
+        #expect(try daemon.client().ok("io.widgetd.Device.GetStatus")["state"] as? String == "beforeFirstUnlock")
+        #expect(daemon.stop() == 0)
+        let counted = try tpm2Tool(tpm, "tpm2_getcap", ["properties-variable"])
+        #expect(counted.contains("TPM2_PT_LOCKOUT_COUNTER: 0x3"), "\(counted)")
+    }
+
     @Test func softwareKeyProtectionSaysTheKeyIsAFile() throws {
         let daemon = try DaemonProcess()
         try daemon.start()
@@ -102,6 +142,14 @@ import Testing
         let status = try daemon.client().ok("io.widgetd.Device.GetStatus")
         #expect(status["protection"] as? [String: String] == ["deviceKey": "credential", "attempts": "software", "rollback": "catalog"])
         #expect(!FileManager.default.fileExists(atPath: daemon.stateDirectory.path + "/device.key"))
+    }
+
+    /// Runs one of tpm2-tools on `tpm` (while no daemon holds it: swtpm serves one connection).
+    @discardableResult
+    private func tpm2Tool(_ tpm: SwtpmServer, _ tool: String, _ arguments: [String]) throws -> String {
+        let result = try ChildProcess.run("/usr/bin/\(tool)", arguments, environment: ["TPM2TOOLS_TCTI": tpm.tcti])
+        #expect(result.status == 0, "\(tool): \(result.error)")
+        return result.output
     }
 
     /// Runs the daemon to its (failed) end.
