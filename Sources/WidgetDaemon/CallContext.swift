@@ -152,10 +152,12 @@ public final class CallContext {
         }
     }
 
-    /// Sends a stream reply that is already encoded with `continues: true`.
-    public func stream(encoded bytes: [UInt8]) {
+    /// Sends a stream reply that is already encoded with `continues: true` (its owner
+    /// zeroes it). `protection`: what protected content it holds, if any (see
+    /// ``reply(_:protecting:)``).
+    public func stream(encoded bytes: [UInt8], protecting protection: ReplyProtection? = nil) {
         precondition(bytes.last == 0, "an encoded reply ends with its NUL")
-        send(isFinal: !wantsMore, wipe: false) { bytes }
+        send(isFinal: !wantsMore, wipe: false, protection: protection) { bytes }
     }
 
     /// Ends the call with an error.

@@ -79,6 +79,8 @@ final class ServiceHarness {
         var replies: [[String: Any]] = []
         /// Whether the final reply came.
         var isAnswered = false
+        /// Each reply's protection, as the connection would mark it (`nil`: none).
+        var protections: [ReplyProtection?] = []
         var connectionOpen = true
 
         /// The last reply's parameters.
@@ -108,10 +110,11 @@ final class ServiceHarness {
         let call = Call()
         let id = connection ?? { nextConnection += 1; return nextConnection }()
         let context = CallContext(
-            connection: ConnectionID(rawValue: id), peer: peer, wantsMore: more,
-            deliver: { bytes, isFinal in
+            connection: ConnectionID(rawValue: id), peer: peer, wantsMore: more, isOneway: false, logger: .disabled,
+            deliverProtected: { bytes, isFinal, protection in
                 let json = Data(bytes.dropLast())
                 call.replies.append((try? JSONSerialization.jsonObject(with: json)) as? [String: Any] ?? [:])
+                call.protections.append(protection)
                 if isFinal { call.isAnswered = true }
             },
             isConnectionOpen: { call.connectionOpen })
