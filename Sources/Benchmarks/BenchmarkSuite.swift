@@ -36,8 +36,12 @@ public final class BenchmarkSuite {
         public var outputDirectory: String?
         /// The command line, for the report.
         public var command: String
-        /// The parts to run: `reads`, `writes`, `growth`.
-        public var parts: Set<String> = ["reads", "writes", "growth"]
+        /// The parts to run: `reads`, `writes`, `growth`, `fanout`.
+        public var parts: Set<String> = ["reads", "writes", "growth", "fanout"]
+        /// Watching hosts of the unlock fan-out rows (``FanoutBenchmark``).
+        public var fanoutHosts = [100, 1_000]
+        /// Unlocks measured per fan-out row (the median kept, every one shown).
+        public var fanoutRounds = 5
 
         /// The defaults of a full run.
         public init(widgetdBinary: String, benchBinary: String, command: String) {
@@ -55,6 +59,8 @@ public final class BenchmarkSuite {
             options.readRounds = 1
             options.writeConnections = [1, 2]
             options.growthSizes = [0, 20]
+            options.fanoutHosts = [10]
+            options.fanoutRounds = 1
             return options
         }
     }
@@ -129,6 +135,9 @@ public final class BenchmarkSuite {
     public private(set) var writes: [Row] = []
     /// Growth figures, one row per store size.
     public private(set) var growth: [GrowthRow] = []
+    /// Unlock fan-out rows: each host count without and with a provider writing, for
+    /// widgetd and (if given) the baseline binary.
+    private(set) var fanout: [(subject: String, row: FanoutBenchmark.Row)] = []
     /// Peers that could not be measured, and why.
     public private(set) var skipped: [String] = []
     /// The size of the presentation reply read (and of the value Redis serves).
@@ -156,6 +165,33 @@ public final class BenchmarkSuite {
         if options.parts.contains("reads") { try measureReads() }
         if options.parts.contains("writes") { try measureWrites() }
         if options.parts.contains("growth") { try measureGrowth() }
+        if options.parts.contains("fanout") { try measureFanout() }
+    }
+
+    // MARK: Unlock fan-out
+
+    /// Every host count, quiet and with a provider writing; the baseline binary's row
+    /// next to each of widgetd's, the two in alternating order.
+    private func measureFanout() throws {
+        var binaries = [(subject: "widgetd", binary: options.widgetdBinary)]
+        if let baseline = options.baselineWidgetdBinary { binaries.append(("widgetd (baseline binary)", baseline)) }
+        var index = 0
+        for hosts in options.fanoutHosts {
+            for writing in [false, true] {
+                let order = index % 2 == 0 ? binaries : binaries.reversed()
+                var rows: [(subject: String, row: FanoutBenchmark.Row)] = []
+                for (slot, entry) in order.enumerated() {
+                    log("fanout: \(entry.subject), \(hosts) hosts\(writing ? ", a provider writing" : "")")
+                    let row = try FanoutBenchmark.run(
+                        root: "\(root)/fanout-\(index)-\(slot)", binary: entry.binary, hosts: hosts, writing: writing,
+                        rounds: options.fanoutRounds, timelineBytes: options.timelineBytes)
+                    rows.append((entry.subject, row))
+                }
+                // Reported in a fixed order: widgetd first.
+                fanout += rows.sorted { $0.subject.count < $1.subject.count }
+                index += 1
+            }
+        }
     }
 
     // MARK: Host reads
@@ -302,30 +338,22 @@ public final class BenchmarkSuite {
         let daemon = try BenchDaemon(root: "\(root)/writes", binary: options.widgetdBinary)
         try daemon.start()
         defer { daemon.stop() }
-        let socket = daemon.socketPath
         let bytes = options.timelineBytes
         // What a stored timeline file weighs, once widgetd has written some: the peers
         // write as many bytes. widgetd is measured first in the first round.
         var bodyBytes: Int?
-        var subjects = [WriteSubject(subject: "widgetd PutTimeline") { n in
-            let widgets = (0..<n).map { "com.example.weather/writer-\($0)" }
-            let before = try Self.generations(of: widgets, socket: socket)
-            // One epoll thread for every connection, as for the reads: a blocking thread
-            // per connection cost the client more CPU than it leaves the daemon on 2 cores.
-            let result = try MultiplexedLoop.run(connections: n, duration: self.options.duration) { index in
-                .init(
-                    client: try SocketClient(path: socket, framing: .nulTerminated),
-                    request: VarlinkRequest.putTimeline(widgets[index], bytes: bytes))
-            }
-            // The loop does not read its replies: each write it counted must have been
-            // stored, so the widgets' generations moved by exactly that many.
-            let stored = zip(before, try Self.generations(of: widgets, socket: socket)).reduce(0) { $0 + $1.1 - $1.0 }
-            guard stored == result.completed else {
-                throw BenchError("PutTimeline: \(result.completed) replies but \(stored) writes stored")
-            }
+        var subjects = [widgetdWriteSubject("widgetd PutTimeline", daemon: daemon) {
             if bodyBytes == nil { bodyBytes = try self.storedBodyBytes(daemon: daemon) }
-            return result
         }]
+        // The previous binary in the same rounds: an A/B of a write-path change.
+        var baseline: BenchDaemon?
+        defer { baseline?.stop() }
+        if let binary = options.baselineWidgetdBinary {
+            let other = try BenchDaemon(root: "\(root)/writes-baseline", binary: binary)
+            baseline = other
+            try other.start()
+            subjects.append(widgetdWriteSubject("widgetd PutTimeline (baseline binary)", daemon: other) {})
+        }
 
         do {
             let library = try SQLCipher()
@@ -371,6 +399,34 @@ public final class BenchmarkSuite {
         }
         // Grouped by store, as the table reads.
         writes = medians.flatMap { $0 }
+    }
+
+    /// PutTimeline from `n` connections to `daemon`, each its own widget; `measured`
+    /// runs after each measurement (the first one sizes the peers' rows).
+    private func widgetdWriteSubject(
+        _ subject: String, daemon: BenchDaemon, measured: @escaping () throws -> Void
+    ) -> WriteSubject {
+        let socket = daemon.socketPath
+        let bytes = options.timelineBytes
+        return WriteSubject(subject: subject) { n in
+            let widgets = (0..<n).map { "com.example.weather/writer-\($0)" }
+            let before = try Self.generations(of: widgets, socket: socket)
+            // One epoll thread for every connection, as for the reads: a blocking thread
+            // per connection cost the client more CPU than it leaves the daemon on 2 cores.
+            let result = try MultiplexedLoop.run(connections: n, duration: self.options.duration) { index in
+                .init(
+                    client: try SocketClient(path: socket, framing: .nulTerminated),
+                    request: VarlinkRequest.putTimeline(widgets[index], bytes: bytes))
+            }
+            // The loop does not read its replies: each write it counted must have been
+            // stored, so the widgets' generations moved by exactly that many.
+            let stored = zip(before, try Self.generations(of: widgets, socket: socket)).reduce(0) { $0 + $1.1 - $1.0 }
+            guard stored == result.completed else {
+                throw BenchError("\(subject): \(result.completed) replies but \(stored) writes stored")
+            }
+            try measured()
+            return result
+        }
     }
 
     /// The size of one stored timeline file, so peers write as many bytes. The daemon is

@@ -8,6 +8,12 @@ public struct LoopResult: Sendable {
     public let p50: Double
     /// 99th percentile latency, microseconds.
     public let p99: Double
+    /// 99.9th percentile latency, microseconds.
+    public var p999: Double = 0
+    /// Mean latency of the measured operations, microseconds. A fair closed loop has
+    /// connections / throughput (Little's law); a store that starves some writers has
+    /// less, since a connection that waits for the whole run completes nothing to count.
+    public var mean: Double = 0
     /// Operations measured.
     public let count: Int
     /// Operations completed in all, warm-up included (what a server's CPU time covers).
@@ -75,9 +81,12 @@ enum ClosedLoop {
         func percentile(_ p: Double) -> Double {
             Double(all[min(all.count - 1, Int(Double(all.count) * p))]) / 1000
         }
-        return LoopResult(
+        var result = LoopResult(
             throughput: Double(all.count) / duration, p50: percentile(0.50), p99: percentile(0.99), count: all.count,
             completed: shared.completed)
+        result.p999 = percentile(0.999)
+        result.mean = Double(all.reduce(0, +)) / Double(all.count) / 1000
+        return result
     }
 
     /// State the worker threads share, behind a lock.

@@ -85,8 +85,11 @@ enum MultiplexedLoop {
         func percentile(_ p: Double) -> Double {
             Double(latencies[min(latencies.count - 1, Int(Double(latencies.count) * p))]) / 1000
         }
-        return LoopResult(
+        var result = LoopResult(
             throughput: Double(latencies.count) / duration, p50: percentile(0.50), p99: percentile(0.99),
             count: latencies.count, completed: completed)
+        result.p999 = percentile(0.999)
+        result.mean = Double(latencies.reduce(0, +)) / Double(latencies.count) / 1000
+        return result
     }
 }

@@ -102,8 +102,9 @@ public final class CallContext {
 
     /// Creates a context whose replies go to `deliverProtected` with the protection of
     /// what each holds (`nil` for replies without protected content), so that a
-    /// connection can drop unsent ones when their class is purged.
-    init(
+    /// connection can drop unsent ones when their class is purged (and a test can see
+    /// how each reply was marked).
+    public init(
         connection: ConnectionID, peer: PeerCredentials, wantsMore: Bool, isOneway: Bool, logger: Logger,
         deliverProtected: @escaping (_ reply: [UInt8], _ isFinal: Bool, _ protection: (any OutputTag)?) -> Void,
         isConnectionOpen: @escaping () -> Bool
@@ -130,11 +131,13 @@ public final class CallContext {
         send(isFinal: true, wipe: false, protection: protection) { bytes }
     }
 
-    /// Sends a stream reply that is already encoded with `continues: true`; without
-    /// `more` it ends the call (a client that did not ask for a stream gets one answer).
-    public func stream(encoded bytes: [UInt8]) {
+    /// Sends a stream reply that is already encoded with `continues: true` (its owner
+    /// zeroes it); without `more` it ends the call (a client that did not ask for a
+    /// stream gets one answer). `protection`: what protected content it holds, if any
+    /// (see ``send(isFinal:protecting:encodedBy:)``).
+    public func stream(encoded bytes: [UInt8], protecting protection: (any OutputTag)? = nil) {
         precondition(bytes.last == 0, "an encoded reply ends with its NUL")
-        send(isFinal: !wantsMore, wipe: false) { bytes }
+        send(isFinal: !wantsMore, wipe: false, protection: protection) { bytes }
     }
 
     /// Sends the reply `encode` makes (NUL-terminated), final or not, and zeroes it once

@@ -200,21 +200,71 @@ extension WidgetService {
     // MARK: Pushing changes
 
     /// Re-presents the watches of `widget` (or every watch) and streams those that changed.
+    ///
+    /// One pass presents each (widget, surface) once, however many hosts watch it (an
+    /// unlock re-presents every watch: a timeline decrypted and decoded per host made a
+    /// thousand hosts of one widget miss a frame), and encodes its reply once: every
+    /// host that needs it is sent the same bytes, which each connection copies into its
+    /// own secure output, marked with the reply's protection, if its socket does not take
+    /// them at once. The shared bytes are zeroed when the pass ends.
     func refreshWatches(_ widget: WidgetID?) {
         let watches = widget.map(subscriptions.watches(of:)) ?? subscriptions.watches
+        var shown: [WatchTarget: SharedPresentation] = [:]
+        defer { for entry in shown.values { entry.wipe() } }
         for watch in watches where watch.context.isOpen {
-            do {
-                let (presentation, nextChange, protection) = try presentation(of: watch.widget, on: watch.surface)
+            let target = WatchTarget(widget: watch.widget, surface: watch.surface)
+            let entry: SharedPresentation
+            if let known = shown[target] {
+                entry = known
+            } else {
+                entry = SharedPresentation(Result { try presentation(of: watch.widget, on: watch.surface) })
+                shown[target] = entry
+            }
+            switch entry.outcome {
+            case .success(let (presentation, nextChange, protection)):
                 watch.nextChange = nextChange
                 if presentation != watch.last {
                     watch.last = presentation
-                    watch.context.stream(PresentationReply(presentation: presentation), protecting: protection)
+                    watch.context.stream(encoded: entry.encodedReply(), protecting: protection)
                 }
-            } catch {
+            case .failure(let error):
                 // The widget vanished (deleted, its provider unregistered): end the stream.
                 fail(watch.context, with: error, method: WidgetdMethod.watch.fullName)
                 subscriptions.remove(watch)
             }
+        }
+    }
+
+    /// What one refresh pass presents: a widget on a surface.
+    private struct WatchTarget: Hashable {
+        let widget: WidgetID
+        let surface: Surface
+    }
+
+    /// A presentation computed once in a refresh pass, and its stream reply, encoded
+    /// when the first host needs it and zeroed by ``wipe()`` when the pass ends.
+    private final class SharedPresentation {
+        let outcome: Result<(presentation: Presentation, nextChange: Date?, protection: ReplyProtection?), any Error>
+        private var encoded: [UInt8]?
+
+        init(_ outcome: Result<(presentation: Presentation, nextChange: Date?, protection: ReplyProtection?), any Error>) {
+            self.outcome = outcome
+        }
+
+        /// The reply with `continues: true`; only for a successful outcome.
+        func encodedReply() -> [UInt8] {
+            if let encoded { return encoded }
+            guard case .success(let shown) = outcome else { preconditionFailure("no presentation to encode") }
+            let bytes = ExactReply.encode(parameters: PresentationReply(presentation: shown.presentation), continues: true)
+            encoded = bytes
+            return bytes
+        }
+
+        /// Zeroes the encoded reply (it may hold decrypted content).
+        func wipe() {
+            guard encoded != nil else { return }
+            VarlinkReply.wipe(&encoded!)
+            encoded = nil
         }
     }
 

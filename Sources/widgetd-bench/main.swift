@@ -7,7 +7,7 @@ import Foundation
 // BENCHMARKS.md and the plot there (default: docs/ when run from the package root).
 let arguments = Array(CommandLine.arguments.dropFirst())
 let usage = """
-    usage: widgetd-bench [--smoke] [--only reads,writes,growth | --only decode | --only containers]
+    usage: widgetd-bench [--smoke] [--only reads,writes,growth,fanout | --only decode | --only containers]
                          [--growth 0,1000,...] [--duration SECONDS] [--rounds N] [--connections 1,8,32]
                          [--threaded-connections 8] [--output DIR]
     Measures widgetd beside redis-server, SQLCipher and the floors; without --output,
@@ -16,10 +16,12 @@ let usage = """
     --connections: the read rows' connection counts (one client thread for all);
     --threaded-connections: those of the read rows whose client gives each connection
     its own blocking thread, as separate host processes do (default 8; "" for none);
+    --only fanout: the unlock fan-out rows (100 and 1,000 watching hosts, quiet and with a
+    provider writing);
     --only containers: our timer heap, call queue and syscalls against swift-collections'
     and swift-system's, interleaved (no daemon, no report written).
     WIDGETD_BIN=PATH measures another widgetd; WIDGETD_BASELINE_BIN=PATH adds a second
-    widgetd to the read rounds (an A/B in the same run).
+    widgetd to the read and write rounds and the fan-out rows (an A/B in the same run).
 
     """
 // An unknown argument (a mistyped option, or --help) must not start a six-minute run

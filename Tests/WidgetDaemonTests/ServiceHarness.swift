@@ -80,6 +80,8 @@ final class ServiceHarness {
         var replies: [[String: Any]] = []
         /// Whether the final reply came.
         var isAnswered = false
+        /// Each reply's protection, as the connection would mark it (`nil`: none).
+        var protections: [ReplyProtection?] = []
         var connectionOpen = true
 
         /// The last reply's parameters.
@@ -109,10 +111,12 @@ final class ServiceHarness {
         let call = Call()
         let id = connection ?? { nextConnection += 1; return nextConnection }()
         let context = CallContext(
-            connection: ConnectionID(rawValue: id), peer: peer, wantsMore: more,
-            deliver: { bytes, isFinal in
+            connection: ConnectionID(rawValue: id), peer: peer, wantsMore: more, isOneway: false, logger: .disabled,
+            deliverProtected: { bytes, isFinal, protection in
                 let json = Data(bytes.dropLast())
                 call.replies.append((try? JSONSerialization.jsonObject(with: json)) as? [String: Any] ?? [:])
+                if let protection, !(protection is ReplyProtection) { Issue.record("a reply tagged with a foreign tag") }
+                call.protections.append(protection as? ReplyProtection)
                 if isFinal { call.isAnswered = true }
             },
             isConnectionOpen: { call.connectionOpen })

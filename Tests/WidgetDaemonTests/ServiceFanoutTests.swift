@@ -1,0 +1,67 @@
+import Foundation
+import Testing
+
+@testable import WidgetDaemon
+
+/// An unlock re-presents every watch at once (issue 19's fan-out): each (widget, surface)
+/// is presented and encoded once and its bytes shared by the hosts watching it, without
+/// changing what any host is sent or how its connection protects it.
+@Suite struct ServiceFanoutTests {
+    static let health = ServiceHarness.widgets[.complete]!
+    static let other = "com.example.health/steps"
+
+    static func secret(_ call: ServiceHarness.Call) -> String? {
+        let entry = (call.parameters["presentation"] as? [String: Any])?["entry"] as? [String: Any]
+        return ((entry?["fields"] as? [String: Any])?["balance"] as? [String: Any])?["value"] as? String
+    }
+
+    /// Hosts on their own connections share one encoded reply per widget, and each still
+    /// gets it marked class A, so that a lock's purge drops it from any connection whose
+    /// client has not read it; a lock sends each the placeholder again.
+    @Test func anUnlockSendsEveryWatchingHostItsWidgetsContentMarkedWithItsClass() throws {
+        let harness = try ServiceHarness(classAGrace: 0)
+        harness.ok("io.widgetd.Device.SetPasscode", ["new": "1234"])
+        harness.ok("io.widgetd.Provider.PutTimeline", harness.putParameters(Self.health, secret: "SECRET-rings"))
+        harness.ok("io.widgetd.Provider.PutTimeline", harness.putParameters(Self.other, secret: "SECRET-steps"))
+        harness.ok("io.widgetd.Device.Lock")
+        let hosts = (0..<6).map { index in
+            harness.call(
+                "io.widgetd.Host.Watch", ["widget": index % 2 == 0 ? Self.health : Self.other, "surface": "homeScreen"],
+                more: true)
+        }
+        for host in hosts {
+            #expect(host.mode == "placeholder" && Self.secret(host) == nil)
+            #expect(host.protections == [nil])
+        }
+
+        harness.ok("io.widgetd.Device.Unlock", ["passcode": "1234"])
+        for (index, host) in hosts.enumerated() {
+            #expect(host.replies.count == 2)
+            #expect(host.mode == "content")
+            #expect(Self.secret(host) == (index % 2 == 0 ? "SECRET-rings" : "SECRET-steps"))
+            #expect(host.protections.last == ReplyProtection(protectionClass: .complete))
+            #expect(host.replies.last?["continues"] as? Bool == true)
+        }
+
+        harness.ok("io.widgetd.Device.Lock")
+        for host in hosts {
+            #expect(host.replies.count == 3)
+            #expect(host.mode == "placeholder" && Self.secret(host) == nil)
+            #expect(host.protections.last == .some(nil))
+        }
+    }
+
+    /// A host whose presentation did not change is not sent it again, even when another
+    /// host of the same widget is sent its first.
+    @Test func aRefreshSendsOnlyTheHostsWhosePresentationChanged() throws {
+        let harness = try ServiceHarness()
+        harness.ok("io.widgetd.Provider.PutTimeline", harness.putParameters(Self.health))
+        let first = harness.call("io.widgetd.Host.Watch", ["widget": Self.health, "surface": "homeScreen"], more: true)
+        harness.ok("io.widgetd.Provider.PutTimeline", harness.putParameters(Self.health, secret: "SECRET-new"))
+        let second = harness.call("io.widgetd.Host.Watch", ["widget": Self.health, "surface": "homeScreen"], more: true)
+        #expect(first.replies.count == 2 && second.replies.count == 1)
+        harness.ok("io.widgetd.Provider.PutTimeline", harness.putParameters(Self.health, secret: "SECRET-new"))
+        #expect(first.replies.count == 2 && second.replies.count == 1)
+        #expect(Self.secret(first) == "SECRET-new" && Self.secret(second) == "SECRET-new")
+    }
+}
