@@ -146,7 +146,9 @@ final class TimelineCatalog {
             placeholders.set(key, metadata.placeholder, generation: metadata.generation)
             return metadata
         } catch {
-            guard case .corrupt(_, let reason) = error else { throw error }
+            // Only the file's own verdict is recorded: a catalog block that fails its MAC
+            // is thrown (the read fails closed) but asked again next time.
+            guard case .corrupt(let file, let reason) = error, file == "\(directory)/\(name)" else { throw error }
             index.recordCorrupt(key, reason)
             placeholders.remove(key)
             throw error

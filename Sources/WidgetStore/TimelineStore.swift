@@ -551,6 +551,16 @@ public final class TimelineStore {
         return catalog.index.summaries.map { TimelineMetadata($0, placeholder: nil) }.sorted { $0.widget < $1.widget }
     }
 
+    /// A page of `listTimelines()`: at most `limit` timelines whose widget id sorts after
+    /// `after` (nil: from the first), of `provider` (nil: any), and whether more follow.
+    /// Selected from the index in one pass, without building or sorting every stored
+    /// timeline's metadata (a million of them are hundreds of megabytes).
+    public func listTimelines(after: WidgetID?, provider: String?, limit: Int) throws(StoreError) -> (timelines: [TimelineMetadata], more: Bool) {
+        try catalog.indexAll()
+        let (summaries, more) = catalog.index.page(after: after, provider: provider, limit: limit)
+        return (summaries.map { TimelineMetadata($0, placeholder: nil) }, more)
+    }
+
     /// The stored widgets of `provider` and `kind` (`nil`: any), sorted, in every state;
     /// answered from memory once the directory is indexed, without building every
     /// widget's metadata.
