@@ -294,6 +294,10 @@ struct TimelineIndex {
                 let candidate = id(entry)
                 if let provider, !candidate.starts(with: provider) { continue }
                 if let after, !after.lexicographicallyPrecedes(candidate) { continue }
+                guard limit < Self.insertedPageLimit else {
+                    best.append(entry)
+                    continue
+                }
                 if best.count == limit + 1, !candidate.lexicographicallyPrecedes(id(best[limit])) { continue }
                 var low = 0
                 var high = best.count
@@ -304,10 +308,19 @@ struct TimelineIndex {
                 best.insert(entry, at: low)
                 if best.count > limit + 1 { best.removeLast() }
             }
+            // A large page: every candidate was kept, sorted once (inserting each into
+            // a page of that size would be quadratic).
+            if limit >= Self.insertedPageLimit {
+                best.sort { id($0).lexicographicallyPrecedes(id($1)) }
+                if best.count > limit + 1 { best.removeLast(best.count - limit - 1) }
+            }
         }
         let more = best.count > limit
         return (best.prefix(limit).map(summary), more)
     }
+
+    /// Pages from this size on are selected by one sort instead of sorted insertion.
+    static let insertedPageLimit = 1024
 
     // MARK: Reload schedule
 

@@ -7,7 +7,7 @@ import WidgetModel
 /// the index without sorting every timeline, and its pages put together are the sorted
 /// list, for any provider and page size.
 @Suite struct ListPageRules {
-    @Test(arguments: [1, 7, 50, 100])
+    @Test(arguments: [1, 7, 50, 100, TimelineIndex.insertedPageLimit])
     func pagesPutTogetherAreTheSortedList(limit: Int) throws {
         let f = Fixture()
         let store = try f.open()
