@@ -7,7 +7,7 @@ import WidgetCrypto
 /// open reads no whole catalog, a save writes only what changed, and every part is
 /// authenticated: altered, truncated or reordered, it is refused; a log cut short by a
 /// crash before its head was written is the save that did not happen.
-@Suite struct CatalogFormatRules {
+@Suite final class CatalogFormatRules {
     private let directory: String
     private let key: SecureBytes
 
@@ -16,6 +16,8 @@ import WidgetCrypto
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false)
         key = try [UInt8](repeating: 7, count: 32).withUnsafeBytes { try SecureBytes(copying: $0) }
     }
+
+    deinit { try? FileManager.default.removeItem(atPath: directory) }
 
     private func path(_ name: String) -> String { "\(directory)/\(name)" }
     private func bytes(_ name: String) throws -> [UInt8] { Array(try #require(FileManager.default.contents(atPath: path(name)))) }
