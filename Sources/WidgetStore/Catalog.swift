@@ -91,8 +91,8 @@ final class Catalog: @unchecked Sendable {
     private var logBytes = 0
     private var logEntries = 0
     private var logChain: [UInt8]
-    /// Entries one rule below which a log is never compacted, and the base's share above
-    /// which it is (injected by tests).
+    /// The log's entries up to which it is never compacted; past it, a save compacts once
+    /// the log holds more than 1/32 of the base (smaller in tests, to compact small catalogs).
     let compactionMinimum: Int
 
     private init(stateDirectory: String, macKey: SecureBytes, compactionMinimum: Int) {
