@@ -21,6 +21,10 @@ public final class BenchmarkSuite {
         public var writeConnections = [1, 8]
         /// Stored timelines at which growth is measured.
         public var growthSizes = [0, 1_000, 10_000, 100_000]
+        /// A daemon root (`etc/`, `state/`) filled beforehand, measured as one more growth
+        /// row after the others, as it is (`--growth-store`): a million timelines take
+        /// minutes and gigabytes to write, so that store is made once and reused.
+        public var growthStore: String?
         /// Size of a written timeline's entries, bytes.
         public var timelineBytes = 3 * 1024
         /// The widgetd binary.
@@ -127,6 +131,13 @@ public final class BenchmarkSuite {
         public let fillSeconds: Double
         /// The first ReloadTimelines after start, which finishes indexing every stored timeline.
         public let listAllMs: Double
+        /// A host's GetPresentation p99 while the index is still being filled after start
+        /// (one connection, closed loop, the first 300 reads after READY=1).
+        public let indexingReadP99Ms: Double
+        /// The slowest of those reads (the longest the loop was held meanwhile).
+        public let indexingReadMaxMs: Double
+        /// A `ListWidgets` page of 100 (median of the first three pages), index complete.
+        public let listPageMs: Double
     }
 
     /// Host reads, widgetd and its peers.
@@ -464,45 +475,83 @@ public final class BenchmarkSuite {
             let fillSeconds = Double(Clock.nanoseconds() - fillStart) / 1e9
             stored = max(stored, size)
             log("growth: measuring at \(size) timelines")
-            // Three starts, the median kept: the first after a fill competes with the
-            // fill's write-back for the disk.
-            var starts: [Double] = []
-            for _ in 0..<2 {
-                starts.append(try daemon.start())
-                daemon.stop()
-            }
-            starts.append(try daemon.start())
-            let start = Self.median(starts)
-            defer { daemon.stop() }
-            let client = try daemon.client()
-            // Indexing runs in slices after READY=1; ReloadTimelines finishes it (for a
-            // provider that has no widget, so nothing is announced and the reply is empty;
-            // ListWidgets of 100,000 widgets is over the connection's output limit), so
-            // the figures after it are those of a daemon that is done starting.
-            let listAll = try timed {
-                try VarlinkRequest.call(client, "io.widgetd.Host.ReloadTimelines", ["provider": "org.example.nobody"])
-            }
-            let unlock = VarlinkRequest.encode("io.widgetd.Device.Unlock", ["passcode": "1234"])
-            let lock = VarlinkRequest.encode("io.widgetd.Device.Lock")
-            var unlocks: [Double] = []
-            var locks: [Double] = []
-            var firstReads: [Double] = []
-            for probe in probes {
-                unlocks.append(try timed { try VarlinkRequest.check(client, unlock, "Unlock") })
-                let read = VarlinkRequest.encode("io.widgetd.Host.GetPresentation", ["widget": probe, "surface": "homeScreen"])
-                firstReads.append(try timed { try VarlinkRequest.check(client, read, "GetPresentation") })
-                locks.append(try timed { try VarlinkRequest.check(client, lock, "Lock") })
-            }
-            try VarlinkRequest.check(client, unlock, "Unlock")
-            let change = VarlinkRequest.encode("io.widgetd.Device.SetPasscode", ["current": "1234", "new": "1234"])
-            var changes: [Double] = []
-            for _ in 0..<3 { changes.append(try timed { try VarlinkRequest.check(client, change, "SetPasscode") }) }
-            let rss = daemon.server?.residentKiB ?? 0
-            growth.append(GrowthRow(
-                timelines: size, startSeconds: start, unlockMs: Self.median(unlocks), lockMs: Self.median(locks),
-                passcodeChangeMs: Self.median(changes), firstReadMs: Self.median(firstReads), rssKiB: rss,
-                fillSeconds: fillSeconds, listAllMs: listAll))
+            growth.append(try measureGrowthRow(daemon, timelines: size, fillSeconds: fillSeconds, probes: probes))
         }
+        if let root = options.growthStore {
+            // Made by an earlier run of this benchmark (its probes and passcode included).
+            let prefilled = try BenchDaemon(root: root, binary: options.widgetdBinary)
+            let files = try FileManager.default.contentsOfDirectory(atPath: "\(prefilled.stateDirectory)/timelines")
+            let size = files.filter { $0.hasSuffix(".wtl") }.count - probes.count
+            log("growth: measuring the store in \(root) (\(size) timelines)")
+            growth.append(try measureGrowthRow(prefilled, timelines: size, fillSeconds: 0, probes: probes))
+        }
+    }
+
+    /// One growth row: the daemon started on its store as it is.
+    private func measureGrowthRow(_ daemon: BenchDaemon, timelines size: Int, fillSeconds: Double, probes: [String]) throws -> GrowthRow {
+        // Three starts, the median kept: the first after a fill competes with the
+        // fill's write-back for the disk.
+        var starts: [Double] = []
+        for _ in 0..<2 {
+            starts.append(try daemon.start())
+            daemon.stop()
+        }
+        starts.append(try daemon.start())
+        let start = Self.median(starts)
+        defer { daemon.stop() }
+        // A host reading while the index fills in slices after READY=1: what each
+        // slice (and the directory's reading) makes it wait: a class-A probe before the
+        // unlock, so its placeholder presentation, from the cached path after the first.
+        let host = try daemon.client()
+        let read = VarlinkRequest.encode("io.widgetd.Host.GetPresentation", ["widget": probes[0], "surface": "homeScreen"])
+        var during: [Double] = []
+        for _ in 0..<300 { during.append(try timed { try VarlinkRequest.check(host, read, "GetPresentation") }) }
+        during.sort()
+        let indexingP99 = during[min(during.count - 1, Int(Double(during.count) * 0.99))]
+        // Connected only now: a connection left idle for a minute is closed by the daemon.
+        let indexer = try daemon.client()
+        // Indexing runs in slices after READY=1; ReloadTimelines finishes it (for a
+        // provider that has no widget, so nothing is announced and the reply is empty;
+        // an unpaged ListWidgets of 100,000 widgets is over the connection's output
+        // limit), so the figures after it are those of a daemon that is done starting.
+        let listAll = try timed {
+            try VarlinkRequest.call(indexer, "io.widgetd.Host.ReloadTimelines", ["provider": "org.example.nobody"])
+        }
+        // A new connection: one whose call held the loop for over a minute (indexing a
+        // million timelines) is closed as idle as soon as it is answered.
+        let client = try daemon.client()
+        var pages: [Double] = []
+        var after: String?
+        for _ in 0..<3 {
+            var parameters: [String: Any] = ["limit": 100]
+            if let after { parameters["after"] = after }
+            var reply: [UInt8] = []
+            pages.append(try timed { reply = try VarlinkRequest.call(client, "io.widgetd.Host.ListWidgets", parameters) })
+            let object = try JSONSerialization.jsonObject(with: Data(reply.dropLast())) as? [String: Any]
+            after = (object?["parameters"] as? [String: Any])?["next"] as? String
+            if after == nil { break }
+        }
+        let unlock = VarlinkRequest.encode("io.widgetd.Device.Unlock", ["passcode": "1234"])
+        let lock = VarlinkRequest.encode("io.widgetd.Device.Lock")
+        var unlocks: [Double] = []
+        var locks: [Double] = []
+        var firstReads: [Double] = []
+        for probe in probes {
+            unlocks.append(try timed { try VarlinkRequest.check(client, unlock, "Unlock") })
+            let read = VarlinkRequest.encode("io.widgetd.Host.GetPresentation", ["widget": probe, "surface": "homeScreen"])
+            firstReads.append(try timed { try VarlinkRequest.check(client, read, "GetPresentation") })
+            locks.append(try timed { try VarlinkRequest.check(client, lock, "Lock") })
+        }
+        try VarlinkRequest.check(client, unlock, "Unlock")
+        let change = VarlinkRequest.encode("io.widgetd.Device.SetPasscode", ["current": "1234", "new": "1234"])
+        var changes: [Double] = []
+        for _ in 0..<3 { changes.append(try timed { try VarlinkRequest.check(client, change, "SetPasscode") }) }
+        let rss = daemon.server?.residentKiB ?? 0
+        return GrowthRow(
+            timelines: size, startSeconds: start, unlockMs: Self.median(unlocks), lockMs: Self.median(locks),
+            passcodeChangeMs: Self.median(changes), firstReadMs: Self.median(firstReads), rssKiB: rss,
+            fillSeconds: fillSeconds, listAllMs: listAll, indexingReadP99Ms: indexingP99, indexingReadMaxMs: during.last ?? 0,
+            listPageMs: Self.median(pages))
     }
 
     private func timed(_ body: () throws -> Void) throws -> Double {

@@ -23,26 +23,30 @@ extension WidgetService {
         }
         if let limit = parameters.limit, limit <= 0 { throw ServiceError.invalidParameter("limit") }
         try finishIndexing()
-        var stored = try store.listTimelines()[...]
-        if let after {
-            // Sorted: the page starts at the first id past `after`.
-            var low = stored.startIndex, high = stored.endIndex
-            while low < high {
-                let middle = low + (high - low) / 2
-                if stored[middle].widget <= after { low = middle + 1 } else { high = middle }
-            }
-            stored = stored[low...]
+        let info = { (metadata: TimelineMetadata) in
+            WidgetInfo(
+                widget: metadata.widget.description, provider: metadata.widget.provider, kind: metadata.widget.kind,
+                family: metadata.family, class: metadata.protectionClass, generation: metadata.generation)
         }
         var page: [WidgetInfo] = []
         var next: String?
-        for metadata in stored where parameters.provider.map({ metadata.widget.provider == $0 }) ?? true {
-            if let limit = parameters.limit, page.count == limit {
-                next = page.last?.widget
-                break
+        if let limit = parameters.limit {
+            // Selected in the index: a page costs one pass, not every widget's metadata sorted.
+            let (timelines, more) = try store.listTimelines(after: after, provider: parameters.provider, limit: limit)
+            page = timelines.map(info)
+            if more { next = page.last?.widget }
+        } else {
+            var stored = try store.listTimelines()[...]
+            if let after {
+                // Sorted: the list starts at the first id past `after`.
+                var low = stored.startIndex, high = stored.endIndex
+                while low < high {
+                    let middle = low + (high - low) / 2
+                    if stored[middle].widget <= after { low = middle + 1 } else { high = middle }
+                }
+                stored = stored[low...]
             }
-            page.append(WidgetInfo(
-                widget: metadata.widget.description, provider: metadata.widget.provider, kind: metadata.widget.kind,
-                family: metadata.family, class: metadata.protectionClass, generation: metadata.generation))
+            page = stored.filter { metadata in parameters.provider.map { metadata.widget.provider == $0 } ?? true }.map(info)
         }
         context.reply(ListWidgetsReply(widgets: page, next: next))
     }

@@ -1,15 +1,37 @@
 import FoundationEssentials
+import Glibc
 import WidgetCrypto
+import WidgetdPOSIX
 
-/// The authenticated catalog (`STATE/catalog`, DESIGN §9): each widget's latest
-/// generation and each deletion, under a device-key MAC, so that a single timeline file
-/// restored from a backup is refused as rolled back, and a deleted widget's file that
-/// reappears is ignored.
+/// The authenticated catalog (DESIGN §9): each widget's latest generation and each
+/// deletion, under device-key MACs, so that a single timeline file restored from a
+/// backup is refused as rolled back, and a deleted widget's file that reappears is ignored.
+///
+/// Three files, so that neither opening nor saving costs anything per stored widget:
 ///
 /// ```
-/// "WCAT" | version u8 (1) | count u32 | per widget, by file-name digest:
-///        digest (16) | generation u64 | deleted u8 || MAC (32): keyed BLAKE2b of all before it
+/// catalog          the head: "WCAT" | version u8 (2) | base sequence u64 | base count u64 | base table MAC (32)
+///                  | log bytes u64 | log chain (32) || MAC (32): keyed BLAKE2b of all before it
+/// catalog.base.<n> the entries as of the last compaction, sorted, in verified blocks (`CatalogBase`)
+/// catalog.log      what changed since: batches of count u32 | entries (digest 16 | generation << 1 | deleted u64)
+///                  | chain (32): keyed BLAKE2b of "WCLG" | the previous chain | count | entries
 /// ```
+///
+/// The head is the one authenticated root, rewritten atomically (it is 125 bytes) at
+/// every save: it names the base by sequence and table MAC and says how many log bytes
+/// count and which chain they end in (the first batch's previous chain is the base's
+/// table MAC). So an altered, truncated or reordered head, base block or log batch is
+/// refused (`corrupt`), and a log longer than the head says — an append a crash cut off
+/// before its head was written — is ignored: that save had not happened, and the
+/// journal it belonged to still holds its writes. Version 1 (one file holding every
+/// entry under one MAC) is still read, and rewritten as version 2 at that open.
+///
+/// Memory holds the log's entries (`recent`) and one 16-byte key and 32-byte MAC per
+/// base block of 128; a lookup of a widget not in the log reads and verifies its block
+/// (a small cache keeps recent ones). A save appends what changed since the last one;
+/// once the log holds more than 1/32 of the base (and at least 1,024 entries), it is
+/// compacted instead: the base's blocks, verified as they are read, are merged with
+/// the log into the next base, and the log starts again.
 ///
 /// Kept durable with the journal: a fold records the generations it writes into the
 /// files and saves the catalog (after the files, before the journal is emptied), a
@@ -25,17 +47,20 @@ import WidgetCrypto
 ///
 /// What it cannot see: the catalog itself restored together with its files (a whole
 /// state-directory rollback). Only a counter outside the directory (a TPM's NV
-/// counter) can tell that catalog is old.
+/// counter) can tell that catalog is old; the head is where it would be bound.
 ///
 /// Threading: every method may run on any thread (a fold runs beside the store's
-/// thread); a lock guards the entries, another serialises saves.
+/// thread); a lock guards the entries and the base, another serialises saves.
 final class Catalog: @unchecked Sendable {
     static let fileName = "catalog"
+    static let logFileName = "catalog.log"
     private static let magic = Array("WCAT".utf8)
-    private static let version: UInt8 = 1
+    private static let logMagic = Array("WCLG".utf8)
+    private static let version: UInt8 = 2
     private static let macByteCount = 32
-    private static let entryByteCount = 16 + 8 + 1
-    private static let headerByteCount = 4 + 1 + 4
+    private static let headByteCount = 4 + 1 + 8 + 8 + 32 + 8 + 32 + macByteCount
+    private static let version1EntryByteCount = 16 + 8 + 1
+    private static let version1HeaderByteCount = 4 + 1 + 4
 
     /// What the catalog says of one file as found on disk.
     enum Verdict: Equatable {
@@ -54,60 +79,179 @@ final class Catalog: @unchecked Sendable {
     /// its snapshot and writes it under this lock, so the last file written holds every
     /// record made before the last save began.
     private let saveLock = ThreadLock()
-    /// Per file-name digest: generation << 1 | deleted.
-    private var entries = DigestTable<UInt64>()
+    /// The entries as of the last compaction (`nil`: none yet).
+    private var base: CatalogBase?
+    /// Per file-name digest, what was recorded since the last compaction: generation << 1
+    /// | deleted. A key's value is the larger of this and the base's (a generation only
+    /// goes up, and at one generation a deletion comes after the file).
+    private var recent = DigestTable<UInt64>()
+    /// What was recorded since the last save (a subset of `recent`).
+    private var unsaved = DigestTable<UInt64>()
+    /// The log's length in bytes, its entries and its chain, as the head last written says.
+    private var logBytes = 0
+    private var logEntries = 0
+    private var logChain: [UInt8]
+    /// The log's entries up to which it is never compacted; past it, a save compacts once
+    /// the log holds more than 1/32 of the base (smaller in tests, to compact small catalogs).
+    let compactionMinimum: Int
 
-    private init(stateDirectory: String, macKey: SecureBytes) {
+    private init(stateDirectory: String, macKey: SecureBytes, compactionMinimum: Int) {
         self.stateDirectory = stateDirectory
         self.macKey = macKey
+        self.compactionMinimum = compactionMinimum
+        logChain = [UInt8](repeating: 0, count: Self.macByteCount)
     }
 
     private var path: String { "\(stateDirectory)/\(Self.fileName)" }
+    private var logPath: String { "\(stateDirectory)/\(Self.logFileName)" }
+
+    /// The log size below which no compaction happens.
+    static let defaultCompactionMinimum = 1024
 
     /// An empty catalog (a new keybag's), not yet saved.
-    static func empty(stateDirectory: String, macKey: SecureBytes) -> Catalog {
-        Catalog(stateDirectory: stateDirectory, macKey: macKey)
+    static func empty(stateDirectory: String, macKey: SecureBytes, compactionMinimum: Int = defaultCompactionMinimum) -> Catalog {
+        Catalog(stateDirectory: stateDirectory, macKey: macKey, compactionMinimum: compactionMinimum)
     }
 
-    /// Reads and verifies `STATE/catalog`; `nil` if there is none.
-    static func load(stateDirectory: String, macKey: SecureBytes) throws(StoreError) -> Catalog? {
-        let catalog = Catalog(stateDirectory: stateDirectory, macKey: macKey)
+    /// Reads and verifies `STATE/catalog` (its head, its base's block table and its
+    /// log; base blocks are verified when read); `nil` if there is none.
+    static func load(
+        stateDirectory: String, macKey: SecureBytes, compactionMinimum: Int = defaultCompactionMinimum
+    ) throws(StoreError) -> Catalog? {
+        let catalog = Catalog(stateDirectory: stateDirectory, macKey: macKey, compactionMinimum: compactionMinimum)
         let path = catalog.path
         guard let bytes = try FileSystem.readFile(path, limit: TimelineFile.maximumFileBytes) else { return nil }
-        guard bytes.count >= headerByteCount + macByteCount else { throw .corrupt(file: path, reason: .truncated) }
+        guard bytes.count >= 5 + macByteCount else { throw .corrupt(file: path, reason: .truncated) }
         guard Array(bytes.prefix(4)) == magic else { throw .corrupt(file: path, reason: .badMagic) }
-        let content = Array(bytes.dropLast(macByteCount))
-        let expected = try mac(content, key: macKey)
-        let stored = Array(bytes.suffix(macByteCount))
-        guard expected.withUnsafeBytes({ e in stored.withUnsafeBytes { Sodium.constantTimeEquals(e, $0) } }) else {
+        let content = bytes.dropLast(macByteCount)
+        let expected = try CatalogBase.mac([content], key: macKey)
+        guard CatalogBase.constantTimeEquals(expected, bytes.suffix(macByteCount)) else {
             throw .corrupt(file: path, reason: .authenticationFailure)
         }
-        guard content[4] == version else { throw .corrupt(file: path, reason: .unsupportedVersion) }
+        switch content[4] {
+        case 1:
+            try catalog.readVersion1(Array(content), path: path)
+            // Rewritten in this version's files now, so the next open reads no whole catalog.
+            try catalog.save()
+        case version:
+            try catalog.readHead(Array(content), path: path)
+        default:
+            throw .corrupt(file: path, reason: .unsupportedVersion)
+        }
+        try catalog.removeStaleBases()
+        return catalog
+    }
+
+    /// The head's fields; opens the base it names and reads the log up to its chain.
+    private func readHead(_ content: [UInt8], path: String) throws(StoreError) {
+        guard content.count == Self.headByteCount - Self.macByteCount else { throw .corrupt(file: path, reason: .malformed) }
+        let (sequence, count, logLength): (UInt64, UInt64, UInt64) = content.withUnsafeBytes { raw in
+            (UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: 5, as: UInt64.self)),
+             UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: 13, as: UInt64.self)),
+             UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: 53, as: UInt64.self)))
+        }
+        let tableMAC = Array(content[21..<53])
+        let chain = Array(content[61..<93])
+        if sequence != 0 {
+            guard let opened = try CatalogBase.open(stateDirectory: stateDirectory, sequence: sequence, macKey: macKey) else {
+                throw .catalogMissing(path: "\(stateDirectory)/\(CatalogBase.fileName(sequence))")
+            }
+            guard opened.count == count, CatalogBase.constantTimeEquals(opened.tableMAC, tableMAC[...]) else {
+                throw .corrupt(file: opened.path, reason: .authenticationFailure)
+            }
+            base = opened
+        } else {
+            guard count == 0 else { throw .corrupt(file: path, reason: .malformed) }
+        }
+        guard logLength <= UInt64(TimelineFile.maximumFileBytes) else { throw .corrupt(file: path, reason: .malformed) }
+        try readLog(bytes: Int(logLength), endingIn: chain)
+    }
+
+    /// The first `bytes` of the log, batch by batch, each chain verified, into `recent`.
+    private func readLog(bytes length: Int, endingIn chain: [UInt8]) throws(StoreError) {
+        var chained = initialChain
+        if length > 0 {
+            guard let (fd, info) = try FileSystem.openFileWithStatus(logPath) else { throw .corrupt(file: logPath, reason: .truncated) }
+            defer { Syscall.close(fd) }
+            guard Int(info.st_size) >= length else { throw .corrupt(file: logPath, reason: .truncated) }
+            var log = [UInt8](repeating: 0, count: length)
+            guard try CatalogBase.read(fd, into: &log, at: 0, path: logPath) == length else {
+                throw .corrupt(file: logPath, reason: .truncated)
+            }
+            var offset = 0
+            while offset < length {
+                guard length - offset >= 4 + Self.macByteCount else { throw .corrupt(file: logPath, reason: .truncated) }
+                let count = log.withUnsafeBytes { Int(UInt32(littleEndian: $0.loadUnaligned(fromByteOffset: offset, as: UInt32.self))) }
+                let end = offset + 4 + count * CatalogBase.entryByteCount
+                guard count > 0, end + Self.macByteCount <= length else { throw .corrupt(file: logPath, reason: .truncated) }
+                let expected = try CatalogBase.mac([Self.logMagic[...], chained[...], log[offset..<end]], key: macKey)
+                guard CatalogBase.constantTimeEquals(expected, log[end..<end + Self.macByteCount]) else {
+                    throw .corrupt(file: logPath, reason: .authenticationFailure)
+                }
+                log.withUnsafeBytes { raw in
+                    for i in 0..<count {
+                        let at = offset + 4 + i * CatalogBase.entryByteCount
+                        let key = CatalogBase.key(in: raw, at: at)
+                        let value = CatalogBase.value(in: raw, at: at)
+                        if recent[key].map({ $0 < value }) ?? true { recent[key] = value }
+                    }
+                }
+                logEntries += count
+                chained = expected
+                offset = end + Self.macByteCount
+            }
+        }
+        guard CatalogBase.constantTimeEquals(chained, chain[...]) else { throw .corrupt(file: logPath, reason: .authenticationFailure) }
+        logBytes = length
+        logChain = chained
+    }
+
+    /// What the log's first batch chains from: the base it follows (zeros for none).
+    private var initialChain: [UInt8] { base?.tableMAC ?? [UInt8](repeating: 0, count: Self.macByteCount) }
+
+    /// A version-1 catalog's entries (verified by the caller), all to be saved.
+    private func readVersion1(_ content: [UInt8], path: String) throws(StoreError) {
+        guard content.count >= Self.version1HeaderByteCount else { throw .corrupt(file: path, reason: .truncated) }
         let count = content[5..<9].reversed().reduce(0) { $0 << 8 | Int($1) }
-        guard content.count == headerByteCount + count * entryByteCount else { throw .corrupt(file: path, reason: .malformed) }
-        catalog.entries.reserveCapacity(count)
-        // Read in place, without an array per entry: a catalog holds every widget, and
-        // it is read before the daemon is ready.
+        guard content.count == Self.version1HeaderByteCount + count * Self.version1EntryByteCount else {
+            throw .corrupt(file: path, reason: .malformed)
+        }
+        recent.reserveCapacity(count)
+        unsaved.reserveCapacity(count)
         let valid: Bool = content.withUnsafeBytes { raw in
             for index in 0..<count {
-                let at = headerByteCount + index * entryByteCount
-                let key = TimelineIndex.Key(
-                    high: UInt64(bigEndian: raw.loadUnaligned(fromByteOffset: at, as: UInt64.self)),
-                    low: UInt64(bigEndian: raw.loadUnaligned(fromByteOffset: at + 8, as: UInt64.self)))
+                let at = Self.version1HeaderByteCount + index * Self.version1EntryByteCount
+                let key = CatalogBase.key(in: raw, at: at)
                 let generation = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: at + 16, as: UInt64.self))
                 let deleted = raw[at + 24]
                 guard deleted <= 1, generation < 1 << 63 else { return false }
-                catalog.entries[key] = generation << 1 | UInt64(deleted)
+                recent[key] = generation << 1 | UInt64(deleted)
+                unsaved[key] = generation << 1 | UInt64(deleted)
             }
             return true
         }
         guard valid else { throw .corrupt(file: path, reason: .malformed) }
-        return catalog
+    }
+
+    // MARK: Lookups
+
+    /// The value recorded for `key` (generation << 1 | deleted), the larger of the
+    /// log's and the base's. Call holding `lock`.
+    private func value(_ key: TimelineIndex.Key) throws(StoreError) -> UInt64? {
+        let fromBase = try base?.lookup(key)
+        guard let fromLog = recent[key] else { return fromBase }
+        return max(fromLog, fromBase ?? 0)
+    }
+
+    private func locked<T>(_ body: () throws(StoreError) -> T) throws(StoreError) -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body()
     }
 
     /// What the catalog says of a file of `key` holding `generation`.
-    func verdict(_ key: TimelineIndex.Key, generation: UInt64) -> Verdict {
-        guard let entry = lock.withLock({ entries[key] }) else { return .current }
+    func verdict(_ key: TimelineIndex.Key, generation: UInt64) throws(StoreError) -> Verdict {
+        guard let entry = try locked({ () throws(StoreError) in try value(key) }) else { return .current }
         let recorded = entry >> 1
         if entry & 1 == 1 { return generation <= recorded ? .deleted : .current }
         return generation < recorded ? .rolledBack : .current
@@ -115,23 +259,34 @@ final class Catalog: @unchecked Sendable {
 
     /// The latest generation recorded for `key`, deleted or not: a new write numbers
     /// itself above it, so that no file from before a deletion can pass for a later one.
-    func lastGeneration(_ key: TimelineIndex.Key) -> UInt64 {
-        lock.withLock { entries[key].map { $0 >> 1 } ?? 0 }
+    func lastGeneration(_ key: TimelineIndex.Key) throws(StoreError) -> UInt64 {
+        try locked { () throws(StoreError) in try value(key).map { $0 >> 1 } ?? 0 }
     }
 
     /// Whether a file of `key` holding `generation` may be written over its file: not
     /// older than what is recorded (a journal restored from a backup must not replace
     /// newer files).
-    func admits(_ key: TimelineIndex.Key, generation: UInt64) -> Bool {
-        lock.withLock { entries[key].map { generation >= $0 >> 1 } ?? true }
+    func admits(_ key: TimelineIndex.Key, generation: UInt64) throws(StoreError) -> Bool {
+        try locked { () throws(StoreError) in try value(key).map { generation >= $0 >> 1 } ?? true }
+    }
+
+    /// How many widgets have an entry (the base's and the log's, a widget in both
+    /// counted twice): an upper bound of the stored timelines, deleted ones included.
+    var recordedCount: Int { lock.withLock { (base?.count ?? 0) + recent.count } }
+
+    // MARK: Recording
+
+    /// Records `value` for `key` unless a larger one is recorded since the last
+    /// compaction (the base's is weighed at lookup). Call holding `lock`.
+    private func raise(_ key: TimelineIndex.Key, to value: UInt64) {
+        if let known = recent[key], known >= value { return }
+        recent[key] = value
+        unsaved[key] = value
     }
 
     /// Records that `key`'s file now holds `generation` (never lowering what is recorded).
     func record(_ key: TimelineIndex.Key, generation: UInt64) {
-        lock.withLock {
-            if let entry = entries[key], entry >> 1 > generation { return }
-            entries[key] = generation << 1
-        }
+        lock.withLock { raise(key, to: generation << 1) }
     }
 
     /// Records the generations of sealed files just written (their headers say them).
@@ -141,38 +296,158 @@ final class Catalog: @unchecked Sendable {
         }
     }
 
-    /// Records that `key`'s widget was deleted after its generation `generation`.
-    func recordDeleted(_ key: TimelineIndex.Key, generation: UInt64) {
-        lock.withLock {
-            let last = max(generation, entries[key].map { $0 >> 1 } ?? 0)
-            entries[key] = last << 1 | 1
+    /// Records that `key`'s widget was deleted after its generation `generation` (or
+    /// after the one recorded, if later).
+    func recordDeleted(_ key: TimelineIndex.Key, generation: UInt64) throws(StoreError) {
+        try locked { () throws(StoreError) in
+            let last = max(generation, try value(key).map { $0 >> 1 } ?? 0)
+            raise(key, to: last << 1 | 1)
         }
     }
 
-    /// Replaces `STATE/catalog` atomically and durably.
+    // MARK: Saving
+
+    /// Makes every record so far durable: appends them to the log and writes the head,
+    /// or compacts when the log has grown past its share of the base. On failure the
+    /// records stay to be saved by the next call.
     func save() throws(StoreError) {
         saveLock.lock()
         defer { saveLock.unlock() }
-        let content: [UInt8] = lock.withLock {
-            var w = ByteWriter()
-            w.raw(Self.magic)
-            w.u8(Self.version)
-            w.u32(UInt32(entries.count))
-            for (key, entry) in zip(entries.keys, entries.values) {
-                withUnsafeBytes(of: key.high.bigEndian) { w.raw($0) }
-                withUnsafeBytes(of: key.low.bigEndian) { w.raw($0) }
-                w.u64(entry >> 1)
-                w.u8(UInt8(entry & 1))
-            }
-            return w.bytes
+        let batch: [(TimelineIndex.Key, UInt64)] = lock.withLock {
+            defer { unsaved = DigestTable() }
+            return Array(zip(unsaved.keys, unsaved.values))
         }
-        let mac = try Self.mac(content, key: macKey)
-        try FileSystem.writeAtomically(directory: stateDirectory, name: Self.fileName, bytes: content + mac)
+        do throws(StoreError) {
+            let baseCount = lock.withLock { base?.count ?? 0 }
+            if logEntries + batch.count > max(compactionMinimum, baseCount / 32) {
+                try compact()
+            } else {
+                try append(batch)
+            }
+        } catch {
+            lock.withLock {
+                for (key, value) in batch where unsaved[key].map({ $0 < value }) ?? true { unsaved[key] = value }
+            }
+            throw error
+        }
     }
 
-    private static func mac(_ content: [UInt8], key: SecureBytes) throws(StoreError) -> [UInt8] {
-        let mac = try crypto { () throws(CryptoError) in try KeyedHash.hash(content, key: key, outputLength: macByteCount) }
-        return mac.withUnsafeBytes { Array($0) }
+    /// Appends one batch to the log durably, then writes the head that counts it.
+    private func append(_ batch: [(TimelineIndex.Key, UInt64)]) throws(StoreError) {
+        var chain = logChain
+        var length = logBytes
+        if !batch.isEmpty {
+            var w = ByteWriter(reservingCapacity: 4 + batch.count * CatalogBase.entryByteCount + Self.macByteCount)
+            w.u32(UInt32(batch.count))
+            for (key, value) in batch { CatalogBase.appendEntry(key, value, to: &w) }
+            chain = try CatalogBase.mac([Self.logMagic[...], logChain[...], w.bytes[...]], key: macKey)
+            guard let fd = try FileSystem.openFile(logPath, flags: O_RDWR | O_CREAT) else {
+                throw .io(operation: "open", path: logPath, errno: .noSuchFileOrDirectory)
+            }
+            defer { Syscall.close(fd) }
+            try CatalogBase.writeAll(fd, w.bytes + chain, at: logBytes, path: logPath)
+            try FileSystem.call("fdatasync", logPath) { fdatasync(fd.rawValue) }
+            length += w.bytes.count + Self.macByteCount
+        }
+        let base = lock.withLock { self.base }
+        try writeHead(base: base, logBytes: length, chain: chain)
+        logBytes = length
+        logChain = chain
+        logEntries += batch.count
+    }
+
+    /// Merges the base (its blocks verified as read) with everything recorded since
+    /// into the next base, then writes the head naming it with an empty log.
+    private func compact() throws(StoreError) {
+        let (old, snapshot): (CatalogBase?, [(TimelineIndex.Key, UInt64)]) = lock.withLock {
+            (base, Array(zip(recent.keys, recent.values)).sorted { $0.0 < $1.0 })
+        }
+        let sequence = (old?.sequence ?? 0) + 1
+        var writer = try CatalogBase.Writer(stateDirectory: stateDirectory, sequence: sequence, macKey: macKey)
+        let tableMAC: [UInt8]
+        do throws(StoreError) {
+            try merge(old, snapshot) { (key, value) throws(StoreError) in try writer.append(key, value) }
+            tableMAC = try writer.finish()
+        } catch {
+            writer.abandon()
+            throw error
+        }
+        // Opened as the next start will open it: its table read back and verified.
+        let written = try CatalogBase.open(stateDirectory: stateDirectory, sequence: sequence, macKey: macKey)
+        guard let opened = written, CatalogBase.constantTimeEquals(opened.tableMAC, tableMAC[...]) else {
+            throw .corrupt(file: "\(stateDirectory)/\(CatalogBase.fileName(sequence))", reason: .authenticationFailure)
+        }
+        try writeHead(base: opened, logBytes: 0, chain: opened.tableMAC)
+        lock.withLock {
+            base = opened
+            // What was recorded while this ran is newer than the snapshot: it stays.
+            for (key, value) in snapshot where recent[key] == value { recent[key] = nil }
+        }
+        logBytes = 0
+        logEntries = 0
+        logChain = opened.tableMAC
+        try removeStaleBases()
+    }
+
+    /// Calls `body` for each entry of the merge of `base` and `sorted`, in key order.
+    private func merge(
+        _ base: CatalogBase?, _ sorted: [(TimelineIndex.Key, UInt64)],
+        _ body: (TimelineIndex.Key, UInt64) throws(StoreError) -> Void
+    ) throws(StoreError) {
+        var pending = sorted[...]
+        if let base {
+            for block in 0..<base.blocks {
+                let bytes = try base.entries(inBlock: block)
+                for i in 0..<(bytes.count / CatalogBase.entryByteCount) {
+                    let (key, value) = bytes.withUnsafeBytes {
+                        (CatalogBase.key(in: $0, at: i * CatalogBase.entryByteCount), CatalogBase.value(in: $0, at: i * CatalogBase.entryByteCount))
+                    }
+                    while let first = pending.first, first.0 < key {
+                        try body(first.0, first.1)
+                        pending.removeFirst()
+                    }
+                    if let first = pending.first, first.0 == key {
+                        try body(key, max(value, first.1))
+                        pending.removeFirst()
+                    } else {
+                        try body(key, value)
+                    }
+                }
+            }
+        }
+        for (key, value) in pending { try body(key, value) }
+    }
+
+    /// Replaces the head atomically and durably.
+    private func writeHead(base: CatalogBase?, logBytes: Int, chain: [UInt8]) throws(StoreError) {
+        var w = ByteWriter(reservingCapacity: Self.headByteCount)
+        w.raw(Self.magic)
+        w.u8(Self.version)
+        w.u64(base?.sequence ?? 0)
+        w.u64(UInt64(base?.count ?? 0))
+        w.raw(base?.tableMAC ?? [UInt8](repeating: 0, count: Self.macByteCount))
+        w.u64(UInt64(logBytes))
+        w.raw(chain)
+        let mac = try CatalogBase.mac([w.bytes[...]], key: macKey)
+        try FileSystem.writeAtomically(directory: stateDirectory, name: Self.fileName, bytes: w.bytes + mac)
+    }
+
+    /// Removes the bases the head no longer names (a compaction's predecessor, or one a
+    /// crash left before its head was written).
+    private func removeStaleBases() throws(StoreError) {
+        let current = lock.withLock { base.map { CatalogBase.fileName($0.sequence) } }
+        for name in try FileSystem.list(stateDirectory) where name.hasPrefix("catalog.base.") && name != current {
+            try FileSystem.remove("\(stateDirectory)/\(name)")
+        }
+    }
+
+    /// Removes every catalog file of `stateDirectory` (a wipe, once the head is gone).
+    static func removeFiles(stateDirectory: String) throws(StoreError) {
+        try FileSystem.remove("\(stateDirectory)/\(fileName)")
+        try FileSystem.remove("\(stateDirectory)/\(logFileName)")
+        for name in try FileSystem.list(stateDirectory) where name.hasPrefix("catalog.base.") {
+            try FileSystem.remove("\(stateDirectory)/\(name)")
+        }
     }
 }
 

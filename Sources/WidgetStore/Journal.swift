@@ -175,7 +175,10 @@ final class Journal: @unchecked Sendable {
     private func foldLocked() throws(StoreError) {
         let snapshot = filesLock.withLock { files }
         guard !snapshot.isEmpty else { return }
-        let admitted = snapshot.filter { catalog.admits($0.key, generation: TimelineFile.generation(of: $0.value) ?? 0) }
+        var admitted: [(key: TimelineIndex.Key, value: [UInt8])] = []
+        for (key, bytes) in snapshot where try catalog.admits(key, generation: TimelineFile.generation(of: bytes) ?? 0) {
+            admitted.append((key, bytes))
+        }
         let all = admitted.map { (name: $0.key.fileName, bytes: $0.value) }
         // In slices, so that a fold of many widgets does not start a thread for each.
         var start = 0

@@ -35,8 +35,12 @@ final class TimelineCatalog {
     private(set) var placeholders = PlaceholderCache()
     /// Whether `index` covers every file in the directory.
     private(set) var isComplete = false
-    /// The directory's file names still to verify into the index, listed on first need.
-    private var unindexedNames: [String]?
+    /// The directory being read for the index, from its first need until its end.
+    private var scan: DirectoryStream?
+    /// Temporary files the reading found (see `removeLeftovers`).
+    private var leftovers: [String] = []
+    /// Whether a batch of writes is in flight (set by the store).
+    var writesInFlight: () -> Bool = { false }
 
     init(directory: String, custody: KeyCustody, generations: Catalog) {
         self.directory = directory
@@ -50,7 +54,8 @@ final class TimelineCatalog {
         index.removeAll()
         placeholders.removeAll()
         isComplete = empty
-        unindexedNames = nil
+        scan = nil
+        leftovers = []
     }
 
     /// Forgets the cached placeholders (for tests of reading them back from the files).
@@ -97,7 +102,7 @@ final class TimelineCatalog {
         }
         let sealed = try TimelineFile.parse(bytes, expected: expected, file: path)
         // A deleted widget's file put back (from a backup) is no widget's: ignored.
-        if fromFile, let key, generations.verdict(key, generation: sealed.header.generation) == .deleted { return nil }
+        if fromFile, let key, try generations.verdict(key, generation: sealed.header.generation) == .deleted { return nil }
         // A file renamed onto another widget's name is not that widget's.
         guard try fileName(for: sealed.header.widget) == name else { throw .corrupt(file: path, reason: .wrongWidget) }
         let metadata = try TimelineFile.openMetadata(
@@ -141,7 +146,9 @@ final class TimelineCatalog {
             placeholders.set(key, metadata.placeholder, generation: metadata.generation)
             return metadata
         } catch {
-            guard case .corrupt(_, let reason) = error else { throw error }
+            // Only the file's own verdict is recorded: a catalog block that fails its MAC
+            // is thrown (the read fails closed) but asked again next time.
+            guard case .corrupt(let file, let reason) = error, file == "\(directory)/\(name)" else { throw error }
             index.recordCorrupt(key, reason)
             placeholders.remove(key)
             throw error
@@ -175,7 +182,7 @@ final class TimelineCatalog {
     /// Throws `rolledBack` if a file of `key` holding `generation` is older than the
     /// catalog's record: its body must not be served.
     func refuseIfRolledBack(_ key: TimelineIndex.Key, generation: UInt64, file: String) throws(StoreError) {
-        if generations.verdict(key, generation: generation) == .rolledBack { throw .corrupt(file: file, reason: .rolledBack) }
+        if try generations.verdict(key, generation: generation) == .rolledBack { throw .corrupt(file: file, reason: .rolledBack) }
     }
 
     /// Records a placeholder just verified with a body.
@@ -207,51 +214,58 @@ final class TimelineCatalog {
 
     /// Verifies up to `limit` more stored files into the index and returns the metadata
     /// found among them, or `nil` once every file is indexed (see
-    /// `TimelineStore.indexNextTimelines`).
+    /// `TimelineStore.indexNextTimelines`). The directory is read as it goes, a slice's
+    /// worth of names at a time, never listed whole.
     func indexNext(limit: Int) throws(StoreError) -> [TimelineMetadata]? {
         guard !isComplete else { return nil }
-        var names: [String]
-        if let unindexedNames {
-            names = unindexedNames
-        } else {
-            let all = try FileSystem.list(directory)
-            // Interrupted writes: every write of this store renames or removes its own
-            // temporary file before returning, so any found here is a leftover.
-            for name in all where name.hasPrefix(".tmp-") { try FileSystem.remove("\(directory)/\(name)") }
-            names = all.filter { $0.hasSuffix(TimelineFile.fileExtension) }
-            index.reserveCapacity(index.count + names.count)
-        }
-        unindexedNames = nil
-        defer {
-            if names.isEmpty {
-                isComplete = true
-                // Absence is implied from now on: what was recorded of it goes.
-                index.removeAbsent()
-            } else {
-                unindexedNames = names
-            }
+        if scan == nil {
+            scan = try DirectoryStream(directory)
+            // The catalog counts every widget ever made durable (deleted ones too): room
+            // for them at once, so a large index is neither copied as it grows nor half empty.
+            index.reserveCapacity(index.count + generations.recordedCount)
         }
         var found: [TimelineMetadata] = []
         var verified = 0
-        while verified < limit, let name = names.last {
+        while verified < limit {
+            guard let name = try scan?.next() else {
+                scan = nil
+                isComplete = true
+                // Absence is implied from now on: what was recorded of it goes.
+                index.removeAbsent()
+                try removeLeftovers()
+                return found
+            }
+            if name.hasPrefix(".tmp-") {
+                leftovers.append(name)
+                continue
+            }
+            guard let key = TimelineIndex.Key(fileName: name) else { continue }
             verified += 1
-            if let key = TimelineIndex.Key(fileName: name), index[key] == nil {
-                do throws(StoreError) {
-                    if let metadata = try indexedMetadata(name: name, widget: nil) { found.append(metadata) }
-                } catch {
-                    // A damaged file is recorded in the index and skipped; a planted entry (a
-                    // FIFO, a link, another user's file) is reported and skipped, unread, and
-                    // reads as absent; anything else is a real failure.
-                    switch error {
-                    case .corrupt: break
-                    case .unsafeEntry: refusedEntry(error)
-                    default: throw error
-                    }
+            guard index[key] == nil else { continue }
+            do throws(StoreError) {
+                if let metadata = try indexedMetadata(name: name, widget: nil) { found.append(metadata) }
+            } catch {
+                // A damaged file is recorded in the index and skipped; a planted entry (a
+                // FIFO, a link, another user's file) is reported and skipped, unread, and
+                // reads as absent; anything else is a real failure.
+                switch error {
+                case .corrupt: break
+                case .unsafeEntry: refusedEntry(error)
+                default: throw error
                 }
             }
-            names.removeLast()
         }
         return found
+    }
+
+    /// Removes the temporary files the reading found, unless a write is in flight (a
+    /// group commit writes its files beside the loop): then they stay for the next
+    /// start's reading. Every write of this store renames or removes its own temporary
+    /// file before it finishes, so with none in flight any found is a leftover.
+    private func removeLeftovers() throws(StoreError) {
+        guard !writesInFlight() else { return }
+        for name in leftovers { try FileSystem.remove("\(directory)/\(name)") }
+        leftovers = []
     }
 
     /// Indexes every file not indexed yet.

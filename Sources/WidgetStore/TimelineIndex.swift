@@ -274,6 +274,54 @@ struct TimelineIndex {
         return found.sorted()
     }
 
+    /// A page of the present files in widget id order: at most `limit` whose id sorts
+    /// after `after` (nil: from the first) and whose provider is `provider` (nil: any),
+    /// and whether more follow. One pass over the index comparing the ids' bytes in
+    /// place (ids are printable ASCII, so byte order is `WidgetID`'s order), keeping
+    /// only the page's candidates: nothing is built or sorted per stored timeline.
+    func page(after: WidgetID?, provider: String?, limit: Int) -> (summaries: [Summary], more: Bool) {
+        precondition(limit > 0, "a page holds at least one widget")
+        let after = after.map { Array($0.description.utf8) }
+        let provider = provider.map { Array($0.utf8) + [UInt8(ascii: "/")] }
+        // The limit + 1 smallest candidates, sorted: the extra one says whether more follow.
+        var best: [Entry] = []
+        best.reserveCapacity(limit + 1)
+        arena.withUnsafeBufferPointer { arena in
+            func id(_ entry: Entry) -> Slice<UnsafeBufferPointer<UInt8>> {
+                arena[Int(entry.offset)..<Int(entry.offset) + Int(entry.length)]
+            }
+            for entry in entries.values where entry.isPresent {
+                let candidate = id(entry)
+                if let provider, !candidate.starts(with: provider) { continue }
+                if let after, !after.lexicographicallyPrecedes(candidate) { continue }
+                guard limit < Self.insertedPageLimit else {
+                    best.append(entry)
+                    continue
+                }
+                if best.count == limit + 1, !candidate.lexicographicallyPrecedes(id(best[limit])) { continue }
+                var low = 0
+                var high = best.count
+                while low < high {
+                    let middle = (low + high) / 2
+                    if id(best[middle]).lexicographicallyPrecedes(candidate) { low = middle + 1 } else { high = middle }
+                }
+                best.insert(entry, at: low)
+                if best.count > limit + 1 { best.removeLast() }
+            }
+            // A large page: every candidate was kept, sorted once (inserting each into
+            // a page of that size would be quadratic).
+            if limit >= Self.insertedPageLimit {
+                best.sort { id($0).lexicographicallyPrecedes(id($1)) }
+                if best.count > limit + 1 { best.removeLast(best.count - limit - 1) }
+            }
+        }
+        let more = best.count > limit
+        return (best.prefix(limit).map(summary), more)
+    }
+
+    /// Pages from this size on are selected by one sort instead of sorted insertion.
+    static let insertedPageLimit = 1024
+
     // MARK: Reload schedule
 
     /// Records that the due reload of the current generation of `key` was announced.

@@ -115,8 +115,8 @@ public final class TimelineStore {
             erased = remaining
         }
         try Self.removeTemporaryFiles(in: stateDirectory)
-        // The timelines directory's leftovers go when it is first listed for the index:
-        // reading a directory of every stored timeline must not delay opening.
+        // The timelines directory's leftovers go when indexing has read it (in slices,
+        // after the daemon is ready): reading every stored timeline's name must not delay opening.
         let timelines = timelinesDirectory
         custody = try KeyCustody(
             stateDirectory: stateDirectory, source: deviceKeySource, verifier: passcodeVerifier, configuration: configuration,
@@ -132,6 +132,7 @@ public final class TimelineStore {
         // Folds what a crash left in the journal into the files before anything reads them.
         journal = try openJournal()
         catalog.journal = journal
+        catalog.writesInFlight = { [unowned self] in writesInFlight > 0 }
     }
 
     /// The catalog a new keybag is saved beside: empty, or for a keybag of the previous
@@ -186,7 +187,7 @@ public final class TimelineStore {
     ) throws(StoreError) {
         try FileSystem.remove("\(stateDirectory)/\(Keybag.fileName)")
         // After the keybag: a keybag without its catalog would be a start error.
-        try FileSystem.remove("\(stateDirectory)/\(Catalog.fileName)")
+        try Catalog.removeFiles(stateDirectory: stateDirectory)
         try deviceKeySource.destroyDeviceKey()
         try FileSystem.remove("\(stateDirectory)/\(SettingsFile.fileName)")
         if removingJournal { try FileSystem.remove("\(stateDirectory)/\(Journal.fileName)") }
@@ -555,6 +556,16 @@ public final class TimelineStore {
         return catalog.index.summaries.map { TimelineMetadata($0, placeholder: nil) }.sorted { $0.widget < $1.widget }
     }
 
+    /// A page of `listTimelines()`: at most `limit` timelines whose widget id sorts after
+    /// `after` (nil: from the first), of `provider` (nil: any), and whether more follow.
+    /// Selected from the index in one pass, without building or sorting every stored
+    /// timeline's metadata (a million of them are hundreds of megabytes).
+    public func listTimelines(after: WidgetID?, provider: String?, limit: Int) throws(StoreError) -> (timelines: [TimelineMetadata], more: Bool) {
+        try catalog.indexAll()
+        let (summaries, more) = catalog.index.page(after: after, provider: provider, limit: limit)
+        return (summaries.map { TimelineMetadata($0, placeholder: nil) }, more)
+    }
+
     /// The stored widgets of `provider` and `kind` (`nil`: any), sorted, in every state;
     /// answered from memory once the directory is indexed, without building every
     /// widget's metadata.
@@ -598,7 +609,7 @@ public final class TimelineStore {
         }
         // Recorded durably before the file goes: a crash in between leaves the widget
         // deleted, and its file, put back from a backup, ignored.
-        catalog.generations.recordDeleted(key, generation: TimelineFile.generation(of: bytes) ?? 0)
+        try catalog.generations.recordDeleted(key, generation: TimelineFile.generation(of: bytes) ?? 0)
         try catalog.generations.save()
         catalog.forget(name)
         guard try FileSystem.remove(path) else {

@@ -280,7 +280,7 @@ extension TimelineStore {
         let previous = try? catalog.indexedMetadata(name: name, widget: write.widget)
         var metadata = TimelineMetadata(
             widget: write.widget, protectionClass: write.protectionClass, family: write.family,
-            generation: max(previous?.generation ?? 0, catalog.generations.lastGeneration(key)) + 1, reloadDue: write.reloadDue,
+            generation: max(previous?.generation ?? 0, try catalog.generations.lastGeneration(key)) + 1, reloadDue: write.reloadDue,
             placeholder: write.placeholder ?? previous?.placeholder)
         // Sealed to the newest class keys (`classKey` below is theirs).
         metadata.keyGeneration = custody.keybag.writeGeneration(write.protectionClass)

@@ -9,7 +9,7 @@ let arguments = Array(CommandLine.arguments.dropFirst())
 let usage = """
     usage: widgetd-bench [--smoke] [--only reads,writes,growth,fanout | --only decode | --only containers]
                          [--growth 0,1000,...] [--duration SECONDS] [--rounds N] [--connections 1,8,32]
-                         [--threaded-connections 8] [--output DIR]
+                         [--threaded-connections 8] [--growth-store ROOT] [--output DIR]
     Measures widgetd beside redis-server, SQLCipher and the floors; without --output,
     rewrites docs/BENCHMARKS.md and docs/benchmarks-latency.svg when run from the package root.
     --rounds: interleaved rounds of the read and write rows (median kept; default 3);
@@ -18,6 +18,8 @@ let usage = """
     its own blocking thread, as separate host processes do (default 8; "" for none);
     --only fanout: the unlock fan-out rows (100 and 1,000 watching hosts, quiet and with a
     provider writing);
+    --growth-store ROOT: also measure the daemon root ROOT (etc/, state/) as it is, as
+    the last growth row (a store filled once, e.g. a million timelines, and reused);
     --only containers: our timer heap, call queue and syscalls against swift-collections'
     and swift-system's, interleaved (no daemon, no report written).
     WIDGETD_BIN=PATH measures another widgetd; WIDGETD_BASELINE_BIN=PATH adds a second
@@ -31,7 +33,7 @@ if arguments.first != "--echo-server" {
     while let argument = rest.popFirst() {
         switch argument {
         case "--smoke": continue
-        case "--output", "--growth", "--duration", "--only", "--rounds", "--connections", "--threaded-connections":
+        case "--output", "--growth", "--growth-store", "--duration", "--only", "--rounds", "--connections", "--threaded-connections":
             if rest.popFirst() != nil { continue }
             FileHandle.standardError.write(Data("widgetd-bench: \(argument) needs a value\n\(usage)".utf8))
             exit(2)
@@ -73,6 +75,9 @@ do {
     }
     if let index = arguments.firstIndex(of: "--growth"), index + 1 < arguments.count {
         options.growthSizes = arguments[index + 1].split(separator: ",").compactMap { Int($0) }
+    }
+    if let index = arguments.firstIndex(of: "--growth-store"), index + 1 < arguments.count {
+        options.growthStore = arguments[index + 1]
     }
     if let index = arguments.firstIndex(of: "--duration"), index + 1 < arguments.count, let seconds = Double(arguments[index + 1]) {
         options.duration = seconds

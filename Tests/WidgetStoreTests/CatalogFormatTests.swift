@@ -1,0 +1,201 @@
+import Foundation
+import Testing
+import WidgetCrypto
+@testable import WidgetStore
+
+/// The catalog's files (version 2: head, base in verified blocks, log of changes): an
+/// open reads no whole catalog, a save writes only what changed, and every part is
+/// authenticated: altered, truncated or reordered, it is refused; a log cut short by a
+/// crash before its head was written is the save that did not happen.
+@Suite final class CatalogFormatRules {
+    private let directory: String
+    private let key: SecureBytes
+
+    init() throws {
+        directory = "/tmp/widgetstore-catalog-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false)
+        key = try [UInt8](repeating: 7, count: 32).withUnsafeBytes { try SecureBytes(copying: $0) }
+    }
+
+    deinit { try? FileManager.default.removeItem(atPath: directory) }
+
+    private func path(_ name: String) -> String { "\(directory)/\(name)" }
+    private func bytes(_ name: String) throws -> [UInt8] { Array(try #require(FileManager.default.contents(atPath: path(name)))) }
+    private func write(_ bytes: [UInt8], _ name: String) throws { try Data(bytes).write(to: URL(fileURLWithPath: path(name))) }
+    private func load(minimum: Int = 4) throws -> Catalog { try #require(try Catalog.load(stateDirectory: directory, macKey: key, compactionMinimum: minimum)) }
+    private func baseNames() throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasPrefix("catalog.base.") }.sorted()
+    }
+
+    private static func key(_ i: Int) -> TimelineIndex.Key {
+        TimelineIndex.Key(high: UInt64(i) &* 0x9E37_79B9_7F4A_7C15, low: UInt64(i))
+    }
+
+    /// A catalog of `count` widgets at generation `i + 1`, saved in batches of `batch`.
+    private func filled(_ count: Int, batch: Int, minimum: Int = 4) throws -> Catalog {
+        let catalog = Catalog.empty(stateDirectory: directory, macKey: key, compactionMinimum: minimum)
+        for start in stride(from: 0, to: count, by: batch) {
+            for i in start..<min(start + batch, count) { catalog.record(Self.key(i), generation: UInt64(i + 1)) }
+            try catalog.save()
+        }
+        return catalog
+    }
+
+    @Test func aCompactedCatalogAnswersAsTheRecordsSaid() throws {
+        _ = try filled(1000, batch: 50)
+        #expect(try baseNames().count == 1)
+        let catalog = try load()
+        for i in [0, 1, 127, 128, 500, 999] {
+            #expect(try catalog.lastGeneration(Self.key(i)) == UInt64(i + 1))
+            #expect(try catalog.verdict(Self.key(i), generation: UInt64(i)) == .rolledBack)
+            #expect(try catalog.verdict(Self.key(i), generation: UInt64(i + 1)) == .current)
+        }
+        #expect(try catalog.lastGeneration(Self.key(5000)) == 0)
+        // A deletion recorded after the compaction is above the base's generation, and is kept.
+        try catalog.recordDeleted(Self.key(10), generation: 3)
+        try catalog.save()
+        #expect(try load().verdict(Self.key(10), generation: 11) == .deleted)
+        #expect(try load().lastGeneration(Self.key(10)) == 11)
+    }
+
+    @Test func aSaveAppendsOnlyWhatChanged() throws {
+        let catalog = try filled(1000, batch: 1000, minimum: 100)
+        let base = try #require(try baseNames().first)
+        let baseBefore = try bytes(base)
+        let logBefore = FileManager.default.contents(atPath: path(Catalog.logFileName))?.count ?? 0
+        catalog.record(Self.key(3), generation: 40)
+        try catalog.save()
+        // One batch of one entry: count, entry, chain.
+        #expect(try bytes(Catalog.logFileName).count == logBefore + 4 + 24 + 32)
+        #expect(try bytes(base) == baseBefore)
+        #expect(try bytes(Catalog.fileName).count == 125)
+        #expect(try load(minimum: 100).lastGeneration(Self.key(3)) == 40)
+    }
+
+    @Test func anOpenReadsNoBaseBlockAndAnAlteredBlockIsRefusedWhenRead() throws {
+        _ = try filled(1000, batch: 1000, minimum: 100)
+        let base = try #require(try baseNames().first)
+        var edited = try bytes(base)
+        edited[CatalogBase.headerByteCount + 200 * 24 + 20] ^= 1  // block 1's entry 72, its generation
+        try write(edited, base)
+        // The open verified the head, the block table and the log, not the blocks.
+        let catalog = try load(minimum: 100)
+        #expect(throws: StoreError.corrupt(file: path(base), reason: .authenticationFailure)) {
+            for i in 0..<1000 { _ = try catalog.lastGeneration(Self.key(i)) }
+        }
+    }
+
+    @Test func reorderedBaseBlocksAreRefused() throws {
+        _ = try filled(1000, batch: 1000, minimum: 100)
+        let base = try #require(try baseNames().first)
+        var edited = try bytes(base)
+        let block = 128 * 24
+        let start = CatalogBase.headerByteCount
+        let first = Array(edited[start..<start + block])
+        edited.replaceSubrange(start..<start + block, with: edited[start + block..<start + 2 * block])
+        edited.replaceSubrange(start + block..<start + 2 * block, with: first)
+        try write(edited, base)
+        let catalog = try load(minimum: 100)
+        #expect(throws: StoreError.corrupt(file: path(base), reason: .authenticationFailure)) {
+            for i in 0..<1000 { _ = try catalog.lastGeneration(Self.key(i)) }
+        }
+    }
+
+    @Test func aTruncatedOrAlteredBaseTableIsAStartError() throws {
+        _ = try filled(1000, batch: 1000, minimum: 100)
+        let base = try #require(try baseNames().first)
+        let original = try bytes(base)
+        try write(Array(original.dropLast(10)), base)
+        #expect(throws: StoreError.corrupt(file: path(base), reason: .truncated)) { _ = try load(minimum: 100) }
+        var edited = original
+        edited[edited.count - 40] ^= 1  // the last block's MAC in the table
+        try write(edited, base)
+        #expect(throws: StoreError.corrupt(file: path(base), reason: .authenticationFailure)) { _ = try load(minimum: 100) }
+    }
+
+    @Test func aBaseFromAnotherCompactionIsRefused() throws {
+        let catalog = try filled(1000, batch: 1000, minimum: 100)
+        let base = try #require(try baseNames().first)
+        let first = try bytes(base)
+        for i in 0..<200 { catalog.record(Self.key(i), generation: 5000) }
+        try catalog.save()
+        let next = try #require(try baseNames().first)
+        #expect(next != base)
+        // The earlier base under the later one's name: its sequence and table differ from the head's.
+        try write(first, next)
+        #expect(throws: StoreError.self) { _ = try load(minimum: 100) }
+    }
+
+    @Test func anAlteredTruncatedOrReorderedLogIsAStartError() throws {
+        _ = try filled(30, batch: 10, minimum: 1000)
+        let log = try bytes(Catalog.logFileName)
+        let batch = 4 + 10 * 24 + 32
+        #expect(log.count == 3 * batch)
+        var altered = log
+        altered[4 + 16] ^= 1
+        try write(altered, Catalog.logFileName)
+        #expect(throws: StoreError.corrupt(file: path(Catalog.logFileName), reason: .authenticationFailure)) { _ = try load() }
+        try write(Array(log.prefix(2 * batch)), Catalog.logFileName)
+        #expect(throws: StoreError.corrupt(file: path(Catalog.logFileName), reason: .truncated)) { _ = try load() }
+        var reordered: [UInt8] = Array(log[batch..<2 * batch])
+        reordered += log[0..<batch]
+        reordered += log[(2 * batch)...]
+        try write(reordered, Catalog.logFileName)
+        #expect(throws: StoreError.corrupt(file: path(Catalog.logFileName), reason: .authenticationFailure)) { _ = try load() }
+    }
+
+    @Test func aLogLongerThanItsHeadIsAnAppendACrashCutOff() throws {
+        _ = try filled(30, batch: 10, minimum: 1000)
+        let log = try bytes(Catalog.logFileName)
+        try write(log + Array(repeating: 0xAB, count: 100), Catalog.logFileName)
+        let catalog = try load(minimum: 1000)
+        #expect(try catalog.lastGeneration(Self.key(29)) == 30)
+        // The next save writes over the stray bytes, and the next open reads it.
+        catalog.record(Self.key(100), generation: 7)
+        try catalog.save()
+        #expect(try load(minimum: 1000).lastGeneration(Self.key(100)) == 7)
+    }
+
+    @Test func anAlteredOrTruncatedHeadIsAStartError() throws {
+        _ = try filled(30, batch: 10)
+        let head = try bytes(Catalog.fileName)
+        var edited = head
+        edited[60] ^= 1
+        try write(edited, Catalog.fileName)
+        #expect(throws: StoreError.corrupt(file: path(Catalog.fileName), reason: .authenticationFailure)) { _ = try load() }
+        try write(Array(head.prefix(30)), Catalog.fileName)
+        #expect(throws: StoreError.self) { _ = try load() }
+    }
+
+    @Test func aVersion1CatalogIsReadAndRewrittenAsVersion2() throws {
+        var content = Array("WCAT".utf8) + [1]
+        withUnsafeBytes(of: UInt32(3).littleEndian) { content += $0 }
+        for (i, deleted) in [(1, UInt8(0)), (2, 1), (3, 0)] {
+            let key = Self.key(i)
+            withUnsafeBytes(of: key.high.bigEndian) { content += $0 }
+            withUnsafeBytes(of: key.low.bigEndian) { content += $0 }
+            withUnsafeBytes(of: UInt64(10 * i).littleEndian) { content += $0 }
+            content.append(deleted)
+        }
+        let mac = try KeyedHash.hash(content, key: key, outputLength: 32)
+        try write(content + mac.withUnsafeBytes { Array($0) }, Catalog.fileName)
+        let catalog = try load()
+        #expect(try catalog.verdict(Self.key(1), generation: 9) == .rolledBack)
+        #expect(try catalog.verdict(Self.key(2), generation: 20) == .deleted)
+        #expect(try catalog.lastGeneration(Self.key(3)) == 30)
+        #expect(try bytes(Catalog.fileName)[4] == 2)
+        #expect(try load().verdict(Self.key(2), generation: 20) == .deleted)
+    }
+
+    @Test func compactionKeepsWhatWasRecordedAboveTheBase() throws {
+        let catalog = try filled(200, batch: 200, minimum: 100)
+        // Deletions and rewrites over the base, then another compaction.
+        for i in 0..<150 { try catalog.recordDeleted(Self.key(i), generation: 0) }
+        try catalog.save()
+        let reopened = try load(minimum: 100)
+        #expect(try reopened.verdict(Self.key(0), generation: 1) == .deleted)
+        #expect(try reopened.verdict(Self.key(0), generation: 2) == .current)
+        #expect(try reopened.verdict(Self.key(199), generation: 199) == .rolledBack)
+        #expect(try baseNames().count == 1)
+    }
+}
