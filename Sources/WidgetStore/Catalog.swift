@@ -7,9 +7,13 @@ import WidgetCrypto
 /// reappears is ignored.
 ///
 /// ```
-/// "WCAT" | version u8 (1) | count u32 | per widget, by file-name digest:
-///        digest (16) | generation u64 | deleted u8 || MAC (32): keyed BLAKE2b of all before it
+/// "WCAT" | version u8 (2) | keybag anchor u64 | catalog anchor u64 | count u32 | per widget,
+///        by file-name digest: digest (16) | generation u64 | deleted u8 || MAC (32): keyed
+///        BLAKE2b of all before it
 /// ```
+///
+/// The anchors are the rollback counter's values (`RollbackAnchor`, zero in software
+/// mode); version 1, without them, is still read (as not anchored).
 ///
 /// Kept durable with the journal: a fold records the generations it writes into the
 /// files and saves the catalog (after the files, before the journal is emptied), a
@@ -23,19 +27,23 @@ import WidgetCrypto
 /// catalog removed to allow a rollback. A store of the previous version (keybag
 /// version 1) gets its catalog from the generations its files hold at that open.
 ///
-/// What it cannot see: the catalog itself restored together with its files (a whole
-/// state-directory rollback). Only a counter outside the directory (a TPM's NV
-/// counter) can tell that catalog is old.
+/// What it cannot see by itself: the catalog restored together with its files (a whole
+/// state-directory rollback). A counter outside the directory (a TPM's NV counter,
+/// `RollbackCounter`) tells that catalog is old: a fold and an orderly stop save it
+/// anchored (`saveAnchored`); the saves in between carry the last anchor.
 ///
 /// Threading: every method may run on any thread (a fold runs beside the store's
 /// thread); a lock guards the entries, another serialises saves.
 final class Catalog: @unchecked Sendable {
     static let fileName = "catalog"
     private static let magic = Array("WCAT".utf8)
-    private static let version: UInt8 = 1
+    private static let version: UInt8 = 2
+    /// The version before rollback anchors, still read.
+    private static let version1: UInt8 = 1
     private static let macByteCount = 32
     private static let entryByteCount = 16 + 8 + 1
-    private static let headerByteCount = 4 + 1 + 4
+    private static let headerByteCount = 4 + 1 + 16 + 4
+    private static let version1HeaderByteCount = 4 + 1 + 4
 
     /// What the catalog says of one file as found on disk.
     enum Verdict: Equatable {
@@ -49,6 +57,13 @@ final class Catalog: @unchecked Sendable {
 
     private let stateDirectory: String
     private let macKey: SecureBytes
+    /// Anchors the saves of a fold or an orderly stop to the rollback counter.
+    private let anchor: RollbackAnchor
+    /// The anchors the file carried when it was loaded (`none` for a new catalog).
+    private(set) var loadedAnchors = AnchorValues.none
+    /// Whether a save since the last anchored one left changes the counter does not
+    /// anchor yet (guarded by `saveLock`).
+    private var savedSinceAnchor = false
     private let lock = ThreadLock()
     /// Serialises saves (a fold on a commit thread, a delete on the store's): each takes
     /// its snapshot and writes it under this lock, so the last file written holds every
@@ -57,24 +72,25 @@ final class Catalog: @unchecked Sendable {
     /// Per file-name digest: generation << 1 | deleted.
     private var entries = DigestTable<UInt64>()
 
-    private init(stateDirectory: String, macKey: SecureBytes) {
+    private init(stateDirectory: String, macKey: SecureBytes, anchor: RollbackAnchor) {
         self.stateDirectory = stateDirectory
         self.macKey = macKey
+        self.anchor = anchor
     }
 
     private var path: String { "\(stateDirectory)/\(Self.fileName)" }
 
     /// An empty catalog (a new keybag's), not yet saved.
-    static func empty(stateDirectory: String, macKey: SecureBytes) -> Catalog {
-        Catalog(stateDirectory: stateDirectory, macKey: macKey)
+    static func empty(stateDirectory: String, macKey: SecureBytes, anchor: RollbackAnchor) -> Catalog {
+        Catalog(stateDirectory: stateDirectory, macKey: macKey, anchor: anchor)
     }
 
     /// Reads and verifies `STATE/catalog`; `nil` if there is none.
-    static func load(stateDirectory: String, macKey: SecureBytes) throws(StoreError) -> Catalog? {
-        let catalog = Catalog(stateDirectory: stateDirectory, macKey: macKey)
+    static func load(stateDirectory: String, macKey: SecureBytes, anchor: RollbackAnchor) throws(StoreError) -> Catalog? {
+        let catalog = Catalog(stateDirectory: stateDirectory, macKey: macKey, anchor: anchor)
         let path = catalog.path
         guard let bytes = try FileSystem.readFile(path, limit: TimelineFile.maximumFileBytes) else { return nil }
-        guard bytes.count >= headerByteCount + macByteCount else { throw .corrupt(file: path, reason: .truncated) }
+        guard bytes.count >= version1HeaderByteCount + macByteCount else { throw .corrupt(file: path, reason: .truncated) }
         guard Array(bytes.prefix(4)) == magic else { throw .corrupt(file: path, reason: .badMagic) }
         let content = Array(bytes.dropLast(macByteCount))
         let expected = try mac(content, key: macKey)
@@ -82,8 +98,16 @@ final class Catalog: @unchecked Sendable {
         guard expected.withUnsafeBytes({ e in stored.withUnsafeBytes { Sodium.constantTimeEquals(e, $0) } }) else {
             throw .corrupt(file: path, reason: .authenticationFailure)
         }
-        guard content[4] == version else { throw .corrupt(file: path, reason: .unsupportedVersion) }
-        let count = content[5..<9].reversed().reduce(0) { $0 << 8 | Int($1) }
+        let headerByteCount: Int
+        switch content[4] {
+        case version:
+            guard content.count >= Self.headerByteCount else { throw .corrupt(file: path, reason: .truncated) }
+            headerByteCount = Self.headerByteCount
+            catalog.loadedAnchors = AnchorValues(keybag: littleEndian(content, at: 5), catalog: littleEndian(content, at: 13))
+        case version1: headerByteCount = version1HeaderByteCount
+        default: throw .corrupt(file: path, reason: .unsupportedVersion)
+        }
+        let count = content[headerByteCount - 4..<headerByteCount].reversed().reduce(0) { $0 << 8 | Int($1) }
         guard content.count == headerByteCount + count * entryByteCount else { throw .corrupt(file: path, reason: .malformed) }
         catalog.entries.reserveCapacity(count)
         // Read in place, without an array per entry: a catalog holds every widget, and
@@ -149,14 +173,49 @@ final class Catalog: @unchecked Sendable {
         }
     }
 
-    /// Replaces `STATE/catalog` atomically and durably.
+    /// Replaces `STATE/catalog` atomically and durably, carrying the last anchor (not
+    /// anchored: a delete, a batch written straight into its files).
     func save() throws(StoreError) {
         saveLock.lock()
         defer { saveLock.unlock() }
+        try write(carrying: anchor.current)
+        savedSinceAnchor = true
+    }
+
+    /// Replaces `STATE/catalog` atomically and durably, anchored to the rollback counter
+    /// (a journal fold, an orderly stop): written carrying its next value, then the
+    /// counter incremented (`RollbackAnchor.anchor`).
+    func saveAnchored() throws(StoreError) {
+        saveLock.lock()
+        defer { saveLock.unlock() }
+        try anchor.anchor([.catalog]) { (values) throws(StoreError) in try write(carrying: values) }
+        savedSinceAnchor = false
+    }
+
+    /// Saves anchored if a save since the last anchor is not anchored yet and a counter
+    /// anchors at all (an orderly stop without a fold to do it).
+    func anchorIfSavedSince() throws(StoreError) {
+        guard anchor.isAnchoring, saveLock.withLock({ savedSinceAnchor }) else { return }
+        try saveAnchored()
+    }
+
+    /// Replaces `STATE/catalog` carrying `values`, inside an anchored save of the keybag
+    /// and the catalog together (a new store's, see `KeyCustody`).
+    func save(carrying values: AnchorValues) throws(StoreError) {
+        saveLock.lock()
+        defer { saveLock.unlock() }
+        try write(carrying: values)
+        savedSinceAnchor = false
+    }
+
+    /// Writes the file; the caller holds `saveLock`.
+    private func write(carrying values: AnchorValues) throws(StoreError) {
         let content: [UInt8] = lock.withLock {
             var w = ByteWriter()
             w.raw(Self.magic)
             w.u8(Self.version)
+            w.u64(values.keybag)
+            w.u64(values.catalog)
             w.u32(UInt32(entries.count))
             for (key, entry) in zip(entries.keys, entries.values) {
                 withUnsafeBytes(of: key.high.bigEndian) { w.raw($0) }
@@ -168,6 +227,10 @@ final class Catalog: @unchecked Sendable {
         }
         let mac = try Self.mac(content, key: macKey)
         try FileSystem.writeAtomically(directory: stateDirectory, name: Self.fileName, bytes: content + mac)
+    }
+
+    private static func littleEndian(_ bytes: [UInt8], at offset: Int) -> UInt64 {
+        bytes[offset..<offset + 8].reversed().reduce(0) { $0 << 8 | UInt64($1) }
     }
 
     private static func mac(_ content: [UInt8], key: SecureBytes) throws(StoreError) -> [UInt8] {

@@ -20,19 +20,23 @@ import WidgetModel
 /// The whole file is authenticated with keyed BLAKE2b under a device subkey: a
 /// tampered keybag (say, a reset failure counter) is a typed error, never a reset.
 ///
-/// Layout (little-endian), version 2: `"WKBG"`, version, opslimit u64, memlimit u64,
+/// Layout (little-endian), version 3: `"WKBG"`, version, opslimit u64, memlimit u64,
 /// salt block, passcodeSet u8, failedAttempts u32, lastFailure date, wrong-passcode tag
 /// (presence u8 + 32 bytes), class D (code u8, public key (32), wrapped secret block),
 /// generation count u16, then per generation, oldest first: number u32 and per class
-/// (A, B, C) code u8, public key (32), wrapped secret block; and a 32-byte MAC over
-/// everything before it. Version 1 (read, and rewritten as version 2 at open) had no
-/// generations: after the tag, per class (A, B, C, D) code, public key and wrapped
-/// secret; it reads as generation 0.
+/// (A, B, C) code u8, public key (32), wrapped secret block; the rollback anchors
+/// (keybag u64, catalog u64: `AnchorValues`, zero in software mode); and a 32-byte MAC
+/// over everything before it. Version 2 is the same without the anchors (read as not
+/// anchored). Version 1 (read, and rewritten at open) had no generations: after the
+/// tag, per class (A, B, C, D) code, public key and wrapped secret; it reads as
+/// generation 0.
 struct Keybag {
     static let fileName = "keybag"
     static let magic = Array("WKBG".utf8)
     /// The version written.
-    static let version: UInt8 = 2
+    static let version: UInt8 = 3
+    /// The version before rollback anchors, still read (as not anchored).
+    static let version2: UInt8 = 2
     /// The version before key generations, still read.
     static let version1: UInt8 = 1
     static let macByteCount = 32
@@ -67,6 +71,8 @@ struct Keybag {
     var classD: ClassEntry
     /// Oldest first; never empty, the last is the one new writes use.
     private(set) var generations: [KeyGeneration]
+    /// The rollback counter's values this keybag was saved with (`RollbackAnchor`).
+    var anchors = AnchorValues.none
     /// The version the file was read in (`version` for a new keybag).
     private(set) var readVersion = Keybag.version
 
@@ -209,6 +215,8 @@ struct Keybag {
             w.u32(generation.number)
             for c in Self.passcodeClasses { Self.write(generation.classes[c]!, c, to: &w) }
         }
+        w.u64(anchors.keybag)
+        w.u64(anchors.catalog)
         let content = w.bytes
         let mac = try crypto { () throws(CryptoError) in
             try KeyedHash.hash(content, key: macKey, outputLength: Self.macByteCount)
@@ -245,7 +253,7 @@ struct Keybag {
         var r = ByteReader(buffer)
         _ = try r.raw(magic.count)
         let fileVersion = try r.u8()
-        guard fileVersion == version || fileVersion == version1 else { throw .malformed }
+        guard fileVersion == version || fileVersion == version2 || fileVersion == version1 else { throw .malformed }
         let cost = KDFCost(opsLimit: try r.u64(), memLimit: try r.u64())
         let salt = try r.block(limit: 64)
         guard salt.count == PasswordHash.saltByteCount else { throw .malformed }
@@ -276,11 +284,14 @@ struct Keybag {
                 generations.append(KeyGeneration(number: number, classes: entries))
             }
         }
+        var anchors = AnchorValues.none
+        if fileVersion == version { anchors = AnchorValues(keybag: try r.u64(), catalog: try r.u64()) }
         guard r.isAtEnd else { throw .malformed }
         var bag = Keybag(
             kdfCost: cost, salt: salt, passcodeSet: passcodeFlag == 1, failedAttempts: failed,
             lastFailure: lastFailure, lastWrongTag: tagFlag == 1 ? tag : nil, classD: classD, generations: generations)
         bag.readVersion = fileVersion
+        bag.anchors = anchors
         return bag
     }
 
