@@ -35,10 +35,18 @@ final class DaemonRuntime {
         Self.log(configuration.problems, to: logger)
         loop = try EventLoop()
         stateLock = try StateDirectoryLock(stateDirectory: paths.stateDirectory)
+        let deviceKeySource = try Self.deviceKeySource(
+            configuration, stateDirectory: paths.stateDirectory, environment: environment)
         store = try TimelineStore(
             stateDirectory: paths.stateDirectory,
-            deviceKeySource: try Self.deviceKeySource(configuration, stateDirectory: paths.stateDirectory, environment: environment),
+            deviceKeySource: deviceKeySource,
+            rollbackCounter: Self.rollbackCounter(of: deviceKeySource),
             configuration: Self.storeConfiguration(configuration), startOver: startOver, now: Date())
+        if let caughtUp = store.caughtUpRollbackCounter {
+            logger.warning(
+                "the keybag or catalog was written and the rollback counter not incremented before a crash: caught up",
+                event: "rollback_counter_caught_up", metadata: ["counter": "\(caughtUp)"])
+        }
         if store.finishedInterruptedWipe {
             logger.critical(
                 "a wipe cut short by a crash or power loss was finished: the store is a new one",
@@ -93,6 +101,13 @@ final class DaemonRuntime {
         case .tpm2:
             try TPM2StoreDeviceKeySource.open(tcti: configuration.tpm2Device, stateDirectory: stateDirectory)
         }
+    }
+
+    /// The counter that anchors the keybag and the catalog: with `KeyProtection=tpm2` the
+    /// NV counter of the TPM that seals the device key (one connection to it); none in
+    /// software mode.
+    static func rollbackCounter(of deviceKeySource: any DeviceKeySource) -> (any RollbackCounter)? {
+        (deviceKeySource as? TPM2StoreDeviceKeySource).map { TPM2StoreRollbackCounter(device: $0.sealed.device) }
     }
 
     /// The store's share of the configuration.

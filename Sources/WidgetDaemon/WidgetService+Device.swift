@@ -20,11 +20,13 @@ extension WidgetService {
     }
 
     /// `GetStatus.protection`: only what is in force. The TPM seals the device key in
-    /// tpm2 mode, but failed attempts are still counted in the keybag and rollback is
-    /// still detected by the catalog alone, so those say `software` and `catalog`
-    /// until the TPM counts and anchors them (DESIGN §9).
+    /// tpm2 mode, but failed attempts are still counted in the keybag, so that says
+    /// `software` until the TPM counts them (DESIGN §9). `rollback` is `tpm2` when the
+    /// TPM's NV counter anchors the keybag and the catalog, else `catalog`.
     var protection: Protection {
-        Protection(deviceKey: store.deviceKeyKind.rawValue, attempts: "software", rollback: "catalog")
+        Protection(
+            deviceKey: store.deviceKeyKind.rawValue, attempts: "software",
+            rollback: store.isRollbackAnchored ? "tpm2" : "catalog")
     }
 
     /// What `GetStatus` warns of now, in `StatusWarning` order.

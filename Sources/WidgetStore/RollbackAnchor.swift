@@ -116,7 +116,9 @@ final class RollbackAnchor: @unchecked Sendable {
         let keybagIsNewer = keybag.keybag >= catalog.catalog
         let (newest, recorded) = keybagIsNewer ? (keybag.keybag, keybag) : (catalog.catalog, catalog)
         if newest < value {
-            throw .rolledBack(file: keybagIsNewer ? keybagPath : catalogPath, found: newest, expected: value)
+            // The copy that carried the counter's value is gone, and either file may have
+            // been it: both are named.
+            throw .rolledBack(file: "\(keybagPath) or \(catalogPath)", found: newest, expected: value)
         }
         if newest > value + 1 {
             throw .rollbackCounter(

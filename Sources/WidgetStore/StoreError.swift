@@ -134,7 +134,9 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     case catalogMissing(path: String)
     /// The keybag or the catalog `file` is older than the rollback counter says it must
     /// be (`RollbackAnchor`, DESIGN §9): restored from a backup. It carries the anchor
-    /// `found` where `expected` was due. A start error: nothing is served.
+    /// `found` where `expected` was due; when both files are behind the counter, `file`
+    /// names both ("KEYBAG or CATALOG": either may be the copy restored). A start error:
+    /// nothing is served.
     case rolledBack(file: String, found: UInt64, expected: UInt64)
     /// The rollback counter (`RollbackCounter`, a TPM NV counter) failed or disagrees with
     /// the state directory (`reason`, which names no secret). A start error at open, never
