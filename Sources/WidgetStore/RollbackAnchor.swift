@@ -93,14 +93,15 @@ final class RollbackAnchor: @unchecked Sendable {
     }
 
     /// A wipe: the anchored files are gone, and the counter is incremented so that no
-    /// copy of them passes again.
+    /// copy of them passes again. Its value is read afresh at the next anchor: the rest
+    /// of a wipe may move the same counter (the TPM's own wipe increments it too).
     func advance() throws(StoreError) {
         lock.lock()
         defer { lock.unlock() }
         values = .none
-        guard let counter else { return }
         known = nil
-        known = try counter.increment()
+        guard let counter else { return }
+        _ = try counter.increment()
     }
 
     /// The check at open (see the type's summary) of the keybag's and the catalog's

@@ -24,9 +24,9 @@ import Testing
         let daemon = try DaemonProcess(daemon: ["KeyProtection=tpm2", "TPM2Device=\(tpm.tcti)"])
         try daemon.start()
         try daemon.client().ok("io.widgetd.Provider.PutTimeline", Fixtures.putParameters(weather))
-        // Only what is in force: the key is the TPM's, attempts and rollback not yet.
+        // Only what is in force: the key is the TPM's, and so is the rollback anchor; attempts not yet.
         let status = try daemon.client().ok("io.widgetd.Device.GetStatus")
-        #expect(status["protection"] as? [String: String] == ["deviceKey": "tpm2", "attempts": "software", "rollback": "catalog"])
+        #expect(status["protection"] as? [String: String] == ["deviceKey": "tpm2", "attempts": "software", "rollback": "tpm2"])
         #expect(daemon.stop() == 0)
         let state = daemon.stateDirectory.path
         #expect(FileManager.default.fileExists(atPath: state + "/device-key.tpm2"))
@@ -82,6 +82,26 @@ import Testing
         let restored = try run(daemon)
         #expect(restored.status == 1)
         #expect(restored.error.contains("tpm2 device key cannot be used"), "\(restored.error)")
+    }
+
+    @Test(.enabled(if: SwtpmServer.isInstalled, "swtpm is not installed: apt-get install swtpm swtpm-tools"))
+    func tpm2StartRefusesACatalogRestoredFromBeforeTheLastStop() throws {
+        let tpm = try SwtpmServer()
+        let daemon = try DaemonProcess(daemon: ["KeyProtection=tpm2", "TPM2Device=\(tpm.tcti)"])
+        let catalog = URL(fileURLWithPath: daemon.stateDirectory.path + "/catalog")
+        try daemon.start()
+        try daemon.client().ok("io.widgetd.Provider.PutTimeline", Fixtures.putParameters(weather))
+        // An orderly stop folds the journal and anchors the catalog to the TPM's counter.
+        #expect(daemon.stop() == 0)
+        let firstStop = try Data(contentsOf: catalog)
+        try daemon.start()
+        try daemon.client().ok("io.widgetd.Provider.PutTimeline", Fixtures.putParameters(weather))
+        #expect(daemon.stop() == 0)
+        try firstStop.write(to: catalog)
+        let restored = try run(daemon)
+        #expect(restored.status == 1)
+        #expect(restored.error.contains("is rolled back"), "\(restored.error)")
+        #expect(!FileManager.default.fileExists(atPath: daemon.socketPath))
     }
 
     @Test func softwareKeyProtectionSaysTheKeyIsAFile() throws {
