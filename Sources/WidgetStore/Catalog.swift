@@ -200,15 +200,15 @@ final class Catalog: @unchecked Sendable {
     }
 
     /// Replaces `STATE/catalog` carrying `values`, inside an anchored save of the keybag
-    /// and the catalog together (a new store's, see `KeyCustody`).
+    /// and the catalog together (a new store's, or one anchored at its first open: see
+    /// `KeyCustody`), while nothing else saves it. It takes no `saveLock`: the caller
+    /// holds the anchor's lock, which `saveAnchored` takes after `saveLock`.
     func save(carrying values: AnchorValues) throws(StoreError) {
-        saveLock.lock()
-        defer { saveLock.unlock() }
         try write(carrying: values)
         savedSinceAnchor = false
     }
 
-    /// Writes the file; the caller holds `saveLock`.
+    /// Writes the file; the caller holds `saveLock` (or is alone, see `save(carrying:)`).
     private func write(carrying values: AnchorValues) throws(StoreError) {
         let content: [UInt8] = lock.withLock {
             var w = ByteWriter()

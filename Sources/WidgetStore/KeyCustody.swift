@@ -11,6 +11,10 @@ import WidgetModel
 /// reaches `wipeAfterFailedAttempts` is counted durably, then `wipeDue` says so and the
 /// store (which owns the files a wipe removes) erases.
 ///
+/// Every keybag save is anchored to the rollback counter when there is one
+/// (`RollbackAnchor`, DESIGN §9): written first, then counted, so a keybag restored
+/// from before any change (a failed attempt above all) is refused at open.
+///
 /// Threading: single-threaded, on the store's thread (see `TimelineStore`).
 final class KeyCustody {
     private let stateDirectory: String
