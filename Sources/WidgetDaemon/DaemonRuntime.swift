@@ -36,11 +36,18 @@ final class DaemonRuntime {
         Self.log(configuration.problems, to: logger)
         loop = try EventLoop()
         stateLock = try StateDirectoryLock(stateDirectory: paths.stateDirectory)
-        let deviceKeySource = try Self.deviceKeySource(configuration, stateDirectory: paths.stateDirectory, environment: environment)
+        let deviceKeySource = try Self.deviceKeySource(
+            configuration, stateDirectory: paths.stateDirectory, environment: environment)
         store = try TimelineStore(
             stateDirectory: paths.stateDirectory,
             deviceKeySource: deviceKeySource, passcodeVerifier: Self.passcodeVerifier(for: deviceKeySource),
+            rollbackCounter: Self.rollbackCounter(of: deviceKeySource),
             configuration: Self.storeConfiguration(configuration), startOver: startOver, now: Date())
+        if let caughtUp = store.caughtUpRollbackCounter {
+            logger.warning(
+                "the keybag or catalog was written and the rollback counter not incremented before a crash: caught up",
+                event: "rollback_counter_caught_up", metadata: ["counter": "\(caughtUp)"])
+        }
         if store.finishedInterruptedWipe {
             logger.critical(
                 "a wipe cut short by a crash or power loss was finished: the store is a new one",
@@ -102,6 +109,13 @@ final class DaemonRuntime {
     static func passcodeVerifier(for source: any DeviceKeySource) -> (any PasscodeVerifier)? {
         guard let tpm = source as? TPM2StoreDeviceKeySource else { return nil }
         return TPM2StorePasscodeVerifier(sharingDeviceOf: tpm)
+    }
+
+    /// The counter that anchors the keybag and the catalog: with `KeyProtection=tpm2` the
+    /// NV counter of the TPM that seals the device key (one connection to it); none in
+    /// software mode.
+    static func rollbackCounter(of deviceKeySource: any DeviceKeySource) -> (any RollbackCounter)? {
+        (deviceKeySource as? TPM2StoreDeviceKeySource).map { TPM2StoreRollbackCounter(device: $0.sealed.device) }
     }
 
     /// The store's share of the configuration.

@@ -21,11 +21,13 @@ extension WidgetService {
     }
 
     /// `GetStatus.protection`: only what is in force. In tpm2 mode the TPM seals the
-    /// device key and counts passcode attempts (`TimelineStore.attemptCounting`), but
-    /// rollback is still detected by the catalog alone, so that says `catalog` until
-    /// the TPM anchors it (DESIGN §9).
+    /// device key and counts passcode attempts (`TimelineStore.attemptCounting`), and its
+    /// NV counter anchors the keybag and the catalog (`rollback` `tpm2`); otherwise the
+    /// catalog alone detects a rolled-back file (`catalog`). DESIGN §9.
     var protection: Protection {
-        Protection(deviceKey: store.deviceKeyKind.rawValue, attempts: store.attemptCounting.rawValue, rollback: "catalog")
+        Protection(
+            deviceKey: store.deviceKeyKind.rawValue, attempts: store.attemptCounting.rawValue,
+            rollback: store.isRollbackAnchored ? "tpm2" : "catalog")
     }
 
     /// What `GetStatus` warns of now, in `StatusWarning` order.

@@ -11,13 +11,14 @@ import WidgetdPOSIX
 ///
 /// ```
 /// catalog          the head: "WCAT" | version u8 (2) | base sequence u64 | base count u64 | base table MAC (32)
-///                  | log bytes u64 | log chain (32) || MAC (32): keyed BLAKE2b of all before it
+///                  | log bytes u64 | log chain (32) | keybag anchor u64 | catalog anchor u64
+///                  || MAC (32): keyed BLAKE2b of all before it
 /// catalog.base.<n> the entries as of the last compaction, sorted, in verified blocks (`CatalogBase`)
 /// catalog.log      what changed since: batches of count u32 | entries (digest 16 | generation << 1 | deleted u64)
 ///                  | chain (32): keyed BLAKE2b of "WCLG" | the previous chain | count | entries
 /// ```
 ///
-/// The head is the one authenticated root, rewritten atomically (it is 125 bytes) at
+/// The head is the one authenticated root, rewritten atomically (it is 141 bytes) at
 /// every save: it names the base by sequence and table MAC and says how many log bytes
 /// count and which chain they end in (the first batch's previous chain is the base's
 /// table MAC). So an altered, truncated or reordered head, base block or log batch is
@@ -45,9 +46,11 @@ import WidgetdPOSIX
 /// catalog removed to allow a rollback. A store of the previous version (keybag
 /// version 1) gets its catalog from the generations its files hold at that open.
 ///
-/// What it cannot see: the catalog itself restored together with its files (a whole
-/// state-directory rollback). Only a counter outside the directory (a TPM's NV
-/// counter) can tell that catalog is old; the head is where it would be bound.
+/// What it cannot see by itself: the catalog restored together with its files (a whole
+/// state-directory rollback). A counter outside the directory (a TPM's NV counter,
+/// `RollbackCounter`) tells that catalog is old: the head carries the anchors
+/// (`RollbackAnchor`, zero in software mode and in version 1); a fold and an orderly
+/// stop save it anchored (`saveAnchored`), and the saves in between carry the last anchor.
 ///
 /// Threading: every method may run on any thread (a fold runs beside the store's
 /// thread); a lock guards the entries and the base, another serialises saves.
@@ -58,7 +61,7 @@ final class Catalog: @unchecked Sendable {
     private static let logMagic = Array("WCLG".utf8)
     private static let version: UInt8 = 2
     private static let macByteCount = 32
-    private static let headByteCount = 4 + 1 + 8 + 8 + 32 + 8 + 32 + macByteCount
+    private static let headByteCount = 4 + 1 + 8 + 8 + 32 + 8 + 32 + 8 + 8 + macByteCount
     private static let version1EntryByteCount = 16 + 8 + 1
     private static let version1HeaderByteCount = 4 + 1 + 4
 
@@ -74,6 +77,14 @@ final class Catalog: @unchecked Sendable {
 
     private let stateDirectory: String
     private let macKey: SecureBytes
+    /// Anchors the saves of a fold or an orderly stop to the rollback counter.
+    private let anchor: RollbackAnchor
+    /// The anchors the head carried when it was loaded (`none` for a new catalog or
+    /// version 1).
+    private(set) var loadedAnchors = AnchorValues.none
+    /// Whether a save since the last anchored one left changes the counter does not
+    /// anchor yet (guarded by `saveLock`).
+    private var savedSinceAnchor = false
     private let lock = ThreadLock()
     /// Serialises saves (a fold on a commit thread, a delete on the store's): each takes
     /// its snapshot and writes it under this lock, so the last file written holds every
@@ -95,9 +106,10 @@ final class Catalog: @unchecked Sendable {
     /// the log holds more than 1/32 of the base (smaller in tests, to compact small catalogs).
     let compactionMinimum: Int
 
-    private init(stateDirectory: String, macKey: SecureBytes, compactionMinimum: Int) {
+    private init(stateDirectory: String, macKey: SecureBytes, anchor: RollbackAnchor, compactionMinimum: Int) {
         self.stateDirectory = stateDirectory
         self.macKey = macKey
+        self.anchor = anchor
         self.compactionMinimum = compactionMinimum
         logChain = [UInt8](repeating: 0, count: Self.macByteCount)
     }
@@ -109,16 +121,20 @@ final class Catalog: @unchecked Sendable {
     static let defaultCompactionMinimum = 1024
 
     /// An empty catalog (a new keybag's), not yet saved.
-    static func empty(stateDirectory: String, macKey: SecureBytes, compactionMinimum: Int = defaultCompactionMinimum) -> Catalog {
-        Catalog(stateDirectory: stateDirectory, macKey: macKey, compactionMinimum: compactionMinimum)
+    static func empty(
+        stateDirectory: String, macKey: SecureBytes, anchor: RollbackAnchor, compactionMinimum: Int = defaultCompactionMinimum
+    ) -> Catalog {
+        Catalog(stateDirectory: stateDirectory, macKey: macKey, anchor: anchor, compactionMinimum: compactionMinimum)
     }
 
     /// Reads and verifies `STATE/catalog` (its head, its base's block table and its
     /// log; base blocks are verified when read); `nil` if there is none.
     static func load(
-        stateDirectory: String, macKey: SecureBytes, compactionMinimum: Int = defaultCompactionMinimum
+        stateDirectory: String, macKey: SecureBytes, anchor: RollbackAnchor,
+        compactionMinimum: Int = defaultCompactionMinimum
     ) throws(StoreError) -> Catalog? {
-        let catalog = Catalog(stateDirectory: stateDirectory, macKey: macKey, compactionMinimum: compactionMinimum)
+        let catalog = Catalog(
+            stateDirectory: stateDirectory, macKey: macKey, anchor: anchor, compactionMinimum: compactionMinimum)
         let path = catalog.path
         guard let bytes = try FileSystem.readFile(path, limit: TimelineFile.maximumFileBytes) else { return nil }
         guard bytes.count >= 5 + macByteCount else { throw .corrupt(file: path, reason: .truncated) }
@@ -145,11 +161,15 @@ final class Catalog: @unchecked Sendable {
     /// The head's fields; opens the base it names and reads the log up to its chain.
     private func readHead(_ content: [UInt8], path: String) throws(StoreError) {
         guard content.count == Self.headByteCount - Self.macByteCount else { throw .corrupt(file: path, reason: .malformed) }
-        let (sequence, count, logLength): (UInt64, UInt64, UInt64) = content.withUnsafeBytes { raw in
-            (UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: 5, as: UInt64.self)),
-             UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: 13, as: UInt64.self)),
-             UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: 53, as: UInt64.self)))
-        }
+        let (sequence, count, logLength, keybagAnchor, catalogAnchor): (UInt64, UInt64, UInt64, UInt64, UInt64) =
+            content.withUnsafeBytes { raw in
+                (UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: 5, as: UInt64.self)),
+                 UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: 13, as: UInt64.self)),
+                 UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: 53, as: UInt64.self)),
+                 UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: 93, as: UInt64.self)),
+                 UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: 101, as: UInt64.self)))
+            }
+        loadedAnchors = AnchorValues(keybag: keybagAnchor, catalog: catalogAnchor)
         let tableMAC = Array(content[21..<53])
         let chain = Array(content[61..<93])
         if sequence != 0 {
@@ -307,12 +327,46 @@ final class Catalog: @unchecked Sendable {
 
     // MARK: Saving
 
-    /// Makes every record so far durable: appends them to the log and writes the head,
-    /// or compacts when the log has grown past its share of the base. On failure the
-    /// records stay to be saved by the next call.
+    /// Makes every record so far durable, carrying the last anchor (not anchored: a
+    /// delete, a batch written straight into its files). See `saveRecords(carrying:)`.
     func save() throws(StoreError) {
         saveLock.lock()
         defer { saveLock.unlock() }
+        try saveRecords(carrying: anchor.current)
+        savedSinceAnchor = true
+    }
+
+    /// Makes every record so far durable, anchored to the rollback counter (a journal
+    /// fold, an orderly stop): the head written carrying the counter's next value, then
+    /// the counter incremented (`RollbackAnchor.anchor`).
+    func saveAnchored() throws(StoreError) {
+        saveLock.lock()
+        defer { saveLock.unlock() }
+        try anchor.anchor([.catalog]) { (values) throws(StoreError) in try saveRecords(carrying: values) }
+        savedSinceAnchor = false
+    }
+
+    /// Saves anchored if a save since the last anchor is not anchored yet and a counter
+    /// anchors at all (an orderly stop without a fold to do it).
+    func anchorIfSavedSince() throws(StoreError) {
+        guard anchor.isAnchoring, saveLock.withLock({ savedSinceAnchor }) else { return }
+        try saveAnchored()
+    }
+
+    /// Makes every record so far durable carrying `values`, inside an anchored save of
+    /// the keybag and the catalog together (a new store's, or one anchored at its first
+    /// open: see `KeyCustody`), while nothing else saves it. It takes no `saveLock`: the
+    /// caller holds the anchor's lock, which `saveAnchored` takes after `saveLock`.
+    func save(carrying values: AnchorValues) throws(StoreError) {
+        try saveRecords(carrying: values)
+        savedSinceAnchor = false
+    }
+
+    /// Appends every record so far to the log and writes the head carrying `anchors`,
+    /// or compacts when the log has grown past its share of the base. On failure the
+    /// records stay to be saved by the next call. The caller holds `saveLock` (or is
+    /// alone, see `save(carrying:)`).
+    private func saveRecords(carrying anchors: AnchorValues) throws(StoreError) {
         let batch: [(TimelineIndex.Key, UInt64)] = lock.withLock {
             defer { unsaved = DigestTable() }
             return Array(zip(unsaved.keys, unsaved.values))
@@ -320,9 +374,9 @@ final class Catalog: @unchecked Sendable {
         do throws(StoreError) {
             let baseCount = lock.withLock { base?.count ?? 0 }
             if logEntries + batch.count > max(compactionMinimum, baseCount / 32) {
-                try compact()
+                try compact(carrying: anchors)
             } else {
-                try append(batch)
+                try append(batch, carrying: anchors)
             }
         } catch {
             lock.withLock {
@@ -333,7 +387,7 @@ final class Catalog: @unchecked Sendable {
     }
 
     /// Appends one batch to the log durably, then writes the head that counts it.
-    private func append(_ batch: [(TimelineIndex.Key, UInt64)]) throws(StoreError) {
+    private func append(_ batch: [(TimelineIndex.Key, UInt64)], carrying anchors: AnchorValues) throws(StoreError) {
         var chain = logChain
         var length = logBytes
         if !batch.isEmpty {
@@ -350,7 +404,7 @@ final class Catalog: @unchecked Sendable {
             length += w.bytes.count + Self.macByteCount
         }
         let base = lock.withLock { self.base }
-        try writeHead(base: base, logBytes: length, chain: chain)
+        try writeHead(base: base, logBytes: length, chain: chain, anchors: anchors)
         logBytes = length
         logChain = chain
         logEntries += batch.count
@@ -358,7 +412,7 @@ final class Catalog: @unchecked Sendable {
 
     /// Merges the base (its blocks verified as read) with everything recorded since
     /// into the next base, then writes the head naming it with an empty log.
-    private func compact() throws(StoreError) {
+    private func compact(carrying anchors: AnchorValues) throws(StoreError) {
         let (old, snapshot): (CatalogBase?, [(TimelineIndex.Key, UInt64)]) = lock.withLock {
             (base, Array(zip(recent.keys, recent.values)).sorted { $0.0 < $1.0 })
         }
@@ -377,7 +431,7 @@ final class Catalog: @unchecked Sendable {
         guard let opened = written, CatalogBase.constantTimeEquals(opened.tableMAC, tableMAC[...]) else {
             throw .corrupt(file: "\(stateDirectory)/\(CatalogBase.fileName(sequence))", reason: .authenticationFailure)
         }
-        try writeHead(base: opened, logBytes: 0, chain: opened.tableMAC)
+        try writeHead(base: opened, logBytes: 0, chain: opened.tableMAC, anchors: anchors)
         lock.withLock {
             base = opened
             // What was recorded while this ran is newer than the snapshot: it stays.
@@ -419,7 +473,7 @@ final class Catalog: @unchecked Sendable {
     }
 
     /// Replaces the head atomically and durably.
-    private func writeHead(base: CatalogBase?, logBytes: Int, chain: [UInt8]) throws(StoreError) {
+    private func writeHead(base: CatalogBase?, logBytes: Int, chain: [UInt8], anchors: AnchorValues) throws(StoreError) {
         var w = ByteWriter(reservingCapacity: Self.headByteCount)
         w.raw(Self.magic)
         w.u8(Self.version)
@@ -428,6 +482,8 @@ final class Catalog: @unchecked Sendable {
         w.raw(base?.tableMAC ?? [UInt8](repeating: 0, count: Self.macByteCount))
         w.u64(UInt64(logBytes))
         w.raw(chain)
+        w.u64(anchors.keybag)
+        w.u64(anchors.catalog)
         let mac = try CatalogBase.mac([w.bytes[...]], key: macKey)
         try FileSystem.writeAtomically(directory: stateDirectory, name: Self.fileName, bytes: w.bytes + mac)
     }

@@ -30,7 +30,8 @@ import WidgetdPOSIX
 /// A fold also keeps the catalog (`Catalog`) durable: it writes no record older than
 /// the generation the catalog holds for its file (a journal restored from a backup
 /// must not replace newer files), and saves the generations it wrote after the files
-/// and before the journal is emptied.
+/// and before the journal is emptied, anchored to the rollback counter when there is
+/// one (`Catalog.saveAnchored`): one counter increment per fold, none per write.
 ///
 /// Threading: `append`, `fold` and `discard` may run on any thread and take turns;
 /// `pending` may run beside them. One journal per state directory at a time: a second
@@ -190,7 +191,8 @@ final class Journal: @unchecked Sendable {
             start += slice.count
         }
         catalog.record(files: admitted.map { (key: $0.key, bytes: $0.value) })
-        try catalog.save()
+        // Anchored (DESIGN §9): a fold is where the catalog's rollback window closes.
+        try catalog.saveAnchored()
         try restart()
         filesLock.withLock { files.removeAll() }
     }

@@ -11,6 +11,10 @@ import WidgetModel
 /// reaches `wipeAfterFailedAttempts` is counted durably, then `wipeDue` says so and the
 /// store (which owns the files a wipe removes) erases.
 ///
+/// Every keybag save is anchored to the rollback counter when there is one
+/// (`RollbackAnchor`, DESIGN §9): written first, then counted, so a keybag restored
+/// from before any change (a failed attempt above all) is refused at open.
+///
 /// Threading: single-threaded, on the store's thread (see `TimelineStore`).
 final class KeyCustody {
     private let stateDirectory: String
@@ -19,6 +23,8 @@ final class KeyCustody {
     /// Where passcode attempts are verified and counted beyond the files (the TPM), if
     /// anywhere: a passcode set with it is tangled with its secret (`PasscodeVerifier`).
     let verifier: (any PasscodeVerifier)?
+    /// Anchors every keybag save to the rollback counter (none in software mode).
+    let anchor: RollbackAnchor
     /// The tunables it reads (cost of a new passcode, grace, wipe limit).
     var configuration: StoreConfiguration
 
@@ -36,23 +42,26 @@ final class KeyCustody {
     /// migrated from the previous format, is saved: a keybag is never without it.
     private let beforeSavingKeybag: KeybagCompanion
 
-    /// See `beforeSavingKeybag`; told the subkeys and whether the keybag is migrated.
-    typealias KeybagCompanion = (DeviceSubkeys, _ migrated: Bool) throws(StoreError) -> Void
+    /// See `beforeSavingKeybag`; told the subkeys, whether the keybag is migrated, and
+    /// the rollback anchors the catalog is to carry.
+    typealias KeybagCompanion = (DeviceSubkeys, _ migrated: Bool, AnchorValues) throws(StoreError) -> Void
 
     var keybagPath: String { "\(stateDirectory)/\(Keybag.fileName)" }
 
     /// Opens (or creates, for a new store) the keys of `stateDirectory`.
     init(
         stateDirectory: String, source: any DeviceKeySource, verifier: (any PasscodeVerifier)? = nil,
-        configuration: StoreConfiguration, beforeSavingKeybag: @escaping KeybagCompanion
+        anchor: RollbackAnchor, configuration: StoreConfiguration, beforeSavingKeybag: @escaping KeybagCompanion
     ) throws(StoreError) {
         self.stateDirectory = stateDirectory
         self.source = source
         self.verifier = verifier
+        self.anchor = anchor
         self.configuration = configuration
         self.beforeSavingKeybag = beforeSavingKeybag
         let opened = try Self.open(
-            stateDirectory: stateDirectory, source: source, cost: configuration.kdfCost, companion: beforeSavingKeybag)
+            stateDirectory: stateDirectory, source: source, anchor: anchor, cost: configuration.kdfCost,
+            companion: beforeSavingKeybag)
         (deviceKey, subkeys, keybag, lifecycle, created) = opened
     }
 
@@ -60,19 +69,21 @@ final class KeyCustody {
     /// source cannot destroy it), a new keybag, no passcode, unlocked.
     func reopen() throws(StoreError) {
         let opened = try Self.open(
-            stateDirectory: stateDirectory, source: source, cost: configuration.kdfCost, companion: beforeSavingKeybag)
+            stateDirectory: stateDirectory, source: source, anchor: anchor, cost: configuration.kdfCost,
+            companion: beforeSavingKeybag)
         (deviceKey, subkeys, keybag, lifecycle, created) = opened
         wipeDue = false
     }
 
     /// The one way keys are opened, at start and after a wipe.
     private static func open(
-        stateDirectory: String, source: any DeviceKeySource, cost: KDFCost, companion: KeybagCompanion
+        stateDirectory: String, source: any DeviceKeySource, anchor: RollbackAnchor, cost: KDFCost,
+        companion: KeybagCompanion
     ) throws(StoreError) -> (DeviceKey, DeviceSubkeys, Keybag, KeyLifecycle, Bool) {
         let path = "\(stateDirectory)/\(Keybag.fileName)"
         let deviceKey = try DeviceKey.load(from: source, mayCreate: !FileSystem.exists(path))
         let subkeys = try DeviceSubkeys(deviceKey)
-        let keybag: Keybag
+        var keybag: Keybag
         let created: Bool
         if let existing = try Keybag.load(stateDirectory: stateDirectory, macKey: subkeys.keybagMAC) {
             keybag = existing
@@ -90,14 +101,20 @@ final class KeyCustody {
                 }
                 try SettingsFile.save(defaults, stateDirectory: stateDirectory, macKey: subkeys.settingsMAC)
             }
-            try companion(subkeys, false)
-            try keybag.save(stateDirectory: stateDirectory, macKey: subkeys.keybagMAC)
+            // A new store's two files are anchored together (DESIGN §9).
+            try anchor.anchor([.keybag, .catalog]) { (values) throws(StoreError) in
+                try companion(subkeys, false, values)
+                keybag.anchors = values
+                try keybag.save(stateDirectory: stateDirectory, macKey: subkeys.keybagMAC)
+            }
             created = true
         }
         if keybag.readVersion == Keybag.version1 {
-            // Migrated: the next reader finds the current format (its generation 0 is the old keys).
-            // A version 2 keybag has its catalog already, and is written as version 3 at its next change.
-            try companion(subkeys, true)
+            // Migrated: the next reader finds the current format (its generation 0 is the
+            // old keys). Not anchored: the store's check at open judges it as it was read.
+            // A version 2 keybag has its catalog already, and is written as version 3 at
+            // its next change.
+            try companion(subkeys, true, .none)
             try keybag.save(stateDirectory: stateDirectory, macKey: subkeys.keybagMAC)
         }
         let classD: KeyPair
@@ -168,8 +185,7 @@ final class KeyCustody {
             updated.failedAttempts = 0
             updated.lastFailure = nil
             updated.lastWrongTag = nil
-            try updated.save(stateDirectory: stateDirectory, macKey: subkeys.keybagMAC)
-            keybag = updated
+            try save(updated)
         }
     }
 
@@ -209,10 +225,12 @@ final class KeyCustody {
         updated.failedAttempts += 1
         updated.lastFailure = now
         updated.lastWrongTag = tagBytes
-        try updated.save(stateDirectory: stateDirectory, macKey: subkeys.keybagMAC)
-        keybag = updated
-        if let limit = configuration.wipeAfterFailedAttempts, limit > 0, updated.failedAttempts >= limit { wipeDue = true }
-        throw .wrongPasscode(failedAttempts: updated.failedAttempts, retryAfter: retryAfter(now: now))
+        // A counter that fails after the keybag is written still leaves the attempt
+        // counted, here as on disk: the delay and the wipe limit apply to it.
+        let saved = Result { () throws(StoreError) in try save(updated) }
+        if let limit = configuration.wipeAfterFailedAttempts, limit > 0, keybag.failedAttempts >= limit { wipeDue = true }
+        try saved.get()
+        throw .wrongPasscode(failedAttempts: keybag.failedAttempts, retryAfter: retryAfter(now: now))
     }
 
     /// Locks; returns the classes whose keys were dropped now (see `TimelineStore.lock`).
@@ -286,9 +304,8 @@ final class KeyCustody {
         // The new passcode's blob, or none: a removed passcode's blob goes with it.
         updated.tangleBlob = derived.new?.tangleBlob
         let dropped = inUse.map { updated.dropGenerations(notIn: $0) } ?? []
-        try updated.save(stateDirectory: stateDirectory, macKey: subkeys.keybagMAC)
         let wasSet = keybag.passcodeSet
-        keybag = updated
+        try save(updated)
         // The agreed keys made ahead for the old generation's public keys will wrap nothing.
         KeyEncryptionKeySupply.shared.removeAll()
         lifecycle.received(fresh, generation: generation)
@@ -316,10 +333,35 @@ final class KeyCustody {
         var updated = keybag
         let dropped = updated.dropGenerations(notIn: inUse)
         guard !dropped.isEmpty else { return [] }
-        try updated.save(stateDirectory: stateDirectory, macKey: subkeys.keybagMAC)
-        keybag = updated
+        try save(updated)
         for number in dropped { lifecycle.discard(generation: number) }
         return dropped
+    }
+
+    // MARK: Saving
+
+    /// Saves `updated` as the keybag, anchored to the rollback counter (`RollbackAnchor`:
+    /// written first, then the counter incremented), and holds it once it is written.
+    private func save(_ updated: Keybag) throws(StoreError) {
+        try anchor.anchor([.keybag]) { (values) throws(StoreError) in
+            var anchored = updated
+            anchored.anchors = values
+            try anchored.save(stateDirectory: stateDirectory, macKey: subkeys.keybagMAC)
+            keybag = anchored
+        }
+    }
+
+    /// Anchors a store whose files carry no anchor yet (made before anchors, in tpm2
+    /// mode, on a counter never incremented): the keybag and, through `saveCatalog`, the
+    /// catalog saved together carrying the counter's next value.
+    func anchorUnanchored(saveCatalog: (AnchorValues) throws(StoreError) -> Void) throws(StoreError) {
+        try anchor.anchor([.keybag, .catalog]) { (values) throws(StoreError) in
+            try saveCatalog(values)
+            var anchored = keybag
+            anchored.anchors = values
+            try anchored.save(stateDirectory: stateDirectory, macKey: subkeys.keybagMAC)
+            keybag = anchored
+        }
     }
 
     /// The key pair that opens a file of class `c` sealed to `generation`, if held.

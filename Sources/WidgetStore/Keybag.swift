@@ -29,16 +29,18 @@ import WidgetModel
 /// (presence u8 + 32 bytes), class D (code u8, public key (32), wrapped secret block),
 /// generation count u16, then per generation, oldest first: number u32 and per class
 /// (A, B, C) code u8, public key (32), wrapped secret block; then the tangle blob
-/// (presence u8 + block); and a 32-byte MAC over everything before it. Version 2 (read;
-/// written as version 3 at the next change) ends after the generations: no tangle.
-/// Version 1 (read, and rewritten at open) had no generations: after the tag, per class
-/// (A, B, C, D) code, public key and wrapped secret; it reads as generation 0.
+/// (presence u8 + block); the rollback anchors (keybag u64, catalog u64: `AnchorValues`,
+/// zero in software mode); and a 32-byte MAC over everything before it. Version 2 (read,
+/// as not anchored; written as version 3 at the next change) ends after the generations:
+/// no tangle, no anchors. Version 1 (read, and rewritten at open) had no generations:
+/// after the tag, per class (A, B, C, D) code, public key and wrapped secret; it reads
+/// as generation 0.
 struct Keybag {
     static let fileName = "keybag"
     static let magic = Array("WKBG".utf8)
     /// The version written.
     static let version: UInt8 = 3
-    /// The version before the tangle blob, still read.
+    /// The version before the tangle blob and the rollback anchors, still read.
     static let version2: UInt8 = 2
     /// The version before key generations, still read.
     static let version1: UInt8 = 1
@@ -79,6 +81,8 @@ struct Keybag {
     var tangleBlob: [UInt8]? = nil
     /// Oldest first; never empty, the last is the one new writes use.
     private(set) var generations: [KeyGeneration]
+    /// The rollback counter's values this keybag was saved with (`RollbackAnchor`).
+    var anchors = AnchorValues.none
     /// The version the file was read in (`version` for a new keybag).
     private(set) var readVersion = Keybag.version
 
@@ -223,6 +227,8 @@ struct Keybag {
         }
         w.u8(tangleBlob == nil ? 0 : 1)
         w.block(tangleBlob ?? [])
+        w.u64(anchors.keybag)
+        w.u64(anchors.catalog)
         let content = w.bytes
         let mac = try crypto { () throws(CryptoError) in
             try KeyedHash.hash(content, key: macKey, outputLength: Self.macByteCount)
@@ -291,11 +297,13 @@ struct Keybag {
             }
         }
         var tangleBlob: [UInt8]?
+        var anchors = AnchorValues.none
         if fileVersion == version {
             let tangleFlag = try r.u8()
             let blob = try r.block(limit: maximumTangleBlobBytes)
             guard tangleFlag <= 1, tangleFlag == 1 || blob.isEmpty else { throw .malformed }
             tangleBlob = tangleFlag == 1 ? blob : nil
+            anchors = AnchorValues(keybag: try r.u64(), catalog: try r.u64())
         }
         guard r.isAtEnd else { throw .malformed }
         var bag = Keybag(
@@ -303,6 +311,7 @@ struct Keybag {
             lastFailure: lastFailure, lastWrongTag: tagFlag == 1 ? tag : nil, classD: classD, tangleBlob: tangleBlob,
             generations: generations)
         bag.readVersion = fileVersion
+        bag.anchors = anchors
         return bag
     }
 

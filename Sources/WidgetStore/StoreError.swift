@@ -136,6 +136,16 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The catalog (`Catalog`) is missing beside a keybag that was made with one: removed
     /// to let old timeline files pass. Restore it, or wipe the state directory.
     case catalogMissing(path: String)
+    /// The keybag or the catalog `file` is older than the rollback counter says it must
+    /// be (`RollbackAnchor`, DESIGN §9): restored from a backup. It carries the anchor
+    /// `found` where `expected` was due; when both files are behind the counter, `file`
+    /// names both ("KEYBAG or CATALOG": either may be the copy restored). A start error:
+    /// nothing is served.
+    case rolledBack(file: String, found: UInt64, expected: UInt64)
+    /// The rollback counter (`RollbackCounter`, a TPM NV counter) failed or disagrees with
+    /// the state directory (`reason`, which names no secret). A start error at open, never
+    /// a fall back to running without it.
+    case rollbackCounter(reason: String)
     /// Another process (a second widgetd) holds the state directory `path` (`StateDirectoryLock`).
     case stateDirectoryInUse(path: String)
     /// A system call failed: its operation, the file, and the system's `Errno`.
@@ -164,6 +174,9 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
         case .unsafeEntry(let path, let reason): "refused \(path): it \(reason)"
         case .catalogMissing(let path):
             "\(path) is missing beside the keybag: timeline files could be rolled back unnoticed; restore it, or wipe"
+        case .rolledBack(let file, let found, let expected):
+            "\(file) is rolled back: it carries rollback counter value \(found) where \(expected) is due (restored from a backup?); nothing is served. Put the newest copy back, or wipe"
+        case .rollbackCounter(let reason): "the rollback counter cannot be used: \(reason)"
         case .keybagMissing(let path, let remaining):
             "the keybag \(path) is missing while \(remaining) remain, which cannot be read without it; nothing was changed. Restore the keybag from a backup, or erase them and start over with widgetd --start-over"
         case .stateDirectoryInUse(let path): "the state directory \(path) is in use by another widgetd process"

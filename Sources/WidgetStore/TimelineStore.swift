@@ -40,6 +40,8 @@ public final class TimelineStore {
 
     let custody: KeyCustody
     let catalog: TimelineCatalog
+    /// Anchors the keybag and the catalog to the rollback counter (none in software mode).
+    let anchor: RollbackAnchor
     var cache: PlaintextCache
     /// Where writes land first (`nil`: straight into their files).
     var journal: Journal? {
@@ -72,6 +74,10 @@ public final class TimelineStore {
     ///   - deviceKeySource: where the device key is kept (and destroyed at a wipe).
     ///   - passcodeVerifier: where passcode attempts are verified and counted beyond the
     ///     files (the TPM in tpm2 mode); `nil`, the default, verifies by the keybag alone.
+    ///   - rollbackCounter: the counter outside the state directory that anchors the
+    ///     keybag and the catalog (a TPM NV counter, DESIGN §9); `nil` (software mode)
+    ///     anchors nothing. A keybag or catalog older than it is refused (`rolledBack`),
+    ///     and a counter that fails is an error, never a fall back to running without.
     ///   - journalCapacity: the size of the write-ahead journal (`Journal`); 0 writes
     ///     every timeline straight into its file.
     ///   - startOver: what to do when the keybag is missing while timeline files or
@@ -88,6 +94,7 @@ public final class TimelineStore {
     /// to let an old file pass looks like.
     public init(
         stateDirectory: String, deviceKeySource: any DeviceKeySource, passcodeVerifier: (any PasscodeVerifier)? = nil,
+        rollbackCounter: (any RollbackCounter)? = nil,
         configuration: StoreConfiguration = StoreConfiguration(),
         journalCapacity: Int = TimelineStore.defaultJournalCapacity, startOver: Bool = false, now: Date
     ) throws(StoreError) {
@@ -97,11 +104,14 @@ public final class TimelineStore {
         self.configuration = configuration
         self.cache = PlaintextCache(
             limit: configuration.maxCachedTimelines, requireLockedMemory: configuration.requireLockedMemory)
+        let anchor = RollbackAnchor(counter: rollbackCounter)
+        self.anchor = anchor
         try FileSystem.makeDirectory(stateDirectory)
         var finishedWipe = false
         if FileSystem.exists(Self.wipedTimelinesDirectory(stateDirectory)) {
             // A wipe was asked for and cut short: it is finished, as it would have been.
-            try Self.finishWipe(stateDirectory: stateDirectory, deviceKeySource: deviceKeySource, removingJournal: true)
+            try Self.finishWipe(
+                stateDirectory: stateDirectory, deviceKeySource: deviceKeySource, anchor: anchor, removingJournal: true)
             finishedWipe = true
         }
         try FileSystem.makeDirectory(timelinesDirectory)
@@ -119,13 +129,24 @@ public final class TimelineStore {
         // after the daemon is ready): reading every stored timeline's name must not delay opening.
         let timelines = timelinesDirectory
         custody = try KeyCustody(
-            stateDirectory: stateDirectory, source: deviceKeySource, verifier: passcodeVerifier, configuration: configuration,
-            beforeSavingKeybag: { (subkeys, migrated) throws(StoreError) in
-                try Self.makeCatalog(stateDirectory: stateDirectory, timelines: timelines, subkeys: subkeys, fromFiles: migrated)
+            stateDirectory: stateDirectory, source: deviceKeySource, verifier: passcodeVerifier, anchor: anchor,
+            configuration: configuration,
+            beforeSavingKeybag: { (subkeys, migrated, anchors) throws(StoreError) in
+                try Self.makeCatalog(
+                    stateDirectory: stateDirectory, timelines: timelines, subkeys: subkeys, anchor: anchor, fromFiles: migrated,
+                    carrying: anchors)
             })
-        catalog = TimelineCatalog(
-            directory: timelinesDirectory, custody: custody,
-            generations: try Self.loadCatalog(stateDirectory: stateDirectory, subkeys: custody.subkeys))
+        let generations = try Self.loadCatalog(stateDirectory: stateDirectory, subkeys: custody.subkeys, anchor: anchor)
+        catalog = TimelineCatalog(directory: timelinesDirectory, custody: custody, generations: generations)
+        // Before anything is folded or served: a keybag or catalog older than the
+        // counter is refused here, and an anchor cut short by a crash is caught up.
+        caughtUpRollbackCounter = try anchor.check(
+            keybag: custody.keybag.anchors, catalog: generations.loadedAnchors, keybagPath: custody.keybagPath,
+            catalogPath: "\(stateDirectory)/\(Catalog.fileName)")
+        if anchor.isAnchoring, anchor.current == .none {
+            // Files made before anchors, on a counter never incremented: anchored now.
+            try custody.anchorUnanchored { (values) throws(StoreError) in try generations.save(carrying: values) }
+        }
         finishedInterruptedWipe = finishedWipe
         startedOver = erased
         isFresh = custody.created
@@ -139,9 +160,10 @@ public final class TimelineStore {
     /// version (which had none) the generations its timeline files hold now (from their
     /// headers: the trust a first open of this version has to give them).
     private static func makeCatalog(
-        stateDirectory: String, timelines: String, subkeys: DeviceSubkeys, fromFiles: Bool
+        stateDirectory: String, timelines: String, subkeys: DeviceSubkeys, anchor: RollbackAnchor, fromFiles: Bool,
+        carrying anchors: AnchorValues
     ) throws(StoreError) {
-        let made = Catalog.empty(stateDirectory: stateDirectory, macKey: subkeys.catalogMAC)
+        let made = Catalog.empty(stateDirectory: stateDirectory, macKey: subkeys.catalogMAC, anchor: anchor)
         if fromFiles {
             for name in try FileSystem.list(timelines) {
                 guard let key = TimelineIndex.Key(fileName: name),
@@ -151,12 +173,14 @@ public final class TimelineStore {
                 made.record(key, generation: generation)
             }
         }
-        try made.save()
+        try made.save(carrying: anchors)
     }
 
     /// The catalog beside the keybag; `catalogMissing` if it is not there.
-    private static func loadCatalog(stateDirectory: String, subkeys: DeviceSubkeys) throws(StoreError) -> Catalog {
-        guard let loaded = try Catalog.load(stateDirectory: stateDirectory, macKey: subkeys.catalogMAC) else {
+    private static func loadCatalog(
+        stateDirectory: String, subkeys: DeviceSubkeys, anchor: RollbackAnchor
+    ) throws(StoreError) -> Catalog {
+        guard let loaded = try Catalog.load(stateDirectory: stateDirectory, macKey: subkeys.catalogMAC, anchor: anchor) else {
             throw .catalogMissing(path: "\(stateDirectory)/\(Catalog.fileName)")
         }
         return loaded
@@ -177,17 +201,30 @@ public final class TimelineStore {
     /// Whether this open found a wipe that a crash had cut short, and finished it.
     public private(set) var finishedInterruptedWipe: Bool
 
+    /// The rollback counter's value when this open found the keybag or the catalog one
+    /// ahead of it (written, then a crash before the increment) and caught up; else `nil`.
+    public private(set) var caughtUpRollbackCounter: UInt64?
+
+    /// Whether a rollback counter anchors the keybag and the catalog
+    /// (`GetStatus.protection.rollback` `tpm2`; otherwise only the catalog guards files).
+    public var isRollbackAnchored: Bool { anchor.isAnchoring }
+
     /// The rest of a wipe once the timelines are set aside: the keybag (the only copy of
     /// the wrapped class secrets), the device key its source keeps, the settings, then
     /// the set-aside timelines. At an open after a crash the journal goes too: with a
     /// device key from a credential, which survives, its records would still verify.
     /// Each removal tolerates what an earlier, interrupted run already removed.
+    ///
+    /// Once the keybag and the catalog are gone the rollback counter goes up, so that no
+    /// copy of them from a backup passes again.
     private static func finishWipe(
-        stateDirectory: String, deviceKeySource: any DeviceKeySource, removingJournal: Bool
+        stateDirectory: String, deviceKeySource: any DeviceKeySource, anchor: RollbackAnchor, removingJournal: Bool
     ) throws(StoreError) {
         try FileSystem.remove("\(stateDirectory)/\(Keybag.fileName)")
         // After the keybag: a keybag without its catalog would be a start error.
         try Catalog.removeFiles(stateDirectory: stateDirectory)
+        try FileSystem.syncDirectory(stateDirectory)
+        try anchor.advance()
         try deviceKeySource.destroyDeviceKey()
         try FileSystem.remove("\(stateDirectory)/\(SettingsFile.fileName)")
         if removingJournal { try FileSystem.remove("\(stateDirectory)/\(Journal.fileName)") }
@@ -276,10 +313,13 @@ public final class TimelineStore {
 
     /// Folds the journal into the timeline files now (each widget's newest write once)
     /// and empties it; an orderly stop calls this so the files alone hold everything.
+    /// The catalog is anchored to the rollback counter by the fold, or here if the fold
+    /// had nothing to do and the catalog was saved since its last anchor.
     ///
     /// Then drops the key generations no file is sealed to any more (see `keyGenerationsInUse`).
     public func checkpoint() throws(StoreError) {
         try journal?.fold()
+        try catalog.generations.anchorIfSavedSince()
         if let inUse = keyGenerationsInUse { try custody.dropGenerations(notIn: inUse) }
     }
 
@@ -471,13 +511,14 @@ public final class TimelineStore {
         KeyEncryptionKeySupply.shared.removeAll()
         cache.removeAll()
         catalog.removeAll(empty: false)
-        try Self.finishWipe(stateDirectory: stateDirectory, deviceKeySource: custody.source, removingJournal: false)
+        try Self.finishWipe(
+            stateDirectory: stateDirectory, deviceKeySource: custody.source, anchor: anchor, removingJournal: false)
         try FileSystem.makeDirectory(timelinesDirectory)
         try FileSystem.syncDirectory(stateDirectory)
         // Every file is gone, so the empty index covers the directory.
         catalog.removeAll(empty: true)
         try custody.reopen()
-        catalog.generations = try Self.loadCatalog(stateDirectory: stateDirectory, subkeys: custody.subkeys)
+        catalog.generations = try Self.loadCatalog(stateDirectory: stateDirectory, subkeys: custody.subkeys, anchor: anchor)
         isFresh = true
         // Under the new device key's subkey (the discarded one is empty).
         journal = try openJournal()

@@ -24,9 +24,9 @@ import Testing
         let daemon = try DaemonProcess(daemon: ["KeyProtection=tpm2", "TPM2Device=\(tpm.tcti)"])
         try daemon.start()
         try daemon.client().ok("io.widgetd.Provider.PutTimeline", Fixtures.putParameters(weather))
-        // Only what is in force: the key and the attempts are the TPM's, rollback not yet.
+        // Only what is in force: the key, the attempts and the rollback anchor are the TPM's.
         let status = try daemon.client().ok("io.widgetd.Device.GetStatus")
-        #expect(status["protection"] as? [String: String] == ["deviceKey": "tpm2", "attempts": "tpm2", "rollback": "catalog"])
+        #expect(status["protection"] as? [String: String] == ["deviceKey": "tpm2", "attempts": "tpm2", "rollback": "tpm2"])
         #expect(daemon.stop() == 0)
         let state = daemon.stateDirectory.path
         #expect(FileManager.default.fileExists(atPath: state + "/device-key.tpm2"))
@@ -86,7 +86,8 @@ import Testing
 
     /// Issue 16: a keybag restored from before the failed attempts reset the counter. In
     /// tpm2 mode each wrong passcode is a TPM authorisation failure that its
-    /// dictionary-attack protection counts, and its lockout outlives the restore.
+    /// dictionary-attack protection counts, the NV counter refuses the restored keybag,
+    /// and the lockout outlives a restart.
     @Test(.enabled(if: SwtpmServer.isInstalled, "swtpm is not installed: apt-get install swtpm swtpm-tools"))
     func tpm2LockoutOutlivesARestoredKeybagAndARestart() throws {
         let tpm = try SwtpmServer()
@@ -110,18 +111,46 @@ import Testing
         #expect(locked.error == "io.widgetd.TryAgainLater")
         #expect(locked.parameters["retryAfter"] as? Double == 1000)
         #expect(daemon.stop() == 0)
+        let current = try Data(contentsOf: keybag)
 
+        // The keybag from before the failures: refused by the NV counter.
         try backup.write(to: keybag)
+        let restored = try run(daemon)
+        #expect(restored.status == 1)
+        #expect(restored.error.contains("is rolled back"), "\(restored.error)")
+
+        // The current one again: the TPM's lockout outlived the restart.
+        try current.write(to: keybag)
         try daemon.start()
         let status = try daemon.client().ok("io.widgetd.Device.GetStatus")
-        #expect(status["failedAttempts"] as? Int == 0)
+        #expect(status["failedAttempts"] as? Int == 3)
         #expect((status["protection"] as? [String: String])?["attempts"] == "tpm2")
-        let restored = try daemon.client().call("io.widgetd.Device.Unlock", ["passcode": "1234"])
-        #expect(restored.error == "io.widgetd.TryAgainLater")
+        let again = try daemon.client().call("io.widgetd.Device.Unlock", ["passcode": "1234"])
+        #expect(again.error == "io.widgetd.TryAgainLater")
         #expect(try daemon.client().ok("io.widgetd.Device.GetStatus")["state"] as? String == "beforeFirstUnlock")
         #expect(daemon.stop() == 0)
         let counted = try tpm2Tool(tpm, "tpm2_getcap", ["properties-variable"])
         #expect(counted.contains("TPM2_PT_LOCKOUT_COUNTER: 0x3"), "\(counted)")
+    }
+
+    @Test(.enabled(if: SwtpmServer.isInstalled, "swtpm is not installed: apt-get install swtpm swtpm-tools"))
+    func tpm2StartRefusesACatalogRestoredFromBeforeTheLastStop() throws {
+        let tpm = try SwtpmServer()
+        let daemon = try DaemonProcess(daemon: ["KeyProtection=tpm2", "TPM2Device=\(tpm.tcti)"])
+        let catalog = URL(fileURLWithPath: daemon.stateDirectory.path + "/catalog")
+        try daemon.start()
+        try daemon.client().ok("io.widgetd.Provider.PutTimeline", Fixtures.putParameters(weather))
+        // An orderly stop folds the journal and anchors the catalog to the TPM's counter.
+        #expect(daemon.stop() == 0)
+        let firstStop = try Data(contentsOf: catalog)
+        try daemon.start()
+        try daemon.client().ok("io.widgetd.Provider.PutTimeline", Fixtures.putParameters(weather))
+        #expect(daemon.stop() == 0)
+        try firstStop.write(to: catalog)
+        let restored = try run(daemon)
+        #expect(restored.status == 1)
+        #expect(restored.error.contains("is rolled back"), "\(restored.error)")
+        #expect(!FileManager.default.fileExists(atPath: daemon.socketPath))
     }
 
     @Test func softwareKeyProtectionSaysTheKeyIsAFile() throws {

@@ -22,7 +22,7 @@ import WidgetCrypto
     private func path(_ name: String) -> String { "\(directory)/\(name)" }
     private func bytes(_ name: String) throws -> [UInt8] { Array(try #require(FileManager.default.contents(atPath: path(name)))) }
     private func write(_ bytes: [UInt8], _ name: String) throws { try Data(bytes).write(to: URL(fileURLWithPath: path(name))) }
-    private func load(minimum: Int = 4) throws -> Catalog { try #require(try Catalog.load(stateDirectory: directory, macKey: key, compactionMinimum: minimum)) }
+    private func load(minimum: Int = 4) throws -> Catalog { try #require(try Catalog.load(stateDirectory: directory, macKey: key, anchor: RollbackAnchor(counter: nil), compactionMinimum: minimum)) }
     private func baseNames() throws -> [String] {
         try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasPrefix("catalog.base.") }.sorted()
     }
@@ -33,7 +33,7 @@ import WidgetCrypto
 
     /// A catalog of `count` widgets at generation `i + 1`, saved in batches of `batch`.
     private func filled(_ count: Int, batch: Int, minimum: Int = 4) throws -> Catalog {
-        let catalog = Catalog.empty(stateDirectory: directory, macKey: key, compactionMinimum: minimum)
+        let catalog = Catalog.empty(stateDirectory: directory, macKey: key, anchor: RollbackAnchor(counter: nil), compactionMinimum: minimum)
         for start in stride(from: 0, to: count, by: batch) {
             for i in start..<min(start + batch, count) { catalog.record(Self.key(i), generation: UInt64(i + 1)) }
             try catalog.save()
@@ -68,7 +68,7 @@ import WidgetCrypto
         // One batch of one entry: count, entry, chain.
         #expect(try bytes(Catalog.logFileName).count == logBefore + 4 + 24 + 32)
         #expect(try bytes(base) == baseBefore)
-        #expect(try bytes(Catalog.fileName).count == 125)
+        #expect(try bytes(Catalog.fileName).count == 141)
         #expect(try load(minimum: 100).lastGeneration(Self.key(3)) == 40)
     }
 
@@ -165,6 +165,19 @@ import WidgetCrypto
         #expect(throws: StoreError.corrupt(file: path(Catalog.fileName), reason: .authenticationFailure)) { _ = try load() }
         try write(Array(head.prefix(30)), Catalog.fileName)
         #expect(throws: StoreError.self) { _ = try load() }
+    }
+
+    /// DESIGN §9: the head carries the rollback anchors under its MAC, so a head whose
+    /// anchor was lowered (to pass for an older counter value) is refused.
+    @Test func theHeadCarriesTheRollbackAnchorsUnderItsMAC() throws {
+        let catalog = try filled(30, batch: 10)
+        catalog.record(Self.key(1), generation: 50)
+        try catalog.save(carrying: AnchorValues(keybag: 7, catalog: 9))
+        #expect(try load().loadedAnchors == AnchorValues(keybag: 7, catalog: 9))
+        var edited = try bytes(Catalog.fileName)
+        edited[101] ^= 1
+        try write(edited, Catalog.fileName)
+        #expect(throws: StoreError.corrupt(file: path(Catalog.fileName), reason: .authenticationFailure)) { _ = try load() }
     }
 
     @Test func aVersion1CatalogIsReadAndRewrittenAsVersion2() throws {

@@ -52,15 +52,16 @@ import WidgetCrypto
 }
 
 /// The keybag of `store` as the version before the tangle blob wrote it (version 2): the
-/// current encoding without its last two fields.
+/// current encoding without its last three fields (the tangle's presence and block, and
+/// the rollback anchors, which are zero without a counter).
 func version2Keybag(of store: TimelineStore) throws -> [UInt8] {
     let bag = store.custody.keybag
     #expect(bag.tangleBlob == nil)
     let macKey = store.custody.subkeys.keybagMAC
     var content = Array(try bag.encoded(macKey: macKey).dropLast(Keybag.macByteCount))
-    // An absent blob: presence 0 and an empty block (u32 length 0).
-    #expect(content.suffix(5) == [0, 0, 0, 0, 0])
-    content.removeLast(5)
+    // An absent blob (presence 0 and an empty block: u32 length 0), then no anchors.
+    #expect(content.suffix(21) == [UInt8](repeating: 0, count: 21))
+    content.removeLast(21)
     content[4] = Keybag.version2
     let mac = try KeyedHash.hash(content, key: macKey, outputLength: Keybag.macByteCount)
     return content + mac.withUnsafeBytes { Array($0) }

@@ -1,0 +1,134 @@
+import Foundation
+import Glibc
+import TestSupport
+import Testing
+import WidgetCrypto
+import WidgetModel
+import WidgetStore
+import WidgetTPM
+@testable import WidgetDaemon
+
+/// `KeyProtection=tpm2`'s rollback counter (DESIGN §9) on a real TPM: the store over the
+/// TPM-sealed device key and the TPM's NV counter, as the daemon wires them
+/// (`DaemonRuntime.rollbackCounter(of:)`), one swtpm per test.
+@Suite struct TPM2RollbackTests {
+    /// One swtpm and one state directory in it; the TPM is opened once and shared by
+    /// every store the test opens (swtpm serves one connection at a time).
+    private final class TPMStore {
+        let tpm: SwtpmServer
+        let state: String
+        let source: TPM2StoreDeviceKeySource
+
+        init() throws {
+            tpm = try SwtpmServer()
+            state = "\(tpm.directory)/state"
+            try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: false)
+            source = try Self.openSource(tcti: tpm.tcti, state: state)
+        }
+
+        /// Opens the TPM, retrying (bounded) while swtpm has bound its socket but does not listen yet.
+        private static func openSource(tcti: String, state: String) throws -> TPM2StoreDeviceKeySource {
+            for _ in 0..<500 {
+                if let source = try? TPM2StoreDeviceKeySource.open(tcti: tcti, stateDirectory: state) { return source }
+                usleep(10_000)
+            }
+            return try TPM2StoreDeviceKeySource.open(tcti: tcti, stateDirectory: state)
+        }
+
+        func open() throws -> TimelineStore {
+            var configuration = StoreConfiguration()
+            configuration.kdfCost = .minimum
+            return try TimelineStore(
+                stateDirectory: state, deviceKeySource: source, rollbackCounter: DaemonRuntime.rollbackCounter(of: source),
+                configuration: configuration, journalCapacity: 64 << 10, now: Date(timeIntervalSince1970: 1_800_000_000))
+        }
+
+        var keybag: String { "\(state)/keybag" }
+        var catalog: String { "\(state)/catalog" }
+        func read(_ path: String) throws -> Data { try Data(contentsOf: URL(fileURLWithPath: path)) }
+        func write(_ data: Data, to path: String) throws { try data.write(to: URL(fileURLWithPath: path)) }
+    }
+
+    private let now = Date(timeIntervalSince1970: 1_800_000_000)
+
+    private func secure(_ text: String) throws -> SecureBytes {
+        try Array(text.utf8).withUnsafeBytes { try SecureBytes(copying: $0) }
+    }
+
+    private func isRolledBack(_ body: () throws -> Void) -> Bool {
+        do { try body() } catch StoreError.rolledBack { return true } catch { Issue.record("expected rolledBack, got \(error)") }
+        return false
+    }
+
+    @Test(.enabled(if: SwtpmServer.isInstalled, "swtpm is not installed: apt-get install swtpm swtpm-tools"))
+    func tpm2RefusesAKeybagRestoredFromBeforeAFailedAttemptAndTheCountSurvivesARestart() throws {
+        let t = try TPMStore()
+        do {
+            let store = try t.open()
+            #expect(store.isRollbackAnchored)
+            try store.setPasscode(current: nil, new: try secure("1234"), now: now)
+        }
+        let beforeFailure = try t.read(t.keybag)
+        do {
+            let store = try t.open()
+            #expect(throws: StoreError.self) { try store.unlock(passcode: try secure("0000"), now: now) }
+            #expect(store.failedAttempts == 1)
+        }
+        let afterFailure = try t.read(t.keybag)
+        try t.write(beforeFailure, to: t.keybag)
+        #expect(isRolledBack { _ = try t.open() })
+        try t.write(afterFailure, to: t.keybag)
+        let store = try t.open()
+        #expect(store.failedAttempts == 1)
+    }
+
+    @Test(.enabled(if: SwtpmServer.isInstalled, "swtpm is not installed: apt-get install swtpm swtpm-tools"))
+    func tpm2RefusesACatalogRestoredFromBeforeAFold() throws {
+        let t = try TPMStore()
+        let widget = try WidgetID("com.example.weather/forecast")
+        do {
+            let store = try t.open()
+            try store.putTimeline(widget, protectionClass: .none, family: nil, reloadDue: nil, body: try secure("1"), placeholder: nil)
+            try store.checkpoint()
+        }
+        let firstFold = try t.read(t.catalog)
+        do {
+            let store = try t.open()
+            try store.putTimeline(widget, protectionClass: .none, family: nil, reloadDue: nil, body: try secure("2"), placeholder: nil)
+            try store.checkpoint()
+        }
+        try t.write(firstFold, to: t.catalog)
+        #expect(isRolledBack { _ = try t.open() })
+    }
+
+    @Test(.enabled(if: SwtpmServer.isInstalled, "swtpm is not installed: apt-get install swtpm swtpm-tools"))
+    func tpm2CounterThatFailsIsAStartErrorNotAFallBack() throws {
+        let tpm = try SwtpmServer()
+        let state = "\(tpm.directory)/state"
+        do {
+            // Something else's index where the counter should be (the storage seed's
+            // index stands in for it): the counter is unusable.
+            let device = try Self.device(tpm.tcti, indices: .standard)
+            _ = try device.seal(try SecureBytes.random(count: 32))
+        }
+        let misplaced = try Self.device(
+            tpm.tcti, indices: TPM2Indices(counter: TPM2Indices.standard.storageSeed, storageSeed: 0x0180_5746))
+        let error = #expect(throws: StoreError.self) {
+            _ = try TimelineStore(
+                stateDirectory: state, deviceKeySource: FileDeviceKeySource(stateDirectory: state, credentialsDirectory: nil),
+                rollbackCounter: TPM2StoreRollbackCounter(device: misplaced), journalCapacity: 0, now: now)
+        }
+        guard case .rollbackCounter(let reason) = error else { Issue.record("\(String(describing: error))"); return }
+        #expect(reason.contains("belongs to something else"), "\(reason)")
+    }
+
+    /// Opens the TPM, retrying (bounded) while swtpm has bound its socket but does not
+    /// listen yet, or still closes the previous connection.
+    private static func device(_ tcti: String, indices: TPM2Indices) throws -> TPM2Device {
+        for _ in 0..<500 {
+            if let device = try? TPM2Device(tcti: tcti, indices: indices) { return device }
+            usleep(10_000)
+        }
+        return try TPM2Device(tcti: tcti, indices: indices)
+    }
+}
