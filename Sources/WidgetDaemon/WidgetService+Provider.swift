@@ -90,7 +90,7 @@ extension WidgetService {
         guard let (widget, registration) = try providedWidget(
             parameters.widget, context, authority, method: call.method)
         else { return }
-        guard !reloadsComplete else { return try append(parameters.entries, to: widget, registration, context) }
+        guard !reloadsComplete else { return try append(parameters.entries, to: widget, named: parameters.widget, registration, context) }
         // Its quota is judged on the complete index: the entries wait for it in secure
         // memory, and are appended to the timeline as it is then, under the state then.
         try TimelineValidator.validate(entries: parameters.entries, limits: limits)
@@ -100,15 +100,16 @@ extension WidgetService {
             guard let (widget, registration) = try providedWidget(text, context, authority, method: WidgetdMethod.appendEntries.fullName)
             else { return }
             let appended = try entries.withUnsafeBytes { try Timeline.decode(from: $0, limits: limits) }.entries
-            try append(appended, to: widget, registration, context)
+            try append(appended, to: widget, named: text, registration, context)
         }
     }
 
-    /// Appends `entries` to `widget`'s stored timeline and answers the new generation.
+    /// Appends `entries` to `widget`'s stored timeline (`text` as the caller named it,
+    /// for the error) and answers the new generation.
     private func append(
-        _ entries: [Entry], to widget: WidgetID, _ registration: ProviderRegistration, _ context: CallContext
+        _ entries: [Entry], to widget: WidgetID, named text: String, _ registration: ProviderRegistration, _ context: CallContext
     ) throws {
-        guard let metadata = try store.metadata(widget) else { throw ServiceError.widgetNotFound(widget.description) }
+        guard let metadata = try store.metadata(widget) else { throw ServiceError.widgetNotFound(text) }
         let timeline = try readTimeline(widget).appending(entries)
         try TimelineValidator.validate(timeline, limits: limits)
         // The stored class, not today's registration: appending must not move a timeline.

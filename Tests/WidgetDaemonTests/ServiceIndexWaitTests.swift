@@ -126,4 +126,21 @@ import VarlinkTransport
         let entries = harness.call("io.widgetd.Provider.GetTimeline", ["widget": Self.clock]).parameters["entries"] as? [Any]
         #expect(entries?.count == 3, "\(write.replies) \(append.replies)")
     }
+
+    /// `WatchReloads` does not wait for the index: the reloads that fell due are announced
+    /// as the slices find them, every one of them once.
+    @Test func watchReloadsDuringIndexingHearsEveryDueReloadAsTheSlicesFindThem() throws {
+        let harness = try ServiceHarness()
+        harness.putEveryClass()
+        // Every timeline's reload (at its last entry, an hour ahead) falls due, unheard.
+        harness.scheduler.advance(by: 7200)
+        try harness.restart(run: false)
+        harness.service.indexSlice = 1
+        let watch = harness.call("io.widgetd.Provider.WatchReloads", more: true, run: false)
+        #expect(watch.replies.isEmpty, "announced before the slices indexed the files")
+        harness.scheduler.run()
+        let widgets = watch.replies.compactMap { ($0["parameters"] as? [String: Any])?["widget"] as? String }
+        #expect(widgets.sorted() == ServiceHarness.widgets.values.sorted())
+        #expect(!watch.isAnswered)
+    }
 }
