@@ -13,7 +13,7 @@ import WidgetdWire
 /// Owned parts, one concept each: dispatch reads ``MethodTable``; every change of keys,
 /// settings or configuration goes through ``apply(_:)`` (DeviceChanges.swift); the
 /// ``PasscodeQueue``, the ``GroupCommitter``, the ``PresentationResponder``, the
-/// ``WakeScheduler`` and the ``Subscriptions`` hold their own state.
+/// ``WakeScheduler``, the ``Subscriptions`` and the ``IndexWaiters`` hold their own state.
 ///
 /// Threading: everything runs on the scheduler's loop thread, except the passcode KDF
 /// and a group commit's sealing, which run off it and hand their result back through
