@@ -129,7 +129,7 @@ public final class BenchmarkSuite {
         public let rssKiB: Int
         /// How long filling the store to this size took (not a widgetd figure).
         public let fillSeconds: Double
-        /// The first ReloadTimelines after start, which finishes indexing every stored timeline.
+        /// The first ReloadTimelines after start, answered once every stored timeline is indexed.
         public let listAllMs: Double
         /// A host's GetPresentation p99 while the index is still being filled after start
         /// (one connection, closed loop, the first 300 reads after READY=1).
@@ -510,15 +510,15 @@ public final class BenchmarkSuite {
         let indexingP99 = during[min(during.count - 1, Int(Double(during.count) * 0.99))]
         // Connected only now: a connection left idle for a minute is closed by the daemon.
         let indexer = try daemon.client()
-        // Indexing runs in slices after READY=1; ReloadTimelines finishes it (for a
+        // Indexing runs in slices after READY=1; ReloadTimelines waits for it (for a
         // provider that has no widget, so nothing is announced and the reply is empty;
         // an unpaged ListWidgets of 100,000 widgets is over the connection's output
         // limit), so the figures after it are those of a daemon that is done starting.
         let listAll = try timed {
             try VarlinkRequest.call(indexer, "io.widgetd.Host.ReloadTimelines", ["provider": "org.example.nobody"])
         }
-        // A new connection: one whose call held the loop for over a minute (indexing a
-        // million timelines) is closed as idle as soon as it is answered.
+        // A new connection, as when ReloadTimelines held the loop for over a minute
+        // (indexing a million timelines) and its connection was then closed as idle.
         let client = try daemon.client()
         var pages: [Double] = []
         var after: String?

@@ -22,7 +22,13 @@ extension WidgetService {
             do { return try WidgetID(text) } catch { throw ServiceError.invalidParameter("after") }
         }
         if let limit = parameters.limit, limit <= 0 { throw ServiceError.invalidParameter("limit") }
-        try finishIndexing()
+        try whenIndexed(context, method: call.method) { [unowned self] _ in
+            try listIndexedWidgets(parameters, after: after, context)
+        }
+    }
+
+    /// Answers `ListWidgets` from the complete index.
+    private func listIndexedWidgets(_ parameters: ListWidgetsParameters, after: WidgetID?, _ context: CallContext) throws {
         let info = { (metadata: TimelineMetadata) in
             WidgetInfo(
                 widget: metadata.widget.description, provider: metadata.widget.provider, kind: metadata.widget.kind,
@@ -127,10 +133,11 @@ extension WidgetService {
 
     func reloadTimelines(_ call: VarlinkCall, _ context: CallContext) throws {
         let parameters = try call.parameters(ReloadTimelinesParameters.self)
-        try finishIndexing()
-        let widgets = try store.storedWidgets(provider: parameters.provider, kind: parameters.kind)
-        for widget in widgets { announce(ReloadRequest(widget: widget.description, reason: .requested)) }
-        context.reply(Empty())
+        try whenIndexed(context, method: call.method) { [unowned self] _ in
+            let widgets = try store.storedWidgets(provider: parameters.provider, kind: parameters.kind)
+            for widget in widgets { announce(ReloadRequest(widget: widget.description, reason: .requested)) }
+            context.reply(Empty())
+        }
     }
 
     private func presentationTarget(_ call: VarlinkCall) throws -> (WidgetID, Surface) {

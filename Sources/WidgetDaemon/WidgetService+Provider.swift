@@ -35,10 +35,29 @@ extension WidgetService {
         try TimelineValidator.validate(timeline, limits: limits)
         if let placeholder = parameters.placeholder { try TimelineValidator.validate(placeholder: placeholder, limits: limits) }
         let placeholder = parameters.placeholder?.canonicalJSON
+        let body = try Self.secureEncode(timeline)
+        guard reloadsComplete else {
+            // Its quota is judged on the complete index: it waits for it, holding only the
+            // sealed-to-be body (secure memory), and is accepted under the registration,
+            // keys and state then in force.
+            let (text, family, reloadDue) = (parameters.widget, parameters.family, timeline.reloadDue)
+            return try whenIndexed(context, method: call.method) { [unowned self] authority in
+                guard let (widget, registration) = try providedWidget(text, context, authority, method: WidgetdMethod.putTimeline.fullName)
+                else { return }
+                accept(widget, registration, family: family, reloadDue: reloadDue, body: body, placeholder: placeholder, context)
+            }
+        }
+        accept(widget, registration, family: parameters.family, reloadDue: timeline.reloadDue, body: body, placeholder: placeholder, context)
+    }
+
+    /// Accepts a `PutTimeline` write for the next group commit.
+    private func accept(
+        _ widget: WidgetID, _ registration: ProviderRegistration, family: String?, reloadDue: Date?, body: SecureBytes,
+        placeholder: [UInt8]?, _ context: CallContext
+    ) {
         let write = TimelineStore.TimelineWrite(
-            widget: widget, protectionClass: registration.dataProtection, family: parameters.family,
-            reloadDue: timeline.reloadDue, body: try Self.secureEncode(timeline), placeholder: placeholder,
-            quota: registration.quota)
+            widget: widget, protectionClass: registration.dataProtection, family: family, reloadDue: reloadDue, body: body,
+            placeholder: placeholder, quota: registration.quota)
         // Accepted: from now on a read of this widget sees it, on the cached path too
         // (`cachedReply`): its cached replies go, and the decoded path commits it first.
         responder.forget(widget)
@@ -71,8 +90,27 @@ extension WidgetService {
         guard let (widget, registration) = try providedWidget(
             parameters.widget, context, authority, method: call.method)
         else { return }
-        guard let metadata = try store.metadata(widget) else { throw ServiceError.widgetNotFound(parameters.widget) }
-        let timeline = try readTimeline(widget).appending(parameters.entries)
+        guard !reloadsComplete else { return try append(parameters.entries, to: widget, named: parameters.widget, registration, context) }
+        // Its quota is judged on the complete index: the entries wait for it in secure
+        // memory, and are appended to the timeline as it is then, under the state then.
+        try TimelineValidator.validate(entries: parameters.entries, limits: limits)
+        let entries = try Self.secureEncode(Timeline(entries: parameters.entries))
+        let text = parameters.widget
+        try whenIndexed(context, method: call.method) { [unowned self] authority in
+            guard let (widget, registration) = try providedWidget(text, context, authority, method: WidgetdMethod.appendEntries.fullName)
+            else { return }
+            let appended = try entries.withUnsafeBytes { try Timeline.decode(from: $0, limits: limits) }.entries
+            try append(appended, to: widget, named: text, registration, context)
+        }
+    }
+
+    /// Appends `entries` to `widget`'s stored timeline (`text` as the caller named it,
+    /// for the error) and answers the new generation.
+    private func append(
+        _ entries: [Entry], to widget: WidgetID, named text: String, _ registration: ProviderRegistration, _ context: CallContext
+    ) throws {
+        guard let metadata = try store.metadata(widget) else { throw ServiceError.widgetNotFound(text) }
+        let timeline = try readTimeline(widget).appending(entries)
         try TimelineValidator.validate(timeline, limits: limits)
         // The stored class, not today's registration: appending must not move a timeline.
         let generation = try store(
@@ -122,8 +160,8 @@ extension WidgetService {
         guard context.wantsMore else { throw VarlinkError.expectedMore }
         let watch = Subscriptions.ReloadWatch(context: context, providers: authority.isAdmin ? nil : authority.providers)
         subscriptions.add(watch)
-        try finishIndexing()
-        // Reloads that fell due while nobody listened are announced now.
+        // Reloads that fell due while nobody listened are announced now; those of files
+        // not yet indexed, by the slice that indexes them (`indexStoredTimelines`).
         announceDueReloads()
     }
 

@@ -13,7 +13,7 @@ import WidgetdWire
 /// Owned parts, one concept each: dispatch reads ``MethodTable``; every change of keys,
 /// settings or configuration goes through ``apply(_:)`` (DeviceChanges.swift); the
 /// ``PasscodeQueue``, the ``GroupCommitter``, the ``PresentationResponder``, the
-/// ``WakeScheduler`` and the ``Subscriptions`` hold their own state.
+/// ``WakeScheduler``, the ``Subscriptions`` and the ``IndexWaiters`` hold their own state.
 ///
 /// Threading: everything runs on the scheduler's loop thread, except the passcode KDF
 /// and a group commit's sealing, which run off it and hand their result back through
@@ -99,7 +99,7 @@ final class WidgetService: VarlinkCallHandler {
         wake.wake = { [unowned self] in tick() }
         // Indexed in slices between calls once the loop runs, so that start-up does not
         // grow with the number of stored timelines. Calls that need every timeline
-        // (ListWidgets, ReloadTimelines, WatchReloads) finish the index first.
+        // (ListWidgets, ReloadTimelines, a write under a quota) wait for it: `whenIndexed`.
         scheduleIndexSlice()
         reschedule()
         // The keys allocated while opening the store may have hit the limit already.
@@ -121,11 +121,16 @@ final class WidgetService: VarlinkCallHandler {
     }
 
     /// How many stored timelines are verified into the reload schedule per loop turn:
-    /// small enough (a few ms) that calls arriving meanwhile barely wait.
-    static let indexSlice = 32
+    /// small enough (a few ms) that calls arriving meanwhile barely wait. A variable so
+    /// that a test can index a small store over many turns.
+    var indexSlice = 32
 
     /// Whether every stored timeline is in the store's index (and so in `reloads`).
     var reloadsComplete = false
+    /// The calls waiting for the index to complete, answered in order when it does.
+    var indexWaiters = IndexWaiters()
+    /// Whether indexing stopped on an error: the next call that needs it starts it again.
+    private var indexingStopped = false
 
     /// Verifies up to `limit` more stored timelines into the reload schedule, announces
     /// any due reload among them, and schedules the next slice if files remain.
@@ -135,6 +140,7 @@ final class WidgetService: VarlinkCallHandler {
             reloadsComplete = true
             // Indexing allocated and freed per file; give those pages back now that it is done.
             ProcessHygiene.returnFreeMemory()
+            answerIndexWaiters()
             return
         }
         // Only this slice is looked at: a pass over the whole schedule per slice would
@@ -157,15 +163,52 @@ final class WidgetService: VarlinkCallHandler {
     private func scheduleIndexSlice() {
         scheduler.scheduleOnNextTurn { [weak self] in
             guard let self else { return }
-            do { try indexStoredTimelines(limit: Self.indexSlice) } catch {
+            do { try indexStoredTimelines(limit: indexSlice) } catch {
                 logger.error("stored timelines not indexed", event: "index_failed", error: error)
+                indexingStopped = true
+                // Fail closed: nothing is judged on a partial index; each waiting call
+                // gets the error that a synchronous completion would have thrown.
+                for waiter in indexWaiters.takeAll() where waiter.context.isOpen {
+                    fail(waiter.context, with: error, method: waiter.method)
+                }
             }
         }
     }
 
-    /// Completes the reload schedule at once, for calls that need every stored timeline.
-    func finishIndexing() throws {
-        while !reloadsComplete { try indexStoredTimelines(limit: .max) }
+    /// Runs `work` (given the caller's authority) once every stored timeline is indexed:
+    /// now if it is, otherwise when the background index completes, without holding the
+    /// loop meanwhile (a million timelines took it about 70 s). Throws `TryAgainLater`
+    /// when ``IndexWaiters/limit`` calls wait already.
+    func whenIndexed(
+        _ context: CallContext, method: String, _ work: @escaping (PeerAuthority) throws -> Void
+    ) throws {
+        if reloadsComplete { return try work(authority(for: context.connection, peer: context.peer)) }
+        guard !indexWaiters.isFull else { throw ServiceError.tryAgainLater(retryAfter: IndexWaiters.retryAfter) }
+        indexWaiters.add(IndexWaiters.Waiter(context: context, method: method, work: work))
+        if indexingStopped {
+            indexingStopped = false
+            scheduleIndexSlice()
+        }
+    }
+
+    /// Answers the calls that waited for the index, in the order they came, each under
+    /// the authorization, keys and settings in force now (a Lock or a configuration
+    /// reload that came while they waited applies to them).
+    private func answerIndexWaiters() {
+        for waiter in indexWaiters.takeAll() where waiter.context.isOpen {
+            let authority = authority(for: waiter.context.connection, peer: waiter.context.peer)
+            guard authorization.permits(authority, method: waiter.method) else {
+                deny(waiter.method, context: waiter.context)
+                continue
+            }
+            // As in `handle`: a waiting call sees the writes accepted before it committed
+            // (an AppendEntries behind a PutTimeline of the same widget builds on it).
+            if MethodTable.row(waiter.method)?.commitsAcceptedWritesFirst ?? true, committer.hasUnansweredWrites {
+                committer.commitAll()
+            }
+            do { try waiter.work(authority) } catch { fail(waiter.context, with: error, method: waiter.method) }
+        }
+        reportMemoryNotLocked()
     }
 
     /// The saved settings, and whether they could not be read. A settings file that is
@@ -230,6 +273,7 @@ final class WidgetService: VarlinkCallHandler {
         authorities[id] = nil
         subscriptions.remove(connection: id)
         passcodes.removeRequests(of: id)
+        indexWaiters.remove(connection: id)
     }
 
     private func authority(for context: CallContext) -> PeerAuthority {

@@ -66,6 +66,21 @@ final class ManualScheduler: Scheduling, @unchecked Sendable {
         }
     }
 
+    /// One turn of the loop: the handed-over work and the timers due when it began, but
+    /// not what they schedule for the next turn (the next index slice, say).
+    func turn() {
+        let work = handedOver.withLock { pending in
+            defer { pending.removeAll() }
+            return pending
+        }
+        for body in work { body() }
+        let due = timers.filter { $0.deadline <= now }.sorted { ($0.deadline, $0.id) < ($1.deadline, $1.id) }
+        for timer in due where timers.contains(where: { $0.id == timer.id }) {
+            timers.removeAll { $0.id == timer.id }
+            timer.body()
+        }
+    }
+
     /// Moves the clock forward and runs what fell due.
     func advance(by seconds: Double) {
         now = now.addingTimeInterval(seconds)

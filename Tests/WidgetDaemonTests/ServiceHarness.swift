@@ -64,14 +64,15 @@ final class ServiceHarness {
         return (store, service)
     }
 
-    /// A restart: the store and service are released (keys zeroed) and opened again.
-    func restart() throws {
+    /// A restart: the store and service are released (keys zeroed) and opened again; the
+    /// loop runs (indexing every stored timeline) unless `run` is false.
+    func restart(run: Bool = true) throws {
         service.commitPendingWrites()
         // Released first, as a stopped daemon's are: its keys zeroed, its journal closed.
         service = nil
         store = nil
         (store, service) = try Self.open(root: root, configuration: configuration, scheduler: scheduler)
-        scheduler.run()
+        if run { scheduler.run() }
     }
 
     /// One call and what came back.

@@ -1,0 +1,146 @@
+import Foundation
+import Testing
+import VarlinkTransport
+
+@testable import WidgetDaemon
+
+/// The calls that need every stored timeline indexed wait for the background index
+/// instead of finishing it on the loop: a small store, restarted and indexed one file
+/// per turn of the manual loop, stands in for a million timelines.
+@Suite struct ServiceIndexWaitTests {
+    static let health = ServiceHarness.widgets[.complete]!
+    static let clock = ServiceHarness.widgets[.none]!
+
+    /// Four stored timelines, restarted with the index not yet filled, one file a turn.
+    private static func restartedWithIndexToFill(_ harness: ServiceHarness) throws {
+        harness.putEveryClass()
+        try harness.restart(run: false)
+        harness.service.indexSlice = 1
+    }
+
+    @Test func aCallNeedingEveryTimelineIsAnsweredWhenTheBackgroundIndexCompletesWhileReadsAreAnsweredAtOnce() throws {
+        let harness = try ServiceHarness()
+        try Self.restartedWithIndexToFill(harness)
+
+        let list = harness.call("io.widgetd.Host.ListWidgets", run: false)
+        let reload = harness.call("io.widgetd.Host.ReloadTimelines", run: false)
+        let read = harness.call("io.widgetd.Host.GetPresentation", ["widget": Self.clock, "surface": "homeScreen"], run: false)
+        let timeline = harness.call("io.widgetd.Provider.GetTimeline", ["widget": Self.clock], run: false)
+        // Answered without a turn of the loop: the index was not finished for them.
+        #expect(!list.isAnswered && !reload.isAnswered, "answered before the index was complete")
+        #expect(read.isAnswered && read.error == nil && read.mode == "content")
+        #expect(timeline.isAnswered && timeline.error == nil)
+        #expect(!harness.service.reloadsComplete)
+
+        // One file indexed per turn; the calls wait until the last.
+        var turns = 0
+        while !harness.service.reloadsComplete, turns < 100 {
+            #expect(!list.isAnswered && !reload.isAnswered)
+            harness.scheduler.turn()
+            turns += 1
+        }
+        #expect(turns >= 4, "four files, one a turn")
+        #expect(list.isAnswered && list.error == nil)
+        #expect((list.parameters["widgets"] as? [[String: Any]])?.count == 4)
+        #expect(reload.isAnswered && reload.error == nil)
+    }
+
+    /// A Lock that comes while an append to a class-A timeline waits for the index wins:
+    /// the append is judged when the index completes, with the class-A key purged by then
+    /// (a grace of 0), so the timeline it would extend cannot be read.
+    @Test func aLockWhileAnAppendWaitsForTheIndexIsHonouredWhenTheAppendIsAnswered() throws {
+        let harness = try ServiceHarness(classAGrace: 0)
+        harness.ok("io.widgetd.Device.SetPasscode", ["new": "1234"])
+        try Self.restartedWithIndexToFill(harness)
+        let unlock = harness.call("io.widgetd.Device.Unlock", ["passcode": "1234"], run: false)
+        harness.scheduler.turn()
+        #expect(unlock.isAnswered && unlock.error == nil)
+        try #require(!harness.service.reloadsComplete)
+
+        let append = harness.call(
+            "io.widgetd.Provider.AppendEntries",
+            ["widget": Self.health, "entries": [ServiceHarness.entry(at: ServiceHarness.start.addingTimeInterval(7200))]], run: false)
+        let lock = harness.call("io.widgetd.Device.Lock", run: false)
+        #expect(lock.isAnswered && lock.error == nil)
+        #expect(!append.isAnswered)
+        harness.scheduler.run()
+        #expect(harness.service.reloadsComplete)
+        #expect(append.isAnswered && append.error == "io.widgetd.ProtectedDataUnavailable", "\(append.replies)")
+    }
+
+    /// A Wipe while a `ListWidgets` waits: it lists the wiped store, which holds nothing.
+    @Test func aWipeWhileAListWaitsForTheIndexIsAnsweredWithTheWipedStore() throws {
+        let harness = try ServiceHarness()
+        try Self.restartedWithIndexToFill(harness)
+        let list = harness.call("io.widgetd.Host.ListWidgets", run: false)
+        let wipe = harness.call("io.widgetd.Device.Wipe", ["confirm": "WIPE"], run: false)
+        #expect(wipe.isAnswered && wipe.error == nil)
+        #expect(!list.isAnswered)
+        harness.scheduler.run()
+        #expect(list.isAnswered && list.error == nil)
+        #expect((list.parameters["widgets"] as? [[String: Any]])?.isEmpty == true)
+    }
+
+    @Test func aWaitingCallOfAConnectionThatClosesIsDropped() throws {
+        let harness = try ServiceHarness()
+        try Self.restartedWithIndexToFill(harness)
+        let list = harness.call("io.widgetd.Host.ListWidgets", connection: 77, run: false)
+        let other = harness.call("io.widgetd.Host.ListWidgets", connection: 78, run: false)
+        #expect(harness.service.indexWaiters.count == 2)
+        list.connectionOpen = false
+        harness.service.connectionClosed(ConnectionID(rawValue: 77))
+        #expect(harness.service.indexWaiters.count == 1)
+        harness.scheduler.run()
+        #expect(!list.isAnswered)
+        #expect(other.isAnswered && other.error == nil)
+    }
+
+    @Test func oneCallMoreThanTheWaitingLimitIsToldToTryAgainLater() throws {
+        let harness = try ServiceHarness()
+        try Self.restartedWithIndexToFill(harness)
+        let waiting = (0..<IndexWaiters.limit).map { _ in harness.call("io.widgetd.Host.ReloadTimelines", run: false) }
+        let refused = harness.call("io.widgetd.Host.ListWidgets", run: false)
+        #expect(refused.isAnswered && refused.error == "io.widgetd.TryAgainLater")
+        #expect(refused.parameters["retryAfter"] as? Double == IndexWaiters.retryAfter)
+        #expect(!waiting.contains { $0.isAnswered })
+        harness.scheduler.run()
+        #expect(waiting.allSatisfy { $0.isAnswered && $0.error == nil })
+        // Once the index is complete nothing waits: answered at once, whatever the count.
+        #expect(harness.call("io.widgetd.Host.ListWidgets", run: false).isAnswered)
+    }
+
+    /// Writes wait in order behind the index and are then committed; reads go on meanwhile.
+    @Test func aWriteDuringIndexingIsCommittedWhenTheIndexCompletes() throws {
+        let harness = try ServiceHarness()
+        try Self.restartedWithIndexToFill(harness)
+        let write = harness.call("io.widgetd.Provider.PutTimeline", harness.putParameters(Self.clock, secret: "NEW"), run: false)
+        let append = harness.call(
+            "io.widgetd.Provider.AppendEntries",
+            ["widget": Self.clock, "entries": [ServiceHarness.entry(at: ServiceHarness.start.addingTimeInterval(7200))]], run: false)
+        let read = harness.call("io.widgetd.Provider.GetTimeline", ["widget": Self.clock], run: false)
+        #expect(!write.isAnswered && !append.isAnswered)
+        #expect(read.isAnswered && (read.parameters["generation"] as? Int) == 1)
+        harness.scheduler.run()
+        #expect(write.isAnswered && write.error == nil && (write.parameters["generation"] as? Int) == 2)
+        #expect(append.isAnswered && append.error == nil && (append.parameters["generation"] as? Int) == 3)
+        let entries = harness.call("io.widgetd.Provider.GetTimeline", ["widget": Self.clock]).parameters["entries"] as? [Any]
+        #expect(entries?.count == 3, "\(write.replies) \(append.replies)")
+    }
+
+    /// `WatchReloads` does not wait for the index: the reloads that fell due are announced
+    /// as the slices find them, every one of them once.
+    @Test func watchReloadsDuringIndexingHearsEveryDueReloadAsTheSlicesFindThem() throws {
+        let harness = try ServiceHarness()
+        harness.putEveryClass()
+        // Every timeline's reload (at its last entry, an hour ahead) falls due, unheard.
+        harness.scheduler.advance(by: 7200)
+        try harness.restart(run: false)
+        harness.service.indexSlice = 1
+        let watch = harness.call("io.widgetd.Provider.WatchReloads", more: true, run: false)
+        #expect(watch.replies.isEmpty, "announced before the slices indexed the files")
+        harness.scheduler.run()
+        let widgets = watch.replies.compactMap { ($0["parameters"] as? [String: Any])?["widget"] as? String }
+        #expect(widgets.sorted() == ServiceHarness.widgets.values.sorted())
+        #expect(!watch.isAnswered)
+    }
+}
