@@ -182,10 +182,13 @@ import Testing
     }
 
     /// Runs the daemon to its (failed) end.
+    /// Runs the daemon to its end: these starts must fail. Under `timeout`, so that a
+    /// start that wrongly succeeds fails the test (status 124) instead of hanging it.
     private func run(_ daemon: DaemonProcess) throws -> ProcessRunner.Result {
         try ProcessRunner.run(
-            DaemonProcess.binary,
-            ["--config", daemon.configFile.path, "--state-directory", daemon.stateDirectory.path, "--socket", daemon.socketPath])
+            URL(fileURLWithPath: "/usr/bin/timeout"),
+            ["60", DaemonProcess.binary.path, "--config", daemon.configFile.path, "--state-directory",
+             daemon.stateDirectory.path, "--socket", daemon.socketPath])
     }
 
     /// Points the configuration's `TPM2Device=` at `tcti`.
