@@ -230,6 +230,11 @@ extension InterfaceDefinition {
         # The device was wiped.
         error Wiped ()
 
+        # Too many calls already wait for the stored timelines to be indexed after a start
+        # (PutTimeline and AppendEntries are judged against the provider's quota once every
+        # timeline is known); try again in "retryAfter" seconds. Nothing was changed.
+        error TryAgainLater (retryAfter: float)
+
         # The state directory failed (disk full, I/O error, a damaged file); "reason" names the
         # operation, never content. The previous data is kept.
         error StorageFailure (reason: string)
@@ -317,6 +322,11 @@ extension InterfaceDefinition {
 
         # The device was wiped.
         error Wiped ()
+
+        # Too many calls already wait for the stored timelines to be indexed after a start
+        # (ListWidgets and ReloadTimelines answer once every timeline is known); try again in
+        # "retryAfter" seconds. Nothing was changed.
+        error TryAgainLater (retryAfter: float)
 
         # The state directory failed (disk full, I/O error, a damaged file); "reason" names the
         # operation, never content. The previous data is kept.

@@ -42,10 +42,10 @@ import WidgetdWire
             == ["PermissionDenied", "PasscodeRequired", "WrongPasscode", "TryAgainLater", "UnlockInterrupted", "Wiped", "StorageFailure"])
         #expect(InterfaceDefinition.provider.errors == [
             "ProtectedDataUnavailable", "PermissionDenied", "WidgetNotFound", "ProviderNotRegistered",
-            "InvalidTimeline", "TooLarge", "Wiped", "StorageFailure",
+            "InvalidTimeline", "TooLarge", "TryAgainLater", "Wiped", "StorageFailure",
         ])
         #expect(InterfaceDefinition.host.errors
-            == ["PermissionDenied", "WidgetNotFound", "ProviderNotRegistered", "UnavailableOnSurface", "Wiped", "StorageFailure"])
+            == ["PermissionDenied", "WidgetNotFound", "ProviderNotRegistered", "UnavailableOnSurface", "TryAgainLater", "Wiped", "StorageFailure"])
     }
 
     /// python3 with the `varlink` package, or `nil` when it is not installed.
