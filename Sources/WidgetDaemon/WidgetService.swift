@@ -196,7 +196,7 @@ final class WidgetService: VarlinkCallHandler {
     /// reload that came while they waited applies to them).
     private func answerIndexWaiters() {
         for waiter in indexWaiters.takeAll() where waiter.context.isOpen {
-            let authority = authority(for: waiter.context.connection, peer: waiter.context.peer)
+            let authority = authority(for: waiter.context)
             guard authorization.permits(authority, method: waiter.method) else {
                 deny(waiter.method, context: waiter.context)
                 continue

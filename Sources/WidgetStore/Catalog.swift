@@ -195,7 +195,7 @@ final class Catalog: @unchecked Sendable {
             defer { Syscall.close(fd) }
             guard Int(info.st_size) >= length else { throw .corrupt(file: logPath, reason: .truncated) }
             var log = [UInt8](repeating: 0, count: length)
-            guard try CatalogBase.read(fd, into: &log, at: 0, path: logPath) == length else {
+            guard try FileSystem.readAt(fd, into: &log, at: 0, path: logPath) == length else {
                 throw .corrupt(file: logPath, reason: .truncated)
             }
             var offset = 0
@@ -399,7 +399,7 @@ final class Catalog: @unchecked Sendable {
                 throw .io(operation: "open", path: logPath, errno: .noSuchFileOrDirectory)
             }
             defer { Syscall.close(fd) }
-            try CatalogBase.writeAll(fd, w.bytes + chain, at: logBytes, path: logPath)
+            try FileSystem.writeAt(fd, w.bytes + chain, at: logBytes, path: logPath)
             try FileSystem.call("fdatasync", logPath) { fdatasync(fd.rawValue) }
             length += w.bytes.count + Self.macByteCount
         }

@@ -80,7 +80,7 @@ final class CatalogBase {
         guard let (fd, info) = try FileSystem.openFileWithStatus(path) else { return nil }
         do throws(StoreError) {
             var header = [UInt8](repeating: 0, count: headerByteCount)
-            guard try read(fd, into: &header, at: 0, path: path) == headerByteCount else { throw .corrupt(file: path, reason: .truncated) }
+            guard try FileSystem.readAt(fd, into: &header, at: 0, path: path) == headerByteCount else { throw .corrupt(file: path, reason: .truncated) }
             guard Array(header.prefix(4)) == magic else { throw .corrupt(file: path, reason: .badMagic) }
             let fileSequence = header.withUnsafeBytes { UInt64(littleEndian: $0.loadUnaligned(fromByteOffset: 5, as: UInt64.self)) }
             let count64 = header.withUnsafeBytes { UInt64(littleEndian: $0.loadUnaligned(fromByteOffset: 13, as: UInt64.self)) }
@@ -93,7 +93,7 @@ final class CatalogBase {
             guard Int(info.st_size) >= size else { throw .corrupt(file: path, reason: .truncated) }
             guard Int(info.st_size) == size else { throw .corrupt(file: path, reason: .malformed) }
             var table = [UInt8](repeating: 0, count: tableBytes + macByteCount)
-            guard try read(fd, into: &table, at: tableOffset, path: path) == table.count else { throw .corrupt(file: path, reason: .truncated) }
+            guard try FileSystem.readAt(fd, into: &table, at: tableOffset, path: path) == table.count else { throw .corrupt(file: path, reason: .truncated) }
             let expected = try mac([header[...], table[..<tableBytes]], key: macKey)
             guard constantTimeEquals(expected, table[tableBytes...]) else { throw .corrupt(file: path, reason: .authenticationFailure) }
             guard header[4] == version else { throw .corrupt(file: path, reason: .unsupportedVersion) }
@@ -160,7 +160,7 @@ final class CatalogBase {
         let first = block * Self.entriesPerBlock
         let count = min(Self.entriesPerBlock, self.count - first)
         var bytes = [UInt8](repeating: 0, count: count * Self.entryByteCount)
-        guard try Self.read(fd, into: &bytes, at: Self.headerByteCount + first * Self.entryByteCount, path: path) == bytes.count else {
+        guard try FileSystem.readAt(fd, into: &bytes, at: Self.headerByteCount + first * Self.entryByteCount, path: path) == bytes.count else {
             throw .corrupt(file: path, reason: .truncated)
         }
         let expected = try Self.blockMAC(sequence: sequence, block: block, bytes[...], key: macKey)
@@ -228,7 +228,7 @@ final class CatalogBase {
             let mac = try CatalogBase.blockMAC(sequence: sequence, block: blocks, block.bytes[...], key: macKey)
             CatalogBase.appendKey(first, to: &table)
             table.raw(mac)
-            try CatalogBase.writeAll(fd, block.bytes, at: offset, path: temporary)
+            try FileSystem.writeAt(fd, block.bytes, at: offset, path: temporary)
             offset += block.bytes.count
             blocks += 1
             block = ByteWriter(reservingCapacity: CatalogBase.entriesPerBlock * CatalogBase.entryByteCount)
@@ -246,8 +246,8 @@ final class CatalogBase {
             header.u64(sequence)
             header.u64(UInt64(count))
             let tableMAC = try CatalogBase.mac([header.bytes[...], table.bytes[...]], key: macKey)
-            try CatalogBase.writeAll(fd, table.bytes + tableMAC, at: offset, path: temporary)
-            try CatalogBase.writeAll(fd, header.bytes, at: 0, path: temporary)
+            try FileSystem.writeAt(fd, table.bytes + tableMAC, at: offset, path: temporary)
+            try FileSystem.writeAt(fd, header.bytes, at: 0, path: temporary)
             try FileSystem.call("fsync", temporary) { fsync(fd.rawValue) }
             closed = true
             Syscall.close(fd)
@@ -309,30 +309,6 @@ final class CatalogBase {
     static func constantTimeEquals(_ a: [UInt8], _ b: ArraySlice<UInt8>) -> Bool {
         guard a.count == b.count else { return false }
         return a.withUnsafeBytes { x in b.withUnsafeBytes { Sodium.constantTimeEquals(x, $0) } }
-    }
-
-    /// Reads up to `buffer.count` bytes at `offset`; returns how many there were.
-    static func read(_ fd: FileDescriptor, into buffer: inout [UInt8], at offset: Int, path: String) throws(StoreError) -> Int {
-        var done = 0
-        while done < buffer.count {
-            let n = try buffer.withUnsafeMutableBytes { b in
-                FileSystem.result("read", path) { pread(fd.rawValue, b.baseAddress! + done, b.count - done, off_t(offset + done)) }
-            }.get()
-            if n == 0 { break }
-            done += n
-        }
-        return done
-    }
-
-    static func writeAll(_ fd: FileDescriptor, _ bytes: [UInt8], at offset: Int, path: String) throws(StoreError) {
-        var done = 0
-        while done < bytes.count {
-            let n = try bytes.withUnsafeBytes { b in
-                FileSystem.result("write", path) { pwrite(fd.rawValue, b.baseAddress! + done, b.count - done, off_t(offset + done)) }
-            }.get()
-            guard n > 0 else { throw .io(operation: "write", path: path, errno: Errno(rawValue: EIO)) }
-            done += n
-        }
     }
 }
 

@@ -204,6 +204,35 @@ enum FileSystem {
         }
     }
 
+    /// Reads up to `buffer.count` bytes at `offset` (`pread`, retrying short reads);
+    /// returns how many there were (fewer at the end of the file).
+    static func readAt(_ fd: FileDescriptor, into buffer: inout [UInt8], at offset: Int, path: String) throws(StoreError) -> Int {
+        var done = 0
+        while done < buffer.count {
+            let n = try buffer.withUnsafeMutableBytes { b in
+                result("read", path) { pread(fd.rawValue, b.baseAddress! + done, b.count - done, off_t(offset + done)) }
+            }.get()
+            if n == 0 { break }
+            done += n
+        }
+        return done
+    }
+
+    /// Writes all of `source` at `offset` (`pwrite`, retrying short writes).
+    static func writeAt(_ fd: FileDescriptor, _ source: UnsafeRawBufferPointer, at offset: Int, path: String) throws(StoreError) {
+        var done = 0
+        while done < source.count {
+            let n = try call("write", path) { pwrite(fd.rawValue, source.baseAddress! + done, source.count - done, off_t(offset + done)) }
+            guard n > 0 else { throw .io(operation: "write", path: path, errno: Errno(rawValue: EIO)) }
+            done += n
+        }
+    }
+
+    /// Writes all of `bytes` at `offset`; see ``writeAt(_:_:at:path:)``.
+    static func writeAt(_ fd: FileDescriptor, _ bytes: [UInt8], at offset: Int, path: String) throws(StoreError) {
+        try bytes.withBytes { (buffer) throws(StoreError) in try writeAt(fd, buffer, at: offset, path: path) }
+    }
+
     /// Creates a new file (it must not exist) holding a secret, mode 0600, durably.
     static func createSecretFile(_ path: String, directory: String, contents: SecureBytes) throws(StoreError) {
         let fd = FileDescriptor(

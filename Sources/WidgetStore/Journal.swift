@@ -116,7 +116,7 @@ final class Journal: @unchecked Sendable {
         guard let fd = try FileSystem.openFile(path) else { return false }
         defer { Syscall.close(fd) }
         var first = [UInt8](repeating: 0, count: magic.count)
-        return try readAll(fd, into: &first, at: 0, path: path) == magic.count && first == magic
+        return try FileSystem.readAt(fd, into: &first, at: 0, path: path) == magic.count && first == magic
     }
 
     /// The newest journaled bytes of the file `key` names, or `nil` if its file is current.
@@ -141,7 +141,7 @@ final class Journal: @unchecked Sendable {
                 try appendRecord(file.key, file.bytes, sequence: next, to: &records)
                 next += 1
             }
-            try records.withBytes { (buffer) throws(StoreError) in try writeAll(buffer, at: tail) }
+            try records.withBytes { (buffer) throws(StoreError) in try FileSystem.writeAt(fd, buffer, at: tail, path: path) }
             try FileSystem.call("fdatasync", path) { fdatasync(fd.rawValue) }
             tail += size
             sequence = next
@@ -203,7 +203,7 @@ final class Journal: @unchecked Sendable {
     /// Invalidates every record durably and starts a new epoch at the front.
     private func restart() throws(StoreError) {
         let zeros = [UInt8](repeating: 0, count: Self.headerByteCount)
-        try zeros.withBytes { (buffer) throws(StoreError) in try writeAll(buffer, at: 0) }
+        try zeros.withBytes { (buffer) throws(StoreError) in try FileSystem.writeAt(fd, buffer, at: 0, path: path) }
         try FileSystem.call("fdatasync", path) { fdatasync(fd.rawValue) }
         tail = 0
         sequence = 0
@@ -252,13 +252,13 @@ final class Journal: @unchecked Sendable {
     private static func read(fd: FileDescriptor, path: String, macKey: SecureBytes) throws(StoreError) -> [Record] {
         // Most opens find an empty journal: its first header says so without reading the rest.
         var first = [UInt8](repeating: 0, count: headerByteCount)
-        guard try readAll(fd, into: &first, at: 0, path: path) == headerByteCount, Array(first.prefix(4)) == magic else {
+        guard try FileSystem.readAt(fd, into: &first, at: 0, path: path) == headerByteCount, Array(first.prefix(4)) == magic else {
             return []
         }
         var info = stat()
         try FileSystem.call("fstat", path) { fstat(fd.rawValue, &info) }
         var contents = [UInt8](repeating: 0, count: Int(info.st_size))
-        let size = try readAll(fd, into: &contents, at: 0, path: path)
+        let size = try FileSystem.readAt(fd, into: &contents, at: 0, path: path)
         return try parse(contents.prefix(size), macKey: macKey)
     }
 
@@ -304,36 +304,12 @@ final class Journal: @unchecked Sendable {
             while offset < capacity {
                 let count = min(zeros.count, capacity - offset)
                 try zeros.withBytes { (buffer) throws(StoreError) in
-                    try writeAll(UnsafeRawBufferPointer(rebasing: buffer.prefix(count)), at: offset)
+                    try FileSystem.writeAt(fd, UnsafeRawBufferPointer(rebasing: buffer.prefix(count)), at: offset, path: path)
                 }
                 offset += count
             }
         }
         try FileSystem.call("fsync", path) { fsync(fd.rawValue) }
         try FileSystem.syncDirectory(stateDirectory)
-    }
-
-    private func writeAll(_ buffer: UnsafeRawBufferPointer, at offset: Int) throws(StoreError) {
-        var done = 0
-        while done < buffer.count {
-            let n = try FileSystem.call("write", path) {
-                pwrite(fd.rawValue, buffer.baseAddress! + done, buffer.count - done, off_t(offset + done))
-            }
-            guard n > 0 else { throw .io(operation: "write", path: path, errno: Errno(rawValue: EIO)) }
-            done += n
-        }
-    }
-
-    /// Reads up to `buffer.count` bytes at `offset`; returns how many there were.
-    private static func readAll(_ fd: FileDescriptor, into buffer: inout [UInt8], at offset: Int, path: String) throws(StoreError) -> Int {
-        var done = 0
-        while done < buffer.count {
-            let n = try buffer.withUnsafeMutableBytes { b in
-                FileSystem.result("read", path) { pread(fd.rawValue, b.baseAddress! + done, b.count - done, off_t(offset + done)) }
-            }.get()
-            if n == 0 { break }
-            done += n
-        }
-        return done
     }
 }
