@@ -74,7 +74,13 @@ final class FakeLogind: @unchecked Sendable {
                 usleep(10_000)
             }
         }
-        let thread = Thread { [unowned self] in serve() }
+        // The loop must not keep the fake alive: a method called on `unowned self` holds
+        // a strong reference for as long as it runs, so `deinit` (which stops the loop)
+        // never came, and every test left its dbus-daemon running after the test process
+        // (14 a suite run, each holding an inotify instance, until the container's systemd
+        // could no longer boot). `deinit` waits for the thread, so the fake outlives it.
+        let unretained = Unmanaged.passUnretained(self)
+        let thread = Thread { unretained._withUnsafeGuaranteedRef { $0.serve() } }
         self.thread = thread
         thread.start()
     }
