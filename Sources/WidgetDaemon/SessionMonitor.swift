@@ -1,3 +1,4 @@
+import FoundationEssentials
 import Logging
 import WidgetdPOSIX
 
@@ -9,7 +10,9 @@ import WidgetdPOSIX
 /// It decides nothing itself (``SessionWatch`` does) and touches no device state: it
 /// carries ``SessionWatch``'s effects out over the bus (``LogindBus``), logs, and reports
 /// to ``SessionEvents``. Without a system bus, or without logind on it, it says so once
-/// and the daemon runs on.
+/// and the daemon runs on. A bus lost after logind answered on it locks the device (no
+/// lock could be heard any more) and is reached for again, every second at first and at
+/// most every minute, until logind answers on a new connection.
 ///
 /// Threading: the loop's thread only.
 final class SessionMonitor {
@@ -26,6 +29,15 @@ final class SessionMonitor {
     private var logindAnswered = false
     /// Whether `session_bus_unavailable` was logged: once per run.
     private var reportedUnavailable = false
+    /// The next attempt to reach the bus again after it was lost, and the wait before the one after it.
+    private var reconnectTimer: TimerID?
+    private var reconnectDelay = SessionMonitor.firstReconnectDelay
+    /// Whether ``close()`` was called: no attempt to reconnect follows it.
+    private var closed = false
+
+    /// The wait before the first attempt to reach a lost bus; it doubles up to ``maxReconnectDelay``.
+    static let firstReconnectDelay: Double = 1
+    static let maxReconnectDelay: Double = 60
 
     /// A monitor for `scope` with `options`; nothing happens before ``start()``.
     init(
@@ -57,6 +69,13 @@ final class SessionMonitor {
     /// it does not connect at all.
     func start() {
         guard watch.options.followsSessions else { return }
+        guard connect() else { return }
+        perform(watch.start())
+    }
+
+    /// Opens the bus and subscribes to logind's signals; on failure, says so (once) and
+    /// returns false.
+    private func connect() -> Bool {
         do {
             let bus = try LogindBus(
                 loop: loop, observe: { [unowned self] in observe($0) }, failed: { [unowned self] in busFailed($0) })
@@ -66,15 +85,33 @@ final class SessionMonitor {
             bus?.close()
             bus = nil
             reportUnavailable(error)
-            return
+            return false
         }
-        perform(watch.start())
+        return true
     }
 
-    /// Stops following: no event is reported after it.
+    /// Stops following: no event is reported after it, and a lost bus is not reached for again.
     func close() {
+        closed = true
+        if let reconnectTimer { loop.cancel(reconnectTimer) }
+        reconnectTimer = nil
         bus?.close()
         bus = nil
+    }
+
+    /// Tries the bus again after `reconnectDelay`, doubling the wait for the next try.
+    private func scheduleReconnect() {
+        guard !closed, reconnectTimer == nil else { return }
+        let delay = reconnectDelay
+        reconnectDelay = min(reconnectDelay * 2, Self.maxReconnectDelay)
+        reconnectTimer = loop.schedule(at: Date(timeIntervalSinceNow: delay)) { [weak self] in
+            guard let self else { return }
+            reconnectTimer = nil
+            guard !closed, bus == nil else { return }
+            guard connect() else { return scheduleReconnect() }
+            logger.notice("reached the system bus again: asking logind", event: "session_bus_reconnected")
+            perform(watch.start())
+        }
     }
 
     private static func seatOf(_ scope: SessionWatch.Scope) -> String? {
@@ -91,8 +128,9 @@ final class SessionMonitor {
         case .sessionList, .activeSession:
             firstAnswer = !logindAnswered
             logindAnswered = true
+            reconnectDelay = Self.firstReconnectDelay
         case .seatChanged, .sessionNew, .sessionRemoved, .lock, .unlock, .lockedHint, .state, .prepareForSleep,
-             .logindStarted:
+             .logindStarted, .busLost:
             break
         }
         let effects = watch.observe(observation)
@@ -147,11 +185,18 @@ final class SessionMonitor {
         case let malformed as LogindBus.MalformedMessage:
             logger.warning("a message from logind did not parse; ignored", event: "session_message_malformed", error: malformed)
         default:
-            // The connection is gone (the bus daemon stopped): sessions are no longer followed.
+            // The connection is gone (the bus daemon stopped, or a new connection's
+            // handshake failed): nothing logind says can be heard now.
             bus?.close()
             bus = nil
-            logger.warning(
-                "lost the system bus: sessions are no longer followed", event: "session_bus_lost", error: error)
+            if logindAnswered {
+                logindAnswered = false
+                logger.warning(
+                    "lost the system bus: locking, as no session lock can be heard; reaching for it again",
+                    event: "session_bus_lost", error: error)
+                perform(watch.observe(.busLost))
+            }
+            scheduleReconnect()
         }
     }
 

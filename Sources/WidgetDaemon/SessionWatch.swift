@@ -50,6 +50,9 @@ struct SessionWatch {
         case prepareForSleep(Bool)
         /// logind (re)appeared on the bus: what was known may be stale.
         case logindStarted
+        /// The connection to the system bus is gone, after logind had answered on it:
+        /// from now on no lock, sleep or session end can be heard.
+        case busLost
     }
 
     /// What the monitor must do.
@@ -107,6 +110,12 @@ struct SessionWatch {
             return ended(session.path)
         case (_, .logindStarted):
             return [initialQuery]
+        case (_, .busLost):
+            // Fail closed: what the sources on would have locked for can no longer be
+            // heard, so lock now (as a session lock: the session is no longer followed).
+            // A new connection starts the watch again from logind's answer.
+            watched = [:]
+            return options.followsSessions ? [.report(.lock(reason: .session))] : []
 
         case (.sessionsOfUser(let uid), .sessionList(let sessions)):
             return replaceWatched(with: sessions.filter { $0.uid == uid })

@@ -148,6 +148,24 @@ struct SessionLockTests {
         try waitForLocked(daemon)
     }
 
+    @Test func losingTheSystemBusLocksAndTheSessionIsFollowedAgainOnceItIsBack() throws {
+        let logind = try FakeLogind(sessions: [Self.first], active: "3")
+        let daemon = try unlockedDaemon(on: logind)
+        logind.stopBus()
+        // No lock could be heard any more: fail closed.
+        try waitForLocked(daemon)
+        #expect(daemon.log.contains("session_bus_lost"))
+        #expect(try daemon.client().ok("io.widgetd.Device.GetStatus")["lockedBy"] as? String == "session")
+
+        try logind.startBus()
+        // Reached for again (the first retry comes after a second) and followed as before.
+        try waitForSessions(daemon, ["3"])
+        #expect(daemon.log.contains("session_bus_reconnected"))
+        try daemon.client().ok("io.widgetd.Device.Unlock", ["passcode": "1234"])
+        logind.lockSession("3")
+        try waitForLocked(daemon)
+    }
+
     @Test func aSessionUnlockReleasesNoKey() throws {
         let logind = try FakeLogind(sessions: [Self.first], active: "3")
         let daemon = try unlockedDaemon(on: logind)

@@ -35,6 +35,25 @@ private let sessionOther = LogindSession(id: "7", path: "/org/freedesktop/login1
         #expect(SessionMonitor.scope(of: .ids(["3", "5"]), uid: 0, systemInstance: true) == .listed(["3", "5"]))
     }
 
+    @Test func losingTheBusLocksAndWatchesNothingUntilLogindAnswersAgain() {
+        var watch = userWatch()
+        #expect(watch.observe(.busLost) == [.report(.lock(reason: .session))])
+        #expect(watch.watchedIDs.isEmpty)
+        // Heard again on a new connection: the fresh answer is what is watched.
+        #expect(watch.start() == [.listSessions])
+        #expect(watch.observe(.sessionList([Self.three])) == [])
+        #expect(watch.watchedIDs == ["3"])
+    }
+
+    @Test(arguments: [
+        SessionWatchTests.off { $0.lockOnSessionLock = false }, SessionWatchTests.off { $0.lockOnSleep = false },
+        SessionWatchTests.off { $0.lockOnSessionEnd = false },
+    ])
+    func losingTheBusLocksWhileAnySourceIsOn(_ options: SessionOptions) {
+        var watch = userWatch(options)
+        #expect(watch.observe(.busLost) == [.report(.lock(reason: .session))])
+    }
+
     @Test func aUserInstanceWatchesEverySessionOfItsUidAndNoOther() {
         #expect(userWatch().watchedIDs == ["3", "4"])
     }

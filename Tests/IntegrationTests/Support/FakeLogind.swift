@@ -26,7 +26,8 @@ final class FakeLogind: @unchecked Sendable {
     let directory: URL
     /// The bus address to give widgetd.
     var address: String { "unix:path=\(directory.path)/bus" }
-    private let daemon: ChildProcess
+    private var daemon: ChildProcess
+    private let configFile: URL
     private let lock = NSLock()
     private var bus: OpaquePointer?
     private var sessions: [Session]
@@ -57,23 +58,10 @@ final class FakeLogind: @unchecked Sendable {
               </policy>
             </busconfig>
             """
-        let configFile = directory.appendingPathComponent("bus.conf")
+        configFile = directory.appendingPathComponent("bus.conf")
         try config.write(to: configFile, atomically: true, encoding: .utf8)
-        daemon = try ChildProcess(Self.dbusDaemon, ["--config-file=\(configFile.path)", "--nofork", "--nopidfile"])
-        let socket = directory.appendingPathComponent("bus").path
-        for _ in 0..<500 where !FileManager.default.fileExists(atPath: socket) { usleep(10_000) }
-        chmod(socket, 0o777)
-        // The socket is bound a moment before it listens.
-        for attempt in 1...100 {
-            do {
-                try connect()
-                break
-            } catch where attempt < 100 {
-                if let bus { sd_bus_close_unref(bus) }
-                bus = nil
-                usleep(10_000)
-            }
-        }
+        daemon = try Self.startBusDaemon(configFile)
+        try connectOnceListening()
         // The loop must not keep the fake alive: a method called on `unowned self` holds
         // a strong reference for as long as it runs, so `deinit` (which stops the loop)
         // never came, and every test left its dbus-daemon running after the test process
@@ -92,6 +80,46 @@ final class FakeLogind: @unchecked Sendable {
         daemon.signal(SIGTERM)
         daemon.waitUntilExit()
         try? FileManager.default.removeItem(at: directory)
+    }
+
+    /// Starts a bus daemon on `configFile` and waits for its socket.
+    private static func startBusDaemon(_ configFile: URL) throws -> ChildProcess {
+        let daemon = try ChildProcess(dbusDaemon, ["--config-file=\(configFile.path)", "--nofork", "--nopidfile"])
+        let socket = configFile.deletingLastPathComponent().appendingPathComponent("bus").path
+        for _ in 0..<500 where !FileManager.default.fileExists(atPath: socket) { usleep(10_000) }
+        chmod(socket, 0o777)
+        return daemon
+    }
+
+    /// Connects the fake to the bus, retrying while the socket is bound but not yet listening.
+    private func connectOnceListening() throws {
+        for attempt in 1...100 {
+            do {
+                try connect()
+                return
+            } catch where attempt < 100 {
+                if let bus { sd_bus_close_unref(bus) }
+                bus = nil
+                usleep(10_000)
+            }
+        }
+    }
+
+    /// Stops the bus daemon, as when the system bus goes away: every client loses its connection.
+    func stopBus() {
+        lock.withLock {
+            if let bus { sd_bus_close_unref(bus) }
+            bus = nil
+        }
+        daemon.signal(SIGTERM)
+        daemon.waitUntilExit()
+        try? FileManager.default.removeItem(at: directory.appendingPathComponent("bus"))
+    }
+
+    /// Starts the bus daemon again at the same address, with the fake logind on it.
+    func startBus() throws {
+        daemon = try Self.startBusDaemon(configFile)
+        try lock.withLock { try connectOnceListening() }
     }
 
     private func connect() throws {
@@ -118,11 +146,17 @@ final class FakeLogind: @unchecked Sendable {
     private func serve() {
         while true {
             var pollfd = pollfd()
-            let running: Bool = lock.withLock {
-                guard serving, let bus else { return false }
+            let running: Bool? = lock.withLock {
+                guard serving else { return false }
+                // Between `stopBus` and `startBus` there is no connection to serve.
+                guard let bus else { return nil }
                 while sd_bus_process(bus, nil) > 0 {}
                 pollfd = Glibc.pollfd(fd: sd_bus_get_fd(bus), events: Int16(truncatingIfNeeded: sd_bus_get_events(bus)), revents: 0)
                 return true
+            }
+            guard let running else {
+                usleep(10_000)
+                continue
             }
             guard running else { return }
             // Short, so that a send from the test thread is flushed soon even if it was partial.
