@@ -11,8 +11,10 @@ struct Subscriptions {
         let context: CallContext
         let widget: WidgetID
         let surface: Surface
-        /// The last presentation sent, so an unchanged one is not sent again.
-        var last: Presentation?
+        /// The digest of the last reply sent, so an unchanged presentation is not sent
+        /// again. Not the presentation: it may hold decrypted content, which must not
+        /// wait in plain strings for as long as the watch lives (nor past a purge).
+        var lastSent: PresentationDigest?
         /// When the presentation next changes by itself (entry date, reload due).
         var nextChange: Date?
 

@@ -124,10 +124,13 @@ extension WidgetService {
             return context.stream(PresentationReply(presentation: presentation), protecting: protection)
         }
         let watch = Subscriptions.PresentationWatch(context: context, widget: widget, surface: surface)
-        watch.last = presentation
+        var encoded = ExactReply.encode(parameters: PresentationReply(presentation: presentation), continues: true)
+        defer { VarlinkReply.wipe(&encoded) }
+        // Without a digest the next refresh sends its reply, changed or not.
+        watch.lastSent = try? PresentationDigest(of: encoded)
         watch.nextChange = nextChange
         subscriptions.add(watch)
-        context.stream(PresentationReply(presentation: presentation), protecting: protection)
+        context.stream(encoded: encoded, protecting: protection)
         reschedule()
     }
 
@@ -232,10 +235,11 @@ extension WidgetService {
                 shown[target] = entry
             }
             switch entry.outcome {
-            case .success(let (presentation, nextChange, protection)):
+            case .success(let (_, nextChange, protection)):
                 watch.nextChange = nextChange
-                if presentation != watch.last {
-                    watch.last = presentation
+                let digest = entry.digest()
+                if digest == nil || digest != watch.lastSent {
+                    watch.lastSent = digest
                     watch.context.stream(encoded: entry.encodedReply(), protecting: protection)
                 }
             case .failure(let error):
@@ -257,6 +261,7 @@ extension WidgetService {
     private final class SharedPresentation {
         let outcome: Result<(presentation: Presentation, nextChange: Date?, protection: ReplyProtection?), any Error>
         private var encoded: [UInt8]?
+        private var digested: PresentationDigest??
 
         init(_ outcome: Result<(presentation: Presentation, nextChange: Date?, protection: ReplyProtection?), any Error>) {
             self.outcome = outcome
@@ -269,6 +274,15 @@ extension WidgetService {
             let bytes = ExactReply.encode(parameters: PresentationReply(presentation: shown.presentation), continues: true)
             encoded = bytes
             return bytes
+        }
+
+        /// The digest of ``encodedReply()``, or `nil` if it could not be made (then the
+        /// reply is sent, changed or not).
+        func digest() -> PresentationDigest? {
+            if let digested { return digested }
+            let digest = try? PresentationDigest(of: encodedReply())
+            digested = .some(digest)
+            return digest
         }
 
         /// Zeroes the encoded reply (it may hold decrypted content).

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+import WidgetModel
 @testable import WidgetDaemon
 
 /// `Watch` and `WatchReloads` pushes that time brings, on the manual clock.
@@ -28,6 +29,34 @@ import Testing
         harness.scheduler.advance(by: 0.1)
         #expect(watch.replies.count == 2)
         #expect(Self.headline(watch) == "Next")
+    }
+
+    @Test func aWatchKeepsNoCopyOfThePresentationItSent() throws {
+        let harness = try ServiceHarness()
+        harness.ok("io.widgetd.Provider.PutTimeline", harness.putParameters(Self.weather))
+        let watch = harness.call("io.widgetd.Host.Watch", ["widget": Self.weather, "surface": "homeScreen"], more: true)
+        #expect(watch.replies.count == 1)
+        // What it showed may be decrypted content: a watch remembers a digest of it only.
+        let kept = try #require(harness.service.subscriptions.watches.first)
+        for child in Mirror(reflecting: kept).children {
+            #expect(!(child.value is Presentation) && !(child.value is Presentation?), "\(child.label ?? "?") holds a presentation")
+        }
+    }
+
+    @Test func aWatchIsSentNothingWhenARefreshShowsTheSame() throws {
+        let harness = try ServiceHarness()
+        harness.ok("io.widgetd.Provider.PutTimeline", harness.putParameters(Self.weather))
+        let watch = harness.call("io.widgetd.Host.Watch", ["widget": Self.weather, "surface": "homeScreen"], more: true)
+        harness.service.refreshWatches(nil)
+        #expect(watch.replies.count == 1)
+        // A change is still sent.
+        harness.ok("io.widgetd.Provider.PutTimeline", [
+            "widget": Self.weather, "entries": [ServiceHarness.entry(at: harness.scheduler.now.addingTimeInterval(-1), headline: "Changed")],
+        ])
+        #expect(watch.replies.count == 2)
+        #expect(Self.headline(watch) == "Changed")
+        harness.service.refreshWatches(nil)
+        #expect(watch.replies.count == 2)
     }
 
     @Test func watchReloadsHearsRequestedAndDueReloadsOnce() throws {
