@@ -41,6 +41,17 @@ public enum Sodium {
         return sodium_memcmp(pa, pb, a.count) == 0
     }
 
+    /// ``constantTimeEquals(_:_:)-(UnsafeRawBufferPointer,_)`` of two byte collections in
+    /// ordinary memory: MACs, digests and tags, whose lengths are public.
+    public static func constantTimeEquals(_ a: some Collection<UInt8>, _ b: some Collection<UInt8>) -> Bool {
+        guard a.count == b.count else { return false }
+        let compared = a.withContiguousStorageIfAvailable { x in
+            b.withContiguousStorageIfAvailable { y in constantTimeEquals(UnsafeRawBufferPointer(x), UnsafeRawBufferPointer(y)) }
+        }
+        if let compared = compared ?? nil { return compared }
+        return Array(a).withUnsafeBytes { x in Array(b).withUnsafeBytes { y in constantTimeEquals(x, y) } }
+    }
+
     /// Turns a libsodium return code into a typed error: 0 is success.
     static func check(_ result: Int32, _ operation: String) throws(CryptoError) {
         guard result == 0 else { throw .operationFailed(operation) }

@@ -141,7 +141,7 @@ final class Catalog: @unchecked Sendable {
         guard Array(bytes.prefix(4)) == magic else { throw .corrupt(file: path, reason: .badMagic) }
         let content = bytes.dropLast(macByteCount)
         let expected = try CatalogBase.mac([content], key: macKey)
-        guard CatalogBase.constantTimeEquals(expected, bytes.suffix(macByteCount)) else {
+        guard Sodium.constantTimeEquals(expected, bytes.suffix(macByteCount)) else {
             throw .corrupt(file: path, reason: .authenticationFailure)
         }
         switch content[4] {
@@ -176,7 +176,7 @@ final class Catalog: @unchecked Sendable {
             guard let opened = try CatalogBase.open(stateDirectory: stateDirectory, sequence: sequence, macKey: macKey) else {
                 throw .catalogMissing(path: "\(stateDirectory)/\(CatalogBase.fileName(sequence))")
             }
-            guard opened.count == count, CatalogBase.constantTimeEquals(opened.tableMAC, tableMAC[...]) else {
+            guard opened.count == count, Sodium.constantTimeEquals(opened.tableMAC, tableMAC[...]) else {
                 throw .corrupt(file: opened.path, reason: .authenticationFailure)
             }
             base = opened
@@ -205,7 +205,7 @@ final class Catalog: @unchecked Sendable {
                 let end = offset + 4 + count * CatalogBase.entryByteCount
                 guard count > 0, end + Self.macByteCount <= length else { throw .corrupt(file: logPath, reason: .truncated) }
                 let expected = try CatalogBase.mac([Self.logMagic[...], chained[...], log[offset..<end]], key: macKey)
-                guard CatalogBase.constantTimeEquals(expected, log[end..<end + Self.macByteCount]) else {
+                guard Sodium.constantTimeEquals(expected, log[end..<end + Self.macByteCount]) else {
                     throw .corrupt(file: logPath, reason: .authenticationFailure)
                 }
                 log.withUnsafeBytes { raw in
@@ -221,7 +221,7 @@ final class Catalog: @unchecked Sendable {
                 offset = end + Self.macByteCount
             }
         }
-        guard CatalogBase.constantTimeEquals(chained, chain[...]) else { throw .corrupt(file: logPath, reason: .authenticationFailure) }
+        guard Sodium.constantTimeEquals(chained, chain[...]) else { throw .corrupt(file: logPath, reason: .authenticationFailure) }
         logBytes = length
         logChain = chained
     }
@@ -428,7 +428,7 @@ final class Catalog: @unchecked Sendable {
         }
         // Opened as the next start will open it: its table read back and verified.
         let written = try CatalogBase.open(stateDirectory: stateDirectory, sequence: sequence, macKey: macKey)
-        guard let opened = written, CatalogBase.constantTimeEquals(opened.tableMAC, tableMAC[...]) else {
+        guard let opened = written, Sodium.constantTimeEquals(opened.tableMAC, tableMAC[...]) else {
             throw .corrupt(file: "\(stateDirectory)/\(CatalogBase.fileName(sequence))", reason: .authenticationFailure)
         }
         try writeHead(base: opened, logBytes: 0, chain: opened.tableMAC, anchors: anchors)

@@ -95,7 +95,7 @@ final class CatalogBase {
             var table = [UInt8](repeating: 0, count: tableBytes + macByteCount)
             guard try FileSystem.readAt(fd, into: &table, at: tableOffset, path: path) == table.count else { throw .corrupt(file: path, reason: .truncated) }
             let expected = try mac([header[...], table[..<tableBytes]], key: macKey)
-            guard constantTimeEquals(expected, table[tableBytes...]) else { throw .corrupt(file: path, reason: .authenticationFailure) }
+            guard Sodium.constantTimeEquals(expected, table[tableBytes...]) else { throw .corrupt(file: path, reason: .authenticationFailure) }
             guard header[4] == version else { throw .corrupt(file: path, reason: .unsupportedVersion) }
             guard fileSequence == sequence else { throw .corrupt(file: path, reason: .malformed) }
             var firstKeys: [TimelineIndex.Key] = []
@@ -165,7 +165,7 @@ final class CatalogBase {
         }
         let expected = try Self.blockMAC(sequence: sequence, block: block, bytes[...], key: macKey)
         let stored = blockMACs[(block * Self.macByteCount)..<((block + 1) * Self.macByteCount)]
-        guard Self.constantTimeEquals(expected, stored) else { throw .corrupt(file: path, reason: .authenticationFailure) }
+        guard Sodium.constantTimeEquals(expected, stored) else { throw .corrupt(file: path, reason: .authenticationFailure) }
         let ordered: Bool = bytes.withUnsafeBytes { raw in
             guard Self.key(in: raw, at: 0) == firstKeys[block] else { return false }
             for i in 1..<count where !(Self.key(in: raw, at: (i - 1) * Self.entryByteCount) < Self.key(in: raw, at: i * Self.entryByteCount)) {
@@ -306,10 +306,6 @@ final class CatalogBase {
         return out
     }
 
-    static func constantTimeEquals(_ a: [UInt8], _ b: ArraySlice<UInt8>) -> Bool {
-        guard a.count == b.count else { return false }
-        return a.withUnsafeBytes { x in b.withUnsafeBytes { Sodium.constantTimeEquals(x, $0) } }
-    }
 }
 
 extension TimelineIndex.Key: Comparable {

@@ -278,8 +278,8 @@ final class Journal: @unchecked Sendable {
             let end = offset + headerByteCount + length
             guard length <= TimelineFile.maximumFileBytes, contents.endIndex - end >= macByteCount else { break }
             let expected = try mac(contents[offset..<end], key: macKey)
-            let stored = Array(contents[end..<end + macByteCount])
-            let matches = expected.withUnsafeBytes { e in stored.withUnsafeBytes { Sodium.constantTimeEquals(e, $0) } }
+            let stored = contents[end..<end + macByteCount]
+            let matches = Sodium.constantTimeEquals(expected, stored)
             guard matches else { break }
             epoch = recordEpoch
             records.append(Record(key: key, bytes: Array(contents[offset + headerByteCount..<end])))

@@ -218,7 +218,7 @@ final class KeyCustody {
     /// the count reached `wipeAfterFailedAttempts`).
     private func recordFailure(_ key: SecureBytes, now: Date) throws(StoreError) -> Never {
         let tagBytes = try DerivedPasscode.wrongTag(of: key, tagKey: subkeys.wrongPasscodeTag)
-        if let last = keybag.lastWrongTag, DerivedPasscode.sameTag(tagBytes, last) {
+        if let last = keybag.lastWrongTag, Sodium.constantTimeEquals(tagBytes, last) {
             throw .wrongPasscode(failedAttempts: keybag.failedAttempts, retryAfter: retryAfter(now: now))
         }
         var updated = keybag

@@ -57,7 +57,7 @@ public struct PasscodeDerivation: @unchecked Sendable {
                     key: try entangle(key, with: secret), salt: salt, lockEpoch: lockEpoch, verdict: .verified,
                     tangleBlob: blob)
             case .open(let blob, let verifier, let tagKey, let lastWrongTag):
-                if let lastWrongTag, DerivedPasscode.sameTag(try DerivedPasscode.wrongTag(of: key, tagKey: tagKey), lastWrongTag) {
+                if let lastWrongTag, Sodium.constantTimeEquals(try DerivedPasscode.wrongTag(of: key, tagKey: tagKey), lastWrongTag) {
                     return DerivedPasscode(key: key, salt: salt, lockEpoch: lockEpoch, verdict: .refused)
                 }
                 switch try verifier.open(blob, passcodeKey: key) {
@@ -102,10 +102,5 @@ public struct DerivedPasscode: @unchecked Sendable {
     static func wrongTag(of key: SecureBytes, tagKey: SecureBytes) throws(StoreError) -> [UInt8] {
         let tag = try crypto { () throws(CryptoError) in try KeyedHash.hash(key, key: tagKey) }
         return tag.withUnsafeBytes { Array($0) }
-    }
-
-    /// Whether two tags are equal, in constant time.
-    static func sameTag(_ a: [UInt8], _ b: [UInt8]) -> Bool {
-        a.withUnsafeBytes { x in b.withUnsafeBytes { Sodium.constantTimeEquals(x, $0) } }
     }
 }

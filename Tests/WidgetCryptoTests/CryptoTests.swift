@@ -34,6 +34,23 @@ private func secure(_ a: [UInt8]) throws -> SecureBytes { try a.withUnsafeBytes 
     }
 }
 
+@Suite struct ConstantTimeEqualsRules {
+    @Test func arraysAndSlicesCompareByTheirBytes() {
+        let tag: [UInt8] = [1, 2, 3, 4]
+        #expect(Sodium.constantTimeEquals(tag, [1, 2, 3, 4] as [UInt8]))
+        #expect(!Sodium.constantTimeEquals(tag, [1, 2, 3, 5] as [UInt8]))
+        // A slice is compared from its own start, not its base's.
+        let stored: [UInt8] = [9, 9, 1, 2, 3, 4]
+        #expect(Sodium.constantTimeEquals(tag, stored[2...]))
+        #expect(!Sodium.constantTimeEquals(tag, stored[1..<5]))
+    }
+
+    @Test func differentLengthsAndEmptiesAreJudgedByLength() {
+        #expect(!Sodium.constantTimeEquals([1, 2, 3] as [UInt8], [1, 2] as [UInt8]))
+        #expect(Sodium.constantTimeEquals([] as [UInt8], [] as [UInt8]))
+    }
+}
+
 @Suite struct AEADRules {
     @Test func sealThenOpenRoundTrips() throws {
         let key = try AEAD.generateKey()
