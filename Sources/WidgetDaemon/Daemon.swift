@@ -24,6 +24,11 @@ public enum Daemon {
         // Before anything else: the restart keeps the pid (systemd's notify and socket
         // activation are unaffected) and inherits the environment and descriptors.
         let restartFailure = ProcessHygiene.restartWithoutMallocCache()
+        // tpm2-tss writes its own errors to standard error, the journal: each wrong
+        // passcode in tpm2 mode is an authorisation failure it reports as ERROR lines,
+        // which say less than widgetd's unlock_failed and alarm an administrator. Quiet
+        // unless TSS2_LOG asks otherwise; set while no thread runs yet.
+        if environment["TSS2_LOG"] == nil { setenv("TSS2_LOG", "all+NONE", 0) }
         let logger = Logger.standard(environment: environment)
         if let restartFailure {
             logger.warning(
