@@ -33,7 +33,8 @@ extension AppendEntriesParameters {
 /// `widget` and `family` problems are `InvalidParameter` naming the member; problems in
 /// `entries`, `policy` and `placeholder` are `InvalidTimeline` with the path inside
 /// them. Unknown members are ignored, as Varlink allows; a known member given twice is
-/// refused. The envelope scan has already checked the bytes are JSON text.
+/// refused. The envelope scan has already checked the bytes are JSON text, so they are
+/// read with `JSONReader(validated:)`.
 struct ProviderParameters {
     /// The members it reads, in the order they are decoded.
     private enum Member {
@@ -63,7 +64,7 @@ struct ProviderParameters {
             return
         }
         self.bytes = bytes
-        var reader = JSONReader(bytes)
+        var reader = JSONReader(validated: bytes)
         var found = self
         var duplicate: Member?
         do {
@@ -113,7 +114,7 @@ struct ProviderParameters {
     /// The required `widget` string.
     func widget() throws -> String {
         guard let offset = offset(of: .widget) else { throw ServiceError.invalidParameter("widget") }
-        var reader = JSONReader(bytes).reader(at: offset)
+        var reader = JSONReader(validated: bytes).reader(at: offset)
         guard let text = try? reader.readString() else { throw ServiceError.invalidParameter("widget") }
         return text
     }
@@ -121,7 +122,7 @@ struct ProviderParameters {
     /// The optional `family` string; null counts as absent.
     func family() throws -> String? {
         guard let offset = offset(of: .family) else { return nil }
-        var reader = JSONReader(bytes).reader(at: offset)
+        var reader = JSONReader(validated: bytes).reader(at: offset)
         guard let isNull = try? reader.readNull(), !isNull else { return nil }
         guard let text = try? reader.readString() else { throw ServiceError.invalidParameter("family") }
         return text
@@ -130,7 +131,7 @@ struct ProviderParameters {
     /// A member read with `read`, or nil when absent or null; errors are `InvalidTimeline`.
     func timelinePart<T>(_ key: String, _ read: (inout JSONReader) throws(JSONReadError) -> T) throws -> T? {
         guard let member = Member(key), let offset = offset(of: member) else { return nil }
-        var reader = JSONReader(bytes).reader(at: offset)
+        var reader = JSONReader(validated: bytes).reader(at: offset)
         do {
             if try reader.readNull() { return nil }
             return try read(&reader)
