@@ -56,7 +56,7 @@ public struct VarlinkCall: Sendable {
         guard case .success(let envelope) = scanned else { throw .notAJSONObject }
         // The members are judged in this order, whatever order they came in.
         if let key = envelope.invalid.first { throw .invalidCall(.invalidParameter(key.name)) }
-        guard let method = envelope.method, let dot = method.utf8.lastIndex(of: UInt8(ascii: ".")),
+        guard let method = envelope.method, let dot = method.lastIndex(of: "."),
               dot != method.startIndex,
               method.index(after: dot) != method.endIndex
         else { throw .invalidCall(.invalidParameter("method")) }
