@@ -67,7 +67,7 @@ public enum DecodeBenchmark {
         try call.withParameterBytes { bytes throws -> Parts in
             guard let bytes else { throw BenchError("PutTimeline without parameters") }
             var parts = Parts()
-            var reader = JSONReader(bytes)
+            var reader = JSONReader(validated: bytes)
             try reader.readObject { (reader, key) throws(JSONReadError) in
                 switch key {
                 case "widget": parts.widget = try reader.readString()

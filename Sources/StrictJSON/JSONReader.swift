@@ -22,11 +22,27 @@ public struct JSONReader {
     /// Where the next byte is read.
     public private(set) var offset: Int
     private var depth = 0
+    /// Whether the bytes were already checked as JSON text, so that strings need not be
+    /// checked for UTF-8 again (see ``init(validated:)``).
+    private let isValidated: Bool
 
     /// A reader at the start of `bytes`.
     public init(_ bytes: UnsafeRawBufferPointer) {
         self.bytes = bytes
         self.offset = 0
+        self.isValidated = false
+    }
+
+    /// A reader at the start of `bytes` that this reader has already checked as JSON text
+    /// (``validate(_:)``, or ``skipValue()`` over them, as a Varlink call's envelope scan
+    /// does for its parameters): the reader then does not check strings for UTF-8 a second
+    /// time, which is most of what walking a message twice costs. Every other check stays.
+    /// Bytes that were not checked must not come here: an invalid sequence would then be
+    /// read as U+FFFD instead of refused.
+    public init(validated bytes: UnsafeRawBufferPointer) {
+        self.bytes = bytes
+        self.offset = 0
+        self.isValidated = true
     }
 
     /// A reader over the same document, at `offset` (a value start this reader found).
@@ -354,7 +370,7 @@ public struct JSONReader {
             if byte == UInt8(ascii: "\"") {
                 let raw = UnsafeRawBufferPointer(rebasing: bytes[start..<offset])
                 offset += 1
-                guard Self.isValidUTF8(raw) else { throw JSONReadError(.syntax, at: start, "invalid UTF-8") }
+                guard isValidated || Self.isValidUTF8(raw) else { throw JSONReadError(.syntax, at: start, "invalid UTF-8") }
                 // Only checked: no String is made for a value that is skipped.
                 guard decode else { return "" }
                 return Self.string(checkedUTF8: raw)
@@ -456,7 +472,7 @@ public struct JSONReader {
             switch byte {
             case UInt8(ascii: "\""):
                 offset += 1
-                let text = scratch.withUnsafeBytes { Self.isValidUTF8($0) ? Self.string(checkedUTF8: $0) : nil }
+                let text = scratch.withUnsafeBytes { isValidated || Self.isValidUTF8($0) ? Self.string(checkedUTF8: $0) : nil }
                 guard let text else { throw JSONReadError(.syntax, at: start, "invalid UTF-8") }
                 return text
             case UInt8(ascii: "\\"):

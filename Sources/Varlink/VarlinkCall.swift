@@ -39,15 +39,23 @@ public struct VarlinkCall: Sendable {
     /// ``VarlinkCallDecodingError/invalidCall(_:)`` for an object that is not a valid call,
     /// carrying the error to answer with.
     public init(decoding bytes: [UInt8]) throws(VarlinkCallDecodingError) {
-        let message = WipingBuffer(bytes)
+        try self.init(message: WipingBuffer(bytes))
+    }
+
+    /// Decodes a call from one message (without its NUL) viewed in place, copying it
+    /// once into the call's own wiping buffer: the event loop's path, which so makes no
+    /// array of the message. Throws as the array's initialiser does.
+    public init(decoding bytes: UnsafeRawBufferPointer) throws(VarlinkCallDecodingError) {
+        try self.init(message: WipingBuffer(copying: bytes))
+    }
+
+    private init(message: WipingBuffer) throws(VarlinkCallDecodingError) {
         let scanned: Result<EnvelopeScan, JSONReadError> = message.withBytes { buffer in
             Result { () throws(JSONReadError) in try EnvelopeScan(buffer) }
         }
         guard case .success(let envelope) = scanned else { throw .notAJSONObject }
         // The members are judged in this order, whatever order they came in.
-        for key in EnvelopeScan.keys where envelope.invalid.contains(key) {
-            throw .invalidCall(.invalidParameter(key))
-        }
+        if let key = envelope.invalid.first { throw .invalidCall(.invalidParameter(key.name)) }
         guard let method = envelope.method, let dot = method.lastIndex(of: "."),
               dot != method.startIndex,
               method.index(after: dot) != method.endIndex
@@ -146,43 +154,84 @@ public enum VarlinkCallDecodingError: Error, Sendable, Equatable {
 /// the members are judged in a fixed order. Unknown members are checked as JSON and
 /// ignored; a known member given twice is invalid.
 private struct EnvelopeScan {
-    static let keys = ["method", "more", "oneway", "upgrade", "parameters"]
-
     var method: String?
     var more: Bool?
     var oneway: Bool?
     var upgrade: Bool?
     var parameters: Range<Int>?
-    var invalid: Set<String> = []
+    /// The members found invalid; bits, not a `Set<String>`: every call paid the set's
+    /// allocation and hashing on the loop.
+    var invalid = EnvelopeMembers()
 
     init(_ bytes: UnsafeRawBufferPointer) throws(JSONReadError) {
         var reader = JSONReader(bytes)
         guard try reader.peek() == .object else { throw JSONReadError(.syntax, at: 0, "not an object") }
-        var seen: Set<String> = []
+        var seen = EnvelopeMembers()
         var scan = self
-        try reader.readObject { (reader, key) throws(JSONReadError) in
-            guard Self.keys.contains(key) else { return try reader.skipValue() }
-            if !seen.insert(key).inserted { scan.invalid.insert(key) }
+        try reader.readObject { (reader, name) throws(JSONReadError) in
+            guard let key = EnvelopeMember(name) else { return try reader.skipValue() }
+            if seen.contains(key) { scan.invalid.insert(key) }
+            seen.insert(key)
             let kind = try reader.peek()
             let start = reader.offset
             try reader.skipValue()
             switch (key, kind) {
-            case ("method", .string):
+            case (.method, .string):
                 var value = reader.reader(at: start)
                 scan.method = try value.readString()
-            case ("more", .bool), ("oneway", .bool), ("upgrade", .bool):
-                let flag = bytes[start] == UInt8(ascii: "t")
-                if key == "more" { scan.more = flag } else if key == "oneway" { scan.oneway = flag } else { scan.upgrade = flag }
-            case ("more", .null), ("oneway", .null), ("upgrade", .null), ("parameters", .null):
+            case (.more, .bool): scan.more = bytes[start] == UInt8(ascii: "t")
+            case (.oneway, .bool): scan.oneway = bytes[start] == UInt8(ascii: "t")
+            case (.upgrade, .bool): scan.upgrade = bytes[start] == UInt8(ascii: "t")
+            case (.more, .null), (.oneway, .null), (.upgrade, .null), (.parameters, .null):
                 break
-            case ("parameters", .object):
+            case (.parameters, .object):
                 scan.parameters = start..<reader.offset
             default:
                 scan.invalid.insert(key)
             }
         }
         try reader.expectEnd()
-        if scan.method == nil { scan.invalid.insert("method") }
+        if scan.method == nil { scan.invalid.insert(.method) }
         self = scan
     }
+}
+
+/// A member of a call's envelope, in the order invalid members are judged.
+private enum EnvelopeMember: UInt8, CaseIterable {
+    case method, more, oneway, upgrade, parameters
+
+    /// The member named `name`, or nil for a member the envelope ignores.
+    init?(_ name: String) {
+        switch name {
+        case "method": self = .method
+        case "more": self = .more
+        case "oneway": self = .oneway
+        case "upgrade": self = .upgrade
+        case "parameters": self = .parameters
+        default: return nil
+        }
+    }
+
+    /// The member's key, as an `InvalidParameter` names it.
+    var name: String {
+        switch self {
+        case .method: "method"
+        case .more: "more"
+        case .oneway: "oneway"
+        case .upgrade: "upgrade"
+        case .parameters: "parameters"
+        }
+    }
+}
+
+/// A set of envelope members, as bits.
+private struct EnvelopeMembers {
+    private var bits: UInt8 = 0
+
+    func contains(_ member: EnvelopeMember) -> Bool { bits & (1 << member.rawValue) != 0 }
+
+    mutating func insert(_ member: EnvelopeMember) { bits |= 1 << member.rawValue }
+
+    /// The first member in judging order.
+    var first: EnvelopeMember? { EnvelopeMember.allCases.first { contains($0) } }
 }

@@ -19,6 +19,14 @@ final class WipingBuffer: @unchecked Sendable {
         self.count = bytes.count
     }
 
+    /// Copies `bytes` (a view the caller wipes) into a new buffer.
+    init(copying bytes: UnsafeRawBufferPointer) {
+        let storage = UnsafeMutableRawBufferPointer.allocate(byteCount: Swift.max(bytes.count, 1), alignment: 1)
+        storage.copyMemory(from: bytes)
+        self.storage = storage
+        self.count = bytes.count
+    }
+
     /// The number of meaningful bytes.
     let count: Int
 

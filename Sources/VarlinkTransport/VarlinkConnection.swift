@@ -307,15 +307,15 @@ final class VarlinkConnection: IOEventHandler {
         case notAJSONObject
     }
 
-    /// Decodes a message copied out of the framer, then zeroes and frees the copy (and
-    /// its array copy: the decoded call keeps its own wiping copy).
+    /// Decodes a message copied out of the framer, then zeroes and frees the copy (the
+    /// decoded call keeps its own wiping copy; no array of it is made).
     private static func decode(_ copy: UnsafeMutableRawBufferPointer) -> Decoded {
-        var bytes = Array(UnsafeRawBufferPointer(copy).assumingMemoryBound(to: UInt8.self))
-        if let base = copy.baseAddress { _ = memset(base, 0, copy.count) }
-        copy.deallocate()
-        defer { wipe(&bytes) }
+        defer {
+            if let base = copy.baseAddress { _ = memset(base, 0, copy.count) }
+            copy.deallocate()
+        }
         do {
-            return .call(try VarlinkCall(decoding: bytes))
+            return .call(try VarlinkCall(decoding: UnsafeRawBufferPointer(copy)))
         } catch {
             switch error {
             case .notAJSONObject: return .notAJSONObject
@@ -548,13 +548,6 @@ final class VarlinkConnection: IOEventHandler {
         queueStart = 0
         current = nil
         onClose(self)
-    }
-
-    private static func wipe(_ bytes: inout [UInt8]) {
-        bytes.withUnsafeMutableBufferPointer { storage in
-            guard let base = storage.baseAddress else { return }
-            base.update(repeating: 0, count: storage.count)
-        }
     }
 }
 

@@ -33,12 +33,30 @@ extension AppendEntriesParameters {
 /// `widget` and `family` problems are `InvalidParameter` naming the member; problems in
 /// `entries`, `policy` and `placeholder` are `InvalidTimeline` with the path inside
 /// them. Unknown members are ignored, as Varlink allows; a known member given twice is
-/// refused. The envelope scan has already checked the bytes are JSON text.
+/// refused. The envelope scan has already checked the bytes are JSON text, so they are
+/// read with `JSONReader(validated:)`.
 struct ProviderParameters {
-    static let known = ["widget", "family", "entries", "policy", "placeholder"]
+    /// The members it reads, in the order they are decoded.
+    private enum Member {
+        case widget, family, entries, policy, placeholder
+
+        /// The member named `key`, or nil for one that is ignored.
+        init?(_ key: String) {
+            switch key {
+            case "widget": self = .widget
+            case "family": self = .family
+            case "entries": self = .entries
+            case "policy": self = .policy
+            case "placeholder": self = .placeholder
+            default: return nil
+            }
+        }
+    }
 
     private let bytes: UnsafeRawBufferPointer
-    private var offsets: [String: Int] = [:]
+    /// Where each member's value starts, by `Member`; a fixed array of slots rather than
+    /// a dictionary, which cost every write an allocation and five hashed inserts.
+    private var offsets: (Int?, Int?, Int?, Int?, Int?) = (nil, nil, nil, nil, nil)
 
     init(_ bytes: UnsafeRawBufferPointer?) throws {
         guard let bytes else {
@@ -46,14 +64,15 @@ struct ProviderParameters {
             return
         }
         self.bytes = bytes
-        var reader = JSONReader(bytes)
-        var offsets: [String: Int] = [:]
-        var duplicate: String?
+        var reader = JSONReader(validated: bytes)
+        var found = self
+        var duplicate: Member?
         do {
             try reader.readObject { (reader, key) throws(JSONReadError) in
                 _ = try reader.peek()
-                if Self.known.contains(key), offsets.updateValue(reader.offset, forKey: key) != nil, duplicate == nil {
-                    duplicate = key
+                if let member = Member(key) {
+                    if found.offset(of: member) != nil, duplicate == nil { duplicate = member }
+                    found.setOffset(reader.offset, of: member)
                 }
                 // The envelope scan checked these bytes: locating the next member is enough.
                 try reader.skipCheckedValue()
@@ -61,25 +80,49 @@ struct ProviderParameters {
         } catch {
             throw ServiceError.invalidParameter("")
         }
-        if let duplicate {
-            if duplicate == "widget" || duplicate == "family" { throw ServiceError.invalidParameter(duplicate) }
-            throw ServiceError.invalidTimeline("duplicate key \"\(duplicate)\"")
+        switch duplicate {
+        case nil: break
+        case .widget: throw ServiceError.invalidParameter("widget")
+        case .family: throw ServiceError.invalidParameter("family")
+        case .entries: throw ServiceError.invalidTimeline("duplicate key \"entries\"")
+        case .policy: throw ServiceError.invalidTimeline("duplicate key \"policy\"")
+        case .placeholder: throw ServiceError.invalidTimeline("duplicate key \"placeholder\"")
         }
-        self.offsets = offsets
+        offsets = found.offsets
+    }
+
+    private func offset(of member: Member) -> Int? {
+        switch member {
+        case .widget: offsets.0
+        case .family: offsets.1
+        case .entries: offsets.2
+        case .policy: offsets.3
+        case .placeholder: offsets.4
+        }
+    }
+
+    private mutating func setOffset(_ offset: Int, of member: Member) {
+        switch member {
+        case .widget: offsets.0 = offset
+        case .family: offsets.1 = offset
+        case .entries: offsets.2 = offset
+        case .policy: offsets.3 = offset
+        case .placeholder: offsets.4 = offset
+        }
     }
 
     /// The required `widget` string.
     func widget() throws -> String {
-        guard let offset = offsets["widget"] else { throw ServiceError.invalidParameter("widget") }
-        var reader = JSONReader(bytes).reader(at: offset)
+        guard let offset = offset(of: .widget) else { throw ServiceError.invalidParameter("widget") }
+        var reader = JSONReader(validated: bytes).reader(at: offset)
         guard let text = try? reader.readString() else { throw ServiceError.invalidParameter("widget") }
         return text
     }
 
     /// The optional `family` string; null counts as absent.
     func family() throws -> String? {
-        guard let offset = offsets["family"] else { return nil }
-        var reader = JSONReader(bytes).reader(at: offset)
+        guard let offset = offset(of: .family) else { return nil }
+        var reader = JSONReader(validated: bytes).reader(at: offset)
         guard let isNull = try? reader.readNull(), !isNull else { return nil }
         guard let text = try? reader.readString() else { throw ServiceError.invalidParameter("family") }
         return text
@@ -87,8 +130,8 @@ struct ProviderParameters {
 
     /// A member read with `read`, or nil when absent or null; errors are `InvalidTimeline`.
     func timelinePart<T>(_ key: String, _ read: (inout JSONReader) throws(JSONReadError) -> T) throws -> T? {
-        guard let offset = offsets[key] else { return nil }
-        var reader = JSONReader(bytes).reader(at: offset)
+        guard let member = Member(key), let offset = offset(of: member) else { return nil }
+        var reader = JSONReader(validated: bytes).reader(at: offset)
         do {
             if try reader.readNull() { return nil }
             return try read(&reader)

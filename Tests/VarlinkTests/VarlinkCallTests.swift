@@ -90,6 +90,39 @@ import Testing
         #expect(throws: VarlinkCallDecodingError.notAJSONObject) { try VarlinkCall(decoding: bytes) }
     }
 
+    /// The event loop decodes a message viewed in place in its buffer: the same call,
+    /// or the same refusal, as from an array of the same bytes.
+    @Test(arguments: [
+        #"{"method":"io.widgetd.Host.Watch","more":true,"parameters":{"widget":"a/b"}}"#,
+        #"{"method":"a.b.C","oneway":true,"upgrade":true,"extra":[1,{"x":null}]}"#,
+        #"{"method":"a.B","parameters":null}"#,
+        #"{"method":"a.B","method":"a.C"}"#,
+        #"{"parameters":1,"more":2,"method":"a.B"}"#,
+        #"{"method":"a.B","oneway":1,"upgrade":"x"}"#,
+        #"{"method":"aB"}"#,
+        #"{"more":true}"#,
+        #"{"method":7,"parameters":{"x":[1,]}}"#,
+        #"{"method":"a.B","parameters":{"x":"\ud800"}}"#,
+        #"[1]"#,
+    ])
+    func decodingInPlaceIsDecodingAnArray(text: String) {
+        let fromArray = Result { () throws(VarlinkCallDecodingError) in try call(text) }
+        let inPlace = Array(text.utf8).withUnsafeBytes { bytes in
+            Result { () throws(VarlinkCallDecodingError) in try VarlinkCall(decoding: bytes) }
+        }
+        switch (fromArray, inPlace) {
+        case (.success(let expected), .success(let decoded)):
+            #expect(decoded.method == expected.method && decoded.interface == expected.interface && decoded.member == expected.member)
+            #expect(decoded.more == expected.more && decoded.oneway == expected.oneway && decoded.upgrade == expected.upgrade)
+            let parameters = decoded.withParameterBytes { $0.map { Array($0) } }
+            #expect(parameters == expected.withParameterBytes { $0.map { Array($0) } })
+        case (.failure(let expected), .failure(let error)):
+            #expect(error == expected)
+        default:
+            Issue.record("in place: \(inPlace), from an array: \(fromArray)")
+        }
+    }
+
     @Test func parametersAreLocatedInPlace() throws {
         let decoded = try call(#" { "more" : false , "parameters" : {"widget": "a/b"} , "method":"a.B" } "#)
         let text = decoded.withParameterBytes { bytes in bytes.map { String(decoding: $0, as: UTF8.self) } }

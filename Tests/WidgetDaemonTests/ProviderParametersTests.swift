@@ -36,6 +36,12 @@ import WidgetdWire
         (#"{"widget":"a/b","widget":"a/c","entries":[]}"#, .invalidParameter("widget")),
         (#"{"widget":"a/b"}"#, .invalidTimeline(#"missing "entries""#)),
         (#"{"widget":"a/b","entries":[],"entries":[]}"#, .invalidTimeline(#"duplicate key "entries""#)),
+        (#"{"widget":"a/b","family":"x","family":null,"entries":[]}"#, .invalidParameter("family")),
+        // The first member given twice is named, in document order.
+        (#"{"widget":"a/b","entries":[],"placeholder":null,"policy":null,"policy":null,"placeholder":null}"#,
+         .invalidTimeline(#"duplicate key "policy""#)),
+        (#"{"widget":"a/b","placeholder":null,"placeholder":{"fields":{}},"entries":[]}"#,
+         .invalidTimeline(#"duplicate key "placeholder""#)),
         (#"{"widget":"a/b","entries":[\#(entry),{"date":"soon","fields":{}}]}"#,
          .invalidTimeline("entries[1].date: is not an RFC 3339 date-time such as 2026-01-31T08:00:00Z")),
         (#"{"widget":"a/b","entries":[],"placeholder":{"fields":{"t":{"value":1,"privacy":"x"}}}}"#,
