@@ -7,7 +7,7 @@ import WidgetModel
 /// Per file it holds only what calls need often — the verdict (present, absent,
 /// corrupt), generation, class, reload due, whether a placeholder exists, the reload
 /// announcement, the file's size — in a 32-byte entry keyed by the 16-byte file-name
-/// digest (in a `DigestTable`, about 52 bytes per file with the key and slot); the widget
+/// digest (in a `DigestTable`, 53–55 bytes per file with the key and slot); the widget
 /// id's bytes live in one shared arena and families in a small interned table.
 /// Placeholders are not kept here: the store reads them back from the verified file.
 ///
@@ -98,7 +98,9 @@ struct TimelineIndex {
         var keyGeneration: UInt32 = 0
     }
 
-    /// One file, 32 bytes; with its key, 48 bytes in the table's packed arrays.
+    /// One file, 32 bytes; with its key, 48 bytes in the table's packed arrays. Not 24:
+    /// the generation (UInt64 on the wire), the due date (a `Double`), the id's offset
+    /// and the key generation already take 24 bytes, before the size, family and bits.
     private struct Entry {
         var generation: UInt64
         /// `timeIntervalSinceReferenceDate` of the reload due, NaN for none.
