@@ -34,8 +34,8 @@ struct DigestTable<Value> {
     }
 
     /// Where `key`'s value is in `values`, if it is held. A place stays until an entry
-    /// is removed: `removeValue(forKey:)` moves the last entry into the hole, and
-    /// `removeAll(where:)` closes up the kept ones in their order.
+    /// is removed: setting a key's value to `nil` moves the last entry into its hole,
+    /// and `removeAll(where:)` closes up the kept ones in their order.
     func place(of key: Key) -> Int? { find(key).map { Int(slots[$0]) - 1 } }
 
     /// Makes room for `count` keys at once, so that filling the table to it neither

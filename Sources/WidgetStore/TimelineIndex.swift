@@ -251,6 +251,8 @@ struct TimelineIndex {
     /// Forgets every file recorded as absent: once every file is indexed, absence is
     /// implied, and lookups of widgets never stored must not fill the table.
     mutating func removeAbsent() {
+        // Called once the index is complete: the burst of inserts into the id order is over.
+        order.pack()
         // Usually there are none: spare a pass over the whole table then.
         guard entries.values.contains(where: { $0.state == Entry.absent }) else { return }
         // The kept entries close up in their order: each one's new place is the number

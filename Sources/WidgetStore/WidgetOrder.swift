@@ -115,6 +115,30 @@ struct WidgetOrder {
         }
     }
 
+    /// Rewrites the runs ⅞ full, each in a buffer of its own: inserts in random order
+    /// leave them about 70% full (a run splits into two halves), and the heap's holes
+    /// between them. Worth it once a burst of inserts is over (the index complete).
+    mutating func pack() {
+        let fill = Self.runLimit * 7 / 8
+        var packed: [[UInt32]] = []
+        packed.reserveCapacity((count + fill - 1) / fill)
+        var run: [UInt32] = []
+        for old in runs.indices {
+            for place in runs[old] {
+                if run.isEmpty { run.reserveCapacity(Self.runLimit) }
+                run.append(place)
+                if run.count == fill {
+                    packed.append(run)
+                    run = []
+                }
+            }
+            // Each old run goes as soon as it is copied, so the two never coexist whole.
+            runs[old] = []
+        }
+        if !run.isEmpty { packed.append(run) }
+        runs = packed
+    }
+
     /// Where `place` is: the first place of its id on, up to itself.
     private func find(_ place: UInt32, isBefore: (UInt32) -> Bool) -> Cursor {
         var cursor = lowerBound(isBefore)
