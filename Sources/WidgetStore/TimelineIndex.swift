@@ -7,12 +7,15 @@ import WidgetModel
 /// Per file it holds only what calls need often — the verdict (present, absent,
 /// corrupt), generation, class, reload due, whether a placeholder exists, the reload
 /// announcement, the file's size — in a 32-byte entry keyed by the 16-byte file-name
-/// digest (in a `DigestTable`, about 52 bytes per file with the key and slot); the widget
+/// digest (in a `DigestTable`, 53–55 bytes per file with the key and slot); the widget
 /// id's bytes live in one shared arena and families in a small interned table.
 /// Placeholders are not kept here: the store reads them back from the verified file.
 ///
 /// It keeps each provider's usage (widgets, file bytes) current with every change, for
 /// the quotas (`ProviderQuota`); exact once every file is indexed.
+///
+/// It keeps the present files in widget id order (`WidgetOrder`), so that a page of
+/// `ListWidgets` and a provider's widgets cost what they return, not the store's size.
 ///
 /// It also answers the reload schedule (DESIGN §2): which due reloads were announced,
 /// and the earliest one still to announce, so the daemon keeps no map per timeline.
@@ -95,7 +98,9 @@ struct TimelineIndex {
         var keyGeneration: UInt32 = 0
     }
 
-    /// One file, 32 bytes; with its key, 48 bytes in the table's packed arrays.
+    /// One file, 32 bytes; with its key, 48 bytes in the table's packed arrays. Not 24:
+    /// the generation (UInt64 on the wire), the due date (a `Double`), the id's offset
+    /// and the key generation already take 24 bytes, before the size, family and bits.
     private struct Entry {
         var generation: UInt64
         /// `timeIntervalSinceReferenceDate` of the reload due, NaN for none.
@@ -142,6 +147,8 @@ struct TimelineIndex {
     ]
 
     private var entries = DigestTable<Entry>()
+    /// The present entries' places in `entries`, in widget id order.
+    private var order = WidgetOrder()
     /// Every present entry's widget id bytes (and any family not interned), back to back.
     private var arena: [UInt8] = []
     /// Bytes of `arena` no entry points at any more; compacted when they are most of it.
@@ -200,6 +207,10 @@ struct TimelineIndex {
         let bytes = id + inline
         let old = entries[key]
         if let old { account(old, -1) }
+        // A rewrite of the same widget keeps its place in the order; any other present
+        // entry leaves it while its id is still in the arena.
+        let keepsPlace = old.map { $0.isPresent && widgetBytes($0).elementsEqual(id) } ?? false
+        if let old, old.isPresent, !keepsPlace { leaveOrder(entries.place(of: key)!) }
         let offset: UInt32
         if let old, old.isPresent, recordBytes(old).elementsEqual(bytes) {
             // A rewrite of the same widget: its bytes are already there.
@@ -216,6 +227,7 @@ struct TimelineIndex {
             offset: offset, fileBytes: UInt32(clamping: fileBytes), family: family, length: UInt8(id.count), bits: bits,
             keyGeneration: metadata.keyGeneration)
         entries[key] = entry
+        if !keepsPlace { joinOrder(entries.place(of: key)!) }
         account(entry, 1)
         dropped(old)
         added(entry)
@@ -239,9 +251,20 @@ struct TimelineIndex {
     /// Forgets every file recorded as absent: once every file is indexed, absence is
     /// implied, and lookups of widgets never stored must not fill the table.
     mutating func removeAbsent() {
-        // Usually there are none: spare a copy of the whole table then.
+        // Called once the index is complete: the burst of inserts into the id order is over.
+        order.pack()
+        // Usually there are none: spare a pass over the whole table then.
         guard entries.values.contains(where: { $0.state == Entry.absent }) else { return }
+        // The kept entries close up in their order: each one's new place is the number
+        // of kept ones before it, and the order's places follow.
+        var renumbered = [UInt32](repeating: 0, count: entries.count)
+        var kept: UInt32 = 0
+        for (place, entry) in entries.values.enumerated() where entry.state != Entry.absent {
+            renumbered[place] = kept
+            kept += 1
+        }
         entries.removeAll { $0.state == Entry.absent }
+        order.renumber { renumbered[Int($0)] }
     }
 
     /// Forgets every file.
@@ -252,74 +275,66 @@ struct TimelineIndex {
     /// Every present file's summary, in no particular order.
     var summaries: [Summary] { entries.values.filter(\.isPresent).map(summary) }
 
-    /// The present widgets of `provider` and `kind` (`nil`: any), sorted. Matched on
-    /// the ids' bytes in place, so a pass over a large store allocates only for matches.
+    /// The present widgets of `provider` and `kind` (`nil`: any), sorted. With a
+    /// provider, only its range of the id order is walked; the kind is matched on the
+    /// ids' bytes in place, so a walk allocates only for matches.
     func widgets(provider: String?, kind: String?) -> [WidgetID] {
-        let provider = provider.map { Array($0.utf8) }
+        let prefix = provider.map { Array($0.utf8) + [UInt8(ascii: "/")] }
         let kind = kind.map { Array($0.utf8) }
         var found: [WidgetID] = []
-        arena.withUnsafeBufferPointer { arena in
-            for entry in entries.values where entry.isPresent {
-                let id = arena[Int(entry.offset)..<Int(entry.offset) + Int(entry.length)]
-                // Recorded ids are valid: PROVIDER/KIND[#INSTANCE].
-                guard let slash = id.firstIndex(of: UInt8(ascii: "/")) else { continue }
-                if let provider, !id[..<slash].elementsEqual(provider) { continue }
+        withIDs { id in
+            let start = prefix.map { prefix in order.lowerBound { id($0).lexicographicallyPrecedes(prefix) } }
+            order.walk(from: start ?? order.start) { place in
+                let candidate = id(place)
+                if let prefix, !candidate.starts(with: prefix) { return false }
                 if let kind {
-                    let end = id[(slash + 1)...].firstIndex(of: UInt8(ascii: "#")) ?? id.endIndex
-                    guard id[(slash + 1)..<end].elementsEqual(kind) else { continue }
+                    // Recorded ids are valid: PROVIDER/KIND[#INSTANCE].
+                    let slash = candidate.firstIndex(of: UInt8(ascii: "/"))!
+                    let end = candidate[(slash + 1)...].firstIndex(of: UInt8(ascii: "#")) ?? candidate.endIndex
+                    guard candidate[(slash + 1)..<end].elementsEqual(kind) else { return true }
                 }
-                found.append(widget(entry))
+                found.append(widget(entries.values[Int(place)]))
+                return true
             }
         }
-        return found.sorted()
+        return found
     }
 
     /// A page of the present files in widget id order: at most `limit` whose id sorts
     /// after `after` (nil: from the first) and whose provider is `provider` (nil: any),
-    /// and whether more follow. One pass over the index comparing the ids' bytes in
-    /// place (ids are printable ASCII, so byte order is `WidgetID`'s order), keeping
-    /// only the page's candidates: nothing is built or sorted per stored timeline.
+    /// and whether more follow. A binary search of the id order finds the page's first
+    /// id (a provider's ids are one range of it, from "PROVIDER/" on) and a walk reads
+    /// the page: the cost is the page's, not the store's.
     func page(after: WidgetID?, provider: String?, limit: Int) -> (summaries: [Summary], more: Bool) {
         precondition(limit > 0, "a page holds at least one widget")
         let after = after.map { Array($0.description.utf8) }
-        let provider = provider.map { Array($0.utf8) + [UInt8(ascii: "/")] }
-        // The limit + 1 smallest candidates, sorted: the extra one says whether more follow.
-        var best: [Entry] = []
-        best.reserveCapacity(limit + 1)
-        arena.withUnsafeBufferPointer { arena in
-            func id(_ entry: Entry) -> Slice<UnsafeBufferPointer<UInt8>> {
-                arena[Int(entry.offset)..<Int(entry.offset) + Int(entry.length)]
+        let prefix = provider.map { Array($0.utf8) + [UInt8(ascii: "/")] }
+        var page: [Summary] = []
+        // A client names the limit: room for a large page is made as it fills.
+        page.reserveCapacity(min(limit, Self.insertedPageLimit))
+        var more = false
+        withIDs { id in
+            // Both bounds hold for a prefix of the order, and so does either of them.
+            let start = order.lowerBound { place in
+                let candidate = id(place)
+                if let prefix, candidate.lexicographicallyPrecedes(prefix) { return true }
+                if let after, !after.lexicographicallyPrecedes(candidate) { return true }
+                return false
             }
-            for entry in entries.values where entry.isPresent {
-                let candidate = id(entry)
-                if let provider, !candidate.starts(with: provider) { continue }
-                if let after, !after.lexicographicallyPrecedes(candidate) { continue }
-                guard limit < Self.insertedPageLimit else {
-                    best.append(entry)
-                    continue
+            order.walk(from: start) { place in
+                if let prefix, !id(place).starts(with: prefix) { return false }
+                guard page.count < limit else {
+                    more = true
+                    return false
                 }
-                if best.count == limit + 1, !candidate.lexicographicallyPrecedes(id(best[limit])) { continue }
-                var low = 0
-                var high = best.count
-                while low < high {
-                    let middle = (low + high) / 2
-                    if id(best[middle]).lexicographicallyPrecedes(candidate) { low = middle + 1 } else { high = middle }
-                }
-                best.insert(entry, at: low)
-                if best.count > limit + 1 { best.removeLast() }
-            }
-            // A large page: every candidate was kept, sorted once (inserting each into
-            // a page of that size would be quadratic).
-            if limit >= Self.insertedPageLimit {
-                best.sort { id($0).lexicographicallyPrecedes(id($1)) }
-                if best.count > limit + 1 { best.removeLast(best.count - limit - 1) }
+                page.append(summary(entries.values[Int(place)]))
+                return true
             }
         }
-        let more = best.count > limit
-        return (best.prefix(limit).map(summary), more)
+        return (page, more)
     }
 
-    /// Pages from this size on are selected by one sort instead of sorted insertion.
+    /// Pages up to this size have their room made at once; larger ones grow as they fill.
     static let insertedPageLimit = 1024
 
     // MARK: Reload schedule
@@ -372,6 +387,19 @@ struct TimelineIndex {
     private mutating func replace(_ key: Key, with entry: Entry?) {
         let old = entries[key]
         if let old { account(old, -1) }
+        if let old, let place = entries.place(of: key) {
+            if old.isPresent { leaveOrder(place) }
+            // Removing moves the table's last entry into the hole: its place in the order follows.
+            let last = entries.count - 1
+            if entry == nil, place != last, entries.values[last].isPresent {
+                let moved = entries.values[last]
+                let arena = arena
+                let values = entries.values
+                order.move(UInt32(last), to: UInt32(place)) {
+                    Self.widgetBytes(values[Int($0)], in: arena).lexicographicallyPrecedes(Self.widgetBytes(moved, in: arena))
+                }
+            }
+        }
         entries[key] = entry
         if let old { release(old) }
         dropped(old)
@@ -393,6 +421,41 @@ struct TimelineIndex {
             let count = keyGenerationUse[entry.keyGeneration, default: 0] + sign
             keyGenerationUse[entry.keyGeneration] = count == 0 ? nil : count
         }
+    }
+
+    /// Adds the present entry at `place` of the table to the id order.
+    private mutating func joinOrder(_ place: Int) {
+        let arena = arena
+        let values = entries.values
+        let id = Self.widgetBytes(values[place], in: arena)
+        order.insert(UInt32(place)) { Self.widgetBytes(values[Int($0)], in: arena).lexicographicallyPrecedes(id) }
+    }
+
+    /// Removes the present entry at `place` of the table from the id order.
+    private mutating func leaveOrder(_ place: Int) {
+        let arena = arena
+        let values = entries.values
+        let id = Self.widgetBytes(values[place], in: arena)
+        order.remove(UInt32(place)) { Self.widgetBytes(values[Int($0)], in: arena).lexicographicallyPrecedes(id) }
+    }
+
+    /// Calls `body` with the id of a table place, read in place from the arena.
+    private func withIDs(_ body: ((UInt32) -> Slice<UnsafeBufferPointer<UInt8>>) -> Void) {
+        entries.values.withUnsafeBufferPointer { values in
+            arena.withUnsafeBufferPointer { arena in
+                body { place in
+                    let entry = values[Int(place)]
+                    return arena[Int(entry.offset)..<Int(entry.offset) + Int(entry.length)]
+                }
+            }
+        }
+    }
+
+    /// A present entry's widget id bytes.
+    private func widgetBytes(_ entry: Entry) -> ArraySlice<UInt8> { Self.widgetBytes(entry, in: arena) }
+
+    private static func widgetBytes(_ entry: Entry, in arena: [UInt8]) -> ArraySlice<UInt8> {
+        arena[Int(entry.offset)..<Int(entry.offset) + Int(entry.length)]
     }
 
     /// Counts an entry's arena bytes as garbage (the entry is going).
