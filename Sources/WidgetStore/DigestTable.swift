@@ -104,6 +104,15 @@ struct DigestTable<Value> {
             // Grown to ⅗ full: a third more keys fit before the next rebuild.
             rebuildSlots(capacity: max(16, (keys.count + 1) * 5 / 3))
         }
+        if keys.count == keys.capacity {
+            // Grown by an eighth, not doubled: the daemon's malloc fills every chunk it
+            // hands out (M_PERTURB, `ProcessHygiene`), so spare capacity is resident. A
+            // million-entry table that outgrew its reservation by a few hundred keys
+            // doubled into 48 MB of keys and values that no entry used.
+            let capacity = keys.count + max(16, keys.count / 8)
+            keys.reserveCapacity(capacity)
+            values.reserveCapacity(capacity)
+        }
         keys.append(key)
         values.append(value)
         var slot = home(key)

@@ -14,7 +14,7 @@ import WidgetModel
     /// the count first, every file recorded, absence dropped, free pages handed back.
     /// A small index is filled first, so that the code's pages and the runtime's
     /// metadata are resident before the count starts.
-    static func bytesPerTimeline(count: Int) -> Double {
+    static func bytesPerTimeline(count: Int, reserving reserved: Int? = nil) -> Double {
         func resident() -> Int {
             // statm's second field: resident pages.
             let fields = (try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8))?.split(separator: " ") ?? []
@@ -23,7 +23,7 @@ import WidgetModel
         precondition(filled(1_000).count == 1_000)
         ProcessHygiene.returnFreeMemory()
         let before = resident()
-        let index = filled(count)
+        let index = filled(count, reserving: reserved ?? count)
         ProcessHygiene.returnFreeMemory()
         let after = resident()
         precondition(index.count == count)
@@ -31,9 +31,9 @@ import WidgetModel
     }
 
     /// An index of `count` timelines, filled as the catalog fills it.
-    private static func filled(_ count: Int) -> TimelineIndex {
+    private static func filled(_ count: Int, reserving reserved: Int? = nil) -> TimelineIndex {
         var index = TimelineIndex()
-        index.reserveCapacity(count)
+        index.reserveCapacity(reserved ?? count)
         let families = ["systemSmall", "systemMedium", "accessoryCircular"]
         for i in 0..<count {
             var digest = withUnsafeBytes(of: UInt64(i).bigEndian, Array.init)
@@ -62,5 +62,21 @@ import WidgetModel
         let perTimeline = try #require(output.split(separator: "\n").last.flatMap { Double($0) })
         print("index: \(perTimeline) resident bytes per stored timeline")
         #expect(perTimeline <= Self.boundPerTimeline)
+    }
+
+    /// As the daemon runs: malloc fills every chunk it hands out (`M_PERTURB`), so spare
+    /// capacity is resident too, and the catalog's count fell short of the files by
+    /// 0.03% on the benchmark's million-timeline store. Growing by doubling made that
+    /// 150 bytes per timeline (the keys and values doubled at the end, the arena's ids
+    /// in twice their room); the bound is the one above and an eighth.
+    @Test func anIndexThatOutgrowsItsReservationUnderPerturbedMallocStaysWithinAnEighthMore() async throws {
+        let result = await #expect(processExitsWith: .success, observing: [\.standardOutputContent]) {
+            try ProcessHygiene.apply()
+            print(IndexMemoryTests.bytesPerTimeline(count: 100_000, reserving: 99_000))
+        }
+        let output = String(decoding: try #require(result).standardOutputContent, as: UTF8.self)
+        let perTimeline = try #require(output.split(separator: "\n").last.flatMap { Double($0) })
+        print("index, perturbed malloc, outgrown reservation: \(perTimeline) resident bytes per stored timeline")
+        #expect(perTimeline <= Self.boundPerTimeline * 9 / 8)
     }
 }
