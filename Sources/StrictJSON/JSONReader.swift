@@ -28,9 +28,7 @@ public struct JSONReader {
 
     /// A reader at the start of `bytes`.
     public init(_ bytes: UnsafeRawBufferPointer) {
-        self.bytes = bytes
-        self.offset = 0
-        self.isValidated = false
+        self.init(bytes, isValidated: false)
     }
 
     /// A reader at the start of `bytes` that this reader has already checked as JSON text
@@ -40,9 +38,13 @@ public struct JSONReader {
     /// Bytes that were not checked must not come here: an invalid sequence would then be
     /// read as U+FFFD instead of refused.
     public init(validated bytes: UnsafeRawBufferPointer) {
+        self.init(bytes, isValidated: true)
+    }
+
+    private init(_ bytes: UnsafeRawBufferPointer, isValidated: Bool) {
         self.bytes = bytes
         self.offset = 0
-        self.isValidated = true
+        self.isValidated = isValidated
     }
 
     /// A reader over the same document, at `offset` (a value start this reader found).

@@ -200,28 +200,17 @@ private struct EnvelopeScan {
 private enum EnvelopeMember: UInt8, CaseIterable {
     case method, more, oneway, upgrade, parameters
 
+    /// The keys, by `rawValue`.
+    private static let names = ["method", "more", "oneway", "upgrade", "parameters"]
+
     /// The member named `name`, or nil for a member the envelope ignores.
     init?(_ name: String) {
-        switch name {
-        case "method": self = .method
-        case "more": self = .more
-        case "oneway": self = .oneway
-        case "upgrade": self = .upgrade
-        case "parameters": self = .parameters
-        default: return nil
-        }
+        guard let index = Self.names.firstIndex(of: name) else { return nil }
+        self.init(rawValue: UInt8(index))
     }
 
     /// The member's key, as an `InvalidParameter` names it.
-    var name: String {
-        switch self {
-        case .method: "method"
-        case .more: "more"
-        case .oneway: "oneway"
-        case .upgrade: "upgrade"
-        case .parameters: "parameters"
-        }
-    }
+    var name: String { Self.names[Int(rawValue)] }
 }
 
 /// A set of envelope members, as bits.

@@ -10,9 +10,9 @@ extension PutTimelineParameters {
         return PutTimelineParameters(
             widget: try members.widget(),
             family: try members.family(),
-            entries: try members.timelinePart("entries", Entry.readArray) ?? { throw ServiceError.invalidTimeline("missing \"entries\"") }(),
-            policy: try members.timelinePart("policy", ReloadPolicy.read),
-            placeholder: try members.timelinePart("placeholder", Placeholder.read))
+            entries: try members.timelinePart(.entries, Entry.readArray) ?? { throw ServiceError.invalidTimeline("missing \"entries\"") }(),
+            policy: try members.timelinePart(.policy, ReloadPolicy.read),
+            placeholder: try members.timelinePart(.placeholder, Placeholder.read))
     }
 }
 
@@ -22,7 +22,7 @@ extension AppendEntriesParameters {
         let members = try ProviderParameters(bytes)
         return AppendEntriesParameters(
             widget: try members.widget(),
-            entries: try members.timelinePart("entries", Entry.readArray) ?? { throw ServiceError.invalidTimeline("missing \"entries\"") }())
+            entries: try members.timelinePart(.entries, Entry.readArray) ?? { throw ServiceError.invalidTimeline("missing \"entries\"") }())
     }
 }
 
@@ -37,26 +37,26 @@ extension AppendEntriesParameters {
 /// read with `JSONReader(validated:)`.
 struct ProviderParameters {
     /// The members it reads, in the order they are decoded.
-    private enum Member {
+    enum Member: Int {
         case widget, family, entries, policy, placeholder
+
+        /// The keys, by `rawValue`.
+        private static let names = ["widget", "family", "entries", "policy", "placeholder"]
 
         /// The member named `key`, or nil for one that is ignored.
         init?(_ key: String) {
-            switch key {
-            case "widget": self = .widget
-            case "family": self = .family
-            case "entries": self = .entries
-            case "policy": self = .policy
-            case "placeholder": self = .placeholder
-            default: return nil
-            }
+            guard let index = Self.names.firstIndex(of: key) else { return nil }
+            self.init(rawValue: index)
         }
+
+        /// The member's key.
+        var name: String { Self.names[rawValue] }
     }
 
     private let bytes: UnsafeRawBufferPointer
-    /// Where each member's value starts, by `Member`; a fixed array of slots rather than
-    /// a dictionary, which cost every write an allocation and five hashed inserts.
-    private var offsets: (Int?, Int?, Int?, Int?, Int?) = (nil, nil, nil, nil, nil)
+    /// Where each member's value starts, by `Member.rawValue` (one slot per member): fixed slots rather than a
+    /// dictionary, which cost every write an allocation and five hashed inserts.
+    private var offsets = InlineArray<5, Int?>(repeating: nil)
 
     init(_ bytes: UnsafeRawBufferPointer?) throws {
         guard let bytes else {
@@ -65,14 +65,14 @@ struct ProviderParameters {
         }
         self.bytes = bytes
         var reader = JSONReader(validated: bytes)
-        var found = self
+        var offsets = InlineArray<5, Int?>(repeating: nil)
         var duplicate: Member?
         do {
             try reader.readObject { (reader, key) throws(JSONReadError) in
                 _ = try reader.peek()
                 if let member = Member(key) {
-                    if found.offset(of: member) != nil, duplicate == nil { duplicate = member }
-                    found.setOffset(reader.offset, of: member)
+                    if offsets[member.rawValue] != nil, duplicate == nil { duplicate = member }
+                    offsets[member.rawValue] = reader.offset
                 }
                 // The envelope scan checked these bytes: locating the next member is enough.
                 try reader.skipCheckedValue()
@@ -80,40 +80,18 @@ struct ProviderParameters {
         } catch {
             throw ServiceError.invalidParameter("")
         }
-        switch duplicate {
-        case nil: break
-        case .widget: throw ServiceError.invalidParameter("widget")
-        case .family: throw ServiceError.invalidParameter("family")
-        case .entries: throw ServiceError.invalidTimeline("duplicate key \"entries\"")
-        case .policy: throw ServiceError.invalidTimeline("duplicate key \"policy\"")
-        case .placeholder: throw ServiceError.invalidTimeline("duplicate key \"placeholder\"")
+        if let duplicate {
+            switch duplicate {
+            case .widget, .family: throw ServiceError.invalidParameter(duplicate.name)
+            case .entries, .policy, .placeholder: throw ServiceError.invalidTimeline("duplicate key \"\(duplicate.name)\"")
+            }
         }
-        offsets = found.offsets
-    }
-
-    private func offset(of member: Member) -> Int? {
-        switch member {
-        case .widget: offsets.0
-        case .family: offsets.1
-        case .entries: offsets.2
-        case .policy: offsets.3
-        case .placeholder: offsets.4
-        }
-    }
-
-    private mutating func setOffset(_ offset: Int, of member: Member) {
-        switch member {
-        case .widget: offsets.0 = offset
-        case .family: offsets.1 = offset
-        case .entries: offsets.2 = offset
-        case .policy: offsets.3 = offset
-        case .placeholder: offsets.4 = offset
-        }
+        self.offsets = offsets
     }
 
     /// The required `widget` string.
     func widget() throws -> String {
-        guard let offset = offset(of: .widget) else { throw ServiceError.invalidParameter("widget") }
+        guard let offset = offsets[Member.widget.rawValue] else { throw ServiceError.invalidParameter("widget") }
         var reader = JSONReader(validated: bytes).reader(at: offset)
         guard let text = try? reader.readString() else { throw ServiceError.invalidParameter("widget") }
         return text
@@ -121,7 +99,7 @@ struct ProviderParameters {
 
     /// The optional `family` string; null counts as absent.
     func family() throws -> String? {
-        guard let offset = offset(of: .family) else { return nil }
+        guard let offset = offsets[Member.family.rawValue] else { return nil }
         var reader = JSONReader(validated: bytes).reader(at: offset)
         guard let isNull = try? reader.readNull(), !isNull else { return nil }
         guard let text = try? reader.readString() else { throw ServiceError.invalidParameter("family") }
@@ -129,8 +107,8 @@ struct ProviderParameters {
     }
 
     /// A member read with `read`, or nil when absent or null; errors are `InvalidTimeline`.
-    func timelinePart<T>(_ key: String, _ read: (inout JSONReader) throws(JSONReadError) -> T) throws -> T? {
-        guard let member = Member(key), let offset = offset(of: member) else { return nil }
+    func timelinePart<T>(_ member: Member, _ read: (inout JSONReader) throws(JSONReadError) -> T) throws -> T? {
+        guard let offset = offsets[member.rawValue] else { return nil }
         var reader = JSONReader(validated: bytes).reader(at: offset)
         do {
             if try reader.readNull() { return nil }

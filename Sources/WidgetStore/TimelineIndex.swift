@@ -415,7 +415,7 @@ struct TimelineIndex {
     /// Entries recorded by `replace` are markers, which count for nobody.
     private mutating func account(_ entry: Entry, _ sign: Int) {
         guard entry.isPresent else { return }
-        let id = arena[Int(entry.offset)..<Int(entry.offset) + Int(entry.length)]
+        let id = widgetBytes(entry)
         // Recorded ids are valid: PROVIDER/KIND[#INSTANCE].
         let provider = String(decoding: id[..<(id.firstIndex(of: UInt8(ascii: "/")) ?? id.endIndex)], as: UTF8.self)
         var usage = usages[provider] ?? ProviderUsage()
@@ -506,9 +506,8 @@ struct TimelineIndex {
     }
 
     private func widget(_ entry: Entry) -> WidgetID {
-        let bytes = arena[Int(entry.offset)..<Int(entry.offset) + Int(entry.length)]
         // Only ids that parsed before are recorded.
-        return try! WidgetID(String(decoding: bytes, as: UTF8.self))
+        try! WidgetID(String(decoding: widgetBytes(entry), as: UTF8.self))
     }
 
     private func summary(_ entry: Entry) -> Summary {
