@@ -29,6 +29,12 @@
  * accepted: it is refused here for that confused deputy, not for widgetd's sake.)
  * A process that is not root (a screen locker) connects as itself.
  *
+ * Who listens: the password goes only to a socket whose listener (SO_PEERCRED, the
+ * credentials of the process that called listen()) is the user or root. Any other uid
+ * listening on socket= (a world-writable directory, a path that another account could
+ * bind first) is sent nothing, not even GetStatus, and is logged. widgetd's system
+ * units qualify: systemd (root) listens on widgetd.socket for the `widgetd` user.
+ *
  * Arguments: socket=PATH (default /run/user/UID/widgetd/widgetd.sock), enroll (an
  * instance with no passcode takes the password as its passcode), debug.
  */
@@ -211,6 +217,24 @@ static int connect_as_user(pam_handle_t *pamh, const struct passwd *pw, const ch
     return fd;
 }
 
+/* Whether the listener behind `fd` may receive the user's password: the user or root.
+ * Returns 0, or -1 (logged). */
+static int check_listener(pam_handle_t *pamh, const struct passwd *pw, int fd, const char *path)
+{
+    struct ucred peer;
+    socklen_t len = sizeof peer;
+    if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &peer, &len) < 0 || len != sizeof peer) {
+        pam_syslog(pamh, LOG_ERR, "cannot read who listens on %s (%m): nothing sent", path);
+        return -1;
+    }
+    if (peer.uid != pw->pw_uid && peer.uid != 0) {
+        pam_syslog(pamh, LOG_ERR, "%s is served by uid %u (pid %d), neither %s nor root: nothing sent", path,
+                   (unsigned)peer.uid, (int)peer.pid, pw->pw_name);
+        return -1;
+    }
+    return 0;
+}
+
 /* Sends one NUL-terminated request and reads one reply into `reply` (its text, NUL
  * terminated, without the NUL that ends it on the wire). Returns 0, or -1. */
 static int exchange(int fd, const char *request, size_t len, long long deadline, char *reply, size_t cap,
@@ -322,7 +346,7 @@ static void report_out_of_step(struct conn *c, const char *why)
                    "widgetd passcode out of step (%s): no password is sent until `widgetctl passcode change`", why);
 }
 
-/* Opens the conversation. Returns 0, or -1 with `*absent` set when no instance
+/* Opens the conversation, if the user or root listens. Returns 0, or -1 with `*absent` set when no instance
  * listens (ENOENT, ECONNREFUSED: the caller may keep the password for later). */
 static int open_conn(struct conn *c, pam_handle_t *pamh, const struct options *o, const struct passwd *pw,
                      char *path, size_t path_cap, int *absent)
@@ -345,6 +369,11 @@ static int open_conn(struct conn *c, pam_handle_t *pamh, const struct options *o
             DEBUG("no widgetd listening on %s", path);
         else
             pam_syslog(pamh, LOG_WARNING, "cannot connect to %s: %m", path);
+        return -1;
+    }
+    if (check_listener(pamh, pw, c->fd, path) < 0) {
+        close(c->fd);
+        c->fd = -1;
         return -1;
     }
     c->buffer = malloc(MAX_REPLY);
