@@ -5,7 +5,7 @@
  * already verified to widgetd over its Varlink socket (Unlock), re-wraps on a
  * password change (SetPasscode), and reports a passcode that can no longer match
  * (ReportPasscodeOutOfStep). It never decides or delays a login: every outcome is
- * PAM_IGNORE, every failure a syslog line, every exchange bounded by a deadline.
+ * PAM_IGNORE, every failure a syslog line, every call bounded by one deadline.
  *
  * Placement (the pam-auth-update profile, pam/widgetd.pam-config, does this): in `auth`,
  * only where it runs after the password was verified and never after a failure.
@@ -17,17 +17,34 @@
  *
  * Identity: a user instance of widgetd takes its owner (its own uid) as
  * administrator (DESIGN §6). login and sshd run this module as root, so it connects
- * with the user's credentials: effective uid, gid and groups are switched to the
- * user's around socket() and connect() only, and restored at once. The kernel
- * records the peer credentials (SO_PEERCRED, SO_PEERGROUPS) at connect(), so the
- * exchange that follows may run as root. Switching rather than forking a child keeps
- * the password in one process (no copy in a child), does not fight the
- * application's SIGCHLD handling, and makes the kernel check the socket path with the
- * user's rights: /run/user/UID belongs to the user, and root following a path the
- * user controls (a symlink to some root-only socket) would be a confused deputy.
- * (Root is an administrator of every instance too, so connecting as root would be
- * accepted: it is refused here for that confused deputy, not for widgetd's sake.)
- * A process that is not root (a screen locker) connects as itself.
+ * with the user's credentials: a child process takes the user's uid, gid and groups,
+ * creates the socket, connects (which resolves the path with the user's rights) and
+ * hands the connected socket back over a socket pair; the kernel records the peer
+ * credentials (SO_PEERCRED, SO_PEERGROUPS) at connect(), so the exchange that follows
+ * runs in the caller. /run/user/UID belongs to the user, and root following a path the
+ * user controls (a symlink to some root-only socket) would be a confused deputy. (Root
+ * is an administrator of every instance too, so connecting as root would be accepted:
+ * it is refused here for that confused deputy, not for widgetd's sake.) A process that
+ * is not root (a screen locker such as phosh) connects as itself, in the child too.
+ *
+ * Why a child: resolving the path can block without end (a FUSE file system the user
+ * mounted there that never answers), and only SIGKILL ends that wait. The child is
+ * killed at the deadline; it runs nothing but a few system calls between _Fork and
+ * _exit, sends nothing to widgetd, and once it has taken the user's credentials the
+ * kernel makes it undumpable, so the user cannot read the copy of the caller's memory
+ * it shares. The application may see a SIGCHLD for it, as for pam_unix's helper; it
+ * is reaped here through its pidfd, and one the application reaps first is just gone.
+ *
+ * Who listens: the password goes only to a socket whose listener (SO_PEERCRED, the
+ * credentials of the process that called listen()) is the user or root. Any other uid
+ * listening on socket= (a world-writable directory, a path that another account could
+ * bind first) is sent nothing, not even GetStatus, and is logged. widgetd's system
+ * units qualify: systemd (root) listens on widgetd.socket for the `widgetd` user.
+ *
+ * Time: one deadline bounds each PAM call as a whole (CALL_MS), whatever the listener
+ * does: connect (path resolution included) and the status each within QUICK_MS of it,
+ * the rest (Unlock or SetPasscode with their key derivations, ReportPasscodeOutOfStep)
+ * within what is left.
  *
  * Arguments: socket=PATH (default /run/user/UID/widgetd/widgetd.sock), enroll (an
  * instance with no passcode takes the password as its passcode), debug.
@@ -38,12 +55,16 @@
 #include <grp.h>
 #include <poll.h>
 #include <pwd.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/pidfd.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 #include <syslog.h>
 #include <time.h>
 #include <unistd.h>
@@ -67,12 +88,17 @@
 #define MAX_REQUEST (256 + 2 * 6 * MAX_PASSWORD)
 /* Replies are not secret; GetStatus with a long hiddenComplications list is the largest. */
 #define MAX_REPLY (1 << 20)
-/* Deadlines, in milliseconds: answers without a key derivation, and those with one
- * or two (Argon2id about 100 ms each by default, queued behind other unlocks). A
- * widgetd that is absent costs nothing (connect fails at once); one that hangs costs
- * at most these. */
+/* Deadlines, in milliseconds, on the monotonic clock. CALL_MS bounds a whole PAM call:
+ * answers with one or two key derivations (Argon2id about 100 ms each by default,
+ * queued behind other unlocks) fit in it with room. QUICK_MS bounds each step that
+ * needs none (connecting, GetStatus, ReportPasscodeOutOfStep) within it. A widgetd
+ * that is absent costs nothing (connect fails at once); one that hangs, trickles or
+ * sits behind a path that never resolves costs at most CALL_MS in all. */
 #define QUICK_MS 1000
-#define DERIVING_MS 3000
+#define CALL_MS 3000
+/* After SIGKILL, how long the connecting child is waited for before it is left to the
+ * application to reap (a process killed in a wait ends at once; this bounds the rest). */
+#define REAP_MS 100
 
 struct options {
     char socket[sizeof(((struct sockaddr_un *)0)->sun_path)];
@@ -125,90 +151,163 @@ static int wait_for(int fd, short events, long long deadline)
     }
 }
 
-/* The user's credentials as effective ones, or the saved ones back. */
-struct saved_ids {
-    uid_t euid;
-    gid_t egid;
-    gid_t *groups;
-    int ngroups;
-};
-
-static int become_user(const struct passwd *pw, struct saved_ids *s)
+/* In the child: the user's credentials (if the caller is root), the socket, connect.
+ * Reports the connected socket, or the errno, over `report`, then exits. Only
+ * async-signal-safe calls (the caller may have threads): raw system calls set the
+ * credentials of this, the child's only thread. */
+static void __attribute__((noreturn)) connect_child(int report, const struct sockaddr_un *addr, const gid_t *groups,
+                                                    size_t ngroups, uid_t uid, gid_t gid)
 {
-    gid_t *groups = NULL;
-    int n = 0;
-    s->groups = NULL;
-    s->euid = geteuid();
-    s->egid = getegid();
-    s->ngroups = getgroups(0, NULL);
-    if (s->ngroups < 0) return -1;
-    s->groups = calloc((size_t)s->ngroups + 1, sizeof(gid_t));
-    if (s->groups == NULL || getgroups(s->ngroups, s->groups) < 0) goto fail;
-    /* The user's groups, as the instance would see them after a real login. */
-    getgrouplist(pw->pw_name, pw->pw_gid, NULL, &n);
-    if (n <= 0 || (groups = calloc((size_t)n, sizeof(gid_t))) == NULL) goto fail;
-    if (getgrouplist(pw->pw_name, pw->pw_gid, groups, &n) < 0) goto fail;
-    if (setgroups((size_t)n, groups) < 0) goto fail;
-    if (setresgid((gid_t)-1, pw->pw_gid, (gid_t)-1) < 0) goto restore_groups;
-    if (setresuid((uid_t)-1, pw->pw_uid, (uid_t)-1) < 0) goto restore_gid;
-    free(groups);
-    return 0;
-restore_gid:
-    if (setresgid((gid_t)-1, s->egid, (gid_t)-1) < 0) abort(); /* see connect_as_user */
-restore_groups:
-    if (setgroups((size_t)s->ngroups, s->groups) < 0) abort();
-fail:
-    free(groups);
-    free(s->groups);
-    s->groups = NULL;
-    return -1;
-}
-
-static int restore_ids(struct saved_ids *s)
-{
-    int ok = setresuid((uid_t)-1, s->euid, (uid_t)-1) == 0
-        && setresgid((gid_t)-1, s->egid, (gid_t)-1) == 0
-        && setgroups((size_t)s->ngroups, s->groups) == 0;
-    free(s->groups);
-    s->groups = NULL;
-    return ok ? 0 : -1;
-}
-
-/* Connects to widgetd as the user. Returns the socket, or -1 with errno (ENOENT or
- * ECONNREFUSED: no instance is listening). */
-static int connect_as_user(pam_handle_t *pamh, const struct passwd *pw, const char *path)
-{
-    struct sockaddr_un addr = { .sun_family = AF_UNIX };
-    struct saved_ids saved;
-    int fd, err = 0, switched = 0;
-    strcpy(addr.sun_path, path); /* its length was checked against sun_path */
-    if (geteuid() == 0 && pw->pw_uid != 0) {
-        if (become_user(pw, &saved) < 0) {
-            pam_syslog(pamh, LOG_ERR, "cannot take the credentials of %s: %m", pw->pw_name);
-            errno = EPERM;
-            return -1;
-        }
-        switched = 1;
-    }
-    fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-    if (fd < 0) {
+    int err = 0, fd = -1;
+    if (groups != NULL
+        && (syscall(SYS_setgroups, ngroups, groups) < 0 || syscall(SYS_setresgid, gid, gid, gid) < 0
+            || syscall(SYS_setresuid, uid, uid, uid) < 0)) {
+        err = EPERM;
+    } else if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0)) < 0) {
         err = errno;
-    } else if (connect(fd, (struct sockaddr *)&addr, sizeof addr) < 0 && errno != EINPROGRESS) {
+    } else if (connect(fd, (const struct sockaddr *)addr, sizeof *addr) < 0 && errno != EINPROGRESS) {
         /* A Unix socket connects at once or not at all; a full backlog (EAGAIN) is
          * an instance too busy to wait for. */
         err = errno;
-        close(fd);
-        fd = -1;
     }
-    if (switched && restore_ids(&saved) < 0) {
-        /* Cannot happen while the saved uid is root; if it does, the caller must not
-         * go on as if nothing had: the process would carry the user's identity. */
-        pam_syslog(pamh, LOG_CRIT, "cannot restore the credentials after connecting: %m");
+    union {
+        struct cmsghdr header;
+        char space[CMSG_SPACE(sizeof(int))];
+    } control;
+    struct iovec iov = { .iov_base = &err, .iov_len = sizeof err };
+    struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
+    memset(&control, 0, sizeof control);
+    if (err == 0) {
+        msg.msg_control = control.space;
+        msg.msg_controllen = sizeof control.space;
+        struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
+        c->cmsg_level = SOL_SOCKET;
+        c->cmsg_type = SCM_RIGHTS;
+        c->cmsg_len = CMSG_LEN(sizeof(int));
+        memcpy(CMSG_DATA(c), &fd, sizeof fd);
+    }
+    while (sendmsg(report, &msg, MSG_NOSIGNAL) < 0 && errno == EINTR) {}
+    _exit(0);
+}
+
+/* Reads the child's report: the connected socket, or -1 with errno. */
+static int receive_connection(int report)
+{
+    int err = 0, fd = -1;
+    union {
+        struct cmsghdr header;
+        char space[CMSG_SPACE(sizeof(int))];
+    } control;
+    struct iovec iov = { .iov_base = &err, .iov_len = sizeof err };
+    struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = control.space,
+                          .msg_controllen = sizeof control.space };
+    ssize_t n;
+    memset(&control, 0, sizeof control);
+    while ((n = recvmsg(report, &msg, MSG_CMSG_CLOEXEC)) < 0 && errno == EINTR) {}
+    if (n < 0) return -1;
+    for (struct cmsghdr *c = CMSG_FIRSTHDR(&msg); c != NULL; c = CMSG_NXTHDR(&msg, c)) {
+        if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS && c->cmsg_len == CMSG_LEN(sizeof(int)))
+            memcpy(&fd, CMSG_DATA(c), sizeof fd);
+    }
+    if (n != (ssize_t)sizeof err || (err == 0) != (fd >= 0)) {
+        /* The child died before reporting (n == 0), or a report that cannot be. */
         if (fd >= 0) close(fd);
-        abort();
+        errno = n == 0 ? ECHILD : EPROTO;
+        return -1;
     }
+    if (err != 0) { errno = err; return -1; }
+    return fd;
+}
+
+/* Ends the child: killed if it still runs, then reaped within REAP_MS. A child that
+ * the application's own SIGCHLD handling reaps first is simply gone. Without a pidfd
+ * (a kernel before 5.3) the pid is killed only while the child is known to live: it
+ * has not reported, and its end of the pair is still open. */
+static void end_child(pam_handle_t *pamh, pid_t pid, int pidfd, int kill_it)
+{
+    if (kill_it) {
+        if (pidfd >= 0) (void)pidfd_send_signal(pidfd, SIGKILL, NULL, 0);
+        else (void)kill(pid, SIGKILL);
+    }
+    if (pidfd >= 0) {
+        (void)wait_for(pidfd, POLLIN, now_ms() + REAP_MS);
+    }
+    if (waitpid(pid, NULL, WNOHANG) == 0)
+        pam_syslog(pamh, LOG_WARNING, "the connecting child %d did not end at once; left to be reaped", (int)pid);
+    if (pidfd >= 0) close(pidfd);
+}
+
+/* Connects to widgetd as the user, path resolution included, by `deadline`. Returns
+ * the socket, or -1 with errno (ENOENT or ECONNREFUSED: no instance is listening;
+ * ETIMEDOUT: the path or the connection did not resolve in time). */
+static int connect_as_user(pam_handle_t *pamh, const struct passwd *pw, const char *path, long long deadline)
+{
+    struct sockaddr_un addr = { .sun_family = AF_UNIX };
+    gid_t *groups = NULL;
+    int ngroups = 0, pair[2], pidfd, fd = -1, err = 0;
+    pid_t pid;
+    strcpy(addr.sun_path, path); /* its length was checked against sun_path */
+    if (geteuid() == 0 && pw->pw_uid != 0) {
+        /* The user's groups, as the instance would see them after a real login (NSS:
+         * read here, before the fork, never in the child). */
+        getgrouplist(pw->pw_name, pw->pw_gid, NULL, &ngroups);
+        if (ngroups <= 0 || (groups = calloc((size_t)ngroups, sizeof(gid_t))) == NULL
+            || getgrouplist(pw->pw_name, pw->pw_gid, groups, &ngroups) < 0) {
+            pam_syslog(pamh, LOG_ERR, "cannot read the groups of %s", pw->pw_name);
+            free(groups);
+            errno = EPERM;
+            return -1;
+        }
+    }
+    if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) < 0) {
+        err = errno;
+        free(groups);
+        errno = err;
+        return -1;
+    }
+    pid = _Fork();
+    if (pid == 0) {
+        close(pair[0]);
+        connect_child(pair[1], &addr, groups, (size_t)ngroups, pw->pw_uid, pw->pw_gid);
+    }
+    err = errno;
+    close(pair[1]);
+    free(groups);
+    if (pid < 0) {
+        close(pair[0]);
+        errno = err;
+        return -1;
+    }
+    pidfd = pidfd_open(pid, 0);
+    if (wait_for(pair[0], POLLIN, deadline) < 0) {
+        err = errno;
+        end_child(pamh, pid, pidfd, 1);
+    } else {
+        fd = receive_connection(pair[0]);
+        err = errno;
+        end_child(pamh, pid, pidfd, 0);
+    }
+    close(pair[0]);
     errno = err;
     return fd;
+}
+
+/* Whether the listener behind `fd` may receive the user's password: the user or root.
+ * Returns 0, or -1 (logged). */
+static int check_listener(pam_handle_t *pamh, const struct passwd *pw, int fd, const char *path)
+{
+    struct ucred peer;
+    socklen_t len = sizeof peer;
+    if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &peer, &len) < 0 || len != sizeof peer) {
+        pam_syslog(pamh, LOG_ERR, "cannot read who listens on %s (%m): nothing sent", path);
+        return -1;
+    }
+    if (peer.uid != pw->pw_uid && peer.uid != 0) {
+        pam_syslog(pamh, LOG_ERR, "%s is served by uid %u (pid %d), neither %s nor root: nothing sent", path,
+                   (unsigned)peer.uid, (int)peer.pid, pw->pw_name);
+        return -1;
+    }
+    return 0;
 }
 
 /* Sends one NUL-terminated request and reads one reply into `reply` (its text, NUL
@@ -249,12 +348,22 @@ struct conn {
     int fd;
     char *buffer;
     const char *path;
+    long long deadline; /* of the whole PAM call */
 };
 
+/* The deadline of a step: `step_ms` from now, or the call's if that comes first
+ * (0: the rest of the call). */
+static long long step_deadline(const struct conn *c, int step_ms)
+{
+    long long step = now_ms() + step_ms;
+    return step_ms > 0 && step < c->deadline ? step : c->deadline;
+}
+
 /* Calls `method` with `params` (a JSON object's members, or NULL) and parses the
- * answer. The request, which may hold passwords, lives on the stack and is zeroed
- * here whatever happens. Returns 0 with `r` filled, or -1 (logged). */
-static int call(struct conn *c, const char *method, const char *params, int timeout_ms, struct wd_reply *r)
+ * answer, within `step_ms` (0: the rest of the call). The request, which may hold
+ * passwords, lives on the stack and is zeroed here whatever happens. Returns 0 with
+ * `r` filled, or -1 (logged). */
+static int call(struct conn *c, const char *method, const char *params, int step_ms, struct wd_reply *r)
 {
     char request[MAX_REQUEST + 64];
     size_t reply_len = 0;
@@ -263,7 +372,7 @@ static int call(struct conn *c, const char *method, const char *params, int time
                  params ? ",\"parameters\":{" : "", params ? params : "", params ? "}" : "");
     if (n < 0 || (size_t)n >= sizeof request) {
         pam_syslog(c->pamh, LOG_ERR, "%s: request too long, not sent", method);
-    } else if (exchange(c->fd, request, (size_t)n + 1, now_ms() + timeout_ms, c->buffer, MAX_REPLY, &reply_len) < 0) {
+    } else if (exchange(c->fd, request, (size_t)n + 1, step_deadline(c, step_ms), c->buffer, MAX_REPLY, &reply_len) < 0) {
         pam_syslog(c->pamh, LOG_WARNING, "%s on %s failed: %m", method, c->path);
     } else if (wd_parse_reply(c->buffer, reply_len, r) < 0) {
         pam_syslog(c->pamh, LOG_WARNING, "%s on %s: unreadable reply", method, c->path);
@@ -305,7 +414,7 @@ static int call_with_secrets(struct conn *c, const char *method, const char *nam
         || (name2 && add_member(params, sizeof params, &at, name2, value2) < 0)) {
         pam_syslog(c->pamh, LOG_NOTICE, "%s not sent: the password is empty, not UTF-8 or too long", method);
     } else {
-        rc = call(c, method, params, DERIVING_MS, r);
+        rc = call(c, method, params, 0, r);
     }
     explicit_bzero(params, sizeof params);
     return rc;
@@ -322,29 +431,36 @@ static void report_out_of_step(struct conn *c, const char *why)
                    "widgetd passcode out of step (%s): no password is sent until `widgetctl passcode change`", why);
 }
 
-/* Opens the conversation. Returns 0, or -1 with `*absent` set when no instance
- * listens (ENOENT, ECONNREFUSED: the caller may keep the password for later). */
+/* Opens the conversation, if the user or root listens, for a PAM call that ends at
+ * `deadline`. Returns 0, or -1 with `*absent` set when no instance listens (ENOENT,
+ * ECONNREFUSED: the caller may keep the password for later). */
 static int open_conn(struct conn *c, pam_handle_t *pamh, const struct options *o, const struct passwd *pw,
-                     char *path, size_t path_cap, int *absent)
+                     char *path, size_t path_cap, long long deadline, int *absent)
 {
     c->pamh = pamh;
     c->o = o;
     c->fd = -1;
     c->buffer = NULL;
     c->path = path;
+    c->deadline = deadline;
     *absent = 0;
     if (o->socket_given) {
         snprintf(path, path_cap, "%s", o->socket);
     } else if ((size_t)snprintf(path, path_cap, "/run/user/%u/widgetd/widgetd.sock", (unsigned)pw->pw_uid) >= path_cap) {
         return -1;
     }
-    c->fd = connect_as_user(pamh, pw, path);
+    c->fd = connect_as_user(pamh, pw, path, step_deadline(c, QUICK_MS));
     if (c->fd < 0) {
         *absent = errno == ENOENT || errno == ECONNREFUSED || errno == ENOTDIR;
         if (*absent)
             DEBUG("no widgetd listening on %s", path);
         else
             pam_syslog(pamh, LOG_WARNING, "cannot connect to %s: %m", path);
+        return -1;
+    }
+    if (check_listener(pamh, pw, c->fd, path) < 0) {
+        close(c->fd);
+        c->fd = -1;
         return -1;
     }
     c->buffer = malloc(MAX_REPLY);
@@ -407,16 +523,16 @@ static void enroll(struct conn *c, const char *password)
         pam_syslog(pamh, LOG_NOTICE, "enroll: the login password is now widgetd's passcode");
 }
 
-/* Login: the password the stack verified unlocks widgetd. Returns 1 if no instance
- * listens, so that the caller may keep it for open_session. */
+/* Login: the password the stack verified unlocks widgetd, by `deadline`. Returns 1 if
+ * no instance listens, so that the caller may keep it for open_session. */
 static int deliver_login_password(pam_handle_t *pamh, const struct options *o, const struct passwd *pw,
-                                  const char *password)
+                                  const char *password, long long deadline)
 {
     char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
     struct conn c;
     struct wd_reply status, r;
     int absent, verdict;
-    if (open_conn(&c, pamh, o, pw, path, sizeof path, &absent) < 0) return absent;
+    if (open_conn(&c, pamh, o, pw, path, sizeof path, deadline, &absent) < 0) return absent;
     verdict = check_status(&c, &status);
     if (verdict == 0) {
         enroll(&c, password);
@@ -464,6 +580,7 @@ EXPORT int pam_sm_authenticate(pam_handle_t *pamh, int flags, int argc, const ch
     char buffer[4096];
     const struct passwd *pw;
     const char *password = NULL;
+    long long deadline = now_ms() + CALL_MS;
     (void)flags;
     parse_options(pamh, argc, argv, o);
     if ((pw = user_of(pamh, &storage, buffer, sizeof buffer)) == NULL) {
@@ -477,7 +594,7 @@ EXPORT int pam_sm_authenticate(pam_handle_t *pamh, int flags, int argc, const ch
         DEBUG("no password in the stack: nothing sent");
         return PAM_IGNORE;
     }
-    if (deliver_login_password(pamh, o, pw, password)) {
+    if (deliver_login_password(pamh, o, pw, password, deadline)) {
         char *kept = strndup(password, MAX_PASSWORD + 1);
         if (kept != NULL && pam_set_data(pamh, KEPT_PASSWORD, kept, free_kept) != PAM_SUCCESS) free_kept(pamh, kept, 0);
         DEBUG("widgetd not running: password kept for open_session");
@@ -503,10 +620,11 @@ EXPORT int pam_sm_open_session(pam_handle_t *pamh, int flags, int argc, const ch
     char buffer[4096];
     const struct passwd *pw;
     const void *kept = NULL;
+    long long deadline = now_ms() + CALL_MS;
     (void)flags;
     parse_options(pamh, argc, argv, o);
     if (pam_get_data(pamh, KEPT_PASSWORD, &kept) != PAM_SUCCESS || kept == NULL) return PAM_IGNORE;
-    if ((pw = user_of(pamh, &storage, buffer, sizeof buffer)) != NULL && deliver_login_password(pamh, o, pw, kept))
+    if ((pw = user_of(pamh, &storage, buffer, sizeof buffer)) != NULL && deliver_login_password(pamh, o, pw, kept, deadline))
         pam_syslog(pamh, LOG_NOTICE, "widgetd not running at session start: the login password was not delivered");
     /* Delivered or not, it is not kept longer than this: the cleanup zeroes it. */
     pam_set_data(pamh, KEPT_PASSWORD, NULL, NULL);
@@ -533,6 +651,7 @@ EXPORT int pam_sm_chauthtok(pam_handle_t *pamh, int flags, int argc, const char 
     struct conn c;
     struct wd_reply status, r;
     int absent, verdict;
+    long long deadline = now_ms() + CALL_MS;
     /* The preliminary pass changes nothing; only the update step, after the modules
      * above have changed the password, is followed. */
     if (!(flags & PAM_UPDATE_AUTHTOK)) return PAM_IGNORE;
@@ -543,7 +662,7 @@ EXPORT int pam_sm_chauthtok(pam_handle_t *pamh, int flags, int argc, const char 
         return PAM_IGNORE;
     }
     (void)pam_get_item(pamh, PAM_OLDAUTHTOK, (const void **)&old);
-    if (open_conn(&c, pamh, o, pw, path, sizeof path, &absent) < 0) {
+    if (open_conn(&c, pamh, o, pw, path, sizeof path, deadline, &absent) < 0) {
         /* The next login will find the passcode refused and report it out of step. */
         pam_syslog(pamh, LOG_NOTICE, "password changed while widgetd is not reachable: its passcode was not changed");
         return PAM_IGNORE;
