@@ -556,6 +556,59 @@ private final class Harness {
         #expect(harness.logs.records(event: "connection_idle").count == 1)
     }
 
+    @Test func callsQueuedBehindRepliesTheClientDoesNotReadDoNotKeepItPastTheIdleTimeout() throws {
+        let clock = TestClock()
+        let harness = try Harness(limits: ServerLimits(idleTimeoutSeconds: 60), clock: clock)
+        // Replies too large for the socket buffer, well under the output limit together.
+        harness.handler.largeReplyBytes = 100 << 10
+        let client = try harness.client()
+        if let watch = client.watch { harness.loop.unwatch(watch) }
+        // Far more calls than one turn answers: the rest wait behind the unread replies.
+        client.send(bytes: (0..<200).flatMap { _ in Array(presentation.utf8) + [0] })
+        #expect(try harness.run { harness.handler.calls.count >= VarlinkConnection.callsPerTurn })
+        try harness.run(for: 0.05)
+        let answered = harness.handler.calls.count
+        #expect(answered < 200)
+        clock.advance(by: 59)
+        try harness.run(for: 0.05)
+        #expect(harness.server.connectionCount == 1)
+        // 61 s without reading a byte: idle, whatever it queued.
+        clock.advance(by: 2)
+        #expect(try harness.run { harness.server.connectionCount == 0 })
+        #expect(harness.logs.records(event: "connection_idle").count == 1)
+        #expect(harness.handler.calls.count == answered)
+    }
+
+    @Test func aClientThatReadsSomeOfItsWaitingRepliesIsNotIdle() throws {
+        let clock = TestClock()
+        let harness = try Harness(limits: ServerLimits(idleTimeoutSeconds: 60), clock: clock)
+        harness.handler.largeReplyBytes = 100 << 10
+        let client = try harness.client()
+        if let watch = client.watch { harness.loop.unwatch(watch) }
+        client.send(bytes: (0..<200).flatMap { _ in Array(presentation.utf8) + [0] })
+        #expect(try harness.run { harness.handler.calls.count >= VarlinkConnection.callsPerTurn })
+        try harness.run(for: 0.05)
+        // 50 s later the client reads what the socket holds, once; more replies wait.
+        clock.advance(by: 50)
+        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        var drained = 0
+        while true {
+            let count = buffer.withUnsafeMutableBytes { Glibc.recv(client.fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
+            guard count > 0 else { break }
+            drained += count
+        }
+        #expect(drained > 0)
+        try harness.run(for: 0.05)
+        // 61 s after its calls, 11 s after it last read: not idle.
+        clock.advance(by: 11)
+        try harness.run(for: 0.05)
+        #expect(harness.server.connectionCount == 1)
+        // A timeout after it last read: idle.
+        clock.advance(by: 50)
+        #expect(try harness.run { harness.server.connectionCount == 0 })
+        #expect(harness.logs.records(event: "connection_idle").count == 1)
+    }
+
     @Test func aMessageNotFinishedWithinMessageTimeoutClosesItsConnection() throws {
         let clock = TestClock()
         let harness = try Harness(limits: ServerLimits(idleTimeoutSeconds: 600, messageTimeoutSeconds: 10), clock: clock)
