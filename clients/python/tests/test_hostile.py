@@ -54,12 +54,18 @@ def page_longer_than_asked(n: int, after: Optional[str]) -> Dict[str, Any]:
     return {"widgets": [widget_info(n, i) for i in range(wire.LIST_PAGE + 1)]}
 
 
+def page_of_huge_widgets(n: int, after: Optional[str]) -> Dict[str, Any]:
+    widgets = [dict(widget_info(n, i), kind="k" * 8192) for i in range(wire.LIST_PAGE)]
+    return {"widgets": widgets, "next": widgets[-1]["widget"]}
+
+
 #: (what the server does, the error list_widgets raises, the most pages it may read).
 LIST_CASES = [
     (full_pages_forever, widgetd.TooLarge, widgetd.MAX_LIST_WIDGETS // wire.LIST_PAGE),
     (empty_pages_forever, widgetd.TooLarge, widgetd.MAX_LIST_WIDGETS // wire.LIST_PAGE),
     (next_that_does_not_advance, widgetd.MalformedReply, 2),
     (page_longer_than_asked, widgetd.MalformedReply, 1),
+    (page_of_huge_widgets, widgetd.MalformedReply, 1),
 ]
 
 DEEP = 100_000

@@ -61,6 +61,7 @@ class _Connection:
 
     def send(self, call: wire.Call, more: bool = False, deadline: Optional[float] = None) -> None:
         message = wire.encode_call(call, more)
+        self.reader.limit = call.max_reply_bytes
         try:
             assert self.sock is not None
             self.sock.settimeout(_time_left(deadline))

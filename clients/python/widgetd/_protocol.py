@@ -26,7 +26,7 @@ Passcode = Union[str, bytes, bytearray, memoryview]
 class Call:
     """One method call: its name, parameters, and how to read its reply."""
 
-    __slots__ = ("method", "parameters", "result", "secret")
+    __slots__ = ("method", "parameters", "result", "secret", "max_reply_bytes")
 
     def __init__(
         self,
@@ -34,10 +34,13 @@ class Call:
         parameters: Optional[Dict[str, Any]] = None,
         result: Optional[Callable[[Dict[str, Any]], Any]] = None,
         secret: Optional[bytearray] = None,
+        max_reply_bytes: int = MAX_MESSAGE_BYTES,
     ) -> None:
         self.method = method
         self.parameters = parameters or {}
         self.result = result or (lambda parameters: None)
+        # The longest reply this call can have: a longer one is MalformedReply.
+        self.max_reply_bytes = max_reply_bytes
         # A parameter kept out of ``parameters``, spliced into the message as
         # bytes (see ``encode_call``): the passcode.
         self.secret = secret
@@ -102,16 +105,20 @@ class MessageReader:
 
     def __init__(self) -> None:
         self._buffer = bytearray()
+        #: The longest message accepted: the connection sets it to the reply it awaits.
+        self.limit = MAX_MESSAGE_BYTES
 
     def feed(self, data: bytes) -> None:
         """Adds bytes read from the socket."""
         self._buffer += data
-        if len(self._buffer) > MAX_MESSAGE_BYTES and b"\0" not in self._buffer:
-            raise MalformedReply(None, {"reason": "reply longer than %d bytes" % MAX_MESSAGE_BYTES})
+        if len(self._buffer) > self.limit and self._buffer.find(b"\0", 0, self.limit + 1) < 0:
+            raise MalformedReply(None, {"reason": "reply longer than %d bytes" % self.limit})
 
     def next_message(self) -> Optional[Dict[str, Any]]:
         """The next complete message, or None until more bytes arrive."""
         end = self._buffer.find(b"\0")
+        if end > self.limit:
+            raise MalformedReply(None, {"reason": "reply longer than %d bytes" % self.limit})
         if end < 0:
             return None
         raw = bytes(self._buffer[:end])
@@ -309,6 +316,10 @@ def delete_timeline(widget: str) -> Call:
 #: ListWidgets is read a page of this many widgets at a time.
 LIST_PAGE = 500
 
+#: The longest page of LIST_PAGE widgets: a WidgetInfo's strings are a widget id (at
+#: most 255 bytes) and its parts, a family and a class, well under 2 KiB in all.
+LIST_PAGE_BYTES = 1 << 20
+
 #: ``list_widgets()`` reads at most this many widgets (and so this many divided by
 #: ``LIST_PAGE`` pages) unless given another ``max_widgets``: a server that always
 #: answers with one more page cannot make it read without end.
@@ -364,6 +375,7 @@ def list_widgets_page(provider: Optional[str], after: Optional[str]) -> Call:
         "io.widgetd.Host.ListWidgets",
         _without_none({"provider": provider, "after": after, "limit": LIST_PAGE}),
         result=lambda p: p,
+        max_reply_bytes=LIST_PAGE_BYTES,
     )
 
 

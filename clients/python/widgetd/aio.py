@@ -63,6 +63,7 @@ class _Connection:
 
     async def send(self, call: wire.Call, more: bool = False) -> None:
         message = wire.encode_call(call, more)
+        self.reader.limit = call.max_reply_bytes
         try:
             if self.sock is None:
                 raise self._unavailable("the connection is closed")
