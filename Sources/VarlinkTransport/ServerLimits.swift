@@ -21,7 +21,8 @@ public struct ServerLimits: Sendable, Equatable {
     /// waiting — counted from its last complete message or the end of its last call,
     /// before it is closed; bytes of an unfinished message do not count as activity.
     /// A connection whose replies wait unread is idle whatever it has in progress or
-    /// queued, counted from the last time its socket took some. 0 never closes one.
+    /// queued, counted from when they began to wait or its socket last took some. 0
+    /// never closes one.
     public var idleTimeoutSeconds: Double
     /// Seconds a client has to finish a message once its first byte arrived; 0 sets no
     /// deadline.

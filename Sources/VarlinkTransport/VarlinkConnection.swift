@@ -60,9 +60,9 @@ final class VarlinkConnection: IOEventHandler {
     private var lifecycle = ConnectionLifecycle()
     /// Whether the connection is closed.
     var isClosed: Bool { lifecycle.isClosed }
-    /// When the client's last complete message arrived, its last call ended, or its
-    /// socket last took waiting output (the client read): the start of its idleness,
-    /// for ``VarlinkServer``'s idle timeout. Bytes of an unfinished message do not
+    /// When the client's last complete message arrived, its last call ended, its
+    /// output began to wait, or its socket last took waiting output (the client read):
+    /// the start of its idleness, for ``VarlinkServer``'s idle timeout. Bytes of an unfinished message do not
     /// count: one byte now and then must not keep a connection forever.
     private(set) var lastActivity: Date
     /// When the unfinished message the framer holds began (the turn its first bytes
@@ -471,12 +471,16 @@ final class VarlinkConnection: IOEventHandler {
             if sent == bytes.count { return }
         }
         // The writable event sends them.
+        let beginsToWait = pendingOutputCount == 0
         do {
             try output.append(UnsafeRawBufferPointer(rebasing: bytes[sent...]), protection: protection)
         } catch {
             close(reason: "no secure memory for its unsent replies: \(error)")
             return
         }
+        // Waiting output makes the connection idle (isIdle): counted from now, not
+        // from a call that may have begun long ago (a stream).
+        if beginsToWait { lastActivity = loop.turnTime }
         updateInterest()
     }
 

@@ -15,6 +15,8 @@ private final class EchoHandler: VarlinkCallHandler {
     var closed: [ConnectionID] = []
     var calls: [String] = []
     var largeReplyBytes = 0
+    /// The `Monitor` streams open, for a test to send more on.
+    var monitors: [CallContext] = []
 
     init(loop: EventLoop) { self.loop = loop }
 
@@ -62,6 +64,7 @@ private final class EchoHandler: VarlinkCallHandler {
             // A stream that stays open until the client goes away.
             guard context.wantsMore else { return context.fail(.expectedMore) }
             context.stream(["event": 1])
+            monitors.append(context)
         default:
             context.fail(.methodNotImplemented(call.method))
         }
@@ -605,6 +608,32 @@ private final class Harness {
         #expect(harness.server.connectionCount == 1)
         // A timeout after it last read: idle.
         clock.advance(by: 50)
+        #expect(try harness.run { harness.server.connectionCount == 0 })
+        #expect(harness.logs.records(event: "connection_idle").count == 1)
+    }
+
+    @Test func aStreamsUnreadOutputIsIdleFromWhenItBeganToWaitNotFromTheCall() throws {
+        let clock = TestClock()
+        let harness = try Harness(limits: ServerLimits(idleTimeoutSeconds: 60), clock: clock)
+        let client = try harness.client()
+        if let watch = client.watch { harness.loop.unwatch(watch) }
+        client.send(#"{"method":"io.widgetd.Device.Monitor","more":true}"#)
+        #expect(try harness.run { harness.handler.monitors.count == 1 })
+        // An hour of an open stream: not idle.
+        clock.advance(by: 3600)
+        try harness.run(for: 0.05)
+        #expect(harness.server.connectionCount == 1)
+        // An event larger than the socket buffer: it waits, a minute after the last sweep.
+        clock.advance(by: 59)
+        let monitor = harness.handler.monitors[0]
+        harness.loop.schedule(at: Date.distantPast) { monitor.stream(["event": String(repeating: "x", count: 1 << 20)]) }
+        try harness.run(for: 0.05)
+        // The next sweep: the output has waited 2 s, not the hour since the call.
+        clock.advance(by: 2)
+        try harness.run(for: 0.05)
+        #expect(harness.server.connectionCount == 1)
+        // A timeout after it began to wait, unread: idle.
+        clock.advance(by: 60)
         #expect(try harness.run { harness.server.connectionCount == 0 })
         #expect(harness.logs.records(event: "connection_idle").count == 1)
     }
