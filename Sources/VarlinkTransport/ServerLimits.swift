@@ -20,7 +20,9 @@ public struct ServerLimits: Sendable, Equatable {
     /// Seconds a connection may stay idle — no call in progress, no stream open, none
     /// waiting — counted from its last complete message or the end of its last call,
     /// before it is closed; bytes of an unfinished message do not count as activity.
-    /// 0 never closes one.
+    /// A connection whose replies wait unread is idle whatever it has in progress or
+    /// queued, counted from when they began to wait or its socket last took some. 0
+    /// never closes one.
     public var idleTimeoutSeconds: Double
     /// Seconds a client has to finish a message once its first byte arrived; 0 sets no
     /// deadline.

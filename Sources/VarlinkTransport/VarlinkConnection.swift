@@ -60,10 +60,10 @@ final class VarlinkConnection: IOEventHandler {
     private var lifecycle = ConnectionLifecycle()
     /// Whether the connection is closed.
     var isClosed: Bool { lifecycle.isClosed }
-    /// When the client's last complete message arrived or its last call ended: the
-    /// start of its idleness, for ``VarlinkServer``'s idle timeout. Bytes of an
-    /// unfinished message do not count: one byte now and then must not keep a
-    /// connection forever.
+    /// When the client's last complete message arrived, its last call ended, its
+    /// output began to wait, or its socket last took waiting output (the client read):
+    /// the start of its idleness, for ``VarlinkServer``'s idle timeout. Bytes of an unfinished message do not
+    /// count: one byte now and then must not keep a connection forever.
     private(set) var lastActivity: Date
     /// When the unfinished message the framer holds began (the turn its first bytes
     /// were read), for ``VarlinkServer``'s message deadline; `nil` while none is.
@@ -103,11 +103,13 @@ final class VarlinkConnection: IOEventHandler {
         self.lastActivity = loop.turnTime
     }
 
-    /// Whether nothing is going on: no call in progress (a `more` stream is one until
-    /// its final reply), none waiting, none left in the framer. Unsent output does not
-    /// count: a client that neither calls nor reads is what the idle timeout is for.
+    /// Whether the client is doing nothing: no call in progress (a `more` stream is one
+    /// until its final reply), none waiting, none left in the framer; or, whatever it
+    /// queued, it leaves output unread. Calls that wait behind replies the client does
+    /// not read are not activity: counted as such, a client that pipelines calls and
+    /// never reads would hold its connection forever.
     var isIdle: Bool {
-        !isClosed && current == nil && queueStart == queue.count && !hasBacklog
+        !isClosed && (pendingOutputCount > 0 || (current == nil && queueStart == queue.count && !hasBacklog))
     }
 
     /// Closes the connection because it was idle too long.
@@ -469,12 +471,16 @@ final class VarlinkConnection: IOEventHandler {
             if sent == bytes.count { return }
         }
         // The writable event sends them.
+        let beginsToWait = pendingOutputCount == 0
         do {
             try output.append(UnsafeRawBufferPointer(rebasing: bytes[sent...]), protection: protection)
         } catch {
             close(reason: "no secure memory for its unsent replies: \(error)")
             return
         }
+        // Waiting output makes the connection idle (isIdle): counted from now, not
+        // from a call that may have begun long ago (a stream).
+        if beginsToWait { lastActivity = loop.turnTime }
         updateInterest()
     }
 
@@ -490,6 +496,8 @@ final class VarlinkConnection: IOEventHandler {
             }
             guard let written else { break }
             output.removeFirst(written)
+            // The client read: waiting output is idle only while the socket takes none.
+            if written > 0 { lastActivity = loop.turnTime }
         }
         updateInterest()
         closeIfDone()

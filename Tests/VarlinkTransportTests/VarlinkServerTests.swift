@@ -15,6 +15,8 @@ private final class EchoHandler: VarlinkCallHandler {
     var closed: [ConnectionID] = []
     var calls: [String] = []
     var largeReplyBytes = 0
+    /// The `Monitor` streams open, for a test to send more on.
+    var monitors: [CallContext] = []
 
     init(loop: EventLoop) { self.loop = loop }
 
@@ -62,6 +64,7 @@ private final class EchoHandler: VarlinkCallHandler {
             // A stream that stays open until the client goes away.
             guard context.wantsMore else { return context.fail(.expectedMore) }
             context.stream(["event": 1])
+            monitors.append(context)
         default:
             context.fail(.methodNotImplemented(call.method))
         }
@@ -553,6 +556,85 @@ private final class Harness {
             try harness.run(for: 0.05)
         }
         #expect(try harness.run { client.isAtEOF })
+        #expect(harness.logs.records(event: "connection_idle").count == 1)
+    }
+
+    @Test func callsQueuedBehindRepliesTheClientDoesNotReadDoNotKeepItPastTheIdleTimeout() throws {
+        let clock = TestClock()
+        let harness = try Harness(limits: ServerLimits(idleTimeoutSeconds: 60), clock: clock)
+        // Replies too large for the socket buffer, well under the output limit together.
+        harness.handler.largeReplyBytes = 100 << 10
+        let client = try harness.client()
+        if let watch = client.watch { harness.loop.unwatch(watch) }
+        // Far more calls than one turn answers: the rest wait behind the unread replies.
+        client.send(bytes: (0..<200).flatMap { _ in Array(presentation.utf8) + [0] })
+        #expect(try harness.run { harness.handler.calls.count >= VarlinkConnection.callsPerTurn })
+        try harness.run(for: 0.05)
+        let answered = harness.handler.calls.count
+        #expect(answered < 200)
+        clock.advance(by: 59)
+        try harness.run(for: 0.05)
+        #expect(harness.server.connectionCount == 1)
+        // 61 s without reading a byte: idle, whatever it queued.
+        clock.advance(by: 2)
+        #expect(try harness.run { harness.server.connectionCount == 0 })
+        #expect(harness.logs.records(event: "connection_idle").count == 1)
+        #expect(harness.handler.calls.count == answered)
+    }
+
+    @Test func aClientThatReadsSomeOfItsWaitingRepliesIsNotIdle() throws {
+        let clock = TestClock()
+        let harness = try Harness(limits: ServerLimits(idleTimeoutSeconds: 60), clock: clock)
+        harness.handler.largeReplyBytes = 100 << 10
+        let client = try harness.client()
+        if let watch = client.watch { harness.loop.unwatch(watch) }
+        client.send(bytes: (0..<200).flatMap { _ in Array(presentation.utf8) + [0] })
+        #expect(try harness.run { harness.handler.calls.count >= VarlinkConnection.callsPerTurn })
+        try harness.run(for: 0.05)
+        // 50 s later the client reads what the socket holds, once; more replies wait.
+        clock.advance(by: 50)
+        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        var drained = 0
+        while true {
+            let count = buffer.withUnsafeMutableBytes { Glibc.recv(client.fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
+            guard count > 0 else { break }
+            drained += count
+        }
+        #expect(drained > 0)
+        try harness.run(for: 0.05)
+        // 61 s after its calls, 11 s after it last read: not idle.
+        clock.advance(by: 11)
+        try harness.run(for: 0.05)
+        #expect(harness.server.connectionCount == 1)
+        // A timeout after it last read: idle.
+        clock.advance(by: 50)
+        #expect(try harness.run { harness.server.connectionCount == 0 })
+        #expect(harness.logs.records(event: "connection_idle").count == 1)
+    }
+
+    @Test func aStreamsUnreadOutputIsIdleFromWhenItBeganToWaitNotFromTheCall() throws {
+        let clock = TestClock()
+        let harness = try Harness(limits: ServerLimits(idleTimeoutSeconds: 60), clock: clock)
+        let client = try harness.client()
+        if let watch = client.watch { harness.loop.unwatch(watch) }
+        client.send(#"{"method":"io.widgetd.Device.Monitor","more":true}"#)
+        #expect(try harness.run { harness.handler.monitors.count == 1 })
+        // An hour of an open stream: not idle.
+        clock.advance(by: 3600)
+        try harness.run(for: 0.05)
+        #expect(harness.server.connectionCount == 1)
+        // An event larger than the socket buffer: it waits, a minute after the last sweep.
+        clock.advance(by: 59)
+        let monitor = harness.handler.monitors[0]
+        harness.loop.schedule(at: Date.distantPast) { monitor.stream(["event": String(repeating: "x", count: 1 << 20)]) }
+        try harness.run(for: 0.05)
+        // The next sweep: the output has waited 2 s, not the hour since the call.
+        clock.advance(by: 2)
+        try harness.run(for: 0.05)
+        #expect(harness.server.connectionCount == 1)
+        // A timeout after it began to wait, unread: idle.
+        clock.advance(by: 60)
+        #expect(try harness.run { harness.server.connectionCount == 0 })
         #expect(harness.logs.records(event: "connection_idle").count == 1)
     }
 

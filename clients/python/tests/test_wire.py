@@ -72,6 +72,10 @@ class ErrorMappingTests(unittest.TestCase):
     def test_daemon_unavailable_is_an_error(self) -> None:
         self.assertTrue(issubclass(widgetd.DaemonUnavailable, widgetd.Error))
 
+    def test_malformed_reply_is_an_error(self) -> None:
+        self.assertTrue(issubclass(widgetd.MalformedReply, widgetd.Error))
+        self.assertEqual(widgetd.MalformedReply().name, "widgetd.MalformedReply")
+
 
 class _RecordingSocket:
     """Stands in for a socket: keeps the buffer it was given, as it was then."""
@@ -79,6 +83,9 @@ class _RecordingSocket:
     def __init__(self) -> None:
         self.sent = b""
         self.buffer = None
+
+    def settimeout(self, timeout: object) -> None:
+        pass
 
     def sendall(self, data: bytearray) -> None:
         self.sent = bytes(data)

@@ -27,6 +27,7 @@ from typing import Any
 from ._client import Client, Stream
 from . import _errors
 from ._errors import *  # noqa: F401,F403  (every error class, as _errors.__all__ names them)
+from ._protocol import MAX_LIST_WIDGETS
 from ._socket_location import resolve_socket
 
 __version__ = "0.1.0"
@@ -40,6 +41,6 @@ def __getattr__(name: str) -> Any:
 
 
 # The errors are listed once, in _errors.__all__.
-__all__ = ["Client", "Stream", "aio", "resolve_socket"] + [
+__all__ = ["Client", "Stream", "aio", "resolve_socket", "MAX_LIST_WIDGETS"] + [
     name for name in _errors.__all__ if name != "error_from_reply"
 ]

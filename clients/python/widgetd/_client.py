@@ -5,6 +5,7 @@ from __future__ import annotations
 import select
 import socket as _socket
 import threading
+import time
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence
 
 from . import _protocol as wire
@@ -30,18 +31,40 @@ def _connect(path: str, timeout: Optional[float]) -> _socket.socket:
     return sock
 
 
-class _Connection:
-    """One socket to widgetd: sends calls, reads NUL-terminated replies."""
+def _time_left(deadline: Optional[float]) -> Optional[float]:
+    """The seconds left before ``deadline`` (``time.monotonic()``), None for none;
+    raises ``socket.timeout`` once it has passed."""
+    if deadline is None:
+        return None
+    left = deadline - time.monotonic()
+    if left <= 0:
+        raise _socket.timeout("timed out")
+    return left
 
-    def __init__(self, path: str, timeout: Optional[float]) -> None:
+
+class _Connection:
+    """One socket to widgetd: sends calls, reads NUL-terminated replies.
+
+    ``deadline`` (``time.monotonic()``, None: none) bounds each exchange as a whole:
+    every socket operation gets only the time left, so a server that sends a byte
+    now and then cannot stretch a call past it.
+    """
+
+    def __init__(self, path: str, deadline: Optional[float] = None) -> None:
         self.path = path
+        try:
+            timeout = _time_left(deadline)
+        except OSError as error:
+            raise DaemonUnavailable(None, {"socket": path, "reason": str(error)}) from None
         self.sock: Optional[_socket.socket] = _connect(path, timeout)
         self.reader = wire.MessageReader()
 
-    def send(self, call: wire.Call, more: bool = False) -> None:
+    def send(self, call: wire.Call, more: bool = False, deadline: Optional[float] = None) -> None:
         message = wire.encode_call(call, more)
+        self.reader.limit = call.max_reply_bytes
         try:
             assert self.sock is not None
+            self.sock.settimeout(_time_left(deadline))
             self.sock.sendall(message)
         except OSError as error:
             self.close()
@@ -51,13 +74,18 @@ class _Connection:
             for secret in wire.secrets_of(call):
                 wire.zero(secret)
 
-    def receive(self) -> Dict[str, Any]:
+    def receive(self, deadline: Optional[float] = None) -> Dict[str, Any]:
         while True:
-            message = self.reader.next_message()
+            try:
+                message = self.reader.next_message()
+            except BaseException:
+                self.close()
+                raise
             if message is not None:
                 return message
             try:
                 assert self.sock is not None
+                self.sock.settimeout(_time_left(deadline))
                 data = self.sock.recv(65536)
             except OSError as error:
                 self.close()
@@ -65,7 +93,11 @@ class _Connection:
             if not data:
                 self.close()
                 raise DaemonUnavailable(None, {"socket": self.path, "reason": "the daemon closed the connection"})
-            self.reader.feed(data)
+            try:
+                self.reader.feed(data)
+            except BaseException:
+                self.close()
+                raise
 
     def closed_by_peer(self) -> bool:
         """Whether widgetd has closed this idle connection (its IdleTimeoutSec=)."""
@@ -102,7 +134,7 @@ class Stream:
     def __init__(self, path: str, call: wire.Call) -> None:
         self._call = call
         self._connection: Optional[_Connection] = None
-        self._connection = _Connection(path, None)
+        self._connection = _Connection(path)
         self._connection.send(call, more=True)
 
     def __iter__(self) -> "Stream":
@@ -114,13 +146,13 @@ class Stream:
             raise StopIteration
         try:
             message = connection.receive()
-            parameters = wire.reply_parameters(message)
+            result = wire.decode_reply(self._call, message)
         except BaseException:
             self.close()
             raise
         if not message.get("continues"):
             self.close()
-        return self._call.result(parameters)
+        return result
 
     def close(self) -> None:
         """Ends the stream: closes its connection."""
@@ -144,7 +176,8 @@ class Client:
     ``socket`` is the daemon's socket; None means ``WIDGETD_SOCKET``, then
     widgetctl's defaults (``/run/widgetd/widgetd.sock`` as root, else
     ``$XDG_RUNTIME_DIR/widgetd/widgetd.sock``). ``timeout`` (seconds, None: wait)
-    bounds connecting and each call, not streams.
+    bounds each call as a whole, connecting included, not streams: a call not
+    answered in time raises :class:`DaemonUnavailable` (``reason`` "timed out").
 
     The connection opens at the first call and is reopened if widgetd closed it
     while idle. Calls from several threads take turns. Streams (:meth:`watch`,
@@ -152,7 +185,8 @@ class Client:
     Results are dicts in the wire's spelling (``passcodeSet``, ``validUntil``).
 
     Every error widgetd answers with raises its :class:`widgetd.Error` subclass;
-    an unreachable daemon raises :class:`widgetd.DaemonUnavailable`.
+    an unreachable daemon raises :class:`widgetd.DaemonUnavailable`, and a reply
+    that cannot be read :class:`widgetd.MalformedReply`.
     """
 
     def __init__(self, socket: Optional[str] = None, timeout: Optional[float] = None) -> None:
@@ -177,15 +211,16 @@ class Client:
                 self._connection = None
 
     def _run(self, call: wire.Call) -> Any:
+        deadline = None if self.timeout is None else time.monotonic() + self.timeout
         with self._lock:
             try:
                 if self._connection is None or self._connection.closed_by_peer():
                     if self._connection is not None:
                         self._connection.close()
-                    self._connection = _Connection(self.socket_path, self.timeout)
+                    self._connection = _Connection(self.socket_path, deadline)
                 connection = self._connection
-                connection.send(call)
-                message = connection.receive()
+                connection.send(call, deadline=deadline)
+                message = connection.receive(deadline)
             except BaseException:
                 # Whatever broke (a timeout, an interrupt), a reply may still come:
                 # the connection is out of step, so start again on a new one.
@@ -195,7 +230,7 @@ class Client:
                     self._connection.close()
                     self._connection = None
                 raise
-        return call.result(wire.reply_parameters(message))
+        return wire.decode_reply(call, message)
 
     # --- io.widgetd.Device -------------------------------------------------------
 
@@ -302,17 +337,19 @@ class Client:
 
     # --- io.widgetd.Host ---------------------------------------------------------
 
-    def list_widgets(self, provider: Optional[str] = None) -> List[Dict[str, Any]]:
+    def list_widgets(self, provider: Optional[str] = None, max_widgets: int = wire.MAX_LIST_WIDGETS) -> List[Dict[str, Any]]:
         """Every stored widget (of ``provider`` if given), in widget id order, as
-        ``WidgetInfo`` dicts; read page by page."""
-        widgets: List[Dict[str, Any]] = []
-        after: Optional[str] = None
-        while True:
-            page = self._run(wire.list_widgets_page(provider, after))
-            widgets.extend(page.get("widgets", []))
-            after = page.get("next")
-            if after is None:
-                return widgets
+        ``WidgetInfo`` dicts; read page by page.
+
+        At most ``max_widgets`` (``widgetd.MAX_LIST_WIDGETS``, 100,000, by default):
+        more raise :class:`TooLarge` named ``widgetd.TooManyWidgets`` (``limit``), so
+        a server that never stops paging cannot fill the memory. A page that does
+        not move on raises :class:`MalformedReply`. ``timeout`` bounds each page.
+        """
+        listing = wire.WidgetList(provider, max_widgets)
+        while listing.take(self._run(listing.next_call())):
+            pass
+        return listing.widgets
 
     def get_presentation(self, widget: str, surface: str) -> Dict[str, Any]:
         """What ``surface`` (``homeScreen``, ``lockScreen``, ``alwaysOn``, ``remote``,

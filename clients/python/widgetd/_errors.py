@@ -13,6 +13,7 @@ from typing import Any, Dict, Mapping, Optional, Type
 __all__ = [
     "Error",
     "DaemonUnavailable",
+    "MalformedReply",
     "ProtectedDataUnavailable",
     "PermissionDenied",
     "WidgetNotFound",
@@ -54,6 +55,15 @@ class DaemonUnavailable(Error):
     ``socket`` (the path tried) and ``reason``."""
 
     varlink_name = "widgetd.DaemonUnavailable"
+
+
+class MalformedReply(Error):
+    """What came back cannot be a reply of widgetd's: not JSON, nested too deeply,
+    longer than any reply, not the shape the call's reply has, or a ``ListWidgets``
+    page that does not move on. ``parameters`` has ``reason``, which never quotes the
+    reply (it may hold content). The connection is closed."""
+
+    varlink_name = "widgetd.MalformedReply"
 
 
 class ProtectedDataUnavailable(Error):

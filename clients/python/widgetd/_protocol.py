@@ -13,7 +13,7 @@ import datetime as _dt
 import json
 from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Union
 
-from ._errors import Error, error_from_reply
+from ._errors import Error, MalformedReply, TooLarge, error_from_reply
 
 #: A message may be at most this long (widgetd's own limit is 2 MiB per message;
 #: a reply such as a very large ListWidgets page may be longer, so be generous).
@@ -26,7 +26,7 @@ Passcode = Union[str, bytes, bytearray, memoryview]
 class Call:
     """One method call: its name, parameters, and how to read its reply."""
 
-    __slots__ = ("method", "parameters", "result", "secret")
+    __slots__ = ("method", "parameters", "result", "secret", "max_reply_bytes")
 
     def __init__(
         self,
@@ -34,10 +34,13 @@ class Call:
         parameters: Optional[Dict[str, Any]] = None,
         result: Optional[Callable[[Dict[str, Any]], Any]] = None,
         secret: Optional[bytearray] = None,
+        max_reply_bytes: int = MAX_MESSAGE_BYTES,
     ) -> None:
         self.method = method
         self.parameters = parameters or {}
         self.result = result or (lambda parameters: None)
+        # The longest reply this call can have: a longer one is MalformedReply.
+        self.max_reply_bytes = max_reply_bytes
         # A parameter kept out of ``parameters``, spliced into the message as
         # bytes (see ``encode_call``): the passcode.
         self.secret = secret
@@ -102,16 +105,20 @@ class MessageReader:
 
     def __init__(self) -> None:
         self._buffer = bytearray()
+        #: The longest message accepted: the connection sets it to the reply it awaits.
+        self.limit = MAX_MESSAGE_BYTES
 
     def feed(self, data: bytes) -> None:
         """Adds bytes read from the socket."""
         self._buffer += data
-        if len(self._buffer) > MAX_MESSAGE_BYTES and b"\0" not in self._buffer:
-            raise Error("widgetd.MalformedReply", {"reason": "reply longer than %d bytes" % MAX_MESSAGE_BYTES})
+        if len(self._buffer) > self.limit and self._buffer.find(b"\0", 0, self.limit + 1) < 0:
+            raise MalformedReply(None, {"reason": "reply longer than %d bytes" % self.limit})
 
     def next_message(self) -> Optional[Dict[str, Any]]:
         """The next complete message, or None until more bytes arrive."""
         end = self._buffer.find(b"\0")
+        if end > self.limit:
+            raise MalformedReply(None, {"reason": "reply longer than %d bytes" % self.limit})
         if end < 0:
             return None
         raw = bytes(self._buffer[:end])
@@ -119,15 +126,35 @@ class MessageReader:
         try:
             message = json.loads(raw.decode("utf-8"))
         except (UnicodeDecodeError, ValueError):
-            raise Error("widgetd.MalformedReply", {"reason": "a reply is not JSON"}) from None
+            raise MalformedReply(None, {"reason": "a reply is not JSON"}) from None
+        except RecursionError:
+            # Python's decoder recurses once per level: a reply nested deeper than the
+            # interpreter's recursion limit is no reply of widgetd's.
+            raise MalformedReply(None, {"reason": "a reply is nested too deeply"}) from None
         if not isinstance(message, dict):
-            raise Error("widgetd.MalformedReply", {"reason": "a reply is not a JSON object"})
+            raise MalformedReply(None, {"reason": "a reply is not a JSON object"})
         return message
 
     def clear(self) -> None:
         """Drops what was read and not used (replies may hold content), zeroed."""
         zero(self._buffer)
         del self._buffer[:]
+
+
+def decode_reply(call: Call, message: Mapping[str, Any]) -> Any:
+    """The call's result from its reply; raises the error the reply carries.
+
+    Whatever else goes wrong reading the reply (a member of the wrong type, nesting
+    that only the reading of it finds too deep) raises :class:`MalformedReply`, so
+    that a caller catching :class:`widgetd.Error` catches every failure of a call.
+    The reason names the exception's type only: the reply may hold content.
+    """
+    try:
+        return call.result(reply_parameters(message))
+    except Error:
+        raise
+    except Exception as error:
+        raise MalformedReply(None, {"reason": "the reply cannot be read (%s)" % type(error).__name__}) from None
 
 
 def reply_parameters(message: Mapping[str, Any]) -> Dict[str, Any]:
@@ -289,6 +316,58 @@ def delete_timeline(widget: str) -> Call:
 #: ListWidgets is read a page of this many widgets at a time.
 LIST_PAGE = 500
 
+#: The longest page of LIST_PAGE widgets: a WidgetInfo's strings are a widget id (at
+#: most 255 bytes) and its parts, a family and a class, well under 2 KiB in all.
+LIST_PAGE_BYTES = 1 << 20
+
+#: ``list_widgets()`` reads at most this many widgets (and so this many divided by
+#: ``LIST_PAGE`` pages) unless given another ``max_widgets``: a server that always
+#: answers with one more page cannot make it read without end.
+MAX_LIST_WIDGETS = 100_000
+
+
+class WidgetList:
+    """The pages of one ``list_widgets()``, collected: bounded in pages and widgets.
+
+    widgetd answers a ``limit`` with full pages while more remain, each ``next``
+    naming the last widget of its page; so ``max_widgets`` widgets take at most
+    ``ceil(max_widgets / LIST_PAGE)`` pages. A page longer than asked, a ``next`` that
+    repeats the page before's, or members of the wrong type raise
+    :class:`MalformedReply`; a listing that would pass ``max_widgets`` raises
+    :class:`TooLarge` named ``widgetd.TooManyWidgets`` whose ``limit`` is the bound.
+    """
+
+    def __init__(self, provider: Optional[str], max_widgets: int) -> None:
+        if isinstance(max_widgets, bool) or not isinstance(max_widgets, int) or max_widgets < 1:
+            raise ValueError("max_widgets is a positive int, not %r" % (max_widgets,))
+        self.provider = provider
+        self.max_widgets = max_widgets
+        self.max_pages = -(-max_widgets // LIST_PAGE)
+        self.widgets: List[Dict[str, Any]] = []
+        self.after: Optional[str] = None
+        self.pages = 0
+
+    def next_call(self) -> Call:
+        """The call for the next page."""
+        return list_widgets_page(self.provider, self.after)
+
+    def take(self, page: Mapping[str, Any]) -> bool:
+        """Adds a page's widgets; whether another page is to be read."""
+        widgets = page.get("widgets", [])
+        following = page.get("next")
+        if not isinstance(widgets, list) or not all(isinstance(widget, dict) for widget in widgets):
+            raise MalformedReply(None, {"reason": "ListWidgets: widgets is not a list of objects"})
+        if len(widgets) > LIST_PAGE:
+            raise MalformedReply(None, {"reason": "ListWidgets: a page longer than the %d widgets asked for" % LIST_PAGE})
+        if following is not None and (not isinstance(following, str) or following == self.after):
+            raise MalformedReply(None, {"reason": "ListWidgets: next does not move on"})
+        self.pages += 1
+        if len(self.widgets) + len(widgets) > self.max_widgets or (following is not None and self.pages >= self.max_pages):
+            raise TooLarge("widgetd.TooManyWidgets", {"limit": self.max_widgets})
+        self.widgets.extend(widgets)
+        self.after = following
+        return following is not None
+
 
 def list_widgets_page(provider: Optional[str], after: Optional[str]) -> Call:
     """One page of ``io.widgetd.Host.ListWidgets``: the reply (``widgets``, ``next``)."""
@@ -296,6 +375,7 @@ def list_widgets_page(provider: Optional[str], after: Optional[str]) -> Call:
         "io.widgetd.Host.ListWidgets",
         _without_none({"provider": provider, "after": after, "limit": LIST_PAGE}),
         result=lambda p: p,
+        max_reply_bytes=LIST_PAGE_BYTES,
     )
 
 

@@ -63,6 +63,7 @@ class _Connection:
 
     async def send(self, call: wire.Call, more: bool = False) -> None:
         message = wire.encode_call(call, more)
+        self.reader.limit = call.max_reply_bytes
         try:
             if self.sock is None:
                 raise self._unavailable("the connection is closed")
@@ -77,7 +78,11 @@ class _Connection:
     async def receive(self) -> Dict[str, Any]:
         loop = asyncio.get_running_loop()
         while True:
-            message = self.reader.next_message()
+            try:
+                message = self.reader.next_message()
+            except BaseException:
+                self.close()
+                raise
             if message is not None:
                 return message
             if self.sock is None:
@@ -88,7 +93,11 @@ class _Connection:
                 raise self._unavailable(error.strerror or str(error)) from None
             if not data:
                 raise self._unavailable("the daemon closed the connection")
-            self.reader.feed(data)
+            try:
+                self.reader.feed(data)
+            except BaseException:
+                self.close()
+                raise
 
     def closed_by_peer(self) -> bool:
         """Whether widgetd has closed this idle connection (its IdleTimeoutSec=)."""
@@ -136,14 +145,14 @@ class Stream:
                 self._connection = await _Connection.open(self._path)
                 await self._connection.send(self._call, more=True)
             message = await self._connection.receive()
-            parameters = wire.reply_parameters(message)
+            result = wire.decode_reply(self._call, message)
         except BaseException:
             # An error, a closed daemon, or cancellation: the stream is over.
             self._close()
             raise
         if not message.get("continues"):
             self._close()
-        return self._call.result(parameters)
+        return result
 
     def _close(self) -> None:
         self._finished = True
@@ -170,9 +179,10 @@ class Client:
     :meth:`watch`, :meth:`watch_reloads` and :meth:`monitor` return async iterators.
 
     ``socket`` as for :class:`widgetd.Client`; ``timeout`` (seconds, None: wait)
-    bounds each call, not streams. Calls from several tasks take turns on one
-    connection; a call that is cancelled or times out closes it (its reply would
-    come out of step), and the next call opens a new one.
+    bounds each call as a whole (``asyncio.TimeoutError``), not streams. Calls from
+    several tasks take turns on one connection; a call that is cancelled or times
+    out closes it (its reply would come out of step), and the next call opens a new
+    one.
     """
 
     def __init__(self, socket: Optional[str] = None, timeout: Optional[float] = None) -> None:
@@ -208,7 +218,7 @@ class Client:
                     self._connection.close()
                     self._connection = None
                 raise
-        return call.result(wire.reply_parameters(message))
+        return wire.decode_reply(call, message)
 
     async def _exchange(self, call: wire.Call) -> Dict[str, Any]:
         if self._connection is None or self._connection.closed_by_peer():
@@ -296,16 +306,14 @@ class Client:
 
     # --- io.widgetd.Host ---------------------------------------------------------
 
-    async def list_widgets(self, provider: Optional[str] = None) -> List[Dict[str, Any]]:
-        """As :meth:`widgetd.Client.list_widgets`."""
-        widgets: List[Dict[str, Any]] = []
-        after: Optional[str] = None
-        while True:
-            page = await self._run(wire.list_widgets_page(provider, after))
-            widgets.extend(page.get("widgets", []))
-            after = page.get("next")
-            if after is None:
-                return widgets
+    async def list_widgets(
+        self, provider: Optional[str] = None, max_widgets: int = wire.MAX_LIST_WIDGETS
+    ) -> List[Dict[str, Any]]:
+        """As :meth:`widgetd.Client.list_widgets`: at most ``max_widgets``."""
+        listing = wire.WidgetList(provider, max_widgets)
+        while listing.take(await self._run(listing.next_call())):
+            pass
+        return listing.widgets
 
     async def get_presentation(self, widget: str, surface: str) -> Dict[str, Any]:
         """As :meth:`widgetd.Client.get_presentation`."""
