@@ -29,7 +29,7 @@ import WidgetdWire
 
     @Test(arguments: [
         ("io.widgetd.Device", ["GetStatus", "SetPasscode", "Unlock", "Lock", "Wipe", "GetSettings", "SetSettings", "ReportPasscodeOutOfStep", "Monitor"]),
-        ("io.widgetd.Provider", ["PutTimeline", "AppendEntries", "GetTimeline", "CloseTimeline", "DeleteTimeline", "WatchReloads"]),
+        ("io.widgetd.Provider", ["PutTimeline", "AppendEntries", "GetTimeline", "CloseTimeline", "DeleteTimeline", "WatchReloads", "ListProviders"]),
         ("io.widgetd.Host", ["ListWidgets", "GetPresentation", "Watch", "ReloadTimelines"]),
         ("org.varlink.service", ["GetInfo", "GetInterfaceDescription"]),
     ])
