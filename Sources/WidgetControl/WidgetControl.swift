@@ -58,6 +58,12 @@ public enum WidgetControl {
             try command.run(context)
             return ExitCode.success.rawValue
         } catch {
+            var error = error
+            if error.name == CommandFailure.Name.daemonUnavailable,
+               SocketLocation.guessedRuntimeDirectory(option: command.global.socket, environment: environment, userID: userID) {
+                error = error.adding(
+                    "; XDG_RUNTIME_DIR is not set (su, ssh without logind, a container), so widgetctl looked in /run/user/\(userID): set it, or give --socket")
+            }
             stderr.write("widgetctl: \(error.message)\n")
             if context.json { context.printJSON(error.json) }
             return error.exitCode.rawValue
@@ -90,6 +96,13 @@ public enum WidgetControl {
         if code == ExitCode.success.rawValue {
             stdout.write(text)
             return code
+        }
+        if group == nil, let unknown = CommandSuggestion.unknownCommand(in: arguments) {
+            // A mistyped command reads as an unexpected argument to the parser: name it as
+            // what it is, and the command meant.
+            let suggestion = CommandSuggestion.closest(to: unknown).map { "; did you mean '\($0)'?" } ?? ""
+            let rest = text.split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false).dropFirst().first ?? ""
+            text = "Error: unknown command '\(unknown)'\(suggestion)\n" + rest
         }
         stderr.write(text)
         if arguments.prefix(while: { $0 != "--" }).contains("--json") {
