@@ -84,13 +84,35 @@ enum DaemonErrorMessage {
         var writers: [String] = []
         if let user = id("user") { writers.append("user \(AccountName.user(user))") }
         if let group = id("group") { writers.append("group \(AccountName.group(group))") }
-        var message = "permission denied: only "
-            + (writers.isEmpty ? "" : writers.joined(separator: " and ") + " (")
-            + "User=/Group= of provider \(provider) in providers.d/"
-            + (writers.isEmpty ? "" : ")")
-            + " or an administrator may write its widgets"
+        if writers.isEmpty {
+            // Every registration names a writer: none means the provider is not registered,
+            // often because its providers.d/ file is disabled by an error.
+            return "permission denied: provider \(provider) is not registered, so only an administrator may write its widgets; "
+                + "if providers.d/ has a file for it, check it with 'widgetd --check-config' and see widgetd's log"
+        }
+        var message = "permission denied: only \(writers.joined(separator: " and ")) "
+            + "(User=/Group= of provider \(provider) in providers.d/) or an administrator may write its widgets"
         if perUser { message += "; in this per-user instance its owner may write every provider" }
         return message
+    }
+
+    /// `ProviderNotRegistered` once the caller's `ListProviders` is known: an administrator
+    /// (the only caller who hears it) learns which providers.d/ files register nothing and
+    /// why, or, when none does, that a file is missing.
+    static func providerNotRegistered(_ failure: CommandFailure, disabled: [DisabledProviderFile]) -> CommandFailure {
+        guard case .string(let provider)? = failure.parameters["provider"] else { return failure }
+        let message: String
+        if disabled.isEmpty {
+            message = "provider \(provider) is not registered: add a file for it to providers.d/ (widgetd.conf(5)) and reload widgetd"
+        } else {
+            let files = disabled.map { file in
+                (file.line.map { "\(file.file):\($0)" } ?? file.file) + ": " + file.reason
+            }
+            message = "provider \(provider) is not registered; these providers.d/ files register nothing: "
+                + files.joined(separator: "; ")
+                + " (fix them, check with 'widgetd --check-config', then reload widgetd)"
+        }
+        return CommandFailure(message, exitCode: failure.exitCode, name: failure.name, parameters: failure.parameters)
     }
 
     /// The message and exit code for a Varlink error reply.

@@ -2,6 +2,7 @@ import ArgumentParser
 import FoundationEssentials
 import Glibc
 import WidgetModel
+import WidgetdWire
 
 /// The `widgetctl` client: every command, runnable in-process.
 public enum WidgetControl {
@@ -59,6 +60,11 @@ public enum WidgetControl {
             return ExitCode.success.rawValue
         } catch {
             var error = error
+            if error.name == WidgetdErrorName.providerNotRegistered.fullName,
+               let reply = try? context.call(.listProviders),
+               let list = try? context.decode(ProviderListReply.self, from: reply) {
+                error = DaemonErrorMessage.providerNotRegistered(error, disabled: list.disabled ?? [])
+            }
             if error.name == CommandFailure.Name.daemonUnavailable,
                SocketLocation.guessedRuntimeDirectory(option: command.global.socket, environment: environment, userID: userID) {
                 error = error.adding(

@@ -123,6 +123,12 @@ import Testing
         #expect(weather.hasSuffix("etc/providers.d/com.example.weather.conf"))
         #expect(result.output.contains("broken.conf:4: "), "\(result.output)")
         #expect(result.output.contains("widgetd --check-config"))
+
+        // A write for the disabled provider names the file and why, not "add a file".
+        let delete = try widgetctl(daemon, ["delete", "com.example.broken/any"])
+        #expect(delete.status == 1)
+        #expect(delete.error.contains("com.example.broken is not registered; these providers.d/ files register nothing: "))
+        #expect(delete.error.contains("broken.conf:4: "), "\(delete.error)")
     }
 
     /// `get` of a widget nothing is stored for: "no such widget" to an administrator

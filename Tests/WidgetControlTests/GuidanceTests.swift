@@ -97,8 +97,40 @@ import WidgetModel
 
     @Test func theSystemInstanceDoesNotSpeakOfAnOwner() {
         let text = DaemonErrorMessage.permissionDenied(
-            ["provider": .string("com.x")], socketPath: SocketLocation.systemPath)
-        #expect(text == "permission denied: only User=/Group= of provider com.x in providers.d/ or an administrator may write its widgets")
+            ["provider": .string("com.x"), "group": .number(JSONNumber(0))], socketPath: SocketLocation.systemPath)
+        #expect(text == "permission denied: only group root (User=/Group= of provider com.x in providers.d/) or an administrator may write its widgets")
+    }
+
+    /// A provider whose file is disabled has no writer: its own user is refused, and
+    /// told to check the file rather than to ask for a User= it already has.
+    @Test func aProviderWithoutWritersIsNamedAsNotRegistered() {
+        let text = DaemonErrorMessage.permissionDenied(["provider": .string("com.x")], socketPath: SocketLocation.systemPath)
+        #expect(text == "permission denied: provider com.x is not registered, so only an administrator may write its widgets; "
+            + "if providers.d/ has a file for it, check it with 'widgetd --check-config' and see widgetd's log")
+    }
+
+    @Test func aProviderDisabledByABadFileIsNamedWithTheFileAndReason() throws {
+        let server = try Self.server([
+            "io.widgetd.Provider.DeleteTimeline": errorReply("io.widgetd.ProviderNotRegistered", #"{"provider":"com.x"}"#),
+            "io.widgetd.Provider.ListProviders": reply(
+                #"{"providers":[],"disabled":[{"file":"/etc/widgetd/providers.d/x.conf","line":4,"reason":"invalid value 'sometimes' for DataProtection="}]}"#),
+        ])
+        let result = widgetctl(["delete", "com.x/y"], socket: server.path)
+        #expect(result.exitCode == 1)
+        #expect(result.standardError == "widgetctl: provider com.x is not registered; these providers.d/ files register nothing: "
+            + "/etc/widgetd/providers.d/x.conf:4: invalid value 'sometimes' for DataProtection= "
+            + "(fix them, check with 'widgetd --check-config', then reload widgetd)\n")
+    }
+
+    @Test func aProviderWithNoFileIsToldToAddOne() throws {
+        let server = try Self.server([
+            "io.widgetd.Provider.DeleteTimeline": errorReply("io.widgetd.ProviderNotRegistered", #"{"provider":"com.x"}"#),
+            "io.widgetd.Provider.ListProviders": reply(#"{"providers":[]}"#),
+        ])
+        let result = widgetctl(["delete", "com.x/y", "--json"], socket: server.path)
+        #expect(result.standardError
+            == "widgetctl: provider com.x is not registered: add a file for it to providers.d/ (widgetd.conf(5)) and reload widgetd\n")
+        #expect(result.standardOutput == #"{"error":"io.widgetd.ProviderNotRegistered","parameters":{"provider":"com.x"}}"# + "\n")
     }
 
     @Test func anUnregisteredProviderPointsAtCheckConfigBeforeProvidersD() throws {
