@@ -181,13 +181,13 @@ _widgetctl() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    status|unlock|lock|passcode|settings|wipe|monitor|put|append|timeline|delete|list|get|watch|reload|help)
+    status|unlock|lock|passcode|settings|wipe|monitor|put|append|timeline|delete|providers|list|get|watch|reload|introspect|call|help)
         # Offer subcommand argument completions
         "_widgetctl_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'status unlock lock passcode settings wipe monitor put append timeline delete list get watch reload help' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'status unlock lock passcode settings wipe monitor put append timeline delete providers list get watch reload introspect call help' -- "${cur}"))
         ;;
     esac
 }
@@ -589,6 +589,22 @@ _widgetctl_delete() {
     esac
 }
 
+_widgetctl_providers() {
+    repeating_flags=()
+    non_repeating_flags=(--json --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--socket)
+    __widgetctl_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--socket')
+        __widgetctl_add_completions -f
+        return
+        ;;
+    esac
+}
+
 _widgetctl_list() {
     repeating_flags=()
     non_repeating_flags=(--json --version -h --help)
@@ -690,6 +706,46 @@ _widgetctl_reload() {
     case "${positional_number}" in
     1)
         __widgetctl_add_completions -W "$(__widgetctl_custom_complete ---completion reload -- positional@0 "${COMP_CWORD}" "$(__widgetctl_cursor_index_in_current_word)")"
+        return
+        ;;
+    esac
+}
+
+_widgetctl_introspect() {
+    repeating_flags=()
+    non_repeating_flags=(--json --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--socket)
+    __widgetctl_offer_flags_options 1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--socket')
+        __widgetctl_add_completions -f
+        return
+        ;;
+    esac
+
+    # Offer positional completions
+    case "${positional_number}" in
+    1)
+        __widgetctl_add_completions -W 'org.varlink.service'$'\n''io.widgetd.Device'$'\n''io.widgetd.Provider'$'\n''io.widgetd.Host'
+        return
+        ;;
+    esac
+}
+
+_widgetctl_call() {
+    repeating_flags=()
+    non_repeating_flags=(--more --json --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--socket)
+    __widgetctl_offer_flags_options 2
+
+    # Offer option value completions
+    case "${prev}" in
+    '--socket')
+        __widgetctl_add_completions -f
         return
         ;;
     esac

@@ -63,17 +63,20 @@ _widgetctl() {
             'append:Add the entries in a file to a widget'\''s timeline.'
             'timeline:Show a stored timeline as its provider sees it.'
             'delete:Delete a widget'\''s timeline.'
+            'providers:List providers: class, owner, file, why disabled.'
             'list:List stored widgets: family, class, generation.'
             'get:Preview a widget as a host would show it.'
             'watch:Follow a widget'\''s presentation as it changes.'
             'reload:Ask providers to reload their timelines.'
+            'introspect:Show the interfaces widgetd serves, or one'\''s definition.'
+            'call:Call any Varlink method with JSON parameters.'
             'help:Show subcommand help information.'
         )
         _describe -V subcommand subcommands && ret=0
         ;;
     arg)
         case "${words[1]}" in
-        status|unlock|lock|passcode|settings|wipe|monitor|put|append|timeline|delete|list|get|watch|reload|help)
+        status|unlock|lock|passcode|settings|wipe|monitor|put|append|timeline|delete|providers|list|get|watch|reload|introspect|call|help)
             "_widgetctl_${words[1]}" && ret=0
             ;;
         esac
@@ -390,6 +393,19 @@ _widgetctl_delete() {
     return "${ret}"
 }
 
+_widgetctl_providers() {
+    local -i ret=1
+    local -ar arg_specs=(
+        '--socket[The daemon'\''s socket (default\: $WIDGETD_SOCKET, else /run/widgetd/widgetd.sock as root, else $XDG_RUNTIME_DIR/widgetd/widgetd.sock).]:path:_files'
+        '--json[Print results and errors as JSON, for scripts.]'
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
 _widgetctl_list() {
     local -i ret=1
     local -ar arg_specs=(
@@ -443,6 +459,37 @@ _widgetctl_reload() {
     local -i ret=1
     local -ar arg_specs=(
         ':provider\[/kind\]:{__widgetctl_custom_complete ---completion reload -- positional@0 "${current_word_index}" "$(__widgetctl_cursor_index_in_current_word)"}'
+        '--socket[The daemon'\''s socket (default\: $WIDGETD_SOCKET, else /run/widgetd/widgetd.sock as root, else $XDG_RUNTIME_DIR/widgetd/widgetd.sock).]:path:_files'
+        '--json[Print results and errors as JSON, for scripts.]'
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_widgetctl_introspect() {
+    local -i ret=1
+    local -ar _interface=('org.varlink.service' 'io.widgetd.Device' 'io.widgetd.Provider' 'io.widgetd.Host')
+    local -ar arg_specs=(
+        ':interface:{__widgetctl_complete "${_interface[@]}"}'
+        '--socket[The daemon'\''s socket (default\: $WIDGETD_SOCKET, else /run/widgetd/widgetd.sock as root, else $XDG_RUNTIME_DIR/widgetd/widgetd.sock).]:path:_files'
+        '--json[Print results and errors as JSON, for scripts.]'
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_widgetctl_call() {
+    local -i ret=1
+    local -ar arg_specs=(
+        ':method:'
+        ':parameters:'
+        '--more[Ask for a stream of replies (Varlink'\''s "more"), as Watch and Monitor send.]'
         '--socket[The daemon'\''s socket (default\: $WIDGETD_SOCKET, else /run/widgetd/widgetd.sock as root, else $XDG_RUNTIME_DIR/widgetd/widgetd.sock).]:path:_files'
         '--json[Print results and errors as JSON, for scripts.]'
         '--version[Show the version.]'

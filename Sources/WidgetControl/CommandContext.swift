@@ -40,7 +40,7 @@ final class CommandContext {
 
     /// Opens a connection to the daemon.
     func connect() throws(CommandFailure) -> VarlinkClient {
-        do { return try VarlinkClient(path: socketPath) } catch { throw DaemonErrorMessage.failure(for: error) }
+        do { return try VarlinkClient(path: socketPath) } catch { throw DaemonErrorMessage.failure(for: error, socketPath: socketPath) }
     }
 
     /// Calls `method` once on a new connection.
@@ -48,11 +48,17 @@ final class CommandContext {
         try call(on: try connect(), method, parameters)
     }
 
+    /// Calls a method named in full (`org.varlink.service.GetInfo`) once on a new connection.
+    func call(method: String, _ parameters: [String: JSONValue] = [:]) throws(CommandFailure) -> VarlinkReplyMessage {
+        let client = try connect()
+        do { return try client.call(method: method, parameters) } catch { throw DaemonErrorMessage.failure(for: error, socketPath: socketPath) }
+    }
+
     /// Calls `method` on an open connection: commands that make several calls use one.
     func call(
         on client: VarlinkClient, _ method: WidgetdMethod, _ parameters: [String: JSONValue] = [:]
     ) throws(CommandFailure) -> VarlinkReplyMessage {
-        do { return try client.call(method, parameters) } catch { throw DaemonErrorMessage.failure(for: error) }
+        do { return try client.call(method, parameters) } catch { throw DaemonErrorMessage.failure(for: error, socketPath: socketPath) }
     }
 
     /// Calls `method` on `client` with secret parameters, which are zeroed when their buffers are released.
@@ -63,7 +69,7 @@ final class CommandContext {
         secrets: [(name: String, value: SecretBuffer?)]
     ) throws(CommandFailure) -> VarlinkReplyMessage {
         do { return try client.call(method, parameters, secrets: secrets) } catch {
-            throw DaemonErrorMessage.failure(for: error)
+            throw DaemonErrorMessage.failure(for: error, socketPath: socketPath)
         }
     }
 
@@ -72,22 +78,30 @@ final class CommandContext {
         _ method: WidgetdMethod, _ parameters: [String: JSONValue],
         _ body: (VarlinkReplyMessage) throws(CommandFailure) -> Void
     ) throws(CommandFailure) {
+        try stream(method: method.fullName, parameters, body)
+    }
+
+    /// Follows a `more` call of a method named in full, as ``stream(_:_:_:)`` does.
+    func stream(
+        method: String, _ parameters: [String: JSONValue],
+        _ body: (VarlinkReplyMessage) throws(CommandFailure) -> Void
+    ) throws(CommandFailure) {
         let client = try connect()
         var failure: CommandFailure?
         do {
-            try client.stream(method, parameters) { (reply) throws(VarlinkClientError) -> Bool in
+            try client.stream(method: method, parameters) { (reply) throws(VarlinkClientError) -> Bool in
                 do throws(CommandFailure) { try body(reply) } catch { failure = error; return false }
                 return true
             }
         } catch {
-            throw DaemonErrorMessage.failure(for: error)
+            throw DaemonErrorMessage.failure(for: error, socketPath: socketPath)
         }
         if let failure { throw failure }
     }
 
     /// Decodes a reply into a wire type, as a failure a person can read.
     func decode<T: Decodable>(_ type: T.Type, from reply: VarlinkReplyMessage) throws(CommandFailure) -> T {
-        do { return try reply.decode(type) } catch { throw DaemonErrorMessage.failure(for: error) }
+        do { return try reply.decode(type) } catch { throw DaemonErrorMessage.failure(for: error, socketPath: socketPath) }
     }
 
     /// Prints a reply's parameters as one line of JSON (sorted keys), for scripts.

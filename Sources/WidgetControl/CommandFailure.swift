@@ -44,6 +44,14 @@ struct CommandFailure: Error, Equatable {
         CommandFailure(message, exitCode: exitCode, name: name, parameters: parameters)
     }
 
+    /// The same failure with `text` added to its message (and to its `message`
+    /// parameter, for widgetctl's own errors).
+    func adding(_ text: String) -> CommandFailure {
+        var parameters = self.parameters
+        if case .string? = parameters["message"] { parameters["message"] = .string(message + text) }
+        return CommandFailure(message + text, exitCode: exitCode, name: name, parameters: parameters)
+    }
+
     /// What `--json` prints on standard output: `{"error":NAME,"parameters":{…}}`.
     var json: JSONValue { .object(["error": .string(name), "parameters": .object(parameters)]) }
 }

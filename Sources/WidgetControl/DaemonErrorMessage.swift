@@ -8,13 +8,28 @@ import WidgetdWire
 /// `--json`, the error object) a script reads.
 enum DaemonErrorMessage {
     /// The message and exit code for `error`.
-    static func failure(for error: VarlinkClientError) -> CommandFailure {
+    ///
+    /// `socketPath`, when given, is the socket the call went to: it tells a per-user
+    /// instance from the system one.
+    static func failure(for error: VarlinkClientError, socketPath: String? = nil) -> CommandFailure {
         switch error {
         case .unreachable(let path, let errorNumber):
             switch errorNumber.rawValue {
-            case ENOENT, ECONNREFUSED, ENOTDIR:
-                return CommandFailure("widgetd is not running (no socket at \(path))", exitCode: .unavailable)
+            case ENOENT, ENOTDIR:
+                return CommandFailure("widgetd is not running (no socket at \(path)); \(startHint(path))", exitCode: .unavailable)
                     .reported(as: CommandFailure.Name.daemonUnavailable, ["socket": .string(path)])
+            case ECONNREFUSED:
+                // connect(2) says the same of a socket nobody listens on and of a file that
+                // is no socket at all: tell them apart, since only one is fixed by starting widgetd.
+                guard isSocket(path) else {
+                    return CommandFailure(
+                        "\(path) is not a socket: give widgetd's socket with --socket PATH or WIDGETD_SOCKET",
+                        exitCode: .unavailable
+                    ).reported(as: CommandFailure.Name.daemonUnavailable, ["socket": .string(path)])
+                }
+                return CommandFailure(
+                    "widgetd is not running (nothing listens on \(path)); \(startHint(path))", exitCode: .unavailable
+                ).reported(as: CommandFailure.Name.daemonUnavailable, ["socket": .string(path)])
             default:
                 return CommandFailure("cannot reach widgetd at \(path): \(describe(errorNumber))", exitCode: .unavailable)
                     .reported(as: CommandFailure.Name.daemonUnavailable, ["socket": .string(path)])
@@ -36,12 +51,72 @@ enum DaemonErrorMessage {
             let failure = CommandFailure("widgetd sent a reply widgetctl does not understand (\(reason))")
             return failure.reported(as: CommandFailure.Name.malformedReply, ["message": .string(failure.message)])
         case .remote(let name, let parameters):
-            return remote(name: name, parameters: parameters).reported(as: name, parameters)
+            return remote(name: name, parameters: parameters, socketPath: socketPath).reported(as: name, parameters)
         }
     }
 
+    /// How to start widgetd, or reach the one that runs: systemd's units for the
+    /// instance whose socket `path` is, the daemon itself, and the two ways to name a socket.
+    static func startHint(_ path: String) -> String {
+        let units = path == SocketLocation.systemPath ? "systemctl start widgetd.socket" : "systemctl --user start widgetd.socket"
+        return "start it with '\(units)' (or run 'widgetd'), or give its socket with --socket PATH or WIDGETD_SOCKET"
+    }
+
+    /// Whether `path` is a socket (a missing path is not). The corresponding C function is `stat`.
+    private static func isSocket(_ path: String) -> Bool {
+        var status = stat()
+        guard stat(path, &status) == 0 else { return false }
+        return status.st_mode & S_IFMT == S_IFSOCK
+    }
+
+    /// The message for `PermissionDenied`: for a widget refused to its caller, the
+    /// provider and who may write for it (the daemon's `provider`, `user`, `group`), and
+    /// where that is set; in a per-user instance, that its owner may write every provider.
+    static func permissionDenied(_ parameters: [String: JSONValue], socketPath: String?) -> String {
+        let perUser = socketPath.map { $0 != SocketLocation.systemPath } ?? false
+        guard case .string(let provider)? = parameters["provider"] else {
+            return "permission denied: your user may not do this (see the [Access] groups in widgetd.conf(5))"
+        }
+        func id(_ key: String) -> UInt32? {
+            if case .number(let value)? = parameters[key], let id = UInt32(exactly: value.doubleValue) { return id }
+            return nil
+        }
+        var writers: [String] = []
+        if let user = id("user") { writers.append("user \(AccountName.user(user))") }
+        if let group = id("group") { writers.append("group \(AccountName.group(group))") }
+        if writers.isEmpty {
+            // Every registration names a writer: none means the provider is not registered,
+            // often because its providers.d/ file is disabled by an error.
+            return "permission denied: provider \(provider) is not registered, so only an administrator may write its widgets; "
+                + "if providers.d/ has a file for it, check it with 'widgetd --check-config' and see widgetd's log"
+        }
+        var message = "permission denied: only \(writers.joined(separator: " and ")) "
+            + "(User=/Group= of provider \(provider) in providers.d/) or an administrator may write its widgets"
+        if perUser { message += "; in this per-user instance its owner may write every provider" }
+        return message
+    }
+
+    /// `ProviderNotRegistered` once the caller's `ListProviders` is known: an administrator
+    /// (the only caller who hears it) learns which providers.d/ files register nothing and
+    /// why, or, when none does, that a file is missing.
+    static func providerNotRegistered(_ failure: CommandFailure, disabled: [DisabledProviderFile]) -> CommandFailure {
+        guard case .string(let provider)? = failure.parameters["provider"] else { return failure }
+        let message: String
+        if disabled.isEmpty {
+            message = "provider \(provider) is not registered: add a file for it to providers.d/ (widgetd.conf(5)) and reload widgetd"
+        } else {
+            let files = disabled.map { file in
+                (file.line.map { "\(file.file):\($0)" } ?? file.file) + ": " + file.reason
+            }
+            message = "provider \(provider) is not registered; these providers.d/ files register nothing: "
+                + files.joined(separator: "; ")
+                + " (fix them, check with 'widgetd --check-config', then reload widgetd)"
+        }
+        return CommandFailure(message, exitCode: failure.exitCode, name: failure.name, parameters: failure.parameters)
+    }
+
     /// The message and exit code for a Varlink error reply.
-    static func remote(name: String, parameters: [String: JSONValue]) -> CommandFailure {
+    static func remote(name: String, parameters: [String: JSONValue], socketPath: String? = nil) -> CommandFailure {
         func string(_ key: String) -> String {
             if case .string(let value)? = parameters[key] { return value }
             return "?"
@@ -57,14 +132,12 @@ enum DaemonErrorMessage {
             return CommandFailure(
                 "protected data unavailable: unlock first (widgetctl unlock)", exitCode: .protectedDataUnavailable)
         case .permissionDenied?:
-            return CommandFailure(
-                "permission denied: your user may not do this (see the [Access] groups in widgetd.conf(5))",
-                exitCode: .permissionDenied)
+            return CommandFailure(permissionDenied(parameters, socketPath: socketPath), exitCode: .permissionDenied)
         case .widgetNotFound?:
             return CommandFailure("no widget \(string("widget")) (widgetctl list shows the stored widgets)")
         case .providerNotRegistered?:
             return CommandFailure(
-                "provider \(string("provider")) is not registered (add it to providers.d/, see widgetd.conf(5))")
+                "provider \(string("provider")) is not registered: if providers.d/ has a file for it, that file is disabled by an error (run 'widgetd --check-config', see widgetd's log and widgetctl providers); otherwise add one (widgetd.conf(5))")
         case .unavailableOnSurface?:
             return CommandFailure(
                 "this widget is not shown on the \(string("surface")) surface: its data protection class forbids it")

@@ -23,14 +23,23 @@ struct PreviewRenderer {
         mutating func add(_ text: String, _ style: TerminalText.Style? = nil) { pieces.append((text, style)) }
     }
 
-    /// The preview, ending with a newline.
-    func render(_ presentation: Presentation) -> String {
+    /// What a placeholder's header says when the caller knows no more: every cause
+    /// DESIGN §4 names for one.
+    static let placeholderCauses =
+        "content unavailable: not unlocked since widgetd started, locked, or no readable timeline stored"
+
+    /// The preview, ending with a newline. A placeholder's header says why in words:
+    /// `placeholderReason` when the caller found it out, else ``placeholderCauses``.
+    func render(_ presentation: Presentation, placeholderReason: String? = nil) -> String {
         // The surface as the command line spells it (`lock-screen`), the way it was asked for.
         let surface = SurfaceName.spelling(of: presentation.surface)
         let title = " \(TerminalText.sanitize(presentation.widget.description)) · \(TerminalText.sanitize(surface)) "
         var header = Line()
         header.add(presentation.mode.rawValue, modeStyle(presentation.mode))
-        if !presentation.reasons.isEmpty { header.add(" (" + presentation.reasons.map(\.rawValue).joined(separator: ", ") + ")") }
+        // The mode names the placeholder already: its reason is said in words instead.
+        let reasons = presentation.reasons.filter { $0 != .placeholder }.map(\.rawValue)
+        if presentation.mode == .placeholder { header.add(": " + (placeholderReason ?? Self.placeholderCauses)) }
+        if !reasons.isEmpty { header.add(" (" + reasons.joined(separator: ", ") + ")") }
         if presentation.stale { header.add(" · stale", .yellow) }
         if presentation.luminanceReduced { header.add(" · luminance reduced", .dim) }
 

@@ -14,4 +14,12 @@ enum SocketLocation {
         let runtime = environment["XDG_RUNTIME_DIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/run/user/\(userID)"
         return runtime + "/widgetd/widgetd.sock"
     }
+
+    /// Whether `resolve` had to guess the user's runtime directory: no `--socket`, no
+    /// `WIDGETD_SOCKET`, not root, and no `XDG_RUNTIME_DIR` (su, ssh without logind, a
+    /// container), so that a daemon not found there may be running elsewhere.
+    static func guessedRuntimeDirectory(option: String?, environment: [String: String], userID: UInt32) -> Bool {
+        option == nil && (environment["WIDGETD_SOCKET"] ?? "").isEmpty && userID != 0
+            && (environment["XDG_RUNTIME_DIR"] ?? "").isEmpty
+    }
 }

@@ -35,11 +35,13 @@ struct TimelineFile {
         // widgetd reads strict JSON (RFC 8259: no trailing comma, no comment, valid UTF-8),
         // and so does this: the same reader, which keeps numbers as their text, so that
         // they are sent as written.
-        let parsed: Result<JSONValue, JSONReadError> = bytes.withUnsafeBytes { raw in
-            do throws(JSONReadError) { return .success(try JSONValue.parse(raw)) } catch { return .failure(error) }
+        let parsed: Result<JSONValue, JSONPlace> = bytes.withUnsafeBytes { raw in
+            do throws(JSONReadError) { return .success(try JSONValue.parse(raw)) } catch {
+                return .failure(JSONPlace(error, in: raw))
+            }
         }
-        if case .failure(let syntax) = parsed {
-            throw CommandFailure("\(name) is not JSON: \(syntax.message) (at byte \(syntax.offset))")
+        if case .failure(let place) = parsed {
+            throw CommandFailure("\(name):\(place.line):\(place.column): not JSON: \(place.reason)")
         }
         guard case .success(let value) = parsed else {
             throw CommandFailure("\(name) is not JSON")
@@ -57,11 +59,51 @@ struct TimelineFile {
             ("policy", Self.isObject), ("placeholder", Self.isObject), ("family", Self.isString), ("widget", Self.isString),
         ] {
             if let member = object[key], member != .null, !isValid(member) {
-                throw CommandFailure("\(name): \"\(key)\" has the wrong type")
+                throw CommandFailure("\(name): \"\(key)\" has the wrong type\(Self.hint(for: [.key(key)]))")
             }
+        }
+        if let place = Self.firstModelProblem(in: bytes) {
+            throw CommandFailure("\(name):\(place.line):\(place.column): \(place.reason)\(Self.hint(for: place.path))")
         }
         if case .string(let named)? = object["widget"] { widget = named } else { widget = nil }
         members = object.filter { $0.value != .null && $0.key != "widget" }
+    }
+
+    /// The first value in the document, in text order, that widgetd's own readers
+    /// refuse in `entries`, `policy` or `placeholder`, so that the mistake is named by
+    /// line and column in the file rather than by the daemon's path alone.
+    static func firstModelProblem(in bytes: [UInt8]) -> JSONPlace? {
+        bytes.withUnsafeBytes { raw -> JSONPlace? in
+            var reader = JSONReader(raw)
+            do throws(JSONReadError) {
+                try reader.readObject { (reader, key) throws(JSONReadError) in
+                    switch key {
+                    case "entries": _ = try Entry.readArray(from: &reader)
+                    case "policy": if try !reader.readNull() { _ = try ReloadPolicy.read(from: &reader) }
+                    case "placeholder": if try !reader.readNull() { _ = try Placeholder.read(from: &reader) }
+                    default: try reader.skipValue()
+                    }
+                }
+                return nil
+            } catch {
+                return JSONPlace(error, in: raw)
+            }
+        }
+    }
+
+    /// What the value at `path` should look like, for the mistakes people make most:
+    /// a reload policy given as a word, a field given as its bare value.
+    static func hint(for path: [JSONPathComponent]) -> String {
+        switch path.first {
+        case .key("policy")?:
+            return #"; a policy is an object: {"kind": "atEnd"}, {"kind": "never"} or {"kind": "after", "date": "2026-12-01T10:00:00Z"}"#
+        case .key("entries")?, .key("placeholder")?:
+            // entries[i].fields.NAME or placeholder.fields.NAME, given as something else.
+            guard path.count >= 2, path[path.count - 2] == .key("fields") else { return "" }
+            return #"; a field is an object: {"value": …}, with "privacy": "sensitive" or "public" if it needs one"#
+        default:
+            return ""
+        }
     }
 
     private static func isObject(_ value: JSONValue) -> Bool { if case .object = value { true } else { false } }

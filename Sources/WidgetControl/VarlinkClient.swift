@@ -58,7 +58,13 @@ public final class VarlinkClient {
 
     /// Calls `method` and returns its single reply, or throws the daemon's error.
     public func call(_ method: WidgetdMethod, _ parameters: [String: JSONValue] = [:]) throws(VarlinkClientError) -> VarlinkReplyMessage {
-        try send(Self.encodeRequest(method: method.fullName, parameters: parameters, more: false))
+        try call(method: method.fullName, parameters)
+    }
+
+    /// Calls a method by its full name (`org.varlink.service.GetInfo`, or any a daemon
+    /// may serve) and returns its single reply, or throws the daemon's error.
+    public func call(method: String, _ parameters: [String: JSONValue] = [:]) throws(VarlinkClientError) -> VarlinkReplyMessage {
+        try send(Self.encodeRequest(method: method, parameters: parameters, more: false))
         return try receive()
     }
 
@@ -69,7 +75,16 @@ public final class VarlinkClient {
         _ method: WidgetdMethod, _ parameters: [String: JSONValue] = [:],
         _ body: (VarlinkReplyMessage) throws(VarlinkClientError) -> Bool
     ) throws(VarlinkClientError) {
-        try send(Self.encodeRequest(method: method.fullName, parameters: parameters, more: true))
+        try stream(method: method.fullName, parameters, body)
+    }
+
+    /// Calls a method by its full name with `more`, handing each reply to `body` until
+    /// one does not continue (or `body` returns false).
+    public func stream(
+        method: String, _ parameters: [String: JSONValue] = [:],
+        _ body: (VarlinkReplyMessage) throws(VarlinkClientError) -> Bool
+    ) throws(VarlinkClientError) {
+        try send(Self.encodeRequest(method: method, parameters: parameters, more: true))
         while true {
             let reply = try receive()
             guard try body(reply), reply.continues else { return }

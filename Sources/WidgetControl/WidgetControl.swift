@@ -2,6 +2,7 @@ import ArgumentParser
 import FoundationEssentials
 import Glibc
 import WidgetModel
+import WidgetdWire
 
 /// The `widgetctl` client: every command, runnable in-process.
 public enum WidgetControl {
@@ -58,6 +59,17 @@ public enum WidgetControl {
             try command.run(context)
             return ExitCode.success.rawValue
         } catch {
+            var error = error
+            if error.name == WidgetdErrorName.providerNotRegistered.fullName,
+               let reply = try? context.call(.listProviders),
+               let list = try? context.decode(ProviderListReply.self, from: reply) {
+                error = DaemonErrorMessage.providerNotRegistered(error, disabled: list.disabled ?? [])
+            }
+            if error.name == CommandFailure.Name.daemonUnavailable,
+               SocketLocation.guessedRuntimeDirectory(option: command.global.socket, environment: environment, userID: userID) {
+                error = error.adding(
+                    "; XDG_RUNTIME_DIR is not set (su, ssh without logind, a container), so widgetctl looked in /run/user/\(userID): set it, or give --socket")
+            }
             stderr.write("widgetctl: \(error.message)\n")
             if context.json { context.printJSON(error.json) }
             return error.exitCode.rawValue
@@ -90,6 +102,13 @@ public enum WidgetControl {
         if code == ExitCode.success.rawValue {
             stdout.write(text)
             return code
+        }
+        if group == nil, let unknown = CommandSuggestion.unknownCommand(in: arguments) {
+            // A mistyped command reads as an unexpected argument to the parser: name it as
+            // what it is, and the command meant.
+            let suggestion = CommandSuggestion.closest(to: unknown).map { "; did you mean '\($0)'?" } ?? ""
+            let rest = text.split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false).dropFirst().first ?? ""
+            text = "Error: unknown command '\(unknown)'\(suggestion)\n" + rest
         }
         stderr.write(text)
         if arguments.prefix(while: { $0 != "--" }).contains("--json") {

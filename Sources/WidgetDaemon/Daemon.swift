@@ -40,7 +40,10 @@ public enum Daemon {
             // signals arrive on the loop's signalfd only.
             try Signals.blockDaemonSignals()
             try ProcessHygiene.apply()
-            let paths = commandLine.paths(defaults: try DaemonPaths.defaults(uid: getuid(), environment: environment))
+            // A socket of its own is needed unless one is given or passed by systemd.
+            let needsSocket = commandLine.socketPath == nil && environment["LISTEN_FDS"] == nil
+            let paths = commandLine.paths(
+                defaults: try DaemonPaths.defaults(uid: getuid(), environment: environment, needsRuntimeDirectory: needsSocket))
             if getuid() != 0, commandLine.stateDirectory == nil {
                 // The state directory's own level is made by the store (0700); above it
                 // are the user's XDG directories, which a fresh account may not have.

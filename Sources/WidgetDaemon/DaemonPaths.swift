@@ -18,10 +18,19 @@ public struct DaemonPaths: Sendable, Equatable {
     public enum Unresolvable: Error, Sendable, Equatable, CustomStringConvertible {
         /// Neither `XDG_*_HOME` nor `HOME` is set (to an absolute path).
         case noHomeDirectory
+        /// `XDG_RUNTIME_DIR` is not set (to an absolute path) and the socket is needed:
+        /// `su`, ssh without logind and containers leave it out, and `/run/user/UID`
+        /// then belongs to nobody who would let this user create a socket in it.
+        case noRuntimeDirectory
 
         /// What to do about it.
         public var description: String {
-            "HOME is not set: give --config, --state-directory and --socket, or set HOME"
+            switch self {
+            case .noHomeDirectory:
+                "HOME is not set: give --config, --state-directory and --socket, or set HOME"
+            case .noRuntimeDirectory:
+                "XDG_RUNTIME_DIR is not set (no logind session: su, ssh without logind, a container): give --socket PATH, or set XDG_RUNTIME_DIR, or run widgetd as a systemd --user service (systemctl --user start widgetd.socket)"
+            }
         }
     }
 
@@ -36,7 +45,13 @@ public struct DaemonPaths: Sendable, Equatable {
     /// (`$XDG_CONFIG_HOME`, default `~/.config`; `$XDG_STATE_HOME`, default
     /// `~/.local/state`; `$XDG_RUNTIME_DIR`, default `/run/user/UID`). Relative XDG values
     /// are ignored, as the XDG specification requires.
-    public static func defaults(uid: UInt32, environment: [String: String]) throws(Unresolvable) -> DaemonPaths {
+    ///
+    /// With `needsRuntimeDirectory` (the daemon will create its own socket: no
+    /// `--socket`, no socket activation), a missing `XDG_RUNTIME_DIR` is an error rather
+    /// than `/run/user/UID`, found before anything is created.
+    public static func defaults(
+        uid: UInt32, environment: [String: String], needsRuntimeDirectory: Bool = false
+    ) throws(Unresolvable) -> DaemonPaths {
         if uid == 0 { return system }
         func absolute(_ name: String) -> String? {
             guard let value = environment[name], value.hasPrefix("/") else { return nil }
@@ -46,6 +61,7 @@ public struct DaemonPaths: Sendable, Equatable {
         guard let configHome = absolute("XDG_CONFIG_HOME") ?? home.map({ $0 + "/.config" }),
               let stateHome = absolute("XDG_STATE_HOME") ?? home.map({ $0 + "/.local/state" })
         else { throw .noHomeDirectory }
+        if needsRuntimeDirectory, absolute("XDG_RUNTIME_DIR") == nil { throw .noRuntimeDirectory }
         let runtime = absolute("XDG_RUNTIME_DIR") ?? "/run/user/\(uid)"
         return DaemonPaths(
             configurationFile: configHome + "/widgetd/widgetd.conf",

@@ -75,6 +75,9 @@ enum MethodTable {
         Row(.watchReloads, .provider) {
             service, call, context, authority in try service.watchReloads(call, context, authority)
         },
+        Row(.listProviders, .provider) {
+            service, call, context, authority in try service.listProviders(call, context, authority)
+        },
         Row(.listWidgets, .host) { service, call, context, _ in try service.listWidgets(call, context) },
         Row(.getPresentation, .host) { service, call, context, _ in try service.getPresentation(call, context) },
         Row(.watch, .host) { service, call, context, _ in try service.watch(call, context) },

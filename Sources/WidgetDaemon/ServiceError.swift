@@ -9,7 +9,9 @@ import WidgetStore
 /// carries secret material: a reason names the entry and field, never a value.
 enum ServiceError: Error, Equatable {
     case protectedDataUnavailable
-    case permissionDenied
+    /// Refused; for a widget the caller may not provide, its provider and that
+    /// provider's `User=`/`Group=` when registered.
+    case permissionDenied(provider: String?, user: UInt32?, group: UInt32?)
     case widgetNotFound(String)
     case providerNotRegistered(String)
     case unavailableOnSurface(Surface)
@@ -34,7 +36,14 @@ enum ServiceError: Error, Equatable {
     var varlinkError: VarlinkError {
         switch self {
         case .protectedDataUnavailable: VarlinkError(name: "io.widgetd.ProtectedDataUnavailable")
-        case .permissionDenied: VarlinkError(name: "io.widgetd.PermissionDenied")
+        case .permissionDenied(let provider, let user, let group):
+            VarlinkError(
+                name: "io.widgetd.PermissionDenied",
+                parameters: Self.object(
+                    [
+                        "provider": provider.map(JSONValue.string), "user": user.map { .number(JSONNumber(Int($0))) },
+                        "group": group.map { .number(JSONNumber(Int($0))) },
+                    ].compactMapValues { $0 }))
         case .widgetNotFound(let widget): VarlinkError(name: "io.widgetd.WidgetNotFound", parameters: Self.object(["widget": .string(widget)]))
         case .providerNotRegistered(let provider):
             VarlinkError(name: "io.widgetd.ProviderNotRegistered", parameters: Self.object(["provider": .string(provider)]))

@@ -17,7 +17,18 @@ extension WidgetService {
             classes: ProtectionClass.allCases.map { ClassStatus(class: $0, keyAvailable: store.isKeyAvailable($0)) },
             failedAttempts: store.failedAttempts, retryAfter: store.retryAfter(now: now), settings: settings,
             warnings: warnings.isEmpty ? nil : warnings, passcodeInStep: passcodeStep.inStep,
-            lockedBy: lockedBy?.rawValue, sessions: watchedSessions(), protection: protection)
+            lockedBy: lockedBy?.rawValue, sessions: watchedSessions(), protection: protection,
+            classAGraceEndsIn: timersRemaining.classAGrace, passcodeRequiredIn: timersRemaining.passcodeRequired)
+    }
+
+    /// Seconds left on the key lifecycle's running timers, read from the deadlines the
+    /// wake timer is armed for: the class-A purge after a lock, and the inactivity
+    /// restart of `RequirePasscodeAfterSec=`; `nil` when that timer is not running.
+    var timersRemaining: (classAGrace: Double?, passcodeRequired: Double?) {
+        let now = self.now
+        // To the millisecond: the difference of two dates carries noise below it.
+        func remaining(_ due: Date?) -> Double? { due.map { (max(0, $0.timeIntervalSince(now)) * 1000).rounded() / 1000 } }
+        return (remaining(store.nextDeadline), remaining(store.requirePasscodeDue))
     }
 
     /// `GetStatus.protection`: only what is in force. In tpm2 mode the TPM seals the

@@ -17,7 +17,12 @@ extension WidgetService {
     ) throws -> (WidgetID, ProviderRegistration)? {
         let widget = try widgetID(text)
         guard authority.mayProvide(widget) else {
-            deny(method, context: context, widget: text)
+            // The refusal names the provider and who may write for it, so that the caller
+            // knows whose User=/Group= in providers.d/ to ask for; no timeline is consulted.
+            let registration = authorization.providers.first { $0.id == widget.provider }
+            deny(
+                method, context: context, widget: text,
+                error: .permissionDenied(provider: widget.provider, user: registration?.uid, group: registration?.gid))
             return nil
         }
         guard let registration = authorization.providers.first(where: { $0.id == widget.provider }) else {
@@ -213,5 +218,24 @@ extension WidgetService {
     func readTimeline(_ widget: WidgetID) throws -> Timeline {
         let body = try store.readBody(widget, allowOpenClassB: true)
         return try body.withUnsafeBytes { try Timeline.decode(from: $0, limits: limits) }
+    }
+
+    /// The registered providers the caller may see (DESIGN §6: an administrator every
+    /// one; a provider's user its own), and to an administrator the provider files that
+    /// register nothing, with the problem `--check-config` reports for each.
+    func listProviders(_ call: VarlinkCall, _ context: CallContext, _ authority: PeerAuthority) throws {
+        let visible = authorization.providers.filter { authority.isAdmin || authority.providers.contains($0.id) }
+            .sorted { $0.id < $1.id }
+        let providers = visible.map {
+            ProviderInfo(
+                id: $0.id, class: $0.dataProtection, user: $0.uid, group: $0.gid, file: $0.file,
+                maxWidgets: $0.maxWidgets, maxBytes: $0.maxBytes)
+        }
+        let disabled = authority.isAdmin
+            ? authorization.configuration.problems.filter(\.disablesProviderFile).map {
+                DisabledProviderFile(file: $0.error.file, line: $0.error.line > 0 ? $0.error.line : nil, reason: $0.error.reasonText)
+            }
+            : []
+        context.reply(ProviderListReply(providers: providers, disabled: disabled.isEmpty ? nil : disabled))
     }
 }

@@ -288,10 +288,13 @@ final class WidgetService: VarlinkCallHandler {
     }
 
     /// Logs a denial and answers `PermissionDenied`.
-    func deny(_ method: String, context: CallContext, widget: String? = nil) {
+    func deny(
+        _ method: String, context: CallContext, widget: String? = nil,
+        error: ServiceError = .permissionDenied(provider: nil, user: nil, group: nil)
+    ) {
         let logger = widget.map { context.logger.with("widget.id", $0) } ?? context.logger
         logger.notice("permission denied", event: "permission_denied", metadata: ["method": method])
-        context.fail(ServiceError.permissionDenied.varlinkError)
+        context.fail(error.varlinkError)
     }
 
     /// Turns any error a method threw into the reply it deserves.

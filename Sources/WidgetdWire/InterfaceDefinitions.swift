@@ -64,6 +64,10 @@ extension InterfaceDefinition {
         # "tpm2" (what holds the device key); "attempts" is "software" or "tpm2" (what
         # counts failed passcode attempts); "rollback" is "catalog" (single timeline
         # files) or "tpm2" (the whole state directory, anchored in the TPM's NV counter).
+        # "classAGraceEndsIn" (absent when no purge is pending) is the number of seconds
+        # before the class-A key is purged after a lock; "passcodeRequiredIn" (absent
+        # unless locked with RequirePasscodeAfterSec= on) the number of seconds before
+        # class C is purged too and the passcode is needed again.
         method GetStatus() -> (
           state: string,
           passcodeSet: bool,
@@ -75,7 +79,9 @@ extension InterfaceDefinition {
           passcodeInStep: ?bool,
           lockedBy: ?string,
           sessions: ?[]string,
-          protection: (deviceKey: string, attempts: string, rollback: string)
+          protection: (deviceKey: string, attempts: string, rollback: string),
+          classAGraceEndsIn: ?float,
+          passcodeRequiredIn: ?float
         )
 
         # Sets a passcode (no current one), changes it, or removes it (no new one).
@@ -207,11 +213,43 @@ extension InterfaceDefinition {
         # "reason" is one of "due" or "requested".
         method WatchReloads() -> (widget: string, reason: string)
 
+        # A registered provider, as its providers.d/ file declares it.
+        type ProviderInfo (
+          id: string,
+          # Its protection class: "complete", "completeUnlessOpen",
+          # "completeUntilFirstUserAuthentication" or "none".
+          class: string,
+          # User= and Group=: the uid and gid that may write for it; absent when not set.
+          user: ?int,
+          group: ?int,
+          # The providers.d/ file that registers it.
+          file: string,
+          # MaxWidgets= and MaxBytes= in force.
+          maxWidgets: int,
+          maxBytes: int
+        )
+
+        # A providers.d/ file that registers no provider because it is not valid.
+        type DisabledProviderFile (
+          file: string,
+          # The line of the problem; absent when the file as a whole is at fault.
+          line: ?int,
+          reason: string
+        )
+
+        # The registered providers in id order: every one to an administrator, to anyone
+        # else those whose User=/Group= the caller matches. "disabled" (to administrators
+        # only; absent when there is none) lists the providers.d/ files that register
+        # nothing, and why: widgetd --check-config prints the same.
+        method ListProviders() -> (providers: []ProviderInfo, disabled: ?[]DisabledProviderFile)
+
         # The timeline's class key is not available in the current state.
         error ProtectedDataUnavailable ()
 
-        # The caller may not do this.
-        error PermissionDenied ()
+        # The caller may not do this. For a widget the caller may not provide, "provider"
+        # names the widget's provider and "user"/"group" its User=/Group= when it is
+        # registered (the uid and gid that may write for it).
+        error PermissionDenied (provider: ?string, user: ?int, group: ?int)
 
         # No timeline is stored for this widget.
         error WidgetNotFound (widget: string)

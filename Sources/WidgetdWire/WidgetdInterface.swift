@@ -36,9 +36,12 @@ extension ServiceInfo {
     /// The version widgetd reports.
     public static let widgetdVersion = "0.1.0"
 
+    /// Where widgetd is documented: its manual page, which every installation carries.
+    public static let widgetdURL = "man:widgetd(8)"
+
     /// widgetd's description, listing every embedded interface definition.
     public static let widgetd = ServiceInfo(
         vendor: "widgetd", product: "widgetd", version: widgetdVersion,
-        url: "https://github.com/widgetd/widgetd",
+        url: widgetdURL,
         interfaces: InterfaceDefinition.all.map(\.name))
 }

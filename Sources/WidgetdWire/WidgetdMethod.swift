@@ -34,6 +34,8 @@ public enum WidgetdMethod: String, Sendable, Hashable, CaseIterable {
     case deleteTimeline = "io.widgetd.Provider.DeleteTimeline"
     /// `WatchReloads() -> (widget, reason)`, streamed.
     case watchReloads = "io.widgetd.Provider.WatchReloads"
+    /// `ListProviders() -> (providers, disabled?)`: the registered providers the caller may see.
+    case listProviders = "io.widgetd.Provider.ListProviders"
 
     // io.widgetd.Host
     /// `ListWidgets(provider?, after?, limit?) -> (widgets, next?)`.
@@ -57,7 +59,8 @@ public enum WidgetdMethod: String, Sendable, Hashable, CaseIterable {
         case .getStatus, .setPasscode, .unlock, .lock, .wipe, .getSettings, .setSettings, .reportPasscodeOutOfStep,
             .monitor:
             .device
-        case .putTimeline, .appendEntries, .getTimeline, .closeTimeline, .deleteTimeline, .watchReloads: .provider
+        case .putTimeline, .appendEntries, .getTimeline, .closeTimeline, .deleteTimeline, .watchReloads, .listProviders:
+            .provider
         case .listWidgets, .getPresentation, .watch, .reloadTimelines: .host
         }
     }

@@ -58,12 +58,19 @@ public struct StatusReply: Codable, Sendable, Equatable {
     /// What is in force against a stolen disk and a restored backup (DESIGN §9); `nil`
     /// from a daemon that predates it.
     public var protection: Protection?
+    /// Seconds before the class-A key is purged after a lock; `nil` (the key omitted)
+    /// when no purge is pending.
+    public var classAGraceEndsIn: Double?
+    /// Seconds before the locked device needs the passcode again (`RequirePasscodeAfterSec=`);
+    /// `nil` (the key omitted) unless locked with it on.
+    public var passcodeRequiredIn: Double?
 
     /// A status reply.
     public init(
         state: DeviceState, passcodeSet: Bool, classes: [ClassStatus], failedAttempts: Int, retryAfter: Double?,
         settings: Settings, warnings: [StatusWarning]?, passcodeInStep: Bool? = nil, lockedBy: String? = nil,
-        sessions: [String]? = nil, protection: Protection? = nil
+        sessions: [String]? = nil, protection: Protection? = nil, classAGraceEndsIn: Double? = nil,
+        passcodeRequiredIn: Double? = nil
     ) {
         self.state = state
         self.passcodeSet = passcodeSet
@@ -76,11 +83,13 @@ public struct StatusReply: Codable, Sendable, Equatable {
         self.lockedBy = lockedBy
         self.sessions = sessions
         self.protection = protection
+        self.classAGraceEndsIn = classAGraceEndsIn
+        self.passcodeRequiredIn = passcodeRequiredIn
     }
 
     private enum CodingKeys: String, CodingKey {
         case state, passcodeSet, classes, failedAttempts, retryAfter, settings, warnings, passcodeInStep, lockedBy, sessions,
-            protection
+            protection, classAGraceEndsIn, passcodeRequiredIn
     }
 
     /// Decodes a reply; a warning a newer daemon sends that this build does not know is
@@ -98,6 +107,8 @@ public struct StatusReply: Codable, Sendable, Equatable {
         lockedBy = try container.decodeIfPresent(String.self, forKey: .lockedBy)
         sessions = try container.decodeIfPresent([String].self, forKey: .sessions)
         protection = try container.decodeIfPresent(Protection.self, forKey: .protection)
+        classAGraceEndsIn = try container.decodeIfPresent(Double.self, forKey: .classAGraceEndsIn)
+        passcodeRequiredIn = try container.decodeIfPresent(Double.self, forKey: .passcodeRequiredIn)
     }
 }
 
@@ -415,5 +426,68 @@ public struct ReloadTimelinesParameters: Codable, Sendable, Equatable {
     public init(provider: String? = nil, kind: String? = nil) {
         self.provider = provider
         self.kind = kind
+    }
+}
+
+/// `Provider.ListProviders`'s `ProviderInfo`: one registered provider.
+public struct ProviderInfo: Codable, Sendable, Equatable {
+    /// The provider id, e.g. `com.example.weather`.
+    public var id: String
+    /// The class its timelines are stored under.
+    public var `class`: ProtectionClass
+    /// `User=`: the uid that may write for it.
+    public var user: UInt32?
+    /// `Group=`: members of this gid may write for it.
+    public var group: UInt32?
+    /// The `providers.d/` file that registers it.
+    public var file: String
+    /// `MaxWidgets=` in force.
+    public var maxWidgets: Int
+    /// `MaxBytes=` in force.
+    public var maxBytes: Int
+
+    /// A provider's description.
+    public init(
+        id: String, class: ProtectionClass, user: UInt32?, group: UInt32?, file: String, maxWidgets: Int, maxBytes: Int
+    ) {
+        self.id = id
+        self.class = `class`
+        self.user = user
+        self.group = group
+        self.file = file
+        self.maxWidgets = maxWidgets
+        self.maxBytes = maxBytes
+    }
+}
+
+/// `Provider.ListProviders`'s `DisabledProviderFile`: a `providers.d/` file that
+/// registers nothing, and why.
+public struct DisabledProviderFile: Codable, Sendable, Equatable {
+    /// The file.
+    public var file: String
+    /// The line of the problem; `nil` when the file as a whole is at fault.
+    public var line: Int?
+    /// What is wrong, as `widgetd --check-config` says it.
+    public var reason: String
+
+    /// A disabled file's description.
+    public init(file: String, line: Int?, reason: String) {
+        self.file = file
+        self.line = line
+        self.reason = reason
+    }
+}
+
+/// The reply of `Provider.ListProviders`.
+public struct ProviderListReply: Codable, Sendable, Equatable {
+    /// The registered providers the caller may see, in id order.
+    public var providers: [ProviderInfo]
+    /// The provider files that register nothing (to administrators only); `nil` when none.
+    public var disabled: [DisabledProviderFile]?
+
+    /// A provider list.
+    public init(providers: [ProviderInfo], disabled: [DisabledProviderFile]?) {
+        self.providers = providers
+        self.disabled = disabled
     }
 }

@@ -72,6 +72,32 @@ import Testing
         #expect(FileManager.default.fileExists(atPath: home.path + "/.local/state/widgetd/keybag"))
     }
 
+    /// Under `su`, ssh without logind or a container there is no `XDG_RUNTIME_DIR`: a
+    /// user's widgetd says so and names `--socket`, instead of failing to make a directory
+    /// in `/run/user/UID`, and creates nothing in `~/.local/state` before it stops.
+    @Test func withoutXDGRuntimeDirAUsersDaemonSaysSoAndCreatesNothing() throws {
+        let daemon = try DaemonProcess()
+        let home = daemon.root.appendingPathComponent("home")
+        try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
+        chown(home.path, 65534, 65534)
+        chmod(home.path, 0o700)
+        chmod(daemon.root.path, 0o755)
+        var environment = ProcessInfo.processInfo.environment
+        for name in ["XDG_RUNTIME_DIR", "XDG_STATE_HOME", "XDG_CONFIG_HOME", "LISTEN_FDS", "NOTIFY_SOCKET", "JOURNAL_STREAM"] {
+            environment[name] = nil
+        }
+        environment["HOME"] = home.path
+        let result = try ProcessRunner.run(
+            URL(fileURLWithPath: "/usr/bin/setpriv"),
+            ["--reuid=65534", "--regid=65534", "--clear-groups", DaemonProcess.binary.path], environment: environment)
+        #expect(result.status == 1)
+        let said = result.output + result.error
+        #expect(said.contains("XDG_RUNTIME_DIR is not set"), "\(said)")
+        #expect(said.contains("--socket"))
+        #expect(!said.contains("mkdir"))
+        #expect((try? FileManager.default.contentsOfDirectory(atPath: home.path)) == [], "nothing made in the home")
+    }
+
     /// A second widgetd on a running one's state directory stops at once with a clear
     /// error, and the first one serves on, its journal untouched.
     @Test func aSecondDaemonOnTheSameStateDirectoryIsRefused() throws {

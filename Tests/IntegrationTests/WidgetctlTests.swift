@@ -101,9 +101,74 @@ import Testing
             to: file, atomically: true, encoding: .utf8)
         let result = try widgetctl(daemon, ["put", "com.example.weather/forecast", file.path])
         #expect(result.status == 1)
-        #expect(result.error.hasPrefix("widgetctl: \(file.path) is not JSON: "))
+        #expect(result.error.hasPrefix("widgetctl: \(file.path):1:73: not JSON: "))
         let list = try daemon.client().ok("io.widgetd.Host.ListWidgets")
         #expect((list["widgets"] as? [Any])?.isEmpty == true)
+    }
+
+    /// `widgetctl providers` against the daemon: every registered provider with its
+    /// class, owner and file, and a broken providers.d/ file with why it registers nothing.
+    @Test func providersListsTheRegisteredAndTheDisabled() throws {
+        let daemon = try DaemonProcess()
+        try "[Provider]\nId=com.example.broken\nUser=0\nDataProtection=sometimes\n".write(
+            to: daemon.root.appendingPathComponent("etc/providers.d/broken.conf"), atomically: true, encoding: .utf8)
+        try daemon.start()
+        let result = try widgetctl(daemon, ["providers"])
+        #expect(result.status == 0, "\(result.error)")
+        let lines = result.output.split(separator: "\n").map(String.init)
+        #expect(lines.first?.hasPrefix("PROVIDER") == true)
+        let weather = lines.first { $0.hasPrefix("com.example.weather ") } ?? ""
+        #expect(weather.contains("completeUntilFirstUserAuthentication"))
+        #expect(weather.contains(" root "))
+        #expect(weather.hasSuffix("etc/providers.d/com.example.weather.conf"))
+        #expect(result.output.contains("broken.conf:4: "), "\(result.output)")
+        #expect(result.output.contains("widgetd --check-config"))
+
+        // A write for the disabled provider names the file and why, not "add a file".
+        let delete = try widgetctl(daemon, ["delete", "com.example.broken/any"])
+        #expect(delete.status == 1)
+        #expect(delete.error.contains("com.example.broken is not registered; these providers.d/ files register nothing: "))
+        #expect(delete.error.contains("broken.conf:4: "), "\(delete.error)")
+    }
+
+    /// `get` of a widget nothing is stored for: "no such widget" to an administrator
+    /// (root here), exit 1; a stored one still previews.
+    @Test func getOfAWidgetNotStoredIsNoSuchWidget() throws {
+        let daemon = try DaemonProcess()
+        try daemon.start()
+        let missing = try widgetctl(daemon, ["get", "com.example.weather/nothing"])
+        #expect(missing.status == 1)
+        #expect(missing.error == "widgetctl: no such widget com.example.weather/nothing (widgetctl list shows the stored widgets)\n")
+        try daemon.client().ok("io.widgetd.Provider.PutTimeline", Fixtures.putParameters("com.example.weather/forecast"))
+        #expect(try widgetctl(daemon, ["get", "com.example.weather/forecast"]).status == 0)
+    }
+
+    /// `introspect` and `call` speak org.varlink.service and any method, with no other tool.
+    @Test func introspectAndCallExploreTheDaemon() throws {
+        let daemon = try DaemonProcess()
+        try daemon.start()
+        let info = try widgetctl(daemon, ["introspect"])
+        #expect(info.status == 0)
+        #expect(info.output.contains("URL:        man:widgetd(8)\n"))
+        #expect(info.output.contains("  io.widgetd.Host\n"))
+        let host = try widgetctl(daemon, ["introspect", "io.widgetd.Host"])
+        #expect(host.output.hasPrefix("# For the programs that draw widgets"))
+        let call = try widgetctl(daemon, ["call", "io.widgetd.Host.ListWidgets", #"{"limit": 1}"#])
+        #expect(call.status == 0, "\(call.error)")
+        #expect(call.output == "{\"widgets\":[]}\n")
+        let unknown = try widgetctl(daemon, ["call", "io.widgetd.Host.Nothing"])
+        #expect(unknown.status == 1)
+    }
+
+    /// `status` shows the grace left after a lock and when the passcode will be needed.
+    @Test func statusShowsTheTimersALockStarts() throws {
+        let daemon = try DaemonProcess(daemon: ["ClassAGraceSec=600"])
+        try daemon.start()
+        #expect(try widgetctl(daemon, ["passcode", "set", "--passcode-stdin"], input: "1234\n").status == 0)
+        #expect(try widgetctl(daemon, ["lock"]).status == 0)
+        let status = try widgetctl(daemon, ["status"])
+        #expect(status.output.contains("Class A purged:   in "), "\(status.output)")
+        #expect(status.output.contains("Passcode needed:  in "))
     }
 
     @Test func aPasscodeOnTheCommandLineIsRefused() throws {

@@ -23,7 +23,7 @@ import TestSupport
         let (code, out, err) = try run(["status"], environment: ["WIDGETD_SOCKET": directory + "/none.sock"])
         #expect(code == 69)
         #expect(out == "")
-        #expect(err == "widgetctl: widgetd is not running (no socket at \(directory)/none.sock)\n")
+        #expect(err == "widgetctl: widgetd is not running (no socket at \(directory)/none.sock); start it with 'systemctl --user start widgetd.socket' (or run 'widgetd'), or give its socket with --socket PATH or WIDGETD_SOCKET\n")
     }
 
     @Test func builtBinaryUnlocksWithPasscodeFromStandardInput() throws {

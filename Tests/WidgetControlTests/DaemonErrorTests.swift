@@ -18,7 +18,7 @@ import Testing
         ("io.widgetd.WidgetNotFound", "{\"widget\":\"a/b\"}",
          "widgetctl: no widget a/b (widgetctl list shows the stored widgets)\n", 1),
         ("io.widgetd.ProviderNotRegistered", "{\"provider\":\"com.x\"}",
-         "widgetctl: provider com.x is not registered (add it to providers.d/, see widgetd.conf(5))\n", 1),
+         "widgetctl: provider com.x is not registered: if providers.d/ has a file for it, that file is disabled by an error (run 'widgetd --check-config', see widgetd's log and widgetctl providers); otherwise add one (widgetd.conf(5))\n", 1),
         ("io.widgetd.UnavailableOnSurface", "{\"surface\":\"remote\"}",
          "widgetctl: this widget is not shown on the remote surface: its data protection class forbids it\n", 1),
         ("io.widgetd.InvalidTimeline", "{\"reason\":\"entry 2 has no date\"}",
@@ -53,7 +53,7 @@ import Testing
         let directory = try TemporaryDirectory.make()
         let result = widgetctl(["status"], socket: directory + "/widgetd.sock")
         #expect(result.exitCode == 69)
-        #expect(result.standardError == "widgetctl: widgetd is not running (no socket at \(directory)/widgetd.sock)\n")
+        #expect(result.standardError == "widgetctl: widgetd is not running (no socket at \(directory)/widgetd.sock); start it with 'systemctl --user start widgetd.socket' (or run 'widgetd'), or give its socket with --socket PATH or WIDGETD_SOCKET\n")
     }
 
     @Test func socketOptionWinsOverEnvironment() throws {

@@ -6,7 +6,8 @@ import Testing
     static let commandPaths = [
         "status", "unlock", "lock", "passcode set", "passcode change", "passcode remove",
         "settings show", "settings set lock-screen-widgets", "settings set hide-sensitive-complications",
-        "wipe", "monitor", "put", "append", "timeline", "delete", "list", "get", "watch", "reload",
+        "wipe", "monitor", "put", "append", "timeline", "delete", "providers", "list", "get", "watch", "reload",
+        "introspect", "call",
     ]
 
     @Test func theParserKnowsExactlyTheseCommands() {
@@ -49,12 +50,18 @@ import Testing
               append                  Add the entries in a file to a widget's timeline.
               timeline                Show a stored timeline as its provider sees it.
               delete                  Delete a widget's timeline.
+              providers               List providers: class, owner, file, why disabled.
 
             HOST SUBCOMMANDS:
               list                    List stored widgets: family, class, generation.
               get                     Preview a widget as a host would show it.
               watch                   Follow a widget's presentation as it changes.
               reload                  Ask providers to reload their timelines.
+
+            VARLINK SUBCOMMANDS:
+              introspect              Show the interfaces widgetd serves, or one's
+                                      definition.
+              call                    Call any Varlink method with JSON parameters.
 
               See 'widgetctl help <subcommand>' for detailed help.
 
@@ -89,6 +96,9 @@ import Testing
         #expect(result.exitCode == 0)
         #expect(result.standardOutput == """
             OVERVIEW: Preview a widget as a host would show it.
+
+            A widget that is not stored is "no such widget" (exit 1) to its provider's user
+            and to administrators; any other host is shown its placeholder.
 
             USAGE: widgetctl get <widget> [--surface <surface>] [--socket <path>] [--json]
 

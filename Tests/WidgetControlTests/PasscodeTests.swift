@@ -77,7 +77,7 @@ import Testing
         let input = BytesInput("secret\nsecret\n", isTerminal: true)
         let result = widgetctl(arguments, socket: directory + "/widgetd.sock", input: input)
         #expect(result.exitCode == 69)
-        #expect(result.standardError == "widgetctl: widgetd is not running (no socket at \(directory)/widgetd.sock)\n")
+        #expect(result.standardError == "widgetctl: widgetd is not running (no socket at \(directory)/widgetd.sock); start it with 'systemctl --user start widgetd.socket' (or run 'widgetd'), or give its socket with --socket PATH or WIDGETD_SOCKET\n")
         #expect(!input.echoWasDisabled)
     }
 

@@ -13,7 +13,7 @@ import WidgetdPOSIX
 
     @Test func aMissingSocketSaysTheDaemonIsNotRunning() {
         let failure = DaemonErrorMessage.failure(for: .unreachable(path: "/run/widgetd.sock", errorNumber: .noSuchFileOrDirectory))
-        #expect(failure.message == "widgetd is not running (no socket at /run/widgetd.sock)")
+        #expect(failure.message == "widgetd is not running (no socket at /run/widgetd.sock); start it with 'systemctl --user start widgetd.socket' (or run 'widgetd'), or give its socket with --socket PATH or WIDGETD_SOCKET")
     }
 
     @Test func anyOtherReasonIsNamedByTheSystemsText() {

@@ -46,10 +46,10 @@ import Testing
     /// Files that never reach the daemon, and what is said about them.
     static let badFiles: [(String, String, String)] = [
         ("put", "[1]", "widgetctl: standard input must hold a JSON object with \"entries\"\n"),
-        ("put", "{", "widgetctl: standard input is not JSON: expected a key (at byte 1)\n"),
+        ("put", "{", "widgetctl: standard input:1:2: not JSON: expected a key\n"),
         // widgetd rejects what Foundation's decoder lets through: the same file fails here.
-        ("put", #"{"entries":[],}"#, "widgetctl: standard input is not JSON: expected a key (at byte 14)\n"),
-        ("put", #"{"entries":[1,]}"#, "widgetctl: standard input is not JSON: unexpected byte (at byte 14)\n"),
+        ("put", #"{"entries":[],}"#, "widgetctl: standard input:1:15: not JSON: expected a key\n"),
+        ("put", #"{"entries":[1,]}"#, "widgetctl: standard input:1:15: not JSON: unexpected byte\n"),
         ("put", #"{"policy":{"kind":"never"}}"#, "widgetctl: standard input: \"entries\" must be an array of entries\n"),
         ("put", #"{"entries":[],"widget":"x/y"}"#, "widgetctl: standard input is for x/y, not a/b\n"),
         ("put", #"{"entries":[],"widgets":"a/b"}"#,

@@ -6,7 +6,7 @@ import Testing
     /// Each wrong command line, and the first line the parser prints on standard error.
     static let cases: [([String], String)] = [
         ([], "Error: missing subcommand"),
-        (["frobnicate"], "Error: Unexpected argument 'frobnicate'"),
+        (["frobnicate"], "Error: unknown command 'frobnicate'"),
         (["--bogus", "status"], "Error: Unknown option '--bogus'"),
         (["--socket"], "Error: Missing value for '--socket <path>'"),
         (["status", "extra"], "Error: Unexpected argument 'extra'"),

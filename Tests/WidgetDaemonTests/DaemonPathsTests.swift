@@ -29,4 +29,20 @@ import Testing
             try DaemonPaths.defaults(uid: 1000, environment: ["XDG_RUNTIME_DIR": "/run/user/1000"])
         }
     }
+
+    /// Under `su`, ssh without logind or in a container there is no `XDG_RUNTIME_DIR`:
+    /// a daemon that must make its own socket says so and what to give, instead of
+    /// failing to create a directory in `/run/user/UID` that belongs to nobody.
+    @Test func aUserWithoutRuntimeDirectoryIsToldToGiveASocket() {
+        #expect(throws: DaemonPaths.Unresolvable.noRuntimeDirectory) {
+            try DaemonPaths.defaults(uid: 1000, environment: ["HOME": "/home/ada"], needsRuntimeDirectory: true)
+        }
+        let text = DaemonPaths.Unresolvable.noRuntimeDirectory.description
+        #expect(text.contains("XDG_RUNTIME_DIR is not set") && text.contains("--socket"))
+    }
+
+    @Test func aGivenOrPassedSocketNeedsNoRuntimeDirectory() throws {
+        let paths = try DaemonPaths.defaults(uid: 1000, environment: ["HOME": "/home/ada"], needsRuntimeDirectory: false)
+        #expect(paths.stateDirectory == "/home/ada/.local/state/widgetd")
+    }
 }

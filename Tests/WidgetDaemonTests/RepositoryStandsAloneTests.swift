@@ -38,4 +38,17 @@ import Testing
         }
         #expect(offenders.isEmpty, "these files point outside the repository: \(offenders)")
     }
+
+    /// What the units, the package and `GetInfo` name as widgetd's documentation must
+    /// exist: its manual pages, installed with it, not a web address nobody keeps.
+    @Test func noFileNamesAnInventedRepositoryAddress() throws {
+        let needle = "github.com/" + "widgetd/widgetd"
+        var offenders: [String] = []
+        for path in Self.files() {
+            guard let data = FileManager.default.contents(atPath: Self.root.path + "/" + path),
+                  let text = String(data: data, encoding: .utf8) else { continue }
+            if text.contains(needle) { offenders.append(path) }
+        }
+        #expect(offenders.isEmpty, "these files name an address that does not exist: \(offenders)")
+    }
 }

@@ -4,7 +4,7 @@ import WidgetdWire
 
 extension Widgetctl {
     /// `widgetctl status`: lock state and why, passcode (and whether it is in step with the
-    /// login password), keys, failed attempts, watched sessions and settings.
+    /// login password), keys, failed attempts, running timers, watched sessions and settings.
     struct Status: WidgetctlCommand {
         static let configuration = CommandConfiguration(abstract: "Show lock state, class keys, attempts and settings.")
 
@@ -24,6 +24,13 @@ extension Widgetctl {
             var attempts = "Failed attempts:  \(status.failedAttempts)"
             if let wait = status.retryAfter, wait > 0 { attempts += " (try again in \(DurationText.format(seconds: wait)))" }
             context.print(attempts)
+            // The timers that run while locked: what the next minutes will change by themselves.
+            if let grace = status.classAGraceEndsIn {
+                context.print("Class A purged:   in \(DurationText.format(seconds: grace)) (class A grace after the lock)")
+            }
+            if let required = status.passcodeRequiredIn {
+                context.print("Passcode needed:  in \(DurationText.format(seconds: required)) (RequirePasscodeAfterSec=: class C purged too)")
+            }
             if let sessions = status.sessions {
                 context.print("Sessions:         \(sessions.isEmpty ? "none watched" : sessions.joined(separator: " "))")
             }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Varlink
 import WidgetdWire
 import WidgetModel
 
@@ -28,10 +29,33 @@ extension Widgetctl {
             }
             try Self.checkRole(on: client, context)
             let secret = try passcode.reader(context).read(prompt: "Passcode: ")
-            let reply = try context.call(on: client, .unlock, secrets: [("passcode", secret)])
-            secret.wipe()
+            let reply: VarlinkReplyMessage
+            do {
+                reply = try context.call(on: client, .unlock, secrets: [("passcode", secret)])
+                secret.wipe()
+            } catch {
+                secret.wipe()
+                throw Self.notingRepeat(error, failedAttemptsBefore: status.parameters["failedAttempts"])
+            }
             if context.json { return context.printJSON(reply.parameters) }
             context.print("Unlocked.")
+        }
+
+        /// A `WrongPasscode` whose count did not move: the same wrong passcode as the last
+        /// failed attempt, which widgetd does not count again (DESIGN §3). Said in the
+        /// message, since the number alone would read as an attempt that counted.
+        static func notingRepeat(_ failure: CommandFailure, failedAttemptsBefore: JSONValue?) -> CommandFailure {
+            guard failure.name == WidgetdErrorName.wrongPasscode.fullName,
+                  case .number(let before)? = failedAttemptsBefore,
+                  case .number(let after)? = failure.parameters["failedAttempts"],
+                  before.doubleValue == after.doubleValue
+            else { return failure }
+            let attempts = Int(after.doubleValue)
+            var message = "wrong passcode, the same as the last failed attempt: it does not count again (still \(attempts) failed attempt\(attempts == 1 ? "" : "s"))"
+            if case .number(let wait)? = failure.parameters["retryAfter"], wait.doubleValue > 0 {
+                message += "; try again in \(DurationText.format(seconds: wait.doubleValue))"
+            }
+            return CommandFailure(message, exitCode: failure.exitCode, name: failure.name, parameters: failure.parameters)
         }
 
         /// Asks whether this peer may unlock, without a passcode.
@@ -45,7 +69,7 @@ extension Widgetctl {
             } catch .remote(name: "org.varlink.service.InvalidParameter", _) {
                 return
             } catch {
-                throw DaemonErrorMessage.failure(for: error)
+                throw DaemonErrorMessage.failure(for: error, socketPath: context.socketPath)
             }
             throw CommandFailure("widgetd unlocked without a passcode (is widgetd newer than widgetctl?)")
         }
