@@ -76,8 +76,8 @@ public final class EventLoop: @unchecked Sendable {
     private static let bootAlarmToken: UInt64 = 2
     /// timerfds on `CLOCK_REALTIME` and `CLOCK_BOOTTIME`, armed for the earliest timer of
     /// their clock while the loop reads the kernel's clocks.
-    private let wallAlarm: FileDescriptor
-    private let bootAlarm: FileDescriptor
+    let wallAlarm: FileDescriptor
+    let bootAlarm: FileDescriptor
     /// What each timerfd is armed for now (`nil`: disarmed, or it fired).
     private var wallAlarmArmed: Date?
     private var bootAlarmArmed: BootInstant?

@@ -68,6 +68,54 @@ import Testing
         #expect(told == 2)
     }
 
+    /// What the kernel says of a timerfd the loop armed, on the loop's next turn.
+    static func armed(_ alarm: (EventLoop) -> FileDescriptor, on loop: EventLoop) throws -> [String: String] {
+        var info = ""
+        let path = "/proc/self/fdinfo/\(alarm(loop).rawValue)"
+        loop.schedule(after: 0) {
+            loop.schedule(after: 0) {
+                info = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
+                loop.stop()
+            }
+        }
+        try loop.run()
+        var fields: [String: String] = [:]
+        for line in info.split(separator: "\n") {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            fields[String(line[..<colon])] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        }
+        return fields
+    }
+
+    /// The whole seconds left before the timerfd expires (`it_value: (seconds, nanoseconds)`).
+    static func secondsLeft(_ fields: [String: String]) -> Int? {
+        fields["it_value"].flatMap { Int($0.dropFirst().prefix { $0 != "," }) }
+    }
+
+    @Test func onTheKernelsClocksTheNextDateWaitsOnAWallClockTimerfdThatReportsASettingOfTheClock() throws {
+        let loop = try EventLoop()
+        loop.schedule(at: Date().addingTimeInterval(3600)) {}
+        let fields = try Self.armed({ $0.wallAlarm }, on: loop)
+        #expect(fields["clockid"] == "0", "CLOCK_REALTIME")
+        #expect(Self.secondsLeft(fields).map { $0 > 3500 && $0 <= 3600 } == true, "due in an hour")
+        #expect(fields["settime flags"] == "03", "TFD_TIMER_ABSTIME | TFD_TIMER_CANCEL_ON_SET")
+    }
+
+    @Test func onTheKernelsClocksTheWallClockTimerfdIsArmedWithNoDateToWaitFor() throws {
+        let loop = try EventLoop()
+        let fields = try Self.armed({ $0.wallAlarm }, on: loop)
+        #expect(fields["settime flags"] == "03", "armed, so that a setting of the clock is reported")
+    }
+
+    @Test func onTheKernelsClocksABootTimeDeadlineWaitsOnABootTimeTimerfd() throws {
+        let loop = try EventLoop()
+        loop.schedule(at: .boottime(loop.clocks.boottime.addingTimeInterval(3600))) {}
+        let fields = try Self.armed({ $0.bootAlarm }, on: loop)
+        #expect(fields["clockid"] == "7", "CLOCK_BOOTTIME")
+        #expect(Self.secondsLeft(fields).map { $0 > 3500 && $0 <= 3600 } == true, "due in an hour")
+        #expect(fields["settime flags"] == "01", "TFD_TIMER_ABSTIME")
+    }
+
     @Test func onTheKernelsClocksADurationTimerRuns() throws {
         let loop = try EventLoop()
         var ran = false
