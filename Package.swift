@@ -137,7 +137,7 @@ let package = Package(
         .testTarget(
             name: "WidgetDaemonTests",
             dependencies: [
-                "WidgetDaemon", "WidgetStore", "WidgetCrypto", "WidgetModel", "Varlink", "VarlinkTransport", "WidgetdWire", "TestSupport",
+                "WidgetDaemon", "WidgetStore", "WidgetCrypto", "WidgetModel", "Varlink", "VarlinkTransport", "WidgetdWire", "WidgetdPOSIX", "TestSupport",
                 // The TPM2 passcode verifier's tests read the TPM's dictionary-attack state.
                 "WidgetTPM",
                 .product(name: "Logging", package: "swift-log"),

@@ -109,7 +109,7 @@ public enum ContainerBenchmark {
     }
 
     private struct OurTimers: Timers {
-        var heap = TimerHeap<Int>()
+        var heap = TimerHeap<Date, Int>()
         mutating func insert(deadline: Date, _ payload: Int) -> UInt64 { heap.insert(deadline: deadline, payload) }
         mutating func remove(_ id: UInt64) { heap.remove(id) }
         mutating func popDue(now: Date) -> Int? {

@@ -12,6 +12,8 @@
 #include <unistd.h>
 #include <sys/eventfd.h>
 #include <sys/signalfd.h>
+#include <sys/timerfd.h>
+#include <time.h>
 
 const uint32_t shim_EPOLLIN = EPOLLIN, shim_EPOLLOUT = EPOLLOUT, shim_EPOLLERR = EPOLLERR,
                shim_EPOLLHUP = EPOLLHUP, shim_EPOLLRDHUP = EPOLLRDHUP;
@@ -120,4 +122,48 @@ int shim_unix_stream_socket(void) { return socket(AF_UNIX, SOCK_STREAM | SOCK_NO
 
 int shim_pipe_cloexec(int fds[2]) {
     return pipe2(fds, O_CLOEXEC);
+}
+
+static clockid_t shim_clockid(int clock) {
+    switch (clock) {
+    case shim_clock_monotonic: return CLOCK_MONOTONIC;
+    case shim_clock_boottime: return CLOCK_BOOTTIME;
+    default: return CLOCK_REALTIME;
+    }
+}
+
+double shim_clock_seconds(int clock) {
+    struct timespec ts;
+    if (clock_gettime(shim_clockid(clock), &ts) != 0) return 0;
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+int shim_timerfd_create(int clock) {
+    return timerfd_create(shim_clockid(clock), TFD_NONBLOCK | TFD_CLOEXEC);
+}
+
+int shim_timerfd_arm(int fd, double seconds, int cancel_on_set) {
+    struct itimerspec spec = { 0 };
+    int flags = 0;
+    if (seconds >= 0) {
+        /* 0 would disarm: the earliest absolute time that arms is 1 ns. */
+        if (seconds < 1e-9) seconds = 1e-9;
+        spec.it_value.tv_sec = (time_t)seconds;
+        spec.it_value.tv_nsec = (long)((seconds - (double)spec.it_value.tv_sec) * 1e9);
+        if (spec.it_value.tv_sec == 0 && spec.it_value.tv_nsec == 0) spec.it_value.tv_nsec = 1;
+        flags = TFD_TIMER_ABSTIME | (cancel_on_set ? TFD_TIMER_CANCEL_ON_SET : 0);
+    }
+    return timerfd_settime(fd, flags, &spec, NULL);
+}
+
+int shim_timerfd_drain(int fd) {
+    uint64_t expirations;
+    for (;;) {
+        ssize_t n = read(fd, &expirations, sizeof(expirations));
+        if (n == (ssize_t)sizeof(expirations)) return 1;
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0 && errno == EAGAIN) return 0;
+        if (n < 0 && errno == ECANCELED) return 2;
+        return -1;
+    }
 }

@@ -64,10 +64,10 @@ final class VarlinkConnection: IOEventHandler {
     /// output began to wait, or its socket last took waiting output (the client read):
     /// the start of its idleness, for ``VarlinkServer``'s idle timeout. Bytes of an unfinished message do not
     /// count: one byte now and then must not keep a connection forever.
-    private(set) var lastActivity: Date
+    private(set) var lastActivity: MonotonicInstant
     /// When the unfinished message the framer holds began (the turn its first bytes
     /// were read), for ``VarlinkServer``'s message deadline; `nil` while none is.
-    private(set) var messageBegan: Date?
+    private(set) var messageBegan: MonotonicInstant?
     private var isDispatching = false
     /// The framer may still hold complete calls that were left for a later turn of the
     /// loop (the turn's budget was spent, or the queue is full); while it does, the
@@ -100,7 +100,7 @@ final class VarlinkConnection: IOEventHandler {
         self.logger = logger
         self.onClose = onClose
         self.framer = MessageFramer(maxMessageBytes: limits.maxMessageBytes)
-        self.lastActivity = loop.turnTime
+        self.lastActivity = loop.turnInstant
     }
 
     /// Whether the client is doing nothing: no call in progress (a `more` stream is one
@@ -208,7 +208,7 @@ final class VarlinkConnection: IOEventHandler {
     /// Notes, after messages were taken from the framer, whether an unfinished one
     /// remains and since when, and what the framer now holds allocated.
     private func noteUnfinishedMessage(tookMessages: Bool) {
-        if tookMessages { lastActivity = loop.turnTime }
+        if tookMessages { lastActivity = loop.turnInstant }
         _ = account(framer.capacity(appending: 0))
         // Complete calls left for a later turn are the daemon's delay, not the client's.
         guard framer.pendingByteCount > 0, !hasBacklog else {
@@ -217,7 +217,7 @@ final class VarlinkConnection: IOEventHandler {
         }
         // A message taken means the bytes after it began a new one.
         guard messageBegan == nil || tookMessages else { return }
-        messageBegan = loop.turnTime
+        messageBegan = loop.turnInstant
         onMessageBegun(self)
     }
 
@@ -420,7 +420,7 @@ final class VarlinkConnection: IOEventHandler {
         if isFinal {
             current = nil
             // Idleness starts when the call ends, however long it (or its stream) lasted.
-            lastActivity = loop.turnTime
+            lastActivity = loop.turnInstant
             dispatch()
             if hasBacklog, current == nil { takeMessages() }
             updateInterest()
@@ -480,7 +480,7 @@ final class VarlinkConnection: IOEventHandler {
         }
         // Waiting output makes the connection idle (isIdle): counted from now, not
         // from a call that may have begun long ago (a stream).
-        if beginsToWait { lastActivity = loop.turnTime }
+        if beginsToWait { lastActivity = loop.turnInstant }
         updateInterest()
     }
 
@@ -497,7 +497,7 @@ final class VarlinkConnection: IOEventHandler {
             guard let written else { break }
             output.removeFirst(written)
             // The client read: waiting output is idle only while the socket takes none.
-            if written > 0 { lastActivity = loop.turnTime }
+            if written > 0 { lastActivity = loop.turnInstant }
         }
         updateInterest()
         closeIfDone()

@@ -27,7 +27,7 @@ public final class VarlinkServer {
     private let logger: Logger
     private var watch: WatchID?
     /// The next pass over the connections looking for idle ones and unfinished messages.
-    private var sweep: (timer: TimerID, date: Date)?
+    private var sweep: (timer: TimerID, date: MonotonicInstant)?
     private var connections: [ConnectionID: VarlinkConnection] = [:]
     /// Open connections per uid, of peers that are not exempt from the per-user limit.
     private var connectionsPerUser: [UInt32: Int] = [:]
@@ -76,7 +76,7 @@ public final class VarlinkServer {
         guard watch == nil else { return }
         try Syscall.setNonBlocking(listeningSocket)
         watch = try loop.watch(listeningSocket, for: .readable) { [unowned self] _ in self.acceptPending() }
-        if limits.idleTimeoutSeconds > 0 { scheduleSweep(at: loop.now.addingTimeInterval(limits.idleTimeoutSeconds)) }
+        if limits.idleTimeoutSeconds > 0 { scheduleSweep(at: loop.clocks.monotonic.addingTimeInterval(limits.idleTimeoutSeconds)) }
     }
 
     /// Stops accepting and closes every connection.
@@ -99,12 +99,12 @@ public final class VarlinkServer {
     // MARK: Idle connections and unfinished messages
 
     /// Moves the next sweep to `date` unless one is due sooner.
-    private func scheduleSweep(at date: Date) {
+    private func scheduleSweep(at date: MonotonicInstant) {
         if let sweep {
             guard date < sweep.date else { return }
             loop.cancel(sweep.timer)
         }
-        sweep = (loop.schedule(at: date) { [unowned self] in self.closeExpiredConnections() }, date)
+        sweep = (loop.schedule(at: .monotonic(date)) { [unowned self] in self.closeExpiredConnections() }, date)
     }
 
     /// A connection's message began and is unfinished: its deadline must be looked at in time.
@@ -124,9 +124,9 @@ public final class VarlinkServer {
         sweep = nil
         let idleTimeout = limits.idleTimeoutSeconds
         let messageTimeout = limits.messageTimeoutSeconds
-        let now = loop.now
-        var next: Date? = idleTimeout > 0 ? now.addingTimeInterval(idleTimeout) : nil
-        func consider(_ due: Date) { if next.map({ due < $0 }) ?? true { next = due } }
+        let now = loop.clocks.monotonic
+        var next: MonotonicInstant? = idleTimeout > 0 ? now.addingTimeInterval(idleTimeout) : nil
+        func consider(_ due: MonotonicInstant) { if next.map({ due < $0 }) ?? true { next = due } }
         for connection in Array(connections.values) {
             if messageTimeout > 0, let began = connection.messageBegan {
                 let due = began.addingTimeInterval(messageTimeout)

@@ -73,7 +73,7 @@ extension WidgetService {
     /// Makes the change in the store and the service's own state; returns the kinds of
     /// events it publishes.
     private func make(_ change: DeviceChange) throws -> [DeviceEvent.Kind] {
-        let now = self.now
+        let now = scheduler.clocks
         let before = (state: store.deviceState, passcodeSet: store.passcodeSet)
         switch change {
         case .lock(.inactivity):

@@ -6,7 +6,7 @@ import WidgetdPOSIX
 /// and Dispatch queues for the work done off it.
 extension EventLoop: Scheduling {
     @discardableResult
-    func scheduleTimer(at deadline: Date, _ body: @escaping () -> Void) -> ScheduledTimer {
+    func scheduleTimer(at deadline: TimerDeadline, _ body: @escaping () -> Void) -> ScheduledTimer {
         ScheduledTimer(id: AnyHashable(schedule(at: deadline, body)))
     }
 

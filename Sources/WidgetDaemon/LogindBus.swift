@@ -344,12 +344,12 @@ final class LogindBus {
         timer = nil
         var deadline: UInt64 = 0
         guard sd_bus_get_timeout(bus, &deadline) >= 0, deadline != UInt64.max else { return }
-        // sd-bus's timeouts are CLOCK_MONOTONIC microseconds; the loop's timers are dates.
+        // sd-bus's timeouts are CLOCK_MONOTONIC microseconds: a duration from now on the loop's monotonic clock.
         var now = timespec()
         clock_gettime(CLOCK_MONOTONIC, &now)
         let nowMicroseconds = UInt64(now.tv_sec) * 1_000_000 + UInt64(now.tv_nsec) / 1000
         let seconds = deadline > nowMicroseconds ? Double(deadline - nowMicroseconds) / 1_000_000 : 0
-        timer = loop.schedule(at: loop.now.addingTimeInterval(seconds)) { [unowned self] in
+        timer = loop.schedule(after: seconds) { [unowned self] in
             timer = nil
             dispatch()
         }

@@ -2,6 +2,7 @@ import FoundationEssentials
 import VarlinkTransport
 import WidgetCrypto
 import WidgetStore
+import WidgetdPOSIX
 import WidgetdWire
 
 /// An `Unlock` or `SetPasscode` call waiting for its turn in the ``PasscodeQueue``.
@@ -33,7 +34,7 @@ struct PasscodeDerivationWork: @unchecked Sendable {
 extension PasscodeRequest {
     /// `Unlock(passcode)`, which arrived at lock epoch `arrived`.
     static func unlock(
-        _ context: CallContext, passcode: SecureBytes, arrived: LockEpoch, store: TimelineStore, now: @escaping () -> Date
+        _ context: CallContext, passcode: SecureBytes, arrived: LockEpoch, store: TimelineStore, now: @escaping () -> ClockReading
     ) -> PasscodeRequest {
         PasscodeRequest(context: context, method: WidgetdMethod.unlock.fullName) {
             let derivation = try store.beginUnlock(now: now(), lockEpoch: arrived)
@@ -45,7 +46,7 @@ extension PasscodeRequest {
 
     /// `SetPasscode(current, new)`: set (no current), change, or remove (no new).
     static func setPasscode(
-        _ context: CallContext, current: SecureBytes?, new: SecureBytes?, store: TimelineStore, now: @escaping () -> Date
+        _ context: CallContext, current: SecureBytes?, new: SecureBytes?, store: TimelineStore, now: @escaping () -> ClockReading
     ) -> PasscodeRequest {
         PasscodeRequest(context: context, method: WidgetdMethod.setPasscode.fullName) {
             let change = try store.beginSetPasscode(hasCurrent: current != nil, hasNew: new != nil, now: now())

@@ -1,5 +1,6 @@
 import Dispatch
 import FoundationEssentials
+import WidgetdPOSIX
 
 /// A timer scheduled through ``Scheduling``, kept to cancel it.
 struct ScheduledTimer: Hashable {
@@ -11,16 +12,26 @@ struct ScheduledTimer: Hashable {
 /// loop's thread for work done elsewhere. `EventLoop` conforms; tests drive the service
 /// with a manual scheduler and an injected clock, so no test of a service rule sleeps.
 ///
+/// Time (DESIGN §8): durations run on the monotonic clock, `RequirePasscodeAfterSec=`
+/// on the boot-time clock, dates on the wall clock, which may be set at any moment.
+///
 /// Threading: every requirement but ``execute(_:)`` and ``runInBackground(on:_:)`` is
 /// called on the loop's thread; those two may be called from any thread.
 protocol Scheduling: AnyObject, Sendable {
-    /// The wall clock's time now.
+    /// The wall clock's time now: for dates only.
     var now: Date { get }
 
-    /// Runs `body` on the loop at or soon after `deadline`; a deadline in the past runs
-    /// on the next turn, after the calls that are ready now.
+    /// The three clocks now.
+    var clocks: ClockReading { get }
+
+    /// Runs `body` on the loop at or soon after `deadline`, on its clock; a deadline in
+    /// the past runs on the next turn, after the calls that are ready now.
     @discardableResult
-    func scheduleTimer(at deadline: Date, _ body: @escaping () -> Void) -> ScheduledTimer
+    func scheduleTimer(at deadline: TimerDeadline, _ body: @escaping () -> Void) -> ScheduledTimer
+
+    /// Calls `body` on the loop whenever the wall clock is set: what was chosen from
+    /// dates (the current entry, the next date to wake for) is chosen again.
+    func onWallClockSet(_ body: @escaping () -> Void)
 
     /// Cancels a timer; one that already ran or was cancelled is ignored.
     func cancelTimer(_ timer: ScheduledTimer)
@@ -37,16 +48,17 @@ protocol Scheduling: AnyObject, Sendable {
 }
 
 extension Scheduling {
-    /// Runs `body` on the loop `delay` seconds from now.
+    /// Runs `body` on the loop `delay` seconds from now, on the monotonic clock.
     @discardableResult
     func scheduleTimer(after delay: Double, _ body: @escaping () -> Void) -> ScheduledTimer {
-        scheduleTimer(at: now.addingTimeInterval(delay), body)
+        scheduleTimer(at: .monotonic(clocks.monotonic.addingTimeInterval(delay)), body)
     }
 
-    /// Runs `body` when the loop has handled every call that is ready now.
+    /// Runs `body` when the loop has handled every call that is ready now (on the
+    /// monotonic clock: a wall clock set back must not hold it for the step).
     @discardableResult
     func scheduleOnNextTurn(_ body: @escaping () -> Void) -> ScheduledTimer {
-        scheduleTimer(at: now, body)
+        scheduleTimer(at: .monotonic(clocks.monotonic), body)
     }
 }
 

@@ -104,7 +104,7 @@ final class SessionMonitor {
         guard !closed, reconnectTimer == nil else { return }
         let delay = reconnectDelay
         reconnectDelay = min(reconnectDelay * 2, Self.maxReconnectDelay)
-        reconnectTimer = loop.schedule(at: Date(timeIntervalSinceNow: delay)) { [weak self] in
+        reconnectTimer = loop.schedule(after: delay) { [weak self] in
             guard let self else { return }
             reconnectTimer = nil
             guard !closed, bus == nil else { return }

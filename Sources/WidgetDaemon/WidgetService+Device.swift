@@ -15,7 +15,7 @@ extension WidgetService {
         StatusReply(
             state: store.deviceState, passcodeSet: store.passcodeSet,
             classes: ProtectionClass.allCases.map { ClassStatus(class: $0, keyAvailable: store.isKeyAvailable($0)) },
-            failedAttempts: store.failedAttempts, retryAfter: store.retryAfter(now: now), settings: settings,
+            failedAttempts: store.failedAttempts, retryAfter: store.retryAfter(now: scheduler.clocks), settings: settings,
             warnings: warnings.isEmpty ? nil : warnings, passcodeInStep: passcodeStep.inStep,
             lockedBy: lockedBy?.rawValue, sessions: watchedSessions(), protection: protection,
             classAGraceEndsIn: timersRemaining.classAGrace, passcodeRequiredIn: timersRemaining.passcodeRequired)
@@ -60,14 +60,14 @@ extension WidgetService {
         let current = parameters.value("current")
         let new = parameters.value("new")
         if let new, new.count == 0 { throw ServiceError.invalidParameter("new") }
-        passcodes.enqueue(.setPasscode(context, current: current, new: new, store: store, now: { [scheduler] in scheduler.now }))
+        passcodes.enqueue(.setPasscode(context, current: current, new: new, store: store, now: { [scheduler] in scheduler.clocks }))
     }
 
     func unlock(_ call: VarlinkCall, _ context: CallContext) throws {
         let parameters = try call.withParameterBytes { try PasscodeParameters($0, members: ["passcode"]) }
         guard let passcode = parameters.value("passcode") else { throw ServiceError.invalidParameter("passcode") }
         passcodes.enqueue(.unlock(
-            context, passcode: passcode, arrived: store.lockEpoch, store: store, now: { [scheduler] in scheduler.now }))
+            context, passcode: passcode, arrived: store.lockEpoch, store: store, now: { [scheduler] in scheduler.clocks }))
     }
 
     /// A passcode request's turn ended: its derived change is applied (and recorded

@@ -317,21 +317,35 @@ extension WidgetService {
 
     /// The wake-up: purges that fell due, the inactivity restart, entry dates reached, reloads due.
     func tick() {
-        let now = self.now
+        let clocks = scheduler.clocks
+        let now = clocks.wall
         // A device change only when a purge is due: a wake-up for an entry date or a
         // reload must not commit the writes gathering for the next group commit.
         // Running due purges makes no store change that can fail.
-        if let due = store.nextDeadline, due <= now { try? apply(.purgeDue) }
-        if let due = store.requirePasscodeDue, due <= now { try? apply(.lock(.inactivity)) }
+        if let due = store.nextDeadline, due <= clocks.monotonic { try? apply(.purgeDue) }
+        if let due = store.requirePasscodeDue, due <= clocks.boottime { try? apply(.lock(.inactivity)) }
         let due = subscriptions.watches.filter { $0.nextChange.map { $0 <= now } ?? false }
         for watch in due { refreshWatches(watch.widget) }
         announceDueReloads()
         reschedule()
     }
 
-    /// Arms the wake timer for the earliest thing that changes by itself.
+    /// Arms the wake timers for the earliest thing that changes by itself, each on its clock.
     func reschedule() {
         let now = self.now
-        wake.reschedule(to: [store.nextDeadline, store.requirePasscodeDue, subscriptions.nextChange, reloads.nextDue(after: now)].compactMap { $0 }.min())
+        wake.reschedule(
+            purge: store.nextDeadline, inactivity: store.requirePasscodeDue,
+            date: [subscriptions.nextChange, reloads.nextDue(after: now)].compactMap { $0 }.min())
+    }
+
+    /// The wall clock was set, forward or back: every choice made from a date is made
+    /// again at once. Cached replies were chosen for an entry current at the old time;
+    /// watching hosts get the entry current now; reloads now due are announced, and the
+    /// date timer is re-armed for the next date from now.
+    func wallClockWasSet() {
+        responder.forgetAll()
+        refreshWatches(nil)
+        announceDueReloads()
+        reschedule()
     }
 }

@@ -97,6 +97,7 @@ final class WidgetService: VarlinkCallHandler {
         passcodes.refuse = { [unowned self] request, error in fail(request.context, with: error, method: request.method) }
         committer.answer = { [unowned self] batch, results in answer(batch, results) }
         wake.wake = { [unowned self] in tick() }
+        scheduler.onWallClockSet { [weak self] in self?.wallClockWasSet() }
         // Indexed in slices between calls once the loop runs, so that start-up does not
         // grow with the number of stored timelines. Calls that need every timeline
         // (ListWidgets, ReloadTimelines, a write under a quota) wait for it: `whenIndexed`.

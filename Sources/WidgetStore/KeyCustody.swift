@@ -1,6 +1,7 @@
 import FoundationEssentials
 import WidgetCrypto
 import WidgetModel
+import WidgetdPOSIX
 
 /// Key custody: the device key (from an injected `DeviceKeySource`), its subkeys, the
 /// keybag and the key lifecycle, and every operation that changes them: unlock, lock,
@@ -131,14 +132,30 @@ final class KeyCustody {
     }
 
     /// Seconds until the next unlock attempt is allowed, or `nil` if it is allowed now.
-    func retryAfter(now: Date) -> Double? {
-        FailedAttemptPolicy.retryAfter(failures: keybag.failedAttempts, lastFailure: keybag.lastFailure, now: now)
+    ///
+    /// The keybag keeps the last failure's date, so that the delay survives a restart;
+    /// the first time this process looks at a failure, the wall clock says how much of
+    /// the delay is left, and from then on the monotonic clock counts it down: a wall
+    /// clock set forward (or back) while the daemon runs neither shortens nor restarts it.
+    func retryAfter(now: ClockReading) -> Double? {
+        guard let lastFailure = keybag.lastFailure else { return nil }
+        if attemptWait?.failures != keybag.failedAttempts || attemptWait?.lastFailure != lastFailure {
+            let left = FailedAttemptPolicy.retryAfter(failures: keybag.failedAttempts, lastFailure: lastFailure, now: now.wall)
+            attemptWait = (keybag.failedAttempts, lastFailure, now.monotonic.addingTimeInterval(left ?? 0))
+        }
+        guard let allowedAt = attemptWait?.allowedAt else { return nil }
+        let left = allowedAt.timeIntervalSince(now.monotonic)
+        return left > 0 ? left : nil
     }
+
+    /// The failure the delay was last measured for and when, on the monotonic clock,
+    /// the next attempt is allowed.
+    private var attemptWait: (failures: Int, lastFailure: Date, allowedAt: MonotonicInstant)?
 
     // MARK: Unlock and lock
 
     /// See `TimelineStore.beginUnlock(now:lockEpoch:)`.
-    func beginUnlock(now: Date, lockEpoch arrived: LockEpoch?) throws(StoreError) -> PasscodeDerivation {
+    func beginUnlock(now: ClockReading, lockEpoch arrived: LockEpoch?) throws(StoreError) -> PasscodeDerivation {
         let epoch = arrived ?? lockEpoch
         guard keybag.passcodeSet else { return PasscodeDerivation(mode: .noPasscode, lockEpoch: epoch) }
         if let wait = retryAfter(now: now) { throw .tryAgainLater(retryAfter: wait) }
@@ -163,7 +180,7 @@ final class KeyCustody {
     }
 
     /// See `TimelineStore.finishUnlock(_:now:)`.
-    func finishUnlock(_ derived: DerivedPasscode, now: Date) throws(StoreError) {
+    func finishUnlock(_ derived: DerivedPasscode, now: ClockReading) throws(StoreError) {
         let overtaken = derived.lockEpoch != lockEpoch
         guard keybag.passcodeSet else {
             if overtaken { throw .unlockInterrupted }
@@ -216,14 +233,14 @@ final class KeyCustody {
 
     /// Counts a wrong passcode durably, then throws the answer (and sets `wipeDue` when
     /// the count reached `wipeAfterFailedAttempts`).
-    private func recordFailure(_ key: SecureBytes, now: Date) throws(StoreError) -> Never {
+    private func recordFailure(_ key: SecureBytes, now: ClockReading) throws(StoreError) -> Never {
         let tagBytes = try DerivedPasscode.wrongTag(of: key, tagKey: subkeys.wrongPasscodeTag)
         if let last = keybag.lastWrongTag, Sodium.constantTimeEquals(tagBytes, last) {
             throw .wrongPasscode(failedAttempts: keybag.failedAttempts, retryAfter: retryAfter(now: now))
         }
         var updated = keybag
         updated.failedAttempts += 1
-        updated.lastFailure = now
+        updated.lastFailure = now.wall
         updated.lastWrongTag = tagBytes
         // A counter that fails after the keybag is written still leaves the attempt
         // counted, here as on disk: the delay and the wipe limit apply to it.
@@ -234,7 +251,7 @@ final class KeyCustody {
     }
 
     /// Locks; returns the classes whose keys were dropped now (see `TimelineStore.lock`).
-    func lock(now: Date) -> [ProtectionClass] {
+    func lock(now: ClockReading) -> [ProtectionClass] {
         lockEpoch = lockEpoch.next()
         return lifecycle.lock(now: now, grace: configuration.classAGrace)
     }
@@ -243,7 +260,7 @@ final class KeyCustody {
     func purgeLockedClassesNow() -> [ProtectionClass] { lifecycle.purgeLockedClassesNow() }
 
     /// Runs the purges due at `now`; returns the classes dropped.
-    func advance(to now: Date) -> [ProtectionClass] { lifecycle.advance(to: now) }
+    func advance(to now: ClockReading) -> [ProtectionClass] { lifecycle.advance(to: now.monotonic) }
 
     /// Locked for `RequirePasscodeAfterSec=`: see `TimelineStore.requirePasscode()`.
     func requirePasscode() -> [ProtectionClass] { lifecycle.requirePasscode() }
@@ -251,7 +268,7 @@ final class KeyCustody {
     // MARK: Passcode
 
     /// See `TimelineStore.beginSetPasscode(hasCurrent:hasNew:now:)`.
-    func beginSetPasscode(hasCurrent: Bool, hasNew: Bool, now: Date) throws(StoreError) -> PasscodeChange {
+    func beginSetPasscode(hasCurrent: Bool, hasNew: Bool, now: ClockReading) throws(StoreError) -> PasscodeChange {
         var current: PasscodeDerivation? = nil
         if keybag.passcodeSet {
             guard hasCurrent else { throw .passcodeRequired }
@@ -278,7 +295,7 @@ final class KeyCustody {
     /// `inUse` (the ones the store's files are sealed to), when that is known (`nil`: not
     /// yet, they stay).
     func finishSetPasscode(
-        _ derived: DerivedPasscodeChange, now: Date, inUse: Set<Keybag.Generation>?
+        _ derived: DerivedPasscodeChange, now: ClockReading, inUse: Set<Keybag.Generation>?
     ) throws(StoreError) -> [ProtectionClass] {
         guard derived.basis == keybag.salt, keybag.passcodeSet == (derived.current != nil) else {
             throw .passcodeRequired

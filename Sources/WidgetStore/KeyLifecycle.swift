@@ -1,6 +1,7 @@
 import FoundationEssentials
 import WidgetCrypto
 import WidgetModel
+import WidgetdPOSIX
 
 /// The device state and which class secret keys are held: the rules of DESIGN §3.
 ///
@@ -18,16 +19,18 @@ import WidgetModel
 /// generation of A, B and C, a purge drops every generation of its class.
 ///
 /// Pure: no clock, no files. The caller passes `now` and purges its plaintext cache
-/// for each class this type reports as dropped.
+/// for each class this type reports as dropped. The grace is a duration: it runs on the
+/// monotonic clock, which setting the wall clock does not move (DESIGN §8).
 struct KeyLifecycle {
     private(set) var state: DeviceState
     private(set) var passcodeSet: Bool
     private var keys: [ProtectionClass: [Keybag.Generation: KeyPair]]
     /// When class A is to be purged after a lock, if that is pending.
-    private(set) var classAPurgeDue: Date?
+    private(set) var classAPurgeDue: MonotonicInstant?
     /// When the device was locked, while it stays locked: the grace of class A counts
-    /// from here, also for a passcode set later, and so does `RequirePasscodeAfterSec=`.
-    private(set) var lockedAt: Date?
+    /// from here (monotonic), also for a passcode set later, and so does
+    /// `RequirePasscodeAfterSec=` (boot time).
+    private(set) var lockedAt: ClockReading?
 
     /// The state after a (re)start: a restart is a reboot.
     init(passcodeSet: Bool, classD: KeyPair, allKeysIfNoPasscode: [ProtectionClass: [Keybag.Generation: KeyPair]]) {
@@ -63,7 +66,7 @@ struct KeyLifecycle {
     }
 
     /// Locks; returns the classes whose keys were dropped now.
-    mutating func lock(now: Date, grace: Double) -> [ProtectionClass] {
+    mutating func lock(now: ClockReading, grace: Double) -> [ProtectionClass] {
         switch (state, passcodeSet) {
         case (.beforeFirstUnlock, _), (.locked, _):
             // Nothing released that a lock would take back; the state stays.
@@ -95,10 +98,10 @@ struct KeyLifecycle {
     }
 
     /// Drops B now and A at `lockedAt + grace`, or now if that instant has come.
-    private mutating func dropOnLock(lockedAt: Date, now: Date, grace: Double) -> [ProtectionClass] {
+    private mutating func dropOnLock(lockedAt: ClockReading, now: ClockReading, grace: Double) -> [ProtectionClass] {
         drop(.completeUnlessOpen)
-        let due = lockedAt.addingTimeInterval(grace)
-        if grace > 0, due > now {
+        let due = lockedAt.monotonic.addingTimeInterval(grace)
+        if grace > 0, due > now.monotonic {
             classAPurgeDue = due
             return [.completeUnlessOpen]
         }
@@ -128,7 +131,7 @@ struct KeyLifecycle {
     }
 
     /// Runs a due class-A purge; returns the classes dropped.
-    mutating func advance(to now: Date) -> [ProtectionClass] {
+    mutating func advance(to now: MonotonicInstant) -> [ProtectionClass] {
         guard let due = classAPurgeDue, now >= due else { return [] }
         classAPurgeDue = nil
         switch state {
@@ -156,7 +159,7 @@ struct KeyLifecycle {
 
     /// A passcode was just set. If the device is locked, the lock rules apply as from the
     /// lock: a Lock that overtook the change must not give class A a longer grace.
-    mutating func passcodeWasSet(now: Date, grace: Double) -> [ProtectionClass] {
+    mutating func passcodeWasSet(now: ClockReading, grace: Double) -> [ProtectionClass] {
         passcodeSet = true
         switch state {
         case .locked: return dropOnLock(lockedAt: lockedAt ?? now, now: now, grace: grace)

@@ -361,10 +361,11 @@ public final class TimelineStore {
     public var failedAttempts: Int { custody.keybag.failedAttempts }
 
     /// Seconds until the next unlock attempt is allowed, or `nil` if it is allowed now.
-    public func retryAfter(now: Date) -> Double? { custody.retryAfter(now: now) }
+    public func retryAfter(now: ClockReading) -> Double? { custody.retryAfter(now: now) }
 
-    /// When `advance(to:)` must next be called (the class-A purge), or `nil` if nothing is pending.
-    public var nextDeadline: Date? { custody.lifecycle.classAPurgeDue }
+    /// When `advance(to:)` must next be called (the class-A purge, on the monotonic
+    /// clock: a grace is a duration), or `nil` if nothing is pending.
+    public var nextDeadline: MonotonicInstant? { custody.lifecycle.classAPurgeDue }
 
     /// The locks so far. A caller that queues an unlock notes it when the call arrives
     /// and passes it to `beginUnlock(now:lockEpoch:)`, so that a Lock after the arrival
@@ -374,7 +375,7 @@ public final class TimelineStore {
     // MARK: Unlock and lock
 
     /// Unlocks with a passcode: `beginUnlock`, `derive` and `finishUnlock` in one call.
-    public func unlock(passcode: SecureBytes, now: Date) throws(StoreError) {
+    public func unlock(passcode: SecureBytes, now: ClockReading) throws(StoreError) {
         let derivation = try beginUnlock(now: now)
         try finishUnlock(try derivation.derive(passcode), now: now)
     }
@@ -386,7 +387,7 @@ public final class TimelineStore {
     ///
     /// - Parameter lockEpoch: `lockEpoch` when the unlock was asked for, if it waited its
     ///   turn since; by default, now.
-    public func beginUnlock(now: Date, lockEpoch arrived: LockEpoch? = nil) throws(StoreError) -> PasscodeDerivation {
+    public func beginUnlock(now: ClockReading, lockEpoch arrived: LockEpoch? = nil) throws(StoreError) -> PasscodeDerivation {
         try custody.beginUnlock(now: now, lockEpoch: arrived)
     }
 
@@ -399,7 +400,7 @@ public final class TimelineStore {
     /// `unlockInterrupted` and changes nothing (neither counted nor clearing the count);
     /// a wrong one is counted all the same, or a Lock sent behind each guess would make
     /// guessing free.
-    public func finishUnlock(_ derived: DerivedPasscode, now: Date) throws(StoreError) {
+    public func finishUnlock(_ derived: DerivedPasscode, now: ClockReading) throws(StoreError) {
         try wipingWhenDue { () throws(StoreError) in try custody.finishUnlock(derived, now: now) }
     }
 
@@ -423,25 +424,26 @@ public final class TimelineStore {
     /// `purgeAtOnce` (before sleep, DESIGN §8): classes A and B are purged now, with no
     /// grace for A and no exception for open B timelines, also if the device was locked
     /// already.
-    public func lock(now: Date, purgeAtOnce: Bool = false) {
+    public func lock(now: ClockReading, purgeAtOnce: Bool = false) {
         purge(custody.lock(now: now))
         guard purgeAtOnce else { return }
         for c in custody.purgeLockedClassesNow() { cache.purge(c, keepingOpen: false) }
     }
 
     /// Runs the purges that are due at `now` (class A after its grace period).
-    public func advance(to now: Date) {
+    public func advance(to now: ClockReading) {
         purge(custody.advance(to: now))
     }
 
     /// When the device has been locked `requirePasscodeAfter` seconds (measured from the
-    /// lock), while it is locked with a passcode set; `nil` otherwise or when that is off.
-    /// An unlock cancels it; after a restart the device is `beforeFirstUnlock` anyway.
-    public var requirePasscodeDue: Date? {
+    /// lock on the boot-time clock: time asleep counts), while it is locked with a
+    /// passcode set; `nil` otherwise or when that is off. An unlock cancels it; after a
+    /// restart the device is `beforeFirstUnlock` anyway.
+    public var requirePasscodeDue: BootInstant? {
         guard let after = configuration.requirePasscodeAfter, passcodeSet, deviceState == .locked,
             let lockedAt = custody.lifecycle.lockedAt
         else { return nil }
-        return lockedAt.addingTimeInterval(after)
+        return lockedAt.boottime.addingTimeInterval(after)
     }
 
     /// Locked long enough (DESIGN §8, iOS's inactivity restart): classes A, B and C and
@@ -460,7 +462,7 @@ public final class TimelineStore {
 
     /// Sets (`current` nil, no passcode yet), changes, or removes (`new` nil) the passcode:
     /// `beginSetPasscode`, `derive` and `finishSetPasscode` in one call.
-    public func setPasscode(current: SecureBytes?, new: SecureBytes?, now: Date) throws(StoreError) {
+    public func setPasscode(current: SecureBytes?, new: SecureBytes?, now: ClockReading) throws(StoreError) {
         let change = try beginSetPasscode(hasCurrent: current != nil, hasNew: new != nil, now: now)
         try finishSetPasscode(try change.derive(current: current, new: new), now: now)
     }
@@ -469,7 +471,7 @@ public final class TimelineStore {
     /// (off this thread if wished): `passcodeRequired` without a current passcode when
     /// one is set, `noPasscodeSet` to remove one that is not, `tryAgainLater` while the
     /// failed-attempt delay runs.
-    public func beginSetPasscode(hasCurrent: Bool, hasNew: Bool, now: Date) throws(StoreError) -> PasscodeChange {
+    public func beginSetPasscode(hasCurrent: Bool, hasNew: Bool, now: ClockReading) throws(StoreError) -> PasscodeChange {
         try custody.beginSetPasscode(hasCurrent: hasCurrent, hasNew: hasNew, now: now)
     }
 
@@ -482,7 +484,7 @@ public final class TimelineStore {
     /// A change that a `lock` overtook is applied (it was authorised, and unlocks
     /// nothing): the device stays locked, and a passcode newly set on it brings the lock
     /// rules as from that lock (`KeyLifecycle.passcodeWasSet`).
-    public func finishSetPasscode(_ derived: DerivedPasscodeChange, now: Date) throws(StoreError) {
+    public func finishSetPasscode(_ derived: DerivedPasscodeChange, now: ClockReading) throws(StoreError) {
         let inUse = keyGenerationsInUse
         purge(try wipingWhenDue { () throws(StoreError) in try custody.finishSetPasscode(derived, now: now, inUse: inUse) })
     }

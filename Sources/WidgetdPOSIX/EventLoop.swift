@@ -6,6 +6,8 @@ import Synchronization
 /// Identifies a timer scheduled on an ``EventLoop``.
 public struct TimerID: Hashable, Sendable {
     fileprivate let value: UInt64
+    /// The heap it is in: timers on different clocks are numbered apart.
+    fileprivate let clock: UInt8
 }
 
 /// Identifies a file descriptor watched by an ``EventLoop``.
@@ -47,8 +49,15 @@ private final class ClosureIOEventHandler: IOEventHandler {
     func handleIOEvents(_ events: IOEvents) { body(events) }
 }
 
-/// The daemon's single-threaded event loop: epoll over file descriptors, wall-clock
-/// timers, and a thread-safe way to hand work back to the loop.
+/// The daemon's single-threaded event loop: epoll over file descriptors, timers on three
+/// clocks, and a thread-safe way to hand work back to the loop.
+///
+/// Timers (DESIGN §8): a duration runs on the monotonic clock, which nobody sets; a
+/// duration that counts sleep on the boot-time clock (a timerfd wakes the loop when the
+/// machine resumes past it); a date on the wall clock, through a timerfd armed
+/// `TFD_TIMER_ABSTIME | TFD_TIMER_CANCEL_ON_SET`, so that a step forward runs what became
+/// due at once and any setting of the clock is reported (``onWallClockSet(_:)``) for
+/// whoever derived timers from dates to re-evaluate them.
 ///
 /// Threading: every method except ``execute(_:)`` must be called on the thread running
 /// ``run()``. The loop is `Sendable` only so that other threads can reach `execute`,
@@ -61,6 +70,17 @@ public final class EventLoop: @unchecked Sendable {
     /// The epoll token of the wake-up eventfd; a watch's token is never 0 (its
     /// generation, in the high half, starts at 1).
     private static let wakeUpToken: UInt64 = 0
+    /// The epoll tokens of the wall-clock and boot-time timerfds (generation 0, like the
+    /// wake-up's, so no watch's token).
+    private static let wallAlarmToken: UInt64 = 1
+    private static let bootAlarmToken: UInt64 = 2
+    /// timerfds on `CLOCK_REALTIME` and `CLOCK_BOOTTIME`, armed for the earliest timer of
+    /// their clock while the loop reads the kernel's clocks.
+    let wallAlarm: FileDescriptor
+    let bootAlarm: FileDescriptor
+    /// What each timerfd is armed for now (`nil`: disarmed, or it fired).
+    private var wallAlarmArmed: Date?
+    private var bootAlarmArmed: BootInstant?
 
     private struct Watch {
         let fd: FileDescriptor
@@ -77,46 +97,72 @@ public final class EventLoop: @unchecked Sendable {
     private var watches: [Watch?] = []
     private var freeSlots: [Int] = []
     private var nextGeneration: UInt64 = 1
-    private var timers = TimerHeap<() -> Void>()
+    private var wallTimers = TimerHeap<Date, () -> Void>()
+    private var monotonicTimers = TimerHeap<MonotonicInstant, () -> Void>()
+    private var bootTimers = TimerHeap<BootInstant, () -> Void>()
+    private var wallClockSetHandlers: [() -> Void] = []
     private var isStopped = false
     private let handedOver = Mutex<[@Sendable () -> Void]>([])
-    /// The wall clock; tests pass one they move forward.
-    private let clock: @Sendable () -> Date
-    /// When the loop last woke: before its timers, and again when `epoll_wait` returned
-    /// (so a handler can stamp an event without reading the clock itself).
+    /// The three clocks; tests pass readings they move by hand.
+    private let clock: @Sendable () -> ClockReading
+    /// Whether `clock` reads the kernel's clocks, so that the timerfds mean something.
+    private let readsKernelClocks: Bool
+    /// When the loop last woke, on the wall clock: before its timers, and again when
+    /// `epoll_wait` returned (so a handler can stamp an event without reading the clock
+    /// itself). A date, for what is shown; durations use ``turnInstant``.
     public private(set) var turnTime: Date
+    /// When the loop last woke, on the monotonic clock (as ``turnTime``).
+    public private(set) var turnInstant: MonotonicInstant
     /// The thread running ``run()`` (0 when none), so loop-only state can be checked.
     private let runningThread = Atomic<UInt>(0)
 
-    /// Creates the epoll instance and the wake-up eventfd.
-    ///
-    /// `clock` is what timers are measured against: a test passes one it moves forward,
-    /// then wakes the loop (``execute(_:)``) so that the timers now due run.
-    public init(clock: @escaping @Sendable () -> Date = { Date() }) throws(SystemError) {
+    /// Creates the epoll instance, the wake-up eventfd and the timerfds, on the kernel's clocks.
+    public convenience init() throws(SystemError) {
+        try self.init(clock: { ClockReading.system() }, readsKernelClocks: true)
+    }
+
+    /// Creates the loop on an injected clock: a test passes readings it moves by hand
+    /// (one clock alone, if it likes), then wakes the loop (``execute(_:)``) so that the
+    /// timers now due run. The timerfds stay disarmed: they follow the kernel's clocks.
+    public convenience init(clock: @escaping @Sendable () -> ClockReading) throws(SystemError) {
+        try self.init(clock: clock, readsKernelClocks: false)
+    }
+
+    private init(clock: @escaping @Sendable () -> ClockReading, readsKernelClocks: Bool) throws(SystemError) {
         self.clock = clock
-        turnTime = clock()
-        let epoll = FileDescriptor(rawValue: try Syscall.retrying("epoll_create1") { shim_epoll_create() })
-        let wakeUp: FileDescriptor
-        do {
-            wakeUp = FileDescriptor(rawValue: try Syscall.retrying("eventfd") { shim_eventfd_create() })
-        } catch {
-            Syscall.close(epoll)
-            throw error
+        self.readsKernelClocks = readsKernelClocks
+        let reading = clock()
+        turnTime = reading.wall
+        turnInstant = reading.monotonic
+        var opened: [FileDescriptor] = []
+        func open(_ name: String, _ body: () -> Int32) throws(SystemError) -> FileDescriptor {
+            let fd = FileDescriptor(rawValue: try Syscall.retrying(name, body))
+            opened.append(fd)
+            return fd
         }
-        self.epoll = epoll
-        self.wakeUp = wakeUp
         do {
-            try Syscall.retrying("epoll_ctl") {
-                shim_epoll_ctl(epoll.rawValue, shim_EPOLL_CTL_ADD, wakeUp.rawValue, shim_EPOLLIN, Self.wakeUpToken)
+            let epoll = try open("epoll_create1") { shim_epoll_create() }
+            let wakeUp = try open("eventfd") { shim_eventfd_create() }
+            let wallAlarm = try open("timerfd_create") { shim_timerfd_create(Int32(shim_clock_wall.rawValue)) }
+            let bootAlarm = try open("timerfd_create") { shim_timerfd_create(Int32(shim_clock_boottime.rawValue)) }
+            for (fd, token) in [(wakeUp, Self.wakeUpToken), (wallAlarm, Self.wallAlarmToken), (bootAlarm, Self.bootAlarmToken)] {
+                try Syscall.retrying("epoll_ctl") {
+                    shim_epoll_ctl(epoll.rawValue, shim_EPOLL_CTL_ADD, fd.rawValue, shim_EPOLLIN, token)
+                }
             }
+            self.epoll = epoll
+            self.wakeUp = wakeUp
+            self.wallAlarm = wallAlarm
+            self.bootAlarm = bootAlarm
         } catch {
-            Syscall.close(wakeUp)
-            Syscall.close(epoll)
+            for fd in opened.reversed() { Syscall.close(fd) }
             throw error
         }
     }
 
     deinit {
+        Syscall.close(bootAlarm)
+        Syscall.close(wallAlarm)
         Syscall.close(wakeUp)
         Syscall.close(epoll)
     }
@@ -134,10 +180,12 @@ public final class EventLoop: @unchecked Sendable {
         var masks = [UInt32](repeating: 0, count: 64)
         while !isStopped {
             var now = clock()
-            turnTime = now
+            turnTime = now.wall
+            turnInstant = now.monotonic
             // Read the clock again only if a timer ran (and took time).
             if runDueTimers(now: now) { now = clock() }
             if isStopped { break }
+            armAlarms()
             let timeout = timeoutMilliseconds(now: now)
             let count = try tokens.withUnsafeMutableBufferPointer { tokenBuffer throws(SystemError) in
                 try masks.withUnsafeMutableBufferPointer { maskBuffer throws(SystemError) in
@@ -147,7 +195,11 @@ public final class EventLoop: @unchecked Sendable {
                 }
             }
             // What the descriptors report happened after the wait, not before it.
-            if count > 0 { turnTime = clock() }
+            if count > 0 {
+                let woke = clock()
+                turnTime = woke.wall
+                turnInstant = woke.monotonic
+            }
             for index in 0..<Int(count) {
                 dispatch(token: tokens[index], mask: masks[index])
                 if isStopped { break }
@@ -155,8 +207,11 @@ public final class EventLoop: @unchecked Sendable {
         }
     }
 
-    /// The clock's time now (a clock read; ``turnTime`` is free).
-    public var now: Date { clock() }
+    /// The wall clock's time now (a clock read; ``turnTime`` is free).
+    public var now: Date { clock().wall }
+
+    /// The three clocks now (a clock read).
+    public var clocks: ClockReading { clock() }
 
     /// Whether the caller is on the thread running the loop.
     public var isOnLoopThread: Bool {
@@ -176,6 +231,10 @@ public final class EventLoop: @unchecked Sendable {
                 return pending
             }
             for body in work { body() }
+            return
+        }
+        if token == Self.wallAlarmToken || token == Self.bootAlarmToken {
+            alarmRang(token)
             return
         }
         // A watch removed by an earlier callback of this batch is skipped. The handler is
@@ -255,40 +314,127 @@ public final class EventLoop: @unchecked Sendable {
 
     // MARK: Timers
 
-    /// Runs `body` on the loop at or soon after the wall-clock `deadline`.
+    private static let wallClock: UInt8 = 0
+    private static let monotonicClock: UInt8 = 1
+    private static let bootClock: UInt8 = 2
+
+    /// Runs `body` on the loop at or soon after `deadline`, on that deadline's clock.
     ///
     /// A deadline in the past runs on the next turn of the loop. The logic that decides
-    /// takes dates as parameters; this is only the alarm clock that calls it.
+    /// takes times as parameters; this is only the alarm clock that calls it.
+    @discardableResult
+    public func schedule(at deadline: TimerDeadline, _ body: @escaping () -> Void) -> TimerID {
+        switch deadline {
+        case .wall(let date): TimerID(value: wallTimers.insert(deadline: date, body), clock: Self.wallClock)
+        case .monotonic(let instant):
+            TimerID(value: monotonicTimers.insert(deadline: instant, body), clock: Self.monotonicClock)
+        case .boottime(let instant): TimerID(value: bootTimers.insert(deadline: instant, body), clock: Self.bootClock)
+        }
+    }
+
+    /// Runs `body` on the loop when the wall clock reaches the date `deadline`, however
+    /// it gets there (by running, or by being set).
     @discardableResult
     public func schedule(at deadline: Date, _ body: @escaping () -> Void) -> TimerID {
-        TimerID(value: timers.insert(deadline: deadline, body))
+        schedule(at: .wall(deadline), body)
+    }
+
+    /// Runs `body` on the loop `seconds` from now on the monotonic clock: a duration,
+    /// which setting the wall clock neither shortens nor stretches.
+    @discardableResult
+    public func schedule(after seconds: Double, _ body: @escaping () -> Void) -> TimerID {
+        schedule(at: .monotonic(clock().monotonic.addingTimeInterval(seconds)), body)
     }
 
     /// Cancels a timer; cancelling one that already ran or was cancelled does nothing.
     public func cancel(_ timer: TimerID) {
-        timers.remove(timer.value)
+        switch timer.clock {
+        case Self.wallClock: wallTimers.remove(timer.value)
+        case Self.monotonicClock: monotonicTimers.remove(timer.value)
+        default: bootTimers.remove(timer.value)
+        }
+    }
+
+    /// Calls `body` on the loop each time the wall clock is set (the kernel reports it
+    /// through the wall-clock timerfd, `ECANCELED`): whoever chose a wall-clock timer
+    /// from dates (which entry is current, which comes next) chooses again. Timers at
+    /// dates need nothing: they are compared with the wall clock on every turn.
+    public func onWallClockSet(_ body: @escaping () -> Void) {
+        wallClockSetHandlers.append(body)
+    }
+
+    /// The wall clock was set: runs the ``onWallClockSet(_:)`` handlers; the next turn
+    /// runs the dated timers now due and re-arms the timerfd.
+    func wallClockWasSet() {
+        wallAlarmArmed = nil
+        for body in wallClockSetHandlers { body() }
     }
 
     /// Runs the timers due at `now` that existed when the pass began: a timer that
     /// schedules another for a past deadline must not keep the loop from its descriptors.
     /// Returns whether any ran.
-    private func runDueTimers(now: Date) -> Bool {
-        let pass = timers.pass
+    private func runDueTimers(now: ClockReading) -> Bool {
+        // Each heap is reached through a key path, never held `inout` across a timer's
+        // body: the body may schedule or cancel timers of the same heap.
         var ran = false
-        while let body = timers.popDue(now: now, before: pass) {
-            ran = true
-            body()
-            if isStopped { break }
+        func drain<Deadline>(_ timers: ReferenceWritableKeyPath<EventLoop, TimerHeap<Deadline, () -> Void>>, at now: Deadline) {
+            let pass = self[keyPath: timers].pass
+            while !isStopped, let body = self[keyPath: timers].popDue(now: now, before: pass) {
+                ran = true
+                body()
+            }
+            self[keyPath: timers].endPass()
         }
-        timers.endPass()
+        drain(\.monotonicTimers, at: now.monotonic)
+        drain(\.bootTimers, at: now.boottime)
+        drain(\.wallTimers, at: now.wall)
         return ran
     }
 
-    private func timeoutMilliseconds(now: Date) -> Int32 {
-        guard let next = timers.nextDeadline else { return -1 }
-        let milliseconds = (next.timeIntervalSince(now) * 1000).rounded(.up)
+    private func timeoutMilliseconds(now: ClockReading) -> Int32 {
+        let waits = [
+            monotonicTimers.nextDeadline.map { $0.timeIntervalSince(now.monotonic) },
+            bootTimers.nextDeadline.map { $0.timeIntervalSince(now.boottime) },
+            wallTimers.nextDeadline.map { $0.timeIntervalSince(now.wall) },
+        ]
+        guard let next = waits.compactMap({ $0 }).min() else { return -1 }
+        let milliseconds = (next * 1000).rounded(.up)
         if milliseconds <= 0 { return 0 }
         return Int32(min(milliseconds, Double(Int32.max)))
+    }
+
+    /// The latest date the wall-clock timerfd is armed for when no dated timer is
+    /// pending: armed all the same, so that a setting of the clock is reported.
+    private static let farFuture = Date(timeIntervalSince1970: 253_402_300_799)
+
+    /// Arms the timerfds for the earliest timer of their clocks, on the kernel's clocks:
+    /// the epoll timeout runs on the monotonic clock, which neither a step of the wall
+    /// clock nor a sleep moves.
+    private func armAlarms() {
+        guard readsKernelClocks else { return }
+        let wallNext = wallTimers.nextDeadline ?? Self.farFuture
+        if wallAlarmArmed != wallNext {
+            // Failure leaves the epoll timeout, which covers dates too, to wake the loop.
+            if shim_timerfd_arm(wallAlarm.rawValue, wallNext.timeIntervalSince1970, 1) == 0 { wallAlarmArmed = wallNext }
+        }
+        let bootNext = bootTimers.nextDeadline
+        if bootAlarmArmed != bootNext {
+            if shim_timerfd_arm(bootAlarm.rawValue, bootNext?.seconds ?? -1, 0) == 0 { bootAlarmArmed = bootNext }
+        }
+    }
+
+    /// A timerfd is readable: its timer expired (the next turn runs what is due), or, for
+    /// the wall clock's, the clock was set.
+    private func alarmRang(_ token: UInt64) {
+        if token == Self.bootAlarmToken {
+            _ = shim_timerfd_drain(bootAlarm.rawValue)
+            bootAlarmArmed = nil
+            return
+        }
+        switch shim_timerfd_drain(wallAlarm.rawValue) {
+        case 2: wallClockWasSet()
+        default: wallAlarmArmed = nil
+        }
     }
 
     // MARK: Handing work to the loop

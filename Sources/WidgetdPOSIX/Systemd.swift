@@ -66,7 +66,7 @@ extension Systemd {
         guard let interval = watchdogInterval() else { return nil }
         func ping() {
             notify(Notification.watchdog)
-            loop.schedule(at: Date(timeIntervalSinceNow: interval / 2)) { ping() }
+            loop.schedule(after: interval / 2) { ping() }
         }
         ping()
         return interval

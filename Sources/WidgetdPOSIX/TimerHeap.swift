@@ -8,15 +8,16 @@ import FoundationEssentials
 /// the heap is rebuilt when cancelled ones outnumber the live ones. Measured against
 /// swift-collections' `Heap` (docs/ARCHITECTURE.md, "Packages we use"): kept.
 ///
-/// Payloads are the loop's closures; the tests use numbers. Not thread-safe: it lives
+/// Deadlines are a clock's instants (dates, or monotonic or boot-time instants: the loop
+/// keeps one heap per clock). Payloads are the loop's closures; the tests use numbers. Not thread-safe: it lives
 /// on the loop's thread. Inlinable, as swift-collections' `Heap` is, so that a user in
 /// another module (the benchmark) gets it specialized for its payload too.
-public struct TimerHeap<Payload> {
+public struct TimerHeap<Deadline: Comparable, Payload> {
     @usableFromInline
     struct Item {
-        @usableFromInline let deadline: Date
+        @usableFromInline let deadline: Deadline
         @usableFromInline let id: UInt64
-        @inlinable init(deadline: Date, id: UInt64) {
+        @inlinable init(deadline: Deadline, id: UInt64) {
             self.deadline = deadline
             self.id = id
         }
@@ -38,7 +39,7 @@ public struct TimerHeap<Payload> {
 
     /// Adds a timer due at `deadline`; returns its identifier (never 0, never reused).
     @inlinable
-    public mutating func insert(deadline: Date, _ payload: Payload) -> UInt64 {
+    public mutating func insert(deadline: Deadline, _ payload: Payload) -> UInt64 {
         let id = nextID
         nextID += 1
         payloads[id] = payload
@@ -60,7 +61,7 @@ public struct TimerHeap<Payload> {
 
     /// The earliest deadline of a live timer.
     @inlinable
-    public var nextDeadline: Date? {
+    public var nextDeadline: Deadline? {
         mutating get {
             dropCancelled()
             return heap.first?.deadline
@@ -79,7 +80,7 @@ public struct TimerHeap<Payload> {
     /// slices) would sit at the top of the heap and starve every other due timer (the
     /// watchdog's ping, the idle-connection sweep) for as long as it went on.
     @inlinable
-    public mutating func popDue(now: Date, before pass: UInt64) -> Payload? {
+    public mutating func popDue(now: Deadline, before pass: UInt64) -> Payload? {
         while let first = heap.first, first.deadline <= now {
             popFirst()
             guard let payload = payloads[first.id] else { continue }

@@ -136,14 +136,24 @@ private final class TestClient {
     deinit { Glibc.close(fd) }
 }
 
-/// A wall clock that a test moves forward: real time plus the jumps it was given, so
-/// the harness's own polling keeps working while idle timeouts come due at once.
+/// Clocks that a test moves forward: real time plus the jumps it was given, so the
+/// harness's own polling keeps working while idle timeouts come due at once. The wall
+/// clock can also be stepped alone, as NTP or a user sets it.
 private final class TestClock: Sendable {
-    private let offset = Mutex<TimeInterval>(0)
+    private let offsets = Mutex<(running: TimeInterval, wall: TimeInterval)>((0, 0))
 
-    var now: Date { Date().addingTimeInterval(offset.withLock { $0 }) }
+    var now: ClockReading {
+        let (running, wall) = offsets.withLock { $0 }
+        var reading = ClockReading.system().advanced(by: running)
+        reading.wall = reading.wall.addingTimeInterval(wall)
+        return reading
+    }
 
-    func advance(by seconds: TimeInterval) { offset.withLock { $0 += seconds } }
+    /// Time passes: every clock moves.
+    func advance(by seconds: TimeInterval) { offsets.withLock { $0.running += seconds } }
+
+    /// The wall clock is set, forward or back; no time passes.
+    func stepWall(by seconds: TimeInterval) { offsets.withLock { $0.wall += seconds } }
 }
 
 /// The uids the next accepted connections get, in order.
@@ -208,7 +218,7 @@ private final class Harness {
                 loop.stop()
             } else {
                 // Re-check after the loop handled what is ready now.
-                loop.schedule(at: Date().addingTimeInterval(0.001)) { check() }
+                loop.schedule(after: 0.001) { check() }
             }
         }
         loop.schedule(at: Date.distantPast) { check() }
@@ -436,6 +446,26 @@ private final class Harness {
         #expect(try harness.run { late.isAtEOF })
         #expect(harness.server.connectionCount == 0)
         #expect(harness.handler.closed.count == 2)
+    }
+
+    /// Seconds the wall clock is set by (NTP, a user): no time passes, so no idle
+    /// connection is closed early, nor kept open late.
+    static let wallSteps: [Double] = [3600, -3600]
+
+    @Test(arguments: wallSteps)
+    func theIdleTimeoutRunsOnRunningTimeWhereverTheWallClockIsSet(step: Double) throws {
+        let clock = TestClock()
+        let harness = try Harness(limits: ServerLimits(idleTimeoutSeconds: 60), clock: clock)
+        let client = try harness.client()
+        client.send(presentation)
+        #expect(try harness.run { client.replies.count == 1 })
+        clock.stepWall(by: step)
+        try harness.run(for: 0.05)
+        #expect(!client.isAtEOF)
+        #expect(harness.server.connectionCount == 1)
+        clock.advance(by: 61)
+        #expect(try harness.run { client.isAtEOF })
+        #expect(harness.logs.records(event: "connection_idle").count == 1)
     }
 
     @Test func aStreamingConnectionIsNeverClosedForIdleness() throws {

@@ -1,29 +1,37 @@
 import Dispatch
 import Foundation
 import Synchronization
+import WidgetdPOSIX
 
 @testable import WidgetDaemon
 
-/// A scheduler the test drives by hand: its clock moves only when told (``advance(by:)``),
-/// its timers and handed-over work run only in ``run()``, and work meant for another
-/// thread runs at once, inline, so that every interleaving a test needs is one it writes
-/// down. Nothing here sleeps or reads the real clock.
+/// A scheduler the test drives by hand: its clocks move only when told (``advance(by:)``
+/// moves all three; ``stepWall(by:)`` sets the wall clock alone, either way;
+/// ``sleep(for:)`` moves the wall and boot-time clocks, not the monotonic one), its timers
+/// and handed-over work run only in ``run()``, and work meant for another thread runs at
+/// once, inline, so that every interleaving a test needs is one it writes down. Nothing
+/// here sleeps or reads the real clock.
 final class ManualScheduler: Scheduling, @unchecked Sendable {
     private struct Timer {
         let id: Int
-        let deadline: Date
+        let deadline: TimerDeadline
         let body: () -> Void
     }
 
-    /// The clock.
-    private(set) var now: Date
+    /// The clocks.
+    private(set) var clocks: ClockReading
+    /// The wall clock.
+    var now: Date { clocks.wall }
     private var timers: [Timer] = []
     private var nextID = 0
     private let handedOver = Mutex<[@Sendable () -> Void]>([])
+    private var wallClockSetHandlers: [() -> Void] = []
 
-    init(now: Date) { self.now = now }
+    init(now: Date) { clocks = .at(now) }
 
-    func scheduleTimer(at deadline: Date, _ body: @escaping () -> Void) -> ScheduledTimer {
+    func onWallClockSet(_ body: @escaping () -> Void) { wallClockSetHandlers.append(body) }
+
+    func scheduleTimer(at deadline: TimerDeadline, _ body: @escaping () -> Void) -> ScheduledTimer {
         nextID += 1
         timers.append(Timer(id: nextID, deadline: deadline, body: body))
         return ScheduledTimer(id: AnyHashable(nextID))
@@ -56,7 +64,7 @@ final class ManualScheduler: Scheduling, @unchecked Sendable {
                 return pending
             }
             for body in work { body() }
-            let due = timers.filter { $0.deadline <= now }.sorted { ($0.deadline, $0.id) < ($1.deadline, $1.id) }
+            let due = dueTimers()
             guard let first = due.first else {
                 if work.isEmpty { return }
                 continue
@@ -74,19 +82,53 @@ final class ManualScheduler: Scheduling, @unchecked Sendable {
             return pending
         }
         for body in work { body() }
-        let due = timers.filter { $0.deadline <= now }.sorted { ($0.deadline, $0.id) < ($1.deadline, $1.id) }
+        let due = dueTimers()
         for timer in due where timers.contains(where: { $0.id == timer.id }) {
             timers.removeAll { $0.id == timer.id }
             timer.body()
         }
     }
 
-    /// Moves the clock forward and runs what fell due.
+    /// The timers due now, the longest overdue first (then in scheduling order).
+    private func dueTimers() -> [Timer] {
+        timers.filter { $0.deadline.isDue(at: clocks) }.sorted {
+            (-overdue($0.deadline), $0.id) < (-overdue($1.deadline), $1.id)
+        }
+    }
+
+    /// Seconds from `deadline` to now on its clock (negative while it lies ahead).
+    private func overdue(_ deadline: TimerDeadline) -> Double {
+        switch deadline {
+        case .wall(let date): clocks.wall.timeIntervalSince(date)
+        case .monotonic(let instant): clocks.monotonic.timeIntervalSince(instant)
+        case .boottime(let instant): clocks.boottime.timeIntervalSince(instant)
+        }
+    }
+
+    /// Time passes: every clock moves forward; runs what fell due.
     func advance(by seconds: Double) {
-        now = now.addingTimeInterval(seconds)
+        clocks = clocks.advanced(by: seconds)
         run()
     }
 
-    /// The earliest armed timer's deadline.
-    var nextDeadline: Date? { timers.map(\.deadline).min() }
+    /// The wall clock is set `seconds` forward (back, if negative) and no time passes, as
+    /// when NTP corrects it: the kernel reports it (`ECANCELED` on the loop's timerfd), so
+    /// the handlers run, then what fell due.
+    func stepWall(by seconds: Double) {
+        clocks.wall = clocks.wall.addingTimeInterval(seconds)
+        for body in wallClockSetHandlers { body() }
+        run()
+    }
+
+    /// The machine sleeps `seconds`: the wall and boot-time clocks move, the monotonic
+    /// one does not; runs what fell due on resume.
+    func sleep(for seconds: Double) {
+        clocks.wall = clocks.wall.addingTimeInterval(seconds)
+        clocks.boottime = clocks.boottime.addingTimeInterval(seconds)
+        run()
+    }
+
+    /// The earliest armed timer's deadline, as the wall-clock date it fires at if every
+    /// clock moves on together from now.
+    var nextDeadline: Date? { timers.map { now.addingTimeInterval(-overdue($0.deadline)) }.min() }
 }

@@ -18,14 +18,14 @@ import WidgetTPM
         let f = try TPMStoreFixture()
         var store: TimelineStore? = try f.open()
         #expect(store!.attemptCounting == .tpm2)
-        try store!.setPasscode(current: nil, new: passcode("1234"), now: f.now)
+        try store!.setPasscode(current: nil, new: passcode("1234"), now: .at(f.now))
         #expect(store!.custody.keybag.tangleBlob != nil)
         #expect(store!.attemptCounting == .tpm2)
         store = nil
         // A restart: only class D until the passcode is verified by the TPM.
         store = try f.open()
         #expect(store!.deviceState == .beforeFirstUnlock)
-        try store!.unlock(passcode: passcode("1234"), now: f.now)
+        try store!.unlock(passcode: passcode("1234"), now: .at(f.now))
         #expect(store!.deviceState == .unlocked)
         #expect(store!.isKeyAvailable(.complete))
         #expect(try f.device.dictionaryAttackStatus().failedTries == 0)
@@ -35,22 +35,22 @@ import WidgetTPM
     func wrongPasscodeIsAnAuthorisationFailureTheTPMCounts() throws {
         let f = try TPMStoreFixture()
         let store = try f.open()
-        try store.setPasscode(current: nil, new: passcode("1234"), now: f.now)
+        try store.setPasscode(current: nil, new: passcode("1234"), now: .at(f.now))
         #expect(throws: StoreError.wrongPasscode(failedAttempts: 1, retryAfter: nil)) {
-            try store.unlock(passcode: passcode("0000"), now: f.now)
+            try store.unlock(passcode: passcode("0000"), now: .at(f.now))
         }
         #expect(try f.device.dictionaryAttackStatus().failedTries == 1)
         // The same wrong passcode again is known wrong: not counted, not sent to the TPM.
         #expect(throws: StoreError.wrongPasscode(failedAttempts: 1, retryAfter: nil)) {
-            try store.unlock(passcode: passcode("0000"), now: f.now)
+            try store.unlock(passcode: passcode("0000"), now: .at(f.now))
         }
         #expect(try f.device.dictionaryAttackStatus().failedTries == 1)
         // A wrong current passcode in a change is counted the same way.
         #expect(throws: StoreError.wrongPasscode(failedAttempts: 2, retryAfter: nil)) {
-            try store.setPasscode(current: passcode("1111"), new: passcode("5678"), now: f.now)
+            try store.setPasscode(current: passcode("1111"), new: passcode("5678"), now: .at(f.now))
         }
         #expect(try f.device.dictionaryAttackStatus().failedTries == 2)
-        try store.unlock(passcode: passcode("1234"), now: f.now)
+        try store.unlock(passcode: passcode("1234"), now: .at(f.now))
         #expect(store.failedAttempts == 0)
     }
 
@@ -60,22 +60,22 @@ import WidgetTPM
         configuration.wipeAfterFailedAttempts = 4
         let f = try TPMStoreFixture(maxTries: 3, recoveryTime: 1000)
         var store: TimelineStore? = try f.open(configuration)
-        try store!.setPasscode(current: nil, new: passcode("1234"), now: f.now)
+        try store!.setPasscode(current: nil, new: passcode("1234"), now: .at(f.now))
         let backup = try f.keybag()
         for (attempt, guess) in ["0000", "1111", "2222"].enumerated() {
             #expect(throws: StoreError.wrongPasscode(failedAttempts: attempt + 1, retryAfter: nil)) {
-                try store!.unlock(passcode: passcode(guess), now: f.now)
+                try store!.unlock(passcode: passcode(guess), now: .at(f.now))
             }
         }
         #expect(try f.device.dictionaryAttackStatus().inLockout)
         // In lockout every attempt is TryAgainLater with the TPM's recovery time: never a
         // wrong passcode counted, never the wipe that a fourth counted failure would be.
         #expect(throws: StoreError.tryAgainLater(retryAfter: 1000)) {
-            try store!.unlock(passcode: passcode("3333"), now: f.now)
+            try store!.unlock(passcode: passcode("3333"), now: .at(f.now))
         }
         #expect(store!.failedAttempts == 3)
         #expect(throws: StoreError.tryAgainLater(retryAfter: 1000)) {
-            try store!.unlock(passcode: passcode("1234"), now: f.now)
+            try store!.unlock(passcode: passcode("1234"), now: .at(f.now))
         }
 
         // The keybag from before the failures put back, and a reboot with no orderly shutdown.
@@ -88,13 +88,13 @@ import WidgetTPM
         store = try f.open(configuration)
         #expect(store!.failedAttempts == 0)
         #expect(throws: StoreError.tryAgainLater(retryAfter: 1000)) {
-            try store!.unlock(passcode: passcode("1234"), now: f.now)
+            try store!.unlock(passcode: passcode("1234"), now: .at(f.now))
         }
         #expect(store!.deviceState == .beforeFirstUnlock)
         #expect(store!.failedAttempts == 0)
         // Only the lockout hierarchy's owner lifts it early; then the right passcode opens.
         try f.device.resetDictionaryAttackLockout()
-        try store!.unlock(passcode: passcode("1234"), now: f.now)
+        try store!.unlock(passcode: passcode("1234"), now: .at(f.now))
         #expect(store!.deviceState == .unlocked)
     }
 
@@ -102,7 +102,7 @@ import WidgetTPM
     func tangleBlobOpensOnNoOtherTPMAndNotAfterAWipe() throws {
         let f = try TPMStoreFixture()
         let store = try f.open()
-        try store.setPasscode(current: nil, new: passcode("1234"), now: f.now)
+        try store.setPasscode(current: nil, new: passcode("1234"), now: .at(f.now))
         let blob = try #require(store.custody.keybag.tangleBlob)
         let key = try f.passcodeKey(passcode("1234"), of: store)
         let verifier = TPM2StorePasscodeVerifier(device: f.device)
@@ -128,7 +128,7 @@ import WidgetTPM
     func filesAloneCannotVerifyAPasscodeInTPM2Mode() throws {
         let f = try TPMStoreFixture()
         let store = try f.open()
-        try store.setPasscode(current: nil, new: passcode("1234"), now: f.now)
+        try store.setPasscode(current: nil, new: passcode("1234"), now: .at(f.now))
         // Everything the files give, the device key even: Argon2id of the right passcode
         // tangled with it does not unwrap a class key without the TPM's secret.
         let key = try f.passcodeKey(passcode("1234"), of: store)
@@ -146,17 +146,17 @@ import WidgetTPM
     func passcodeChangeSealsANewTangleAndRemovalDropsIt() throws {
         let f = try TPMStoreFixture()
         let store = try f.open()
-        try store.setPasscode(current: nil, new: passcode("1234"), now: f.now)
+        try store.setPasscode(current: nil, new: passcode("1234"), now: .at(f.now))
         let first = try #require(store.custody.keybag.tangleBlob)
-        try store.setPasscode(current: passcode("1234"), new: passcode("5678"), now: f.now)
+        try store.setPasscode(current: passcode("1234"), new: passcode("5678"), now: .at(f.now))
         let second = try #require(store.custody.keybag.tangleBlob)
         #expect(second != first)
-        store.lock(now: f.now)
+        store.lock(now: .at(f.now))
         #expect(throws: StoreError.wrongPasscode(failedAttempts: 1, retryAfter: nil)) {
-            try store.unlock(passcode: passcode("1234"), now: f.now)
+            try store.unlock(passcode: passcode("1234"), now: .at(f.now))
         }
-        try store.unlock(passcode: passcode("5678"), now: f.now)
-        try store.setPasscode(current: passcode("5678"), new: nil, now: f.now)
+        try store.unlock(passcode: passcode("5678"), now: .at(f.now))
+        try store.setPasscode(current: passcode("5678"), new: nil, now: .at(f.now))
         #expect(store.custody.keybag.tangleBlob == nil)
         #expect(!store.passcodeSet)
         #expect(store.attemptCounting == .tpm2)
@@ -207,7 +207,7 @@ private final class TPMStoreFixture {
     /// What Argon2id tangled with the device key gives for `passcode` (what the files
     /// and the device key allow anyone to compute), from the store's own derivation.
     func passcodeKey(_ passcode: SecureBytes, of store: TimelineStore) throws -> SecureBytes {
-        var derivation = try store.beginUnlock(now: now)
+        var derivation = try store.beginUnlock(now: .at(now))
         derivation.verification = nil
         return try #require(try derivation.derive(passcode).key)
     }

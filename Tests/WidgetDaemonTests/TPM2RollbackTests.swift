@@ -66,12 +66,12 @@ import WidgetTPM
         do {
             let store = try t.open()
             #expect(store.isRollbackAnchored)
-            try store.setPasscode(current: nil, new: try secure("1234"), now: now)
+            try store.setPasscode(current: nil, new: try secure("1234"), now: .at(now))
         }
         let beforeFailure = try t.read(t.keybag)
         do {
             let store = try t.open()
-            #expect(throws: StoreError.self) { try store.unlock(passcode: try secure("0000"), now: now) }
+            #expect(throws: StoreError.self) { try store.unlock(passcode: try secure("0000"), now: .at(now)) }
             #expect(store.failedAttempts == 1)
         }
         let afterFailure = try t.read(t.keybag)

@@ -62,19 +62,19 @@ import WidgetModel
         configuration.classAGrace = 0
         do {
             let store = try fixture.open(configuration)
-            try store.setPasscode(current: nil, new: secure("1234"), now: t0)
+            try store.setPasscode(current: nil, new: secure("1234"), now: .at(t0))
         }
         let store = try fixture.open(configuration)
-        try store.unlock(passcode: secure("1234"), now: t0)
+        try store.unlock(passcode: secure("1234"), now: .at(t0))
         let classA = TimelineStore.TimelineWrite(
             widget: widgetA, protectionClass: .complete, family: nil, reloadDue: nil, body: secure("secret"), placeholder: nil)
         let prepared = store.prepareWrites([classA])
         let committed = TimelineStore.commit(prepared)
-        store.lock(now: t0)
-        store.advance(to: t0)
+        store.lock(now: .at(t0))
+        store.advance(to: .at(t0))
         #expect(try store.finishWrites(committed)[0].get() == 1)
         #expect(!store.isCached(widgetA))
-        try store.unlock(passcode: secure("1234"), now: t0)
+        try store.unlock(passcode: secure("1234"), now: .at(t0))
         #expect(text(try store.readBody(widgetA, allowOpenClassB: false)) == "secret")
     }
 

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import WidgetModel
+import WidgetdPOSIX
 @testable import WidgetStore
 
 /// The key-lifecycle rules of DESIGN §3, one test per rule, with an injected clock.
@@ -18,7 +19,7 @@ import WidgetModel
         do {
             let store = try f.open()
             try putOnePerClass(store)
-            try store.setPasscode(current: nil, new: secure("1234"), now: t0)
+            try store.setPasscode(current: nil, new: secure("1234"), now: .at(t0))
         }
         let store = try f.open()
         #expect(store.deviceState == .beforeFirstUnlock)
@@ -38,10 +39,10 @@ import WidgetModel
         do {
             let store = try f.open()
             try putOnePerClass(store)
-            try store.setPasscode(current: nil, new: secure("1234"), now: t0)
+            try store.setPasscode(current: nil, new: secure("1234"), now: .at(t0))
         }
         let store = try f.open()
-        try store.unlock(passcode: secure("1234"), now: t0)
+        try store.unlock(passcode: secure("1234"), now: .at(t0))
         #expect(store.deviceState == .unlocked)
         for (w, c) in classOf {
             #expect(store.isKeyAvailable(c))
@@ -56,10 +57,10 @@ import WidgetModel
         do {
             let store = try f.open(configuration)
             try putOnePerClass(store)
-            try store.setPasscode(current: nil, new: secure("1234"), now: t0)
+            try store.setPasscode(current: nil, new: secure("1234"), now: .at(t0))
         }
         let store = try f.open(configuration)
-        try store.unlock(passcode: secure("1234"), now: t0)
+        try store.unlock(passcode: secure("1234"), now: .at(t0))
         for w in classOf.keys { _ = try store.readBody(w, allowOpenClassB: false) }
         for w in classOf.keys { #expect(store.isCached(w)) }
         return store
@@ -68,15 +69,15 @@ import WidgetModel
     @Test func lockZeroesClassBAtOnceAndClassAOnlyAfterGrace() throws {
         let f = Fixture()
         let store = try unlockedWithCachedTimelines(f)
-        store.lock(now: t0)
+        store.lock(now: .at(t0))
         #expect(store.deviceState == .locked)
         #expect(!store.isKeyAvailable(.completeUnlessOpen))
         #expect(store.isKeyAvailable(.complete))
-        #expect(store.nextDeadline == t0.addingTimeInterval(10))
-        store.advance(to: t0.addingTimeInterval(9.9))
+        #expect(store.nextDeadline == ClockReading.at(t0.addingTimeInterval(10)).monotonic)
+        store.advance(to: .at(t0.addingTimeInterval(9.9)))
         #expect(store.isKeyAvailable(.complete))
         #expect(text(try store.readBody(widgetA, allowOpenClassB: false)) == "body of \(widgetA)")
-        store.advance(to: t0.addingTimeInterval(10))
+        store.advance(to: .at(t0.addingTimeInterval(10)))
         #expect(!store.isKeyAvailable(.complete))
         #expect(!store.isCached(widgetA))
         #expect(store.nextDeadline == nil)
@@ -89,7 +90,7 @@ import WidgetModel
     @Test func zeroGracePurgesClassAAtLock() throws {
         let f = Fixture()
         let store = try unlockedWithCachedTimelines(f, grace: 0)
-        store.lock(now: t0)
+        store.lock(now: .at(t0))
         #expect(!store.isKeyAvailable(.complete))
         #expect(!store.isCached(widgetA))
         #expect(store.nextDeadline == nil)
@@ -98,10 +99,10 @@ import WidgetModel
     @Test func unlockDuringGraceCancelsTheClassAPurge() throws {
         let f = Fixture()
         let store = try unlockedWithCachedTimelines(f)
-        store.lock(now: t0)
-        try store.unlock(passcode: secure("1234"), now: t0.addingTimeInterval(5))
+        store.lock(now: .at(t0))
+        try store.unlock(passcode: secure("1234"), now: .at(t0.addingTimeInterval(5)))
         #expect(store.nextDeadline == nil)
-        store.advance(to: t0.addingTimeInterval(60))
+        store.advance(to: .at(t0.addingTimeInterval(60)))
         #expect(store.isKeyAvailable(.complete))
         #expect(store.isCached(widgetA))
     }
@@ -113,12 +114,12 @@ import WidgetModel
             let store = try f.open()
             try putOnePerClass(store)
             try store.putTimeline(other, protectionClass: .completeUnlessOpen, family: nil, reloadDue: nil, body: secure("unread"), placeholder: nil)
-            try store.setPasscode(current: nil, new: secure("1234"), now: t0)
+            try store.setPasscode(current: nil, new: secure("1234"), now: .at(t0))
         }
         let store = try f.open()
-        try store.unlock(passcode: secure("1234"), now: t0)
+        try store.unlock(passcode: secure("1234"), now: .at(t0))
         _ = try store.readBody(widgetB, allowOpenClassB: false)  // opened while unlocked
-        store.lock(now: t0)
+        store.lock(now: .at(t0))
         #expect(text(try store.readBody(widgetB, allowOpenClassB: true)) == "body of \(widgetB)")
         // Open only to its provider.
         #expect(throws: StoreError.protectedDataUnavailable) { try store.readBody(widgetB, allowOpenClassB: false) }
@@ -136,14 +137,14 @@ import WidgetModel
         do {
             let store = try f.open()
             try putOnePerClass(store)
-            try store.setPasscode(current: nil, new: secure("1234"), now: t0)
+            try store.setPasscode(current: nil, new: secure("1234"), now: .at(t0))
         }
         for alreadyLocked in [false, true] {
             let store = try f.open()
-            try store.unlock(passcode: secure("1234"), now: t0)
+            try store.unlock(passcode: secure("1234"), now: .at(t0))
             for w in [widgetA, widgetB, widgetC] { _ = try store.readBody(w, allowOpenClassB: false) }
-            if alreadyLocked { store.lock(now: t0) }
-            store.lock(now: t0, purgeAtOnce: true)
+            if alreadyLocked { store.lock(now: .at(t0)) }
+            store.lock(now: .at(t0), purgeAtOnce: true)
             #expect(!store.isKeyAvailable(.complete))
             #expect(!store.isKeyAvailable(.completeUnlessOpen))
             #expect(store.isKeyAvailable(.completeUntilFirstUserAuthentication))
@@ -159,7 +160,7 @@ import WidgetModel
     @Test func classBWrittenWhileLockedStaysReadableToItsProvider() throws {
         let f = Fixture()
         let store = try unlockedWithCachedTimelines(f)
-        store.lock(now: t0)
+        store.lock(now: .at(t0))
         try store.putTimeline(widgetB, protectionClass: .completeUnlessOpen, family: nil, reloadDue: nil, body: secure("new mail"), placeholder: nil)
         #expect(text(try store.readBody(widgetB, allowOpenClassB: true)) == "new mail")
     }
@@ -169,12 +170,12 @@ import WidgetModel
         var configuration = StoreConfiguration.test
         configuration.maxCachedTimelines = 2
         let store = try f.open(configuration)
-        try store.setPasscode(current: nil, new: secure("1"), now: t0)
+        try store.setPasscode(current: nil, new: secure("1"), now: .at(t0))
         let ids = (1...3).map { widget("com.example.mail/box\($0)") }
         for w in ids {
             try store.putTimeline(w, protectionClass: .completeUnlessOpen, family: nil, reloadDue: nil, body: secure("\(w)"), placeholder: nil)
         }
-        store.lock(now: t0)
+        store.lock(now: .at(t0))
         #expect(!store.isCached(ids[0]))
         #expect(throws: StoreError.protectedDataUnavailable) { try store.readBody(ids[0], allowOpenClassB: true) }
         #expect(text(try store.readBody(ids[2], allowOpenClassB: true)) == "\(ids[2])")
@@ -183,19 +184,19 @@ import WidgetModel
     @Test func classAWrittenWhileLockedIsUnreadableUntilUnlockAndCorrectAfter() throws {
         let f = Fixture()
         let store = try unlockedWithCachedTimelines(f)
-        store.lock(now: t0)
-        store.advance(to: t0.addingTimeInterval(10))
+        store.lock(now: .at(t0))
+        store.advance(to: .at(t0.addingTimeInterval(10)))
         try store.putTimeline(widgetA, protectionClass: .complete, family: nil, reloadDue: nil, body: secure("new balance"), placeholder: nil)
         #expect(!store.isCached(widgetA))
         #expect(throws: StoreError.protectedDataUnavailable) { try store.readBody(widgetA, allowOpenClassB: true) }
-        try store.unlock(passcode: secure("1234"), now: t0.addingTimeInterval(20))
+        try store.unlock(passcode: secure("1234"), now: .at(t0.addingTimeInterval(20)))
         #expect(text(try store.readBody(widgetA, allowOpenClassB: false)) == "new balance")
     }
 
     @Test func classAWrittenDuringGraceIsNotCached() throws {
         let f = Fixture()
         let store = try unlockedWithCachedTimelines(f)
-        store.lock(now: t0)
+        store.lock(now: .at(t0))
         try store.putTimeline(widgetA, protectionClass: .complete, family: nil, reloadDue: nil, body: secure("x"), placeholder: nil)
         #expect(!store.isCached(widgetA))
     }
@@ -205,18 +206,18 @@ import WidgetModel
         let f = Fixture()
         do {
             let store = try f.open()
-            try store.setPasscode(current: nil, new: secure("1234"), now: t0)
+            try store.setPasscode(current: nil, new: secure("1234"), now: .at(t0))
         }
         let store = try f.open()
         if state == .locked {
-            try store.unlock(passcode: secure("1234"), now: t0)
-            store.lock(now: t0)
-            store.advance(to: t0.addingTimeInterval(3600))
+            try store.unlock(passcode: secure("1234"), now: .at(t0))
+            store.lock(now: .at(t0))
+            store.advance(to: .at(t0.addingTimeInterval(3600)))
         }
         #expect(store.deviceState == state)
         try putOnePerClass(store)
         let reopened = try f.open()
-        try reopened.unlock(passcode: secure("1234"), now: t0)
+        try reopened.unlock(passcode: secure("1234"), now: .at(t0))
         for w in classOf.keys { #expect(text(try reopened.readBody(w, allowOpenClassB: false)) == "body of \(w)") }
     }
 
@@ -224,11 +225,11 @@ import WidgetModel
         let f = Fixture()
         let store = try f.open()
         try putOnePerClass(store)
-        store.lock(now: t0)
+        store.lock(now: .at(t0))
         #expect(store.deviceState == .locked)
-        store.advance(to: t0.addingTimeInterval(3600))
+        store.advance(to: .at(t0.addingTimeInterval(3600)))
         for c in ProtectionClass.allCases { #expect(store.isKeyAvailable(c)) }
-        try store.unlock(passcode: secure("anything"), now: t0)
+        try store.unlock(passcode: secure("anything"), now: .at(t0))
         #expect(store.deviceState == .unlocked)
     }
 }
@@ -238,27 +239,27 @@ import WidgetModel
     @Test func lockZeroesTheClassBSecretAtOnceAndTheClassASecretAfterGrace() throws {
         let f = Fixture()
         let store = try f.open()
-        try store.setPasscode(current: nil, new: secure("1"), now: t0)
+        try store.setPasscode(current: nil, new: secure("1"), now: .at(t0))
         let a = try #require(store.heldKeyPair(.complete)).secretKey
         let b = try #require(store.heldKeyPair(.completeUnlessOpen)).secretKey
         let c = try #require(store.heldKeyPair(.completeUntilFirstUserAuthentication)).secretKey
         #expect(a.count == 32 && b.count == 32)
-        store.lock(now: t0)
+        store.lock(now: .at(t0))
         #expect(b.count == 0)
         #expect(a.count == 32)
-        store.advance(to: t0.addingTimeInterval(10))
+        store.advance(to: .at(t0.addingTimeInterval(10)))
         #expect(a.count == 0)
         #expect(c.count == 32)
     }
 
     @Test func derivationRunsOffTheOwnerThread() async throws {
         let f = Fixture()
-        do { try f.open().setPasscode(current: nil, new: secure("1234"), now: t0) }
+        do { try f.open().setPasscode(current: nil, new: secure("1234"), now: .at(t0)) }
         let store = try f.open()
-        let derivation = try store.beginUnlock(now: t0)
+        let derivation = try store.beginUnlock(now: .at(t0))
         let passcode = secure("1234")
         let derived = try await Task.detached { try derivation.derive(passcode) }.value
-        try store.finishUnlock(derived, now: t0)
+        try store.finishUnlock(derived, now: .at(t0))
         #expect(store.deviceState == .unlocked)
     }
 }

@@ -25,11 +25,11 @@ import WidgetModel
         let store = try f.open()
         #expect(store.keyGenerations == [0])
         try put(store, widgetA, "before")
-        try store.setPasscode(current: nil, new: secure("1111"), now: t0)
+        try store.setPasscode(current: nil, new: secure("1111"), now: .at(t0))
         try put(store, widgetB, "after set")
-        try store.setPasscode(current: secure("1111"), new: secure("2222"), now: t0)
+        try store.setPasscode(current: secure("1111"), new: secure("2222"), now: .at(t0))
         try put(store, widgetC, "after change")
-        try store.setPasscode(current: secure("2222"), new: nil, now: t0)
+        try store.setPasscode(current: secure("2222"), new: nil, now: .at(t0))
         try put(store, widgetD, "after removal")
         #expect(store.keyGenerations == [0, 1, 2, 3])
         let expected: [(WidgetID, Keybag.Generation, String)] = [
@@ -50,14 +50,14 @@ import WidgetModel
         let store = try f.open()
         try put(store, widgetA, "one")
         _ = try store.listTimelines()  // every file verified: the generations in use are known
-        try store.setPasscode(current: nil, new: secure("1111"), now: t0)
+        try store.setPasscode(current: nil, new: secure("1111"), now: .at(t0))
         #expect(store.keyGenerations == [0, 1])  // widgetA's file is still sealed to 0
         try put(store, widgetA, "two")
         try store.checkpoint()
         #expect(store.keyGenerations == [1])
         #expect(try f.open().keyGenerations == [1])
         try store.deleteTimeline(widgetA)
-        try store.setPasscode(current: secure("1111"), new: secure("2222"), now: t0)
+        try store.setPasscode(current: secure("1111"), new: secure("2222"), now: .at(t0))
         #expect(store.keyGenerations == [2])
     }
 
@@ -69,10 +69,10 @@ import WidgetModel
             try store.checkpoint()
         }
         let store = try f.open()  // nothing indexed yet: widgetA's file may use any generation
-        try store.setPasscode(current: nil, new: secure("1111"), now: t0)
-        try store.setPasscode(current: secure("1111"), new: secure("2222"), now: t0)
+        try store.setPasscode(current: nil, new: secure("1111"), now: .at(t0))
+        try store.setPasscode(current: secure("1111"), new: secure("2222"), now: .at(t0))
         #expect(store.keyGenerations == [0, 1, 2])
-        try store.unlock(passcode: secure("2222"), now: t0)
+        try store.unlock(passcode: secure("2222"), now: .at(t0))
         #expect(text(try store.readBody(widgetA, allowOpenClassB: true)) == "one")
         // Once it is, the unused ones go at the next checkpoint.
         _ = try store.listTimelines()
@@ -89,7 +89,7 @@ import WidgetModel
             let store = try f.open()
             try put(store, widgetD, "public")
             old = try keybag(f)
-            try store.setPasscode(current: nil, new: secure("1234"), now: t0)
+            try store.setPasscode(current: nil, new: secure("1234"), now: .at(t0))
             for w in [widgetA, widgetB, widgetC] { try put(store, w, "secret of \(w)") }
             try store.checkpoint()
         }
@@ -105,7 +105,7 @@ import WidgetModel
         // The real keybag back: the passcode opens it all.
         try restore(current, keybagOf: f)
         let owner = try f.open()
-        try owner.unlock(passcode: secure("1234"), now: t0)
+        try owner.unlock(passcode: secure("1234"), now: .at(t0))
         #expect(text(try owner.readBody(widgetA, allowOpenClassB: true)) == "secret of \(widgetA)")
     }
 
@@ -116,15 +116,15 @@ import WidgetModel
         let old: [UInt8]
         do {
             let store = try f.open()
-            try store.setPasscode(current: nil, new: secure("1111"), now: t0)
+            try store.setPasscode(current: nil, new: secure("1111"), now: .at(t0))
             old = try keybag(f)
-            try store.setPasscode(current: secure("1111"), new: secure("2222"), now: t0)
+            try store.setPasscode(current: secure("1111"), new: secure("2222"), now: .at(t0))
             for w in [widgetA, widgetB, widgetC] { try put(store, w, "today") }
             try store.checkpoint()
         }
         try restore(old, keybagOf: f)
         let attacked = try f.open()
-        try attacked.unlock(passcode: secure("1111"), now: t0)
+        try attacked.unlock(passcode: secure("1111"), now: .at(t0))
         for w in [widgetA, widgetB, widgetC] {
             #expect(corruption { _ = try attacked.readBody(w, allowOpenClassB: true) } == .unknownKeyGeneration)
         }
@@ -149,7 +149,7 @@ import WidgetModel
         for timelines in [0, 500] {
             let f = Fixture()
             let store = try f.open()
-            try store.setPasscode(current: nil, new: secure("1111"), now: t0)
+            try store.setPasscode(current: nil, new: secure("1111"), now: .at(t0))
             try putOnePerClass(store)
             for i in 0..<timelines {
                 try store.putTimeline(
@@ -157,7 +157,7 @@ import WidgetModel
                     body: secure("\(i)"), placeholder: nil)
             }
             _ = try store.listTimelines()
-            try store.setPasscode(current: secure("1111"), new: secure("2222"), now: t0)
+            try store.setPasscode(current: secure("1111"), new: secure("2222"), now: .at(t0))
             #expect(store.keyGenerations == [1, 2])
             sizes.append(try keybag(f).count)
         }

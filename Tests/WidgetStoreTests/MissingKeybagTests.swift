@@ -11,7 +11,7 @@ import WidgetModel
         let f = Fixture()
         do {
             let store = try f.open()
-            try store.setPasscode(current: nil, new: secure("1234"), now: t0)
+            try store.setPasscode(current: nil, new: secure("1234"), now: .at(t0))
             try putOnePerClass(store)
             try store.checkpoint()
         }
@@ -95,7 +95,7 @@ import WidgetModel
         let f = Fixture()
         do {
             let store = try f.open()
-            try store.setPasscode(current: nil, new: secure("1234"), now: t0)
+            try store.setPasscode(current: nil, new: secure("1234"), now: .at(t0))
             try store.saveSettings([7])
             try putOnePerClass(store)
             try store.checkpoint()

@@ -25,7 +25,7 @@ import WidgetModel
         do {
             let store = try f.open(configuration)
             try putOnePerClass(store)
-            try store.setPasscode(current: nil, new: secure("1234"), now: t0)
+            try store.setPasscode(current: nil, new: secure("1234"), now: .at(t0))
         }
         return try f.open(configuration)
     }
@@ -34,13 +34,13 @@ import WidgetModel
         let f = Fixture()
         let store = try lockedStore(f)
         #expect(throws: StoreError.wrongPasscode(failedAttempts: 1, retryAfter: nil)) {
-            try store.unlock(passcode: secure("0000"), now: t0)
+            try store.unlock(passcode: secure("0000"), now: .at(t0))
         }
         #expect(store.deviceState == .beforeFirstUnlock)
         #expect(!store.isKeyAvailable(.completeUntilFirstUserAuthentication))
         let reopened = try f.open()
         #expect(reopened.failedAttempts == 1)
-        try reopened.unlock(passcode: secure("1234"), now: t0)
+        try reopened.unlock(passcode: secure("1234"), now: .at(t0))
         #expect(reopened.failedAttempts == 0)
         #expect(try f.open().failedAttempts == 0)
     }
@@ -50,53 +50,53 @@ import WidgetModel
         let store = try lockedStore(f)
         for n in 1...4 {
             #expect(throws: StoreError.wrongPasscode(failedAttempts: n, retryAfter: nil)) {
-                try store.unlock(passcode: secure("wrong\(n)"), now: t0)
+                try store.unlock(passcode: secure("wrong\(n)"), now: .at(t0))
             }
         }
         #expect(throws: StoreError.wrongPasscode(failedAttempts: 5, retryAfter: 60)) {
-            try store.unlock(passcode: secure("wrong5"), now: t0)
+            try store.unlock(passcode: secure("wrong5"), now: .at(t0))
         }
         // Even the right passcode waits; and the delay survives a restart.
         #expect(throws: StoreError.tryAgainLater(retryAfter: 30)) {
-            try store.unlock(passcode: secure("1234"), now: t0.addingTimeInterval(30))
+            try store.unlock(passcode: secure("1234"), now: .at(t0.addingTimeInterval(30)))
         }
         #expect(throws: StoreError.tryAgainLater(retryAfter: 30)) {
-            try f.open().unlock(passcode: secure("1234"), now: t0.addingTimeInterval(30))
+            try f.open().unlock(passcode: secure("1234"), now: .at(t0.addingTimeInterval(30)))
         }
-        #expect(store.retryAfter(now: t0.addingTimeInterval(30)) == 30)
+        #expect(store.retryAfter(now: .at(t0.addingTimeInterval(30))) == 30)
         let t1 = t0.addingTimeInterval(60)
         #expect(throws: StoreError.wrongPasscode(failedAttempts: 6, retryAfter: 300)) {
-            try store.unlock(passcode: secure("wrong6"), now: t1)
+            try store.unlock(passcode: secure("wrong6"), now: .at(t1))
         }
-        try store.unlock(passcode: secure("1234"), now: t1.addingTimeInterval(300))
+        try store.unlock(passcode: secure("1234"), now: .at(t1.addingTimeInterval(300)))
         #expect(store.deviceState == .unlocked)
     }
 
     @Test func sameWrongPasscodeTwiceCountsOnce() throws {
         let f = Fixture()
         let store = try lockedStore(f)
-        try? store.unlock(passcode: secure("0000"), now: t0)
+        try? store.unlock(passcode: secure("0000"), now: .at(t0))
         #expect(throws: StoreError.wrongPasscode(failedAttempts: 1, retryAfter: nil)) {
-            try store.unlock(passcode: secure("0000"), now: t0)
+            try store.unlock(passcode: secure("0000"), now: .at(t0))
         }
         // Also across a restart (the tag is in the keybag), but a new wrong one counts.
         let reopened = try f.open()
-        try? reopened.unlock(passcode: secure("0000"), now: t0)
+        try? reopened.unlock(passcode: secure("0000"), now: .at(t0))
         #expect(reopened.failedAttempts == 1)
-        try? reopened.unlock(passcode: secure("1111"), now: t0)
+        try? reopened.unlock(passcode: secure("1111"), now: .at(t0))
         #expect(reopened.failedAttempts == 2)
     }
 
     @Test func splitUnlockRechecksTheDelayWhenFinishing() throws {
         let f = Fixture()
         let store = try lockedStore(f)
-        for n in 1...4 { try? store.unlock(passcode: secure("wrong\(n)"), now: t0) }
+        for n in 1...4 { try? store.unlock(passcode: secure("wrong\(n)"), now: .at(t0)) }
         // Two derivations started while attempts were allowed…
-        let first = try store.beginUnlock(now: t0).derive(secure("wrong5"))
-        let second = try store.beginUnlock(now: t0).derive(secure("1234"))
-        #expect(throws: StoreError.wrongPasscode(failedAttempts: 5, retryAfter: 60)) { try store.finishUnlock(first, now: t0) }
+        let first = try store.beginUnlock(now: .at(t0)).derive(secure("wrong5"))
+        let second = try store.beginUnlock(now: .at(t0)).derive(secure("1234"))
+        #expect(throws: StoreError.wrongPasscode(failedAttempts: 5, retryAfter: 60)) { try store.finishUnlock(first, now: .at(t0)) }
         // …the second cannot slip past the delay the first one caused.
-        #expect(throws: StoreError.tryAgainLater(retryAfter: 60)) { try store.finishUnlock(second, now: t0) }
+        #expect(throws: StoreError.tryAgainLater(retryAfter: 60)) { try store.finishUnlock(second, now: .at(t0)) }
     }
 
     @Test func wipeAfterTooManyFailedAttempts() throws {
@@ -106,9 +106,9 @@ import WidgetModel
         let store = try lockedStore(f, configuration)
         let oldFiles = try f.timelineFiles()
         #expect(oldFiles.count == 4)
-        try? store.unlock(passcode: secure("a"), now: t0)
-        try? store.unlock(passcode: secure("b"), now: t0)
-        #expect(throws: StoreError.wiped) { try store.unlock(passcode: secure("c"), now: t0) }
+        try? store.unlock(passcode: secure("a"), now: .at(t0))
+        try? store.unlock(passcode: secure("b"), now: .at(t0))
+        #expect(throws: StoreError.wiped) { try store.unlock(passcode: secure("c"), now: .at(t0)) }
         #expect(try f.timelineFiles().isEmpty)
         #expect(!store.passcodeSet)
         #expect(store.failedAttempts == 0)
@@ -119,14 +119,14 @@ import WidgetModel
         let f = Fixture()
         do {
             let store = try lockedStore(f)
-            try store.setPasscode(current: secure("1234"), new: secure("5678"), now: t0)
+            try store.setPasscode(current: secure("1234"), new: secure("5678"), now: .at(t0))
             #expect(store.deviceState == .beforeFirstUnlock)
         }
         let store = try f.open()
         #expect(throws: StoreError.wrongPasscode(failedAttempts: 1, retryAfter: nil)) {
-            try store.unlock(passcode: secure("1234"), now: t0)
+            try store.unlock(passcode: secure("1234"), now: .at(t0))
         }
-        try store.unlock(passcode: secure("5678"), now: t0)
+        try store.unlock(passcode: secure("5678"), now: .at(t0))
         for w in classOf.keys { #expect(text(try store.readBody(w, allowOpenClassB: false)) == "body of \(w)") }
     }
 
@@ -134,7 +134,7 @@ import WidgetModel
     func passcodeChangeRewritesOnlyTheKeybag(timelines: Int) throws {
         let f = Fixture()
         let store = try f.open()
-        try store.setPasscode(current: nil, new: secure("1234"), now: t0)
+        try store.setPasscode(current: nil, new: secure("1234"), now: .at(t0))
         for i in 0..<timelines {
             try store.putTimeline(
                 widget("com.example.bulk/w#\(i)"), protectionClass: ProtectionClass.allCases[i % 4], family: nil,
@@ -144,8 +144,8 @@ import WidgetModel
         let before = try f.snapshot()
         // + device.key, keybag, settings, catalog and journal, and the catalog's log once it records a widget
         #expect(before.count == timelines + 5 + (timelines > 0 ? 1 : 0))
-        try store.setPasscode(current: secure("1234"), new: secure("5678"), now: t0)
-        try store.setPasscode(current: secure("5678"), new: nil, now: t0)
+        try store.setPasscode(current: secure("1234"), new: secure("5678"), now: .at(t0))
+        try store.setPasscode(current: secure("5678"), new: nil, now: .at(t0))
         let after = try f.snapshot()
         #expect(Set(before.keys) == Set(after.keys))
         let changed = before.keys.filter { before[$0]!.inode != after[$0]!.inode || before[$0]!.bytes != after[$0]!.bytes }
@@ -155,12 +155,12 @@ import WidgetModel
     @Test func removingThePasscodeNeedsTheCurrentOneAndLeavesNoProtection() throws {
         let f = Fixture()
         let store = try lockedStore(f)
-        #expect(throws: StoreError.passcodeRequired) { try store.setPasscode(current: nil, new: nil, now: t0) }
+        #expect(throws: StoreError.passcodeRequired) { try store.setPasscode(current: nil, new: nil, now: .at(t0)) }
         #expect(throws: StoreError.wrongPasscode(failedAttempts: 1, retryAfter: nil)) {
-            try store.setPasscode(current: secure("0000"), new: nil, now: t0)
+            try store.setPasscode(current: secure("0000"), new: nil, now: .at(t0))
         }
         #expect(store.passcodeSet)
-        try store.setPasscode(current: secure("1234"), new: nil, now: t0)
+        try store.setPasscode(current: secure("1234"), new: nil, now: .at(t0))
         #expect(!store.passcodeSet)
         #expect(store.deviceState == .unlocked)
         for w in classOf.keys { #expect(text(try store.readBody(w, allowOpenClassB: false)) == "body of \(w)") }
@@ -168,33 +168,33 @@ import WidgetModel
         #expect(reopened.deviceState == .unlocked)
         #expect(reopened.failedAttempts == 0)
         for w in classOf.keys { #expect(text(try reopened.readBody(w, allowOpenClassB: false)) == "body of \(w)") }
-        #expect(throws: StoreError.noPasscodeSet) { try reopened.setPasscode(current: nil, new: nil, now: t0) }
+        #expect(throws: StoreError.noPasscodeSet) { try reopened.setPasscode(current: nil, new: nil, now: .at(t0)) }
     }
 
     @Test func aChangePlannedBeforeAnotherOneTookEffectIsRefusedAndNotCounted() throws {
         let f = Fixture()
         let store = try lockedStore(f)
-        let stale = try store.beginSetPasscode(hasCurrent: true, hasNew: true, now: t0)
-        try store.setPasscode(current: secure("1234"), new: secure("5678"), now: t0)
+        let stale = try store.beginSetPasscode(hasCurrent: true, hasNew: true, now: .at(t0))
+        try store.setPasscode(current: secure("1234"), new: secure("5678"), now: .at(t0))
         // Derived from the old passcode against the old keybag: it proves nothing now.
         let derived = try stale.derive(current: secure("1234"), new: secure("0000"))
-        #expect(throws: StoreError.passcodeRequired) { try store.finishSetPasscode(derived, now: t0) }
+        #expect(throws: StoreError.passcodeRequired) { try store.finishSetPasscode(derived, now: .at(t0)) }
         #expect(store.failedAttempts == 0)
-        try store.unlock(passcode: secure("5678"), now: t0)
+        try store.unlock(passcode: secure("5678"), now: .at(t0))
         #expect(store.deviceState == .unlocked)
     }
 
     @Test func aChangePlannedWhileNoPasscodeWasSetIsRefusedOnceOneIs() throws {
         let f = Fixture()
         let store = try f.open()
-        let planned = try store.beginSetPasscode(hasCurrent: false, hasNew: true, now: t0)
-        try store.setPasscode(current: nil, new: secure("1234"), now: t0)
+        let planned = try store.beginSetPasscode(hasCurrent: false, hasNew: true, now: .at(t0))
+        try store.setPasscode(current: nil, new: secure("1234"), now: .at(t0))
         let derived = try planned.derive(current: nil, new: secure("0000"))
-        #expect(throws: StoreError.passcodeRequired) { try store.finishSetPasscode(derived, now: t0) }
+        #expect(throws: StoreError.passcodeRequired) { try store.finishSetPasscode(derived, now: .at(t0)) }
         #expect(store.passcodeSet)
-        store.lock(now: t0)
+        store.lock(now: .at(t0))
         #expect(throws: StoreError.wrongPasscode(failedAttempts: 1, retryAfter: nil)) {
-            try store.unlock(passcode: secure("0000"), now: t0)
+            try store.unlock(passcode: secure("0000"), now: .at(t0))
         }
     }
 
@@ -202,22 +202,22 @@ import WidgetModel
         let f = Fixture()
         let store = try lockedStore(f)
         for attempt in 1...5 {
-            #expect(throws: StoreError.self) { try store.unlock(passcode: secure("000\(attempt)"), now: t0) }
+            #expect(throws: StoreError.self) { try store.unlock(passcode: secure("000\(attempt)"), now: .at(t0)) }
         }
         #expect(throws: StoreError.tryAgainLater(retryAfter: 60)) {
-            _ = try store.beginSetPasscode(hasCurrent: true, hasNew: false, now: t0)
+            _ = try store.beginSetPasscode(hasCurrent: true, hasNew: false, now: .at(t0))
         }
         // Planned before the delay began (e.g. while an unlock was being derived): still refused.
         let other = Fixture()
         let reopened = try lockedStore(other)
-        let planned = try reopened.beginSetPasscode(hasCurrent: true, hasNew: false, now: t0)
+        let planned = try reopened.beginSetPasscode(hasCurrent: true, hasNew: false, now: .at(t0))
         for attempt in 1...5 {
-            #expect(throws: StoreError.self) { try reopened.unlock(passcode: secure("000\(attempt)"), now: t0) }
+            #expect(throws: StoreError.self) { try reopened.unlock(passcode: secure("000\(attempt)"), now: .at(t0)) }
         }
         let derived = try planned.derive(current: secure("1234"), new: nil)
-        #expect(throws: StoreError.tryAgainLater(retryAfter: 60)) { try reopened.finishSetPasscode(derived, now: t0) }
+        #expect(throws: StoreError.tryAgainLater(retryAfter: 60)) { try reopened.finishSetPasscode(derived, now: .at(t0)) }
         #expect(reopened.passcodeSet)
-        try reopened.finishSetPasscode(derived, now: t0.addingTimeInterval(60))
+        try reopened.finishSetPasscode(derived, now: .at(t0.addingTimeInterval(60)))
         #expect(!reopened.passcodeSet)
     }
 
@@ -225,17 +225,17 @@ import WidgetModel
         let f = Fixture()
         let store = try f.open()
         try putOnePerClass(store)
-        store.lock(now: t0)
-        try store.setPasscode(current: nil, new: secure("1"), now: t0)
+        store.lock(now: .at(t0))
+        try store.setPasscode(current: nil, new: secure("1"), now: .at(t0))
         #expect(!store.isKeyAvailable(.completeUnlessOpen))
-        store.advance(to: t0.addingTimeInterval(10))
+        store.advance(to: .at(t0.addingTimeInterval(10)))
         #expect(!store.isKeyAvailable(.complete))
     }
 
     @Test func wipeMakesEveryFileUnreadable() throws {
         let f = Fixture()
         let store = try lockedStore(f)
-        try store.unlock(passcode: secure("1234"), now: t0)
+        try store.unlock(passcode: secure("1234"), now: .at(t0))
         let saved = try f.timelineFiles().map { ($0, FileManager.default.contents(atPath: $0)!) }
         let oldDeviceKey = FileManager.default.contents(atPath: "\(f.state)/device.key")
         try store.wipe()

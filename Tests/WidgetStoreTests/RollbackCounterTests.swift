@@ -80,13 +80,13 @@ final class FakeRollbackCounter: RollbackCounter, @unchecked Sendable {
     }
 
     private func failUnlock(_ store: TimelineStore) {
-        #expect(throws: StoreError.self) { try store.unlock(passcode: secure("wrong"), now: t0) }
+        #expect(throws: StoreError.self) { try store.unlock(passcode: secure("wrong"), now: .at(t0)) }
     }
 
     @Test func keybagRestoredFromBeforeAFailedAttemptIsRefusedAndTheCountSurvives() throws {
         let f = Fixture()
         let counter = FakeRollbackCounter()
-        try open(f, counter).setPasscode(current: nil, new: secure("1234"), now: t0)
+        try open(f, counter).setPasscode(current: nil, new: secure("1234"), now: .at(t0))
         let beforeFailure = try read(keybagPath(f))
         do {
             let store = try open(f, counter)
@@ -107,7 +107,7 @@ final class FakeRollbackCounter: RollbackCounter, @unchecked Sendable {
     @Test func keybagRestoredBehindANewerCatalogIsRefusedByWhatTheCatalogRecords() throws {
         let f = Fixture()
         let counter = FakeRollbackCounter()
-        try open(f, counter).setPasscode(current: nil, new: secure("1234"), now: t0)
+        try open(f, counter).setPasscode(current: nil, new: secure("1234"), now: .at(t0))
         let beforeFailure = try read(keybagPath(f))
         do {
             let store = try open(f, counter)
@@ -126,7 +126,7 @@ final class FakeRollbackCounter: RollbackCounter, @unchecked Sendable {
         try open(f, counter).putTimeline(
             widgetA, protectionClass: .complete, family: nil, reloadDue: nil, body: secure("a"), placeholder: nil)
         let withoutPasscode = try read(keybagPath(f))
-        try open(f, counter).setPasscode(current: nil, new: secure("1234"), now: t0)
+        try open(f, counter).setPasscode(current: nil, new: secure("1234"), now: .at(t0))
         try write(withoutPasscode, to: keybagPath(f))
         #expect(rolledBack { _ = try open(f, counter) }?.contains(keybagPath(f)) == true)
     }
@@ -152,7 +152,7 @@ final class FakeRollbackCounter: RollbackCounter, @unchecked Sendable {
     @Test func wholeStateDirectoryRestoredIsRefused() throws {
         let f = Fixture()
         let counter = FakeRollbackCounter()
-        try open(f, counter).setPasscode(current: nil, new: secure("1234"), now: t0)
+        try open(f, counter).setPasscode(current: nil, new: secure("1234"), now: .at(t0))
         let backup = "\(f.root)/backup"
         try FileManager.default.copyItem(atPath: f.state, toPath: backup)
         failUnlock(try open(f, counter))
@@ -164,7 +164,7 @@ final class FakeRollbackCounter: RollbackCounter, @unchecked Sendable {
     @Test func anchorCutShortBeforeTheIncrementIsAcceptedExactlyOnce() throws {
         let f = Fixture()
         let counter = FakeRollbackCounter()
-        try open(f, counter).setPasscode(current: nil, new: secure("1234"), now: t0)
+        try open(f, counter).setPasscode(current: nil, new: secure("1234"), now: .at(t0))
         let predecessor = try read(keybagPath(f))
         do {
             let store = try open(f, counter)
@@ -172,7 +172,7 @@ final class FakeRollbackCounter: RollbackCounter, @unchecked Sendable {
             // The keybag is written first, then the increment fails (as a crash there):
             // the attempt is counted all the same.
             #expect(throws: StoreError.rollbackCounter(reason: "cut short")) {
-                try store.unlock(passcode: secure("wrong"), now: t0)
+                try store.unlock(passcode: secure("wrong"), now: .at(t0))
             }
             #expect(store.failedAttempts == 1)
         }
@@ -222,7 +222,7 @@ final class FakeRollbackCounter: RollbackCounter, @unchecked Sendable {
     @Test func counterBehindTheFilesIsAStartError() throws {
         let f = Fixture()
         let counter = FakeRollbackCounter()
-        try open(f, counter).setPasscode(current: nil, new: secure("1234"), now: t0)
+        try open(f, counter).setPasscode(current: nil, new: secure("1234"), now: .at(t0))
         counter.setBack(by: 2)
         let error = #expect(throws: StoreError.self) { _ = try open(f, counter) }
         guard case .rollbackCounter = error else { Issue.record("expected rollbackCounter, got \(String(describing: error))"); return }
@@ -232,7 +232,7 @@ final class FakeRollbackCounter: RollbackCounter, @unchecked Sendable {
         let f = Fixture()
         let counter = FakeRollbackCounter()
         let store = try open(f, counter)
-        try store.setPasscode(current: nil, new: secure("1234"), now: t0)
+        try store.setPasscode(current: nil, new: secure("1234"), now: .at(t0))
         let backup = "\(f.root)/backup"
         try FileManager.default.copyItem(atPath: f.state, toPath: backup)
         let before = counter.current
@@ -248,7 +248,7 @@ final class FakeRollbackCounter: RollbackCounter, @unchecked Sendable {
 
     @Test func softwareModeAnchorsNothingAndARestoredKeybagStillOpens() throws {
         let f = Fixture()
-        try open(f, nil).setPasscode(current: nil, new: secure("1234"), now: t0)
+        try open(f, nil).setPasscode(current: nil, new: secure("1234"), now: .at(t0))
         let beforeFailure = try read(keybagPath(f))
         failUnlock(try open(f, nil))
         try write(beforeFailure, to: keybagPath(f))

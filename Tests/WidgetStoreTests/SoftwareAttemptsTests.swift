@@ -18,18 +18,18 @@ import WidgetCrypto
     @Test func withoutAVerifierTheKeybagAloneVerifiesAndCounts() throws {
         let f = Fixture()
         let store = try f.open()
-        try store.setPasscode(current: nil, new: secure("1234"), now: t0)
+        try store.setPasscode(current: nil, new: secure("1234"), now: .at(t0))
         #expect(store.attemptCounting == .software)
         #expect(store.custody.keybag.tangleBlob == nil)
         // The passcode key unwraps by itself: Argon2id tangled with the device key.
-        let derived = try store.beginUnlock(now: t0).derive(secure("1234"))
+        let derived = try store.beginUnlock(now: .at(t0)).derive(secure("1234"))
         #expect(derived.verdict == .unverified)
         _ = try store.custody.keybag.unwrapNewestClassA(with: try #require(derived.key))
-        store.lock(now: t0)
+        store.lock(now: .at(t0))
         #expect(throws: StoreError.wrongPasscode(failedAttempts: 1, retryAfter: nil)) {
-            try store.unlock(passcode: secure("0000"), now: t0)
+            try store.unlock(passcode: secure("0000"), now: .at(t0))
         }
-        try store.unlock(passcode: secure("1234"), now: t0)
+        try store.unlock(passcode: secure("1234"), now: .at(t0))
         #expect(store.failedAttempts == 0)
     }
 
@@ -37,16 +37,16 @@ import WidgetCrypto
         let f = Fixture()
         do {
             let store = try f.open()
-            try store.setPasscode(current: nil, new: secure("1234"), now: t0)
+            try store.setPasscode(current: nil, new: secure("1234"), now: .at(t0))
             try putOnePerClass(store)
             try store.checkpoint()
             try restore(try version2Keybag(of: store), keybagOf: f)
         }
         let store = try f.open()
         #expect(try keybag(f)[4] == Keybag.version2)
-        try store.unlock(passcode: secure("1234"), now: t0)
+        try store.unlock(passcode: secure("1234"), now: .at(t0))
         for w in classOf.keys { #expect(text(try store.readBody(w, allowOpenClassB: true)) == "body of \(w)") }
-        try store.setPasscode(current: secure("1234"), new: secure("5678"), now: t0)
+        try store.setPasscode(current: secure("1234"), new: secure("5678"), now: .at(t0))
         #expect(try keybag(f)[4] == Keybag.version)
     }
 }

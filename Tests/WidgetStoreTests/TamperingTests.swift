@@ -102,8 +102,8 @@ import WidgetModel
         let f = Fixture()
         do {
             let store = try f.open()
-            try store.setPasscode(current: nil, new: secure("1234"), now: t0)
-            try? store.unlock(passcode: secure("0000"), now: t0)
+            try store.setPasscode(current: nil, new: secure("1234"), now: .at(t0))
+            try? store.unlock(passcode: secure("0000"), now: .at(t0))
         }
         let path = "\(f.state)/keybag"
         let original = Array(FileManager.default.contents(atPath: path)!)

@@ -8,7 +8,7 @@ import WidgetdPOSIX
     let base = Date(timeIntervalSinceReferenceDate: 1_000_000)
 
     /// Pops every timer due at `now` in one pass.
-    func drain(_ heap: inout TimerHeap<Int>, at now: Date) -> [Int] {
+    func drain(_ heap: inout TimerHeap<Date, Int>, at now: Date) -> [Int] {
         let pass = heap.pass
         var out: [Int] = []
         while let payload = heap.popDue(now: now, before: pass) { out.append(payload) }
@@ -17,7 +17,7 @@ import WidgetdPOSIX
     }
 
     @Test func timersComeOutInDeadlineOrderAndEqualDeadlinesInInsertionOrder() {
-        var heap = TimerHeap<Int>()
+        var heap = TimerHeap<Date, Int>()
         let offsets = [5.0, 1, 3, 1, 4, 1, 2]
         for (index, offset) in offsets.enumerated() { _ = heap.insert(deadline: base.addingTimeInterval(offset), index) }
         #expect(heap.nextDeadline == base.addingTimeInterval(1))
@@ -26,7 +26,7 @@ import WidgetdPOSIX
     }
 
     @Test func onlyTimersDueAtNowComeOut() {
-        var heap = TimerHeap<Int>()
+        var heap = TimerHeap<Date, Int>()
         _ = heap.insert(deadline: base.addingTimeInterval(1), 1)
         _ = heap.insert(deadline: base.addingTimeInterval(2), 2)
         #expect(drain(&heap, at: base.addingTimeInterval(1)) == [1])
@@ -34,7 +34,7 @@ import WidgetdPOSIX
     }
 
     @Test func aCancelledTimerNeverComesOutAndCancellingTwiceDoesNothing() {
-        var heap = TimerHeap<Int>()
+        var heap = TimerHeap<Date, Int>()
         let first = heap.insert(deadline: base, 1)
         _ = heap.insert(deadline: base.addingTimeInterval(1), 2)
         heap.remove(first)
@@ -45,7 +45,7 @@ import WidgetdPOSIX
     }
 
     @Test func aTimerInsertedDuringAPassWaitsForTheNextPass() {
-        var heap = TimerHeap<Int>()
+        var heap = TimerHeap<Date, Int>()
         _ = heap.insert(deadline: base, 1)
         let pass = heap.pass
         #expect(heap.popDue(now: base, before: pass) == 1)
@@ -57,7 +57,7 @@ import WidgetdPOSIX
     }
 
     @Test func manyCancellationsRebuildTheHeapWithoutLosingOrder() {
-        var heap = TimerHeap<Int>()
+        var heap = TimerHeap<Date, Int>()
         var ids: [UInt64] = []
         for index in 0..<500 { ids.append(heap.insert(deadline: base.addingTimeInterval(Double((index * 37) % 500)), index)) }
         for (index, id) in ids.enumerated() where index % 5 != 0 { heap.remove(id) }

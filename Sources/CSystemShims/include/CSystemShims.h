@@ -38,6 +38,21 @@ int shim_eventfd_signal(int fd);
 /// Reads and resets an eventfd's counter. Returns 0, or -1 with errno (EAGAIN when zero).
 int shim_eventfd_drain(int fd);
 
+/// Which clock a timerfd or a reading is on.
+enum shim_clock { shim_clock_wall = 0, shim_clock_monotonic = 1, shim_clock_boottime = 2 };
+/// Reads a clock, in seconds (CLOCK_REALTIME, CLOCK_MONOTONIC, CLOCK_BOOTTIME).
+double shim_clock_seconds(int clock);
+/// timerfd_create(clock, TFD_NONBLOCK | TFD_CLOEXEC) for `shim_clock_wall` or
+/// `shim_clock_boottime`. Returns the descriptor, or -1 with errno.
+int shim_timerfd_create(int clock);
+/// Arms a timerfd for the absolute `seconds` on its clock (TFD_TIMER_ABSTIME; with
+/// TFD_TIMER_CANCEL_ON_SET when `cancel_on_set`), or disarms it when `seconds` < 0.
+/// Returns 0, or -1 with errno.
+int shim_timerfd_arm(int fd, double seconds, int cancel_on_set);
+/// Reads a timerfd's expirations. Returns 1 if it expired, 0 if not (EAGAIN), 2 if the
+/// clock was set (ECANCELED; the timer is then disarmed), or -1 with errno.
+int shim_timerfd_drain(int fd);
+
 /// Makes `signals` (an array of `count` signal numbers) the calling thread's whole
 /// signal mask with pthread_sigmask(SIG_SETMASK), unblocking any other signal inherited
 /// blocked, so threads started afterwards inherit exactly this mask. Returns 0 or an errno.
