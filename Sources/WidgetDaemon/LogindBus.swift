@@ -124,9 +124,35 @@ final class LogindBus {
 
     /// Subscribes to the manager's signals (`PrepareForSleep`, `SessionNew`,
     /// `SessionRemoved`), every session's `Lock`, `Unlock` and property changes, logind's
-    /// (re)appearance on the bus, and, with `seat`, that seat's property changes.
-    /// Then asks the bus driver who owns logind's name: until it answers, no signal counts.
+    /// (re)appearance on the bus, and, with `seat`, that seat's property changes; and asks
+    /// the bus driver who owns logind's name, the only sender those signals count from.
+    ///
+    /// In this order, which the bus daemon keeps (it handles one connection's messages in
+    /// turn, and delivers to it in turn): the match on `NameOwnerChanged`, then
+    /// `GetNameOwner`, then logind's matches. So every change of owner after the driver's
+    /// answer arrives after it, and no signal of logind's can arrive before it.
     func subscribe(seat: String?) throws(SystemError) {
+        try addMatch(
+            "type='signal',sender='\(LogindGate.busDriver)',path='/org/freedesktop/DBus',interface='\(LogindGate.busDriver)',member='NameOwnerChanged',arg0='\(Self.service)'"
+        ) { [unowned self] m in
+            // (name, old owner, new owner): a new owner is logind (re)started.
+            var reader = m.reader
+            guard (try? reader.string()) == Self.service, (try? reader.string()) != nil,
+                  let owner = try? reader.string()
+            else { return }
+            switch gate.nameOwnerChanged(newOwner: owner, sender: m.sender, destination: m.destination) {
+            case .started: observe(.logindStarted)
+            case .gone: break
+            case .refused(let reason): refuse(m, reason)
+            }
+        }
+        try call(
+            to: LogindGate.busDriver, "/org/freedesktop/DBus", LogindGate.busDriver, "GetNameOwner",
+            arguments: [Self.service]
+        ) { [unowned self] (m: BusMessage) throws(MalformedMessage) in
+            var reader = m.reader
+            if let reason = gate.nameOwnerReply(try reader.string(), sender: m.sender) { refuse(m, reason) }
+        }
         let login1 = "type='signal',sender='\(Self.service)'"
         try addLogindMatch("\(login1),path='\(Self.managerPath)',interface='\(Self.managerInterface)'") { [unowned self] m in
             managerSignal(m)
@@ -147,29 +173,7 @@ final class LogindBus {
                 [unowned self] _ in observe(.seatChanged)
             }
         }
-        try addMatch(
-            "type='signal',sender='org.freedesktop.DBus',path='/org/freedesktop/DBus',interface='org.freedesktop.DBus',member='NameOwnerChanged',arg0='\(Self.service)'"
-        ) { [unowned self] m in
-            // (name, old owner, new owner): a new owner is logind (re)started.
-            var reader = m.reader
-            guard (try? reader.string()) == Self.service, (try? reader.string()) != nil,
-                  let owner = try? reader.string()
-            else { return }
-            switch gate.nameOwnerChanged(newOwner: owner, sender: m.sender, destination: m.destination) {
-            case .started: observe(.logindStarted)
-            case .gone: break
-            case .refused(let reason): refuse(m, reason)
-            }
-        }
-        // Sent after the matches: a change after the driver answered arrives as a
-        // NameOwnerChanged after this reply.
-        try call(
-            to: LogindGate.busDriver, "/org/freedesktop/DBus", LogindGate.busDriver, "GetNameOwner",
-            arguments: [Self.service]
-        ) { [unowned self] (m: BusMessage) throws(MalformedMessage) in
-            var reader = m.reader
-            if let reason = gate.nameOwnerReply(try reader.string(), sender: m.sender) { refuse(m, reason) }
-        }
+        afterCall()
     }
 
     /// A match on logind's signals: `body` sees only those ``LogindGate`` lets through.
