@@ -10,8 +10,13 @@ import WidgetdPOSIX
 ///
 /// It speaks logind's vocabulary only: it subscribes to the signals the session monitor
 /// follows, asks the two questions it needs (`ListSessions`, a seat's `ActiveSession`)
-/// and hands everything over as ``SessionWatch/Observation``s. Every match names
-/// `org.freedesktop.login1` as the sender, so no other bus client can fake a signal.
+/// and hands everything over as ``SessionWatch/Observation``s.
+///
+/// Only logind speaks for logind (``LogindGate``): every match names
+/// `org.freedesktop.login1` as the sender, which keeps other clients' broadcasts away, and
+/// each signal is taken only if it is a broadcast from the name's current unique owner,
+/// learnt from the bus driver. Anything else is handed to `failed` as a
+/// ``RefusedSignal``, unread.
 ///
 /// Threading: the loop's thread only.
 final class LogindBus {
@@ -34,6 +39,17 @@ final class LogindBus {
         var description: String { "\(member): \(String(cString: strerror(code)))" }
     }
 
+    /// A signal that did not come from logind (``LogindGate``), or a message about
+    /// logind's owner that did not come from the bus driver; its arguments were not read.
+    struct RefusedSignal: Error, CustomStringConvertible {
+        /// `Interface.Member`.
+        let signal: String
+        /// The unique name that sent it.
+        let sender: String
+        let reason: LogindGate.Refusal
+        var description: String { "\(signal) from \(sender): \(reason.rawValue)" }
+    }
+
     static let service = "org.freedesktop.login1"
     static let managerPath = "/org/freedesktop/login1"
     static let managerInterface = "org.freedesktop.login1.Manager"
@@ -43,6 +59,8 @@ final class LogindBus {
 
     private let loop: EventLoop
     private var bus: OpaquePointer?
+    /// Who logind is on this connection.
+    private var gate = LogindGate()
     private var watch: WatchID?
     private var timer: TimerID?
     /// The match and call callbacks, held as long as their slot is.
@@ -106,13 +124,40 @@ final class LogindBus {
 
     /// Subscribes to the manager's signals (`PrepareForSleep`, `SessionNew`,
     /// `SessionRemoved`), every session's `Lock`, `Unlock` and property changes, logind's
-    /// (re)appearance on the bus, and, with `seat`, that seat's property changes.
+    /// (re)appearance on the bus, and, with `seat`, that seat's property changes; and asks
+    /// the bus driver who owns logind's name, the only sender those signals count from.
+    ///
+    /// In this order, which the bus daemon keeps (it handles one connection's messages in
+    /// turn, and delivers to it in turn): the match on `NameOwnerChanged`, then
+    /// `GetNameOwner`, then logind's matches. So every change of owner after the driver's
+    /// answer arrives after it, and no signal of logind's can arrive before it.
     func subscribe(seat: String?) throws(SystemError) {
+        try addMatch(
+            "type='signal',sender='\(LogindGate.busDriver)',path='/org/freedesktop/DBus',interface='\(LogindGate.busDriver)',member='NameOwnerChanged',arg0='\(Self.service)'"
+        ) { [unowned self] m in
+            // (name, old owner, new owner): a new owner is logind (re)started.
+            var reader = m.reader
+            guard (try? reader.string()) == Self.service, (try? reader.string()) != nil,
+                  let owner = try? reader.string()
+            else { return }
+            switch gate.nameOwnerChanged(newOwner: owner, sender: m.sender, destination: m.destination) {
+            case .started: observe(.logindStarted)
+            case .gone: break
+            case .refused(let reason): refuse(m, reason)
+            }
+        }
+        try call(
+            to: LogindGate.busDriver, "/org/freedesktop/DBus", LogindGate.busDriver, "GetNameOwner",
+            arguments: [Self.service]
+        ) { [unowned self] (m: BusMessage) throws(MalformedMessage) in
+            var reader = m.reader
+            if let reason = gate.nameOwnerReply(try reader.string(), sender: m.sender) { refuse(m, reason) }
+        }
         let login1 = "type='signal',sender='\(Self.service)'"
-        try addMatch("\(login1),path='\(Self.managerPath)',interface='\(Self.managerInterface)'") { [unowned self] m in
+        try addLogindMatch("\(login1),path='\(Self.managerPath)',interface='\(Self.managerInterface)'") { [unowned self] m in
             managerSignal(m)
         }
-        try addMatch("\(login1),interface='\(Self.sessionInterface)'") { [unowned self] m in
+        try addLogindMatch("\(login1),interface='\(Self.sessionInterface)'") { [unowned self] m in
             switch m.member {
             case "Lock": if let path = m.path { observe(.lock(path: path)) }
             case "Unlock": if let path = m.path { observe(.unlock(path: path)) }
@@ -120,30 +165,32 @@ final class LogindBus {
             }
         }
         let propertiesChanged = "\(login1),interface='\(Self.propertiesInterface)',member='PropertiesChanged'"
-        try addMatch("\(propertiesChanged),arg0='\(Self.sessionInterface)'") { [unowned self] m in
+        try addLogindMatch("\(propertiesChanged),arg0='\(Self.sessionInterface)'") { [unowned self] m in
             sessionPropertiesChanged(m)
         }
         if let seat {
-            try addMatch("\(propertiesChanged),path='\(Self.seatPath(seat))',arg0='\(Self.seatInterface)'") {
+            try addLogindMatch("\(propertiesChanged),path='\(Self.seatPath(seat))',arg0='\(Self.seatInterface)'") {
                 [unowned self] _ in observe(.seatChanged)
             }
-        }
-        try addMatch(
-            "type='signal',sender='org.freedesktop.DBus',path='/org/freedesktop/DBus',interface='org.freedesktop.DBus',member='NameOwnerChanged',arg0='\(Self.service)'"
-        ) { [unowned self] m in
-            // (name, old owner, new owner): a new owner is logind (re)started.
-            var reader = m.reader
-            guard (try? reader.string()) != nil, (try? reader.string()) != nil,
-                  let owner = try? reader.string(), !owner.isEmpty
-            else { return }
-            observe(.logindStarted)
         }
         afterCall()
     }
 
+    /// A match on logind's signals: `body` sees only those ``LogindGate`` lets through.
+    private func addLogindMatch(_ rule: String, _ body: @escaping (BusMessage) -> Void) throws(SystemError) {
+        try addMatch(rule) { [unowned self] m in
+            if let reason = gate.refusal(sender: m.sender, destination: m.destination) { return refuse(m, reason) }
+            body(m)
+        }
+    }
+
+    private func refuse(_ m: BusMessage, _ reason: LogindGate.Refusal) {
+        failed(RefusedSignal(signal: "\(m.interface ?? "").\(m.member)", sender: m.sender ?? "", reason: reason))
+    }
+
     /// Asks `ListSessions`; the answer is observed as `.sessionList`.
     func listSessions() throws(SystemError) {
-        try call(Self.managerPath, Self.managerInterface, "ListSessions") {
+        try call(to: Self.service, Self.managerPath, Self.managerInterface, "ListSessions") {
             [unowned self] (m: BusMessage) throws(MalformedMessage) in
             var reader = m.reader
             var sessions: [LogindSession] = []
@@ -166,7 +213,8 @@ final class LogindBus {
     /// Reads `seat`'s `ActiveSession`; observed as `.activeSession`.
     func readActiveSession(seat: String) throws(SystemError) {
         try call(
-            Self.seatPath(seat), Self.propertiesInterface, "Get", arguments: [Self.seatInterface, "ActiveSession"]
+            to: Self.service, Self.seatPath(seat), Self.propertiesInterface, "Get",
+            arguments: [Self.seatInterface, "ActiveSession"]
         ) { [unowned self] (m: BusMessage) throws(MalformedMessage) in
             var reader = m.reader
             try reader.enter("v", "(so)")
@@ -273,14 +321,15 @@ final class LogindBus {
         callbacks[nextCallbackID] = callback
     }
 
-    /// Calls a logind method with string arguments; `parse` reads the reply on the loop.
+    /// Calls a method of `destination` (logind, or the bus driver) with string
+    /// arguments; `parse` reads the reply on the loop.
     private func call(
-        _ path: String, _ interface: String, _ member: String, arguments: [String] = [],
+        to destination: String, _ path: String, _ interface: String, _ member: String, arguments: [String] = [],
         parse: @escaping (BusMessage) throws(MalformedMessage) -> Void
     ) throws(SystemError) {
         guard let bus else { return }
         var message: OpaquePointer?
-        var result = sd_bus_message_new_method_call(bus, &message, Self.service, path, interface, member)
+        var result = sd_bus_message_new_method_call(bus, &message, destination, path, interface, member)
         guard result >= 0, let message else { throw SystemError("sd_bus_message_new_method_call", code: -result) }
         defer { sd_bus_message_unref(message) }
         for argument in arguments {
@@ -362,6 +411,13 @@ struct BusMessage {
 
     /// The object path it concerns.
     var path: String? { sd_bus_message_get_path(raw).map { String(cString: $0) } }
+    /// The unique name of the connection that sent it, as the bus daemon wrote it
+    /// (`org.freedesktop.DBus` for the bus driver); a client cannot choose it.
+    var sender: String? { sd_bus_message_get_sender(raw).map { String(cString: $0) } }
+    /// The name it was addressed to; `nil` for a broadcast.
+    var destination: String? { sd_bus_message_get_destination(raw).map { String(cString: $0) } }
+    /// The interface it belongs to.
+    var interface: String? { sd_bus_message_get_interface(raw).map { String(cString: $0) } }
     /// The signal's or method's name.
     var member: String { sd_bus_message_get_member(raw).map { String(cString: $0) } ?? "" }
     /// The error name, if this is an error reply.

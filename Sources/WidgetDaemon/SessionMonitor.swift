@@ -14,6 +14,10 @@ import WidgetdPOSIX
 /// lock could be heard any more) and is reached for again, every second at first and at
 /// most every minute, until logind answers on a new connection.
 ///
+/// A signal that is not logind's (``LogindGate``) is ignored and logged, as is a message
+/// from logind that does not parse, together at most ``messageLogBurst`` lines a
+/// ``messageLogInterval``: any local user can send them.
+///
 /// Threading: the loop's thread only.
 final class SessionMonitor {
     /// The seat whose active session the system instance watches.
@@ -34,6 +38,12 @@ final class SessionMonitor {
     private var reconnectDelay = SessionMonitor.firstReconnectDelay
     /// Whether ``close()`` was called: no attempt to reconnect follows it.
     private var closed = false
+    /// How often refused and malformed messages are logged.
+    private var messageLog = LogRateLimit(burst: SessionMonitor.messageLogBurst, interval: SessionMonitor.messageLogInterval)
+
+    /// Lines about refused or malformed messages logged per ``messageLogInterval`` at most.
+    static let messageLogBurst = 10
+    static let messageLogInterval: Double = 60
 
     /// The wait before the first attempt to reach a lost bus; it doubles up to ``maxReconnectDelay``.
     static let firstReconnectDelay: Double = 1
@@ -182,8 +192,19 @@ final class SessionMonitor {
         case let reply as LogindBus.ErrorReply:
             // logind is not there (or refuses us): the bus stays, in case it starts.
             reportUnavailable(reply)
+        case let refused as LogindBus.RefusedSignal:
+            guard let leftOut = messageLog.admit(at: loop.now.timeIntervalSinceReferenceDate) else { return }
+            logger.warning(
+                "a signal that is not logind's was ignored", event: "session_signal_refused",
+                metadata: [
+                    "signal": refused.signal, "sender": refused.sender, "reason": refused.reason.rawValue,
+                    "messages.left_out": String(leftOut),
+                ])
         case let malformed as LogindBus.MalformedMessage:
-            logger.warning("a message from logind did not parse; ignored", event: "session_message_malformed", error: malformed)
+            guard let leftOut = messageLog.admit(at: loop.now.timeIntervalSinceReferenceDate) else { return }
+            logger.warning(
+                "a message from logind did not parse; ignored", event: "session_message_malformed", error: malformed,
+                metadata: ["messages.left_out": String(leftOut)])
         default:
             // The connection is gone (the bus daemon stopped, or a new connection's
             // handshake failed): nothing logind says can be heard now.

@@ -196,6 +196,78 @@ struct SessionLockTests {
         #expect(try state(daemon) == "unlocked")
     }
 
+    // MARK: Only logind speaks for logind
+
+    /// widgetd's process id, which any client can match to its unique bus name.
+    private func pid(_ daemon: DaemonProcess) throws -> pid_t {
+        guard let process = daemon.process else { throw DaemonProcess.Failure(description: "not started") }
+        return process.processIdentifier
+    }
+
+    /// Sessions 3 and 9 listed: the barrier's session 9 joins session 3 in every scope.
+    static let listedSessions = ["Sessions=3 9"]
+
+    /// A local attacker (nobody) addresses each forgery the issue names to widgetd's unique
+    /// name, which the stock bus policy delivers, and the bus driver's signal that logind
+    /// is gone: nothing changes, and logind's own lock of session 3 still locks (it was
+    /// not dropped from the watch, and logind is still heard).
+    @Test(
+        .enabled(if: getuid() == 0, "the attacker runs as nobody (setpriv)"),
+        arguments: [FakeLogind.Forgery.lock, .sleep, .sessionRemoved, .closing, .ownerGone])
+    func aSignalForgedToWidgetdsUniqueNameIsRefusedAndLogindIsStillFollowed(_ forgery: FakeLogind.Forgery) throws {
+        let logind = try FakeLogind(sessions: [Self.first], active: "3")
+        // An hour's grace: only the sleep rule could purge class A now.
+        let daemon = try unlockedDaemon(on: logind, session: Self.listedSessions, daemon: ["ClassAGraceSec=1h"])
+        try logind.forge(forgery, session: "3", to: try pid(daemon))
+        try barrier(logind, daemon, expecting: ["3", "9"])
+        #expect(try state(daemon) == "unlocked")
+        #expect(try daemon.client().call("io.widgetd.Provider.GetTimeline", ["widget": health]).error == nil)
+        #expect(daemon.log.contains("event=session_signal_refused"))
+        #expect(daemon.log.contains(forgery == .ownerGone ? "reason=notTheBusDriver" : "reason=addressed"))
+        logind.lockSession("3")
+        try waitForLocked(daemon)
+    }
+
+    /// Refusals are logged at a bounded rate: at most 10 lines a minute (the first ten,
+    /// then one saying how many were left out), so a flood cannot fill the journal.
+    @Test(.enabled(if: getuid() == 0, "the attacker runs as nobody (setpriv)"))
+    func aThousandForgedMalformedSignalsWriteABoundedNumberOfLogLines() throws {
+        let logind = try FakeLogind(sessions: [Self.first], active: "3")
+        let daemon = try unlockedDaemon(on: logind, session: Self.listedSessions)
+        let started = Date()
+        try logind.forge(.malformed, session: "3", to: try pid(daemon), count: 1000)
+        try barrier(logind, daemon, expecting: ["3", "9"])
+        // A slow machine may span more than one minute: each started minute allows ten more.
+        let minutes = Int(Date().timeIntervalSince(started) / 60) + 1
+        let lines = daemon.log.split(separator: "\n").filter {
+            $0.contains("session_signal_refused") || $0.contains("session_message_malformed")
+        }
+        #expect(!lines.isEmpty)
+        #expect(lines.count <= 10 * minutes)
+        #expect(try state(daemon) == "unlocked")
+    }
+
+    /// logind restarting: a new connection is not logind until the bus driver says it owns
+    /// the name, and the old one stops being logind when the driver says it lost it. Both
+    /// address a `Lock` to widgetd, one before the hand-over, one after: neither counts;
+    /// the new owner is followed (its `SessionNew` and `Lock` count).
+    @Test(.enabled(if: getuid() == 0, "the attacker finding widgetd's name runs as nobody (setpriv)"))
+    func whenLogindRestartsOnlyTheNewOwnerIsHeard() throws {
+        let logind = try FakeLogind(sessions: [Self.first], active: "3")
+        let daemon = try unlockedDaemon(on: logind, session: Self.listedSessions)
+        let widgetd = try logind.forge(.lock, session: "3", to: try pid(daemon), count: 0)
+        try logind.connectSuccessor()
+        try logind.unicastLock("3", from: .successor, to: widgetd)
+        try logind.handOverToSuccessor()
+        try logind.unicastLock("3", from: .retired, to: widgetd)
+        // Even the owner's signals count only as broadcasts.
+        try logind.unicastLock("3", from: .owner, to: widgetd)
+        try barrier(logind, daemon, expecting: ["3", "9"])
+        #expect(try state(daemon) == "unlocked")
+        logind.lockSession("3")
+        try waitForLocked(daemon)
+    }
+
     /// Each `[Session]` source switched off, and the signal it would follow.
     enum Source: String, CaseIterable {
         case lockOnSessionLock = "LockOnSessionLock=no"

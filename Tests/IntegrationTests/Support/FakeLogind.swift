@@ -21,7 +21,11 @@ final class FakeLogind: @unchecked Sendable {
     }
 
     static let dbusDaemon = "/usr/bin/dbus-daemon"
-    static var isAvailable: Bool { FileManager.default.isExecutableFile(atPath: dbusDaemon) }
+    /// systemd's policy for `org.freedesktop.login1` on the system bus.
+    static let login1Policy = "/usr/share/dbus-1/system.d/org.freedesktop.login1.conf"
+    static var isAvailable: Bool {
+        FileManager.default.isExecutableFile(atPath: dbusDaemon) && FileManager.default.fileExists(atPath: login1Policy)
+    }
 
     let directory: URL
     /// The bus address to give widgetd.
@@ -43,6 +47,14 @@ final class FakeLogind: @unchecked Sendable {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         // Reachable by a daemon run as another user.
         chmod(directory.path, 0o755)
+        // Debian 12's system bus: its stock default policy (/usr/share/dbus-1/system.conf)
+        // and systemd's login1 policy, under which only root owns the name and any client
+        // may send a signal to any other (the attack the sender checks stop).
+        let owner = getuid() == 0 ? "" : """
+              <policy user="\(String(cString: getpwuid(getuid())!.pointee.pw_name))">
+                <allow own="org.freedesktop.login1"/>
+              </policy>
+            """
         let config = """
             <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
              "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
@@ -51,11 +63,24 @@ final class FakeLogind: @unchecked Sendable {
               <auth>EXTERNAL</auth>
               <policy context="default">
                 <allow user="*"/>
-                <allow own="*"/>
-                <allow send_destination="*"/>
+                <deny own="*"/>
+                <deny send_type="method_call"/>
                 <allow send_type="signal"/>
-                <allow receive_sender="*"/>
+                <allow send_requested_reply="true" send_type="method_return"/>
+                <allow send_requested_reply="true" send_type="error"/>
+                <allow receive_type="method_call"/>
+                <allow receive_type="method_return"/>
+                <allow receive_type="error"/>
+                <allow receive_type="signal"/>
+                <allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus" />
+                <allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus.Introspectable"/>
+                <allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus.Properties"/>
+                <deny send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus"
+                      send_member="UpdateActivationEnvironment"/>
+                <deny send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus.Debug.Stats"/>
               </policy>
+              <include ignore_missing="no">\(Self.login1Policy)</include>
+            \(owner)
             </busconfig>
             """
         configFile = directory.appendingPathComponent("bus.conf")
@@ -77,6 +102,8 @@ final class FakeLogind: @unchecked Sendable {
         lock.withLock { serving = false }
         while thread?.isFinished == false { usleep(5_000) }
         if let bus { sd_bus_flush_close_unref(bus) }
+        if let retired { sd_bus_close_unref(retired) }
+        if let successor { sd_bus_close_unref(successor) }
         daemon.signal(SIGTERM)
         daemon.waitUntilExit()
         try? FileManager.default.removeItem(at: directory)
@@ -290,6 +317,171 @@ final class FakeLogind: @unchecked Sendable {
             sd_bus_message_open_container(m, Self.type("a"), "s")
             append(m, "s", "ActiveSession")
             sd_bus_message_close_container(m)
+        }
+    }
+
+    // MARK: Forgeries
+
+    /// A signal in logind's name that a local attacker sends straight to widgetd's unique
+    /// name (a unicast), which the bus delivers under the stock policy.
+    enum Forgery: String, CaseIterable, CustomStringConvertible {
+        /// `Session.Lock` of the session.
+        case lock
+        /// `PrepareForSleep(true)`.
+        case sleep
+        /// `SessionRemoved` of the session.
+        case sessionRemoved
+        /// The session's `PropertiesChanged` with `State=closing`.
+        case closing
+        /// `PrepareForSleep` with a string where the boolean goes.
+        case malformed
+        /// The bus driver's `NameOwnerChanged`, saying logind's name has no owner now:
+        /// believed, it would make widgetd refuse the real logind.
+        case ownerGone
+
+        var description: String { rawValue }
+    }
+
+    /// The attacker: python3-dbus, run as an unprivileged uid. It finds the destination's
+    /// unique name from its process id (as any client can ask the bus), sends the
+    /// forgery `count` times, then calls the bus driver, which answers only after it has
+    /// routed every message sent before: once it exits, the forgeries are in widgetd's queue.
+    static let attacker = """
+        import sys, dbus, dbus.lowlevel
+        address, pid, kind, session_id, session_path, count = sys.argv[1:7]
+        bus = dbus.bus.BusConnection(address)
+        driver = bus.get_object("org.freedesktop.DBus", "/org/freedesktop/DBus")
+        destination = None
+        for name in driver.ListNames(dbus_interface="org.freedesktop.DBus"):
+            if name.startswith(":") and name != bus.get_unique_name():
+                try:
+                    if int(driver.GetConnectionUnixProcessID(name, dbus_interface="org.freedesktop.DBus")) == int(pid):
+                        destination = name
+                except dbus.DBusException:
+                    pass
+        if destination is None:
+            sys.exit("no connection of process " + pid)
+        manager = "/org/freedesktop/login1"
+        for _ in range(int(count)):
+            if kind == "lock":
+                m = dbus.lowlevel.SignalMessage(session_path, "org.freedesktop.login1.Session", "Lock")
+            elif kind == "sleep":
+                m = dbus.lowlevel.SignalMessage(manager, "org.freedesktop.login1.Manager", "PrepareForSleep")
+                m.append(True, signature="b")
+            elif kind == "sessionRemoved":
+                m = dbus.lowlevel.SignalMessage(manager, "org.freedesktop.login1.Manager", "SessionRemoved")
+                m.append(session_id, dbus.ObjectPath(session_path), signature="so")
+            elif kind == "closing":
+                m = dbus.lowlevel.SignalMessage(session_path, "org.freedesktop.DBus.Properties", "PropertiesChanged")
+                m.append("org.freedesktop.login1.Session", {"State": dbus.String("closing", variant_level=1)}, [],
+                         signature="sa{sv}as")
+            elif kind == "ownerGone":
+                m = dbus.lowlevel.SignalMessage("/org/freedesktop/DBus", "org.freedesktop.DBus", "NameOwnerChanged")
+                m.append("org.freedesktop.login1", ":1.1", "", signature="sss")
+            else:
+                m = dbus.lowlevel.SignalMessage(manager, "org.freedesktop.login1.Manager", "PrepareForSleep")
+                m.append("yes", signature="s")
+            m.set_destination(destination)
+            bus.send_message(m)
+        driver.GetId(dbus_interface="org.freedesktop.DBus")
+        print(destination)
+        """
+
+    /// Sends `forgery` about session `id` to process `pid`'s connection, `count` times, as
+    /// `attacker` (nobody by default); returns the destination's unique name.
+    @discardableResult
+    func forge(
+        _ forgery: Forgery, session id: String, to pid: pid_t, count: Int = 1,
+        attacker user: (uid: UInt32, gid: UInt32) = (65534, 65534)
+    ) throws -> String {
+        let script = directory.appendingPathComponent("forge.py")
+        if !FileManager.default.fileExists(atPath: script.path) {
+            try Self.attacker.write(to: script, atomically: true, encoding: .utf8)
+            chmod(script.path, 0o644)
+        }
+        let result = try ChildProcess.run(
+            "/usr/bin/setpriv",
+            ["--reuid=\(user.uid)", "--regid=\(user.gid)", "--clear-groups", "/usr/bin/python3", script.path,
+             address, String(pid), forgery.rawValue, id, session(id).path, String(count)])
+        guard result.status == 0 else { throw Failure(description: "forged \(forgery): \(result.error)") }
+        return result.output.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    // MARK: logind restarting
+
+    /// The connection of a logind that lost the name (a process on its way out): still
+    /// on the bus, no longer the owner.
+    private var retired: OpaquePointer?
+    /// A connection that will take the name, not yet its owner (a new logind starting).
+    private var successor: OpaquePointer?
+
+    /// A new logind connects, not yet owning the name.
+    func connectSuccessor() throws {
+        try lock.withLock {
+            var bus: OpaquePointer?
+            try check(sd_bus_new(&bus), "sd_bus_new")
+            successor = bus
+            try check(sd_bus_set_address(bus, address), "sd_bus_set_address")
+            try check(sd_bus_set_bus_client(bus, 1), "sd_bus_set_bus_client")
+            try check(sd_bus_start(bus), "sd_bus_start")
+        }
+    }
+
+    /// The old logind releases the name and the successor takes it (two
+    /// `NameOwnerChanged`); the old connection stays on the bus.
+    func handOverToSuccessor() throws {
+        try lock.withLock {
+            guard let old = bus, let new = successor else { throw Failure(description: "no successor") }
+            try check(sd_bus_release_name(old, "org.freedesktop.login1"), "sd_bus_release_name")
+            try check(sd_bus_request_name(new, "org.freedesktop.login1", 0), "sd_bus_request_name")
+            let handler: sd_bus_message_handler_t = { message, userdata, _ in
+                guard let message, let userdata else { return 0 }
+                return Unmanaged<FakeLogind>.fromOpaque(userdata).takeUnretainedValue().answer(message)
+            }
+            try check(
+                sd_bus_add_fallback(new, nil, "/org/freedesktop/login1", handler, Unmanaged.passUnretained(self).toOpaque()),
+                "sd_bus_add_fallback")
+            retired = old
+            bus = new
+            successor = nil
+        }
+    }
+
+    /// Which connection sends.
+    enum Speaker {
+        case owner, retired, successor
+    }
+
+    /// Session `id`'s `Lock`, from `speaker`, addressed to `destination` (a unicast).
+    func unicastLock(_ id: String, from speaker: Speaker, to destination: String) throws {
+        try lock.withLock {
+            let connection: OpaquePointer? = switch speaker {
+            case .owner: bus
+            case .retired: retired
+            case .successor: successor
+            }
+            guard let connection else { throw Failure(description: "no \(speaker) connection") }
+            var message: OpaquePointer?
+            try check(
+                sd_bus_message_new_signal(connection, &message, session(id).path, "org.freedesktop.login1.Session", "Lock"),
+                "sd_bus_message_new_signal")
+            defer { sd_bus_message_unref(message) }
+            try check(sd_bus_message_set_destination(message, destination), "sd_bus_message_set_destination")
+            try check(sd_bus_send(connection, message, nil), "sd_bus_send")
+            // The driver answers once it routed what this connection sent before.
+            var call: OpaquePointer?
+            try check(
+                sd_bus_message_new_method_call(
+                    connection, &call, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "GetId"),
+                "sd_bus_message_new_method_call")
+            var error = sd_bus_error()
+            var reply: OpaquePointer?
+            defer {
+                sd_bus_error_free(&error)
+                sd_bus_message_unref(reply)
+                sd_bus_message_unref(call)
+            }
+            try check(sd_bus_call(connection, call, 0, &error, &reply), "GetId")
         }
     }
 
