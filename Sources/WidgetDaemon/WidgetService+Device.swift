@@ -25,10 +25,13 @@ extension WidgetService {
     /// wake timer is armed for: the class-A purge after a lock, and the inactivity
     /// restart of `RequirePasscodeAfterSec=`; `nil` when that timer is not running.
     var timersRemaining: (classAGrace: Double?, passcodeRequired: Double?) {
-        let now = self.now
-        // To the millisecond: the difference of two dates carries noise below it.
-        func remaining(_ due: Date?) -> Double? { due.map { (max(0, $0.timeIntervalSince(now)) * 1000).rounded() / 1000 } }
-        return (remaining(store.nextDeadline), remaining(store.requirePasscodeDue))
+        let clocks = scheduler.clocks
+        // Each on the clock it runs on; to the millisecond, as the difference of two
+        // readings carries noise below it.
+        func rounded(_ seconds: Double) -> Double { (max(0, seconds) * 1000).rounded() / 1000 }
+        return (
+            store.nextDeadline.map { rounded($0.timeIntervalSince(clocks.monotonic)) },
+            store.requirePasscodeDue.map { rounded($0.timeIntervalSince(clocks.boottime)) })
     }
 
     /// `GetStatus.protection`: only what is in force. In tpm2 mode the TPM seals the
