@@ -546,6 +546,21 @@ def main():
             log(f"a {label} Watch reply: that card shows nothing, phosh runs on: ok")
         set_plugin_setting("socket", f"'{ENV['WIDGETD_SOCKET']}'")
         wait_for("the cards back", lambda: plugin.mode(HEART) == "placeholder" and plugin.mode(FORECAST) == "content")
+
+        # What is shown: the most relevant first, at most max-widgets; or the picked ones, in
+        # their order. Unlocked, so that the class-A widget's relevance is known (a
+        # placeholder has none); each change of a setting ranks again.
+        shown = lambda: [A11Y.accessible_id(card) for card in plugin.cards()]  # noqa: E731
+        daemon.call("io.widgetd.Device.Unlock", {"passcode": PASSCODE})
+        set_plugin_setting("max-widgets", "1")
+        wait_for("only the most relevant card", lambda: shown() == [HEART])
+        set_plugin_setting("widgets", f"['{FORECAST}', '{HEART}']")
+        wait_for("the first picked card only", lambda: shown() == [FORECAST])
+        set_plugin_setting("max-widgets", "3")
+        wait_for("the picked cards in their order", lambda: shown() == [FORECAST, HEART])
+        set_plugin_setting("widgets", "@as []")
+        wait_for("every card again, most relevant first", lambda: shown() == [HEART, FORECAST])
+        log("shown: the most relevant first, at most max-widgets; picked widgets in their order: ok")
         phosh_alive()
     finally:
         daemon.stop()
