@@ -27,6 +27,9 @@
 /* ListWidgets pages read to find the widgets to show. */
 #define LIST_PAGE 64
 #define LIST_MAX_PAGES 16
+/* How often the first page is listed again for widgets stored since: widgetd
+ * announces no new widget to hosts. */
+#define RESCAN_MS (30 * 1000)
 /* The surface this host draws. */
 #define SURFACE "lockScreen"
 
@@ -65,6 +68,8 @@ struct _PhoshWidgetdLockscreen {
 
   guint       backoff_ms;
   guint       retry_source;
+  guint       rescan_source;
+  WdStream   *probe;
 };
 
 G_DEFINE_TYPE (PhoshWidgetdLockscreen, phosh_widgetd_lockscreen, GTK_TYPE_BOX)
@@ -360,11 +365,22 @@ close_discovery (PhoshWidgetdLockscreen *self)
   }
 }
 
+static void
+close_probe (PhoshWidgetdLockscreen *self)
+{
+  if (self->probe != NULL) {
+    wd_stream_close (self->probe);
+    g_clear_object (&self->probe);
+  }
+}
+
 /* Drops every card and stream; nothing of what was shown is left. */
 static void
 reset (PhoshWidgetdLockscreen *self)
 {
   close_discovery (self);
+  close_probe (self);
+  g_clear_handle_id (&self->rescan_source, g_source_remove);
   g_ptr_array_set_size (self->cards, 0);
   g_ptr_array_set_size (self->listed, 0);
   g_ptr_array_set_size (self->candidates, 0);
@@ -466,15 +482,23 @@ show_card (PhoshWidgetdLockscreen *self, const char *widget, const char *family)
   wd_stream_call (card->watch, "io.widgetd.Host.Watch", parameters, TRUE);
 }
 
-static const char *
-listed_family (PhoshWidgetdLockscreen *self, const char *widget)
+static WdWidgetInfo *
+find_listed (PhoshWidgetdLockscreen *self, const char *widget)
 {
   for (guint i = 0; i < self->listed->len; i++) {
     WdWidgetInfo *info = g_ptr_array_index (self->listed, i);
     if (g_str_equal (info->widget, widget))
-      return info->family;
+      return info;
   }
   return NULL;
+}
+
+static const char *
+listed_family (PhoshWidgetdLockscreen *self, const char *widget)
+{
+  WdWidgetInfo *info = find_listed (self, widget);
+
+  return info != NULL ? info->family : NULL;
 }
 
 /* Most relevant first; those without a relevance after, in id order (stable sort). */
@@ -490,11 +514,14 @@ by_relevance (gconstpointer a, gconstpointer b)
   return left->relevance > right->relevance ? -1 : 1;
 }
 
+static void schedule_rescan (PhoshWidgetdLockscreen *self);
+
 static void
 start_watches (PhoshWidgetdLockscreen *self)
 {
   close_discovery (self);
   self->phase = PHASE_WATCHING;
+  schedule_rescan (self);
   if (self->picked != NULL && self->picked[0] != NULL) {
     for (guint i = 0; self->picked[i] != NULL && i < self->max_widgets; i++)
       show_card (self, self->picked[i], listed_family (self, self->picked[i]));
@@ -560,7 +587,7 @@ static gboolean
 all_picked_listed (PhoshWidgetdLockscreen *self)
 {
   for (guint i = 0; self->picked[i] != NULL && i < self->max_widgets; i++)
-    if (listed_family (self, self->picked[i]) == NULL)
+    if (find_listed (self, self->picked[i]) == NULL)
       return FALSE;
   return TRUE;
 }
@@ -653,6 +680,71 @@ candidate_free (gpointer data)
   g_free (candidate->widget);
   g_free (candidate->family);
   g_free (candidate);
+}
+
+static gboolean
+is_picked (PhoshWidgetdLockscreen *self, const char *widget)
+{
+  for (guint i = 0; self->picked[i] != NULL && i < self->max_widgets; i++)
+    if (g_str_equal (self->picked[i], widget))
+      return TRUE;
+  return FALSE;
+}
+
+/* The probe's page: a widget the last discovery did not list, and that would be shown
+ * (picked, or room left for it), starts the discovery again; else the next probe waits. */
+static void
+on_probe (WdStream *stream, const WdReply *reply, const GError *error, gpointer data)
+{
+  PhoshWidgetdLockscreen *self = data;
+  gboolean picking = self->picked != NULL && self->picked[0] != NULL;
+  g_autofree char *next = NULL;
+  g_autoptr (GPtrArray) page = NULL;
+
+  (void) stream;
+  close_probe (self);
+  /* A failure here is the watches' to notice. */
+  if (error == NULL && reply->error == NULL)
+    page = wd_widget_list_from_reply (reply, &next, NULL);
+  for (guint i = 0; page != NULL && i < page->len; i++) {
+    WdWidgetInfo *info = g_ptr_array_index (page, i);
+
+    if (find_listed (self, info->widget) != NULL)
+      continue;
+    if (picking ? is_picked (self, info->widget) : self->cards->len < self->max_widgets) {
+      g_debug ("widgetd: %s is new", info->widget);
+      restart (self);
+      return;
+    }
+  }
+  schedule_rescan (self);
+}
+
+static gboolean
+on_rescan (gpointer data)
+{
+  PhoshWidgetdLockscreen *self = data;
+  g_autoptr (JsonBuilder) builder = json_builder_new ();
+  g_autoptr (JsonNode) parameters = NULL;
+
+  self->rescan_source = 0;
+  if (self->phase != PHASE_WATCHING)
+    return G_SOURCE_REMOVE;
+  json_builder_begin_object (builder);
+  json_builder_set_member_name (builder, "limit");
+  json_builder_add_int_value (builder, LIST_PAGE);
+  json_builder_end_object (builder);
+  parameters = json_builder_get_root (builder);
+  self->probe = wd_stream_new (self->socket_path, on_probe, self);
+  wd_stream_call (self->probe, "io.widgetd.Host.ListWidgets", parameters, FALSE);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+schedule_rescan (PhoshWidgetdLockscreen *self)
+{
+  if (self->rescan_source == 0 && self->probe == NULL)
+    self->rescan_source = g_timeout_add (RESCAN_MS, on_rescan, self);
 }
 
 static void
