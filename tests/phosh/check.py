@@ -22,7 +22,8 @@ name change of the card (docs/BENCHMARKS.md), and takes the screenshots.
 
 Environment: WIDGETD_BIN, WIDGETCTL, WIDGETD_CONFIG, WIDGETD_STATE, WIDGETD_SOCKET,
 WIDGETD_TIMELINES (a directory with heart.json, forecast.json), ARTIFACTS, SEAT_FIFO,
-SEAT_OUT, PHOSH_PID_FILE, FAKE_SOCKET, ROUNDS (timing rounds, default 10).
+SEAT_OUT, PHOSH_PID_FILE, WIDGETD_PID_FILE, FAKE_SOCKET, ROUNDS (timing rounds, default
+10), CHECK_DEADLINE (seconds before the check gives up with every thread's stack; 240).
 """
 
 import faulthandler
@@ -263,6 +264,9 @@ class Daemon:
         self.process = subprocess.Popen(
             [ENV["WIDGETD_BIN"], "--config", ENV["WIDGETD_CONFIG"], "--state-directory", ENV["WIDGETD_STATE"],
              "--socket", ENV["WIDGETD_SOCKET"]], stdout=self.log, stderr=subprocess.STDOUT)
+        # For scripts/test-phosh to stop, should this check be killed before its own cleanup.
+        with open(ENV["WIDGETD_PID_FILE"], "w") as f:
+            f.write(str(self.process.pid))
         wait_for("widgetd's socket", lambda: self.ctl("status", check=False).returncode == 0, 60)
 
     def stop(self):
@@ -624,6 +628,8 @@ def main():
 
 
 if __name__ == "__main__":
+    # A TERM ends the check through its cleanup (widgetd stopped).
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     try:
         sys.exit(main())
     except Failure as failure:
