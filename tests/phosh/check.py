@@ -9,7 +9,7 @@ each card's accessible id, what phosh's accessible tree holds at every step:
 - widgetd started empty, then widgets stored: the cards come;
 - widgetd stopped: every card goes; started again (before the first unlock): the
   cards come back, the class-C one too with its placeholder;
-- unlocked: both cards show content;
+- unlocked: both cards show content, the stale one marked;
 - locked: the class-A card shows its placeholder within LOCK_DEADLINE of the lock
   reply (the median of ROUNDS locks) and its secret is nowhere in phosh's tree; the
   class-C card stays;
@@ -542,6 +542,9 @@ def main():
         if missing:
             raise Failure(f"unlocked, yet no content in {missing}")
         log(f"unlock: both cards show content ({unlock * 1000:.1f} ms from the reply to the AT-SPI change): ok")
+        # The forecast's reload is overdue: its card says so, the heart's does not.
+        if not plugin.state(FORECAST)[0].endswith(", out of date") or "out of date" in plugin.state(HEART)[0]:
+            raise Failure(f"stale is not marked as it should be: {plugin.state(FORECAST)[0]!r}, {plugin.state(HEART)[0]!r}")
         show_cards_page(plugin)
         screenshot("phosh-unlocked.png")
 
