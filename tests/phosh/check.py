@@ -43,7 +43,7 @@ HEART = "com.example.health/heart"
 FORECAST = "com.example.weather/forecast"
 # The sensitive values: neither may be in phosh's tree when the lock hides it.
 SECRETS = {HEART: "64 bpm", FORECAST: "Rue de la République"}
-# The longest a class-A card may keep its content after the lock reply (issue: 100 ms),
+# The longest a class-A card may keep its content after the lock reply (100 ms),
 # for the median of the rounds; no round may take longer than LOCK_ROUND_LIMIT (a
 # loaded 2-core CI machine can hold phosh off the processor for a while).
 LOCK_DEADLINE = 0.100
@@ -93,7 +93,7 @@ def wait_for(what, predicate, timeout=30.0):
 #
 # The accessibility bus is spoken to directly with GDBus: libatspi dispatches incoming
 # events inside its blocking calls, and a cache update it makes there (while phosh
-# starts and announces its objects) deadlocked its own D-Bus connection. Here every
+# starts and announces its objects) can deadlock its own D-Bus connection. Here every
 # call has a timeout and events arrive only on the main loop. A node is (bus name, path).
 
 class A11y:
