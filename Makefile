@@ -7,6 +7,9 @@
 #   make package              scripts/package: widgetd_VERSION_ARCH.deb (dpkg-buildpackage, debian/)
 #   make test-systemd         scripts/test-systemd: the units under a real systemd
 #   make completions          regenerate completions/ from the parsers (debug build)
+#   make phosh-plugin         phosh/: libphosh-plugin-widgetd.so, phosh's lock-screen plugin (GTK 3)
+#   make install-phosh-plugin install it into phosh's plugin directory, with its settings schema
+#   make check-phosh-plugin   its reply parser's unit tests (phosh/test-reply.c)
 #
 # The installed binary needs only glibc, libsodium and libsystemd: the Swift runtime
 # and FoundationEssentials (not full Foundation: no ICU) are linked into it
@@ -63,7 +66,8 @@ PAMMODULEDIR ?= $(or $(PAMLIBDIR),/lib/$(shell $(CC) -print-multiarch))/security
 PAMCONFIGDIR ?= /usr/share/pam-configs
 PAMBUILT     = $(SCRATCH)/pam
 
-.PHONY: all build pam install uninstall ldd package test-systemd clean completions
+.PHONY: all build pam install uninstall ldd package test-systemd clean completions \
+        phosh-plugin install-phosh-plugin uninstall-phosh-plugin check-phosh-plugin
 
 all: build pam
 
@@ -74,6 +78,54 @@ $(PAMBUILT)/pam_widgetd.so: pam/pam_widgetd.c pam/widgetd_json.c pam/widgetd_jso
 	@mkdir -p $(PAMBUILT)
 	$(CC) $(PAM_CFLAGS) -std=gnu11 -fPIC -fvisibility=hidden -shared $(PAM_LDFLAGS) -o $@ \
 	  pam/pam_widgetd.c pam/widgetd_json.c -lpam
+
+# The lock-screen plugin for phosh (DESIGN §11), a GIO module phosh loads from its fixed
+# plugin directory. It is not part of `all`: the daemon builds and installs without GTK
+# (Debian: the separate binary package phosh-plugin-widgetd). Its settings schema goes
+# where GSettings reads system schemas; install compiles them unless DESTDIR is set (a
+# package's trigger does it then).
+PHOSH_PC      = gtk+-3.0 json-glib-1.0 gio-unix-2.0 phosh-plugins
+PHOSHPLUGINDIR ?= $(shell pkg-config --variable=lockscreen_plugins_dir phosh-plugins 2>/dev/null)
+GSCHEMADIR    ?= $(DATADIR)/glib-2.0/schemas
+PHOSH_CFLAGS  ?= -O2 -g -Wall -Wextra -Werror -Wformat=2 -Wshadow -D_FORTIFY_SOURCE=2 -fstack-protector-strong
+PHOSHBUILT    = $(SCRATCH)/phosh
+PHOSH_SOURCES = phosh/widgetd-plugin.c phosh/widgetd-lockscreen.c phosh/widgetd-stream.c phosh/widgetd-reply.c
+PHOSH_HEADERS = phosh/widgetd-lockscreen.h phosh/widgetd-stream.h phosh/widgetd-reply.h
+
+phosh-plugin: $(PHOSHBUILT)/libphosh-plugin-widgetd.so $(PHOSHBUILT)/widgetd.plugin
+
+# -fvisibility=hidden: only the GIO module's three entry points are exported.
+$(PHOSHBUILT)/libphosh-plugin-widgetd.so: $(PHOSH_SOURCES) $(PHOSH_HEADERS)
+	@mkdir -p $(PHOSHBUILT)
+	$(CC) $(PHOSH_CFLAGS) -std=gnu11 -fPIC -fvisibility=hidden -shared $(PAM_LDFLAGS) -o $@ \
+	  $(PHOSH_SOURCES) $$(pkg-config --cflags --libs $(PHOSH_PC))
+
+$(PHOSHBUILT)/widgetd.plugin: phosh/widgetd.plugin.in
+	@[ -n "$(PHOSHPLUGINDIR)" ] || { echo "phosh-dev is missing (pkg-config phosh-plugins)" >&2; exit 1; }
+	@mkdir -p $(PHOSHBUILT)
+	sed 's|@PLUGINDIR@|$(PHOSHPLUGINDIR)|' $< > $@
+
+$(PHOSHBUILT)/test-reply: phosh/test-reply.c phosh/widgetd-reply.c phosh/widgetd-reply.h
+	@mkdir -p $(PHOSHBUILT)
+	$(CC) $(PHOSH_CFLAGS) -std=gnu11 -o $@ phosh/test-reply.c phosh/widgetd-reply.c \
+	  $$(pkg-config --cflags --libs json-glib-1.0)
+
+check-phosh-plugin: $(PHOSHBUILT)/test-reply
+	$(PHOSHBUILT)/test-reply
+
+install-phosh-plugin: phosh-plugin
+	$(INSTALL) -D -m 0644 $(PHOSHBUILT)/libphosh-plugin-widgetd.so $(DESTDIR)$(PHOSHPLUGINDIR)/libphosh-plugin-widgetd.so
+	if [ -n "$(STRIP)" ]; then $(STRIP) $(DESTDIR)$(PHOSHPLUGINDIR)/libphosh-plugin-widgetd.so; fi
+	$(INSTALL) -D -m 0644 $(PHOSHBUILT)/widgetd.plugin $(DESTDIR)$(PHOSHPLUGINDIR)/widgetd.plugin
+	$(INSTALL) -D -m 0644 phosh/sm.puri.phosh.plugins.widgetd.gschema.xml \
+	  $(DESTDIR)$(GSCHEMADIR)/sm.puri.phosh.plugins.widgetd.gschema.xml
+	$(INSTALL) -D -m 0644 man/phosh-plugin-widgetd.7 $(DESTDIR)$(MANDIR)/man7/phosh-plugin-widgetd.7
+	if [ -z "$(DESTDIR)" ]; then glib-compile-schemas $(GSCHEMADIR); fi
+
+uninstall-phosh-plugin:
+	rm -f $(DESTDIR)$(PHOSHPLUGINDIR)/libphosh-plugin-widgetd.so $(DESTDIR)$(PHOSHPLUGINDIR)/widgetd.plugin
+	rm -f $(DESTDIR)$(GSCHEMADIR)/sm.puri.phosh.plugins.widgetd.gschema.xml $(DESTDIR)$(MANDIR)/man7/phosh-plugin-widgetd.7
+	if [ -z "$(DESTDIR)" ]; then glib-compile-schemas $(GSCHEMADIR); fi
 
 build: $(STATICCXX)/libstdc++.a
 	$(SWIFT) build $(SWIFTFLAGS) --product widgetd

@@ -1,0 +1,385 @@
+/*
+ * Bounded parsing of widgetd's Varlink replies (widgetd-reply.h).
+ *
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#include "widgetd-reply.h"
+
+#include <string.h>
+
+G_DEFINE_QUARK (wd-reply-error-quark, wd_reply_error)
+
+static gboolean
+malformed (GError **error, const char *what)
+{
+  g_set_error (error, WD_REPLY_ERROR, WD_REPLY_ERROR_MALFORMED, "malformed reply: %s", what);
+  return FALSE;
+}
+
+gboolean
+wd_json_depth_within (const char *text, gsize len, guint max_depth)
+{
+  guint depth = 0;
+  gboolean in_string = FALSE, closed = FALSE;
+
+  /* json-glib's parser recurses once per level, and ignores what follows the first
+   * value: both are checked first, by a scan that only needs to know where strings
+   * are. */
+  for (gsize i = 0; i < len; i++) {
+    char c = text[i];
+
+    if (closed) {
+      if (c != ' ' && c != '\t' && c != '\n' && c != '\r')
+        return FALSE;
+      continue;
+    }
+    if (in_string) {
+      if (c == '\\')
+        i++;
+      else if (c == '"')
+        in_string = FALSE;
+      continue;
+    }
+    switch (c) {
+    case '"':
+      in_string = TRUE;
+      break;
+    case '[':
+    case '{':
+      if (++depth > max_depth)
+        return FALSE;
+      break;
+    case ']':
+    case '}':
+      if (depth == 0)
+        return FALSE;
+      closed = --depth == 0;
+      break;
+    default:
+      break;
+    }
+  }
+  return TRUE;
+}
+
+WdReply *
+wd_reply_parse (const char *text, gsize len, GError **error)
+{
+  g_autoptr (JsonParser) parser = NULL;
+  g_autoptr (WdReply) reply = NULL;
+  JsonObject *root;
+  JsonNode *member;
+
+  if (len > WD_REPLY_MAX) {
+    g_set_error (error, WD_REPLY_ERROR, WD_REPLY_ERROR_TOO_LARGE, "reply longer than %d bytes", WD_REPLY_MAX);
+    return NULL;
+  }
+  if (memchr (text, '\0', len) != NULL || !g_utf8_validate_len (text, len, NULL)) {
+    malformed (error, "not UTF-8");
+    return NULL;
+  }
+  if (!wd_json_depth_within (text, len, WD_REPLY_MAX_DEPTH)) {
+    malformed (error, "nested too deeply, or more than one value");
+    return NULL;
+  }
+
+  parser = json_parser_new_immutable ();
+  if (!json_parser_load_from_data (parser, text, (gssize) len, NULL)) {
+    malformed (error, "not JSON");
+    return NULL;
+  }
+  if (json_parser_get_root (parser) == NULL || !JSON_NODE_HOLDS_OBJECT (json_parser_get_root (parser))) {
+    malformed (error, "not an object");
+    return NULL;
+  }
+  root = json_node_get_object (json_parser_get_root (parser));
+
+  reply = g_new0 (WdReply, 1);
+  member = json_object_get_member (root, "error");
+  if (member != NULL) {
+    if (!JSON_NODE_HOLDS_VALUE (member) || json_node_get_value_type (member) != G_TYPE_STRING) {
+      malformed (error, "error is not a string");
+      return NULL;
+    }
+    reply->error = g_strdup (json_node_get_string (member));
+  }
+  member = json_object_get_member (root, "continues");
+  if (member != NULL) {
+    if (!JSON_NODE_HOLDS_VALUE (member) || json_node_get_value_type (member) != G_TYPE_BOOLEAN) {
+      malformed (error, "continues is not a boolean");
+      return NULL;
+    }
+    reply->continues = json_node_get_boolean (member);
+  }
+  member = json_object_get_member (root, "parameters");
+  if (member != NULL && !JSON_NODE_HOLDS_NULL (member)) {
+    if (!JSON_NODE_HOLDS_OBJECT (member)) {
+      malformed (error, "parameters is not an object");
+      return NULL;
+    }
+    reply->parameters = json_object_ref (json_node_get_object (member));
+  } else {
+    reply->parameters = json_object_new ();
+  }
+  return g_steal_pointer (&reply);
+}
+
+void
+wd_reply_free (WdReply *reply)
+{
+  if (reply == NULL)
+    return;
+  g_free (reply->error);
+  g_clear_pointer (&reply->parameters, json_object_unref);
+  g_free (reply);
+}
+
+static const char *
+string_member (JsonObject *object, const char *name)
+{
+  JsonNode *node = json_object_get_member (object, name);
+
+  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_STRING)
+    return NULL;
+  return json_node_get_string (node);
+}
+
+/* `text` cut to WD_MAX_TEXT characters (an ellipsis marks the cut), newlines as spaces. */
+static char *
+bounded_text (const char *text)
+{
+  glong length = g_utf8_strlen (text, -1);
+  GString *out;
+
+  if (length > WD_MAX_TEXT) {
+    const char *end = g_utf8_offset_to_pointer (text, WD_MAX_TEXT - 1);
+    out = g_string_new_len (text, end - text);
+    g_string_append (out, "…");
+  } else {
+    out = g_string_new (text);
+  }
+  for (gsize i = 0; i < out->len; i++)
+    if (out->str[i] == '\n' || out->str[i] == '\r' || out->str[i] == '\t')
+      out->str[i] = ' ';
+  return g_string_free (out, FALSE);
+}
+
+/* A field's value as drawn: strings as they are, numbers and booleans in JSON's
+ * spelling, null as nothing, objects and arrays as compact JSON. */
+static char *
+value_text (JsonNode *value)
+{
+  g_autofree char *raw = NULL;
+
+  if (value == NULL || JSON_NODE_HOLDS_NULL (value))
+    return g_strdup ("");
+  if (JSON_NODE_HOLDS_VALUE (value)) {
+    switch (json_node_get_value_type (value)) {
+    case G_TYPE_STRING:
+      return bounded_text (json_node_get_string (value));
+    case G_TYPE_INT64:
+      return g_strdup_printf ("%" G_GINT64_FORMAT, json_node_get_int (value));
+    case G_TYPE_DOUBLE: {
+      char buffer[G_ASCII_DTOSTR_BUF_SIZE];
+      return g_strdup (g_ascii_formatd (buffer, sizeof buffer, "%g", json_node_get_double (value)));
+    }
+    case G_TYPE_BOOLEAN:
+      return g_strdup (json_node_get_boolean (value) ? "true" : "false");
+    default:
+      return g_strdup ("");
+    }
+  }
+  raw = json_to_string (value, FALSE);
+  return bounded_text (raw);
+}
+
+static void
+field_free (gpointer data)
+{
+  WdField *field = data;
+
+  g_free (field->name);
+  g_free (field->text);
+  g_free (field);
+}
+
+WdPresentation *
+wd_presentation_from_reply (const WdReply *reply, GError **error)
+{
+  g_autoptr (WdPresentation) presentation = NULL;
+  JsonObject *object, *entry, *fields;
+  JsonNode *node;
+  const char *widget, *mode;
+  g_autoptr (GList) names = NULL;
+
+  node = json_object_get_member (reply->parameters, "presentation");
+  if (node == NULL || !JSON_NODE_HOLDS_OBJECT (node)) {
+    malformed (error, "no presentation");
+    return NULL;
+  }
+  object = json_node_get_object (node);
+  widget = string_member (object, "widget");
+  mode = string_member (object, "mode");
+  if (widget == NULL || mode == NULL) {
+    malformed (error, "presentation without widget or mode");
+    return NULL;
+  }
+
+  presentation = g_new0 (WdPresentation, 1);
+  presentation->widget = g_strdup (widget);
+  presentation->fields = g_ptr_array_new_with_free_func (field_free);
+  if (g_str_equal (mode, "content")) {
+    presentation->mode = WD_MODE_CONTENT;
+  } else if (g_str_equal (mode, "redacted")) {
+    presentation->mode = WD_MODE_REDACTED;
+  } else if (g_str_equal (mode, "placeholder")) {
+    presentation->mode = WD_MODE_PLACEHOLDER;
+  } else {
+    malformed (error, "unknown mode");
+    return NULL;
+  }
+
+  node = json_object_get_member (object, "stale");
+  if (node != NULL && JSON_NODE_HOLDS_VALUE (node) && json_node_get_value_type (node) == G_TYPE_BOOLEAN)
+    presentation->stale = json_node_get_boolean (node);
+
+  node = json_object_get_member (object, "entry");
+  if (node == NULL || !JSON_NODE_HOLDS_OBJECT (node)) {
+    malformed (error, "presentation without entry");
+    return NULL;
+  }
+  entry = json_node_get_object (node);
+
+  node = json_object_get_member (entry, "relevance");
+  if (node != NULL && JSON_NODE_HOLDS_OBJECT (node)) {
+    JsonNode *score = json_object_get_member (json_node_get_object (node), "score");
+    if (score != NULL && JSON_NODE_HOLDS_VALUE (score) &&
+        (json_node_get_value_type (score) == G_TYPE_DOUBLE || json_node_get_value_type (score) == G_TYPE_INT64)) {
+      presentation->has_relevance = TRUE;
+      presentation->relevance = json_node_get_double (score);
+    }
+  }
+
+  node = json_object_get_member (entry, "fields");
+  if (node == NULL || !JSON_NODE_HOLDS_OBJECT (node)) {
+    malformed (error, "entry without fields");
+    return NULL;
+  }
+  fields = json_node_get_object (node);
+  /* json-glib keeps members in the order they were read: the timeline's order. */
+  names = json_object_get_members (fields);
+  for (GList *l = names; l != NULL && presentation->fields->len < WD_MAX_FIELDS; l = l->next) {
+    const char *name = l->data;
+    JsonNode *field_node = json_object_get_member (fields, name);
+    JsonObject *field_object;
+    JsonNode *redacted;
+    WdField *field;
+
+    if (field_node == NULL || !JSON_NODE_HOLDS_OBJECT (field_node)) {
+      malformed (error, "field is not an object");
+      return NULL;
+    }
+    field_object = json_node_get_object (field_node);
+    field = g_new0 (WdField, 1);
+    field->name = bounded_text (name);
+    redacted = json_object_get_member (field_object, "redacted");
+    field->redacted = redacted != NULL && JSON_NODE_HOLDS_VALUE (redacted) &&
+                      json_node_get_value_type (redacted) == G_TYPE_BOOLEAN && json_node_get_boolean (redacted);
+    /* A placeholder shows no field's value but a public one's, whatever the reply
+     * says of each field: its values are samples, never data. */
+    if (presentation->mode == WD_MODE_PLACEHOLDER && !field->redacted) {
+      const char *privacy = string_member (field_object, "privacy");
+      if (privacy == NULL || !g_str_equal (privacy, "public"))
+        field->redacted = TRUE;
+    }
+    if (!field->redacted)
+      field->text = value_text (json_object_get_member (field_object, "value"));
+    g_ptr_array_add (presentation->fields, field);
+  }
+  return g_steal_pointer (&presentation);
+}
+
+void
+wd_presentation_free (WdPresentation *presentation)
+{
+  if (presentation == NULL)
+    return;
+  g_free (presentation->widget);
+  g_clear_pointer (&presentation->fields, g_ptr_array_unref);
+  g_free (presentation);
+}
+
+GPtrArray *
+wd_widget_list_from_reply (const WdReply *reply, char **next, GError **error)
+{
+  g_autoptr (GPtrArray) list = g_ptr_array_new_with_free_func ((GDestroyNotify) wd_widget_info_free);
+  JsonNode *node = json_object_get_member (reply->parameters, "widgets");
+  JsonArray *widgets;
+  const char *cursor;
+
+  *next = NULL;
+  if (node == NULL || !JSON_NODE_HOLDS_ARRAY (node)) {
+    malformed (error, "no widgets");
+    return NULL;
+  }
+  widgets = json_node_get_array (node);
+  for (guint i = 0; i < json_array_get_length (widgets) && list->len < WD_MAX_CANDIDATES; i++) {
+    JsonNode *element = json_array_get_element (widgets, i);
+    const char *widget, *family;
+    WdWidgetInfo *info;
+
+    if (!JSON_NODE_HOLDS_OBJECT (element)) {
+      malformed (error, "widget is not an object");
+      return NULL;
+    }
+    widget = string_member (json_node_get_object (element), "widget");
+    if (widget == NULL) {
+      malformed (error, "widget without id");
+      return NULL;
+    }
+    family = string_member (json_node_get_object (element), "family");
+    info = g_new0 (WdWidgetInfo, 1);
+    info->widget = g_strdup (widget);
+    info->family = g_strdup (family);
+    g_ptr_array_add (list, info);
+  }
+  cursor = string_member (reply->parameters, "next");
+  if (cursor != NULL)
+    *next = g_strdup (cursor);
+  return g_steal_pointer (&list);
+}
+
+void
+wd_widget_info_free (WdWidgetInfo *info)
+{
+  if (info == NULL)
+    return;
+  g_free (info->widget);
+  g_free (info->family);
+  g_free (info);
+}
+
+char *
+wd_call_text (const char *method, JsonNode *parameters, gboolean more)
+{
+  g_autoptr (JsonBuilder) builder = json_builder_new ();
+  g_autoptr (JsonNode) root = NULL;
+
+  json_builder_begin_object (builder);
+  json_builder_set_member_name (builder, "method");
+  json_builder_add_string_value (builder, method);
+  json_builder_set_member_name (builder, "parameters");
+  if (parameters != NULL) {
+    json_builder_add_value (builder, json_node_copy (parameters));
+  } else {
+    json_builder_begin_object (builder);
+    json_builder_end_object (builder);
+  }
+  if (more) {
+    json_builder_set_member_name (builder, "more");
+    json_builder_add_boolean_value (builder, TRUE);
+  }
+  json_builder_end_object (builder);
+  root = json_builder_get_root (builder);
+  return json_to_string (root, FALSE);
+}

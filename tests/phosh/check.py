@@ -1,0 +1,640 @@
+#!/usr/bin/python3
+"""The lock-screen plugin inside a running phosh, read through AT-SPI (scripts/test-phosh).
+
+Runs in the D-Bus session of a headless phoc and a `phosh --locked` whose lock screen
+has the widgetd plugin enabled. It starts and stops widgetd itself, and checks, by
+each card's accessible id, what phosh's accessible tree holds at every step:
+
+- widgetd absent: phosh runs, and the plugin shows its neutral empty state;
+- widgetd started empty, then widgets stored: the cards come;
+- widgetd stopped: every card goes; started again (before the first unlock): the
+  cards come back, the class-C one too with its placeholder;
+- unlocked: both cards show content, the stale one marked;
+- locked: the class-A card shows its placeholder within LOCK_DEADLINE of the lock
+  reply (the median of ROUNDS locks) and its secret is nowhere in phosh's tree; the
+  class-C card stays;
+- "allow access when locked" off: no card shows a sensitive value;
+- a widgetd that answers a Watch with a malformed or endless reply: that card shows
+  nothing, phosh runs on.
+
+It measures lock → placeholder and unlock → content from the reply to the AT-SPI
+name change of the card (docs/BENCHMARKS.md), and takes the screenshots.
+
+Environment: WIDGETD_BIN, WIDGETCTL, WIDGETD_CONFIG, WIDGETD_STATE, WIDGETD_SOCKET,
+WIDGETD_TIMELINES (a directory with heart.json, forecast.json), ARTIFACTS, SEAT_FIFO,
+SEAT_OUT, PHOSH_PID_FILE, WIDGETD_PID_FILE, FAKE_SOCKET, ROUNDS (timing rounds, default
+10), CHECK_DEADLINE (seconds before the check gives up with every thread's stack; 240).
+"""
+
+import faulthandler
+import json
+import os
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import threading
+import time
+
+from gi.repository import Gio, GLib  # noqa: E402
+
+HEART = "com.example.health/heart"
+FORECAST = "com.example.weather/forecast"
+# The sensitive values: neither may be in phosh's tree when the lock hides it.
+SECRETS = {HEART: "64 bpm", FORECAST: "Rue de la République"}
+# The longest a class-A card may keep its content after the lock reply (100 ms),
+# for the median of the rounds; no round may take longer than LOCK_ROUND_LIMIT (a
+# loaded 2-core CI machine can hold phosh off the processor for a while).
+LOCK_DEADLINE = 0.100
+LOCK_ROUND_LIMIT = 1.0
+PASSCODE = "1234"
+ENV = os.environ
+ROUNDS = int(ENV.get("ROUNDS", "10"))
+# AT-SPI's constants (atspi-constants.h).
+STATE_SHOWING = 25
+ACCESSIBLE = "org.a11y.atspi.Accessible"
+
+
+def log(message):
+    print(f"test-phosh: {message}", flush=True)
+
+
+class Failure(Exception):
+    pass
+
+
+def pump(seconds):
+    """Runs the main loop for `seconds`, dispatching each AT-SPI event as it arrives
+    (a blocking iteration: no polling delay is added to the measured times)."""
+    context = GLib.MainContext.default()
+    done = []
+    GLib.timeout_add(max(1, int(seconds * 1000)), lambda: done.append(True) and False)
+    while not done:
+        context.iteration(True)
+
+
+def wait_for(what, predicate, timeout=30.0):
+    """Waits until `predicate()` is true (its value is returned), on a generous deadline."""
+    end = time.monotonic() + timeout
+    last_error = None
+    while time.monotonic() < end:
+        try:
+            value = predicate()
+            if value:
+                return value
+        except GLib.Error as error:  # an object destroyed while read, a slow answer: read again
+            last_error = error
+        pump(0.05)
+    raise Failure(f"timed out after {timeout:.0f} s waiting for {what}" + (f" ({last_error})" if last_error else ""))
+
+
+# --- phosh, through AT-SPI ---------------------------------------------------------------
+#
+# The accessibility bus is spoken to directly with GDBus: libatspi dispatches incoming
+# events inside its blocking calls, and a cache update it makes there (while phosh
+# starts and announces its objects) can deadlock its own D-Bus connection. Here every
+# call has a timeout and events arrive only on the main loop. A node is (bus name, path).
+
+class A11y:
+    def __init__(self):
+        session = Gio.bus_get_sync(Gio.BusType.SESSION, None)
+        address = session.call_sync("org.a11y.Bus", "/org/a11y/bus", "org.a11y.Bus", "GetAddress", None,
+                                    GLib.VariantType("(s)"), Gio.DBusCallFlags.NONE, 10000, None).unpack()[0]
+        self.bus = Gio.DBusConnection.new_for_address_sync(
+            address, Gio.DBusConnectionFlags.AUTHENTICATION_CLIENT | Gio.DBusConnectionFlags.MESSAGE_BUS_CONNECTION,
+            None, None)
+
+    def call(self, node, interface, method, arguments=None):
+        return self.bus.call_sync(node[0], node[1], interface, method, arguments, None, Gio.DBusCallFlags.NONE,
+                                  5000, None).unpack()
+
+    def property(self, node, name):
+        return self.call(node, "org.freedesktop.DBus.Properties", "Get", GLib.Variant("(ss)", (ACCESSIBLE, name)))[0]
+
+    def children(self, node):
+        return [tuple(child) for child in self.call(node, ACCESSIBLE, "GetChildren")[0]]
+
+    def name(self, node):
+        return self.property(node, "Name")
+
+    def accessible_id(self, node):
+        return self.property(node, "AccessibleId")
+
+    def parent(self, node):
+        return tuple(self.property(node, "Parent"))
+
+    def role(self, node):
+        return self.call(node, ACCESSIBLE, "GetRoleName")[0]
+
+    def showing(self, node):
+        low, high = self.call(node, ACCESSIBLE, "GetState")[0]
+        return bool((low | high << 32) & (1 << STATE_SHOWING))
+
+    def text(self, node):
+        return self.call(node, "org.a11y.atspi.Text", "GetText", GLib.Variant("(ii)", (0, -1)))[0]
+
+    def register(self, event, callback):
+        """Asks the applications for `event` (they send only what someone listens to)
+        and calls `callback(time, path, value)` as each arrives."""
+        interface, member = {"object:property-change:accessible-name": ("org.a11y.atspi.Event.Object", "PropertyChange")}[event]
+
+        def on_signal(connection, sender, path, interface_name, signal, parameters):
+            kind, _, _, value, *_ = parameters.unpack()
+            if kind == "accessible-name":
+                callback(time.monotonic(), path, value if isinstance(value, str) else "")
+
+        self.bus.signal_subscribe(None, interface, member, None, None, Gio.DBusSignalFlags.NONE, on_signal)
+        self.call(("org.a11y.atspi.Registry", "/org/a11y/atspi/registry"), "org.a11y.atspi.Registry", "RegisterEvent",
+                  GLib.Variant("(sass)", (event, [], "")))
+
+    def walk(self, node, visit, depth=0):
+        if depth > 64:
+            return
+        visit(node)
+        for child in self.children(node):
+            self.walk(child, visit, depth + 1)
+
+    def find_id(self, root, accessible_id):
+        found = []
+
+        def visit(node):
+            if not found and self.accessible_id(node) == accessible_id:
+                found.append(node)
+
+        self.walk(root, visit)
+        return found[0] if found else None
+
+    def texts(self, root):
+        """Every name and label text in the subtree, in tree order."""
+        out = []
+
+        def visit(node):
+            out.append(self.name(node))
+            if self.role(node) == "label":
+                out.append(self.text(node))
+
+        self.walk(root, visit)
+        return out
+
+
+A11Y = None
+
+
+def phosh_alive():
+    with open(ENV["PHOSH_PID_FILE"]) as f:
+        pid = int(f.read())
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        raise Failure("phosh is not running")
+    with open(f"/proc/{pid}/stat") as f:
+        if f.read().split(") ", 1)[1].startswith("Z"):
+            raise Failure("phosh exited")
+    return True
+
+
+def phosh_application():
+    for app in A11Y.children(("org.a11y.atspi.Registry", "/org/a11y/atspi/accessible/root")):
+        if A11Y.name(app) == "phosh":
+            return app
+    return None
+
+
+class Plugin:
+    """The plugin's box in phosh's tree, found once by its empty-state label."""
+
+    def __init__(self, app):
+        self.app = app
+        self.empty = wait_for("the plugin's widgetd-empty label", lambda: A11Y.find_id(app, "widgetd-empty"), 60)
+        self.box = A11Y.parent(self.empty)
+
+    def empty_text(self):
+        return A11Y.name(self.empty)
+
+    def cards(self):
+        holder = A11Y.children(self.box)[0]
+        return A11Y.children(holder)
+
+    def card(self, widget):
+        for card in self.cards():
+            if A11Y.accessible_id(card) == widget:
+                return card
+        return None
+
+    def state(self, widget):
+        """(the card's name, its labels' names) or None."""
+        card = self.card(widget)
+        if card is None:
+            return None
+        labels = []
+
+        def visit(node):
+            if A11Y.role(node) == "label" and A11Y.name(node) != "Out of date":
+                labels.append(A11Y.name(node))
+
+        A11Y.walk(card, visit)
+        return A11Y.name(card), labels
+
+    def mode(self, widget):
+        state = self.state(widget)
+        if state is None:
+            return None
+        name = state[0]
+        for mode, words in (("placeholder", "locked, placeholder"), ("redacted", "sensitive values hidden"),
+                            ("content", ", content"), ("unavailable", "unavailable"), ("waiting", "waiting")):
+            if words in name:
+                return mode
+        return name
+
+
+def secrets_in_tree(app):
+    everything = "\n".join(A11Y.texts(app))
+    return [widget for widget, secret in SECRETS.items() if secret in everything]
+
+
+# --- widgetd --------------------------------------------------------------------------
+
+class Daemon:
+    def __init__(self):
+        self.process = None
+
+    def start(self):
+        self.log = open(os.path.join(ENV["ARTIFACTS"], "widgetd.log"), "a")
+        self.process = subprocess.Popen(
+            [ENV["WIDGETD_BIN"], "--config", ENV["WIDGETD_CONFIG"], "--state-directory", ENV["WIDGETD_STATE"],
+             "--socket", ENV["WIDGETD_SOCKET"]], stdout=self.log, stderr=subprocess.STDOUT)
+        # For scripts/test-phosh to stop, should this check be killed before its own cleanup.
+        with open(ENV["WIDGETD_PID_FILE"], "w") as f:
+            f.write(str(self.process.pid))
+        wait_for("widgetd's socket", lambda: self.ctl("status", check=False).returncode == 0, 60)
+
+    def stop(self):
+        if self.process is not None:
+            self.process.send_signal(signal.SIGTERM)
+            self.process.wait(timeout=30)
+            self.process = None
+            self.log.close()
+
+    def ctl(self, *arguments, stdin=None, check=True):
+        result = subprocess.run([ENV["WIDGETCTL"], "--socket", ENV["WIDGETD_SOCKET"], *arguments], input=stdin,
+                                capture_output=True, text=True, timeout=60)
+        if check and result.returncode != 0:
+            raise Failure(f"widgetctl {' '.join(arguments)}: {result.returncode} {result.stderr.strip()}")
+        return result
+
+    def call(self, method, parameters=None, then=None):
+        """Calls widgetd while the main loop keeps dispatching AT-SPI events; returns
+        (the monotonic time the reply arrived, the reply, what `then()` gave). The reply
+        is read on a thread of its own, so that its time is taken as it arrives, not
+        when the loop gets to it; the loop waits for the reply and for `then()` (if
+        given) without a call to phosh, which would hold events back."""
+        result = {}
+
+        def run():
+            with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as connection:
+                connection.connect(ENV["WIDGETD_SOCKET"])
+                connection.sendall(json.dumps({"method": method, "parameters": parameters or {}}).encode() + b"\0")
+                received = bytearray()
+                while b"\0" not in received:
+                    chunk = connection.recv(65536)
+                    if not chunk:
+                        result["reply"] = None
+                        return
+                    received.extend(chunk)
+                result["time"] = time.monotonic()
+                result["reply"] = json.loads(received[:received.index(b"\0")])
+
+        thread = threading.Thread(target=run, daemon=True)
+        thread.start()
+        wait_for(f"the reply to {method}", lambda: "reply" in result, 30)
+        if result["reply"] is None or "error" in result["reply"]:
+            raise Failure(f"{method}: {result['reply']}")
+        after = wait_for(f"what follows {method}", then, 30) if then is not None else None
+        return result["time"], result["reply"], after
+
+
+# --- name-change events, for the timings ------------------------------------------------
+
+class NameEvents:
+    """Each card's accessible-name changes as AT-SPI delivers them, with their time."""
+
+    def __init__(self):
+        self.events = []
+        A11Y.register("object:property-change:accessible-name",
+                      lambda when, path, name: self.events.append((when, name)))
+
+    def first_after(self, index, name):
+        for when, seen in self.events[index:]:
+            if seen == name:
+                return when
+        return None
+
+
+def card_name(widget, state):
+    return f"{widget.rsplit('/', 1)[1]} widget, {state}"
+
+
+class WatchTap:
+    """A second Watch of one widget beside the plugin's, read on a thread of its own:
+    when widgetd's fan-out delivers each new presentation, so that the plugin's part of
+    a change (fan-out delivered → AT-SPI change) is told from widgetd's."""
+
+    def __init__(self, widget):
+        self.updates = []
+        self.connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.connection.connect(ENV["WIDGETD_SOCKET"])
+        call = {"method": "io.widgetd.Host.Watch", "parameters": {"widget": widget, "surface": "lockScreen"}, "more": True}
+        self.connection.sendall(json.dumps(call).encode() + b"\0")
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self):
+        buffer = b""
+        while True:
+            try:
+                chunk = self.connection.recv(65536)
+            except OSError:
+                return
+            if not chunk:
+                return
+            buffer += chunk
+            while b"\0" in buffer:
+                message, buffer = buffer.split(b"\0", 1)
+                when = time.monotonic()
+                reply = json.loads(message)
+                self.updates.append((when, reply.get("parameters", {}).get("presentation", {}).get("mode")))
+
+    def first_after(self, index, mode):
+        for when, seen in self.updates[index:]:
+            if seen == mode:
+                return when
+        return None
+
+
+# The tap beside the plugin's Watch of HEART, and the plugin's own part of each timed
+# change (seconds from the fan-out's delivery to the AT-SPI change), by direction.
+TAP = None
+BEYOND_FANOUT = {"content": [], "placeholder": []}
+
+
+def timed(daemon, events, plugin, method, parameters, widget, expected_name, expected_mode):
+    """Calls `method` and returns the seconds from its reply to the card's name change
+    (the last change of a redraw: present() names the card after drawing its fields).
+    Negative when the change reached AT-SPI before the reply reached the caller."""
+    mark = len(events.events)
+    tap_mark = len(TAP.updates) if TAP is not None else 0
+    replied, _, changed = daemon.call(method, parameters, then=lambda: events.first_after(mark, expected_name))
+    if plugin.mode(widget) != expected_mode:
+        raise Failure(f"{widget}: {plugin.state(widget)} after {method}, not {expected_mode}")
+    if TAP is not None and widget == HEART:
+        delivered = wait_for("the tap's update", lambda: TAP.first_after(tap_mark, expected_mode), 10)
+        BEYOND_FANOUT[expected_mode].append(changed - delivered)
+    return changed - replied
+
+
+# --- a widgetd that answers badly -------------------------------------------------------
+
+def fake_widgetd(path, watch_reply):
+    """A Varlink server on `path` that lists one widget and answers its Watch with
+    `watch_reply` (bytes)."""
+    server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    server.bind(path)
+    server.listen(8)
+
+    def serve(connection):
+        buffer = b""
+        with connection:
+            while True:
+                chunk = connection.recv(65536)
+                if not chunk:
+                    return
+                buffer += chunk
+                while b"\0" in buffer:
+                    message, buffer = buffer.split(b"\0", 1)
+                    method = json.loads(message)["method"]
+                    if method.endswith("ListWidgets"):
+                        reply = {"parameters": {"widgets": [{"widget": "com.example.bad/card", "provider": "com.example.bad",
+                                                             "kind": "card", "class": "none", "generation": 1}]}}
+                        connection.sendall(json.dumps(reply).encode() + b"\0")
+                    elif method.endswith("GetPresentation"):
+                        reply = {"parameters": {"presentation": {
+                            "widget": "com.example.bad/card", "surface": "lockScreen", "mode": "content", "reasons": [],
+                            "luminanceReduced": False, "stale": False, "entry": {"fields": {}}}}}
+                        connection.sendall(json.dumps(reply).encode() + b"\0")
+                    else:
+                        try:
+                            connection.sendall(watch_reply)
+                        except OSError:
+                            return
+
+    def accept():
+        while True:
+            try:
+                connection, _ = server.accept()
+            except OSError:
+                return
+            threading.Thread(target=serve, args=(connection,), daemon=True).start()
+
+    threading.Thread(target=accept, daemon=True).start()
+    return server
+
+
+def set_plugin_setting(key, value):
+    errors = []
+
+    def attempt():
+        result = subprocess.run(["gsettings", "set", "sm.puri.phosh.plugins.widgetd", key, value],
+                                capture_output=True, text=True)
+        if result.returncode != 0:
+            errors.append(result.stderr.strip())
+        return result.returncode == 0
+
+    wait_for(f"gsettings set {key} {value}", attempt, 10)
+    if errors:
+        log(f"gsettings set {key}: failed first ({errors[0]})")
+
+
+# --- screenshots ------------------------------------------------------------------------
+
+def seat(command):
+    with open(ENV["SEAT_FIFO"], "w") as fifo:
+        fifo.write(command + "\n")
+
+
+def show_cards_page(plugin):
+    """Swipes the lock screen to its first page, where the cards are."""
+    def showing():
+        cards = plugin.cards()
+        return bool(cards) and A11Y.showing(cards[0])
+
+    for _ in range(3):
+        if showing():
+            break
+        seat("move 360 700")
+        seat("swipe -600")
+        pump(1.5)
+    wait_for("the cards' page on screen", showing, 10)
+    seat("move 719 1439")
+    pump(1.0)
+
+
+def screenshot(name):
+    path = os.path.join(ENV["ARTIFACTS"], name)
+    subprocess.run(["grim", path], check=True)
+    log(f"screenshot {path}")
+
+
+# --- the check --------------------------------------------------------------------------
+
+def main():
+    # A check that hangs (a D-Bus call phosh never answers) ends with every thread's
+    # stack rather than holding CI.
+    faulthandler.dump_traceback_later(int(ENV.get("CHECK_DEADLINE", "240")), exit=True)
+    global A11Y, TAP
+    A11Y = A11y()
+    daemon = Daemon()
+    results = {}
+    try:
+        app = wait_for("phosh on the accessibility bus", phosh_application, 90)
+        plugin = Plugin(app)
+        events = NameEvents()
+
+        # widgetd absent: phosh runs and locks, the plugin shows its empty state.
+        wait_for("the empty state", lambda: plugin.empty_text() == "Widgets unavailable")
+        pump(2.0)
+        phosh_alive()
+        log("widgetd absent: phosh runs locked, the plugin shows \"Widgets unavailable\": ok")
+
+        # widgetd started empty: the plugin connects (its retry) and finds nothing. Then a
+        # class-A and a class-C widget are stored, and a passcode set: the cards come
+        # (widgetd announces no new widget: the plugin's periodic listing finds them).
+        daemon.start()
+        wait_for("the plugin connected to an empty widgetd", lambda: plugin.empty_text() == "No widgets", 60)
+        timelines = ENV["WIDGETD_TIMELINES"]
+        daemon.ctl("put", HEART, os.path.join(timelines, "heart.json"))
+        daemon.ctl("put", FORECAST, os.path.join(timelines, "forecast.json"))
+        daemon.ctl("passcode", "set", "--passcode-stdin", stdin=PASSCODE + "\n")
+        wait_for("both cards with content",
+                 lambda: plugin.mode(HEART) == "content" and plugin.mode(FORECAST) == "content", 90)
+        log("widgetd started: the plugin connects; widgets stored later come, with content: ok")
+
+        # Stopped: every card goes. Started again (before the first unlock): they come back.
+        daemon.stop()
+        wait_for("no card", lambda: not plugin.cards() and plugin.empty_text() == "Widgets unavailable")
+        if secrets_in_tree(app):
+            raise Failure(f"a secret stayed in phosh's tree after widgetd stopped: {secrets_in_tree(app)}")
+        daemon.start()
+        TAP = WatchTap(HEART)
+        wait_for("both cards with their placeholders",
+                 lambda: plugin.mode(HEART) == "placeholder" and plugin.mode(FORECAST) == "placeholder", 60)
+        if secrets_in_tree(app):
+            raise Failure(f"a secret is in phosh's tree before the first unlock: {secrets_in_tree(app)}")
+        heart_labels = plugin.state(HEART)[1]
+        if "redacted" not in heart_labels:
+            raise Failure(f"the placeholder draws no redaction bar: {heart_labels}")
+        log("widgetd stopped and started: the cards go and come back; before the first unlock the class-C card shows its placeholder: ok")
+
+        # Unlocked: both show content.
+        unlock = timed(daemon, events, plugin, "io.widgetd.Device.Unlock", {"passcode": PASSCODE}, HEART,
+                       card_name(HEART, "content"), "content")
+        wait_for("the class-C card with content", lambda: plugin.mode(FORECAST) == "content")
+        missing = [w for w, s in SECRETS.items() if s not in plugin.state(w)[1]]
+        if missing:
+            raise Failure(f"unlocked, yet no content in {missing}")
+        log(f"unlock: both cards show content ({unlock * 1000:.1f} ms from the reply to the AT-SPI change): ok")
+        # The forecast's reload is overdue: its card says so, the heart's does not.
+        if not plugin.state(FORECAST)[0].endswith(", out of date") or "out of date" in plugin.state(HEART)[0]:
+            raise Failure(f"stale is not marked as it should be: {plugin.state(FORECAST)[0]!r}, {plugin.state(HEART)[0]!r}")
+        show_cards_page(plugin)
+        screenshot("phosh-unlocked.png")
+
+        # Locked: class A's placeholder within the deadline, its secret gone; class C stays.
+        lock = timed(daemon, events, plugin, "io.widgetd.Device.Lock", {}, HEART, card_name(HEART, "locked, placeholder"),
+                     "placeholder")
+        if lock > LOCK_ROUND_LIMIT:
+            raise Failure(f"the class-A placeholder came {lock * 1000:.1f} ms after the lock reply")
+        leaked = secrets_in_tree(app)
+        if HEART in leaked:
+            raise Failure("the class-A secret is still in phosh's tree after the lock")
+        if plugin.mode(FORECAST) != "content" or SECRETS[FORECAST] not in plugin.state(FORECAST)[1]:
+            raise Failure(f"the class-C card did not stay: {plugin.state(FORECAST)}")
+        log(f"lock: the class-A placeholder {lock * 1000:.1f} ms after the reply, its secret gone from the tree; class C stays: ok")
+
+        # Timings: rounds of unlock and lock.
+        unlocks, locks = [unlock], [lock]
+        for _ in range(ROUNDS - 1):
+            unlocks.append(timed(daemon, events, plugin, "io.widgetd.Device.Unlock", {"passcode": PASSCODE}, HEART,
+                                 card_name(HEART, "content"), "content"))
+            locks.append(timed(daemon, events, plugin, "io.widgetd.Device.Lock", {}, HEART,
+                               card_name(HEART, "locked, placeholder"), "placeholder"))
+        for name, values in (("unlock_to_content_ms", unlocks), ("lock_to_placeholder_ms", locks),
+                             ("fanout_to_content_ms", BEYOND_FANOUT["content"]),
+                             ("fanout_to_placeholder_ms", BEYOND_FANOUT["placeholder"])):
+            ms = sorted(v * 1000 for v in values)
+            results[name] = {"rounds": len(ms), "median": round(statistics.median(ms), 2),
+                             "p90": round(ms[int(0.9 * (len(ms) - 1))], 2),
+                             "max": round(ms[-1], 2), "min": round(ms[0], 2), "all": [round(v, 2) for v in ms]}
+            log(f"{name}: median {results[name]['median']} ms, p90 {results[name]['p90']} ms, "
+                f"max {results[name]['max']} ms over {len(ms)} rounds")
+        if statistics.median(locks) > LOCK_DEADLINE or max(locks) > LOCK_ROUND_LIMIT:
+            raise Failure(f"locks reached the tree in {results['lock_to_placeholder_ms']['median']} ms (median; limit "
+                          f"{LOCK_DEADLINE * 1000:.0f} ms) and {results['lock_to_placeholder_ms']['max']} ms at most "
+                          f"(limit {LOCK_ROUND_LIMIT * 1000:.0f} ms)")
+
+        # "Allow access when locked" off: no sensitive value on any card.
+        daemon.ctl("settings", "set", "lock-screen-widgets", "off")
+        wait_for("the class-C card redacted", lambda: plugin.mode(FORECAST) == "redacted")
+        leaked = secrets_in_tree(app)
+        if leaked:
+            raise Failure(f"with lock-screen widgets off, sensitive values are in phosh's tree: {leaked}")
+        if "redacted" not in plugin.state(FORECAST)[1] or "18 °C" not in plugin.state(FORECAST)[1]:
+            raise Failure(f"the redacted card should show a bar and its ordinary fields: {plugin.state(FORECAST)}")
+        log("lock-screen widgets off: no card shows a sensitive value, the redacted one draws a bar: ok")
+        pump(0.5)
+        screenshot("phosh-locked.png")
+        daemon.ctl("settings", "set", "lock-screen-widgets", "on")
+
+        # A widgetd that answers badly: the card shows nothing, phosh runs on.
+        for label, reply in (("malformed", b"{\"parameters\": " + b"[" * 1000 + b"]" * 1000 + b"}\0"),
+                             ("endless", b"{\"parameters\": \"" + b"x" * (256 * 1024))):
+            path = f"{ENV['FAKE_SOCKET']}.{label}"
+            server = fake_widgetd(path, reply)
+            set_plugin_setting("socket", f"'{path}'")
+            wait_for(f"the {label} card dropped", lambda: plugin.mode("com.example.bad/card") == "unavailable")
+            pump(1.0)
+            phosh_alive()
+            server.close()
+            log(f"a {label} Watch reply: that card shows nothing, phosh runs on: ok")
+        set_plugin_setting("socket", f"'{ENV['WIDGETD_SOCKET']}'")
+        wait_for("the cards back", lambda: plugin.mode(HEART) == "placeholder" and plugin.mode(FORECAST) == "content")
+
+        # What is shown: the most relevant first, at most max-widgets; or the picked ones, in
+        # their order. Unlocked, so that the class-A widget's relevance is known (a
+        # placeholder has none); each change of a setting ranks again.
+        shown = lambda: [A11Y.accessible_id(card) for card in plugin.cards()]  # noqa: E731
+        daemon.call("io.widgetd.Device.Unlock", {"passcode": PASSCODE})
+        set_plugin_setting("max-widgets", "1")
+        wait_for("only the most relevant card", lambda: shown() == [HEART])
+        set_plugin_setting("widgets", f"['{FORECAST}', '{HEART}']")
+        wait_for("the first picked card only", lambda: shown() == [FORECAST])
+        set_plugin_setting("max-widgets", "3")
+        wait_for("the picked cards in their order", lambda: shown() == [FORECAST, HEART])
+        set_plugin_setting("widgets", "@as []")
+        wait_for("every card again, most relevant first", lambda: shown() == [HEART, FORECAST])
+        log("shown: the most relevant first, at most max-widgets; picked widgets in their order: ok")
+        phosh_alive()
+    finally:
+        daemon.stop()
+        with open(os.path.join(ENV["ARTIFACTS"], "timings.json"), "w") as f:
+            json.dump(results, f, indent=2)
+    return 0
+
+
+if __name__ == "__main__":
+    # A TERM ends the check through its cleanup (widgetd stopped).
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    try:
+        sys.exit(main())
+    except Failure as failure:
+        log(f"FAIL: {failure}")
+        sys.exit(1)
