@@ -44,6 +44,8 @@ static const TPM2_SE ctpm2_session_hmac = TPM2_SE_HMAC;
 
 static const TPM2_SU ctpm2_startup_clear = TPM2_SU_CLEAR;
 static const TPM2_CAP ctpm2_cap_tpm_properties = TPM2_CAP_TPM_PROPERTIES;
+static const TPM2_CAP ctpm2_cap_handles = TPM2_CAP_HANDLES;
+static const TPM2_HC ctpm2_hr_nv_index = TPM2_HR_NV_INDEX;
 static const TPM2_PT ctpm2_pt_permanent = TPM2_PT_PERMANENT;
 static const TPM2_PT ctpm2_pt_lockout_counter = TPM2_PT_LOCKOUT_COUNTER;
 static const TPMA_PERMANENT ctpm2_permanent_inlockout = TPMA_PERMANENT_INLOCKOUT;

@@ -86,10 +86,17 @@ final class KeyCustody {
         var keybag: Keybag
         let created: Bool
         if let existing = try Keybag.load(stateDirectory: stateDirectory, macKey: subkeys.keybagMAC) {
+            // Before the counter is read: a keybag is only ever anchored to the counter it
+            // was made with, never to the one a state directory's plain files now name.
+            guard existing.binding == source.keybagBinding else {
+                throw .rollbackCounter(
+                    reason: "the keybag was made with other TPM2 NV indices than \(stateDirectory) names now: refused, not re-anchored")
+            }
             keybag = existing
             created = false
         } else {
             keybag = try Keybag.create(cost: cost, deviceWrapKey: subkeys.classWrap)
+            keybag.binding = source.keybagBinding
             // A new store's settings are written before its keybag: a power cut between the
             // two must not leave a keybag without settings, which reads as settings removed
             // from an existing store and closes them (found by the power-loss test, with a

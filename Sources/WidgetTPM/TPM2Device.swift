@@ -16,11 +16,14 @@ import WidgetCrypto
 public final class TPM2Device: @unchecked Sendable {
     /// The TCTI string this device was opened with (not secret).
     public let tcti: String
-    /// The NV indices this device keeps widgetd's state in.
-    public let indices: TPM2Indices
+    /// The NV indices this device keeps widgetd's state in: the ones it was opened
+    /// with until ``adopt(_:)`` names the store's own.
+    public var indices: TPM2Indices { chosen.withLock { $0 } }
     private let tctiContext: OpaquePointer
     let context: OpaquePointer
     private let lock = Mutex<Void>(())
+    /// Its own lock, not the device's: read inside operations that hold that one.
+    private let chosen: Mutex<TPM2Indices>
 
     /// Opens the TPM that `tcti` names.
     ///
@@ -29,7 +32,7 @@ public final class TPM2Device: @unchecked Sendable {
     /// ``startup()`` does, after a simulated reboot.
     public init(tcti: String, indices: TPM2Indices = .standard) throws(TPM2Error) {
         self.tcti = tcti
-        self.indices = indices
+        self.chosen = Mutex(indices)
         var tctiContext: OpaquePointer?
         let loaded = Tss2_TctiLdr_Initialize(tcti, &tctiContext)
         guard loaded == 0, let tctiContext else {
@@ -51,6 +54,53 @@ public final class TPM2Device: @unchecked Sendable {
         Esys_Finalize(&context)
         var tctiContext: OpaquePointer? = tctiContext
         Tss2_TctiLdr_Finalize(&tctiContext)
+    }
+
+    /// Uses `indices` from now on: the store's own, once its state directory names them
+    /// or they were chosen for it.
+    public func adopt(_ indices: TPM2Indices) {
+        chosen.withLock { $0 = indices }
+    }
+
+    /// Every NV index defined on this TPM, by anyone.
+    ///
+    /// The corresponding C function is `Esys_GetCapability` (`TPM2_CAP_HANDLES`).
+    public func definedNVIndices() throws(TPM2Error) -> Set<UInt32> {
+        try locked { () throws(TPM2Error) -> Set<UInt32> in
+            var found: Set<UInt32> = []
+            var next = UInt32(ctpm2_hr_nv_index)
+            while true {
+                var data: UnsafeMutablePointer<TPMS_CAPABILITY_DATA>?
+                defer { Esys_Free(data) }
+                var more: TPMI_YES_NO = 0
+                try check(
+                    Esys_GetCapability(
+                        context, ctpm2_tr_none, ctpm2_tr_none, ctpm2_tr_none, ctpm2_cap_handles, next, 254, &more, &data),
+                    "GetCapability")
+                guard let data else { return found }
+                let list = data.pointee.data.handles
+                var last: UInt32?
+                withUnsafeBytes(of: list.handle) { raw in
+                    for handle in raw.bindMemory(to: UInt32.self).prefix(Int(list.count)) where handle >> 24 == 0x01 {
+                        found.insert(handle)
+                        last = handle
+                    }
+                }
+                guard more != 0, let last else { return found }
+                next = last + 1
+            }
+        }
+    }
+
+    /// A pair of indices no one on this TPM uses yet (``TPM2Indices/choose(avoiding:random:)``),
+    /// for a new store. Throws `.noFreeIndices` when every pair of the range is taken.
+    public func chooseFreeIndices(
+        random: (UInt32) -> UInt32 = { UInt32.random(in: 0..<$0) }
+    ) throws(TPM2Error) -> TPM2Indices {
+        guard let indices = TPM2Indices.choose(avoiding: try definedNVIndices(), random: random) else {
+            throw .noFreeIndices
+        }
+        return indices
     }
 
     /// Starts the TPM after a reset (`TPM2_Startup(TPM_SU_CLEAR)`); a TPM already started

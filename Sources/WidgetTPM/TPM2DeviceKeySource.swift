@@ -35,17 +35,46 @@ public struct TPM2DeviceKeySource: SealedDeviceKeySource {
     /// daemon's start with `KeyProtection=tpm2`. A TPM that is missing or failing is
     /// ``TPM2DeviceKeyError/deviceUnavailable(tcti:reason:)``: a start error, never a
     /// fall back to a software key.
-    public static func open(tcti: String, stateDirectory: String, indices: TPM2Indices = .standard) throws(TPM2DeviceKeyError)
-        -> TPM2DeviceKeySource
-    {
+    ///
+    /// The device then uses the store's own NV indices: the ones `STATE/tpm2-indices`
+    /// names; ``TPM2Indices/standard`` for a store sealed before indices were chosen
+    /// per store (a blob and no such file); for a new store (neither), a free pair
+    /// chosen now and recorded durably before anything is defined at it.
+    public static func open(tcti: String, stateDirectory: String) throws(TPM2DeviceKeyError) -> TPM2DeviceKeySource {
+        let device: TPM2Device
         do throws(TPM2Error) {
-            let device = try TPM2Device(tcti: tcti, indices: indices)
+            device = try TPM2Device(tcti: tcti, indices: .standard)
             // Opening a TCTI need not send a command (device: only opens the file).
             _ = try device.dictionaryAttackStatus()
-            return TPM2DeviceKeySource(device: device, stateDirectory: stateDirectory)
         } catch {
             throw .deviceUnavailable(tcti: tcti, reason: error)
         }
+        let source = TPM2DeviceKeySource(device: device, stateDirectory: stateDirectory)
+        if let stored = try SealedBlobFile.read(source.indicesPath) {
+            guard let indices = TPM2Indices(fileBytes: stored) else {
+                throw .file(path: source.indicesPath, reason: "not a widgetd TPM2 indices file")
+            }
+            device.adopt(indices)
+        } else if try SealedBlobFile.read(source.blobPath) == nil {
+            try source.chooseIndices()
+        }
+        return source
+    }
+
+    /// `STATE/tpm2-indices`.
+    public var indicesPath: String { "\(stateDirectory)/\(TPM2Indices.fileName)" }
+
+    /// What the keybag records of where this store's TPM state is (under its MAC): the
+    /// indices' 8 bytes, or none for a store on ``TPM2Indices/standard`` (made before
+    /// indices were chosen per store, whose keybag records none).
+    public var recordedIndices: [UInt8] { device.indices == .standard ? [] : device.indices.recorded }
+
+    /// Chooses a free pair of indices, records it durably, and has the device use it.
+    private func chooseIndices() throws(TPM2DeviceKeyError) {
+        let indices: TPM2Indices
+        do throws(TPM2Error) { indices = try device.chooseFreeIndices() } catch { throw .tpm(error) }
+        try SealedBlobFile.write(indices.fileBytes, to: indicesPath, directory: stateDirectory)
+        device.adopt(indices)
     }
 
     /// `STATE/device-key.tpm2`.
@@ -73,9 +102,13 @@ public struct TPM2DeviceKeySource: SealedDeviceKeySource {
     /// The TPM side of a wipe first (the counter advanced, the storage seed undefined:
     /// no blob sealed before opens again, wherever a copy lies), then the blob file.
     /// Repeatable: an interrupted wipe is finished by doing it again.
+    ///
+    /// A store on ``TPM2Indices/standard`` leaves them here: the store made next chooses
+    /// a pair of its own, so it no longer shares them with any other instance.
     public func destroyDeviceKey() throws(TPM2DeviceKeyError) {
         do throws(TPM2Error) { _ = try device.wipe() } catch { throw .tpm(error) }
         try SealedBlobFile.remove(blobPath)
+        if device.indices == .standard { try chooseIndices() }
     }
 }
 

@@ -23,6 +23,8 @@ public enum TPM2Error: Error, Sendable, Equatable, CustomStringConvertible {
     case counterUninitialized(index: UInt32)
     /// An NV index exists but is not what widgetd defines there (another program's).
     case foreignIndex(index: UInt32)
+    /// Every pair of indices widgetd chooses from (``TPM2Indices/chosenRange``) is taken.
+    case noFreeIndices
     /// A blob file is not a blob of this format.
     case malformedBlob(String)
     /// A secret had a length the TPM cannot take.
@@ -38,7 +40,7 @@ public enum TPM2Error: Error, Sendable, Equatable, CustomStringConvertible {
         case .unavailable(_, let code), .authorizationFailed(let code), .lockedOut(let code),
             .blobRejected(let code), .outOfResources(let code), .commandFailed(_, let code):
             code
-        case .storageSeedMissing, .counterUninitialized, .foreignIndex, .malformedBlob, .invalidLength, .crypto:
+        case .storageSeedMissing, .counterUninitialized, .foreignIndex, .noFreeIndices, .malformedBlob, .invalidLength, .crypto:
             nil
         }
     }
@@ -54,6 +56,8 @@ public enum TPM2Error: Error, Sendable, Equatable, CustomStringConvertible {
         case .outOfResources(let code): "TPM2 is out of object or session slots: \(code)"
         case .counterUninitialized(let index): "TPM2 NV counter 0x\(String(index, radix: 16)) was never incremented"
         case .foreignIndex(let index): "TPM2 NV index 0x\(String(index, radix: 16)) belongs to something else"
+        case .noFreeIndices:
+            "TPM2 has no free pair of NV indices in 0x\(String(TPM2Indices.chosenRange.lowerBound, radix: 16))–0x\(String(TPM2Indices.chosenRange.upperBound, radix: 16))"
         case .malformedBlob(let reason): "not a TPM2 sealed blob: \(reason)"
         case .invalidLength(let what, let expected, let actual):
             "\(what) must be \(expected.lowerBound)–\(expected.upperBound) bytes, got \(actual)"

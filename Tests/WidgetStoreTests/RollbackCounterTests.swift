@@ -271,11 +271,11 @@ final class FakeRollbackCounter: RollbackCounter, @unchecked Sendable {
             macs = (try store.custody.subkeys.keybagMAC.copy(), try store.custody.subkeys.catalogMAC.copy())
         }
         // Keybag version 2 and catalog version 1: the same without the tangle's 5 bytes
-        // (presence 0, an empty block) and the 16 bytes of anchors, and without the
-        // catalog's log and base.
+        // (presence 0, an empty block), the 16 bytes of anchors and the empty binding
+        // block's 4, and without the catalog's log and base.
         var keybag = Array(try read(keybagPath(f)).dropLast(32))
-        #expect(keybag.suffix(21) == [UInt8](repeating: 0, count: 21))
-        keybag.removeLast(21)
+        #expect(keybag.suffix(25) == [UInt8](repeating: 0, count: 25))
+        keybag.removeLast(25)
         keybag[4] = Keybag.version2
         try write(keybag + mac(keybag, macs.keybag), to: keybagPath(f))
         // Version 1: one file of entries under one MAC, none here (the catalog's own
