@@ -13,6 +13,7 @@ static const ESYS_TR ctpm2_tr_none = ESYS_TR_NONE;
 static const ESYS_TR ctpm2_tr_password = ESYS_TR_PASSWORD;
 static const ESYS_TR ctpm2_tr_owner = ESYS_TR_RH_OWNER;
 static const ESYS_TR ctpm2_tr_lockout = ESYS_TR_RH_LOCKOUT;
+static const ESYS_TR ctpm2_tr_platform = ESYS_TR_RH_PLATFORM;
 
 static const TPM2_ALG_ID ctpm2_alg_ecc = TPM2_ALG_ECC;
 static const TPM2_ALG_ID ctpm2_alg_keyedhash = TPM2_ALG_KEYEDHASH;
@@ -36,6 +37,8 @@ static const TPMA_NV ctpm2_nv_authwrite = TPMA_NV_AUTHWRITE;
 static const TPMA_NV ctpm2_nv_authread = TPMA_NV_AUTHREAD;
 static const TPMA_NV ctpm2_nv_no_da = TPMA_NV_NO_DA;
 static const TPMA_NV ctpm2_nv_type_counter = TPM2_NT_COUNTER << TPMA_NV_TPM2_NT_SHIFT;
+static const TPMA_NV ctpm2_nv_policy_delete = TPMA_NV_POLICY_DELETE;
+static const TPMA_NV ctpm2_nv_platformcreate = TPMA_NV_PLATFORMCREATE;
 
 static const TPMA_SESSION ctpm2_session_continue = TPMA_SESSION_CONTINUESESSION;
 static const TPMA_SESSION ctpm2_session_decrypt = TPMA_SESSION_DECRYPT;

@@ -17,13 +17,25 @@ public final class TPM2Device: @unchecked Sendable {
     /// The TCTI string this device was opened with (not secret).
     public let tcti: String
     /// The NV indices this device keeps widgetd's state in: the ones it was opened
-    /// with until ``adopt(_:)`` names the store's own.
-    public var indices: TPM2Indices { chosen.withLock { $0 } }
+    /// with until ``adopt(_:authValue:)`` names the store's own.
+    public var indices: TPM2Indices { chosen.withLock { $0.indices } }
     private let tctiContext: OpaquePointer
     let context: OpaquePointer
     private let lock = Mutex<Void>(())
     /// Its own lock, not the device's: read inside operations that hold that one.
-    private let chosen: Mutex<TPM2Indices>
+    private let chosen: Mutex<NVPlacement>
+
+    /// Where the store's NV state is, and the auth value its indices were defined with.
+    struct NVPlacement: Sendable {
+        var indices: TPM2Indices
+        /// The indices' own auth value, known only to the store (kept in its state
+        /// directory, mode 0600): `nil` for indices defined before stores had one, which
+        /// open with an empty auth value or the owner's (``TPM2Indices/standard``).
+        var authValue: SecureBytes?
+    }
+
+    /// The indices and their auth value, as one read.
+    var placement: NVPlacement { chosen.withLock { $0 } }
 
     /// Opens the TPM that `tcti` names.
     ///
@@ -32,7 +44,7 @@ public final class TPM2Device: @unchecked Sendable {
     /// ``startup()`` does, after a simulated reboot.
     public init(tcti: String, indices: TPM2Indices = .standard) throws(TPM2Error) {
         self.tcti = tcti
-        self.chosen = Mutex(indices)
+        self.chosen = Mutex(NVPlacement(indices: indices, authValue: nil))
         var tctiContext: OpaquePointer?
         let loaded = Tss2_TctiLdr_Initialize(tcti, &tctiContext)
         guard loaded == 0, let tctiContext else {
@@ -56,10 +68,11 @@ public final class TPM2Device: @unchecked Sendable {
         Tss2_TctiLdr_Finalize(&tctiContext)
     }
 
-    /// Uses `indices` from now on: the store's own, once its state directory names them
-    /// or they were chosen for it.
-    public func adopt(_ indices: TPM2Indices) {
-        chosen.withLock { $0 = indices }
+    /// Uses `indices`, defined with `authValue`, from now on: the store's own, once its
+    /// state directory names them or they were chosen for it. `nil`: indices defined
+    /// before stores had an auth value of their own (empty, or the owner's).
+    public func adopt(_ indices: TPM2Indices, authValue: SecureBytes?) {
+        chosen.withLock { $0 = NVPlacement(indices: indices, authValue: authValue) }
     }
 
     /// Every NV index defined on this TPM, by anyone.

@@ -1,3 +1,4 @@
+import CTPM2
 import Glibc
 import WidgetCrypto
 
@@ -50,16 +51,29 @@ public struct TPM2DeviceKeySource: SealedDeviceKeySource {
             throw .deviceUnavailable(tcti: tcti, reason: error)
         }
         let source = TPM2DeviceKeySource(device: device, stateDirectory: stateDirectory)
-        if let stored = try SealedBlobFile.read(source.indicesPath) {
-            guard let indices = TPM2Indices(fileBytes: stored) else {
+        if var stored = try SealedBlobFile.read(source.indicesPath) {
+            defer { stored.withUnsafeMutableBytes { ctpm2_zero($0.baseAddress, $0.count) } }
+            let header = TPM2Indices.fileHeaderCount
+            guard stored.count == header + indicesAuthCount, let indices = TPM2Indices(fileBytes: Array(stored.prefix(header))) else {
                 throw .file(path: source.indicesPath, reason: "not a widgetd TPM2 indices file")
             }
-            device.adopt(indices)
+            let copied = stored.withUnsafeBytes { raw in
+                Result { () throws(CryptoError) in try SecureBytes(copying: UnsafeRawBufferPointer(rebasing: raw[header...])) }
+            }
+            let authValue: SecureBytes
+            switch copied {
+            case .success(let value): authValue = value
+            case .failure(let error): throw .tpm(.crypto(error))
+            }
+            device.adopt(indices, authValue: authValue)
         } else if try SealedBlobFile.read(source.blobPath) == nil {
             try source.chooseIndices()
         }
         return source
     }
+
+    /// The length of the indices' auth value.
+    static let indicesAuthCount = 32
 
     /// `STATE/tpm2-indices`.
     public var indicesPath: String { "\(stateDirectory)/\(TPM2Indices.fileName)" }
@@ -69,12 +83,24 @@ public struct TPM2DeviceKeySource: SealedDeviceKeySource {
     /// indices were chosen per store, whose keybag records none).
     public var recordedIndices: [UInt8] { device.indices == .standard ? [] : device.indices.recorded }
 
-    /// Chooses a free pair of indices, records it durably, and has the device use it.
+    /// Chooses a free pair of indices and a fresh auth value for them, defines the
+    /// counter and the storage seed there (``TPM2Device/defineStoreIndices()``), then
+    /// records both durably in `STATE/tpm2-indices` (mode 0600). A crash between the two
+    /// leaves a pair defined that no store names: the next start chooses another.
     private func chooseIndices() throws(TPM2DeviceKeyError) {
+        let authValue: SecureBytes
+        do throws(CryptoError) { authValue = try SecureBytes.random(count: Self.indicesAuthCount) } catch {
+            throw .tpm(.crypto(error))
+        }
         let indices: TPM2Indices
-        do throws(TPM2Error) { indices = try device.chooseFreeIndices() } catch { throw .tpm(error) }
-        try SealedBlobFile.write(indices.fileBytes, to: indicesPath, directory: stateDirectory)
-        device.adopt(indices)
+        do throws(TPM2Error) {
+            indices = try device.chooseFreeIndices()
+            device.adopt(indices, authValue: authValue)
+            try device.defineStoreIndices()
+        } catch { throw .tpm(error) }
+        var bytes = indices.fileBytes + authValue.withUnsafeBytes { Array($0) }
+        defer { bytes.withUnsafeMutableBytes { ctpm2_zero($0.baseAddress, $0.count) } }
+        try SealedBlobFile.write(bytes, to: indicesPath, directory: stateDirectory)
     }
 
     /// `STATE/device-key.tpm2`.

@@ -21,6 +21,10 @@ public enum TPM2Error: Error, Sendable, Equatable, CustomStringConvertible {
     case outOfResources(TPM2ResponseCode)
     /// The NV counter has never been incremented, so it has no value yet.
     case counterUninitialized(index: UInt32)
+    /// The store's NV counter is gone: undefined by someone with the TPM's owner or
+    /// platform authorisation, or the TPM was cleared. Never defined again: the files'
+    /// anchors could no longer be checked.
+    case counterMissing(index: UInt32)
     /// An NV index exists but is not what widgetd defines there (another program's).
     case foreignIndex(index: UInt32)
     /// Every pair of indices widgetd chooses from (``TPM2Indices/chosenRange``) is taken.
@@ -40,7 +44,7 @@ public enum TPM2Error: Error, Sendable, Equatable, CustomStringConvertible {
         case .unavailable(_, let code), .authorizationFailed(let code), .lockedOut(let code),
             .blobRejected(let code), .outOfResources(let code), .commandFailed(_, let code):
             code
-        case .storageSeedMissing, .counterUninitialized, .foreignIndex, .noFreeIndices, .malformedBlob, .invalidLength, .crypto:
+        case .storageSeedMissing, .counterUninitialized, .counterMissing, .foreignIndex, .noFreeIndices, .malformedBlob, .invalidLength, .crypto:
             nil
         }
     }
@@ -55,6 +59,8 @@ public enum TPM2Error: Error, Sendable, Equatable, CustomStringConvertible {
             "TPM2 storage seed NV index 0x\(String(index, radix: 16)) is absent (TPM cleared or wiped)"
         case .outOfResources(let code): "TPM2 is out of object or session slots: \(code)"
         case .counterUninitialized(let index): "TPM2 NV counter 0x\(String(index, radix: 16)) was never incremented"
+        case .counterMissing(let index):
+            "TPM2 NV counter 0x\(String(index, radix: 16)) is gone (undefined with the TPM's owner or platform authorization, or the TPM was cleared); it is never defined again"
         case .foreignIndex(let index): "TPM2 NV index 0x\(String(index, radix: 16)) belongs to something else"
         case .noFreeIndices:
             "TPM2 has no free pair of NV indices in 0x\(String(TPM2Indices.chosenRange.lowerBound, radix: 16))–0x\(String(TPM2Indices.chosenRange.upperBound, radix: 16))"

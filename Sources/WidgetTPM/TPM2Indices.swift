@@ -62,18 +62,21 @@ public struct TPM2Indices: Sendable, Equatable, Hashable {
     private static let magic = Array("WTPI".utf8)
     private static let version: UInt8 = 1
 
-    /// The file's bytes: `"WTPI"`, version 1, counter and seed (big-endian u32 each).
-    /// Not authenticated by itself: the keybag records ``recorded`` under its MAC.
+    /// The file's header: `"WTPI"`, version 1, counter and seed (big-endian u32 each);
+    /// the indices' auth value (32 bytes) follows it in the file. Not authenticated by
+    /// itself: the keybag records ``recorded`` under its MAC.
     public var fileBytes: [UInt8] { Self.magic + [Self.version] + recorded }
+    /// The header's length.
+    public static let fileHeaderCount = 13
 
     /// The 8 bytes the keybag records (counter, then seed, big-endian).
     public var recorded: [UInt8] {
         [counter, storageSeed].flatMap { value in (0..<4).map { UInt8(truncatingIfNeeded: value >> (24 - 8 * $0)) } }
     }
 
-    /// Reads ``fileBytes``; `nil` for anything else.
+    /// Reads the header ``fileBytes``; `nil` for anything else.
     public init?(fileBytes bytes: [UInt8]) {
-        guard bytes.count == 13, Array(bytes.prefix(4)) == Self.magic, bytes[4] == Self.version else { return nil }
+        guard bytes.count == Self.fileHeaderCount, Array(bytes.prefix(4)) == Self.magic, bytes[4] == Self.version else { return nil }
         func u32(_ at: Int) -> UInt32 { bytes[at..<at + 4].reduce(0) { $0 << 8 | UInt32($1) } }
         let indices = TPM2Indices(counter: u32(5), storageSeed: u32(9))
         // Only indices widgetd would have chosen: never another program's by a file's say-so.

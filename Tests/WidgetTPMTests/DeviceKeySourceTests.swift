@@ -25,9 +25,10 @@ import WidgetTPM
         // A backup of the blob, put back, opens nothing.
         try backup.write(to: URL(fileURLWithPath: source.blobPath))
         let error = #expect(throws: TPM2DeviceKeyError.self) { try source.loadDeviceKey(mayCreate: false) }
-        // A store on the standard indices leaves them at its wipe for a pair of its own.
+        // A store on the standard indices leaves them at its wipe for a pair of its own,
+        // whose seed the old blob's parent was never derived from.
         #expect(source.device.indices != .standard)
-        #expect(error == .tpm(.storageSeedMissing(index: source.device.indices.storageSeed)))
+        guard case .tpm(.blobRejected) = error else { Issue.record("\(String(describing: error))"); return }
         // An interrupted wipe is finished by another.
         try source.destroyDeviceKey()
     }
