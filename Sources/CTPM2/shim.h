@@ -4,6 +4,11 @@
 // not import; the ones WidgetTPM needs are restated here as typed constants, so their
 // values still come from the headers.
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <dirent.h>
+#include <stdlib.h>
 #include <tss2/tss2_esys.h>
 #include <tss2/tss2_mu.h>
 #include <tss2/tss2_rc.h>
@@ -56,3 +61,27 @@ static const TPMA_PERMANENT ctpm2_permanent_inlockout = TPMA_PERMANENT_INLOCKOUT
 // Zeroes a buffer in a way the compiler may not drop (TPM2B structures that held a
 // secret, and the buffers ESAPI returned it in, before they are freed).
 static inline void ctpm2_zero(void *pointer, size_t count) { explicit_bzero(pointer, count); }
+
+// Shuts down (both ways) every socket of this process connected to the Unix socket
+// `path`: what wakes tpm2-tss's swtpm/mssim TCTI from a wait for an answer, which polls
+// without a timeout, on a connection it opens per command. Returns how many.
+static inline int ctpm2_shutdown_sockets_to(const char *path) {
+    DIR *directory = opendir("/proc/self/fd");
+    if (directory == NULL) return -1;
+    int count = 0;
+    struct dirent *entry;
+    while ((entry = readdir(directory)) != NULL) {
+        if (entry->d_name[0] < '0' || entry->d_name[0] > '9') continue;
+        int fd = atoi(entry->d_name);
+        struct stat status;
+        if (fd == dirfd(directory) || fstat(fd, &status) != 0 || !S_ISSOCK(status.st_mode)) continue;
+        struct sockaddr_un peer;
+        socklen_t length = sizeof peer;
+        memset(&peer, 0, sizeof peer);
+        if (getpeername(fd, (struct sockaddr *)&peer, &length) != 0 || peer.sun_family != AF_UNIX) continue;
+        if (strncmp(peer.sun_path, path, sizeof peer.sun_path) != 0) continue;
+        if (shutdown(fd, SHUT_RDWR) == 0) count++;
+    }
+    closedir(directory);
+    return count;
+}

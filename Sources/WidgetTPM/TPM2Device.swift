@@ -1,4 +1,5 @@
 import CTPM2
+import Dispatch
 import Synchronization
 import WidgetCrypto
 
@@ -24,6 +25,10 @@ public final class TPM2Device: @unchecked Sendable {
     private let lock = Mutex<Void>(())
     /// Its own lock, not the device's: read inside operations that hold that one.
     private let chosen: Mutex<NVPlacement>
+    /// The Unix socket of a swtpm or mssim TCTI (`path=`); `nil` for a character device.
+    private let socketPath: String?
+    /// How long one operation may wait for the TPM before its sockets are shut down.
+    private let ioTimeout: Duration
 
     /// Where the store's NV state is, and the auth value its indices were defined with.
     struct NVPlacement: Sendable {
@@ -37,12 +42,21 @@ public final class TPM2Device: @unchecked Sendable {
     /// The indices and their auth value, as one read.
     var placement: NVPlacement { chosen.withLock { $0 } }
 
-    /// Opens the TPM that `tcti` names.
+    /// How long one send or receive to a TPM behind a socket may take by default: far
+    /// above any command widgetd sends (milliseconds on swtpm, well under a second on a
+    /// hardware TPM), far below a daemon that seems hung.
+    public static let defaultIOTimeout: Duration = .seconds(30)
+
+    /// Opens the TPM that `tcti` names. Every send and receive on a socket TCTI (swtpm,
+    /// mssim) is bounded by `ioTimeout`: a TPM that takes a command and never answers is
+    /// ``TPM2Error/noAnswer(command:code:)``, not a read that never returns.
     ///
     /// The corresponding C functions are `Tss2_TctiLdr_Initialize` and `Esys_Initialize`.
     /// Opening does not send `TPM2_Startup` (the firmware or swtpm's `startup-clear` did);
     /// ``startup()`` does, after a simulated reboot.
-    public init(tcti: String, indices: TPM2Indices = .standard) throws(TPM2Error) {
+    public init(tcti: String, indices: TPM2Indices = .standard, ioTimeout: Duration = TPM2Device.defaultIOTimeout)
+        throws(TPM2Error)
+    {
         self.tcti = tcti
         self.chosen = Mutex(NVPlacement(indices: indices, authValue: nil))
         var tctiContext: OpaquePointer?
@@ -50,6 +64,8 @@ public final class TPM2Device: @unchecked Sendable {
         guard loaded == 0, let tctiContext else {
             throw .unavailable(tcti: tcti, code: TPM2ResponseCode(rawValue: loaded))
         }
+        self.socketPath = Self.socketPath(tcti)
+        self.ioTimeout = ioTimeout
         var context: OpaquePointer?
         let initialized = Esys_Initialize(&context, tctiContext, nil)
         guard initialized == 0, let context else {
@@ -59,6 +75,13 @@ public final class TPM2Device: @unchecked Sendable {
         }
         self.tctiContext = tctiContext
         self.context = context
+    }
+
+    /// The `path=` of a `swtpm:` or `mssim:` TCTI string, if it names one.
+    static func socketPath(_ tcti: String) -> String? {
+        guard tcti.hasPrefix("swtpm:") || tcti.hasPrefix("mssim:") else { return nil }
+        let options = tcti.drop(while: { $0 != ":" }).dropFirst().split(separator: ",")
+        return options.first { $0.hasPrefix("path=") }.map { String($0.dropFirst(5)) }
     }
 
     deinit {
@@ -125,9 +148,22 @@ public final class TPM2Device: @unchecked Sendable {
         }
     }
 
-    /// Runs `body` holding the device's lock.
+    /// Runs `body` holding the device's lock, under the I/O watchdog: if the TPM behind a
+    /// Unix socket has not answered within `ioTimeout`, the connections to that socket are
+    /// shut down, which wakes tpm2-tss's wait (a poll without a timeout, on a connection
+    /// the TCTI opens per command) with an I/O error (``TPM2Error/noAnswer(command:code:)``).
+    /// A character device (`/dev/tpmrm0`) has no socket: the kernel's driver times its
+    /// commands out. A TCP swtpm (`host=`, `port=`) is not watched.
     func locked<Result>(_ body: () throws(TPM2Error) -> Result) throws(TPM2Error) -> Result {
-        try lock.withLock { (_) throws(TPM2Error) -> Result in try body() }
+        try lock.withLock { (_) throws(TPM2Error) -> Result in
+            guard let socketPath else { return try body() }
+            let watchdog = DispatchWorkItem { _ = ctpm2_shutdown_sockets_to(socketPath) }
+            let (seconds, attoseconds) = ioTimeout.components
+            let nanoseconds = Int(clamping: seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
+            DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(nanoseconds), execute: watchdog)
+            defer { watchdog.cancel() }
+            return try body()
+        }
     }
 
     /// Turns an ESAPI return code into a typed error: 0 is success.

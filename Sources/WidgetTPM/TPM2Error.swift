@@ -35,6 +35,9 @@ public enum TPM2Error: Error, Sendable, Equatable, CustomStringConvertible {
     case invalidLength(what: String, expected: ClosedRange<Int>, actual: Int)
     /// Secure memory could not be had for a secret.
     case crypto(CryptoError)
+    /// The TPM did not answer a command within the device's I/O bound, or the
+    /// connection to it failed mid-command (a tpm2-tss TCTI I/O error).
+    case noAnswer(command: String, code: TPM2ResponseCode)
     /// Any other failure of a TPM command, with the command's name.
     case commandFailed(command: String, code: TPM2ResponseCode)
 
@@ -42,7 +45,7 @@ public enum TPM2Error: Error, Sendable, Equatable, CustomStringConvertible {
     public var responseCode: TPM2ResponseCode? {
         switch self {
         case .unavailable(_, let code), .authorizationFailed(let code), .lockedOut(let code),
-            .blobRejected(let code), .outOfResources(let code), .commandFailed(_, let code):
+            .blobRejected(let code), .outOfResources(let code), .noAnswer(_, let code), .commandFailed(_, let code):
             code
         case .storageSeedMissing, .counterUninitialized, .counterMissing, .foreignIndex, .noFreeIndices, .malformedBlob, .invalidLength, .crypto:
             nil
@@ -68,6 +71,7 @@ public enum TPM2Error: Error, Sendable, Equatable, CustomStringConvertible {
         case .invalidLength(let what, let expected, let actual):
             "\(what) must be \(expected.lowerBound)–\(expected.upperBound) bytes, got \(actual)"
         case .crypto(let error): "\(error)"
+        case .noAnswer(let command, let code): "TPM2 \(command) got no answer from the TPM in time: \(code)"
         case .commandFailed(let command, let code): "TPM2 \(command) failed: \(code)"
         }
     }
@@ -78,6 +82,7 @@ public enum TPM2Error: Error, Sendable, Equatable, CustomStringConvertible {
         if code.matches(.authFail) || code.matches(.badAuth) { return .authorizationFailed(code) }
         if code.matches(.lockout) { return .lockedOut(code) }
         if code.matches(.objectMemory) || code.matches(.sessionMemory) { return .outOfResources(code) }
+        if code.isTCTIInputOutput { return .noAnswer(command: command, code: code) }
         return .commandFailed(command: command, code: code)
     }
 }
