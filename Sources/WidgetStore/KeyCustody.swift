@@ -137,8 +137,21 @@ final class KeyCustody {
         return (deviceKey, subkeys, keybag, lifecycle, created)
     }
 
-    /// Seconds until the next unlock attempt is allowed, or `nil` if it is allowed now.
+    /// Seconds until the next unlock attempt is allowed, or `nil` if it is allowed now:
+    /// the longer of the keybag's delay and, for a passcode tangled with the verifier,
+    /// the verifier's lockout (the TPM's count, which no restored keybag resets).
     func retryAfter(now: Date) -> Double? {
+        let delay = delayAfterFailures(now: now)
+        guard keybag.passcodeSet, keybag.tangleBlob != nil, let verifier, let lockout = verifier.lockoutWait() else {
+            return delay
+        }
+        return max(delay ?? 0, lockout)
+    }
+
+    /// The keybag's own delay after failed attempts. What an attempt already derived is
+    /// re-checked against (the verifier judged it in the derivation, and counted it: a
+    /// lockout that attempt caused must not stop it being counted here too).
+    private func delayAfterFailures(now: Date) -> Double? {
         FailedAttemptPolicy.retryAfter(failures: keybag.failedAttempts, lastFailure: keybag.lastFailure, now: now)
     }
 
@@ -182,7 +195,7 @@ final class KeyCustody {
             throw .passcodeRequired
         }
         // Re-checked here: derivations started together must not bypass the delay.
-        if let wait = retryAfter(now: now) { throw .tryAgainLater(retryAfter: wait) }
+        if let wait = delayAfterFailures(now: now) { throw .tryAgainLater(retryAfter: wait) }
         guard let released = try verify(key, derived.verdict) else { try recordFailure(key, now: now) }
         // The unwrapped secrets are dropped here, which zeroes them.
         if overtaken { throw .unlockInterrupted }
@@ -226,7 +239,7 @@ final class KeyCustody {
     private func recordFailure(_ key: SecureBytes, now: Date) throws(StoreError) -> Never {
         let tagBytes = try DerivedPasscode.wrongTag(of: key, tagKey: subkeys.wrongPasscodeTag)
         if let last = keybag.lastWrongTag, Sodium.constantTimeEquals(tagBytes, last) {
-            throw .wrongPasscode(failedAttempts: keybag.failedAttempts, retryAfter: retryAfter(now: now))
+            throw .wrongPasscode(failedAttempts: keybag.failedAttempts, retryAfter: delayAfterFailures(now: now))
         }
         var updated = keybag
         updated.failedAttempts += 1
@@ -237,7 +250,7 @@ final class KeyCustody {
         let saved = Result { () throws(StoreError) in try save(updated) }
         if let limit = configuration.wipeAfterFailedAttempts, limit > 0, keybag.failedAttempts >= limit { wipeDue = true }
         try saved.get()
-        throw .wrongPasscode(failedAttempts: keybag.failedAttempts, retryAfter: retryAfter(now: now))
+        throw .wrongPasscode(failedAttempts: keybag.failedAttempts, retryAfter: delayAfterFailures(now: now))
     }
 
     /// Locks; returns the classes whose keys were dropped now (see `TimelineStore.lock`).
@@ -294,7 +307,7 @@ final class KeyCustody {
         if keybag.passcodeSet {
             guard let current = derived.current, let key = current.key else { throw .passcodeRequired }
             // Re-checked here: a change started before a failed unlock must wait too.
-            if let wait = retryAfter(now: now) { throw .tryAgainLater(retryAfter: wait) }
+            if let wait = delayAfterFailures(now: now) { throw .tryAgainLater(retryAfter: wait) }
             guard let verified = try verify(key, current.verdict) else { try recordFailure(key, now: now) }
             pairs = verified
         } else {
