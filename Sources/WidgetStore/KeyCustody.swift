@@ -384,6 +384,14 @@ final class KeyCustody {
         }
     }
 
+    /// Writes the keybag carrying `values`, inside an anchored save the caller makes.
+    func writeKeybag(carrying values: AnchorValues) throws(StoreError) {
+        var anchored = keybag
+        anchored.anchors = values
+        try anchored.save(stateDirectory: stateDirectory, macKey: subkeys.keybagMAC)
+        keybag = anchored
+    }
+
     /// The key pair that opens a file of class `c` sealed to `generation`, if held.
     func keyPair(_ c: ProtectionClass, generation: Keybag.Generation) -> KeyPair? {
         lifecycle.keyPair(c, generation: c == .none ? Keybag.classDGeneration : generation)

@@ -246,6 +246,40 @@ final class FakeRollbackCounter: RollbackCounter, @unchecked Sendable {
         #expect(rolledBack { _ = try open(f, counter) } != nil)
     }
 
+    /// A tpm2 store wiped under a version that anchored nothing, then made again: its
+    /// files carry no anchor while the counter moved on. Refused as rolled back by
+    /// default (a restored copy from before anchors looks the same); `--start-over`
+    /// opens it unanchored, and the first unlock with its passcode anchors it.
+    @Test func unanchoredFilesOnAMovedCounterAreAnchoredByStartOverAndThePasscode() throws {
+        let f = Fixture()
+        let widget = widgetD
+        do {
+            let store = try open(f, nil)
+            try store.setPasscode(current: nil, new: secure("1234"), now: t0)
+            try store.putTimeline(widget, protectionClass: .none, family: nil, reloadDue: nil, body: secure("d"), placeholder: nil)
+            try store.checkpoint()
+        }
+        let counter = FakeRollbackCounter()
+        for _ in 0..<5 { _ = try counter.increment() }
+        #expect(rolledBack { _ = try open(f, counter) } != nil)
+        let store = try TimelineStore(
+            stateDirectory: f.state, deviceKeySource: FileDeviceKeySource(stateDirectory: f.state, credentialsDirectory: nil),
+            rollbackCounter: counter, configuration: .test, journalCapacity: Fixture.journalCapacity, startOver: true, now: t0)
+        #expect(store.awaitingPasscodeToAnchor)
+        // A wrong passcode proves nothing: counted, and nothing anchored.
+        failUnlock(store)
+        #expect(counter.current == 5)
+        #expect(store.custody.keybag.anchors == .none)
+        try store.unlock(passcode: secure("1234"), now: t0)
+        #expect(!store.awaitingPasscodeToAnchor)
+        #expect(counter.current == 6)
+        #expect(store.custody.keybag.anchors.keybag == 6)
+        _ = consume store
+        // Anchored: opens without --start-over, the data intact.
+        let reopened = try open(f, counter)
+        #expect(text(try reopened.readBody(widget, allowOpenClassB: false)) == "d")
+    }
+
     @Test func softwareModeAnchorsNothingAndARestoredKeybagStillOpens() throws {
         let f = Fixture()
         try open(f, nil).setPasscode(current: nil, new: secure("1234"), now: t0)
