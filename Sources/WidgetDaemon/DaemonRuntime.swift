@@ -57,6 +57,10 @@ final class DaemonRuntime {
             logger.critical(
                 "keybag missing: started over as --start-over asked; erased what no key can read any more, made a new keybag",
                 event: "started_over", metadata: ["erased": erased, "state_directory": paths.stateDirectory])
+        } else if store.awaitingPasscodeToAnchor {
+            logger.warning(
+                "--start-over: the keybag and catalog carry no rollback anchor and the TPM counter moved on; they are anchored at the first unlock with the passcode",
+                event: "rollback_anchor_awaits_passcode", metadata: ["state_directory": paths.stateDirectory])
         } else if startOver {
             logger.notice("--start-over: nothing to start over from, the keybag is there", event: "start_over_unneeded")
         }

@@ -32,6 +32,9 @@ struct TPM2StoreDeviceKeySource: DeviceKeySource {
         }
     }
 
+    /// The store's NV indices (`TPM2DeviceKeySource.recordedIndices`).
+    var keybagBinding: [UInt8] { sealed.recordedIndices }
+
     func destroyDeviceKey() throws(StoreError) {
         do throws(TPM2DeviceKeyError) { try sealed.destroyDeviceKey() } catch { throw Self.storeError(error) }
     }

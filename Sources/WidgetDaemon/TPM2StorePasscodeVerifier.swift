@@ -45,15 +45,22 @@ struct TPM2StorePasscodeVerifier: PasscodeVerifier {
         } catch .authorizationFailed {
             return .wrong
         } catch .lockedOut {
-            return .lockedOut(retryAfter: lockoutWait)
+            return .lockedOut(retryAfter: recoveryWait)
         } catch {
             throw Self.storeError(error)
         }
     }
 
+    /// While the TPM is in lockout, how long it lasts at most (``recoveryWait``); `nil`
+    /// when it is not, or the TPM does not answer (the attempt then says so itself).
+    func lockoutWait() -> Double? {
+        guard let status = try? device.dictionaryAttackStatus(), status.inLockout, status.recoveryTime > 0 else { return nil }
+        return Double(status.recoveryTime)
+    }
+
     /// How long a lockout lasts at most: one failure is forgiven per recovery time, and
     /// one forgiven ends it. `nil` when the TPM does not say.
-    private var lockoutWait: Double? {
+    private var recoveryWait: Double? {
         guard let status = try? device.dictionaryAttackStatus(), status.recoveryTime > 0 else { return nil }
         return Double(status.recoveryTime)
     }

@@ -346,6 +346,19 @@ final class Catalog: @unchecked Sendable {
         savedSinceAnchor = false
     }
 
+    /// Makes every record so far durable in one anchored save with the keybag (`keybag`
+    /// writes it carrying the same values): the anchoring of files that carried none,
+    /// once running, while commit threads may save too.
+    func saveAnchored(withKeybag keybag: (AnchorValues) throws(StoreError) -> Void) throws(StoreError) {
+        saveLock.lock()
+        defer { saveLock.unlock() }
+        try anchor.anchor([.keybag, .catalog]) { (values) throws(StoreError) in
+            try saveRecords(carrying: values)
+            try keybag(values)
+        }
+        savedSinceAnchor = false
+    }
+
     /// Saves anchored if a save since the last anchor is not anchored yet and a counter
     /// anchors at all (an orderly stop without a fold to do it).
     func anchorIfSavedSince() throws(StoreError) {

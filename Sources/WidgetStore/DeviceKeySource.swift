@@ -22,6 +22,17 @@ public protocol DeviceKeySource {
     /// cannot destroy (a credential, read-only to the daemon) stays, and the erase
     /// still holds because the class secrets go with the keybag.
     func destroyDeviceKey() throws(StoreError)
+
+    /// What the keybag records, under its MAC, of where this source keeps state outside
+    /// the directory (a TPM's NV indices), read after the key is loaded and again after
+    /// a wipe. A keybag that records other bytes than the source names now is refused at
+    /// open (`rollbackCounter`): the state directory was pointed elsewhere. Empty: nothing.
+    var keybagBinding: [UInt8] { get }
+}
+
+extension DeviceKeySource {
+    /// Nothing outside the directory (the key file, a credential).
+    public var keybagBinding: [UInt8] { [] }
 }
 
 /// What holds the device key, as `GetStatus.protection.deviceKey` names it (DESIGN §9).

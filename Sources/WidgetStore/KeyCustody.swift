@@ -87,10 +87,17 @@ final class KeyCustody {
         var keybag: Keybag
         let created: Bool
         if let existing = try Keybag.load(stateDirectory: stateDirectory, macKey: subkeys.keybagMAC) {
+            // Before the counter is read: a keybag is only ever anchored to the counter it
+            // was made with, never to the one a state directory's plain files now name.
+            guard existing.binding == source.keybagBinding else {
+                throw .rollbackCounter(
+                    reason: "the keybag was made with other TPM2 NV indices than \(stateDirectory) names now: refused, not re-anchored")
+            }
             keybag = existing
             created = false
         } else {
             keybag = try Keybag.create(cost: cost, deviceWrapKey: subkeys.classWrap)
+            keybag.binding = source.keybagBinding
             // A new store's settings are written before its keybag: a power cut between the
             // two must not leave a keybag without settings, which reads as settings removed
             // from an existing store and closes them (found by the power-loss test, with a
@@ -131,13 +138,26 @@ final class KeyCustody {
         return (deviceKey, subkeys, keybag, lifecycle, created)
     }
 
-    /// Seconds until the next unlock attempt is allowed, or `nil` if it is allowed now.
+    /// Seconds until the next unlock attempt is allowed, or `nil` if it is allowed now:
+    /// the longer of the keybag's delay and, for a passcode tangled with the verifier,
+    /// the verifier's lockout (the TPM's count, which no restored keybag resets).
+    func retryAfter(now: ClockReading) -> Double? {
+        let delay = delayAfterFailures(now: now)
+        guard keybag.passcodeSet, keybag.tangleBlob != nil, let verifier, let lockout = verifier.lockoutWait() else {
+            return delay
+        }
+        return max(delay ?? 0, lockout)
+    }
+
+    /// The keybag's own delay after failed attempts. What an attempt already derived is
+    /// re-checked against (the verifier judged it in the derivation, and counted it: a
+    /// lockout that attempt caused must not stop it being counted here too).
     ///
     /// The keybag keeps the last failure's date, so that the delay survives a restart;
     /// the first time this process looks at a failure, the wall clock says how much of
     /// the delay is left, and from then on the monotonic clock counts it down: a wall
     /// clock set forward (or back) while the daemon runs neither shortens nor restarts it.
-    func retryAfter(now: ClockReading) -> Double? {
+    private func delayAfterFailures(now: ClockReading) -> Double? {
         guard let lastFailure = keybag.lastFailure else { return nil }
         if attemptWait?.failures != keybag.failedAttempts || attemptWait?.lastFailure != lastFailure {
             let left = FailedAttemptPolicy.retryAfter(failures: keybag.failedAttempts, lastFailure: lastFailure, now: now.wall)
@@ -192,7 +212,7 @@ final class KeyCustody {
             throw .passcodeRequired
         }
         // Re-checked here: derivations started together must not bypass the delay.
-        if let wait = retryAfter(now: now) { throw .tryAgainLater(retryAfter: wait) }
+        if let wait = delayAfterFailures(now: now) { throw .tryAgainLater(retryAfter: wait) }
         guard let released = try verify(key, derived.verdict) else { try recordFailure(key, now: now) }
         // The unwrapped secrets are dropped here, which zeroes them.
         if overtaken { throw .unlockInterrupted }
@@ -236,7 +256,7 @@ final class KeyCustody {
     private func recordFailure(_ key: SecureBytes, now: ClockReading) throws(StoreError) -> Never {
         let tagBytes = try DerivedPasscode.wrongTag(of: key, tagKey: subkeys.wrongPasscodeTag)
         if let last = keybag.lastWrongTag, Sodium.constantTimeEquals(tagBytes, last) {
-            throw .wrongPasscode(failedAttempts: keybag.failedAttempts, retryAfter: retryAfter(now: now))
+            throw .wrongPasscode(failedAttempts: keybag.failedAttempts, retryAfter: delayAfterFailures(now: now))
         }
         var updated = keybag
         updated.failedAttempts += 1
@@ -247,7 +267,7 @@ final class KeyCustody {
         let saved = Result { () throws(StoreError) in try save(updated) }
         if let limit = configuration.wipeAfterFailedAttempts, limit > 0, keybag.failedAttempts >= limit { wipeDue = true }
         try saved.get()
-        throw .wrongPasscode(failedAttempts: keybag.failedAttempts, retryAfter: retryAfter(now: now))
+        throw .wrongPasscode(failedAttempts: keybag.failedAttempts, retryAfter: delayAfterFailures(now: now))
     }
 
     /// Locks; returns the classes whose keys were dropped now (see `TimelineStore.lock`).
@@ -304,7 +324,7 @@ final class KeyCustody {
         if keybag.passcodeSet {
             guard let current = derived.current, let key = current.key else { throw .passcodeRequired }
             // Re-checked here: a change started before a failed unlock must wait too.
-            if let wait = retryAfter(now: now) { throw .tryAgainLater(retryAfter: wait) }
+            if let wait = delayAfterFailures(now: now) { throw .tryAgainLater(retryAfter: wait) }
             guard let verified = try verify(key, current.verdict) else { try recordFailure(key, now: now) }
             pairs = verified
         } else {
@@ -379,6 +399,14 @@ final class KeyCustody {
             try anchored.save(stateDirectory: stateDirectory, macKey: subkeys.keybagMAC)
             keybag = anchored
         }
+    }
+
+    /// Writes the keybag carrying `values`, inside an anchored save the caller makes.
+    func writeKeybag(carrying values: AnchorValues) throws(StoreError) {
+        var anchored = keybag
+        anchored.anchors = values
+        try anchored.save(stateDirectory: stateDirectory, macKey: subkeys.keybagMAC)
+        keybag = anchored
     }
 
     /// The key pair that opens a file of class `c` sealed to `generation`, if held.

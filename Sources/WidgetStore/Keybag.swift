@@ -30,7 +30,10 @@ import WidgetModel
 /// generation count u16, then per generation, oldest first: number u32 and per class
 /// (A, B, C) code u8, public key (32), wrapped secret block; then the tangle blob
 /// (presence u8 + block); the rollback anchors (keybag u64, catalog u64: `AnchorValues`,
-/// zero in software mode); and a 32-byte MAC over everything before it. Version 2 (read,
+/// zero in software mode); the source's binding (block: `DeviceKeySource.keybagBinding`,
+/// the TPM's NV indices, empty in software mode); and a 32-byte MAC over everything
+/// before it. Version 3 (read as binding nothing; written as version 4 at its next
+/// change) ends after the anchors. Version 2 (read,
 /// as not anchored; written as version 3 at the next change) ends after the generations:
 /// no tangle, no anchors. Version 1 (read, and rewritten at open) had no generations:
 /// after the tag, per class (A, B, C, D) code, public key and wrapped secret; it reads
@@ -39,7 +42,9 @@ struct Keybag {
     static let fileName = "keybag"
     static let magic = Array("WKBG".utf8)
     /// The version written.
-    static let version: UInt8 = 3
+    static let version: UInt8 = 4
+    /// The version before the source's binding, still read.
+    static let version3: UInt8 = 3
     /// The version before the tangle blob and the rollback anchors, still read.
     static let version2: UInt8 = 2
     /// The version before key generations, still read.
@@ -83,6 +88,9 @@ struct Keybag {
     private(set) var generations: [KeyGeneration]
     /// The rollback counter's values this keybag was saved with (`RollbackAnchor`).
     var anchors = AnchorValues.none
+    /// Where the device key source keeps state outside the directory
+    /// (`DeviceKeySource.keybagBinding`); empty for none and in files before version 4.
+    var binding: [UInt8] = []
     /// The version the file was read in (`version` for a new keybag).
     private(set) var readVersion = Keybag.version
 
@@ -229,6 +237,7 @@ struct Keybag {
         w.block(tangleBlob ?? [])
         w.u64(anchors.keybag)
         w.u64(anchors.catalog)
+        w.block(binding)
         let content = w.bytes
         let mac = try crypto { () throws(CryptoError) in
             try KeyedHash.hash(content, key: macKey, outputLength: Self.macByteCount)
@@ -265,7 +274,7 @@ struct Keybag {
         var r = ByteReader(buffer)
         _ = try r.raw(magic.count)
         let fileVersion = try r.u8()
-        guard fileVersion == version || fileVersion == version2 || fileVersion == version1 else { throw .malformed }
+        guard [version, version3, version2, version1].contains(fileVersion) else { throw .malformed }
         let cost = KDFCost(opsLimit: try r.u64(), memLimit: try r.u64())
         let salt = try r.block(limit: 64)
         guard salt.count == PasswordHash.saltByteCount else { throw .malformed }
@@ -298,13 +307,15 @@ struct Keybag {
         }
         var tangleBlob: [UInt8]?
         var anchors = AnchorValues.none
-        if fileVersion == version {
+        var binding: [UInt8] = []
+        if fileVersion >= version3 {
             let tangleFlag = try r.u8()
             let blob = try r.block(limit: maximumTangleBlobBytes)
             guard tangleFlag <= 1, tangleFlag == 1 || blob.isEmpty else { throw .malformed }
             tangleBlob = tangleFlag == 1 ? blob : nil
             anchors = AnchorValues(keybag: try r.u64(), catalog: try r.u64())
         }
+        if fileVersion >= version { binding = try r.block(limit: 64) }
         guard r.isAtEnd else { throw .malformed }
         var bag = Keybag(
             kdfCost: cost, salt: salt, passcodeSet: passcodeFlag == 1, failedAttempts: failed,
@@ -312,6 +323,7 @@ struct Keybag {
             generations: generations)
         bag.readVersion = fileVersion
         bag.anchors = anchors
+        bag.binding = binding
         return bag
     }
 

@@ -25,6 +25,17 @@ public protocol PasscodeVerifier: Sendable {
     /// cannot be opened whatever the passcode (another TPM's, from before a wipe) throws:
     /// it proves nothing about the passcode and is never counted as a wrong one.
     func open(_ blob: [UInt8], passcodeKey: SecureBytes) throws(StoreError) -> PasscodeVerdict
+
+    /// Seconds until it takes an attempt again (a TPM in dictionary-attack lockout), or
+    /// `nil` if it would now. Asked without a passcode, so that `GetStatus.retryAfter`
+    /// shows the wait before anyone types one; a verifier that cannot tell says `nil`
+    /// (the attempt then answers `TryAgainLater` itself).
+    func lockoutWait() -> Double?
+}
+
+extension PasscodeVerifier {
+    /// No lockout of its own.
+    public func lockoutWait() -> Double? { nil }
 }
 
 /// A verifier's answer to one attempt.

@@ -51,6 +51,10 @@ final class RollbackAnchor: @unchecked Sendable {
     /// The counter's value as last read or reached; `nil` when unknown (before the
     /// first read, after an increment that failed and may or may not have happened).
     private var known: UInt64?
+    /// Files that carry no anchor on a counter that moved, opened on an administrator's
+    /// `--start-over` (see `check`): nothing is anchored until the passcode proves the
+    /// keybag (`proven()`), and saves until then carry no anchor.
+    private var awaitingProof = false
 
     init(counter: (any RollbackCounter)?) {
         self.counter = counter
@@ -58,6 +62,12 @@ final class RollbackAnchor: @unchecked Sendable {
 
     /// Whether the counter anchors the files (`GetStatus.protection.rollback` `tpm2`).
     var isAnchoring: Bool { counter != nil }
+
+    /// Whether unanchored files were opened on `--start-over` and wait for the passcode.
+    var isAwaitingProof: Bool { lock.withLock { awaitingProof } }
+
+    /// The passcode proved the keybag: the next anchored save anchors again.
+    func proven() { lock.withLock { awaitingProof = false } }
 
     /// What a save that is not anchored writes: the values the files carry now.
     var current: AnchorValues { lock.withLock { values } }
@@ -71,6 +81,8 @@ final class RollbackAnchor: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         guard let counter else { return try write(.none) }
+        // Not yet proven: saved as it was read, without an anchor and without counting.
+        if awaitingProof { return try write(values) }
         var base: UInt64
         if let known { base = known } else { base = try counter.read() }
         if base == 0 {
@@ -107,13 +119,25 @@ final class RollbackAnchor: @unchecked Sendable {
     /// The check at open (see the type's summary) of the keybag's and the catalog's
     /// values; returns the counter's value when it had to catch up after a crash, else
     /// `nil`. Without a counter, accepts anything.
+    ///
+    /// Files that carry no anchor at all while the counter has moved (a tpm2 store
+    /// wiped under a version that anchored nothing, and made again) are refused as
+    /// rolled back like any other, since a copy restored from before anchors looks the
+    /// same; with `adoptUnanchored` (`--start-over`, an administrator's act) they open
+    /// awaiting proof, and are anchored once the passcode proves the keybag.
     func check(
-        keybag: AnchorValues, catalog: AnchorValues, keybagPath: String, catalogPath: String
+        keybag: AnchorValues, catalog: AnchorValues, keybagPath: String, catalogPath: String, adoptUnanchored: Bool = false
     ) throws(StoreError) -> UInt64? {
         lock.lock()
         defer { lock.unlock() }
         guard let counter else { return nil }
         let value = try counter.read()
+        if adoptUnanchored, keybag == .none, catalog == .none, value > 0 {
+            awaitingProof = true
+            values = .none
+            known = value
+            return nil
+        }
         let keybagIsNewer = keybag.keybag >= catalog.catalog
         let (newest, recorded) = keybagIsNewer ? (keybag.keybag, keybag) : (catalog.catalog, catalog)
         if newest < value {

@@ -142,8 +142,10 @@ public final class TimelineStore {
         // counter is refused here, and an anchor cut short by a crash is caught up.
         caughtUpRollbackCounter = try anchor.check(
             keybag: custody.keybag.anchors, catalog: generations.loadedAnchors, keybagPath: custody.keybagPath,
-            catalogPath: "\(stateDirectory)/\(Catalog.fileName)")
-        if anchor.isAnchoring, anchor.current == .none {
+            catalogPath: "\(stateDirectory)/\(Catalog.fileName)", adoptUnanchored: startOver)
+        // Without a passcode there is nothing to prove: the administrator's act is all.
+        if anchor.isAwaitingProof, !custody.keybag.passcodeSet { anchor.proven() }
+        if anchor.isAnchoring, !anchor.isAwaitingProof, anchor.current == .none {
             // Files made before anchors, on a counter never incremented: anchored now.
             try custody.anchorUnanchored { (values) throws(StoreError) in try generations.save(carrying: values) }
         }
@@ -402,7 +404,16 @@ public final class TimelineStore {
     /// guessing free.
     public func finishUnlock(_ derived: DerivedPasscode, now: ClockReading) throws(StoreError) {
         try wipingWhenDue { () throws(StoreError) in try custody.finishUnlock(derived, now: now) }
+        guard anchor.isAwaitingProof, custody.keybag.passcodeSet else { return }
+        // The passcode proved the keybag: its files, opened unanchored on --start-over,
+        // are anchored together now.
+        anchor.proven()
+        try catalog.generations.saveAnchored { (values) throws(StoreError) in try custody.writeKeybag(carrying: values) }
     }
+
+    /// Whether files that carried no anchor on a moved counter were opened on
+    /// `--start-over` and wait for the passcode to be anchored (see `RollbackAnchor.check`).
+    public var awaitingPasscodeToAnchor: Bool { anchor.isAwaitingProof }
 
     /// Runs a custody operation; when it counted the failure that reaches
     /// `wipeAfterFailedAttempts`, crypto-erases and throws `wiped` instead of its error.

@@ -1,3 +1,4 @@
+import CTPM2
 import Glibc
 import WidgetCrypto
 
@@ -35,17 +36,71 @@ public struct TPM2DeviceKeySource: SealedDeviceKeySource {
     /// daemon's start with `KeyProtection=tpm2`. A TPM that is missing or failing is
     /// ``TPM2DeviceKeyError/deviceUnavailable(tcti:reason:)``: a start error, never a
     /// fall back to a software key.
-    public static func open(tcti: String, stateDirectory: String, indices: TPM2Indices = .standard) throws(TPM2DeviceKeyError)
-        -> TPM2DeviceKeySource
-    {
+    ///
+    /// The device then uses the store's own NV indices: the ones `STATE/tpm2-indices`
+    /// names; ``TPM2Indices/standard`` for a store sealed before indices were chosen
+    /// per store (a blob and no such file); for a new store (neither), a free pair
+    /// chosen now and recorded durably before anything is defined at it.
+    public static func open(tcti: String, stateDirectory: String) throws(TPM2DeviceKeyError) -> TPM2DeviceKeySource {
+        let device: TPM2Device
         do throws(TPM2Error) {
-            let device = try TPM2Device(tcti: tcti, indices: indices)
+            device = try TPM2Device(tcti: tcti, indices: .standard)
             // Opening a TCTI need not send a command (device: only opens the file).
             _ = try device.dictionaryAttackStatus()
-            return TPM2DeviceKeySource(device: device, stateDirectory: stateDirectory)
         } catch {
             throw .deviceUnavailable(tcti: tcti, reason: error)
         }
+        let source = TPM2DeviceKeySource(device: device, stateDirectory: stateDirectory)
+        if var stored = try SealedBlobFile.read(source.indicesPath) {
+            defer { stored.withUnsafeMutableBytes { ctpm2_zero($0.baseAddress, $0.count) } }
+            let header = TPM2Indices.fileHeaderCount
+            guard stored.count == header + indicesAuthCount, let indices = TPM2Indices(fileBytes: Array(stored.prefix(header))) else {
+                throw .file(path: source.indicesPath, reason: "not a widgetd TPM2 indices file")
+            }
+            let copied = stored.withUnsafeBytes { raw in
+                Result { () throws(CryptoError) in try SecureBytes(copying: UnsafeRawBufferPointer(rebasing: raw[header...])) }
+            }
+            let authValue: SecureBytes
+            switch copied {
+            case .success(let value): authValue = value
+            case .failure(let error): throw .tpm(.crypto(error))
+            }
+            device.adopt(indices, authValue: authValue)
+        } else if try SealedBlobFile.read(source.blobPath) == nil {
+            try source.chooseIndices()
+        }
+        return source
+    }
+
+    /// The length of the indices' auth value.
+    static let indicesAuthCount = 32
+
+    /// `STATE/tpm2-indices`.
+    public var indicesPath: String { "\(stateDirectory)/\(TPM2Indices.fileName)" }
+
+    /// What the keybag records of where this store's TPM state is (under its MAC): the
+    /// indices' 8 bytes, or none for a store on ``TPM2Indices/standard`` (made before
+    /// indices were chosen per store, whose keybag records none).
+    public var recordedIndices: [UInt8] { device.indices == .standard ? [] : device.indices.recorded }
+
+    /// Chooses a free pair of indices and a fresh auth value for them, defines the
+    /// counter and the storage seed there (``TPM2Device/defineStoreIndices()``), then
+    /// records both durably in `STATE/tpm2-indices` (mode 0600). A crash between the two
+    /// leaves a pair defined that no store names: the next start chooses another.
+    private func chooseIndices() throws(TPM2DeviceKeyError) {
+        let authValue: SecureBytes
+        do throws(CryptoError) { authValue = try SecureBytes.random(count: Self.indicesAuthCount) } catch {
+            throw .tpm(.crypto(error))
+        }
+        let indices: TPM2Indices
+        do throws(TPM2Error) {
+            indices = try device.chooseFreeIndices()
+            device.adopt(indices, authValue: authValue)
+            try device.defineStoreIndices()
+        } catch { throw .tpm(error) }
+        var bytes = indices.fileBytes + authValue.withUnsafeBytes { Array($0) }
+        defer { bytes.withUnsafeMutableBytes { ctpm2_zero($0.baseAddress, $0.count) } }
+        try SealedBlobFile.write(bytes, to: indicesPath, directory: stateDirectory)
     }
 
     /// `STATE/device-key.tpm2`.
@@ -73,9 +128,13 @@ public struct TPM2DeviceKeySource: SealedDeviceKeySource {
     /// The TPM side of a wipe first (the counter advanced, the storage seed undefined:
     /// no blob sealed before opens again, wherever a copy lies), then the blob file.
     /// Repeatable: an interrupted wipe is finished by doing it again.
+    ///
+    /// A store on ``TPM2Indices/standard`` leaves them here: the store made next chooses
+    /// a pair of its own, so it no longer shares them with any other instance.
     public func destroyDeviceKey() throws(TPM2DeviceKeyError) {
         do throws(TPM2Error) { _ = try device.wipe() } catch { throw .tpm(error) }
         try SealedBlobFile.remove(blobPath)
+        if device.indices == .standard { try chooseIndices() }
     }
 }
 

@@ -21,14 +21,23 @@ public enum TPM2Error: Error, Sendable, Equatable, CustomStringConvertible {
     case outOfResources(TPM2ResponseCode)
     /// The NV counter has never been incremented, so it has no value yet.
     case counterUninitialized(index: UInt32)
+    /// The store's NV counter is gone: undefined by someone with the TPM's owner or
+    /// platform authorisation, or the TPM was cleared. Never defined again: the files'
+    /// anchors could no longer be checked.
+    case counterMissing(index: UInt32)
     /// An NV index exists but is not what widgetd defines there (another program's).
     case foreignIndex(index: UInt32)
+    /// Every pair of indices widgetd chooses from (``TPM2Indices/chosenRange``) is taken.
+    case noFreeIndices
     /// A blob file is not a blob of this format.
     case malformedBlob(String)
     /// A secret had a length the TPM cannot take.
     case invalidLength(what: String, expected: ClosedRange<Int>, actual: Int)
     /// Secure memory could not be had for a secret.
     case crypto(CryptoError)
+    /// The TPM did not answer a command within the device's I/O bound, or the
+    /// connection to it failed mid-command (a tpm2-tss TCTI I/O error).
+    case noAnswer(command: String, code: TPM2ResponseCode)
     /// Any other failure of a TPM command, with the command's name.
     case commandFailed(command: String, code: TPM2ResponseCode)
 
@@ -36,9 +45,9 @@ public enum TPM2Error: Error, Sendable, Equatable, CustomStringConvertible {
     public var responseCode: TPM2ResponseCode? {
         switch self {
         case .unavailable(_, let code), .authorizationFailed(let code), .lockedOut(let code),
-            .blobRejected(let code), .outOfResources(let code), .commandFailed(_, let code):
+            .blobRejected(let code), .outOfResources(let code), .noAnswer(_, let code), .commandFailed(_, let code):
             code
-        case .storageSeedMissing, .counterUninitialized, .foreignIndex, .malformedBlob, .invalidLength, .crypto:
+        case .storageSeedMissing, .counterUninitialized, .counterMissing, .foreignIndex, .noFreeIndices, .malformedBlob, .invalidLength, .crypto:
             nil
         }
     }
@@ -53,11 +62,16 @@ public enum TPM2Error: Error, Sendable, Equatable, CustomStringConvertible {
             "TPM2 storage seed NV index 0x\(String(index, radix: 16)) is absent (TPM cleared or wiped)"
         case .outOfResources(let code): "TPM2 is out of object or session slots: \(code)"
         case .counterUninitialized(let index): "TPM2 NV counter 0x\(String(index, radix: 16)) was never incremented"
+        case .counterMissing(let index):
+            "TPM2 NV counter 0x\(String(index, radix: 16)) is gone (undefined with the TPM's owner or platform authorization, or the TPM was cleared); it is never defined again"
         case .foreignIndex(let index): "TPM2 NV index 0x\(String(index, radix: 16)) belongs to something else"
+        case .noFreeIndices:
+            "TPM2 has no free pair of NV indices in 0x\(String(TPM2Indices.chosenRange.lowerBound, radix: 16))–0x\(String(TPM2Indices.chosenRange.upperBound, radix: 16))"
         case .malformedBlob(let reason): "not a TPM2 sealed blob: \(reason)"
         case .invalidLength(let what, let expected, let actual):
             "\(what) must be \(expected.lowerBound)–\(expected.upperBound) bytes, got \(actual)"
         case .crypto(let error): "\(error)"
+        case .noAnswer(let command, let code): "TPM2 \(command) got no answer from the TPM in time: \(code)"
         case .commandFailed(let command, let code): "TPM2 \(command) failed: \(code)"
         }
     }
@@ -68,6 +82,7 @@ public enum TPM2Error: Error, Sendable, Equatable, CustomStringConvertible {
         if code.matches(.authFail) || code.matches(.badAuth) { return .authorizationFailed(code) }
         if code.matches(.lockout) { return .lockedOut(code) }
         if code.matches(.objectMemory) || code.matches(.sessionMemory) { return .outOfResources(code) }
+        if code.isTCTIInputOutput { return .noAnswer(command: command, code: code) }
         return .commandFailed(command: command, code: code)
     }
 }

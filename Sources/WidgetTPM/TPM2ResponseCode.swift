@@ -50,6 +50,12 @@ public struct TPM2ResponseCode: RawRepresentable, Hashable, Sendable, CustomStri
         return TPM2ResponseCode(rawValue: rawValue & 0xFFFF)
     }
 
+    /// Whether the TCTI failed to send or receive (`TSS2_TCTI_RC_IO_ERROR`, `NO_CONNECTION`,
+    /// `TRY_AGAIN`): the TPM did not answer within the I/O bound, or went away.
+    public var isTCTIInputOutput: Bool {
+        layer == 10 && [8, 9, 10].contains(rawValue & 0xFFFF)
+    }
+
     /// Whether `other` is this error, whichever handle or session it names.
     public func matches(_ other: TPM2ResponseCode) -> Bool { base.rawValue == other.rawValue }
 

@@ -99,6 +99,27 @@ import WidgetTPM
     }
 
     @Test(.enabled(if: SwtpmServer.isInstalled, "swtpm is not installed: apt-get install swtpm swtpm-tools"))
+    func statusRetryAfterShowsATPMLockoutBeforeAnyPasscodeIsAsked() throws {
+        let f = try TPMStoreFixture(maxTries: 3, recoveryTime: 1000)
+        var store: TimelineStore? = try f.open()
+        try store!.setPasscode(current: nil, new: passcode("1234"), now: .at(f.now))
+        let backup = try f.keybag()
+        for guess in ["0000", "1111", "2222"] {
+            #expect(throws: StoreError.self) { try store!.unlock(passcode: passcode(guess), now: .at(f.now)) }
+        }
+        #expect(try f.device.dictionaryAttackStatus().inLockout)
+        // The keybag's own count forgotten (restored): only the TPM knows of the lockout,
+        // and GetStatus's retryAfter (what `widgetctl unlock` reads before it prompts) says so.
+        store = nil
+        try f.restore(keybag: backup)
+        store = try f.open()
+        #expect(store!.failedAttempts == 0)
+        #expect(store!.retryAfter(now: .at(f.now)) == 1000)
+        try f.device.resetDictionaryAttackLockout()
+        #expect(store!.retryAfter(now: .at(f.now)) == nil)
+    }
+
+    @Test(.enabled(if: SwtpmServer.isInstalled, "swtpm is not installed: apt-get install swtpm swtpm-tools"))
     func tangleBlobOpensOnNoOtherTPMAndNotAfterAWipe() throws {
         let f = try TPMStoreFixture()
         let store = try f.open()

@@ -122,6 +122,132 @@ import WidgetTPM
         #expect(reason.contains("belongs to something else"), "\(reason)")
     }
 
+    /// One store of several sharing one swtpm, in its own state directory, opened with
+    /// its own connection and closed (connection too) when `body` returns: swtpm serves
+    /// one connection at a time, as each instance has its own on a resource manager.
+    private static func withInstance<T>(
+        _ tpm: SwtpmServer, _ name: String, _ body: (TimelineStore, TPM2StoreDeviceKeySource) throws -> T
+    ) throws -> T {
+        let state = "\(tpm.directory)/\(name)"
+        try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true)
+        var source: TPM2StoreDeviceKeySource?
+        for _ in 0..<500 {
+            source = try? TPM2StoreDeviceKeySource.open(tcti: tpm.tcti, stateDirectory: state)
+            if source != nil { break }
+            usleep(10_000)
+        }
+        let opened = try source ?? TPM2StoreDeviceKeySource.open(tcti: tpm.tcti, stateDirectory: state)
+        var configuration = StoreConfiguration()
+        configuration.kdfCost = .minimum
+        let store = try TimelineStore(
+            stateDirectory: state, deviceKeySource: opened, rollbackCounter: DaemonRuntime.rollbackCounter(of: opened),
+            configuration: configuration, journalCapacity: 64 << 10, now: Date(timeIntervalSince1970: 1_800_000_000))
+        return try body(store, opened)
+    }
+
+    @Test(.enabled(if: SwtpmServer.isInstalled, "swtpm is not installed: apt-get install swtpm swtpm-tools"))
+    func tpm2InstancesOnOneTPMEachKeepTheirOwnCounterAndSeed() throws {
+        let tpm = try SwtpmServer()
+        let widget = try WidgetID("com.example.weather/forecast")
+        let first = try Self.withInstance(tpm, "system") { store, source in
+            try store.putTimeline(widget, protectionClass: .none, family: nil, reloadDue: nil, body: try secure("1"), placeholder: nil)
+            try store.checkpoint()
+            return source.sealed.device.indices
+        }
+        // The other instance's changes (a passcode, folds) move only its own counter.
+        let second = try Self.withInstance(tpm, "user") { store, source in
+            try store.setPasscode(current: nil, new: try secure("1234"), now: .at(now))
+            try store.putTimeline(widget, protectionClass: .none, family: nil, reloadDue: nil, body: try secure("2"), placeholder: nil)
+            try store.checkpoint()
+            return source.sealed.device.indices
+        }
+        #expect(first != second)
+        #expect(first != .standard && second != .standard)
+        try Self.withInstance(tpm, "system") { store, source in
+            #expect(source.sealed.device.indices == first)
+            let body = try store.readBody(widget, allowOpenClassB: true)
+            #expect(Self.text(body) == "1")
+        }
+        try Self.withInstance(tpm, "user") { store, _ in #expect(store.passcodeSet) }
+    }
+
+    @Test(.enabled(if: SwtpmServer.isInstalled, "swtpm is not installed: apt-get install swtpm swtpm-tools"))
+    func tpm2WipeOfOneInstanceLeavesTheOtherOnTheSameTPMIntact() throws {
+        let tpm = try SwtpmServer()
+        let widget = try WidgetID("com.example.weather/forecast")
+        try Self.withInstance(tpm, "system") { store, _ in
+            try store.putTimeline(widget, protectionClass: .none, family: nil, reloadDue: nil, body: try secure("kept"), placeholder: nil)
+            try store.checkpoint()
+        }
+        try Self.withInstance(tpm, "user") { store, _ in try store.wipe() }
+        try Self.withInstance(tpm, "system") { store, _ in
+            let body = try store.readBody(widget, allowOpenClassB: true)
+            #expect(Self.text(body) == "kept")
+        }
+    }
+
+    @Test(.enabled(if: SwtpmServer.isInstalled, "swtpm is not installed: apt-get install swtpm swtpm-tools"))
+    func tpm2StoreIndicesRefuseAnyoneWithoutTheStoresAuthorization() throws {
+        let tpm = try SwtpmServer()
+        let widget = try WidgetID("com.example.weather/forecast")
+        let indices = try Self.withInstance(tpm, "system") { store, source in
+            try store.putTimeline(widget, protectionClass: .none, family: nil, reloadDue: nil, body: try secure("kept"), placeholder: nil)
+            try store.checkpoint()
+            return source.sealed.device.indices
+        }
+        let counter = "0x" + String(indices.counter, radix: 16), seed = "0x" + String(indices.storageSeed, radix: 16)
+        // What any local user who may open the TPM device can send: the owner's (empty)
+        // authorisation, or the index's own taken to be empty.
+        for (tool, arguments) in [
+            ("tpm2_nvundefine", [counter, "-C", "o"]), ("tpm2_nvundefine", [seed, "-C", "o"]),
+            ("tpm2_nvincrement", [counter, "-C", "o"]), ("tpm2_nvincrement", [counter]),
+            ("tpm2_nvread", [seed, "-C", "o", "-s", "32"]), ("tpm2_nvread", [seed, "-s", "32"]),
+            ("tpm2_nvwrite", [seed, "-C", "o", "-i", "/dev/null"]),
+        ] {
+            let result = try Self.tpm2Tool(tpm, tool, arguments)
+            #expect(result.status != 0, "\(tool) \(arguments.joined(separator: " ")) succeeded")
+        }
+        try Self.withInstance(tpm, "system") { store, _ in
+            let body = try store.readBody(widget, allowOpenClassB: true)
+            #expect(Self.text(body) == "kept")
+        }
+    }
+
+    @Test(.enabled(if: SwtpmServer.isInstalled, "swtpm is not installed: apt-get install swtpm swtpm-tools"))
+    func tpm2CounterRemovedWithPlatformAuthorizationIsAStartErrorAndNeverDefinedAgain() throws {
+        let tpm = try SwtpmServer()
+        let indices = try Self.withInstance(tpm, "system") { store, source in
+            try store.setPasscode(current: nil, new: try secure("1234"), now: .at(now))
+            return source.sealed.device.indices
+        }
+        // The one way left to remove it: the platform's authorisation and the policy
+        // that TPM2_NV_UndefineSpaceSpecial satisfies.
+        let counter = "0x" + String(indices.counter, radix: 16)
+        let session = "\(tpm.directory)/session.ctx"
+        for (tool, arguments) in [
+            ("tpm2_startauthsession", ["--policy-session", "-S", session]),
+            ("tpm2_policycommandcode", ["-S", session, "TPM2_CC_NV_UndefineSpaceSpecial"]),
+            ("tpm2_nvundefine", [counter, "-C", "p", "-S", session]),
+        ] {
+            let result = try Self.tpm2Tool(tpm, tool, arguments)
+            try #require(result.status == 0, "\(tool): \(result.error)")
+        }
+        let error = #expect(throws: StoreError.self) { try Self.withInstance(tpm, "system") { _, _ in } }
+        guard case .rollbackCounter(let reason) = error else { Issue.record("\(String(describing: error))"); return }
+        #expect(reason.contains("is gone"), "\(reason)")
+        let listed = try Self.tpm2Tool(tpm, "tpm2_getcap", ["handles-nv-index"])
+        #expect(!listed.output.contains(counter), "\(listed.output)")
+    }
+
+    /// Runs one of tpm2-tools on `tpm` (while no store holds it: swtpm serves one connection).
+    private static func tpm2Tool(_ tpm: SwtpmServer, _ tool: String, _ arguments: [String]) throws -> ChildProcess.Result {
+        try ChildProcess.run("/usr/bin/\(tool)", arguments, environment: ["TPM2TOOLS_TCTI": tpm.tcti])
+    }
+
+    private static func text(_ body: SecureBytes) -> String {
+        body.withUnsafeBytes { (raw: UnsafeRawBufferPointer) -> String in String(decoding: raw, as: UTF8.self) }
+    }
+
     /// Opens the TPM, retrying (bounded) while swtpm has bound its socket but does not
     /// listen yet, or still closes the previous connection.
     private static func device(_ tcti: String, indices: TPM2Indices) throws -> TPM2Device {

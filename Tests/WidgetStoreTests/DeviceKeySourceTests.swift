@@ -10,6 +10,8 @@ import WidgetModel
     final class MemorySource: DeviceKeySource {
         var key: SecureBytes?
         var destroyed = 0
+        /// Where it says its state outside the directory is (a TPM's NV indices).
+        var keybagBinding: [UInt8] = []
 
         func loadDeviceKey(mayCreate: Bool) throws(StoreError) -> (key: SecureBytes, kind: DeviceKeyKind) {
             if key == nil {
@@ -56,6 +58,19 @@ import WidgetModel
         #expect(source.destroyed == 1)
         #expect(!(try #require(source.key).constantTimeEquals(before)))
         #expect(try store.listTimelines().isEmpty)
+    }
+
+    @Test func aKeybagIsOnlyOpenedWithTheBindingItWasMadeWith() throws {
+        let f = Fixture()
+        let source = MemorySource()
+        source.keybagBinding = [0x01, 0x80, 0x58, 0x00, 0x01, 0x80, 0x58, 0x01]
+        _ = try open(f, source)
+        // The same key, pointed at another counter: refused before the counter is read.
+        source.keybagBinding = [0x01, 0x80, 0x58, 0x02, 0x01, 0x80, 0x58, 0x03]
+        let error = #expect(throws: StoreError.self) { try open(f, source) }
+        guard case .rollbackCounter = error else { Issue.record("\(String(describing: error))"); return }
+        source.keybagBinding = [0x01, 0x80, 0x58, 0x00, 0x01, 0x80, 0x58, 0x01]
+        _ = try open(f, source)
     }
 
     @Test func aMissingKeyBesideAKeybagIsNotRemade() throws {

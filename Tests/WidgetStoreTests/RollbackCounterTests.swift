@@ -246,6 +246,40 @@ final class FakeRollbackCounter: RollbackCounter, @unchecked Sendable {
         #expect(rolledBack { _ = try open(f, counter) } != nil)
     }
 
+    /// A tpm2 store wiped under a version that anchored nothing, then made again: its
+    /// files carry no anchor while the counter moved on. Refused as rolled back by
+    /// default (a restored copy from before anchors looks the same); `--start-over`
+    /// opens it unanchored, and the first unlock with its passcode anchors it.
+    @Test func unanchoredFilesOnAMovedCounterAreAnchoredByStartOverAndThePasscode() throws {
+        let f = Fixture()
+        let widget = widgetD
+        do {
+            let store = try open(f, nil)
+            try store.setPasscode(current: nil, new: secure("1234"), now: .at(t0))
+            try store.putTimeline(widget, protectionClass: .none, family: nil, reloadDue: nil, body: secure("d"), placeholder: nil)
+            try store.checkpoint()
+        }
+        let counter = FakeRollbackCounter()
+        for _ in 0..<5 { _ = try counter.increment() }
+        #expect(rolledBack { _ = try open(f, counter) } != nil)
+        let store = try TimelineStore(
+            stateDirectory: f.state, deviceKeySource: FileDeviceKeySource(stateDirectory: f.state, credentialsDirectory: nil),
+            rollbackCounter: counter, configuration: .test, journalCapacity: Fixture.journalCapacity, startOver: true, now: t0)
+        #expect(store.awaitingPasscodeToAnchor)
+        // A wrong passcode proves nothing: counted, and nothing anchored.
+        failUnlock(store)
+        #expect(counter.current == 5)
+        #expect(store.custody.keybag.anchors == .none)
+        try store.unlock(passcode: secure("1234"), now: .at(t0))
+        #expect(!store.awaitingPasscodeToAnchor)
+        #expect(counter.current == 6)
+        #expect(store.custody.keybag.anchors.keybag == 6)
+        _ = consume store
+        // Anchored: opens without --start-over, the data intact.
+        let reopened = try open(f, counter)
+        #expect(text(try reopened.readBody(widget, allowOpenClassB: false)) == "d")
+    }
+
     @Test func softwareModeAnchorsNothingAndARestoredKeybagStillOpens() throws {
         let f = Fixture()
         try open(f, nil).setPasscode(current: nil, new: secure("1234"), now: .at(t0))
@@ -271,11 +305,11 @@ final class FakeRollbackCounter: RollbackCounter, @unchecked Sendable {
             macs = (try store.custody.subkeys.keybagMAC.copy(), try store.custody.subkeys.catalogMAC.copy())
         }
         // Keybag version 2 and catalog version 1: the same without the tangle's 5 bytes
-        // (presence 0, an empty block) and the 16 bytes of anchors, and without the
-        // catalog's log and base.
+        // (presence 0, an empty block), the 16 bytes of anchors and the empty binding
+        // block's 4, and without the catalog's log and base.
         var keybag = Array(try read(keybagPath(f)).dropLast(32))
-        #expect(keybag.suffix(21) == [UInt8](repeating: 0, count: 21))
-        keybag.removeLast(21)
+        #expect(keybag.suffix(25) == [UInt8](repeating: 0, count: 25))
+        keybag.removeLast(25)
         keybag[4] = Keybag.version2
         try write(keybag + mac(keybag, macs.keybag), to: keybagPath(f))
         // Version 1: one file of entries under one MAC, none here (the catalog's own

@@ -49,19 +49,40 @@ import WidgetCrypto
         try store.setPasscode(current: secure("1234"), new: secure("5678"), now: .at(t0))
         #expect(try keybag(f)[4] == Keybag.version)
     }
+
+    @Test func aVersion3KeybagOpensAsBindingNothingAndIsWrittenAsTheCurrentVersionAtItsNextChange() throws {
+        let f = Fixture()
+        do {
+            let store = try f.open()
+            try store.setPasscode(current: nil, new: secure("1234"), now: .at(t0))
+            let macKey = store.custody.subkeys.keybagMAC
+            var content = Array(try store.custody.keybag.encoded(macKey: macKey).dropLast(Keybag.macByteCount))
+            // The empty binding block (u32 length 0) is what version 4 added.
+            #expect(content.suffix(4) == [0, 0, 0, 0])
+            content.removeLast(4)
+            content[4] = Keybag.version3
+            let mac = try KeyedHash.hash(content, key: macKey, outputLength: Keybag.macByteCount)
+            try restore(content + mac.withUnsafeBytes { Array($0) }, keybagOf: f)
+        }
+        let store = try f.open()
+        #expect(try keybag(f)[4] == Keybag.version3)
+        try store.unlock(passcode: secure("1234"), now: .at(t0))
+        try store.setPasscode(current: secure("1234"), new: secure("5678"), now: .at(t0))
+        #expect(try keybag(f)[4] == Keybag.version)
+    }
 }
 
 /// The keybag of `store` as the version before the tangle blob wrote it (version 2): the
-/// current encoding without its last three fields (the tangle's presence and block, and
-/// the rollback anchors, which are zero without a counter).
+/// current encoding without its last four fields (the tangle's presence and block, the
+/// rollback anchors, which are zero without a counter, and the empty binding block).
 func version2Keybag(of store: TimelineStore) throws -> [UInt8] {
     let bag = store.custody.keybag
     #expect(bag.tangleBlob == nil)
     let macKey = store.custody.subkeys.keybagMAC
     var content = Array(try bag.encoded(macKey: macKey).dropLast(Keybag.macByteCount))
-    // An absent blob (presence 0 and an empty block: u32 length 0), then no anchors.
-    #expect(content.suffix(21) == [UInt8](repeating: 0, count: 21))
-    content.removeLast(21)
+    // An absent blob (presence 0 and an empty block: u32 length 0), no anchors, no binding.
+    #expect(content.suffix(25) == [UInt8](repeating: 0, count: 25))
+    content.removeLast(25)
     content[4] = Keybag.version2
     let mac = try KeyedHash.hash(content, key: macKey, outputLength: Keybag.macByteCount)
     return content + mac.withUnsafeBytes { Array($0) }

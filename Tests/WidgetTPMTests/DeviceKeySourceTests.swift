@@ -25,7 +25,10 @@ import WidgetTPM
         // A backup of the blob, put back, opens nothing.
         try backup.write(to: URL(fileURLWithPath: source.blobPath))
         let error = #expect(throws: TPM2DeviceKeyError.self) { try source.loadDeviceKey(mayCreate: false) }
-        #expect(error == .tpm(.storageSeedMissing(index: TPM2Indices.standard.storageSeed)))
+        // A store on the standard indices leaves them at its wipe for a pair of its own,
+        // whose seed the old blob's parent was never derived from.
+        #expect(source.device.indices != .standard)
+        guard case .tpm(.blobRejected) = error else { Issue.record("\(String(describing: error))"); return }
         // An interrupted wipe is finished by another.
         try source.destroyDeviceKey()
     }
