@@ -161,16 +161,18 @@ final class KeyCustody {
         guard let lastFailure = keybag.lastFailure else { return nil }
         if attemptWait?.failures != keybag.failedAttempts || attemptWait?.lastFailure != lastFailure {
             let left = FailedAttemptPolicy.retryAfter(failures: keybag.failedAttempts, lastFailure: lastFailure, now: now.wall)
-            attemptWait = (keybag.failedAttempts, lastFailure, now.monotonic.addingTimeInterval(left ?? 0))
+            attemptWait = (keybag.failedAttempts, lastFailure, now.monotonic, left ?? 0)
         }
-        guard let allowedAt = attemptWait?.allowedAt else { return nil }
-        let left = allowedAt.timeIntervalSince(now.monotonic)
+        guard let wait = attemptWait else { return nil }
+        // What was left when measured, less the running time since: never more than the
+        // schedule's delay (an instant plus a delay, less the same instant, can round up).
+        let left = wait.left - max(0, now.monotonic.timeIntervalSince(wait.measuredAt))
         return left > 0 ? left : nil
     }
 
-    /// The failure the delay was last measured for and when, on the monotonic clock,
-    /// the next attempt is allowed.
-    private var attemptWait: (failures: Int, lastFailure: Date, allowedAt: MonotonicInstant)?
+    /// The failure the delay was last measured for, when (on the monotonic clock), and
+    /// how many seconds of it were left then.
+    private var attemptWait: (failures: Int, lastFailure: Date, measuredAt: MonotonicInstant, left: Double)?
 
     // MARK: Unlock and lock
 
