@@ -131,6 +131,21 @@ import Testing
             """)
     }
 
+    /// A daemon whose `next` does not move past the page it ends (a hostile or broken
+    /// one) would be followed for ever, each page kept in memory.
+    @Test(arguments: [
+        #"{"widgets":[{"widget":"a/b","provider":"a","kind":"b","class":"none","generation":1}],"next":"a/b"}"#,
+        #"{"widgets":[{"widget":"a/c","provider":"a","kind":"c","class":"none","generation":1}],"next":"a/a"}"#,
+        #"{"widgets":[],"next":"a/z"}"#,
+    ])
+    func listRefusesAPageWhoseNextDoesNotMoveOn(page: String) throws {
+        let server = try FakeVarlinkServer { _ in [reply(page)] }
+        let result = widgetctl(["list"], socket: server.path)
+        #expect(result.exitCode == 1)
+        #expect(result.standardError.contains("does not understand (ListWidgets' next does not move"), "\(result.standardError)")
+        #expect(server.requests.count <= 2)
+    }
+
     @Test func timelineShowsTheProvidersView() throws {
         let server = try FakeVarlinkServer(replies: [reply(Fixtures.timeline)])
         let result = widgetctl(["timeline", "a/b"], socket: server.path)

@@ -50,6 +50,14 @@ extension Widgetctl {
                 widgets += page.widgets
                 if case .array(let items)? = reply.parameters["widgets"] { values += items }
                 // A daemon that ignores paging sends everything and no `next`: one call then.
+                // Otherwise each page must move on (a page of widgets, and a `next` past the
+                // last one followed, as ids come in order): a `next` that does not would be
+                // followed for ever.
+                if let next = page.next, page.widgets.isEmpty || after.map({ next <= $0 }) == true {
+                    throw DaemonErrorMessage.failure(
+                        for: .malformedReply("ListWidgets' next does not move past \(after ?? "the first page")"),
+                        socketPath: context.socketPath)
+                }
                 after = page.next
             } while after != nil
             return (widgets, values)
