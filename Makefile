@@ -15,7 +15,7 @@
 # and FoundationEssentials (not full Foundation: no ICU) are linked into it
 # (--static-swift-stdlib). Check with `make ldd`. It is one binary for both commands:
 # widgetd, and widgetctl a symbolic link to it (main.swift picks by the name called),
-# so that the runtime, most of each program, is installed once (README: 17 MB, not 32).
+# so that the runtime, most of each program, is installed once (docs/HACKING.md: 17 MB, not 32).
 #
 # Paths follow the GNU and systemd conventions. The configuration always goes under
 # /etc/widgetd, whatever PREFIX is, because that is where the daemon looks.

@@ -2,7 +2,7 @@ import CSystemShims
 import Foundation
 import Glibc
 
-/// Unlock fan-out (issue 19): `hosts` hosts, each on its own connection, `Watch` one of
+/// Unlock fan-out: `hosts` hosts, each on its own connection, `Watch` one of
 /// a few class-A widgets while the device is locked (they hold the placeholder), then
 /// one `Unlock`; measured until the last host holds content.
 ///

@@ -30,7 +30,7 @@ struct CommandFailure: Error, Equatable {
     /// The Varlink error's parameters; for widgetctl's own errors, `message`.
     let parameters: [String: JSONValue]
 
-    /// A failure found by widgetctl: its name is `widgetctl.Failure` (`widgetctl.UsageError`
+    /// A failure widgetctl raises itself: its name is `widgetctl.Failure` (`widgetctl.UsageError`
     /// for exit code 64) unless given, and its parameters hold the message.
     init(_ message: String, exitCode: ExitCode = .failure, name: String? = nil, parameters: [String: JSONValue]? = nil) {
         self.message = message

@@ -1,7 +1,7 @@
 /// The process exit codes `widgetctl` promises to scripts (sysexits.h values).
 ///
 /// Stable: a lock screen or a script tells the failures apart by these alone
-/// (README, widgetctl(1)).
+/// (widgetctl(1)).
 public enum ExitCode: Int32, Sendable, CaseIterable {
     /// The command did what was asked.
     case success = 0

@@ -6,7 +6,7 @@ import Synchronization
 /// (`RLIMIT_MEMLOCK` reached, no `CAP_IPC_LOCK`): the memory is then still guarded,
 /// excluded from core dumps and zeroed on release, but it may be written to swap.
 /// `SecureRegionCache` checks each new region and counts the ones it could not lock
-/// here, so the daemon can say so (issue 13) and keep no decrypted timeline in them.
+/// here, so the daemon can say so (a warning, not a silent risk) and keep no decrypted timeline in them.
 ///
 /// Process-wide by nature (the limit is the process's), and safe from any thread.
 public enum LockedMemory {

@@ -129,7 +129,7 @@ public struct ProviderRegistration: Sendable, Equatable {
 
     /// The default `MaxWidgets=`: a provider shows a handful of kinds on a few
     /// surfaces, tens of widgets; 1000 leaves room for instances and stops a runaway
-    /// (issue 13 saw 20,000 made in 9 s).
+    /// one, which can make thousands a second.
     public static let defaultMaxWidgets = 1000
     /// The default `MaxBytes=`, 64 MiB: 64 timelines of the largest size
     /// (`MaxTimelineBytes=`, 1 MiB), or 1000 widgets of 64 KiB each.

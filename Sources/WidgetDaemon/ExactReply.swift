@@ -2,9 +2,9 @@ import Varlink
 import WidgetModel
 
 /// Encodes every io.widgetd reply so that field values leave exactly as their provider
-/// sent them (issue 13): through `JSONTreeEncoder` and `JSONWriter`, never
+/// sent them: through `JSONTreeEncoder` and `JSONWriter`, never
 /// Foundation's `JSONEncoder`, which would turn a 30-digit integer into the nearest
-/// `Double`. Keys are sorted, as before, so equal values give equal bytes.
+/// `Double`. Keys are sorted, so equal values give equal bytes.
 enum ExactReply {
     /// The NUL-terminated reply carrying `parameters`.
     ///

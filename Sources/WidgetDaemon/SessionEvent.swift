@@ -12,7 +12,7 @@ public enum SessionLockReason: String, Sendable, Equatable, CaseIterable {
 /// A device change the session monitor asks for.
 public enum SessionEvent: Sendable, Equatable {
     /// Lock exactly as `Device.Lock` does; with `purgeAtOnce`, classes A and B are purged
-    /// now (no class-A grace, open class-B timelines too), as before sleep.
+    /// now (no class-A grace, open class-B timelines too), as a coming sleep requires.
     case lock(reason: SessionLockReason, purgeAtOnce: Bool = false)
 }
 

@@ -214,7 +214,7 @@ final class WidgetService: VarlinkCallHandler {
 
     /// The saved settings, and whether they could not be read. A settings file that is
     /// missing from a store that is not new, or that does not verify or parse, means
-    /// the most restrictive settings (fail closed, issue 13); a new store starts with
+    /// the most restrictive settings (fail closed); a new store starts with
     /// the documented defaults and writes them, so that its file is never missing later.
     private static func loadSettings(from store: TimelineStore, logger: Logger) -> (Settings, unreadable: Bool) {
         let problem: any Error

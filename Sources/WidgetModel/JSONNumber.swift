@@ -1,7 +1,7 @@
 import StrictJSON
 
 /// A JSON number as its literal text: a field's value is served exactly as its provider
-/// sent it (issue 13), so `123456789012345678901234567890`, `-0`, `1E5` and `0.10` are
+/// sent it (DESIGN: values leave unchanged), so `123456789012345678901234567890`, `-0`, `1E5` and `0.10` are
 /// kept digit for digit, never turned into the nearest `Double`.
 ///
 /// The text is always a number by RFC 8259's grammar whose magnitude a `Double` can

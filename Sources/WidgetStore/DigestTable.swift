@@ -4,7 +4,7 @@
 ///
 /// The slot count is any number, not a power of two: a key's home slot is the high
 /// word of its hash times the count. So the slots are sized to the count asked for
-/// (at most ¾ full, as before) rather than rounded up to the next power of two (1.3–2.7
+/// (at most ¾ full, as a `Dictionary` is) rather than rounded up to the next power of two (1.3–2.7
 /// slots per key, up to 10.7 bytes; here 1.3–1.7 slots, 5.3–6.7 bytes).
 ///
 /// A `Dictionary` keeps its keys and values in buckets it holds at most ¾ full, so

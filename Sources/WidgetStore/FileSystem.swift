@@ -105,7 +105,7 @@ enum FileSystem {
     /// `openFile`, with the `fstat` it checked (the size and mode, for a reader: no second call).
     ///
     /// `O_NONBLOCK` makes the `open` of a FIFO return at once instead of waiting for a
-    /// writer (a FIFO planted in `timelines/` hung the daemon, issue 13); it changes
+    /// writer (a FIFO planted in `timelines/` must not hang the daemon); it changes
     /// nothing for a regular file, and anything else is refused before it is read.
     static func openFileWithStatus(
         _ path: String, flags: Int32 = O_RDONLY, mode: mode_t = 0o600, owners: Owners = .daemon
@@ -289,8 +289,8 @@ enum FileSystem {
     ///
     /// Renames run in parallel too, not only the `fsync`s: replacing an existing file
     /// frees the old one's blocks, which on this kind of mount (`discard`) costs a
-    /// synchronous trim of ≈ 2.5 ms per rename (measured: 19 µs onto a fresh name), so
-    /// renaming a batch of eight in turn took ≈ 20 ms of the loop (docs/BENCHMARKS.md).
+    /// synchronous trim per rename, milliseconds against microseconds onto a fresh name,
+    /// so renaming a batch in turn would hold the loop for all of them (docs/BENCHMARKS.md).
     /// The work runs on an overcommitting queue, which gives each blocked task a
     /// thread of its own, not one per core.
     ///

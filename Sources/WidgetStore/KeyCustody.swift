@@ -100,8 +100,7 @@ final class KeyCustody {
             keybag.binding = source.keybagBinding
             // A new store's settings are written before its keybag: a power cut between the
             // two must not leave a keybag without settings, which reads as settings removed
-            // from an existing store and closes them (found by the power-loss test, with a
-            // credential device key, in a wipe cut at its second file).
+            // from an existing store and closes them (scripts/test-power-loss cuts there).
             if !FileSystem.exists("\(stateDirectory)/\(SettingsFile.fileName)") {
                 let defaults: [UInt8]
                 do { defaults = Array(try JSONEncoder().encode(Settings())) } catch {

@@ -1,7 +1,7 @@
 /// How many times the store has been locked since it was opened: the order of a Lock
 /// against the unlocks begun or queued before it.
 ///
-/// A Lock wins over every passcode operation still in flight (issue 13): an unlock
+/// A Lock wins over every passcode operation still in flight (DESIGN's lock rule): an unlock
 /// carries the epoch in which it arrived, and `TimelineStore.finishUnlock` refuses one
 /// that a `lock` has overtaken, however right its passcode (`StoreError.unlockInterrupted`).
 /// A passcode change needs no epoch: it is applied under the lock's rules

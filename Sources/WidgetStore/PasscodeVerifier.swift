@@ -2,7 +2,7 @@ import WidgetCrypto
 
 /// Where passcode attempts are verified beyond the state directory's reach, injected
 /// into `TimelineStore` like its `DeviceKeySource`: none in software mode (the keybag's
-/// unwrap alone decides, as before), the TPM in tpm2 mode (DESIGN §9).
+/// unwrap alone decides), the TPM in tpm2 mode (DESIGN §9).
 ///
 /// When a passcode is set or changed the store asks it to `enroll` the passcode's key
 /// (Argon2id tangled with the device key): it makes a fresh random secret and keeps it

@@ -1,5 +1,5 @@
-/// What one provider may store (issue 13: nothing bounded it, and one provider made
-/// 20,000 widgets in 9 s): at most `maxWidgets` stored timelines, whose files take at
+/// What one provider may store, so that a runaway provider cannot fill the disk or the
+/// index for everyone: at most `maxWidgets` stored timelines, whose files take at
 /// most `maxBytes` together, counted as they lie in `timelines/` (sealed, headers and
 /// all). A write that would pass either is refused and changes nothing; replacing a
 /// widget's timeline counts only the difference, and a delete frees its share.

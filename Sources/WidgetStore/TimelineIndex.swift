@@ -2,7 +2,7 @@ import FoundationEssentials
 import WidgetModel
 
 /// The store's memory of its timeline files, kept compact so that the daemon's memory
-/// grows with what it caches rather than with what it stores (issue 7).
+/// grows with what it caches rather than with what it stores.
 ///
 /// Per file it holds only what calls need often — the verdict (present, absent,
 /// corrupt), generation, class, reload due, whether a placeholder exists, the reload

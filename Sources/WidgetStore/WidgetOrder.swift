@@ -1,7 +1,7 @@
 /// The index's present entries in widget id order, so that `ListWidgets` pages and
 /// `ReloadTimelines`' selection by provider cost the page (or the provider's widgets)
-/// and a binary search rather than a pass over every stored timeline (issue 19: 32.7 ms
-/// per page of 100 at a million timelines when each page passed over all of them).
+/// and a binary search rather than a pass over every stored timeline (a page that passed
+/// over all of them would cost milliseconds at a million timelines: docs/BENCHMARKS.md).
 ///
 /// It holds the entries' places in the index's `DigestTable` (4 bytes each), in sorted
 /// runs of at most `runLimit`: every place in a run sorts before every place in the

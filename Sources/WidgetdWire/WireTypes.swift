@@ -344,8 +344,8 @@ public struct WidgetInfo: Codable, Sendable, Equatable {
     }
 }
 
-/// `ListWidgets(provider?, after?, limit?)`: without `limit` every widget, as before
-/// paging existed; with it one page in widget id order.
+/// `ListWidgets(provider?, after?, limit?)`: without `limit` every widget (so a
+/// client that never pages keeps working); with it one page in widget id order.
 public struct ListWidgetsParameters: Codable, Sendable, Equatable {
     /// Only this provider's widgets.
     public var provider: String?

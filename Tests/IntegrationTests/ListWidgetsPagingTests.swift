@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// `ListWidgets(provider?, after?, limit?) -> (widgets, next?)` (issue 13, defect 9):
-/// without `limit` every widget as before; with it pages in widget id order, each
+/// without `limit` every widget; with it pages in widget id order, each
 /// widget exactly once; bad `after` or `limit` is `org.varlink.service.InvalidParameter`.
 @Suite struct ListWidgetsPagingTests {
     /// Seven widgets of two providers, put in an order that is not id order.

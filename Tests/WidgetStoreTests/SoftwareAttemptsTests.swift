@@ -4,7 +4,7 @@ import WidgetCrypto
 @testable import WidgetStore
 
 /// Software mode (no `PasscodeVerifier`): the keybag alone verifies a passcode and
-/// counts its failures, as before the TPM's tangle; and a keybag of the version before
+/// counts its failures; and a keybag of the version before
 /// the tangle blob still opens.
 @Suite struct SoftwareAttemptsTests {
     private func keybag(_ f: Fixture) throws -> [UInt8] {

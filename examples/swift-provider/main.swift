@@ -1,4 +1,4 @@
-// A weather provider written with WidgetdKit (README, "Writing a provider").
+// A weather provider written with WidgetdKit (docs/TUTORIAL.md, "Writing a provider").
 //
 //   example-provider [--socket PATH] [--widget ID] [--once]
 //
