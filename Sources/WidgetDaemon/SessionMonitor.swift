@@ -193,7 +193,7 @@ final class SessionMonitor {
             // logind is not there (or refuses us): the bus stays, in case it starts.
             reportUnavailable(reply)
         case let refused as LogindBus.RefusedSignal:
-            guard let leftOut = messageLog.admit(at: loop.now.timeIntervalSinceReferenceDate) else { return }
+            guard let leftOut = messageLog.admit(at: loop.clocks.monotonic.seconds) else { return }
             logger.warning(
                 "a signal that is not logind's was ignored", event: "session_signal_refused",
                 metadata: [
@@ -201,7 +201,7 @@ final class SessionMonitor {
                     "messages.left_out": String(leftOut),
                 ])
         case let malformed as LogindBus.MalformedMessage:
-            guard let leftOut = messageLog.admit(at: loop.now.timeIntervalSinceReferenceDate) else { return }
+            guard let leftOut = messageLog.admit(at: loop.clocks.monotonic.seconds) else { return }
             logger.warning(
                 "a message from logind did not parse; ignored", event: "session_message_malformed", error: malformed,
                 metadata: ["messages.left_out": String(leftOut)])
