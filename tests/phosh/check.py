@@ -443,13 +443,20 @@ def set_plugin_setting(key, value):
     errors = []
 
     def attempt():
-        result = subprocess.run(["gsettings", "set", "sm.puri.phosh.plugins.widgetd", key, value],
-                                capture_output=True, text=True)
+        try:
+            result = subprocess.run(["gsettings", "set", "sm.puri.phosh.plugins.widgetd", key, value],
+                                    capture_output=True, text=True, timeout=5)
+        except subprocess.TimeoutExpired:
+            errors.append("gsettings did not answer within 5 s")
+            return False
         if result.returncode != 0:
             errors.append(result.stderr.strip())
         return result.returncode == 0
 
-    wait_for(f"gsettings set {key} {value}", attempt, 10)
+    try:
+        wait_for(f"gsettings set {key} {value}", attempt, 10)
+    except Failure as failure:
+        raise Failure(f"{failure}: {errors[-1] if errors else 'gsettings never answered'}") from None
     if errors:
         log(f"gsettings set {key}: failed first ({errors[0]})")
 
