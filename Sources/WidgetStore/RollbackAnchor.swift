@@ -112,6 +112,8 @@ final class RollbackAnchor: @unchecked Sendable {
         defer { lock.unlock() }
         values = .none
         known = nil
+        // The files awaiting proof are gone: the new store's are anchored from the start.
+        awaitingProof = false
         guard let counter else { return }
         _ = try counter.increment()
     }

@@ -123,4 +123,20 @@ import WidgetModel
         #expect(text(try reopened.readBody(widgetA, allowOpenClassB: false)) == "a2")
     }
 
+    @Test func aWipeWhileAwaitingThePasscodeMakesAStoreAnchoredFromTheStart() throws {
+        let f = Fixture()
+        let counter = FakeRollbackCounter()
+        try storeWithoutCatalog(f, counter: counter)
+        let store = try open(f, startOver: true, counter: counter)
+        #expect(store.awaitingPasscodeToRebuildCatalog)
+        try store.wipe()
+        #expect(!store.awaitingPasscodeToRebuildCatalog)
+        #expect(!store.awaitingPasscodeToAnchor)
+        let wiped = counter.current
+        try put(store, widgetA, "new")
+        try store.checkpoint()
+        #expect(counter.current > wiped)
+        _ = consume store
+        #expect(text(try open(f, startOver: false, counter: counter).readBody(widgetA, allowOpenClassB: false)) == "new")
+    }
 }
