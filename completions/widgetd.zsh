@@ -45,7 +45,7 @@ _widgetd() {
         '--state-directory[State directory (default\: /var/lib/widgetd as root, else $XDG_STATE_HOME/widgetd).]:directory:_files -/'
         '--socket[Socket to listen on when not socket-activated (default\: /run/widgetd/widgetd.sock as root, else $XDG_RUNTIME_DIR/widgetd/widgetd.sock).]:path:_files'
         '--check-config[Check the configuration, its drop-ins and providers.d/, print every problem, and exit\: 1 if there is an error, 0 otherwise (warnings are printed too). Starts nothing.]'
-        '--start-over[If the keybag is missing while timelines remain, erase them and the journal (no key can read them) and make a new keybag, instead of refusing to start. Nothing happens while the keybag is there.]'
+        '--start-over[If the keybag is missing while timelines remain, erase them and the journal (no key can read them) and make a new keybag, instead of refusing to start. If the catalog alone is missing, rebuild it from the timeline files at the first unlock with the passcode (placeholders only until then).]'
         '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
         '(-): :->command'

@@ -22,7 +22,8 @@ public struct DaemonCommandLine: Sendable, Equatable {
     /// `--socket PATH`: overrides the default socket path (ignored under socket activation).
     public var socketPath: String?
     /// `--start-over`: if the keybag is missing while timelines or journaled writes
-    /// remain, erase them and make a new keybag instead of refusing to start.
+    /// remain, erase them and make a new keybag instead of refusing to start; if the
+    /// catalog alone is missing, rebuild it once the passcode proves the keybag.
     public var startOver = false
 
     /// Creates a command line running with every default.

@@ -53,7 +53,19 @@ final class DaemonRuntime {
                 "a wipe cut short by a crash or power loss was finished: the store is a new one",
                 event: "wipe_finished", metadata: ["state_directory": paths.stateDirectory])
         }
-        if let erased = store.startedOver {
+        let logRebuild = { [logger] (rebuild: CatalogRebuild) in
+            logger.critical(
+                "--start-over: the lost catalog was rebuilt from the timeline files; a file rolled back before the loss cannot be told, and files that did not open were left out",
+                event: "catalog_rebuilt",
+                metadata: ["restored": "\(rebuild.restored)", "excluded": "\(rebuild.excluded.joined(separator: " "))"])
+        }
+        store.catalogRebuilt = logRebuild
+        if let rebuild = store.rebuiltCatalog { logRebuild(rebuild) }
+        if store.awaitingPasscodeToRebuildCatalog {
+            logger.warning(
+                "--start-over: the catalog is lost; only placeholders are served until the first unlock with the passcode rebuilds it from the timeline files",
+                event: "catalog_rebuild_awaits_passcode", metadata: ["state_directory": paths.stateDirectory])
+        } else if let erased = store.startedOver {
             logger.critical(
                 "keybag missing: started over as --start-over asked; erased what no key can read any more, made a new keybag",
                 event: "started_over", metadata: ["erased": erased, "state_directory": paths.stateDirectory])

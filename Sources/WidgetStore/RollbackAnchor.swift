@@ -112,6 +112,8 @@ final class RollbackAnchor: @unchecked Sendable {
         defer { lock.unlock() }
         values = .none
         known = nil
+        // The files awaiting proof are gone: the new store's are anchored from the start.
+        awaitingProof = false
         guard let counter else { return }
         _ = try counter.increment()
     }
@@ -125,13 +127,30 @@ final class RollbackAnchor: @unchecked Sendable {
     /// rolled back like any other, since a copy restored from before anchors looks the
     /// same; with `adoptUnanchored` (`--start-over`, an administrator's act) they open
     /// awaiting proof, and are anchored once the passcode proves the keybag.
+    ///
+    /// With `catalogLost` (the catalog is gone and is to be rebuilt from the timeline
+    /// files, `--start-over`) only the keybag is checked, and only that it is not ahead
+    /// of the counter: the catalog may have been anchored after it, so a keybag behind
+    /// the counter cannot be told from a restored one. It opens awaiting proof like
+    /// unanchored files, and the rebuilt catalog and the keybag are anchored together.
     func check(
-        keybag: AnchorValues, catalog: AnchorValues, keybagPath: String, catalogPath: String, adoptUnanchored: Bool = false
+        keybag: AnchorValues, catalog: AnchorValues, keybagPath: String, catalogPath: String, adoptUnanchored: Bool = false,
+        catalogLost: Bool = false
     ) throws(StoreError) -> UInt64? {
         lock.lock()
         defer { lock.unlock() }
         guard let counter else { return nil }
         let value = try counter.read()
+        if catalogLost {
+            if keybag.keybag > value + 1 {
+                throw .rollbackCounter(
+                    reason: "the counter is at \(value), behind the keybag's \(keybag.keybag): it was reset or undefined, or this is another TPM")
+            }
+            awaitingProof = true
+            values = keybag
+            known = value
+            return nil
+        }
         if adoptUnanchored, keybag == .none, catalog == .none, value > 0 {
             awaitingProof = true
             values = .none

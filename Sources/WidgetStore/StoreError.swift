@@ -134,7 +134,8 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     /// remain (`remaining` says which): nothing was changed. Restore it, or start over.
     case keybagMissing(path: String, remaining: String)
     /// The catalog (`Catalog`) is missing beside a keybag that was made with one: removed
-    /// to let old timeline files pass. Restore it, or wipe the state directory.
+    /// to let old timeline files pass. Restore it, rebuild it from the timeline files
+    /// with `widgetd --start-over` and the passcode, or wipe the state directory.
     case catalogMissing(path: String)
     /// The keybag or the catalog `file` is older than the rollback counter says it must
     /// be (`RollbackAnchor`, DESIGN §9): restored from a backup. It carries the anchor
@@ -173,7 +174,7 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
         case .passcodeVerifierFailed(let reason): "the passcode cannot be verified: \(reason)"
         case .unsafeEntry(let path, let reason): "refused \(path): it \(reason)"
         case .catalogMissing(let path):
-            "\(path) is missing beside the keybag: timeline files could be rolled back unnoticed; restore it, or wipe"
+            "\(path) is missing beside the keybag: timeline files could be rolled back unnoticed; nothing is served. Restore it, rebuild it from the timeline files with widgetd --start-over (the passcode is then asked at the first unlock), or wipe"
         case .rolledBack(let file, let found, let expected):
             "\(file) is rolled back: it carries rollback counter value \(found) where \(expected) is due (restored from a backup?); nothing is served. Put the newest copy back, or wipe"
         case .rollbackCounter(let reason): "the rollback counter cannot be used: \(reason)"

@@ -86,9 +86,12 @@ public final class TimelineStore {
     ///     makes a new keybag (`startedOver` then says what went). An explicit act of
     ///     an administrator (`widgetd --start-over`), never a default: a silent reset
     ///     would start unlocked, without the passcode, under the device key only.
+    ///     With the keybag present and the catalog lost, `true` opens the store to
+    ///     rebuild the catalog from the timeline files once the passcode proves the
+    ///     keybag (`awaitingPasscodeToRebuildCatalog`, `rebuildCatalog`).
     ///   - now: the current time (reserved for time-based recovery; nothing is due at open).
     ///
-    /// A keybag without its catalog is refused (`catalogMissing`), and so is a catalog
+    /// A keybag without its catalog is refused (`catalogMissing`) unless `startOver`, and so is a catalog
     /// that fails authentication (`corrupt`): nothing is served rather than every file
     /// without the rollback check, since either is what removing or damaging the catalog
     /// to let an old file pass looks like.
@@ -136,26 +139,43 @@ public final class TimelineStore {
                     stateDirectory: stateDirectory, timelines: timelines, subkeys: subkeys, anchor: anchor, fromFiles: migrated,
                     carrying: anchors)
             })
-        let generations = try Self.loadCatalog(stateDirectory: stateDirectory, subkeys: custody.subkeys, anchor: anchor)
+        let catalogPath = "\(stateDirectory)/\(Catalog.fileName)"
+        let generations: Catalog
+        if let loaded = try Catalog.load(stateDirectory: stateDirectory, macKey: custody.subkeys.catalogMAC, anchor: anchor) {
+            generations = loaded
+        } else {
+            // The catalog alone is lost: rebuilt from the files on --start-over, once
+            // the passcode proves the keybag (`rebuildCatalog`); until then it is an
+            // empty one in memory, never saved, and nothing but placeholders is served.
+            guard startOver else { throw .catalogMissing(path: catalogPath) }
+            generations = Catalog.empty(stateDirectory: stateDirectory, macKey: custody.subkeys.catalogMAC, anchor: anchor)
+            awaitingPasscodeToRebuildCatalog = true
+        }
         catalog = TimelineCatalog(directory: timelinesDirectory, custody: custody, generations: generations)
         // Before anything is folded or served: a keybag or catalog older than the
         // counter is refused here, and an anchor cut short by a crash is caught up.
         caughtUpRollbackCounter = try anchor.check(
             keybag: custody.keybag.anchors, catalog: generations.loadedAnchors, keybagPath: custody.keybagPath,
-            catalogPath: "\(stateDirectory)/\(Catalog.fileName)", adoptUnanchored: startOver)
+            catalogPath: catalogPath, adoptUnanchored: startOver, catalogLost: awaitingPasscodeToRebuildCatalog)
+        finishedInterruptedWipe = finishedWipe
+        startedOver = erased
+        isFresh = custody.created
+        catalog.writesInFlight = { [unowned self] in writesInFlight > 0 }
+        if awaitingPasscodeToRebuildCatalog {
+            // The journal stays closed until the rebuild: its fold would save the catalog.
+            // Without a passcode there is nothing to prove: the administrator's act is all.
+            if !custody.keybag.passcodeSet { try rebuildCatalog() }
+            return
+        }
         // Without a passcode there is nothing to prove: the administrator's act is all.
         if anchor.isAwaitingProof, !custody.keybag.passcodeSet { anchor.proven() }
         if anchor.isAnchoring, !anchor.isAwaitingProof, anchor.current == .none {
             // Files made before anchors, on a counter never incremented: anchored now.
             try custody.anchorUnanchored { (values) throws(StoreError) in try generations.save(carrying: values) }
         }
-        finishedInterruptedWipe = finishedWipe
-        startedOver = erased
-        isFresh = custody.created
         // Folds what a crash left in the journal into the files before anything reads them.
         journal = try openJournal()
         catalog.journal = journal
-        catalog.writesInFlight = { [unowned self] in writesInFlight > 0 }
     }
 
     /// The catalog a new keybag is saved beside: empty, or for a keybag of the previous
@@ -176,6 +196,80 @@ public final class TimelineStore {
             }
         }
         try made.save(carrying: anchors)
+    }
+
+    /// Whether the catalog was lost alone and `--start-over` opened the store to rebuild
+    /// it from the timeline files: until the first unlock with the passcode, nothing but
+    /// metadata and placeholders is served, writes and deletes are refused
+    /// (`protectedDataUnavailable`), and nothing is saved but the keybag's count.
+    public private(set) var awaitingPasscodeToRebuildCatalog = false
+
+    /// What the rebuild of a lost catalog found, once done (see `rebuildCatalog`).
+    public private(set) var rebuiltCatalog: CatalogRebuild?
+
+    /// Told when a lost catalog was rebuilt (at open without a passcode, else at the
+    /// unlock that proved it), so that the daemon logs what was left out.
+    public var catalogRebuilt: (CatalogRebuild) -> Void = { _ in }
+
+    /// Rebuilds a lost catalog from the timeline files, the keybag proven (by the
+    /// passcode, or none is set): each file's generation as its header states, once the
+    /// whole file opened under the keybag's keys. A file that does not open (damaged,
+    /// another widget's name, a key generation the keybag lacks) is left out, recorded
+    /// as deleted at its stated generation so that it is never served, and reported.
+    /// Then the catalog is saved with the keybag, anchored in tpm2 mode, and the journal
+    /// opened (and folded).
+    ///
+    /// What it cannot see: a file rolled back before the catalog was lost opens, and its
+    /// generation is taken as the newest (SECURITY.md).
+    private func rebuildCatalog() throws(StoreError) {
+        let rebuilt = Catalog.empty(stateDirectory: stateDirectory, macKey: custody.subkeys.catalogMAC, anchor: anchor)
+        catalog.generations = rebuilt
+        var restored = 0
+        var excluded: [String] = []
+        for name in try FileSystem.list(timelinesDirectory) {
+            guard let key = TimelineIndex.Key(fileName: name) else { continue }
+            do throws(StoreError) {
+                rebuilt.record(key, generation: try generationOpening(name: name))
+                restored += 1
+            } catch {
+                switch error {
+                case .corrupt, .unsafeEntry: break
+                default: throw error
+                }
+                excluded.append(name)
+                if let bytes = try? FileSystem.readFile("\(timelinesDirectory)/\(name)", limit: TimelineFile.maximumFileBytes),
+                    let generation = TimelineFile.generation(of: bytes)
+                {
+                    try rebuilt.recordDeleted(key, generation: generation)
+                }
+            }
+        }
+        // What was verified against no catalog is verified again against this one.
+        catalog.removeAll(empty: false)
+        // A log or base the lost head named is no part of the new catalog.
+        try Catalog.removeFiles(stateDirectory: stateDirectory)
+        anchor.proven()
+        try rebuilt.saveAnchored { (values) throws(StoreError) in try custody.writeKeybag(carrying: values) }
+        awaitingPasscodeToRebuildCatalog = false
+        journal = try openJournal()
+        catalog.journal = journal
+        let found = CatalogRebuild(restored: restored, excluded: excluded.sorted())
+        rebuiltCatalog = found
+        catalogRebuilt(found)
+    }
+
+    /// The generation of the timeline file `name` once the whole file opened under the
+    /// keybag's keys (header, metadata and body); throws `corrupt` if it does not.
+    private func generationOpening(name: String) throws(StoreError) -> UInt64 {
+        let path = "\(timelinesDirectory)/\(name)"
+        guard let (sealed, metadata, _) = try catalog.readSealed(name: name, expected: nil) else {
+            throw .corrupt(file: path, reason: .truncated)
+        }
+        guard let pair = custody.keyPair(metadata.protectionClass, generation: metadata.keyGeneration) else {
+            throw .corrupt(file: path, reason: .unknownKeyGeneration)
+        }
+        _ = try TimelineFile.openBody(sealed, classKey: pair, file: path)
+        return metadata.generation
     }
 
     /// The catalog beside the keybag; `catalogMissing` if it is not there.
@@ -329,7 +423,7 @@ public final class TimelineStore {
     /// `nil` while that is not known: the index has not verified every file yet, or a
     /// batch of writes is in flight. Known, it lets the keybag drop the others.
     var keyGenerationsInUse: Set<Keybag.Generation>? {
-        guard catalog.isComplete, writesInFlight == 0 else { return nil }
+        guard !awaitingPasscodeToRebuildCatalog, catalog.isComplete, writesInFlight == 0 else { return nil }
         return catalog.index.keyGenerationsInUse
     }
 
@@ -404,6 +498,11 @@ public final class TimelineStore {
     /// guessing free.
     public func finishUnlock(_ derived: DerivedPasscode, now: ClockReading) throws(StoreError) {
         try wipingWhenDue { () throws(StoreError) in try custody.finishUnlock(derived, now: now) }
+        if awaitingPasscodeToRebuildCatalog, custody.keybag.passcodeSet {
+            // The passcode proved the keybag: the lost catalog is rebuilt from the files.
+            try rebuildCatalog()
+            return
+        }
         guard anchor.isAwaitingProof, custody.keybag.passcodeSet else { return }
         // The passcode proved the keybag: its files, opened unanchored on --start-over,
         // are anchored together now.
@@ -532,6 +631,7 @@ public final class TimelineStore {
         catalog.removeAll(empty: true)
         try custody.reopen()
         catalog.generations = try Self.loadCatalog(stateDirectory: stateDirectory, subkeys: custody.subkeys, anchor: anchor)
+        awaitingPasscodeToRebuildCatalog = false
         isFresh = true
         // Under the new device key's subkey (the discarded one is empty).
         journal = try openJournal()
@@ -550,6 +650,8 @@ public final class TimelineStore {
     /// an open class-B one and `allowOpenClassB` (the caller is its own provider).
     /// The caller owns the returned copy.
     public func readBody(_ widget: WidgetID, allowOpenClassB: Bool) throws(StoreError) -> SecureBytes {
+        // No body passes before a lost catalog is rebuilt: none can be told rolled back.
+        guard !awaitingPasscodeToRebuildCatalog else { throw .protectedDataUnavailable }
         if let entry = cache.entry(widget) {
             let readable =
                 custody.lifecycle.isAvailable(entry.protectionClass)
@@ -650,6 +752,8 @@ public final class TimelineStore {
     /// Deletes a widget's timeline durably; `widgetNotFound` if there is none. The
     /// deletion is recorded in the catalog: the file restored later is ignored.
     public func deleteTimeline(_ widget: WidgetID) throws(StoreError) {
+        // A deletion is recorded in the catalog, which is not rebuilt yet.
+        guard !awaitingPasscodeToRebuildCatalog else { throw .protectedDataUnavailable }
         cache.remove(widget)
         let key = try catalog.indexKey(for: widget)
         let name = key.fileName
@@ -720,5 +824,18 @@ public final class TimelineStore {
     /// Saves the settings bytes atomically and durably.
     public func saveSettings(_ bytes: [UInt8]) throws(StoreError) {
         try SettingsFile.save(bytes, stateDirectory: stateDirectory, macKey: custody.subkeys.settingsMAC)
+    }
+}
+
+/// What rebuilding a lost catalog found (`TimelineStore.rebuildCatalog`): how many
+/// timeline files opened and were recorded, and the names of those left out (file
+/// names are keyed hashes: they reveal no widget).
+public struct CatalogRebuild: Equatable, Sendable {
+    public let restored: Int
+    public let excluded: [String]
+
+    public init(restored: Int, excluded: [String]) {
+        self.restored = restored
+        self.excluded = excluded
     }
 }

@@ -268,6 +268,8 @@ extension TimelineStore {
     /// widget's cached body, which the write replaces. Returns the file's name,
     /// metadata and size.
     private func stageForWrite(_ write: TimelineWrite) throws(StoreError) -> (String, TimelineMetadata, Int) {
+        // A lost catalog not rebuilt yet has no generation to number a write above.
+        guard !awaitingPasscodeToRebuildCatalog else { throw .protectedDataUnavailable }
         guard write.body.count <= configuration.maxTimelineBytes else { throw .tooLarge(limit: configuration.maxTimelineBytes) }
         if let placeholder = write.placeholder, placeholder.count > configuration.maxPlaceholderBytes {
             throw .tooLarge(limit: configuration.maxPlaceholderBytes)

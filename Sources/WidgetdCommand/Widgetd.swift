@@ -47,8 +47,9 @@ public struct Widgetd: ParsableCommand {
 
     @Flag(help: """
         If the keybag is missing while timelines remain, erase them and the journal (no \
-        key can read them) and make a new keybag, instead of refusing to start. Nothing \
-        happens while the keybag is there.
+        key can read them) and make a new keybag, instead of refusing to start. If the \
+        catalog alone is missing, rebuild it from the timeline files at the first unlock \
+        with the passcode (placeholders only until then).
         """)
     var startOver = false
 

@@ -156,6 +156,34 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: daemon.socketPath))
     }
 
+    @Test(.enabled(if: SwtpmServer.isInstalled, "swtpm is not installed: apt-get install swtpm swtpm-tools"))
+    func tpm2LostCatalogIsRebuiltAndAnchoredByStartOverOnceThePasscodeProvesTheKeybag() throws {
+        let tpm = try SwtpmServer()
+        let daemon = try DaemonProcess(daemon: ["KeyProtection=tpm2", "TPM2Device=\(tpm.tcti)"])
+        try daemon.start()
+        try daemon.client().ok("io.widgetd.Device.SetPasscode", ["new": "1234"])
+        for _ in 0..<2 { try daemon.client().ok("io.widgetd.Provider.PutTimeline", Fixtures.putParameters(weather)) }
+        #expect(daemon.stop() == 0)
+        for name in try FileManager.default.contentsOfDirectory(atPath: daemon.stateDirectory.path) where name.hasPrefix("catalog") {
+            try FileManager.default.removeItem(atPath: daemon.stateDirectory.path + "/" + name)
+        }
+        let refused = try run(daemon)
+        #expect(refused.status == 1)
+        #expect(refused.error.contains("widgetd --start-over"), "\(refused.error)")
+
+        try daemon.start(extraArguments: ["--start-over"])
+        let client = try daemon.client()
+        #expect(try client.call("io.widgetd.Device.Unlock", ["passcode": "0000"]).error == "io.widgetd.WrongPasscode")
+        #expect(try client.call("io.widgetd.Provider.GetTimeline", ["widget": weather]).error == "io.widgetd.ProtectedDataUnavailable")
+        try client.ok("io.widgetd.Device.Unlock", ["passcode": "1234"])
+        #expect(try client.ok("io.widgetd.Provider.GetTimeline", ["widget": weather])["generation"] as? Int == 2)
+        #expect(daemon.stop() == 0)
+        // Anchored with the keybag: a plain start passes the counter's check.
+        try daemon.start()
+        try daemon.client().ok("io.widgetd.Device.Unlock", ["passcode": "1234"])
+        #expect(try daemon.client().ok("io.widgetd.Provider.GetTimeline", ["widget": weather])["generation"] as? Int == 2)
+    }
+
     @Test func softwareKeyProtectionSaysTheKeyIsAFile() throws {
         let daemon = try DaemonProcess()
         try daemon.start()

@@ -58,6 +58,57 @@ import Testing
         try client.ok("io.widgetd.Provider.PutTimeline", Fixtures.putParameters("com.example.clock/new"))
     }
 
+    @Test func aLostCatalogIsRebuiltByStartOverOnlyOnceThePasscodeProvesTheKeybag() throws {
+        let daemon = try DaemonProcess()
+        let kept = "com.example.clock/kept"
+        let damaged = "com.example.clock/damaged"
+        let timelines = timelinesOf(daemon)
+        try daemon.start()
+        try daemon.client().ok("io.widgetd.Device.SetPasscode", ["new": "1234"])
+        try daemon.client().ok("io.widgetd.Provider.PutTimeline", Fixtures.putParameters(damaged))
+        daemon.stop()
+        let damagedFile = try #require(try FileManager.default.contentsOfDirectory(atPath: timelines).first)
+        try daemon.start()
+        try daemon.client().ok("io.widgetd.Device.Unlock", ["passcode": "1234"])
+        for _ in 0..<2 { try daemon.client().ok("io.widgetd.Provider.PutTimeline", Fixtures.putParameters(kept)) }
+        daemon.stop()
+        let files = try FileManager.default.contentsOfDirectory(atPath: timelines).sorted()
+        for name in try FileManager.default.contentsOfDirectory(atPath: daemon.stateDirectory.path) where name.hasPrefix("catalog") {
+            #expect(unlink(daemon.stateDirectory.appendingPathComponent(name).path) == 0)
+        }
+        // Damaged in its body's tag: its header and placeholder still verify.
+        let damagedURL = URL(fileURLWithPath: "\(timelines)/\(damagedFile)")
+        var bytes = [UInt8](try Data(contentsOf: damagedURL))
+        bytes[bytes.count - 1] ^= 1
+        try Data(bytes).write(to: damagedURL)
+
+        #expect(throws: DaemonProcess.Failure.self) { try daemon.start() }
+        #expect(daemon.log.contains("widgetd --start-over"), "the start error names the way forward")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: timelines).sorted() == files)
+
+        try daemon.start(extraArguments: ["--start-over"])
+        let client = try daemon.client()
+        // Before the passcode: placeholders, no timeline, no write, no catalog saved.
+        let wrong = try client.call("io.widgetd.Device.Unlock", ["passcode": "0000"])
+        #expect(wrong.error == "io.widgetd.WrongPasscode", "\(wrong)")
+        let shown = try client.ok("io.widgetd.Host.GetPresentation", ["widget": kept, "surface": "homeScreen"])
+        #expect(Fixtures.mode(shown) == "placeholder")
+        #expect(try client.call("io.widgetd.Provider.GetTimeline", ["widget": kept]).error == "io.widgetd.ProtectedDataUnavailable")
+        #expect(try client.call("io.widgetd.Provider.PutTimeline", Fixtures.putParameters("com.example.clock/new")).error != nil)
+        #expect(!FileManager.default.fileExists(atPath: daemon.stateDirectory.appendingPathComponent("catalog").path))
+
+        try client.ok("io.widgetd.Device.Unlock", ["passcode": "1234"])
+        #expect(try client.ok("io.widgetd.Provider.GetTimeline", ["widget": kept])["generation"] as? Int == 2)
+        #expect(try client.call("io.widgetd.Provider.GetTimeline", ["widget": damaged]).error == "io.widgetd.WidgetNotFound")
+        #expect(daemon.log.contains("catalog_rebuilt"))
+        #expect(daemon.log.contains(damagedFile), "the file left out is reported")
+        daemon.stop()
+        // Saved: a plain start serves it.
+        try daemon.start()
+        try daemon.client().ok("io.widgetd.Device.Unlock", ["passcode": "1234"])
+        #expect(try daemon.client().ok("io.widgetd.Provider.GetTimeline", ["widget": kept])["generation"] as? Int == 2)
+    }
+
     /// Settings the user closed, then removed or damaged between two runs.
     @Test(arguments: ["removed", "corrupted"])
     func unreadableSettingsFailClosedUntilAnAdministratorSetsThem(damage: String) throws {

@@ -76,8 +76,10 @@ import WidgetDaemon
                                       too). Starts nothing.
               --start-over            If the keybag is missing while timelines remain,
                                       erase them and the journal (no key can read them) and
-                                      make a new keybag, instead of refusing to start.
-                                      Nothing happens while the keybag is there.
+                                      make a new keybag, instead of refusing to start. If
+                                      the catalog alone is missing, rebuild it from the
+                                      timeline files at the first unlock with the passcode
+                                      (placeholders only until then).
               --version               Show the version.
               -h, --help              Show help information.
 

@@ -1,0 +1,142 @@
+import Foundation
+import Testing
+import WidgetCrypto
+import WidgetModel
+@testable import WidgetStore
+
+/// A catalog lost alone (the keybag and the timeline files intact): refused at a plain
+/// start, rebuilt from the files by `widgetd --start-over` once the passcode proves the
+/// keybag, and until then nothing but placeholders served and nothing saved.
+@Suite struct CatalogRebuildTests {
+    private func catalogPath(_ f: Fixture) -> String { "\(f.state)/\(Catalog.fileName)" }
+    private func read(_ path: String) throws -> [UInt8] { Array(try Data(contentsOf: URL(fileURLWithPath: path))) }
+    private func write(_ bytes: [UInt8], to path: String) throws { try Data(bytes).write(to: URL(fileURLWithPath: path)) }
+
+    private func open(_ f: Fixture, startOver: Bool, counter: FakeRollbackCounter? = nil) throws -> TimelineStore {
+        try TimelineStore(
+            stateDirectory: f.state, deviceKeySource: FileDeviceKeySource(stateDirectory: f.state, credentialsDirectory: nil),
+            rollbackCounter: counter, configuration: .test, journalCapacity: Fixture.journalCapacity, startOver: startOver, now: t0)
+    }
+
+    private func put(_ store: TimelineStore, _ widget: WidgetID, _ body: String, _ c: ProtectionClass = .complete) throws {
+        try store.putTimeline(widget, protectionClass: c, family: nil, reloadDue: nil, body: secure(body), placeholder: Array("ph \(body)".utf8))
+    }
+
+    /// A store with a passcode: widgetA at generation 2, widgetB and widgetD at 1, every
+    /// write folded; then its catalog files removed. Returns widgetB's file path.
+    @discardableResult
+    private func storeWithoutCatalog(_ f: Fixture, passcode: String? = "1234", counter: FakeRollbackCounter? = nil) throws -> String {
+        let store = try open(f, startOver: false, counter: counter)
+        if let passcode { try store.setPasscode(current: nil, new: secure(passcode), now: .at(t0)) }
+        try put(store, widgetA, "a1")
+        try put(store, widgetA, "a2")
+        try put(store, widgetB, "b1", .completeUnlessOpen)
+        try put(store, widgetD, "d1", .none)
+        try store.checkpoint()
+        let bPath = "\(f.timelines)/\(try store.catalog.fileName(for: widgetB))"
+        try Catalog.removeFiles(stateDirectory: f.state)
+        return bPath
+    }
+
+    @Test func aLostCatalogIsAStartErrorThatNamesStartOver() throws {
+        let f = Fixture()
+        try storeWithoutCatalog(f)
+        #expect(throws: StoreError.catalogMissing(path: catalogPath(f))) { try open(f, startOver: false) }
+        #expect(StoreError.catalogMissing(path: catalogPath(f)).description.contains("widgetd --start-over"))
+    }
+
+    @Test func beforeThePasscodeOnlyPlaceholdersAreServedAndNothingIsSaved() throws {
+        let f = Fixture()
+        try storeWithoutCatalog(f)
+        let before = try f.snapshot()
+        let store = try open(f, startOver: true)
+        #expect(store.awaitingPasscodeToRebuildCatalog)
+        // A wrong passcode rebuilds nothing, and is counted as usual.
+        #expect(throws: StoreError.self) { try store.unlock(passcode: secure("wrong"), now: .at(t0)) }
+        #expect(store.failedAttempts == 1)
+        #expect(store.awaitingPasscodeToRebuildCatalog)
+        #expect(store.rebuiltCatalog == nil)
+        // Placeholders only: no body, not even class D, and no write, delete or save.
+        #expect(try store.metadata(widgetA)?.placeholder == Array("ph a2".utf8))
+        #expect(throws: StoreError.protectedDataUnavailable) { try store.readBody(widgetD, allowOpenClassB: true) }
+        #expect(throws: StoreError.protectedDataUnavailable) { try put(store, widgetC, "c1", .none) }
+        #expect(throws: StoreError.protectedDataUnavailable) { try store.deleteTimeline(widgetA) }
+        try store.checkpoint()
+        #expect(!FileManager.default.fileExists(atPath: catalogPath(f)))
+        let after = try f.snapshot()
+        #expect(Set(after.keys).subtracting([Keybag.fileName]) == Set(before.keys).subtracting([Keybag.fileName]))
+        for (name, file) in before where name != Keybag.fileName { #expect(after[name]?.bytes == file.bytes, "\(name)") }
+    }
+
+    @Test func theRightPasscodeRebuildsTheCatalogFromTheFilesLeavingADamagedOneOut() throws {
+        let f = Fixture()
+        let bPath = try storeWithoutCatalog(f)
+        var damaged = try read(bPath)
+        damaged[damaged.count - 1] ^= 1  // the body's tag: its header and placeholder still verify
+        try write(damaged, to: bPath)
+        let store = try open(f, startOver: true)
+        try store.unlock(passcode: secure("1234"), now: .at(t0))
+        #expect(!store.awaitingPasscodeToRebuildCatalog)
+        #expect(store.rebuiltCatalog == CatalogRebuild(restored: 2, excluded: [(bPath as NSString).lastPathComponent]))
+        #expect(text(try store.readBody(widgetA, allowOpenClassB: false)) == "a2")
+        #expect(try store.metadata(widgetA)?.generation == 2)
+        #expect(text(try store.readBody(widgetD, allowOpenClassB: false)) == "d1")
+        // Left out, never trusted: it is no widget's, and a new write numbers above it.
+        #expect(try store.metadata(widgetB) == nil)
+        #expect(throws: StoreError.widgetNotFound) { try store.readBody(widgetB, allowOpenClassB: true) }
+        try put(store, widgetA, "a3")
+        try store.checkpoint()
+        _ = consume store
+        // Saved: a plain start opens it, every generation as rebuilt.
+        let reopened = try open(f, startOver: false)
+        try reopened.unlock(passcode: secure("1234"), now: .at(t0))
+        #expect(try reopened.metadata(widgetA)?.generation == 3)
+        #expect(text(try reopened.readBody(widgetA, allowOpenClassB: false)) == "a3")
+        #expect(try reopened.listTimelines().map(\.widget) == [widgetA, widgetD].sorted())
+    }
+
+    @Test func withoutAPasscodeTheCatalogIsRebuiltAtOnce() throws {
+        let f = Fixture()
+        try storeWithoutCatalog(f, passcode: nil)
+        let store = try open(f, startOver: true)
+        #expect(!store.awaitingPasscodeToRebuildCatalog)
+        #expect(store.rebuiltCatalog == CatalogRebuild(restored: 3, excluded: []))
+        #expect(text(try store.readBody(widgetB, allowOpenClassB: false)) == "b1")
+        #expect(FileManager.default.fileExists(atPath: catalogPath(f)))
+    }
+
+    @Test func aTPM2StoreRebuildsAndAnchorsItsCatalogOnceThePasscodeProvesTheKeybag() throws {
+        let f = Fixture()
+        let counter = FakeRollbackCounter()
+        try storeWithoutCatalog(f, counter: counter)
+        let reached = counter.current
+        let store = try open(f, startOver: true, counter: counter)
+        #expect(store.awaitingPasscodeToRebuildCatalog)
+        #expect(throws: StoreError.self) { try store.unlock(passcode: secure("wrong"), now: .at(t0)) }
+        #expect(counter.current == reached)
+        try store.unlock(passcode: secure("1234"), now: .at(t0))
+        #expect(counter.current == reached + 1)
+        #expect(store.custody.keybag.anchors == AnchorValues(keybag: reached + 1, catalog: reached + 1))
+        _ = consume store
+        let reopened = try open(f, startOver: false, counter: counter)
+        try reopened.unlock(passcode: secure("1234"), now: .at(t0))
+        #expect(text(try reopened.readBody(widgetA, allowOpenClassB: false)) == "a2")
+    }
+
+    @Test func aWipeWhileAwaitingThePasscodeMakesAStoreAnchoredFromTheStart() throws {
+        let f = Fixture()
+        let counter = FakeRollbackCounter()
+        try storeWithoutCatalog(f, counter: counter)
+        let store = try open(f, startOver: true, counter: counter)
+        #expect(store.awaitingPasscodeToRebuildCatalog)
+        try store.wipe()
+        #expect(!store.awaitingPasscodeToRebuildCatalog)
+        #expect(!store.awaitingPasscodeToAnchor)
+        let wiped = counter.current
+        try put(store, widgetA, "new")
+        try store.checkpoint()
+        #expect(counter.current > wiped)
+        _ = consume store
+        #expect(text(try open(f, startOver: false, counter: counter).readBody(widgetA, allowOpenClassB: false)) == "new")
+    }
+}
