@@ -53,12 +53,14 @@ import Testing
         }
     }
 
-    static func fields(_ random: inout SeededGenerator) -> [String: Field] {
+    /// Random fields, names sorted: the `Codable` path this is compared with hands keys
+    /// over in no set order and sorts them (field order has tests of its own).
+    static func fields(_ random: inout SeededGenerator) -> FieldList<Field> {
         var fields: [String: Field] = [:]
         for _ in 0..<Int.random(in: 0...4, using: &random) {
             fields["f" + string(&random, controls: false)] = Field(value: value(&random), privacy: [nil, .sensitive, .public].randomElement(using: &random)!)
         }
-        return fields
+        return FieldList(sorting: fields)
     }
 
     static func timeline(seed: UInt64) -> Timeline {
