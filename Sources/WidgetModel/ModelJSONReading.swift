@@ -109,9 +109,13 @@ extension Field {
         }
         let start = reader.offset
         var fields = FieldList<Field>()
+        // Names seen, for objects too long for a linear scan to stay cheap.
+        var seen: Set<String>?
         try reader.readObject { (reader, name) throws(JSONReadError) in
             let field = try Field.read(from: &reader)
-            guard !fields.contains(name: name) else {
+            if seen == nil, fields.count == 16 { seen = Set(fields.keys) }
+            let repeated = if seen != nil { !seen!.insert(name).inserted } else { fields.contains(name: name) }
+            guard !repeated else {
                 throw JSONReadError.mismatch(at: start, "duplicate field name \(ModelPath.quote(name))")
             }
             fields.append(name, field)
