@@ -48,6 +48,16 @@ final class CommandContext {
         try call(on: try connect(), method, parameters)
     }
 
+    /// Calls `method` once on a new connection, with members given as JSON text.
+    func call(
+        _ method: WidgetdMethod, _ parameters: [String: JSONValue], texts: [String: [UInt8]]
+    ) throws(CommandFailure) -> VarlinkReplyMessage {
+        let client = try connect()
+        do { return try client.call(method, parameters, texts: texts) } catch {
+            throw DaemonErrorMessage.failure(for: error, socketPath: socketPath)
+        }
+    }
+
     /// Calls a method named in full (`org.varlink.service.GetInfo`) once on a new connection.
     func call(method: String, _ parameters: [String: JSONValue] = [:]) throws(CommandFailure) -> VarlinkReplyMessage {
         let client = try connect()

@@ -14,6 +14,10 @@ struct TimelineFile {
 
     /// The timeline's members, by wire name (without `widget`).
     let members: [String: JSONValue]
+    /// The same members as their text in the file, made compact: sent as they are, so
+    /// that each `fields` object keeps its order (hosts draw fields in it), which a
+    /// `JSONValue` object does not keep.
+    let memberText: [String: [UInt8]]
     /// The widget the file names, if it names one.
     let widget: String?
 
@@ -66,7 +70,44 @@ struct TimelineFile {
             throw CommandFailure("\(name):\(place.line):\(place.column): \(place.reason)\(Self.hint(for: place.path))")
         }
         if case .string(let named)? = object["widget"] { widget = named } else { widget = nil }
-        members = object.filter { $0.value != .null && $0.key != "widget" }
+        let kept = object.filter { $0.value != .null && $0.key != "widget" }
+        members = kept
+        memberText = Self.compactMembers(of: bytes).filter { kept[$0.key] != nil }
+    }
+
+    /// Each top-level member's value as compact JSON text, in the file's own order
+    /// within it. `bytes` has been read as JSON already.
+    static func compactMembers(of bytes: [UInt8]) -> [String: [UInt8]] {
+        bytes.withUnsafeBytes { raw -> [String: [UInt8]] in
+            var texts: [String: [UInt8]] = [:]
+            var reader = JSONReader(raw)
+            try? reader.readObject { (reader, key) throws(JSONReadError) in
+                _ = try reader.peek()
+                let start = reader.offset
+                try reader.skipValue()
+                texts[key] = compact(raw[start..<reader.offset])
+            }
+            return texts
+        }
+    }
+
+    /// JSON text without the whitespace between tokens.
+    static func compact(_ text: Slice<UnsafeRawBufferPointer>) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(text.count)
+        var inString = false
+        var escaped = false
+        for byte in text {
+            if inString {
+                if escaped { escaped = false } else if byte == UInt8(ascii: "\\") { escaped = true } else if byte == UInt8(ascii: "\"") { inString = false }
+            } else if byte == UInt8(ascii: "\"") {
+                inString = true
+            } else if byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D {
+                continue
+            }
+            out.append(byte)
+        }
+        return out
     }
 
     /// The first value in the document, in text order, that widgetd's own readers

@@ -116,6 +116,23 @@ public final class VarlinkClient {
         VarlinkCallMessage.encode(method: method, encodedParameters: encode(.object(parameters)), more: more)
     }
 
+    /// Calls `method` with `parameters` and with members already written as JSON text
+    /// (`texts`, sent byte for byte: a timeline file's `fields` keep their order).
+    func call(
+        _ method: WidgetdMethod, _ parameters: [String: JSONValue], texts: [String: [UInt8]]
+    ) throws(VarlinkClientError) -> VarlinkReplyMessage {
+        var body: [UInt8] = [UInt8(ascii: "{")]
+        var members = parameters.mapValues(Self.encode)
+        members.merge(texts) { _, text in text }
+        for (index, name) in members.keys.sorted().enumerated() {
+            if index > 0 { body.append(UInt8(ascii: ",")) }
+            body += Self.encode(.string(name)) + [UInt8(ascii: ":")] + members[name]!
+        }
+        body.append(UInt8(ascii: "}"))
+        try send(VarlinkCallMessage.encode(method: method.fullName, encodedParameters: body, more: false))
+        return try receive()
+    }
+
     /// The NUL-terminated bytes of a request whose secret parameters are spliced in as JSON strings.
     static func encodeSecretRequest(
         method: String, parameters: [String: JSONValue], secrets: [(name: String, value: SecretBuffer?)]

@@ -10,11 +10,11 @@ public struct Entry: Sendable, Hashable {
     public var date: Date
     /// Optional relevance for hosts that rotate widgets.
     public var relevance: Relevance?
-    /// The entry's fields by name.
-    public var fields: [String: Field]
+    /// The entry's fields, in the order the provider gave them.
+    public var fields: FieldList<Field>
 
     /// Makes an entry; `TimelineValidator` checks it against the limits.
-    public init(date: Date, relevance: Relevance? = nil, fields: [String: Field]) {
+    public init(date: Date, relevance: Relevance? = nil, fields: FieldList<Field>) {
         self.date = date
         self.relevance = relevance
         self.fields = fields

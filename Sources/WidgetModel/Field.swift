@@ -38,9 +38,10 @@ extension Field: Codable {
 
 extension KeyedDecodingContainer {
     /// Decodes a `fields` object, saying plainly when it is not an object of fields.
-    func decodeFields(forKey key: Key, in decoder: any Decoder) throws -> [String: Field] {
+    /// A `Decoder` does not tell the keys' order: the names come sorted.
+    func decodeFields(forKey key: Key, in decoder: any Decoder) throws -> FieldList<Field> {
         do {
-            return try decode([String: Field].self, forKey: key)
+            return FieldList(sorting: try decode([String: Field].self, forKey: key))
         } catch DecodingError.typeMismatch(_, let context)
             where context.codingPath.count == decoder.codingPath.count + 1 {
             throw ModelDecodingFailure(

@@ -1,14 +1,27 @@
+import StrictJSON
+
 /// Encodes any `Encodable` value into a ``JSONValue``, to be written with `JSONWriter`.
 ///
 /// Foundation's `JSONEncoder` takes numbers only as `Double`, so a field value's exact
 /// literal (a ``JSONNumber``) could not pass through it; here a `JSONValue` is stored
-/// whole, and integers keep every digit. Keys come out sorted when written.
+/// whole, and integers keep every digit. Keys come out sorted when written, except in
+/// an object whose encoding asks for its own order (a ``FieldList``).
 public enum JSONTreeEncoder {
     /// The value as a JSON tree; a value that encodes nothing is an empty object.
+    /// A `JSONValue` object has no order: written, every object has its keys sorted.
     public static func encode(_ value: some Encodable) throws -> JSONValue {
         let root = TreeNode()
         try value.encode(to: TreeEncoder(node: root, codingPath: []))
         return root.resolved ?? .object([:])
+    }
+
+    /// The value as compact JSON: keys sorted, but a ``FieldList``'s fields in their
+    /// order. Measured first, then written into an array of exactly that size; the
+    /// caller zeroes it if it holds content.
+    public static func bytes(_ value: some Encodable) throws -> [UInt8] {
+        let root = TreeNode()
+        try value.encode(to: TreeEncoder(node: root, codingPath: []))
+        return JSONWriter.bytes { root.write(to: &$0) }
     }
 }
 
@@ -16,6 +29,8 @@ public enum JSONTreeEncoder {
 protocol JSONTreeSink {
     /// Stores `value` as the encoded value.
     func store(_ value: JSONValue)
+    /// Makes the object being encoded keep its members in the order they are encoded.
+    func keepMemberOrder()
 }
 
 /// One value under construction: containers are filled after they are handed out,
@@ -29,6 +44,10 @@ final class TreeNode {
     }
 
     var content = Content.unset
+    /// An object's keys in the order they were first encoded.
+    var memberOrder: [String] = []
+    /// Whether the object is written in `memberOrder` rather than with keys sorted.
+    var keepsOrder = false
 
     /// The finished value; `nil` while nothing was stored.
     var resolved: JSONValue? {
@@ -45,10 +64,11 @@ final class TreeNode {
         let child = TreeNode()
         if case .object(var members) = content {
             content = .unset
-            members[key] = child
+            if members.updateValue(child, forKey: key) == nil { memberOrder.append(key) }
             content = .object(members)
         } else {
             content = .object([key: child])
+            memberOrder = [key]
         }
         return child
     }
@@ -64,6 +84,31 @@ final class TreeNode {
             content = .array([child])
         }
         return child
+    }
+
+    /// Writes the value: object keys sorted, unless `keepsOrder`.
+    func write(to writer: inout JSONWriter) {
+        switch content {
+        case .unset: writer.null()
+        case .value(let value): value.write(to: &writer)
+        case .array(let items):
+            writer.byte(UInt8(ascii: "["))
+            for (index, item) in items.enumerated() {
+                if index > 0 { writer.byte(UInt8(ascii: ",")) }
+                item.write(to: &writer)
+            }
+            writer.byte(UInt8(ascii: "]"))
+        case .object(let members):
+            writer.byte(UInt8(ascii: "{"))
+            let keys = keepsOrder || writer.isCounting ? memberOrder : memberOrder.sorted()
+            for (index, key) in keys.enumerated() {
+                if index > 0 { writer.byte(UInt8(ascii: ",")) }
+                writer.string(key)
+                writer.byte(UInt8(ascii: ":"))
+                members[key]!.write(to: &writer)
+            }
+            writer.byte(UInt8(ascii: "}"))
+        }
     }
 
     /// The number of elements so far.
@@ -82,9 +127,10 @@ private struct TreeEncoder: Encoder, JSONTreeSink {
     var userInfo: [CodingUserInfoKey: Any] { [:] }
 
     func store(_ value: JSONValue) { node.content = .value(value) }
+    func keepMemberOrder() { node.keepsOrder = true }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
-        if case .object = node.content {} else { node.content = .object([:]) }
+        if case .object = node.content {} else { node.content = .object([:]); node.memberOrder = [] }
         return KeyedEncodingContainer(TreeKeyedEncoder<Key>(node: node, codingPath: codingPath))
     }
 

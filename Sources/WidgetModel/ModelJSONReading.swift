@@ -49,7 +49,7 @@ extension Entry {
         let start = try reader.objectStart()
         var date: Date?
         var relevance: Relevance?
-        var fields: [String: Field]?
+        var fields: FieldList<Field>?
         var seen = SeenKeys(object: start)
         try reader.readObject { (reader, key) throws(JSONReadError) in
             switch key {
@@ -98,8 +98,9 @@ extension Relevance {
 }
 
 extension Field {
-    /// Reads a `fields` object: field names to `{"value": …, "privacy"?: …}`.
-    static func readFields(from reader: inout JSONReader) throws(JSONReadError) -> [String: Field] {
+    /// Reads a `fields` object: field names to `{"value": …, "privacy"?: …}`, kept in
+    /// text order; a name given twice is refused.
+    static func readFields(from reader: inout JSONReader) throws(JSONReadError) -> FieldList<Field> {
         let kind = try reader.peek()
         switch kind {
         case .object: break
@@ -107,12 +108,17 @@ extension Field {
         default: throw JSONReadError.mismatch(at: reader.offset, "must be an object mapping field names to {\"value\": …}")
         }
         let start = reader.offset
-        var fields: [String: Field] = [:]
+        var fields = FieldList<Field>()
+        // Names seen, for objects too long for a linear scan to stay cheap.
+        var seen: Set<String>?
         try reader.readObject { (reader, name) throws(JSONReadError) in
             let field = try Field.read(from: &reader)
-            guard fields.updateValue(field, forKey: name) == nil else {
+            if seen == nil, fields.count == 16 { seen = Set(fields.keys) }
+            let repeated = if seen != nil { !seen!.insert(name).inserted } else { fields.contains(name: name) }
+            guard !repeated else {
                 throw JSONReadError.mismatch(at: start, "duplicate field name \(ModelPath.quote(name))")
             }
+            fields.append(name, field)
         }
         return fields
     }
@@ -228,7 +234,7 @@ extension Placeholder {
     /// Reads `{"fields": {…}}`.
     public static func read(from reader: inout JSONReader) throws(JSONReadError) -> Placeholder {
         let start = try reader.objectStart()
-        var fields: [String: Field]?
+        var fields: FieldList<Field>?
         var seen = SeenKeys(object: start)
         try reader.readObject { (reader, key) throws(JSONReadError) in
             switch key {

@@ -6,7 +6,7 @@ import FoundationEssentials
 import StrictJSON
 
 // The canonical JSON of the timeline model, written with `JSONWriter`: compact, keys
-// sorted, dates in RFC 3339 as `RFC3339.format` writes them. `Timeline.read` (and
+// sorted except field names, which keep the provider's order (hosts draw fields in it), dates in RFC 3339 as `RFC3339.format` writes them. `Timeline.read` (and
 // `Timeline.decode`) reads these bytes back to an equal value; the model tests check
 // that, and that they decode to the same value through the `Codable` path.
 
@@ -50,24 +50,14 @@ extension Entry {
 }
 
 extension Field {
-    /// Writes a `fields` object, names sorted.
-    static func write(_ fields: [String: Field], to writer: inout JSONWriter) {
+    /// Writes a `fields` object, fields in their order.
+    static func write(_ fields: FieldList<Field>, to writer: inout JSONWriter) {
         writer.byte(UInt8(ascii: "{"))
-        if writer.isCounting {
-            // The measuring pass: the same bytes in another order, with no sort.
-            for (index, (name, field)) in fields.enumerated() {
-                if index > 0 { writer.byte(UInt8(ascii: ",")) }
-                writer.string(name)
-                writer.byte(UInt8(ascii: ":"))
-                field.write(to: &writer)
-            }
-        } else {
-            for (index, name) in fields.keys.sorted().enumerated() {
-                if index > 0 { writer.byte(UInt8(ascii: ",")) }
-                writer.string(name)
-                writer.byte(UInt8(ascii: ":"))
-                fields[name]!.write(to: &writer)
-            }
+        for (index, (name, field)) in fields.enumerated() {
+            if index > 0 { writer.byte(UInt8(ascii: ",")) }
+            writer.string(name)
+            writer.byte(UInt8(ascii: ":"))
+            field.write(to: &writer)
         }
         writer.byte(UInt8(ascii: "}"))
     }

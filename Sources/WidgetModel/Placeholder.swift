@@ -4,14 +4,15 @@ import StrictJSON
 ///
 /// Stored in class `none` so that it can be served in every state.
 public struct Placeholder: Sendable, Hashable {
-    /// The sample fields by name; their values also stand in for redacted fields.
-    public var fields: [String: Field]
+    /// The sample fields, in the order the provider gave them; their values also stand
+    /// in for redacted fields of the same name.
+    public var fields: FieldList<Field>
 
     /// A placeholder with no fields, used when a provider gave none.
     public static let empty = Placeholder(fields: [:])
 
     /// Makes a placeholder.
-    public init(fields: [String: Field]) {
+    public init(fields: FieldList<Field>) {
         self.fields = fields
     }
 

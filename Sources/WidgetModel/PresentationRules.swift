@@ -73,7 +73,7 @@ public enum PresentationRules {
         _ decision: PresentationDecision, widget: WidgetID, timeline: Timeline?, placeholder: Placeholder?,
         reloadDue: Date?, surface: Surface, now: Date
     ) -> Presentation {
-        let standIns = placeholder?.fields ?? [:]
+        let standIns = placeholder?.fields ?? FieldList()
 
         var mode = PresentationMode.placeholder
         var shown: PresentedEntry?
@@ -81,12 +81,13 @@ public enum PresentationRules {
         if decision.needsTimeline, let timeline, let current = timeline.currentEntry(at: now) {
             let redact = decision == .redacted
             mode = redact ? .redacted : .content
-            var fields: [String: PresentedField] = [:]
+            // The entry's fields in its order; a redacted one keeps its place.
+            var shownFields = FieldList<PresentedField>()
             for (name, field) in current.fields {
                 // A replaced field is built from the stand-in alone, never from `field`.
-                fields[name] = redact && field.privacy == .sensitive ? .replaced(by: standIns[name]?.value) : .shown(field)
+                shownFields.append(name, redact && field.privacy == .sensitive ? .replaced(by: standIns[name]?.value) : .shown(field))
             }
-            shown = PresentedEntry(date: current.date, relevance: current.relevance, fields: fields)
+            shown = PresentedEntry(date: current.date, relevance: current.relevance, fields: shownFields)
             validUntil = timeline.validUntil(at: now)
         }
 
@@ -130,8 +131,9 @@ public enum PresentationRules {
             placeholder: placeholder, reloadDue: timeline?.reloadDue, surface: context.surface, now: now)
     }
 
-    /// The placeholder's fields as shown: `public` ones as they are, the rest marked redacted.
-    private static func placeholderFields(_ fields: [String: Field]) -> [String: PresentedField] {
+    /// The placeholder's fields as shown, in its order: `public` ones as they are, the
+    /// rest marked redacted.
+    private static func placeholderFields(_ fields: FieldList<Field>) -> FieldList<PresentedField> {
         fields.mapValues { field in
             field.privacy == .public ? .shown(field) : .replaced(by: field.value)
         }

@@ -11,11 +11,11 @@ public struct PresentedEntry: Sendable, Hashable {
     public var date: Date?
     /// The entry's relevance, or nil (always nil for a placeholder).
     public var relevance: Relevance?
-    /// The fields as the host may see them.
-    public var fields: [String: PresentedField]
+    /// The fields as the host may see them, in the timeline's order.
+    public var fields: FieldList<PresentedField>
 
     /// Makes a presented entry.
-    public init(date: Date?, relevance: Relevance?, fields: [String: PresentedField]) {
+    public init(date: Date?, relevance: Relevance?, fields: FieldList<PresentedField>) {
         self.date = date
         self.relevance = relevance
         self.fields = fields
@@ -32,7 +32,7 @@ extension PresentedEntry: Codable {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         date = try container.decodeRFC3339IfPresent(forKey: .date)
         relevance = try container.decodeIfPresent(Relevance.self, forKey: .relevance)
-        fields = try container.decode([String: PresentedField].self, forKey: .fields)
+        fields = try container.decode(FieldList<PresentedField>.self, forKey: .fields)
     }
 
     /// Encodes the date as RFC 3339, omitting absent date and relevance.

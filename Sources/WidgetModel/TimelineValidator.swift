@@ -54,19 +54,15 @@ public enum TimelineValidator {
     }
 
     static func validate(
-        fields: [String: Field], limits: TimelineLimits, path: @autoclosure () -> String
+        fields: FieldList<Field>, limits: TimelineLimits, path: @autoclosure () -> String
     ) throws(InvalidTimeline) {
         guard fields.count <= limits.maxFieldsPerEntry else {
             throw InvalidTimeline(reason: "\(path()): \(fields.count) fields; at most \(limits.maxFieldsPerEntry) are allowed")
         }
-        // Valid fields (the usual case) are checked in any order, with no sorting and no
-        // path; only when one fails are they checked again in sorted order, so that the
-        // same input always reports the same first problem.
-        guard fields.contains(where: { problem(name: $0.key, field: $0.value, limits: limits) != nil }) else { return }
-        let prefix = path()
-        for name in fields.keys.sorted() {
-            guard let field = fields[name], let problem = problem(name: name, field: field, limits: limits) else { continue }
-            throw InvalidTimeline(reason: "\(prefix)[\(ModelPath.quote(name))]: \(problem)")
+        // Fields are checked in their order, so the first problem in the text is named.
+        for (name, field) in fields {
+            guard let problem = problem(name: name, field: field, limits: limits) else { continue }
+            throw InvalidTimeline(reason: "\(path())[\(ModelPath.quote(name))]: \(problem)")
         }
     }
 

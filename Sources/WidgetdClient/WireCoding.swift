@@ -9,11 +9,12 @@ import WidgetModel
 enum WireCoding {
     /// The NUL-terminated bytes of a call of `method` with `parameters`.
     static func call(_ method: String, _ parameters: some Encodable, more: Bool = false) throws(WidgetdError) -> [UInt8] {
-        let value: JSONValue
-        do { value = try JSONTreeEncoder.encode(parameters) } catch {
+        // Bytes straight from the tree, so that an entry's fields keep their order.
+        let bytes: [UInt8]
+        do { bytes = try JSONTreeEncoder.bytes(parameters) } catch {
             throw .malformedReply("parameters cannot be encoded: \(error)")
         }
-        return VarlinkCallMessage.encode(method: method, encodedParameters: value.jsonBytes, more: more)
+        return VarlinkCallMessage.encode(method: method, encodedParameters: bytes, more: more)
     }
 
     /// The reply's parameters as values.

@@ -39,12 +39,25 @@ extension TimelineEntry {
 
     /// The entry as widgetd's model has it.
     var modelEntry: Entry {
-        Entry(date: date, relevance: relevance?.model, fields: fields.mapValues(\.field))
+        Entry(date: date, relevance: relevance?.model, fields: orderedFields)
     }
 
     /// The entry as a placeholder: its fields, without a date.
     var modelPlaceholder: Placeholder {
-        Placeholder(fields: fields.mapValues(\.field))
+        Placeholder(fields: orderedFields)
+    }
+
+    /// ``fields`` in the order hosts draw them: those named like a stored property in
+    /// the order the properties are declared, then any others by name.
+    private var orderedFields: FieldList<Field> {
+        var remaining = fields
+        var ordered = FieldList<Field>()
+        for child in Mirror(reflecting: self).children {
+            guard let name = child.label, let value = remaining.removeValue(forKey: name) else { continue }
+            ordered.append(name, value.field)
+        }
+        for name in remaining.keys.sorted() { ordered.append(name, remaining[name]!.field) }
+        return ordered
     }
 }
 

@@ -106,6 +106,42 @@ import Testing
         #expect((list["widgets"] as? [Any])?.isEmpty == true)
     }
 
+    /// `put` and `append` send each entry's fields (and the placeholder's) in the order
+    /// the file has them, whitespace and all dropped: hosts draw fields in that order.
+    @Test func putAndAppendSendFieldsInTheFilesOrder() throws {
+        let daemon = try DaemonProcess()
+        try daemon.start()
+        let widget = FieldOrderTests.weather
+        let date = Fixtures.rfc3339(Date().addingTimeInterval(-60))
+        let later = Fixtures.rfc3339(Date().addingTimeInterval(3600))
+        let file = daemon.root.appendingPathComponent("ordered.json")
+        try """
+            {"entries": [{"date": "\(date)",
+                          "fields": \(FieldOrderTests.fields(FieldOrderTests.putOrder, prefix: "put a b"))}],
+             "placeholder": {"fields": \(FieldOrderTests.fields(FieldOrderTests.placeholderOrder, prefix: "sample"))}}
+            """.write(to: file, atomically: true, encoding: .utf8)
+        let put = try widgetctl(daemon, ["put", widget, file.path])
+        #expect(put.status == 0, "\(put.error)")
+        let more = daemon.root.appendingPathComponent("more.json")
+        try #"{ "entries" : [ {"date":"\#(later)", "fields": \#(FieldOrderTests.fields(FieldOrderTests.appendOrder, prefix: "later"))} ] }"#
+            .write(to: more, atomically: true, encoding: .utf8)
+        let append = try widgetctl(daemon, ["append", widget, more.path])
+        #expect(append.status == 0, "\(append.error)")
+
+        let client = try daemon.client()
+        let timeline = try ExactNumberTests.rawCall(
+            client, #"{"method":"io.widgetd.Provider.GetTimeline","parameters":{"widget":"\#(widget)"}}"#)
+        #expect(FieldOrderTests.fieldOrders(in: timeline) == [FieldOrderTests.putOrder, FieldOrderTests.appendOrder], "\(timeline)")
+        // Spaces inside a value are the value's own.
+        #expect(timeline.contains(#""value":"put a b-zulu""#), "\(timeline)")
+        // The placeholder, shown by a locked class-A widget.
+        #expect(try widgetctl(daemon, ["put", FieldOrderTests.health, file.path]).status == 0)
+        try client.ok("io.widgetd.Device.Lock")
+        let placeholder = try ExactNumberTests.rawCall(client, FieldOrderTests.presentationCall(FieldOrderTests.health, "homeScreen"))
+        #expect(placeholder.contains(#""mode":"placeholder""#), "\(placeholder)")
+        #expect(FieldOrderTests.fieldOrders(in: placeholder) == [FieldOrderTests.placeholderOrder], "\(placeholder)")
+    }
+
     /// `widgetctl providers` against the daemon: every registered provider with its
     /// class, owner and file, and a broken providers.d/ file with why it registers nothing.
     @Test func providersListsTheRegisteredAndTheDisabled() throws {

@@ -17,9 +17,10 @@ import Testing
         let result = widgetctl(["put", "a/b", try write(Self.file)], socket: server.path)
         #expect(result.exitCode == 0)
         #expect(result.standardOutput == "Stored a/b, generation 7.\n")
+        // The file's members as written (fields keep their order), members by name.
         #expect(server.requests == [
             #"{"method":"io.widgetd.Provider.PutTimeline","parameters":{"entries":[{"date":"2026-11-29T13:00:00Z","#
-                + #""fields":{"t":{"privacy":"sensitive","value":21}}}],"family":"systemSmall","placeholder":{"fields":{"t":{"value":0}}},"#
+                + #""fields":{"t":{"value":21,"privacy":"sensitive"}}}],"family":"systemSmall","placeholder":{"fields":{"t":{"value":0}}},"#
                 + #""policy":{"kind":"never"},"widget":"a/b"}}"#,
         ])
     }

@@ -9,6 +9,13 @@ import Testing
     private static let date = "2026-01-01T00:00:00Z"
 
     /// A timeline whose first entry has `fields`.
+    /// A `fields` object of `f0`, `f1`, … with `name` given again at position `at`.
+    private static func manyFields(repeating name: String, at: Int) -> String {
+        var names = (0..<24).map { "f\($0)" }
+        names.insert(name, at: at)
+        return "{" + names.map { #""\#($0)":{"value":1}"# }.joined(separator: ",") + "}"
+    }
+
     private static func withFields(_ fields: String) -> String {
         #"{"entries":[{"date":"\#(date)","fields":\#(fields)}]}"#
     }
@@ -86,6 +93,11 @@ import Testing
         (#"{"entries":[],"entries":[]}"#, #"duplicate key "entries""#),
         (#"{"entries":[{"date":"\#(date)","date":"\#(date)","fields":{}}]}"#, #"entries[0]: duplicate key "date""#),
         (withFields(#"{"a":{"value":1},"a":{"value":2}}"#), #"entries[0].fields: duplicate field name "a""#),
+        // Past 16 fields, names are checked against a set rather than scanned: a name
+        // repeated on either side of that point, and after it.
+        (withFields(manyFields(repeating: "f3", at: 20)), #"entries[0].fields: duplicate field name "f3""#),
+        (withFields(manyFields(repeating: "f18", at: 22)), #"entries[0].fields: duplicate field name "f18""#),
+        (withFields(manyFields(repeating: "f0", at: 16)), #"entries[0].fields: duplicate field name "f0""#),
         (withFields(#"{"a":{"value":{"k":1,"k":2}}}"#), #"entries[0].fields["a"].value: has a duplicate key"#),
         (withFields(#"{"a":{"value":1,"value":2}}"#), #"entries[0].fields["a"]: duplicate key "value""#),
         (#"{"entries":[],}"#, "is not valid JSON"),

@@ -26,7 +26,23 @@ import WidgetModel
             "location": Field(value: .string("12 Rue"), privacy: .sensitive),
             "note": Field(value: .string("n")),
         ]))
-        #expect(entry.modelPlaceholder.fields.keys.sorted() == ["city", "location", "note", "temperature"])
+        // In the order the properties are declared: hosts draw fields in it.
+        #expect(entry.modelEntry.fields.keys == ["city", "temperature", "location", "note"])
+        #expect(entry.modelPlaceholder.fields.keys == ["city", "temperature", "location", "note"])
+    }
+
+    struct Renamed: TimelineEntry {
+        let date: Date
+        let zulu: Int
+        let alpha: Int
+        var fields: [String: FieldValue] {
+            ["zulu": FieldValue(zulu), "extra-b": FieldValue(0), "alpha": FieldValue(alpha), "extra-a": FieldValue(1)]
+        }
+    }
+
+    @Test func fieldsOfAnEntrysOwnComeInPropertyOrderThenTheRestByName() {
+        let entry = Renamed(date: Date(timeIntervalSince1970: 0), zulu: 1, alpha: 2)
+        #expect(entry.modelEntry.fields.keys == ["zulu", "alpha", "extra-a", "extra-b"])
     }
 
     @Test func privacySensitiveFalseMakesAFieldOrdinaryAgain() {

@@ -43,6 +43,9 @@ HEART = "com.example.health/heart"
 FORECAST = "com.example.weather/forecast"
 # The sensitive values: neither may be in phosh's tree when the lock hides it.
 SECRETS = {HEART: "64 bpm", FORECAST: "Rue de la République"}
+# The forecast's field values in its timeline's order (temperature, location, summary),
+# which is not the order of their names sorted.
+FORECAST_ORDER = ["18 °C", "Rue de la République", "Light rain"]
 # The longest a class-A card may keep its content after the lock reply (100 ms),
 # for the median of the rounds; no round may take longer than LOCK_ROUND_LIMIT (a
 # loaded 2-core CI machine can hold phosh off the processor for a while).
@@ -130,6 +133,10 @@ class A11y:
     def showing(self, node):
         low, high = self.call(node, ACCESSIBLE, "GetState")[0]
         return bool((low | high << 32) & (1 << STATE_SHOWING))
+
+    def extents(self, node):
+        """(x, y, width, height) on the screen."""
+        return self.call(node, "org.a11y.atspi.Component", "GetExtents", GLib.Variant("(u)", (0,)))[0]
 
     def text(self, node):
         return self.call(node, "org.a11y.atspi.Text", "GetText", GLib.Variant("(ii)", (0, -1)))[0]
@@ -235,6 +242,20 @@ class Plugin:
 
         A11Y.walk(card, visit)
         return A11Y.name(card), labels
+
+    def drawn_order(self, widget, values):
+        """Those of `values` that the card's labels show, top to bottom, left to right."""
+        card = self.card(widget)
+        found = []
+
+        def visit(node):
+            if A11Y.role(node) == "label" and A11Y.name(node) in values:
+                x, y, _, _ = A11Y.extents(node)
+                found.append((y, x, A11Y.name(node)))
+
+        if card is not None:
+            A11Y.walk(card, visit)
+        return [name for _, _, name in sorted(found)]
 
     def mode(self, widget):
         state = self.state(widget)
@@ -554,6 +575,11 @@ def main():
             raise Failure(f"stale is not marked as it should be: {plugin.state(FORECAST)[0]!r}, {plugin.state(HEART)[0]!r}")
         show_cards_page(plugin)
         screenshot("phosh-unlocked.png")
+        # The card draws its fields in the order the timeline gives them.
+        drawn = plugin.drawn_order(FORECAST, FORECAST_ORDER)
+        if drawn != FORECAST_ORDER:
+            raise Failure(f"the forecast's fields are drawn as {drawn}, not in the timeline's order {FORECAST_ORDER}")
+        log("the content card draws its fields in the timeline's order: ok")
 
         # Locked: class A's placeholder within the deadline, its secret gone; class C stays.
         lock = timed(daemon, events, plugin, "io.widgetd.Device.Lock", {}, HEART, card_name(HEART, "locked, placeholder"),

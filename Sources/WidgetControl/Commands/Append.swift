@@ -25,8 +25,9 @@ extension Widgetctl {
             if let other = members.keys.sorted().first(where: { $0 != "entries" }) {
                 throw CommandFailure("append sends only \"entries\"; \"\(other)\" needs widgetctl put")
             }
+            // The entries as written, so that fields keep their order.
             let reply = try context.call(
-                .appendEntries, ["widget": .string(widget), "entries": members["entries"]!])
+                .appendEntries, ["widget": .string(widget)], texts: ["entries": timeline.memberText["entries"]!])
             if context.json { return context.printJSON(reply.parameters) }
             let generation = try context.decode(GenerationReply.self, from: reply).generation
             context.print("Appended to \(widget), generation \(generation).")

@@ -1,4 +1,5 @@
 import ArgumentParser
+import WidgetModel
 import WidgetdWire
 
 extension Widgetctl {
@@ -39,10 +40,14 @@ extension Widgetctl {
         func run(_ context: CommandContext) throws(CommandFailure) {
             let timeline = try TimelineFile(path: file, standardInput: context.standardInput)
             try timeline.check(against: widget, path: file)
-            var parameters = timeline.members
-            parameters["widget"] = .string(widget)
-            if let family { parameters["family"] = .string(family) }
-            let reply = try context.call(.putTimeline, parameters)
+            // The file's members as written, so that fields keep their order.
+            var texts = timeline.memberText
+            var parameters: [String: JSONValue] = ["widget": .string(widget)]
+            if let family {
+                parameters["family"] = .string(family)
+                texts["family"] = nil
+            }
+            let reply = try context.call(.putTimeline, parameters, texts: texts)
             if context.json { return context.printJSON(reply.parameters) }
             let generation = try context.decode(GenerationReply.self, from: reply).generation
             context.print("Stored \(widget), generation \(generation).")

@@ -64,6 +64,32 @@ class ClientTests(DaemonFixture, unittest.TestCase):
         self.assertEqual(caught.exception.name, "io.widgetd.WidgetNotFound")
         self.assertEqual(caught.exception.parameters, {"widget": WEATHER})
 
+    def test_fields_keep_the_order_they_were_given_in(self) -> None:
+        # Neither sorted nor reversed: hosts draw fields in the timeline's order.
+        order = ["zulu", "home", "alpha", "mike"]
+        fields = {name: {"value": name} for name in order}
+        fields["home"]["privacy"] = "sensitive"
+        placeholder_order = ["mike", "home", "alpha"]
+        placeholder = {"fields": {name: {"value": "-", "privacy": "public"} for name in placeholder_order}}
+        c = self.client
+        weather, health = WEATHER + "-order", HEALTH + "-order"
+        c.put_timeline(weather, [{"date": fx.now(), "fields": fields}], placeholder=placeholder)
+        self.addCleanup(c.delete_timeline, weather)
+        self.assertEqual(list(c.get_timeline(weather)["entries"][0]["fields"]), order)
+        self.assertEqual(list(c.get_presentation(weather, "homeScreen")["entry"]["fields"]), order)
+        c.put_timeline(health, [{"date": fx.now(), "fields": fields}], placeholder=placeholder)
+        self.addCleanup(c.delete_timeline, health)
+        c.set_settings(lock_screen_widgets_access=False)
+        self.addCleanup(c.set_settings, lock_screen_widgets_access=True)
+        c.lock()
+        self.addCleanup(c.unlock, PASSCODE)
+        redacted = c.get_presentation(weather, "lockScreen")
+        self.assertEqual(redacted["mode"], "redacted")
+        self.assertEqual(list(redacted["entry"]["fields"]), order)
+        shown = c.get_presentation(health, "homeScreen")
+        self.assertEqual(shown["mode"], "placeholder")
+        self.assertEqual(list(shown["entry"]["fields"]), placeholder_order)
+
     def test_status_and_settings(self) -> None:
         c = self.client
         status = c.status()
