@@ -226,7 +226,7 @@ public struct ConfigurationParser {
         }
         var result: [(ProviderRegistration, idLine: Int)] = []
         for draft in drafts {
-            guard let (id, idLine) = draft.id else {
+            guard let id = draft.id else {
                 throw ConfigurationError(
                     file: source.path, line: draft.headerLine, reason: .missingKey(section: "Provider", key: "Id"))
             }
@@ -235,10 +235,10 @@ public struct ConfigurationParser {
             }
             result.append((
                 ProviderRegistration(
-                    id: id, uid: draft.uid, gid: draft.gid, dataProtection: draft.dataProtection,
+                    id: id.value, uid: draft.uid, gid: draft.gid, dataProtection: draft.dataProtection,
                     maxWidgets: draft.maxWidgets ?? defaults.maxWidgetsPerProvider,
                     maxBytes: draft.maxBytes ?? defaults.maxBytesPerProvider, file: source.path),
-                idLine
+                id.line
             ))
         }
         return result
