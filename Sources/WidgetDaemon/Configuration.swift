@@ -5,7 +5,7 @@ import WidgetStore
 
 /// The daemon's configuration (DESIGN §7): `widgetd.conf`, its drop-ins and the
 /// registered providers. Every value has a default, so a missing file is a valid,
-/// empty configuration.
+/// empty configuration. ``ConfigurationTable`` maps each key to its field.
 public struct Configuration: Sendable, Equatable {
     /// `[Daemon] ClassAGraceSec=`: seconds after a lock before the class-A key and
     /// plaintext are purged.

@@ -29,7 +29,8 @@ public protocol AccountResolver {
 /// ignored), and comment lines starting with `#` or `;`. Drop-ins apply after the
 /// main file in the order given (lexical, by the loader), a later assignment
 /// overriding an earlier one; an empty value resets the key to its default. Provider
-/// files hold `[Provider]` sections, one provider each.
+/// files hold `[Provider]` sections, one provider each. Which keys there are, and how
+/// each value is read, is ``ConfigurationTable``'s; this type reads lines and sections.
 public struct ConfigurationParser {
     private let resolver: any AccountResolver
 
@@ -164,98 +165,24 @@ public struct ConfigurationParser {
 
     // MARK: widgetd.conf
 
+    /// Applies one line of `widgetd.conf` or a drop-in through ``ConfigurationTable``.
+    /// An unknown key of a known section, or an unknown section, is a warning (as in
+    /// systemd); the keys of an unknown section are ignored under its warning.
     private func apply(_ assignment: Assignment, to configuration: inout Configuration) throws(ConfigurationError) {
-        let defaults = Configuration()
-        let value = assignment.value
-        let reset = value.isEmpty
-        switch (assignment.section, assignment.key) {
-        case ("Daemon", ""), ("Access", ""):
-            return
-        case ("Daemon", "ClassAGraceSec"):
-            configuration.classAGraceSeconds = reset ? defaults.classAGraceSeconds : try seconds(assignment)
-        case ("Daemon", "WipeAfterFailedAttempts"):
-            configuration.wipeAfterFailedAttempts = reset ? nil : try attemptLimit(assignment)
-        case ("Daemon", "PasscodeKDF"):
-            guard !reset else { configuration.passcodeKDF = defaults.passcodeKDF; return }
-            guard let strength = PasscodeKDFStrength(rawValue: value) else {
-                throw assignment.error(.invalidValue(
-                    key: assignment.key, value: value, expected: "interactive, moderate, sensitive or minimum"))
+        guard ConfigurationTable.sections.contains(assignment.section) else {
+            if assignment.key.isEmpty {
+                configuration.problems.append(
+                    .init(severity: .warning, error: assignment.error(.unknownSection(assignment.section))))
             }
-            configuration.passcodeKDF = strength
-        case ("Daemon", "MaxTimelineBytes"):
-            configuration.maxTimelineBytes = reset ? defaults.maxTimelineBytes : try size(assignment, minimum: 1024)
-        case ("Daemon", "MaxMessageBytes"):
-            configuration.maxMessageBytes = reset ? defaults.maxMessageBytes : try size(assignment, minimum: 1024)
-        case ("Daemon", "MaxConnections"):
-            configuration.maxConnections = reset ? defaults.maxConnections : try count(assignment, in: 1...65_536)
-        case ("Daemon", "IdleTimeoutSec"):
-            configuration.idleTimeoutSeconds = reset ? defaults.idleTimeoutSeconds : try seconds(assignment, infinity: 0)
-        case ("Daemon", "MaxConnectionsPerUser"):
-            configuration.maxConnectionsPerUser =
-                reset ? defaults.maxConnectionsPerUser : try count(assignment, in: 1...65_536)
-        case ("Daemon", "ReservedConnections"):
-            configuration.reservedConnections = reset ? defaults.reservedConnections : try count(assignment, in: 0...65_536)
-        case ("Daemon", "MessageTimeoutSec"):
-            configuration.messageTimeoutSeconds = reset ? defaults.messageTimeoutSeconds : try seconds(assignment, infinity: 0)
-        case ("Daemon", "MaxPendingInputBytes"):
-            configuration.maxPendingInputBytes =
-                reset ? defaults.maxPendingInputBytes : try size(assignment, minimum: 64 << 10)
-        case ("Daemon", "MaxCachedTimelines"):
-            configuration.maxCachedTimelines =
-                reset ? defaults.maxCachedTimelines : try count(assignment, in: 1...1_000_000)
-        case ("Daemon", "RequireLockedMemory"):
-            configuration.requireLockedMemory = reset ? defaults.requireLockedMemory : try boolean(assignment)
-        case ("Daemon", "MaxWidgetsPerProvider"):
-            configuration.maxWidgetsPerProvider =
-                reset ? defaults.maxWidgetsPerProvider : try count(assignment, in: Self.widgetQuotaRange)
-        case ("Daemon", "MaxBytesPerProvider"):
-            configuration.maxBytesPerProvider =
-                reset ? defaults.maxBytesPerProvider : try size(assignment, minimum: Self.minimumByteQuota)
-        case ("Daemon", "KeyProtection"):
-            guard !reset else { configuration.keyProtection = defaults.keyProtection; return }
-            guard let protection = KeyProtection(rawValue: value) else {
-                throw assignment.error(.invalidValue(key: assignment.key, value: value, expected: "software or tpm2"))
-            }
-            configuration.keyProtection = protection
-        case ("Daemon", "TPM2Device"):
-            guard !reset else { configuration.tpm2Device = defaults.tpm2Device; return }
-            guard Self.isTCTIString(value) else {
-                throw assignment.error(.invalidValue(
-                    key: assignment.key, value: value,
-                    expected: "a tpm2-tss TCTI string NAME[:CONFIG], e.g. device:/dev/tpmrm0 or swtpm:path=/run/swtpm/sock"))
-            }
-            configuration.tpm2Device = value
-        case ("Access", "AdminGroup"):
-            configuration.adminGroup = reset ? nil : try group(assignment)
-        case ("Access", "UnlockGroup"):
-            configuration.unlockGroup = reset ? nil : try group(assignment)
-        case ("Access", "HostGroup"):
-            configuration.hostGroup = reset ? nil : try group(assignment)
-        case ("Session", ""):
-            return
-        case ("Session", "LockOnSessionLock"):
-            configuration.session.lockOnSessionLock = reset ? defaults.session.lockOnSessionLock : try boolean(assignment)
-        case ("Session", "LockOnSleep"):
-            configuration.session.lockOnSleep = reset ? defaults.session.lockOnSleep : try boolean(assignment)
-        case ("Session", "LockOnSessionEnd"):
-            configuration.session.lockOnSessionEnd = reset ? defaults.session.lockOnSessionEnd : try boolean(assignment)
-        case ("Session", "Sessions"):
-            configuration.session.sessions = reset ? defaults.session.sessions : try sessionSelection(assignment)
-        case ("Session", "RequirePasscodeAfterSec"):
-            configuration.session.requirePasscodeAfter =
-                reset ? defaults.session.requirePasscodeAfter : try requirePasscodeAfter(assignment)
-        case ("Session", _):
-            configuration.problems.append(
-                .init(severity: .warning, error: assignment.error(.unknownKey(section: assignment.section, key: assignment.key))))
-        case ("Daemon", _), ("Access", _):
-            configuration.problems.append(
-                .init(severity: .warning, error: assignment.error(.unknownKey(section: assignment.section, key: assignment.key))))
-        case (_, ""):
-            configuration.problems.append(.init(severity: .warning, error: assignment.error(.unknownSection(assignment.section))))
-        default:
-            // A key of an unknown section: the section's warning said it is ignored.
             return
         }
+        guard !assignment.key.isEmpty else { return }
+        guard let key = ConfigurationTable.key(section: assignment.section, name: assignment.key) else {
+            configuration.problems.append(
+                .init(severity: .warning, error: assignment.error(.unknownKey(section: assignment.section, key: assignment.key))))
+            return
+        }
+        try key.apply(self, assignment, &configuration)
     }
 
     /// A tpm2-tss TCTI string: a name of lower-case letters, digits and `-`, then
@@ -279,58 +206,27 @@ public struct ConfigurationParser {
     /// `[Daemon]` values, which the main file and drop-ins have set by now). An unknown
     /// key here is an error, not a warning as in `[Daemon]`: a misspelt `DataProtection=`
     /// would otherwise store the provider's timelines under the default class, weaker
-    /// than the one meant.
+    /// than the one meant (``ConfigurationTable/providerKeys``).
     private func providerSections(
         in source: ConfigurationSource, defaults: Configuration
     ) throws(ConfigurationError) -> [(ProviderRegistration, idLine: Int)] {
-        struct Draft {
-            var headerLine: Int
-            var id: (String, line: Int)?
-            var uid: UInt32?
-            var gid: UInt32?
-            var dataProtection: ProtectionClass = .completeUntilFirstUserAuthentication
-            var maxWidgets: Int?
-            var maxBytes: Int?
-        }
-        var drafts: [Draft] = []
+        var drafts: [ProviderDraft] = []
         for assignment in try Self.assignments(in: source) {
             guard assignment.section == "Provider" else {
                 throw assignment.error(.unknownSection(assignment.section))
             }
             if assignment.key.isEmpty {
-                drafts.append(Draft(headerLine: assignment.line))
+                drafts.append(ProviderDraft(headerLine: assignment.line))
                 continue
             }
-            let value = assignment.value
-            switch assignment.key {
-            case "Id":
-                guard WidgetID.isValidProviderID(value) else { throw assignment.error(.invalidProviderID(value)) }
-                drafts[drafts.count - 1].id = (value, assignment.line)
-            case "User":
-                drafts[drafts.count - 1].uid = value.isEmpty ? nil : try user(assignment)
-            case "Group":
-                drafts[drafts.count - 1].gid = value.isEmpty ? nil : try group(assignment)
-            case "DataProtection":
-                if value.isEmpty {
-                    drafts[drafts.count - 1].dataProtection = .completeUntilFirstUserAuthentication
-                } else if let protection = ProtectionClass(rawValue: value) {
-                    drafts[drafts.count - 1].dataProtection = protection
-                } else {
-                    throw assignment.error(.invalidValue(
-                        key: "DataProtection", value: value,
-                        expected: ProtectionClass.allCases.map(\.rawValue).joined(separator: ", ")))
-                }
-            case "MaxWidgets":
-                drafts[drafts.count - 1].maxWidgets = value.isEmpty ? nil : try count(assignment, in: Self.widgetQuotaRange)
-            case "MaxBytes":
-                drafts[drafts.count - 1].maxBytes = value.isEmpty ? nil : try size(assignment, minimum: Self.minimumByteQuota)
-            default:
+            guard let key = ConfigurationTable.providerKey(name: assignment.key) else {
                 throw assignment.error(.unknownKey(section: "Provider", key: assignment.key))
             }
+            try key.apply(self, assignment, &drafts[drafts.count - 1])
         }
         var result: [(ProviderRegistration, idLine: Int)] = []
         for draft in drafts {
-            guard let (id, idLine) = draft.id else {
+            guard let id = draft.id else {
                 throw ConfigurationError(
                     file: source.path, line: draft.headerLine, reason: .missingKey(section: "Provider", key: "Id"))
             }
@@ -339,10 +235,10 @@ public struct ConfigurationParser {
             }
             result.append((
                 ProviderRegistration(
-                    id: id, uid: draft.uid, gid: draft.gid, dataProtection: draft.dataProtection,
+                    id: id.value, uid: draft.uid, gid: draft.gid, dataProtection: draft.dataProtection,
                     maxWidgets: draft.maxWidgets ?? defaults.maxWidgetsPerProvider,
                     maxBytes: draft.maxBytes ?? defaults.maxBytesPerProvider, file: source.path),
-                idLine
+                id.line
             ))
         }
         return result
@@ -352,7 +248,7 @@ public struct ConfigurationParser {
 
     /// A time span as systemd writes it (`10`, `10s`, `500ms`, `5min`, `1h 30min`),
     /// from 0 to `maximum` seconds; `infinity` only where `infinity` stands for "never".
-    private func seconds(
+    func seconds(
         _ assignment: Assignment, maximum: Double = 86_400, infinity: Double? = nil
     ) throws(ConfigurationError) -> Double {
         if let span = ConfigurationValues.timeSpan(assignment.value) {
@@ -366,12 +262,12 @@ public struct ConfigurationParser {
     }
 
     /// `RequirePasscodeAfterSec=`: a time span up to a year; `0` or `infinity` is off (`nil`).
-    private func requirePasscodeAfter(_ assignment: Assignment) throws(ConfigurationError) -> Double? {
+    func requirePasscodeAfter(_ assignment: Assignment) throws(ConfigurationError) -> Double? {
         let span = try seconds(assignment, maximum: 366 * 86_400, infinity: 0)
         return span > 0 ? span : nil
     }
 
-    private func attemptLimit(_ assignment: Assignment) throws(ConfigurationError) -> Int? {
+    func attemptLimit(_ assignment: Assignment) throws(ConfigurationError) -> Int? {
         if ConfigurationValues.boolean(assignment.value) == false { return nil }
         guard let attempts = Int(assignment.value), attempts >= 1 else {
             throw assignment.error(.invalidValue(
@@ -381,7 +277,7 @@ public struct ConfigurationParser {
     }
 
     /// A boolean as systemd writes it (`ConfigurationValues.boolean`).
-    private func boolean(_ assignment: Assignment) throws(ConfigurationError) -> Bool {
+    func boolean(_ assignment: Assignment) throws(ConfigurationError) -> Bool {
         guard let value = ConfigurationValues.boolean(assignment.value) else {
             throw assignment.error(.invalidValue(key: assignment.key, value: assignment.value, expected: "yes or no"))
         }
@@ -389,7 +285,7 @@ public struct ConfigurationParser {
     }
 
     /// `Sessions=`: `auto`, or logind session ids separated by spaces.
-    private func sessionSelection(_ assignment: Assignment) throws(ConfigurationError) -> SessionSelection {
+    func sessionSelection(_ assignment: Assignment) throws(ConfigurationError) -> SessionSelection {
         if assignment.value == "auto" { return .auto }
         let ids = assignment.value.split(whereSeparator: { $0 == " " || $0 == "\t" })
         // "auto" among ids is a mistake either way: refuse it rather than guess.
@@ -401,7 +297,7 @@ public struct ConfigurationParser {
         return .ids(ids.map(String.init))
     }
 
-    private func count(_ assignment: Assignment, in range: ClosedRange<Int>) throws(ConfigurationError) -> Int {
+    func count(_ assignment: Assignment, in range: ClosedRange<Int>) throws(ConfigurationError) -> Int {
         guard let number = Int(assignment.value), range.contains(number) else {
             throw assignment.error(.invalidValue(
                 key: assignment.key, value: assignment.value,
@@ -411,7 +307,7 @@ public struct ConfigurationParser {
     }
 
     /// A byte size: a number with an optional `K`, `M` or `G` suffix (powers of 1024).
-    private func size(_ assignment: Assignment, minimum: Int) throws(ConfigurationError) -> Int {
+    func size(_ assignment: Assignment, minimum: Int) throws(ConfigurationError) -> Int {
         var digits = Substring(assignment.value)
         var multiplier = 1
         if let last = digits.last, let power = ["K": 1, "M": 2, "G": 3][String(last).uppercased()] {
@@ -429,7 +325,7 @@ public struct ConfigurationParser {
         return bytes
     }
 
-    private func user(_ assignment: Assignment) throws(ConfigurationError) -> UInt32 {
+    func user(_ assignment: Assignment) throws(ConfigurationError) -> UInt32 {
         if let uid = UInt32(assignment.value) { return uid }
         guard let uid = resolver.userID(named: assignment.value) else {
             throw assignment.error(.unknownUser(assignment.value))
@@ -437,7 +333,7 @@ public struct ConfigurationParser {
         return uid
     }
 
-    private func group(_ assignment: Assignment) throws(ConfigurationError) -> UInt32 {
+    func group(_ assignment: Assignment) throws(ConfigurationError) -> UInt32 {
         if let gid = UInt32(assignment.value) { return gid }
         guard let gid = resolver.groupID(named: assignment.value) else {
             throw assignment.error(.unknownGroup(assignment.value))
