@@ -183,7 +183,7 @@ install: $(PAMBUILT)/pam_widgetd.so
 	$(INSTALL) -d $(DESTDIR)$(DOCDIR)/examples/providers.d $(DESTDIR)$(DOCDIR)/examples/timelines
 	$(INSTALL) -m 0644 config/providers.d/*.conf $(DESTDIR)$(DOCDIR)/examples/providers.d/
 	$(INSTALL) -m 0644 config/timelines/*.json $(DESTDIR)$(DOCDIR)/examples/timelines/
-	$(INSTALL) -m 0644 README.md $(DESTDIR)$(DOCDIR)/
+	$(INSTALL) -m 0644 README.md docs/TUTORIAL.md $(DESTDIR)$(DOCDIR)/
 	$(INSTALL) -d $(DESTDIR)$(VARLINKDIR)
 	$(INSTALL) -m 0644 interfaces/*.varlink $(DESTDIR)$(VARLINKDIR)/
 	$(INSTALL) -D -m 0644 man/widgetd.8 $(DESTDIR)$(MANDIR)/man8/widgetd.8
