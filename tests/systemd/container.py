@@ -3,11 +3,11 @@
 
 A check imports this module, takes the container the harness booted (`Container()`,
 from the WIDGETD_TEST_* environment the harness exports), and starts from, and leaves
-behind, the installed state (`with container.installed():`): the package installed,
-widgetd.socket listening, widgetd.service stopped with an empty state directory, no
-provider registered and no drop-in of a test. Whatever else a check sets up (alice,
-her sessions, a credential) it removes again through the fixtures here, so that each
-check runs alone and in any order.
+behind, the installed state (`with container.installed():` restores it): the package
+installed, widgetd.socket listening, widgetd.service stopped with an empty state
+directory, no provider registered, no alice and no drop-in of a test. What a check
+sets up (alice, her sessions, a credential) goes with it, so that each check runs
+alone and in any order.
 
 Varlink is spoken here, in Python: parameters are built as dictionaries and replies
 read as JSON, never by interpolating or grepping text. Standard library only, so
@@ -18,7 +18,11 @@ As a command, one Varlink call (for a call as another uid, which setpriv runs):
     container.py SOCKET METHOD [PARAMETERS_JSON]
 
 prints the reply as one JSON object ({"parameters": ...} or {"error": ...,
-"parameters": ...}) and exits 0; a connection or protocol failure exits 1.
+"parameters": ...}) and exits 0; a connection or protocol failure exits 1. And
+
+    container.py reset
+
+restores the installed state, as the harness does after a check that failed.
 """
 import contextlib
 import json
@@ -52,30 +56,28 @@ USER_DROPINS = "/etc/systemd/user/widgetd.service.d"
 TEST_FILES = ["/etc/credstore.encrypted/widgetd.device-key", "/root/device.key.aside",
               "/etc/pam.d/widgetd-test", "/usr/bin/pamtester", "/tmp/alice-watch.log"]
 
-# One round trip for the installed state: no daemon, no state, no test's file or drop-in.
+# The installed state: the package installed (else exit 3), no alice (her sessions,
+# user manager, files and lingering gone), no daemon, no state, no test's file or drop-in.
 RESET = r"""
 set -e
+[ "$(dpkg-query -W -f='${db:Status-Status}' widgetd 2>/dev/null)" = installed ] || exit 3
+alice_uid=$1 user_dropins=$2 dropins=$3 state=$4
+shift 4
 for unit in widgetd.service alice-session.service alice-forged-session.service; do
     systemctl stop "$unit" 2>/dev/null || true
 done
-dropins=$1 state=$2
-shift 2
-rm -rf "$@"
+if getent passwd alice >/dev/null; then
+    loginctl disable-linger alice
+    loginctl terminate-user alice 2>/dev/null || true
+    systemctl stop "user@$alice_uid.service"
+    userdel --force --remove alice 2>/dev/null
+    rm -rf /var/lib/systemd/linger/alice
+fi
+rm -rf "$user_dropins" "$@"
 if [ -e "$dropins" ]; then rm -rf "$dropins"; systemctl daemon-reload; fi
 [ ! -d "$state" ] || find "$state" -mindepth 1 -delete
 systemctl reset-failed widgetd.service 2>/dev/null || true
 systemctl start widgetd.socket
-"""
-
-REMOVE_ALICE = r"""
-set -e
-rm -rf "$2"
-getent passwd alice >/dev/null || exit 0
-loginctl disable-linger alice
-loginctl terminate-user alice 2>/dev/null || true
-systemctl stop "user@$1.service"
-userdel --force --remove alice 2>/dev/null
-rm -rf /var/lib/systemd/linger/alice
 """
 
 CHECK = os.path.splitext(os.path.basename(sys.argv[0]))[0]
@@ -251,20 +253,21 @@ class Container:
 
     @contextlib.contextmanager
     def installed(self):
-        """The installed state around a check: set up before it, restored after it,
-        whatever it left."""
-        self.reset()
+        """The check's time from the installed state, in which the harness starts it, back
+        to it, whatever the check left."""
         try:
             yield self
         finally:
             self.reset()
 
     def reset(self):
-        if self.run("dpkg-query", "-W", "-f=${db:Status-Status}", "widgetd").stdout != "installed":
-            self.inside("dpkg", "-i", "/root/widgetd.deb", what="reinstalling the package")
-        self.remove_alice()
-        self.inside("sh", "-c", RESET, "reset", SYSTEM_DROPINS, STATE, PROVIDER_FILE, *TEST_FILES,
-                    what="restoring the installed state")
+        """Back to the installed state, in one round trip unless the package must be
+        installed again."""
+        if self.run("sh", "-c", RESET, "reset", str(ALICE_UID), USER_DROPINS, SYSTEM_DROPINS, STATE,
+                    PROVIDER_FILE, *TEST_FILES).returncode == 3:
+            self.inside("dpkg", "-i", "/root/widgetd.deb", what="installing the package again")
+            self.inside("sh", "-c", RESET, "reset", str(ALICE_UID), USER_DROPINS, SYSTEM_DROPINS, STATE,
+                        PROVIDER_FILE, *TEST_FILES, what="restoring the installed state")
 
     def register_provider(self):
         """The provider's file in providers.d, as an administrator writes it."""
@@ -346,11 +349,6 @@ class Container:
                    "[Provider]\nId=com.example.health\nUser=alice\nDataProtection=complete\n", user="alice")
         self.alice_inside("widgetctl", "passcode", "set", "--passcode-stdin", input=ALICE_PASSCODE + "\n")
 
-    def remove_alice(self):
-        """No alice: her sessions, her user manager, her files and her lingering gone."""
-        self.inside("sh", "-c", REMOVE_ALICE, "remove-alice", str(ALICE_UID), USER_DROPINS,
-                    what="removing alice")
-
     def alice_session_id(self):
         for line in self.run("loginctl", "list-sessions", "--no-legend").stdout.splitlines():
             fields = line.split()
@@ -389,6 +387,13 @@ def run(check):
 
 
 def main(argv):
+    if argv[1:] == ["reset"]:
+        try:
+            Container().reset()
+        except CheckFailed as failure:
+            log(f"FAIL: {failure}")
+            return 1
+        return 0
     if len(argv) not in (3, 4):
         print(__doc__, file=sys.stderr)
         return 64
