@@ -111,35 +111,35 @@ import Testing
     @Test func putAndAppendSendFieldsInTheFilesOrder() throws {
         let daemon = try DaemonProcess()
         try daemon.start()
-        let widget = FieldOrderTests.weather
+        let widget = FieldOrderEndToEndTests.weather
         let date = Fixtures.rfc3339(Date().addingTimeInterval(-60))
         let later = Fixtures.rfc3339(Date().addingTimeInterval(3600))
         let file = daemon.root.appendingPathComponent("ordered.json")
         try """
             {"entries": [{"date": "\(date)",
-                          "fields": \(FieldOrderTests.fields(FieldOrderTests.putOrder, prefix: "put a b"))}],
-             "placeholder": {"fields": \(FieldOrderTests.fields(FieldOrderTests.placeholderOrder, prefix: "sample"))}}
+                          "fields": \(FieldOrderEndToEndTests.fields(FieldOrderEndToEndTests.putOrder, prefix: "put a b"))}],
+             "placeholder": {"fields": \(FieldOrderEndToEndTests.fields(FieldOrderEndToEndTests.placeholderOrder, prefix: "sample"))}}
             """.write(to: file, atomically: true, encoding: .utf8)
         let put = try widgetctl(daemon, ["put", widget, file.path])
         #expect(put.status == 0, "\(put.error)")
         let more = daemon.root.appendingPathComponent("more.json")
-        try #"{ "entries" : [ {"date":"\#(later)", "fields": \#(FieldOrderTests.fields(FieldOrderTests.appendOrder, prefix: "later"))} ] }"#
+        try #"{ "entries" : [ {"date":"\#(later)", "fields": \#(FieldOrderEndToEndTests.fields(FieldOrderEndToEndTests.appendOrder, prefix: "later"))} ] }"#
             .write(to: more, atomically: true, encoding: .utf8)
         let append = try widgetctl(daemon, ["append", widget, more.path])
         #expect(append.status == 0, "\(append.error)")
 
         let client = try daemon.client()
-        let timeline = try ExactNumberTests.rawCall(
+        let timeline = try ExactNumberEndToEndTests.rawCall(
             client, #"{"method":"io.widgetd.Provider.GetTimeline","parameters":{"widget":"\#(widget)"}}"#)
-        #expect(FieldOrderTests.fieldOrders(in: timeline) == [FieldOrderTests.putOrder, FieldOrderTests.appendOrder], "\(timeline)")
+        #expect(FieldOrderEndToEndTests.fieldOrders(in: timeline) == [FieldOrderEndToEndTests.putOrder, FieldOrderEndToEndTests.appendOrder], "\(timeline)")
         // Spaces inside a value are the value's own.
         #expect(timeline.contains(#""value":"put a b-zulu""#), "\(timeline)")
         // The placeholder, shown by a locked class-A widget.
-        #expect(try widgetctl(daemon, ["put", FieldOrderTests.health, file.path]).status == 0)
+        #expect(try widgetctl(daemon, ["put", FieldOrderEndToEndTests.health, file.path]).status == 0)
         try client.ok("io.widgetd.Device.Lock")
-        let placeholder = try ExactNumberTests.rawCall(client, FieldOrderTests.presentationCall(FieldOrderTests.health, "homeScreen"))
+        let placeholder = try ExactNumberEndToEndTests.rawCall(client, FieldOrderEndToEndTests.presentationCall(FieldOrderEndToEndTests.health, "homeScreen"))
         #expect(placeholder.contains(#""mode":"placeholder""#), "\(placeholder)")
-        #expect(FieldOrderTests.fieldOrders(in: placeholder) == [FieldOrderTests.placeholderOrder], "\(placeholder)")
+        #expect(FieldOrderEndToEndTests.fieldOrders(in: placeholder) == [FieldOrderEndToEndTests.placeholderOrder], "\(placeholder)")
     }
 
     /// `widgetctl providers` against the daemon: every registered provider with its

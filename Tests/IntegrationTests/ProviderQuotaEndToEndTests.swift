@@ -4,7 +4,7 @@ import Testing
 /// Nothing unbounded per provider (issue 13, defect 9): `MaxWidgets=` and `MaxBytes=`
 /// in `providers.d`, defaults in `[Daemon]`; a write past either is refused with
 /// `io.widgetd.TooLarge(limit)` and changes nothing, and the count survives restarts.
-@Suite struct ProviderQuotaTests {
+@Suite struct ProviderQuotaEndToEndTests {
     static let provider = "com.example.clock"
     static func widget(_ n: Int) -> String { "\(provider)/w\(n)" }
 

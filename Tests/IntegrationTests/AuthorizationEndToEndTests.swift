@@ -6,7 +6,7 @@ import TestSupport
 /// Who may do what (DESIGN §6), tried from a peer of another uid: the tests run as root,
 /// so a child drops to `nobody` (or to a chosen uid/gid) with `setpriv` before it calls.
 @Suite(.enabled(if: getuid() == 0, "needs root to act as another user"))
-struct AuthorizationTests {
+struct AuthorizationEndToEndTests {
     /// Runs `calls` (method, parameters) as `uid`/`gid` with `groups` and returns each
     /// reply's error name, or "ok".
     private func results(

@@ -6,7 +6,7 @@ import Testing
 /// number keeps its literal text on the whole path — provider → daemon → file → host
 /// (`GetPresentation`), provider (`GetTimeline`) and `widgetctl` — or is refused with
 /// `InvalidTimeline` naming the field; it is never silently changed.
-@Suite struct ExactNumberTests {
+@Suite struct ExactNumberEndToEndTests {
     static let widget = "com.example.clock/world"
 
     /// Literals that a `Double` would change: 30 digits (both signs), negative zero, a

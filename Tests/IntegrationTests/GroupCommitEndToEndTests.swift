@@ -4,7 +4,7 @@ import Testing
 /// Writes arriving together are committed together, with the outcome of committing
 /// them one after another: every one acknowledged, generations distinct and in a
 /// sequence, the last one stored and still there after a restart.
-@Suite struct GroupCommitTests {
+@Suite struct GroupCommitEndToEndTests {
     let weather = "com.example.weather/forecast"
 
     @Test func concurrentWritesOfOneWidgetGetSuccessiveGenerations() throws {

@@ -5,7 +5,7 @@ import Testing
 /// the `fields` object), so every reply lists them in that order: content, redacted (a
 /// redacted field keeps its place), a placeholder in the placeholder's own order, and
 /// `GetTimeline`; the same after a restart, read back from the file.
-@Suite struct FieldOrderTests {
+@Suite struct FieldOrderEndToEndTests {
     static let weather = "com.example.weather/forecast"
     static let health = "com.example.health/rings"
 
@@ -104,10 +104,10 @@ import Testing
         var client = try daemon.client()
         try client.ok("io.widgetd.Device.SetPasscode", ["new": "1234"])
         for widget in [Self.weather, Self.health] {
-            let put = try ExactNumberTests.rawCall(client, Self.putCall(widget))
+            let put = try ExactNumberEndToEndTests.rawCall(client, Self.putCall(widget))
             #expect(put.contains("\"generation\""), "\(put)")
         }
-        let append = try ExactNumberTests.rawCall(client, Self.appendCall(Self.weather))
+        let append = try ExactNumberEndToEndTests.rawCall(client, Self.appendCall(Self.weather))
         #expect(append.contains("\"generation\""), "\(append)")
 
         for round in ["as stored", "after a restart"] {
@@ -121,7 +121,7 @@ import Testing
                 try client.ok("io.widgetd.Device.SetSettings", ["lockScreenWidgetsAccess": false])
                 try client.ok("io.widgetd.Device.Lock")
             }
-            let reply = try ExactNumberTests.rawCall(client, check.call)
+            let reply = try ExactNumberEndToEndTests.rawCall(client, check.call)
             if let mode = check.mode {
                 #expect(reply.contains(#""mode":"\#(mode)""#), "\(round): \(reply)")
             }

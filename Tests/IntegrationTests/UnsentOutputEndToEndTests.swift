@@ -5,7 +5,7 @@ import Testing
 /// Issue 13, defect 2: a reply holding class-A content that its client does not read
 /// must not outlive the lock and its grace period in the daemon's memory.
 @Suite(.enabled(if: getuid() == 0, "reading another process's memory needs root"))
-struct UnsentOutputTests {
+struct UnsentOutputEndToEndTests {
     /// A class-A timeline of about 800 KB, far more than a Unix socket's buffer takes.
     static func largeTimeline(_ widget: String, marker: String) -> [String: Any] {
         let value = String(repeating: marker + " ", count: 8000 / (marker.count + 1))

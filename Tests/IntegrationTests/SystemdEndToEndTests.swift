@@ -4,7 +4,7 @@ import Testing
 import TestSupport
 
 /// systemd integration: socket activation, readiness, SIGTERM and SIGHUP.
-@Suite struct SystemdTests {
+@Suite struct SystemdEndToEndTests {
     @Test func sigtermStopsCleanlyAndSaysStopping() throws {
         let daemon = try DaemonProcess()
         try daemon.start()
