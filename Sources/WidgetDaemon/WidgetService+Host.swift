@@ -34,26 +34,12 @@ extension WidgetService {
                 widget: metadata.widget.description, provider: metadata.widget.provider, kind: metadata.widget.kind,
                 family: metadata.family, class: metadata.protectionClass, generation: metadata.generation)
         }
-        var page: [WidgetInfo] = []
-        var next: String?
-        if let limit = parameters.limit {
-            // Selected in the index: a page costs one pass, not every widget's metadata sorted.
-            let (timelines, more) = try store.listTimelines(after: after, provider: parameters.provider, limit: limit)
-            page = timelines.map(info)
-            if more { next = page.last?.widget }
-        } else {
-            var stored = try store.listTimelines()[...]
-            if let after {
-                // Sorted: the list starts at the first id past `after`.
-                var low = stored.startIndex, high = stored.endIndex
-                while low < high {
-                    let middle = low + (high - low) / 2
-                    if stored[middle].widget <= after { low = middle + 1 } else { high = middle }
-                }
-                stored = stored[low...]
-            }
-            page = stored.filter { metadata in parameters.provider.map { metadata.widget.provider == $0 } ?? true }.map(info)
-        }
+        // One walk of the id order for both shapes: without a limit, a page that holds
+        // every widget past `after`, so the two agree by construction.
+        let (timelines, more) = try store.listTimelines(
+            after: after, provider: parameters.provider, limit: parameters.limit ?? .max)
+        let page = timelines.map(info)
+        let next = more ? page.last?.widget : nil
         context.reply(ListWidgetsReply(widgets: page, next: next))
     }
 
