@@ -94,7 +94,7 @@ final class WidgetService: VarlinkCallHandler {
             limit: store.configuration.maxCachedTimelines, stamp: Self.presentationStamp(of: store, settings: settings))
         lockedBy = store.deviceState == .unlocked ? nil : .start
         passcodes.finish = { [unowned self] request, outcome in finishPasscodeRequest(request, outcome) }
-        passcodes.refuse = { [unowned self] request, error in fail(request.context, with: error, method: request.method) }
+        passcodes.refuse = { [unowned self] request, error in fail(request.context, with: .store(error), method: request.method) }
         committer.answer = { [unowned self] batch, results in answer(batch, results) }
         wake.wake = { [unowned self] in tick() }
         scheduler.onWallClockSet { [weak self] in self?.wallClockWasSet() }
@@ -135,7 +135,7 @@ final class WidgetService: VarlinkCallHandler {
 
     /// Verifies up to `limit` more stored timelines into the reload schedule, announces
     /// any due reload among them, and schedules the next slice if files remain.
-    func indexStoredTimelines(limit: Int) throws {
+    func indexStoredTimelines(limit: Int) throws(StoreError) {
         guard !reloadsComplete else { return }
         guard let found = try store.indexNextTimelines(limit: limit) else {
             reloadsComplete = true
@@ -164,13 +164,13 @@ final class WidgetService: VarlinkCallHandler {
     private func scheduleIndexSlice() {
         scheduler.scheduleOnNextTurn { [weak self] in
             guard let self else { return }
-            do { try indexStoredTimelines(limit: indexSlice) } catch {
+            do throws(StoreError) { try indexStoredTimelines(limit: indexSlice) } catch {
                 logger.error("stored timelines not indexed", event: "index_failed", error: error)
                 indexingStopped = true
                 // Fail closed: nothing is judged on a partial index; each waiting call
                 // gets the error that a synchronous completion would have thrown.
                 for waiter in indexWaiters.takeAll() where waiter.context.isOpen {
-                    fail(waiter.context, with: error, method: waiter.method)
+                    fail(waiter.context, with: .store(error), method: waiter.method)
                 }
             }
         }
@@ -181,10 +181,10 @@ final class WidgetService: VarlinkCallHandler {
     /// loop meanwhile (a million timelines took it about 70 s). Throws `TryAgainLater`
     /// when ``IndexWaiters/limit`` calls wait already.
     func whenIndexed(
-        _ context: CallContext, method: String, _ work: @escaping (PeerAuthority) throws -> Void
-    ) throws {
+        _ context: CallContext, method: String, _ work: @escaping (PeerAuthority) throws(ServiceError) -> Void
+    ) throws(ServiceError) {
         if reloadsComplete { return try work(authority(for: context.connection, peer: context.peer)) }
-        guard !indexWaiters.isFull else { throw ServiceError.tryAgainLater(retryAfter: IndexWaiters.retryAfter) }
+        guard !indexWaiters.isFull else { throw .tryAgainLater(retryAfter: IndexWaiters.retryAfter) }
         indexWaiters.add(IndexWaiters.Waiter(context: context, method: method, work: work))
         if indexingStopped {
             indexingStopped = false
@@ -207,7 +207,7 @@ final class WidgetService: VarlinkCallHandler {
             if MethodTable.row(waiter.method)?.commitsAcceptedWritesFirst ?? true, committer.hasUnansweredWrites {
                 committer.commitAll()
             }
-            do { try waiter.work(authority) } catch { fail(waiter.context, with: error, method: waiter.method) }
+            do throws(ServiceError) { try waiter.work(authority) } catch { fail(waiter.context, with: error, method: waiter.method) }
         }
         reportMemoryNotLocked()
     }
@@ -263,7 +263,9 @@ final class WidgetService: VarlinkCallHandler {
         // been committed on its own before it.
         if row.commitsAcceptedWritesFirst, committer.hasUnansweredWrites { committer.commitAll() }
         guard authorization.permits(authority, role: row.role) else { return deny(call.method, context: context) }
-        do { try row.handle(self, call, context, authority) } catch { fail(context, with: error, method: call.method) }
+        do throws(ServiceError) { try row.handle(self, call, context, authority) } catch {
+            fail(context, with: error, method: call.method)
+        }
         reportMemoryNotLocked()
     }
 
@@ -298,41 +300,19 @@ final class WidgetService: VarlinkCallHandler {
         context.fail(error.varlinkError)
     }
 
-    /// Turns any error a method threw into the reply it deserves.
-    func fail(_ context: CallContext, with error: any Error, method: String) {
+    /// Answers a call with the error its method threw, logging the ones an administrator
+    /// must see through the call's logger: a store failure the client cannot act on
+    /// (corruption, I/O), and an unexpected error (by its type only).
+    func fail(_ context: CallContext, with error: ServiceError, method: String) {
         switch error {
-        case let error as ServiceError:
-            context.fail(error.varlinkError)
-        case let error as VarlinkError:
-            context.fail(error)
-        case let error as StoreError:
-            context.fail(serviceError(for: error, method: method, logger: context.logger).varlinkError)
-        case let error as InvalidTimeline:
-            context.fail(ServiceError.invalidTimeline(error.reason).varlinkError)
+        case .store(let failure) where ServiceError.answering(failure) == nil:
+            context.logger.error("store failure", event: "store_failure", error: failure, metadata: ["method": method])
+        case .unexpected(let type):
+            context.logger.error("method failed", event: "method_failed", error: type, metadata: ["method": method])
         default:
-            // An unexpected error's description could quote its input: log its type only.
-            context.logger.error(
-                "method failed", event: "method_failed", error: ErrorType(of: error), metadata: ["method": method])
-            context.fail(ServiceError.storageFailure("internal error").varlinkError)
+            break
         }
-    }
-
-    /// Maps a store error to the service error a client can act on, logging the ones
-    /// an administrator must see (corruption, I/O) through `logger` (the call's).
-    func serviceError(for error: StoreError, method: String, widget: String? = nil, logger: Logger) -> ServiceError {
-        switch error {
-        case .protectedDataUnavailable: return .protectedDataUnavailable
-        case .widgetNotFound: return .widgetNotFound(widget ?? "")
-        case .tooLarge(let limit), .tooManyWidgets(let limit): return .tooLarge(limit: limit)
-        case .wrongPasscode(let failed, let retryAfter): return .wrongPasscode(failedAttempts: failed, retryAfter: retryAfter)
-        case .tryAgainLater(let retryAfter): return .tryAgainLater(retryAfter: retryAfter)
-        case .passcodeRequired: return .passcodeRequired
-        case .unlockInterrupted: return .unlockInterrupted
-        case .wiped: return .wiped
-        default:
-            logger.error("store failure", event: "store_failure", error: error, metadata: ["method": method])
-            return .storageFailure("\(error)")
-        }
+        context.fail(error.varlinkError)
     }
 
     /// Drops (zeroed) the unsent output of every connection holding a reply its reader
@@ -353,7 +333,7 @@ final class WidgetService: VarlinkCallHandler {
     }
 
     /// Parses a widget id parameter.
-    func widgetID(_ text: String) throws -> WidgetID {
-        do { return try WidgetID(text) } catch { throw ServiceError.invalidParameter("widget") }
+    func widgetID(_ text: String) throws(ServiceError) -> WidgetID {
+        do { return try WidgetID(text) } catch { throw .invalidParameter("widget") }
     }
 }
