@@ -105,9 +105,7 @@ extension WidgetService {
         case .settings(let new):
             // Saved even if unchanged while unreadable: setting them is what ends the restriction.
             if new != settings || settingsUnreadable {
-                let encoded: Data
-                do { encoded = try encoder.encode(new) } catch { throw .unexpected(ErrorType(of: error)) }
-                try ServiceError.fromStore { () throws(StoreError) in try store.saveSettings(Array(encoded)) }
+                try settingsFile.save(new)
                 settings = new
                 settingsUnreadable = false
             }
@@ -143,7 +141,7 @@ extension WidgetService {
         dropUnsentOutput { _ in true }
         settings = Settings()
         settingsUnreadable = false
-        Self.saveDefaultSettings(to: store, logger: logger)
+        settingsFile.saveDefaults()
     }
 
     /// The key state and settings a presentation depends on, besides its timeline and the

@@ -43,7 +43,7 @@ extension WidgetService {
         }
         let placeholder = parameters.placeholder?.canonicalJSON
         let body = try Self.secureEncode(timeline)
-        guard reloadsComplete else {
+        guard index.isComplete else {
             // Its quota is judged on the complete index: it waits for it, holding only the
             // sealed-to-be body (secure memory), and is accepted under the registration,
             // keys and state then in force.
@@ -97,7 +97,7 @@ extension WidgetService {
         guard let (widget, registration) = try providedWidget(
             parameters.widget, context, authority, method: call.method)
         else { return }
-        guard !reloadsComplete else { return try append(parameters.entries, to: widget, named: parameters.widget, registration, context) }
+        guard !index.isComplete else { return try append(parameters.entries, to: widget, named: parameters.widget, registration, context) }
         // Its quota is judged on the complete index: the entries wait for it in secure
         // memory, and are appended to the timeline as it is then, under the state then.
         try ServiceError.fromTimeline { () throws(InvalidTimeline) in
@@ -178,7 +178,7 @@ extension WidgetService {
         let watch = Subscriptions.ReloadWatch(context: context, providers: authority.isAdmin ? nil : authority.providers)
         subscriptions.add(watch)
         // Reloads that fell due while nobody listened are announced now; those of files
-        // not yet indexed, by the slice that indexes them (`indexStoredTimelines`).
+        // not yet indexed, by the slice that indexes them (`BackgroundIndex`).
         announceDueReloads()
     }
 
