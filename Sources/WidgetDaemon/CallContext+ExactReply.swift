@@ -5,21 +5,21 @@ import VarlinkTransport
 /// the service's parameters become them.
 extension CallContext {
     /// Sends the final reply.
-    public func reply(_ parameters: some Encodable) {
+    func reply(_ parameters: some Encodable) {
         send(isFinal: true) { ExactReply.encode(parameters: parameters) }
     }
 
     /// Sends the final reply, which holds content under `protection`: if the socket does
     /// not take it at once, what waits is dropped (and the connection closed) when that
     /// content's class is purged before it is sent.
-    public func reply(_ parameters: some Encodable, protecting protection: ReplyProtection) {
+    func reply(_ parameters: some Encodable, protecting protection: ReplyProtection) {
         send(isFinal: true, protecting: protection) { ExactReply.encode(parameters: parameters) }
     }
 
     /// Sends a reply with `continues: true`. Without `more` there is no stream: the
     /// reply is sent as the final one instead, so the client still gets an answer.
     /// `protection`: what protected content it holds, if any (see ``reply(_:protecting:)``).
-    public func stream(_ parameters: some Encodable, protecting protection: ReplyProtection? = nil) {
+    func stream(_ parameters: some Encodable, protecting protection: ReplyProtection? = nil) {
         if wantsMore {
             send(isFinal: false, protecting: protection) { ExactReply.encode(parameters: parameters, continues: true) }
         } else {

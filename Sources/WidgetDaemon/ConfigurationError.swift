@@ -1,7 +1,7 @@
 /// Why a configuration file was rejected, with the file and line to fix.
-public struct ConfigurationError: Error, Sendable, Equatable, CustomStringConvertible {
+package struct ConfigurationError: Error, Sendable, Equatable, CustomStringConvertible {
     /// What is wrong.
-    public enum Reason: Sendable, Equatable {
+    enum Reason: Sendable, Equatable {
         /// The file exists but cannot be read (the errno's text).
         case unreadable(String)
         /// A line that is neither a section, an assignment nor a comment.
@@ -29,21 +29,21 @@ public struct ConfigurationError: Error, Sendable, Equatable, CustomStringConver
     }
 
     /// The file at fault.
-    public let file: String
+    let file: String
     /// The 1-based line at fault, or 0 for the file as a whole.
-    public let line: Int
+    let line: Int
     /// What is wrong.
-    public let reason: Reason
+    let reason: Reason
 
     /// Creates an error for `file:line`.
-    public init(file: String, line: Int, reason: Reason) {
+    init(file: String, line: Int, reason: Reason) {
         self.file = file
         self.line = line
         self.reason = reason
     }
 
     /// `FILE:LINE: reason`, the way compilers and systemd report them.
-    public var description: String {
+    package var description: String {
         let place = line > 0 ? "\(file):\(line)" : file
         return "\(place): \(reasonText)"
     }
@@ -70,9 +70,9 @@ public struct ConfigurationError: Error, Sendable, Equatable, CustomStringConver
 
 /// A problem found in the configuration that did not stop it from loading, or, for
 /// `widgetd --check-config`, any problem at all.
-public struct ConfigurationProblem: Sendable, Equatable, CustomStringConvertible {
+struct ConfigurationProblem: Sendable, Equatable, CustomStringConvertible {
     /// How serious it is.
-    public enum Severity: String, Sendable, Equatable {
+    enum Severity: String, Sendable, Equatable {
         /// Ignored with a message: an unknown key or section, as systemd treats them.
         case warning
         /// A value or file that cannot be used.
@@ -80,15 +80,15 @@ public struct ConfigurationProblem: Sendable, Equatable, CustomStringConvertible
     }
 
     /// How serious it is.
-    public let severity: Severity
+    let severity: Severity
     /// What is wrong, and where.
-    public let error: ConfigurationError
+    let error: ConfigurationError
     /// Whether the file it is in was a provider file whose providers are therefore not
     /// registered.
-    public let disablesProviderFile: Bool
+    let disablesProviderFile: Bool
 
     /// Creates a problem.
-    public init(severity: Severity, error: ConfigurationError, disablesProviderFile: Bool = false) {
+    init(severity: Severity, error: ConfigurationError, disablesProviderFile: Bool = false) {
         self.severity = severity
         self.error = error
         self.disablesProviderFile = disablesProviderFile
@@ -96,7 +96,7 @@ public struct ConfigurationProblem: Sendable, Equatable, CustomStringConvertible
 
     /// `FILE:LINE: warning: reason`, as compilers print them; a disabled provider file
     /// says so.
-    public var description: String {
+    var description: String {
         let place = error.line > 0 ? "\(error.file):\(error.line)" : error.file
         let suffix = disablesProviderFile ? " (no provider of this file is registered)" : ""
         return "\(place): \(severity.rawValue): \(error.reasonText)\(suffix)"

@@ -7,11 +7,11 @@ import WidgetdPOSIX
 /// Layout (DESIGN §7): the main file (e.g. `/etc/widgetd/widgetd.conf`), its drop-ins
 /// `widgetd.conf.d/*.conf` beside it in lexical order, and providers in
 /// `providers.d/*.conf` beside it, also in lexical order.
-public enum ConfigurationLoader {
+enum ConfigurationLoader {
     /// Loads the configuration whose main file is `mainFile`; a missing main file (or
     /// missing directories) mean defaults. A provider file that cannot be read is a
     /// problem of the configuration, like one with an error, not a reason to stop.
-    public static func load(
+    static func load(
         mainFile: String, resolver: any AccountResolver = SystemAccountResolver()
     ) throws(ConfigurationError) -> Configuration {
         let files = try self.files(mainFile: mainFile)
@@ -23,7 +23,7 @@ public enum ConfigurationLoader {
 
     /// Every problem of the configuration whose main file is `mainFile`, as
     /// `widgetd --check-config` prints them; an unreadable main file or drop-in is one.
-    public static func check(
+    static func check(
         mainFile: String, resolver: any AccountResolver = SystemAccountResolver()
     ) -> [ConfigurationProblem] {
         let files: Files
@@ -86,12 +86,12 @@ public enum ConfigurationLoader {
 }
 
 /// Resolves names through the system's user and group databases (NSS).
-public struct SystemAccountResolver: AccountResolver {
+struct SystemAccountResolver: AccountResolver {
     /// Creates a resolver.
-    public init() {}
+    init() {}
 
     /// The uid from `getpwnam_r`.
-    public func userID(named name: String) -> UInt32? {
+    func userID(named name: String) -> UInt32? {
         var entry = passwd()
         var result: UnsafeMutablePointer<passwd>?
         var buffer = [CChar](repeating: 0, count: 16_384)
@@ -100,7 +100,7 @@ public struct SystemAccountResolver: AccountResolver {
     }
 
     /// The gid from `getgrnam_r`.
-    public func groupID(named name: String) -> UInt32? {
+    func groupID(named name: String) -> UInt32? {
         var entry = group()
         var result: UnsafeMutablePointer<group>?
         var buffer = [CChar](repeating: 0, count: 65_536)

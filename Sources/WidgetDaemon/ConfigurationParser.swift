@@ -1,14 +1,14 @@
 import WidgetModel
 
 /// One configuration file's path and text; parsing never touches the file system.
-public struct ConfigurationSource: Sendable, Equatable {
+package struct ConfigurationSource: Sendable, Equatable {
     /// The path, for messages.
-    public var path: String
+    var path: String
     /// The file's contents.
-    public var text: String
+    var text: String
 
     /// Pairs a path with its text.
-    public init(path: String, text: String) {
+    package init(path: String, text: String) {
         self.path = path
         self.text = text
     }
@@ -16,7 +16,7 @@ public struct ConfigurationSource: Sendable, Equatable {
 
 /// Turns user and group names into ids (`getpwnam`, `getgrnam` in the daemon; a table
 /// in tests).
-public protocol AccountResolver {
+package protocol AccountResolver {
     /// The uid of the user called `name`, or `nil` when there is none.
     func userID(named name: String) -> UInt32?
     /// The gid of the group called `name`, or `nil` when there is none.
@@ -31,11 +31,11 @@ public protocol AccountResolver {
 /// overriding an earlier one; an empty value resets the key to its default. Provider
 /// files hold `[Provider]` sections, one provider each. Which keys there are, and how
 /// each value is read, is ``ConfigurationTable``'s; this type reads lines and sections.
-public struct ConfigurationParser {
+package struct ConfigurationParser {
     private let resolver: any AccountResolver
 
     /// Creates a parser resolving user and group names with `resolver`.
-    public init(resolver: any AccountResolver) {
+    package init(resolver: any AccountResolver) {
         self.resolver = resolver
     }
 
@@ -46,7 +46,7 @@ public struct ConfigurationParser {
     /// ``Configuration/problems`` and the rest is used: an unknown key or section is a
     /// warning (as in systemd), and a provider file with an error registers none of
     /// its providers (so one bad file cannot stop every other provider).
-    public func parse(
+    package func parse(
         main: ConfigurationSource?, dropIns: [ConfigurationSource] = [], providers: [ConfigurationSource] = []
     ) throws(ConfigurationError) -> Configuration {
         var configuration = Configuration()
@@ -62,7 +62,7 @@ public struct ConfigurationParser {
     /// Every problem of the files, errors and warnings alike, in file order: what
     /// `widgetd --check-config` prints. Unlike ``parse(main:dropIns:providers:)`` it
     /// does not stop at the first error of the main file.
-    public func check(
+    func check(
         main: ConfigurationSource?, dropIns: [ConfigurationSource] = [], providers: [ConfigurationSource] = []
     ) -> [ConfigurationProblem] {
         var configuration = Configuration()

@@ -1,10 +1,10 @@
 /// Values written the way systemd writes them, so that an administrator who knows
 /// unit files knows widgetd's configuration too (`systemd.time(7)`, `systemd.syntax(7)`).
-public enum ConfigurationValues {
+enum ConfigurationValues {
     /// A time span in seconds: `10`, `10s`, `1.5s`, `500ms`, `5min`, `1h 30min`, `72h`,
     /// `2d`, `1w`; `infinity` is `Double.infinity`. A bare number is seconds, as in
     /// every `…Sec=` option of systemd. `nil` when the text is not a time span.
-    public static func timeSpan(_ text: String) -> Double? {
+    static func timeSpan(_ text: String) -> Double? {
         let text = text.trimmingCharacters(in: " \t")
         if text == "infinity" { return .infinity }
         var total = 0.0
@@ -43,7 +43,7 @@ public enum ConfigurationValues {
 
     /// A boolean as systemd accepts it: `1`, `yes`, `y`, `true`, `t`, `on` and `0`,
     /// `no`, `n`, `false`, `f`, `off`, in any case; `nil` otherwise.
-    public static func boolean(_ text: String) -> Bool? {
+    static func boolean(_ text: String) -> Bool? {
         switch text.lowercased() {
         case "1", "yes", "y", "true", "t", "on": true
         case "0", "no", "n", "false", "f", "off": false

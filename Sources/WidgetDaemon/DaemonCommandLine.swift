@@ -30,7 +30,7 @@ public struct DaemonCommandLine: Sendable, Equatable {
     public init() {}
 
     /// The paths to use: the options given, the defaults for the rest.
-    public func paths(defaults: DaemonPaths) -> DaemonPaths {
+    package func paths(defaults: DaemonPaths) -> DaemonPaths {
         DaemonPaths(
             configurationFile: configurationFile ?? defaults.configurationFile,
             stateDirectory: stateDirectory ?? defaults.stateDirectory,

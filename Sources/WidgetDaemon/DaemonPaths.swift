@@ -1,21 +1,21 @@
 /// Where the daemon finds its configuration, keeps its state and listens (DESIGN §7).
-public struct DaemonPaths: Sendable, Equatable {
+package struct DaemonPaths: Sendable, Equatable {
     /// The main configuration file.
-    public var configurationFile: String
+    package var configurationFile: String
     /// The state directory: device key, keybag, timelines.
-    public var stateDirectory: String
+    package var stateDirectory: String
     /// The Varlink socket, used when systemd does not pass one.
-    public var socketPath: String
+    package var socketPath: String
 
     /// Creates paths.
-    public init(configurationFile: String, stateDirectory: String, socketPath: String) {
+    package init(configurationFile: String, stateDirectory: String, socketPath: String) {
         self.configurationFile = configurationFile
         self.stateDirectory = stateDirectory
         self.socketPath = socketPath
     }
 
     /// Why the defaults cannot be worked out.
-    public enum Unresolvable: Error, Sendable, Equatable, CustomStringConvertible {
+    enum Unresolvable: Error, Sendable, Equatable, CustomStringConvertible {
         /// Neither `XDG_*_HOME` nor `HOME` is set (to an absolute path).
         case noHomeDirectory
         /// `XDG_RUNTIME_DIR` is not set (to an absolute path) and the socket is needed:
@@ -24,7 +24,7 @@ public struct DaemonPaths: Sendable, Equatable {
         case noRuntimeDirectory
 
         /// What to do about it.
-        public var description: String {
+        var description: String {
             switch self {
             case .noHomeDirectory:
                 "HOME is not set: give --config, --state-directory and --socket, or set HOME"
@@ -35,7 +35,7 @@ public struct DaemonPaths: Sendable, Equatable {
     }
 
     /// The system daemon's paths: root's defaults.
-    public static let system = DaemonPaths(
+    package static let system = DaemonPaths(
         configurationFile: "/etc/widgetd/widgetd.conf", stateDirectory: "/var/lib/widgetd",
         socketPath: "/run/widgetd/widgetd.sock")
 
@@ -49,7 +49,7 @@ public struct DaemonPaths: Sendable, Equatable {
     /// With `needsRuntimeDirectory` (the daemon will create its own socket: no
     /// `--socket`, no socket activation), a missing `XDG_RUNTIME_DIR` is an error rather
     /// than `/run/user/UID`, found before anything is created.
-    public static func defaults(
+    static func defaults(
         uid: UInt32, environment: [String: String], needsRuntimeDirectory: Bool = false
     ) throws(Unresolvable) -> DaemonPaths {
         if uid == 0 { return system }

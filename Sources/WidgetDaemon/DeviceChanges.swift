@@ -52,17 +52,17 @@ extension WidgetService {
     /// re-arms the wake timer. Throws what the store refused (a wrong passcode, an
     /// interrupted unlock, a wipe after failed attempts, which is applied before it is
     /// thrown) without running `answer`: the caller fails its call.
-    func apply(_ change: DeviceChange, answer: () -> Void = {}) throws {
+    func apply(_ change: DeviceChange, answer: () -> Void = {}) throws(ServiceError) {
         committer.commitAll()
         let published: [DeviceEvent.Kind]
-        do {
+        do throws(ServiceError) {
             published = try make(change)
-        } catch StoreError.wiped {
+        } catch .store(.wiped) {
             // Wiped after too many failed attempts: a new store, as after `Wipe`.
             responder.forgetAll()
             settingsWereWiped()
             settle(publishing: [.settings, .state], answer: {})
-            throw StoreError.wiped
+            throw .store(.wiped)
         } catch {
             settle(publishing: [], answer: {})
             throw error
@@ -72,7 +72,7 @@ extension WidgetService {
 
     /// Makes the change in the store and the service's own state; returns the kinds of
     /// events it publishes.
-    private func make(_ change: DeviceChange) throws -> [DeviceEvent.Kind] {
+    private func make(_ change: DeviceChange) throws(ServiceError) -> [DeviceEvent.Kind] {
         let now = scheduler.clocks
         let before = (state: store.deviceState, passcodeSet: store.passcodeSet)
         switch change {
@@ -89,23 +89,23 @@ extension WidgetService {
             if before.state == .unlocked { lockedBy = reason }
             return [.state]
         case .unlock(let derived):
-            try store.finishUnlock(derived, now: now)
+            try ServiceError.fromStore { () throws(StoreError) in try store.finishUnlock(derived, now: now) }
             return [.state]
         case .passcodeChange(let derived):
-            try store.finishSetPasscode(derived, now: now)
+            try ServiceError.fromStore { () throws(StoreError) in try store.finishSetPasscode(derived, now: now) }
             return [.state]
         case .purgeDue:
             store.advance(to: now)
             return before.state != store.deviceState || before.passcodeSet != store.passcodeSet ? [.state] : []
         case .wipe:
             responder.forgetAll()
-            try store.wipe()
+            try ServiceError.fromStore { () throws(StoreError) in try store.wipe() }
             settingsWereWiped()
             return [.settings, .state]
         case .settings(let new):
             // Saved even if unchanged while unreadable: setting them is what ends the restriction.
             if new != settings || settingsUnreadable {
-                try store.saveSettings(Array(try encoder.encode(new)))
+                try settingsFile.save(new)
                 settings = new
                 settingsUnreadable = false
             }
@@ -141,7 +141,7 @@ extension WidgetService {
         dropUnsentOutput { _ in true }
         settings = Settings()
         settingsUnreadable = false
-        Self.saveDefaultSettings(to: store, logger: logger)
+        settingsFile.saveDefaults()
     }
 
     /// The key state and settings a presentation depends on, besides its timeline and the

@@ -16,7 +16,7 @@ struct IndexWaiters {
     struct Waiter {
         let context: CallContext
         let method: String
-        let work: (PeerAuthority) throws -> Void
+        let work: (PeerAuthority) throws(ServiceError) -> Void
     }
 
     /// The most calls that wait at once; one more is answered `TryAgainLater`: each holds

@@ -6,18 +6,18 @@ import Synchronization
 
 /// One logged event as widgetd's handlers write it: the logger's metadata and the
 /// event's merged, the event name and the error taken out of swift-log's forms.
-public struct LogRecord: Sendable, Equatable {
+struct LogRecord: Sendable, Equatable {
     /// Its importance.
-    public var level: Logger.Level
+    var level: Logger.Level
     /// A sentence for people.
-    public var message: String
+    var message: String
     /// A stable name for machines, e.g. `unlock_failed` (metadata key `event`).
-    public var event: String?
+    var event: String?
     /// Structured metadata, e.g. `peer.uid`; the error, if any, is under `error`.
-    public var metadata: [String: String]
+    var metadata: [String: String]
 
     /// Creates a record.
-    public init(level: Logger.Level, message: String, event: String? = nil, metadata: [String: String] = [:]) {
+    init(level: Logger.Level, message: String, event: String? = nil, metadata: [String: String] = [:]) {
         self.level = level
         self.message = message
         self.event = event
@@ -39,20 +39,20 @@ public struct LogRecord: Sendable, Equatable {
 /// A swift-log handler that writes whole ``LogRecord``s: the metadata a logger carries
 /// and its level are values of each copy (as swift-log requires), the writing is the
 /// handler's own.
-public protocol RecordLogHandler: LogHandler {
+protocol RecordLogHandler: LogHandler {
     /// Writes one event.
     func write(_ record: LogRecord)
 }
 
 extension RecordLogHandler {
     /// One metadata value of this handler's logger.
-    public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
         get { metadata[key] }
         set { metadata[key] = newValue }
     }
 
     /// Writes the event with this logger's metadata (swift-log checked the level).
-    public func log(event: LogEvent) {
+    func log(event: LogEvent) {
         write(LogRecord(event, context: metadata))
     }
 }
@@ -62,17 +62,17 @@ extension RecordLogHandler {
 /// Fields: `MESSAGE`, `PRIORITY` (``Logging/Logger/Level/syslogPriority``),
 /// `SYSLOG_IDENTIFIER=widgetd`, `WIDGETD_EVENT` for the event name, and each metadata
 /// key in journal form (`peer.uid` → `PEER_UID`, the error → `ERROR`).
-public struct JournalLogHandler: RecordLogHandler {
+struct JournalLogHandler: RecordLogHandler {
     /// Metadata of this handler's logger.
-    public var metadata: Logger.Metadata = [:]
+    var metadata: Logger.Metadata = [:]
     /// Events below this level are dropped (by swift-log's `Logger`).
-    public var logLevel: Logger.Level = .info
+    var logLevel: Logger.Level = .info
 
     /// Creates a handler; the journal connection is opened by libsystemd on first use.
-    public init() {}
+    init() {}
 
     /// Sends the record to the journal; a journal that is gone drops it.
-    public func write(_ record: LogRecord) {
+    func write(_ record: LogRecord) {
         let cStrings = Self.fields(for: record).map { strdup($0)! }
         defer { cStrings.forEach { free($0) } }
         var vectors = cStrings.map { iovec(iov_base: UnsafeMutableRawPointer($0), iov_len: strlen($0)) }
@@ -114,7 +114,7 @@ public struct JournalLogHandler: RecordLogHandler {
     }
 
     /// Whether stderr is the stream systemd connected to the journal (`JOURNAL_STREAM=DEV:INODE`).
-    public static func isStandardErrorJournal(environment: [String: String]) -> Bool {
+    static func isStandardErrorJournal(environment: [String: String]) -> Bool {
         guard let value = environment["JOURNAL_STREAM"] else { return false }
         let parts = value.split(separator: ":")
         guard parts.count == 2, let device = UInt64(parts[0]), let inode = UInt64(parts[1]) else { return false }
@@ -126,17 +126,17 @@ public struct JournalLogHandler: RecordLogHandler {
 
 /// Writes one human-readable line per event to stderr:
 /// `warning: message event=name error=… peer.uid=1000`.
-public struct StderrLogHandler: RecordLogHandler {
+struct StderrLogHandler: RecordLogHandler {
     /// Metadata of this handler's logger.
-    public var metadata: Logger.Metadata = [:]
+    var metadata: Logger.Metadata = [:]
     /// Events below this level are dropped (by swift-log's `Logger`).
-    public var logLevel: Logger.Level = .info
+    var logLevel: Logger.Level = .info
 
     /// Creates a handler.
-    public init() {}
+    init() {}
 
     /// Writes the record's line to stderr.
-    public func write(_ record: LogRecord) {
+    func write(_ record: LogRecord) {
         var line = Array(Self.format(record).utf8)
         line.append(UInt8(ascii: "\n"))
         // One write per line so that lines of concurrent writers do not interleave.
@@ -145,7 +145,7 @@ public struct StderrLogHandler: RecordLogHandler {
 
     /// The line for a record, without its newline: the level's name, the message, the
     /// event name, then the metadata sorted by key.
-    public static func format(_ record: LogRecord) -> String {
+    static func format(_ record: LogRecord) -> String {
         var line = "\(record.level): \(record.message)"
         if let event = record.event { line += " event=\(event)" }
         for (key, value) in record.metadata.sorted(by: { $0.key < $1.key }) {
@@ -156,7 +156,7 @@ public struct StderrLogHandler: RecordLogHandler {
 }
 
 /// Keeps events in memory, for tests to inspect. Copies share what they recorded.
-public struct InMemoryLogHandler: RecordLogHandler {
+struct InMemoryLogHandler: RecordLogHandler {
     /// The records, shared by every copy of the handler (and so by every logger made from it).
     private final class Storage: Sendable {
         let records = Mutex<[LogRecord]>([])
@@ -164,25 +164,25 @@ public struct InMemoryLogHandler: RecordLogHandler {
 
     private let storage = Storage()
     /// Metadata of this handler's logger.
-    public var metadata: Logger.Metadata = [:]
+    var metadata: Logger.Metadata = [:]
     /// Events below this level are dropped (by swift-log's `Logger`).
-    public var logLevel: Logger.Level = .info
+    var logLevel: Logger.Level = .info
 
     /// Creates an empty handler.
-    public init() {}
+    init() {}
 
     /// Appends the record.
-    public func write(_ record: LogRecord) {
+    func write(_ record: LogRecord) {
         storage.records.withLock { $0.append(record) }
     }
 
     /// Every event recorded so far, oldest first.
-    public var records: [LogRecord] {
+    var records: [LogRecord] {
         storage.records.withLock { $0 }
     }
 
     /// The events with the given event name.
-    public func records(event: String) -> [LogRecord] {
+    func records(event: String) -> [LogRecord] {
         records.filter { $0.event == event }
     }
 }

@@ -15,14 +15,14 @@ import Logging
 /// and outcomes only; logs outlive the daemon and are readable by administrators.
 extension Logger {
     /// A logger labelled `widgetd` that sends events at `level` or above to `handler`.
-    public init(handler: some LogHandler, level: Level = .info) {
+    init(handler: some LogHandler, level: Level = .info) {
         self.init(label: "widgetd", factory: { _ in handler })
         logLevel = level
     }
 
     /// The logger a daemon started with `environment` should use: the journal when
     /// stderr is connected to it (`JOURNAL_STREAM`, as systemd sets it), else stderr.
-    public static func standard(
+    static func standard(
         environment: [String: String] = ProcessInfo.processInfo.environment, level: Level = .info
     ) -> Logger {
         if JournalLogHandler.isStandardErrorJournal(environment: environment) {
@@ -35,7 +35,7 @@ extension Logger {
 extension Logger.Level {
     /// The syslog priority the journal records (`PRIORITY=`): `critical` 2 … `debug` 7;
     /// syslog has nothing below debug, so `trace` is 7 too.
-    public var syslogPriority: Int32 {
+    var syslogPriority: Int32 {
         switch self {
         case .critical: 2
         case .error: 3

@@ -33,11 +33,11 @@ enum MethodTable {
         /// Only `PutTimeline` itself does not: its writes gather into one group commit.
         let commitsAcceptedWritesFirst: Bool
         /// Answers the call; the caller's authority is for widget-level checks.
-        let handle: @Sendable (WidgetService, VarlinkCall, CallContext, PeerAuthority) throws -> Void
+        let handle: @Sendable (WidgetService, VarlinkCall, CallContext, PeerAuthority) throws(ServiceError) -> Void
 
         init(
             _ method: WidgetdMethod, _ role: MethodRole, commitsAcceptedWritesFirst: Bool = true,
-            _ handle: @escaping @Sendable (WidgetService, VarlinkCall, CallContext, PeerAuthority) throws -> Void
+            _ handle: @escaping @Sendable (WidgetService, VarlinkCall, CallContext, PeerAuthority) throws(ServiceError) -> Void
         ) {
             self.method = method
             self.role = role
@@ -48,40 +48,40 @@ enum MethodTable {
 
     /// The rows, in IDL order.
     static let rows: [Row] = [
-        Row(.getStatus, .anyone) { service, call, context, _ in try service.getStatus(call, context) },
-        Row(.setPasscode, .admin) { service, call, context, _ in try service.setPasscode(call, context) },
-        Row(.unlock, .unlocker) { service, call, context, _ in try service.unlock(call, context) },
-        Row(.lock, .unlocker) { service, call, context, _ in try service.lock(call, context) },
-        Row(.wipe, .admin) { service, call, context, _ in try service.wipe(call, context) },
-        Row(.getSettings, .admin) { service, call, context, _ in try service.getSettings(call, context) },
-        Row(.setSettings, .admin) { service, call, context, _ in try service.setSettings(call, context) },
-        Row(.monitor, .admin) { service, call, context, _ in try service.monitor(call, context) },
-        Row(.reportPasscodeOutOfStep, .admin) { service, call, context, _ in try service.reportPasscodeOutOfStep(call, context) },
+        Row(.getStatus, .anyone) { (service, call, context, _) throws(ServiceError) in try service.getStatus(call, context) },
+        Row(.setPasscode, .admin) { (service, call, context, _) throws(ServiceError) in try service.setPasscode(call, context) },
+        Row(.unlock, .unlocker) { (service, call, context, _) throws(ServiceError) in try service.unlock(call, context) },
+        Row(.lock, .unlocker) { (service, call, context, _) throws(ServiceError) in try service.lock(call, context) },
+        Row(.wipe, .admin) { (service, call, context, _) throws(ServiceError) in try service.wipe(call, context) },
+        Row(.getSettings, .admin) { (service, call, context, _) throws(ServiceError) in try service.getSettings(call, context) },
+        Row(.setSettings, .admin) { (service, call, context, _) throws(ServiceError) in try service.setSettings(call, context) },
+        Row(.monitor, .admin) { (service, call, context, _) throws(ServiceError) in try service.monitor(call, context) },
+        Row(.reportPasscodeOutOfStep, .admin) { (service, call, context, _) throws(ServiceError) in try service.reportPasscodeOutOfStep(call, context) },
         Row(.putTimeline, .provider, commitsAcceptedWritesFirst: false) {
-            service, call, context, authority in try service.putTimeline(call, context, authority)
+            (service, call, context, authority) throws(ServiceError) in try service.putTimeline(call, context, authority)
         },
         Row(.appendEntries, .provider) {
-            service, call, context, authority in try service.appendEntries(call, context, authority)
+            (service, call, context, authority) throws(ServiceError) in try service.appendEntries(call, context, authority)
         },
         Row(.getTimeline, .provider) {
-            service, call, context, authority in try service.getTimeline(call, context, authority)
+            (service, call, context, authority) throws(ServiceError) in try service.getTimeline(call, context, authority)
         },
         Row(.closeTimeline, .provider) {
-            service, call, context, authority in try service.closeTimeline(call, context, authority)
+            (service, call, context, authority) throws(ServiceError) in try service.closeTimeline(call, context, authority)
         },
         Row(.deleteTimeline, .provider) {
-            service, call, context, authority in try service.deleteTimeline(call, context, authority)
+            (service, call, context, authority) throws(ServiceError) in try service.deleteTimeline(call, context, authority)
         },
         Row(.watchReloads, .provider) {
-            service, call, context, authority in try service.watchReloads(call, context, authority)
+            (service, call, context, authority) throws(ServiceError) in try service.watchReloads(call, context, authority)
         },
         Row(.listProviders, .provider) {
-            service, call, context, authority in try service.listProviders(call, context, authority)
+            (service, call, context, authority) throws(ServiceError) in try service.listProviders(call, context, authority)
         },
-        Row(.listWidgets, .host) { service, call, context, _ in try service.listWidgets(call, context) },
-        Row(.getPresentation, .host) { service, call, context, _ in try service.getPresentation(call, context) },
-        Row(.watch, .host) { service, call, context, _ in try service.watch(call, context) },
-        Row(.reloadTimelines, .host) { service, call, context, _ in try service.reloadTimelines(call, context) },
+        Row(.listWidgets, .host) { (service, call, context, _) throws(ServiceError) in try service.listWidgets(call, context) },
+        Row(.getPresentation, .host) { (service, call, context, _) throws(ServiceError) in try service.getPresentation(call, context) },
+        Row(.watch, .host) { (service, call, context, _) throws(ServiceError) in try service.watch(call, context) },
+        Row(.reloadTimelines, .host) { (service, call, context, _) throws(ServiceError) in try service.reloadTimelines(call, context) },
     ]
 
     /// The rows by method.

@@ -14,7 +14,7 @@ struct PasscodeParameters {
     private(set) var values: [String: SecureBytes] = [:]
 
     /// Reads `members` from a parameters object (`nil` bytes: no parameters).
-    init(_ bytes: UnsafeRawBufferPointer?, members: [String]) throws {
+    init(_ bytes: UnsafeRawBufferPointer?, members: [String]) throws(ServiceError) {
         guard let bytes else { return }
         var reader = JSONReader(bytes)
         var failed: String?

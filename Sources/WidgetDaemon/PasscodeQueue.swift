@@ -14,7 +14,7 @@ final class PasscodeQueue {
     /// Applies a request's derived change (or its failure) and answers its call.
     var finish: (PasscodeRequest, Result<DeviceChange, StoreError>) -> Void = { _, _ in }
     /// Answers a request refused before any derivation (checks, delays).
-    var refuse: (PasscodeRequest, any Error) -> Void = { _, _ in }
+    var refuse: (PasscodeRequest, StoreError) -> Void = { _, _ in }
 
     init(scheduler: any Scheduling) {
         self.scheduler = scheduler
@@ -36,7 +36,7 @@ final class PasscodeQueue {
         while !isDeriving, !waiting.isEmpty {
             let request = waiting.removeFirst()
             let work: PasscodeDerivationWork
-            do { work = try request.begin() } catch {
+            do throws(StoreError) { work = try request.begin() } catch {
                 refuse(request, error)
                 continue
             }

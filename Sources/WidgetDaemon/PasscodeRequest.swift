@@ -22,7 +22,7 @@ struct PasscodeRequest {
     /// The qualified method name, for errors and logs.
     let method: String
     /// The checks against the store, on the loop, when the request's turn comes.
-    let begin: () throws -> PasscodeDerivationWork
+    let begin: () throws(StoreError) -> PasscodeDerivationWork
 }
 
 /// The Argon2id work of one request, handed to a background queue with its passcodes.
@@ -36,7 +36,7 @@ extension PasscodeRequest {
     static func unlock(
         _ context: CallContext, passcode: SecureBytes, arrived: LockEpoch, store: TimelineStore, now: @escaping () -> ClockReading
     ) -> PasscodeRequest {
-        PasscodeRequest(context: context, method: WidgetdMethod.unlock.fullName) {
+        PasscodeRequest(context: context, method: WidgetdMethod.unlock.fullName) { () throws(StoreError) in
             let derivation = try store.beginUnlock(now: now(), lockEpoch: arrived)
             return PasscodeDerivationWork {
                 do throws(StoreError) { return .success(.unlock(try derivation.derive(passcode))) } catch { return .failure(error) }
@@ -48,7 +48,7 @@ extension PasscodeRequest {
     static func setPasscode(
         _ context: CallContext, current: SecureBytes?, new: SecureBytes?, store: TimelineStore, now: @escaping () -> ClockReading
     ) -> PasscodeRequest {
-        PasscodeRequest(context: context, method: WidgetdMethod.setPasscode.fullName) {
+        PasscodeRequest(context: context, method: WidgetdMethod.setPasscode.fullName) { () throws(StoreError) in
             let change = try store.beginSetPasscode(hasCurrent: current != nil, hasNew: new != nil, now: now())
             return PasscodeDerivationWork {
                 do throws(StoreError) { return .success(.passcodeChange(try change.derive(current: current, new: new))) } catch {

@@ -45,8 +45,8 @@ final class PasscodeStep {
 extension WidgetService {
     /// `io.widgetd.Device.ReportPasscodeOutOfStep()`, admin only (the method table
     /// permits unlisted methods to administrators alone).
-    func reportPasscodeOutOfStep(_ call: VarlinkCall, _ context: CallContext) throws {
-        try passcodeStep.reportOutOfStep()
+    func reportPasscodeOutOfStep(_ call: VarlinkCall, _ context: CallContext) throws(ServiceError) {
+        try ServiceError.fromStore { () throws(StoreError) in try passcodeStep.reportOutOfStep() }
         context.logger.warning("passcode reported out of step with the login password", event: "passcode_out_of_step")
         context.reply(Empty())
         // Monitors hear of it as of any change GetStatus shows (DESIGN §8).

@@ -5,12 +5,13 @@ import WidgetdWire
 
 extension PutTimelineParameters {
     /// Reads a call's parameters in place with `JSONReader` (see `ProviderParameters`).
-    static func read(from bytes: UnsafeRawBufferPointer?) throws -> PutTimelineParameters {
+    static func read(from bytes: UnsafeRawBufferPointer?) throws(ServiceError) -> PutTimelineParameters {
         let members = try ProviderParameters(bytes)
+        let widget = try members.widget()
+        let family = try members.family()
+        guard let entries = try members.timelinePart(.entries, Entry.readArray) else { throw .invalidTimeline("missing \"entries\"") }
         return PutTimelineParameters(
-            widget: try members.widget(),
-            family: try members.family(),
-            entries: try members.timelinePart(.entries, Entry.readArray) ?? { throw ServiceError.invalidTimeline("missing \"entries\"") }(),
+            widget: widget, family: family, entries: entries,
             policy: try members.timelinePart(.policy, ReloadPolicy.read),
             placeholder: try members.timelinePart(.placeholder, Placeholder.read))
     }
@@ -18,11 +19,11 @@ extension PutTimelineParameters {
 
 extension AppendEntriesParameters {
     /// Reads a call's parameters in place with `JSONReader` (see `ProviderParameters`).
-    static func read(from bytes: UnsafeRawBufferPointer?) throws -> AppendEntriesParameters {
+    static func read(from bytes: UnsafeRawBufferPointer?) throws(ServiceError) -> AppendEntriesParameters {
         let members = try ProviderParameters(bytes)
-        return AppendEntriesParameters(
-            widget: try members.widget(),
-            entries: try members.timelinePart(.entries, Entry.readArray) ?? { throw ServiceError.invalidTimeline("missing \"entries\"") }())
+        let widget = try members.widget()
+        guard let entries = try members.timelinePart(.entries, Entry.readArray) else { throw .invalidTimeline("missing \"entries\"") }
+        return AppendEntriesParameters(widget: widget, entries: entries)
     }
 }
 
@@ -58,7 +59,7 @@ struct ProviderParameters {
     /// dictionary, which cost every write an allocation and five hashed inserts.
     private var offsets = InlineArray<5, Int?>(repeating: nil)
 
-    init(_ bytes: UnsafeRawBufferPointer?) throws {
+    init(_ bytes: UnsafeRawBufferPointer?) throws(ServiceError) {
         guard let bytes else {
             self.bytes = UnsafeRawBufferPointer(start: nil, count: 0)
             return
@@ -90,7 +91,7 @@ struct ProviderParameters {
     }
 
     /// The required `widget` string.
-    func widget() throws -> String {
+    func widget() throws(ServiceError) -> String {
         guard let offset = offsets[Member.widget.rawValue] else { throw ServiceError.invalidParameter("widget") }
         var reader = JSONReader(validated: bytes).reader(at: offset)
         guard let text = try? reader.readString() else { throw ServiceError.invalidParameter("widget") }
@@ -98,7 +99,7 @@ struct ProviderParameters {
     }
 
     /// The optional `family` string; null counts as absent.
-    func family() throws -> String? {
+    func family() throws(ServiceError) -> String? {
         guard let offset = offsets[Member.family.rawValue] else { return nil }
         var reader = JSONReader(validated: bytes).reader(at: offset)
         guard let isNull = try? reader.readNull(), !isNull else { return nil }
@@ -107,7 +108,7 @@ struct ProviderParameters {
     }
 
     /// A member read with `read`, or nil when absent or null; errors are `InvalidTimeline`.
-    func timelinePart<T>(_ member: Member, _ read: (inout JSONReader) throws(JSONReadError) -> T) throws -> T? {
+    func timelinePart<T>(_ member: Member, _ read: (inout JSONReader) throws(JSONReadError) -> T) throws(ServiceError) -> T? {
         guard let offset = offsets[member.rawValue] else { return nil }
         var reader = JSONReader(validated: bytes).reader(at: offset)
         do {

@@ -9,19 +9,19 @@ import WidgetModel
 /// too, so each queued reply carries this mark (its ``OutputTag``, in ``UnsentOutput``). The one exception is
 /// DESIGN §3's: a class-B timeline that is open stays readable to its own provider until
 /// it is closed, so its `GetTimeline` reply names the timeline (``openTimeline``).
-public struct ReplyProtection: OutputTag, Hashable {
+struct ReplyProtection: OutputTag, Hashable {
     /// The class the content is stored under.
-    public var protectionClass: ProtectionClass
+    var protectionClass: ProtectionClass
     /// For a provider reading its own timeline: the widget, whose open class-B timeline
     /// it may still read after the class-B key is purged. `nil` for a host, who may not.
-    public var openTimeline: WidgetID?
+    var openTimeline: WidgetID?
 
     /// Marks a reply holding content of `protectionClass`; `openTimeline` as above.
-    public init(protectionClass: ProtectionClass, openTimeline: WidgetID? = nil) {
+    init(protectionClass: ProtectionClass, openTimeline: WidgetID? = nil) {
         self.protectionClass = protectionClass
         self.openTimeline = openTimeline
     }
 
     /// The class, which the log names when a connection drops output holding it.
-    public var logMetadata: [String: String] { ["class": protectionClass.rawValue] }
+    var logMetadata: [String: String] { ["class": protectionClass.rawValue] }
 }

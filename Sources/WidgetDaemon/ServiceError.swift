@@ -3,10 +3,13 @@ import Varlink
 import WidgetModel
 import WidgetStore
 
-/// The io.widgetd errors of DESIGN §5, as the service raises them.
+/// The io.widgetd errors of DESIGN §5, as the service raises them: every handler
+/// throws this one type, and ``WidgetService/fail(_:with:method:)`` answers it.
 ///
 /// Each maps to one Varlink error name with its documented parameters. None of them
-/// carries secret material: a reason names the entry and field, never a value.
+/// carries secret material: a reason names the entry and field, never a value. The
+/// errors of the layers below enter it in one place each: the store's through
+/// ``fromStore(_:)`` (``store(_:)``), a timeline's through ``fromTimeline(_:)``.
 enum ServiceError: Error, Equatable {
     case protectedDataUnavailable
     /// Refused; for a widget the caller may not provide, its provider and that
@@ -28,6 +31,14 @@ enum ServiceError: Error, Equatable {
     case storageFailure(String)
     /// A parameter the interface allows but whose value is wrong (standard Varlink error).
     case invalidParameter(String)
+    /// A standard Varlink error of the protocol layer (a parameter that does not decode,
+    /// `ExpectedMore`), answered as it is.
+    case varlink(VarlinkError)
+    /// What the store refused or failed; ``answering(_:)`` says what the client is told.
+    case store(StoreError)
+    /// An error nobody expected, kept by its type alone (its description could quote its
+    /// input): answered `StorageFailure("internal error")` and logged by its type.
+    case unexpected(ErrorType)
 
     /// An error's parameters: a JSON object.
     private static func object(_ members: [String: JSONValue]) -> [String: JSONValue] { members }
@@ -63,6 +74,46 @@ enum ServiceError: Error, Equatable {
         case .wiped: VarlinkError(name: "io.widgetd.Wiped")
         case .storageFailure(let reason): VarlinkError(name: "io.widgetd.StorageFailure", parameters: Self.object(["reason": .string(reason)]))
         case .invalidParameter(let name): VarlinkError.invalidParameter(name)
+        case .varlink(let error): error
+        case .store(let error): (Self.answering(error) ?? .storageFailure("\(error)")).varlinkError
+        case .unexpected: ServiceError.storageFailure("internal error").varlinkError
         }
+    }
+
+    /// The error a client can act on for a store error, or `nil` for the failures an
+    /// administrator must see (corruption, I/O): those are logged and answered
+    /// `StorageFailure` naming them.
+    static func answering(_ error: StoreError) -> ServiceError? {
+        switch error {
+        case .protectedDataUnavailable: .protectedDataUnavailable
+        // The store's error names no widget: the reply carries an empty one.
+        case .widgetNotFound: .widgetNotFound("")
+        case .tooLarge(let limit), .tooManyWidgets(let limit): .tooLarge(limit: limit)
+        case .wrongPasscode(let failed, let retryAfter): .wrongPasscode(failedAttempts: failed, retryAfter: retryAfter)
+        case .tryAgainLater(let retryAfter): .tryAgainLater(retryAfter: retryAfter)
+        case .passcodeRequired: .passcodeRequired
+        case .unlockInterrupted: .unlockInterrupted
+        case .wiped: .wiped
+        default: nil
+        }
+    }
+
+    /// Runs a store operation; its error becomes ``store(_:)``. The one door from the
+    /// store's errors into the service's.
+    static func fromStore<T>(_ operation: () throws(StoreError) -> T) throws(ServiceError) -> T {
+        do { return try operation() } catch { throw .store(error) }
+    }
+
+    /// Runs a timeline check or decoding; its error becomes ``invalidTimeline(_:)``.
+    static func fromTimeline<T>(_ operation: () throws(InvalidTimeline) -> T) throws(ServiceError) -> T {
+        do { return try operation() } catch { throw .invalidTimeline(error.reason) }
+    }
+}
+
+extension VarlinkCall {
+    /// The call's parameters as `P`; parameters that do not decode are the standard
+    /// Varlink error naming the parameter (``ServiceError/varlink(_:)``).
+    func decodedParameters<P: Decodable>(_ type: P.Type) throws(ServiceError) -> P {
+        do { return try parameters(type) } catch { throw .varlink(error) }
     }
 }

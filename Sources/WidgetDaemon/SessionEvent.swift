@@ -1,6 +1,6 @@
 /// Why the session monitor locks the device: the session values of
 /// `GetStatus.lockedBy` (DESIGN §8).
-public enum SessionLockReason: String, Sendable, Equatable, CaseIterable {
+enum SessionLockReason: String, Sendable, Equatable, CaseIterable {
     /// A watched session's logind `Lock` signal, or its `LockedHint` becoming true.
     case session
     /// logind's `PrepareForSleep(true)`.
@@ -10,7 +10,7 @@ public enum SessionLockReason: String, Sendable, Equatable, CaseIterable {
 }
 
 /// A device change the session monitor asks for.
-public enum SessionEvent: Sendable, Equatable {
+enum SessionEvent: Sendable, Equatable {
     /// Lock exactly as `Device.Lock` does; with `purgeAtOnce`, classes A and B are purged
     /// now (no class-A grace, open class-B timelines too), as a coming sleep requires.
     case lock(reason: SessionLockReason, purgeAtOnce: Bool = false)

@@ -54,21 +54,25 @@ extension WidgetService {
         }
     }
 
-    func getStatus(_ call: VarlinkCall, _ context: CallContext) throws {
+    func getStatus(_ call: VarlinkCall, _ context: CallContext) throws(ServiceError) {
         context.reply(status())
     }
 
-    func setPasscode(_ call: VarlinkCall, _ context: CallContext) throws {
-        let parameters = try call.withParameterBytes { try PasscodeParameters($0, members: ["current", "new"]) }
+    func setPasscode(_ call: VarlinkCall, _ context: CallContext) throws(ServiceError) {
+        let parameters = try call.withParameterBytes { (bytes) throws(ServiceError) in
+            try PasscodeParameters(bytes, members: ["current", "new"])
+        }
         let current = parameters.value("current")
         let new = parameters.value("new")
-        if let new, new.count == 0 { throw ServiceError.invalidParameter("new") }
+        if let new, new.count == 0 { throw .invalidParameter("new") }
         passcodes.enqueue(.setPasscode(context, current: current, new: new, store: store, now: { [scheduler] in scheduler.clocks }))
     }
 
-    func unlock(_ call: VarlinkCall, _ context: CallContext) throws {
-        let parameters = try call.withParameterBytes { try PasscodeParameters($0, members: ["passcode"]) }
-        guard let passcode = parameters.value("passcode") else { throw ServiceError.invalidParameter("passcode") }
+    func unlock(_ call: VarlinkCall, _ context: CallContext) throws(ServiceError) {
+        let parameters = try call.withParameterBytes { (bytes) throws(ServiceError) in
+            try PasscodeParameters(bytes, members: ["passcode"])
+        }
+        guard let passcode = parameters.value("passcode") else { throw .invalidParameter("passcode") }
         passcodes.enqueue(.unlock(
             context, passcode: passcode, arrived: store.lockEpoch, store: store, now: { [scheduler] in scheduler.clocks }))
     }
@@ -78,8 +82,8 @@ extension WidgetService {
     func finishPasscodeRequest(_ request: PasscodeRequest, _ outcome: Result<DeviceChange, StoreError>) {
         let context = request.context
         let passcodeWasSet = store.passcodeSet
-        do {
-            let change = try outcome.get()
+        do throws(ServiceError) {
+            let change = try ServiceError.fromStore { () throws(StoreError) in try outcome.get() }
             try apply(change) {
                 if case .unlock = change {
                     context.logger.notice("unlocked", event: "unlock")
@@ -91,14 +95,15 @@ extension WidgetService {
                 context.reply(Empty())
             }
         } catch {
-            if case StoreError.wrongPasscode(let failed, _) = error {
+            switch error {
+            case .store(.wrongPasscode(let failed, _)):
                 context.logger.warning("unlock failed", event: "unlock_failed", metadata: ["failed_attempts": "\(failed)"])
-            }
-            if case StoreError.unlockInterrupted = error {
+            case .store(.unlockInterrupted):
                 context.logger.notice("unlock interrupted by a lock", event: "unlock_interrupted")
-            }
-            if case StoreError.wiped = error {
+            case .store(.wiped):
                 context.logger.critical("wiped after failed attempts", event: "wiped")
+            default:
+                break
             }
             fail(context, with: error, method: request.method)
         }
@@ -107,39 +112,39 @@ extension WidgetService {
     /// Locks at once, ahead of every Unlock still being derived or queued: those that
     /// arrived before it fail when their turn ends (`UnlockInterrupted`, or
     /// `WrongPasscode` counted as ever), so once this reply is sent the device stays locked.
-    func lock(_ call: VarlinkCall, _ context: CallContext) throws {
+    func lock(_ call: VarlinkCall, _ context: CallContext) throws(ServiceError) {
         try apply(.lock(.client)) {
             context.logger.info("locked", event: "lock")
             context.reply(Empty())
         }
     }
 
-    func wipe(_ call: VarlinkCall, _ context: CallContext) throws {
-        let parameters = try call.parameters(WipeParameters.self)
-        guard parameters.confirm == "WIPE" else { throw ServiceError.invalidParameter("confirm") }
+    func wipe(_ call: VarlinkCall, _ context: CallContext) throws(ServiceError) {
+        let parameters = try call.decodedParameters(WipeParameters.self)
+        guard parameters.confirm == "WIPE" else { throw .invalidParameter("confirm") }
         try apply(.wipe) {
             context.logger.critical("crypto-erased by request", event: "wiped")
             context.reply(Empty())
         }
     }
 
-    func getSettings(_ call: VarlinkCall, _ context: CallContext) throws {
+    func getSettings(_ call: VarlinkCall, _ context: CallContext) throws(ServiceError) {
         context.reply(SettingsReply(settings: settings))
     }
 
-    func setSettings(_ call: VarlinkCall, _ context: CallContext) throws {
-        let parameters = try call.parameters(SetSettingsParameters.self)
+    func setSettings(_ call: VarlinkCall, _ context: CallContext) throws(ServiceError) {
+        let parameters = try call.decodedParameters(SetSettingsParameters.self)
         var new = settings
         if let access = parameters.lockScreenWidgetsAccess { new.lockScreenWidgetsAccess = access }
         if let hide = parameters.hideSensitiveComplications {
             guard let value = HideSensitiveComplications(rawValue: hide) else {
-                throw ServiceError.invalidParameter("hideSensitiveComplications")
+                throw .invalidParameter("hideSensitiveComplications")
             }
             new.hideSensitiveComplications = value
         }
         if let hidden = parameters.hiddenComplications {
             do { new.hiddenComplications = try hidden.map { try WidgetID($0) } } catch {
-                throw ServiceError.invalidParameter("hiddenComplications")
+                throw .invalidParameter("hiddenComplications")
             }
         }
         let changes = new != settings || settingsUnreadable
@@ -149,7 +154,7 @@ extension WidgetService {
         }
     }
 
-    func monitor(_ call: VarlinkCall, _ context: CallContext) throws {
+    func monitor(_ call: VarlinkCall, _ context: CallContext) throws(ServiceError) {
         let event = deviceEvent(.state)
         guard context.wantsMore else { return context.reply(DeviceEventReply(event: event)) }
         context.stream(DeviceEventReply(event: event))

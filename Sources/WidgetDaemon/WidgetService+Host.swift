@@ -13,51 +13,41 @@ extension WidgetService {
     /// in widget id order; with `limit`, at most that many and `next` while more remain.
     /// Widgets written or deleted between pages are seen or not by the pages still to
     /// come, as their ids fall; none is listed twice.
-    func listWidgets(_ call: VarlinkCall, _ context: CallContext) throws {
-        let parameters = try call.parameters(ListWidgetsParameters.self)
+    func listWidgets(_ call: VarlinkCall, _ context: CallContext) throws(ServiceError) {
+        let parameters = try call.decodedParameters(ListWidgetsParameters.self)
         if let provider = parameters.provider, !WidgetID.isValidProviderID(provider) {
-            throw ServiceError.invalidParameter("provider")
+            throw .invalidParameter("provider")
         }
-        let after = try parameters.after.map { text in
-            do { return try WidgetID(text) } catch { throw ServiceError.invalidParameter("after") }
+        var after: WidgetID?
+        if let text = parameters.after {
+            do { after = try WidgetID(text) } catch { throw .invalidParameter("after") }
         }
-        if let limit = parameters.limit, limit <= 0 { throw ServiceError.invalidParameter("limit") }
-        try whenIndexed(context, method: call.method) { [unowned self] _ in
+        if let limit = parameters.limit, limit <= 0 { throw .invalidParameter("limit") }
+        try whenIndexed(context, method: call.method) { [unowned self, after] (_) throws(ServiceError) in
             try listIndexedWidgets(parameters, after: after, context)
         }
     }
 
     /// Answers `ListWidgets` from the complete index.
-    private func listIndexedWidgets(_ parameters: ListWidgetsParameters, after: WidgetID?, _ context: CallContext) throws {
+    private func listIndexedWidgets(
+        _ parameters: ListWidgetsParameters, after: WidgetID?, _ context: CallContext
+    ) throws(ServiceError) {
         let info = { (metadata: TimelineMetadata) in
             WidgetInfo(
                 widget: metadata.widget.description, provider: metadata.widget.provider, kind: metadata.widget.kind,
                 family: metadata.family, class: metadata.protectionClass, generation: metadata.generation)
         }
-        var page: [WidgetInfo] = []
-        var next: String?
-        if let limit = parameters.limit {
-            // Selected in the index: a page costs one pass, not every widget's metadata sorted.
-            let (timelines, more) = try store.listTimelines(after: after, provider: parameters.provider, limit: limit)
-            page = timelines.map(info)
-            if more { next = page.last?.widget }
-        } else {
-            var stored = try store.listTimelines()[...]
-            if let after {
-                // Sorted: the list starts at the first id past `after`.
-                var low = stored.startIndex, high = stored.endIndex
-                while low < high {
-                    let middle = low + (high - low) / 2
-                    if stored[middle].widget <= after { low = middle + 1 } else { high = middle }
-                }
-                stored = stored[low...]
-            }
-            page = stored.filter { metadata in parameters.provider.map { metadata.widget.provider == $0 } ?? true }.map(info)
+        // One walk of the id order for both shapes: without a limit, a page that holds
+        // every widget past `after`, so the two agree by construction.
+        let (timelines, more) = try ServiceError.fromStore { () throws(StoreError) in
+            try store.listTimelines(after: after, provider: parameters.provider, limit: parameters.limit ?? .max)
         }
+        let page = timelines.map(info)
+        let next = more ? page.last?.widget : nil
         context.reply(ListWidgetsReply(widgets: page, next: next))
     }
 
-    func getPresentation(_ call: VarlinkCall, _ context: CallContext) throws {
+    func getPresentation(_ call: VarlinkCall, _ context: CallContext) throws(ServiceError) {
         let (widget, surface) = try presentationTarget(call)
         defer {
             // Remember the message and the slot answering it, for the next identical one.
@@ -117,7 +107,7 @@ extension WidgetService {
         return reply
     }
 
-    func watch(_ call: VarlinkCall, _ context: CallContext) throws {
+    func watch(_ call: VarlinkCall, _ context: CallContext) throws(ServiceError) {
         let (widget, surface) = try presentationTarget(call)
         let (presentation, nextChange, protection) = try presentation(of: widget, on: surface)
         guard context.wantsMore else {
@@ -134,19 +124,21 @@ extension WidgetService {
         reschedule()
     }
 
-    func reloadTimelines(_ call: VarlinkCall, _ context: CallContext) throws {
-        let parameters = try call.parameters(ReloadTimelinesParameters.self)
-        try whenIndexed(context, method: call.method) { [unowned self] _ in
-            let widgets = try store.storedWidgets(provider: parameters.provider, kind: parameters.kind)
+    func reloadTimelines(_ call: VarlinkCall, _ context: CallContext) throws(ServiceError) {
+        let parameters = try call.decodedParameters(ReloadTimelinesParameters.self)
+        try whenIndexed(context, method: call.method) { [unowned self] (_) throws(ServiceError) in
+            let widgets = try ServiceError.fromStore { () throws(StoreError) in
+                try store.storedWidgets(provider: parameters.provider, kind: parameters.kind)
+            }
             for widget in widgets { announce(ReloadRequest(widget: widget.description, reason: .requested)) }
             context.reply(Empty())
         }
     }
 
-    private func presentationTarget(_ call: VarlinkCall) throws -> (WidgetID, Surface) {
-        let parameters = try call.parameters(PresentationParameters.self)
+    private func presentationTarget(_ call: VarlinkCall) throws(ServiceError) -> (WidgetID, Surface) {
+        let parameters = try call.decodedParameters(PresentationParameters.self)
         let widget = try widgetID(parameters.widget)
-        guard let surface = Surface(rawValue: parameters.surface) else { throw ServiceError.invalidParameter("surface") }
+        guard let surface = Surface(rawValue: parameters.surface) else { throw .invalidParameter("surface") }
         return (widget, surface)
     }
 
@@ -156,17 +148,17 @@ extension WidgetService {
     /// The rules decide first; the timeline is decrypted only when they would show it.
     func presentation(
         of widget: WidgetID, on surface: Surface
-    ) throws -> (presentation: Presentation, nextChange: Date?, protection: ReplyProtection?) {
+    ) throws(ServiceError) -> (presentation: Presentation, nextChange: Date?, protection: ReplyProtection?) {
         let now = self.now
         let metadata = readableMetadata(widget, withPlaceholder: false)
         guard let protectionClass = metadata?.protectionClass
             ?? authorization.providers.first(where: { $0.id == widget.provider })?.dataProtection
-        else { throw ServiceError.widgetNotFound(widget.description) }
+        else { throw .widgetNotFound(widget.description) }
         let context = PresentationContext(
             widget: widget, surface: surface, state: store.deviceState, passcodeSet: store.passcodeSet,
             protectionClass: protectionClass, settings: settings)
         let decision: PresentationDecision
-        do { decision = try PresentationRules.decide(context) } catch { throw ServiceError.unavailableOnSurface(surface) }
+        do { decision = try PresentationRules.decide(context) } catch { throw .unavailableOnSurface(surface) }
         var timeline: Timeline?
         if decision != .placeholder, metadata != nil {
             timeline = readableTimeline(widget)
@@ -200,15 +192,21 @@ extension WidgetService {
     /// The timeline as a host may see it, or `nil` when it cannot be read: a locked
     /// class, or a file that failed authentication (logged; the host gets the placeholder).
     private func readableTimeline(_ widget: WidgetID) -> Timeline? {
-        do {
+        let problem: any Error
+        do throws(StoreError) {
             let body = try store.readBody(widget, allowOpenClassB: false)
-            return try body.withUnsafeBytes { try Timeline.decode(from: $0, limits: limits) }
-        } catch StoreError.protectedDataUnavailable {
+            do throws(InvalidTimeline) {
+                return try body.withUnsafeBytes { (bytes) throws(InvalidTimeline) in try Timeline.decode(from: bytes, limits: limits) }
+            } catch {
+                problem = error
+            }
+        } catch .protectedDataUnavailable {
             return nil
         } catch {
-            logger.with("widget.id", "\(widget)").error("timeline unreadable", event: "timeline_unreadable", error: error)
-            return nil
+            problem = error
         }
+        logger.with("widget.id", "\(widget)").error("timeline unreadable", event: "timeline_unreadable", error: problem)
+        return nil
     }
 
     // MARK: Pushing changes
@@ -231,7 +229,7 @@ extension WidgetService {
             if let known = shown[target] {
                 entry = known
             } else {
-                entry = SharedPresentation(Result { try presentation(of: watch.widget, on: watch.surface) })
+                entry = SharedPresentation(Result { () throws(ServiceError) in try presentation(of: watch.widget, on: watch.surface) })
                 shown[target] = entry
             }
             switch entry.outcome {
@@ -259,11 +257,11 @@ extension WidgetService {
     /// A presentation computed once in a refresh pass, and its stream reply, encoded
     /// when the first host needs it and zeroed by ``wipe()`` when the pass ends.
     private final class SharedPresentation {
-        let outcome: Result<(presentation: Presentation, nextChange: Date?, protection: ReplyProtection?), any Error>
+        let outcome: Result<(presentation: Presentation, nextChange: Date?, protection: ReplyProtection?), ServiceError>
         private var encoded: [UInt8]?
         private var digested: PresentationDigest??
 
-        init(_ outcome: Result<(presentation: Presentation, nextChange: Date?, protection: ReplyProtection?), any Error>) {
+        init(_ outcome: Result<(presentation: Presentation, nextChange: Date?, protection: ReplyProtection?), ServiceError>) {
             self.outcome = outcome
         }
 

@@ -14,7 +14,7 @@ extension WidgetService {
     /// registered; returns the id and the provider's registration.
     private func providedWidget(
         _ text: String, _ context: CallContext, _ authority: PeerAuthority, method: String
-    ) throws -> (WidgetID, ProviderRegistration)? {
+    ) throws(ServiceError) -> (WidgetID, ProviderRegistration)? {
         let widget = try widgetID(text)
         guard authority.mayProvide(widget) else {
             // The refusal names the provider and who may write for it, so that the caller
@@ -26,27 +26,29 @@ extension WidgetService {
             return nil
         }
         guard let registration = authorization.providers.first(where: { $0.id == widget.provider }) else {
-            throw ServiceError.providerNotRegistered(widget.provider)
+            throw .providerNotRegistered(widget.provider)
         }
         return (widget, registration)
     }
 
-    func putTimeline(_ call: VarlinkCall, _ context: CallContext, _ authority: PeerAuthority) throws {
-        let parameters = try call.withParameterBytes { bytes in try PutTimelineParameters.read(from: bytes) }
+    func putTimeline(_ call: VarlinkCall, _ context: CallContext, _ authority: PeerAuthority) throws(ServiceError) {
+        let parameters = try call.withParameterBytes { (bytes) throws(ServiceError) in try PutTimelineParameters.read(from: bytes) }
         guard let (widget, registration) = try providedWidget(
             parameters.widget, context, authority, method: call.method)
         else { return }
         let timeline = Timeline(entries: parameters.entries, policy: parameters.policy ?? .atEnd)
-        try TimelineValidator.validate(timeline, limits: limits)
-        if let placeholder = parameters.placeholder { try TimelineValidator.validate(placeholder: placeholder, limits: limits) }
+        try ServiceError.fromTimeline { () throws(InvalidTimeline) in
+            try TimelineValidator.validate(timeline, limits: limits)
+            if let placeholder = parameters.placeholder { try TimelineValidator.validate(placeholder: placeholder, limits: limits) }
+        }
         let placeholder = parameters.placeholder?.canonicalJSON
         let body = try Self.secureEncode(timeline)
-        guard reloadsComplete else {
+        guard index.isComplete else {
             // Its quota is judged on the complete index: it waits for it, holding only the
             // sealed-to-be body (secure memory), and is accepted under the registration,
             // keys and state then in force.
             let (text, family, reloadDue) = (parameters.widget, parameters.family, timeline.reloadDue)
-            return try whenIndexed(context, method: call.method) { [unowned self] authority in
+            return try whenIndexed(context, method: call.method) { [unowned self] (authority) throws(ServiceError) in
                 guard let (widget, registration) = try providedWidget(text, context, authority, method: WidgetdMethod.putTimeline.fullName)
                 else { return }
                 accept(widget, registration, family: family, reloadDue: reloadDue, body: body, placeholder: placeholder, context)
@@ -85,26 +87,30 @@ extension WidgetService {
         for (item, result) in zip(batch, results) {
             switch result {
             case .success(let generation): item.context.reply(encoded: GenerationReply(generation: generation).encodedReply)
-            case .failure(let error): fail(item.context, with: error, method: WidgetdMethod.putTimeline.fullName)
+            case .failure(let error): fail(item.context, with: .store(error), method: WidgetdMethod.putTimeline.fullName)
             }
         }
     }
 
-    func appendEntries(_ call: VarlinkCall, _ context: CallContext, _ authority: PeerAuthority) throws {
-        let parameters = try call.withParameterBytes { bytes in try AppendEntriesParameters.read(from: bytes) }
+    func appendEntries(_ call: VarlinkCall, _ context: CallContext, _ authority: PeerAuthority) throws(ServiceError) {
+        let parameters = try call.withParameterBytes { (bytes) throws(ServiceError) in try AppendEntriesParameters.read(from: bytes) }
         guard let (widget, registration) = try providedWidget(
             parameters.widget, context, authority, method: call.method)
         else { return }
-        guard !reloadsComplete else { return try append(parameters.entries, to: widget, named: parameters.widget, registration, context) }
+        guard !index.isComplete else { return try append(parameters.entries, to: widget, named: parameters.widget, registration, context) }
         // Its quota is judged on the complete index: the entries wait for it in secure
         // memory, and are appended to the timeline as it is then, under the state then.
-        try TimelineValidator.validate(entries: parameters.entries, limits: limits)
+        try ServiceError.fromTimeline { () throws(InvalidTimeline) in
+            try TimelineValidator.validate(entries: parameters.entries, limits: limits)
+        }
         let entries = try Self.secureEncode(Timeline(entries: parameters.entries))
         let text = parameters.widget
-        try whenIndexed(context, method: call.method) { [unowned self] authority in
+        try whenIndexed(context, method: call.method) { [unowned self] (authority) throws(ServiceError) in
             guard let (widget, registration) = try providedWidget(text, context, authority, method: WidgetdMethod.appendEntries.fullName)
             else { return }
-            let appended = try entries.withUnsafeBytes { try Timeline.decode(from: $0, limits: limits) }.entries
+            let appended = try ServiceError.fromTimeline { () throws(InvalidTimeline) in
+                try entries.withUnsafeBytes { (bytes) throws(InvalidTimeline) in try Timeline.decode(from: bytes, limits: limits) }
+            }.entries
             try append(appended, to: widget, named: text, registration, context)
         }
     }
@@ -113,10 +119,12 @@ extension WidgetService {
     /// for the error) and answers the new generation.
     private func append(
         _ entries: [Entry], to widget: WidgetID, named text: String, _ registration: ProviderRegistration, _ context: CallContext
-    ) throws {
-        guard let metadata = try store.metadata(widget) else { throw ServiceError.widgetNotFound(text) }
+    ) throws(ServiceError) {
+        guard let metadata = try ServiceError.fromStore({ () throws(StoreError) in try store.metadata(widget) }) else {
+            throw .widgetNotFound(text)
+        }
         let timeline = try readTimeline(widget).appending(entries)
-        try TimelineValidator.validate(timeline, limits: limits)
+        try ServiceError.fromTimeline { () throws(InvalidTimeline) in try TimelineValidator.validate(timeline, limits: limits) }
         // The stored class, not today's registration: appending must not move a timeline.
         let generation = try store(
             timeline, for: widget, class: metadata.protectionClass, family: metadata.family, placeholder: nil,
@@ -124,11 +132,13 @@ extension WidgetService {
         context.reply(GenerationReply(generation: generation))
     }
 
-    func getTimeline(_ call: VarlinkCall, _ context: CallContext, _ authority: PeerAuthority) throws {
-        let parameters = try call.parameters(WidgetParameters.self)
+    func getTimeline(_ call: VarlinkCall, _ context: CallContext, _ authority: PeerAuthority) throws(ServiceError) {
+        let parameters = try call.decodedParameters(WidgetParameters.self)
         guard let (widget, _) = try providedWidget(parameters.widget, context, authority, method: call.method)
         else { return }
-        guard let metadata = try store.metadata(widget) else { throw ServiceError.widgetNotFound(parameters.widget) }
+        guard let metadata = try ServiceError.fromStore({ () throws(StoreError) in try store.metadata(widget) }) else {
+            throw .widgetNotFound(parameters.widget)
+        }
         let timeline = try readTimeline(widget)
         // Marked, so that a reply its client leaves unread is dropped when its class is purged.
         context.reply(
@@ -136,8 +146,8 @@ extension WidgetService {
             protecting: ReplyProtection(protectionClass: metadata.protectionClass, openTimeline: widget))
     }
 
-    func closeTimeline(_ call: VarlinkCall, _ context: CallContext, _ authority: PeerAuthority) throws {
-        let parameters = try call.parameters(WidgetParameters.self)
+    func closeTimeline(_ call: VarlinkCall, _ context: CallContext, _ authority: PeerAuthority) throws(ServiceError) {
+        let parameters = try call.decodedParameters(WidgetParameters.self)
         guard let (widget, _) = try providedWidget(parameters.widget, context, authority, method: call.method)
         else { return }
         store.closeTimeline(widget)
@@ -147,13 +157,15 @@ extension WidgetService {
         context.reply(Empty())
     }
 
-    func deleteTimeline(_ call: VarlinkCall, _ context: CallContext, _ authority: PeerAuthority) throws {
-        let parameters = try call.parameters(WidgetParameters.self)
+    func deleteTimeline(_ call: VarlinkCall, _ context: CallContext, _ authority: PeerAuthority) throws(ServiceError) {
+        let parameters = try call.decodedParameters(WidgetParameters.self)
         guard let (widget, _) = try providedWidget(parameters.widget, context, authority, method: call.method)
         else { return }
-        guard try store.metadata(widget) != nil else { throw ServiceError.widgetNotFound(parameters.widget) }
+        guard try ServiceError.fromStore({ () throws(StoreError) in try store.metadata(widget) }) != nil else {
+            throw .widgetNotFound(parameters.widget)
+        }
         responder.forget(widget)
-        try store.deleteTimeline(widget)
+        try ServiceError.fromStore { () throws(StoreError) in try store.deleteTimeline(widget) }
         dropUnreadableOutput()
         reloads.removed(widget)
         context.logger.with("widget.id", "\(widget)").info("timeline deleted", event: "timeline_deleted")
@@ -161,12 +173,12 @@ extension WidgetService {
         refreshWatches(widget)
     }
 
-    func watchReloads(_ call: VarlinkCall, _ context: CallContext, _ authority: PeerAuthority) throws {
-        guard context.wantsMore else { throw VarlinkError.expectedMore }
+    func watchReloads(_ call: VarlinkCall, _ context: CallContext, _ authority: PeerAuthority) throws(ServiceError) {
+        guard context.wantsMore else { throw .varlink(.expectedMore) }
         let watch = Subscriptions.ReloadWatch(context: context, providers: authority.isAdmin ? nil : authority.providers)
         subscriptions.add(watch)
         // Reloads that fell due while nobody listened are announced now; those of files
-        // not yet indexed, by the slice that indexes them (`indexStoredTimelines`).
+        // not yet indexed, by the slice that indexes them (`BackgroundIndex`).
         announceDueReloads()
     }
 
@@ -185,13 +197,15 @@ extension WidgetService {
     private func store(
         _ timeline: Timeline, for widget: WidgetID, class protectionClass: ProtectionClass,
         family: String?, placeholder: [UInt8]?, quota: ProviderQuota
-    ) throws -> UInt64 {
+    ) throws(ServiceError) -> UInt64 {
         let body = try Self.secureEncode(timeline)
         // Dropped first: a failed write may still have left the new file in place.
         responder.forget(widget)
-        let generation = try store.putTimeline(
-            widget, protectionClass: protectionClass, family: family, reloadDue: timeline.reloadDue,
-            body: body, placeholder: placeholder, quota: quota)
+        let generation = try ServiceError.fromStore { () throws(StoreError) in
+            try store.putTimeline(
+                widget, protectionClass: protectionClass, family: family, reloadDue: timeline.reloadDue,
+                body: body, placeholder: placeholder, quota: quota)
+        }
         stored(widget, generation: generation)
         announceDueReloads()
         refreshWatches(widget)
@@ -202,8 +216,9 @@ extension WidgetService {
     /// Writes a timeline's canonical JSON straight into secure memory: measured first,
     /// then written into a locked buffer of exactly that size, so no heap copy of the
     /// content is made. The validator has rejected non-finite numbers already.
-    static func secureEncode(_ timeline: Timeline) throws -> SecureBytes {
-        let body = try SecureBytes.zeroed(count: timeline.canonicalJSONCount)
+    static func secureEncode(_ timeline: Timeline) throws(ServiceError) -> SecureBytes {
+        let body: SecureBytes
+        do { body = try SecureBytes.zeroed(count: timeline.canonicalJSONCount) } catch { throw .unexpected(ErrorType(of: error)) }
         body.withUnsafeMutableBytes { buffer in
             var writer = JSONWriter(into: buffer)
             timeline.write(to: &writer)
@@ -215,15 +230,17 @@ extension WidgetService {
 
     /// Decrypts (or takes from the cache) and decodes a timeline for its provider, who
     /// may still read an open class-B timeline while locked.
-    func readTimeline(_ widget: WidgetID) throws -> Timeline {
-        let body = try store.readBody(widget, allowOpenClassB: true)
-        return try body.withUnsafeBytes { try Timeline.decode(from: $0, limits: limits) }
+    func readTimeline(_ widget: WidgetID) throws(ServiceError) -> Timeline {
+        let body = try ServiceError.fromStore { () throws(StoreError) in try store.readBody(widget, allowOpenClassB: true) }
+        return try ServiceError.fromTimeline { () throws(InvalidTimeline) in
+            try body.withUnsafeBytes { (bytes) throws(InvalidTimeline) in try Timeline.decode(from: bytes, limits: limits) }
+        }
     }
 
     /// The registered providers the caller may see (DESIGN §6: an administrator every
     /// one; a provider's user its own), and to an administrator the provider files that
     /// register nothing, with the problem `--check-config` reports for each.
-    func listProviders(_ call: VarlinkCall, _ context: CallContext, _ authority: PeerAuthority) throws {
+    func listProviders(_ call: VarlinkCall, _ context: CallContext, _ authority: PeerAuthority) throws(ServiceError) {
         let visible = authorization.providers.filter { authority.isAdmin || authority.providers.contains($0.id) }
             .sorted { $0.id < $1.id }
         let providers = visible.map {

@@ -13,7 +13,8 @@ import WidgetdWire
 /// Owned parts, one concept each: dispatch reads ``MethodTable``; every change of keys,
 /// settings or configuration goes through ``apply(_:)`` (DeviceChanges.swift); the
 /// ``PasscodeQueue``, the ``GroupCommitter``, the ``PresentationResponder``, the
-/// ``WakeScheduler``, the ``Subscriptions`` and the ``IndexWaiters`` hold their own state.
+/// ``WakeScheduler``, the ``Subscriptions``, the ``BackgroundIndex`` (with its waiting
+/// calls) and the ``SettingsFile`` hold their own state.
 ///
 /// Threading: everything runs on the scheduler's loop thread, except the passcode KDF
 /// and a group commit's sealing, which run off it and hand their result back through
@@ -26,6 +27,8 @@ final class WidgetService: VarlinkCallHandler {
     /// Timeline limits for validation of provider input.
     var limits: TimelineLimits
 
+    /// Where `settings` are kept: the store's settings file.
+    let settingsFile: SettingsFile
     /// The user's settings, mirrored from the store's settings file; the most
     /// restrictive ones while that file cannot be read (`settingsUnreadable`).
     var settings: Settings
@@ -54,6 +57,8 @@ final class WidgetService: VarlinkCallHandler {
     var responder: PresentationResponder
     /// The one loop timer for the next thing that changes by itself.
     let wake: WakeScheduler
+    /// The store's metadata index, filled in slices, and the calls waiting for it.
+    let index: BackgroundIndex
 
     /// Drops (zeroed) the unsent replies holding content its reader may no longer read,
     /// and closes their connections: the server's, set by the daemon (see
@@ -61,13 +66,6 @@ final class WidgetService: VarlinkCallHandler {
     var dropUnsentOutput: (_ unreadable: (any OutputTag) -> Bool) -> Void = { _ in }
     /// The logind sessions followed, for `GetStatus`; `nil` when none are (set by the daemon).
     var watchedSessions: () -> [String]? = { nil }
-
-    /// The encoder for every reply: sorted keys, so equal values give equal bytes.
-    let encoder: JSONEncoder = {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return encoder
-    }()
 
     /// The scheduler's time now: the one clock of every rule the service applies.
     var now: Date { scheduler.now }
@@ -85,23 +83,27 @@ final class WidgetService: VarlinkCallHandler {
         passcodes = PasscodeQueue(scheduler: scheduler)
         committer = GroupCommitter(store: store, scheduler: scheduler)
         wake = WakeScheduler(scheduler: scheduler)
+        index = BackgroundIndex(store: store, scheduler: scheduler, logger: logger)
         store.refusedEntry = { [logger] error in
             logger.warning("timeline entry refused, skipped", event: "entry_refused", error: error)
         }
-        (settings, settingsUnreadable) = Self.loadSettings(from: store, logger: logger)
+        settingsFile = SettingsFile(store: store, logger: logger)
+        (settings, settingsUnreadable) = settingsFile.load()
         passcodeStep = PasscodeStep(store: store, logger: logger)
         responder = PresentationResponder(
             limit: store.configuration.maxCachedTimelines, stamp: Self.presentationStamp(of: store, settings: settings))
         lockedBy = store.deviceState == .unlocked ? nil : .start
         passcodes.finish = { [unowned self] request, outcome in finishPasscodeRequest(request, outcome) }
-        passcodes.refuse = { [unowned self] request, error in fail(request.context, with: error, method: request.method) }
+        passcodes.refuse = { [unowned self] request, error in fail(request.context, with: .store(error), method: request.method) }
         committer.answer = { [unowned self] batch, results in answer(batch, results) }
         wake.wake = { [unowned self] in tick() }
         scheduler.onWallClockSet { [weak self] in self?.wallClockWasSet() }
-        // Indexed in slices between calls once the loop runs, so that start-up does not
-        // grow with the number of stored timelines. Calls that need every timeline
-        // (ListWidgets, ReloadTimelines, a write under a quota) wait for it: `whenIndexed`.
-        scheduleIndexSlice()
+        // Calls that need every timeline (ListWidgets, ReloadTimelines, a write under a
+        // quota) wait for the background index: `whenIndexed`.
+        index.found = { [unowned self] found in indexed(found) }
+        index.answer = { [unowned self] waiters in answerIndexWaiters(waiters) }
+        index.refuse = { [unowned self] waiter, error in fail(waiter.context, with: .store(error), method: waiter.method) }
+        index.start()
         reschedule()
         // The keys allocated while opening the store may have hit the limit already.
         reportMemoryNotLocked()
@@ -121,31 +123,9 @@ final class WidgetService: VarlinkCallHandler {
             metadata: ["memlock_limit": ProcessHygiene.lockedMemoryLimit().map { "\($0)" } ?? "unlimited"])
     }
 
-    /// How many stored timelines are verified into the reload schedule per loop turn:
-    /// small enough (a few ms) that calls arriving meanwhile barely wait. A variable so
-    /// that a test can index a small store over many turns.
-    var indexSlice = 32
-
-    /// Whether every stored timeline is in the store's index (and so in `reloads`).
-    var reloadsComplete = false
-    /// The calls waiting for the index to complete, answered in order when it does.
-    var indexWaiters = IndexWaiters()
-    /// Whether indexing stopped on an error: the next call that needs it starts it again.
-    private var indexingStopped = false
-
-    /// Verifies up to `limit` more stored timelines into the reload schedule, announces
-    /// any due reload among them, and schedules the next slice if files remain.
-    func indexStoredTimelines(limit: Int) throws {
-        guard !reloadsComplete else { return }
-        guard let found = try store.indexNextTimelines(limit: limit) else {
-            reloadsComplete = true
-            // Indexing allocated and freed per file; give those pages back now that it is done.
-            ProcessHygiene.returnFreeMemory()
-            answerIndexWaiters()
-            return
-        }
-        // Only this slice is looked at: a pass over the whole schedule per slice would
-        // make indexing quadratic in the number of stored timelines.
+    /// What a slice of the background index found: the due reloads among it are
+    /// announced, and the wake timer re-armed for an earlier one.
+    private func indexed(_ found: [TimelineMetadata]) {
         let now = self.now
         for metadata in found {
             guard let due = metadata.reloadDue else { continue }
@@ -157,23 +137,6 @@ final class WidgetService: VarlinkCallHandler {
                 reschedule()
             }
         }
-        scheduleIndexSlice()
-    }
-
-    /// Indexes the next slice when the loop has answered the calls that are ready.
-    private func scheduleIndexSlice() {
-        scheduler.scheduleOnNextTurn { [weak self] in
-            guard let self else { return }
-            do { try indexStoredTimelines(limit: indexSlice) } catch {
-                logger.error("stored timelines not indexed", event: "index_failed", error: error)
-                indexingStopped = true
-                // Fail closed: nothing is judged on a partial index; each waiting call
-                // gets the error that a synchronous completion would have thrown.
-                for waiter in indexWaiters.takeAll() where waiter.context.isOpen {
-                    fail(waiter.context, with: error, method: waiter.method)
-                }
-            }
-        }
     }
 
     /// Runs `work` (given the caller's authority) once every stored timeline is indexed:
@@ -181,22 +144,17 @@ final class WidgetService: VarlinkCallHandler {
     /// loop meanwhile (a million timelines took it about 70 s). Throws `TryAgainLater`
     /// when ``IndexWaiters/limit`` calls wait already.
     func whenIndexed(
-        _ context: CallContext, method: String, _ work: @escaping (PeerAuthority) throws -> Void
-    ) throws {
-        if reloadsComplete { return try work(authority(for: context.connection, peer: context.peer)) }
-        guard !indexWaiters.isFull else { throw ServiceError.tryAgainLater(retryAfter: IndexWaiters.retryAfter) }
-        indexWaiters.add(IndexWaiters.Waiter(context: context, method: method, work: work))
-        if indexingStopped {
-            indexingStopped = false
-            scheduleIndexSlice()
-        }
+        _ context: CallContext, method: String, _ work: @escaping (PeerAuthority) throws(ServiceError) -> Void
+    ) throws(ServiceError) {
+        if index.isComplete { return try work(authority(for: context.connection, peer: context.peer)) }
+        try index.wait(IndexWaiters.Waiter(context: context, method: method, work: work))
     }
 
     /// Answers the calls that waited for the index, in the order they came, each under
     /// the authorization, keys and settings in force now (a Lock or a configuration
     /// reload that came while they waited applies to them).
-    private func answerIndexWaiters() {
-        for waiter in indexWaiters.takeAll() where waiter.context.isOpen {
+    private func answerIndexWaiters(_ waiters: [IndexWaiters.Waiter]) {
+        for waiter in waiters where waiter.context.isOpen {
             let authority = authority(for: waiter.context)
             guard authorization.permits(authority, method: waiter.method) else {
                 deny(waiter.method, context: waiter.context)
@@ -207,46 +165,9 @@ final class WidgetService: VarlinkCallHandler {
             if MethodTable.row(waiter.method)?.commitsAcceptedWritesFirst ?? true, committer.hasUnansweredWrites {
                 committer.commitAll()
             }
-            do { try waiter.work(authority) } catch { fail(waiter.context, with: error, method: waiter.method) }
+            do throws(ServiceError) { try waiter.work(authority) } catch { fail(waiter.context, with: error, method: waiter.method) }
         }
         reportMemoryNotLocked()
-    }
-
-    /// The saved settings, and whether they could not be read. A settings file that is
-    /// missing from a store that is not new, or that does not verify or parse, means
-    /// the most restrictive settings (fail closed); a new store starts with
-    /// the documented defaults and writes them, so that its file is never missing later.
-    private static func loadSettings(from store: TimelineStore, logger: Logger) -> (Settings, unreadable: Bool) {
-        let problem: any Error
-        do {
-            if let bytes = try store.loadSettings() {
-                return (try JSONDecoder().decode(Settings.self, from: Data(bytes)), false)
-            }
-            guard !store.isFresh else {
-                saveDefaultSettings(to: store, logger: logger)
-                return (Settings(), false)
-            }
-            problem = SettingsFileMissing()
-        } catch {
-            problem = error
-        }
-        logger.warning(
-            "settings file unreadable; the most restrictive settings apply until an administrator sets them",
-            event: "settings_unreadable", error: problem)
-        return (.mostRestrictive, true)
-    }
-
-    /// What `settings_unreadable` logs when an old store has no settings file.
-    private struct SettingsFileMissing: Error, CustomStringConvertible {
-        var description: String { "missing" }
-    }
-
-    /// Writes the defaults of a new store (or a wiped one) as its settings file.
-    static func saveDefaultSettings(to store: TimelineStore, logger: Logger) {
-        do { try store.saveSettings(Array(try JSONEncoder().encode(Settings()))) } catch {
-            // Not fatal: the defaults apply now; the next start finds no file and closes them.
-            logger.error("default settings not saved", event: "settings_not_saved", error: error)
-        }
     }
 
     // MARK: Dispatch
@@ -263,7 +184,9 @@ final class WidgetService: VarlinkCallHandler {
         // been committed on its own before it.
         if row.commitsAcceptedWritesFirst, committer.hasUnansweredWrites { committer.commitAll() }
         guard authorization.permits(authority, role: row.role) else { return deny(call.method, context: context) }
-        do { try row.handle(self, call, context, authority) } catch { fail(context, with: error, method: call.method) }
+        do throws(ServiceError) { try row.handle(self, call, context, authority) } catch {
+            fail(context, with: error, method: call.method)
+        }
         reportMemoryNotLocked()
     }
 
@@ -274,7 +197,7 @@ final class WidgetService: VarlinkCallHandler {
         authorities[id] = nil
         subscriptions.remove(connection: id)
         passcodes.removeRequests(of: id)
-        indexWaiters.remove(connection: id)
+        index.remove(connection: id)
     }
 
     private func authority(for context: CallContext) -> PeerAuthority {
@@ -298,41 +221,19 @@ final class WidgetService: VarlinkCallHandler {
         context.fail(error.varlinkError)
     }
 
-    /// Turns any error a method threw into the reply it deserves.
-    func fail(_ context: CallContext, with error: any Error, method: String) {
+    /// Answers a call with the error its method threw, logging the ones an administrator
+    /// must see through the call's logger: a store failure the client cannot act on
+    /// (corruption, I/O), and an unexpected error (by its type only).
+    func fail(_ context: CallContext, with error: ServiceError, method: String) {
         switch error {
-        case let error as ServiceError:
-            context.fail(error.varlinkError)
-        case let error as VarlinkError:
-            context.fail(error)
-        case let error as StoreError:
-            context.fail(serviceError(for: error, method: method, logger: context.logger).varlinkError)
-        case let error as InvalidTimeline:
-            context.fail(ServiceError.invalidTimeline(error.reason).varlinkError)
+        case .store(let failure) where ServiceError.answering(failure) == nil:
+            context.logger.error("store failure", event: "store_failure", error: failure, metadata: ["method": method])
+        case .unexpected(let type):
+            context.logger.error("method failed", event: "method_failed", error: type, metadata: ["method": method])
         default:
-            // An unexpected error's description could quote its input: log its type only.
-            context.logger.error(
-                "method failed", event: "method_failed", error: ErrorType(of: error), metadata: ["method": method])
-            context.fail(ServiceError.storageFailure("internal error").varlinkError)
+            break
         }
-    }
-
-    /// Maps a store error to the service error a client can act on, logging the ones
-    /// an administrator must see (corruption, I/O) through `logger` (the call's).
-    func serviceError(for error: StoreError, method: String, widget: String? = nil, logger: Logger) -> ServiceError {
-        switch error {
-        case .protectedDataUnavailable: return .protectedDataUnavailable
-        case .widgetNotFound: return .widgetNotFound(widget ?? "")
-        case .tooLarge(let limit), .tooManyWidgets(let limit): return .tooLarge(limit: limit)
-        case .wrongPasscode(let failed, let retryAfter): return .wrongPasscode(failedAttempts: failed, retryAfter: retryAfter)
-        case .tryAgainLater(let retryAfter): return .tryAgainLater(retryAfter: retryAfter)
-        case .passcodeRequired: return .passcodeRequired
-        case .unlockInterrupted: return .unlockInterrupted
-        case .wiped: return .wiped
-        default:
-            logger.error("store failure", event: "store_failure", error: error, metadata: ["method": method])
-            return .storageFailure("\(error)")
-        }
+        context.fail(error.varlinkError)
     }
 
     /// Drops (zeroed) the unsent output of every connection holding a reply its reader
@@ -353,7 +254,7 @@ final class WidgetService: VarlinkCallHandler {
     }
 
     /// Parses a widget id parameter.
-    func widgetID(_ text: String) throws -> WidgetID {
-        do { return try WidgetID(text) } catch { throw ServiceError.invalidParameter("widget") }
+    func widgetID(_ text: String) throws(ServiceError) -> WidgetID {
+        do { return try WidgetID(text) } catch { throw .invalidParameter("widget") }
     }
 }
