@@ -6,15 +6,23 @@ import WidgetModel
 /// parameters, after the envelope scan) without checking strings for UTF-8 again: on
 /// such bytes it must read, and refuse, exactly what the checking reader does.
 @Suite struct ValidatedReaderTests {
-    private static func outcome(_ text: String, validated: Bool) -> String {
+    /// What a reader made of a text: the value and where it stopped, or the refusal.
+    /// The value is compared as a value, never as its description, whose member order
+    /// follows each dictionary's own hash seed.
+    private enum Outcome: Equatable {
+        case read(JSONValue, end: Int)
+        case refused(String)
+    }
+
+    private static func outcome(_ text: String, validated: Bool) -> Outcome {
         Array(text.utf8).withUnsafeBytes { bytes in
             var reader = validated ? JSONReader(validated: bytes) : JSONReader(bytes)
             do throws(JSONReadError) {
                 let value = try JSONValue.read(from: &reader)
                 try reader.expectEnd()
-                return "\(value) to \(reader.offset)"
+                return .read(value, end: reader.offset)
             } catch {
-                return "\(error.kind) at \(error.offset): \(error.message)"
+                return .refused("\(error.kind) at \(error.offset): \(error.message)")
             }
         }
     }
