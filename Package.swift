@@ -55,10 +55,10 @@ let package = Package(
         .target(name: "WidgetdWire", dependencies: ["Varlink", "WidgetModel"]),
         // The POSIX layer, apart from the service (swift-nio's NIOPosix in spirit): one
         // syscall file (FileDescriptor, Errno, one helper), the event loop and its timer
-        // heap, the Unix listener, signals, systemd, peer credentials.
+        // heap, the Unix listener, signals, systemd, peer credentials, process hygiene.
         .target(name: "WidgetdPOSIX", dependencies: ["CSystemShims", "CSystemd"]),
         // Typed libsodium: secure memory, AEAD, sealed boxes, Argon2id, BLAKE2b.
-        .target(name: "WidgetCrypto", dependencies: ["CSodium", "CSystemShims", "WidgetdPOSIX"]),
+        .target(name: "WidgetCrypto", dependencies: ["CSodium"]),
         // The Varlink server, knowing nothing of the model or of io.widgetd: connections,
         // call contexts, limits, the shared input budget, the connection lifecycle, the
         // unsent-output buffer (secure memory, opaque tags) and the event log API. Above

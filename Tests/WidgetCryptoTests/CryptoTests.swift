@@ -1,4 +1,3 @@
-import CSystemShims
 import Glibc
 import Testing
 @testable import WidgetCrypto
@@ -173,18 +172,7 @@ private func secure(_ a: [UInt8]) throws -> SecureBytes { try a.withUnsafeBytes 
     }
 }
 
-// ProcessHygiene.apply() is proven on the real daemon (IntegrationTests/MemoryHygieneTests:
-// RLIMIT_CORE 0 read from /proc/PID/limits, memory unreadable to a same-uid process, no
-// core on a crash), not here: applied to the test runner it would change every later test.
-
 @Suite struct LockedMemoryLimitRules {
-    @Test func reportsTheSoftMemlockLimit() {
-        var limit = rlimit()
-        #expect(getrlimit(Int32(__RLIMIT_MEMLOCK.rawValue), &limit) == 0)
-        let expected: UInt64? = limit.rlim_cur == rlim_t.max ? nil : UInt64(limit.rlim_cur)
-        #expect(ProcessHygiene.lockedMemoryLimit() == expected)
-    }
-
     /// Within the limit (or with CAP_IPC_LOCK, as root in CI) secure memory says it is
     /// locked, and no failure is counted; the failing case needs a process of its own
     /// (IntegrationTests/LockedMemoryTests), since the limit is the whole process's.
