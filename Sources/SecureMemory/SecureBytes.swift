@@ -83,6 +83,10 @@ public final class SecureBytes: @unchecked Sendable {
     }
 
     /// Reads and writes the bytes in place. The pointer must not escape `body`.
+    /// Inlinable like ``withUnsafeBytes(_:)``, so that the crypto layer's calls (each
+    /// decryption writes its plaintext through it) stay specialised across the module
+    /// boundary.
+    @inlinable
     public func withUnsafeMutableBytes<Result, Failure: Error>(
         _ body: (UnsafeMutableRawBufferPointer) throws(Failure) -> Result
     ) throws(Failure) -> Result {
