@@ -2,8 +2,9 @@
 // widgetd — an encrypted widget timeline store for Linux.
 //
 // Dependencies point one way (docs/ARCHITECTURE.md):
-//   C modules ← WidgetdPOSIX ← WidgetCrypto ← WidgetStore ← WidgetDaemon ← widgetd
-//   Varlink, WidgetdPOSIX, WidgetCrypto ← VarlinkTransport ← WidgetDaemon
+//   C modules ← WidgetdPOSIX ← WidgetStore ← WidgetDaemon ← widgetd
+//   CSodium ← SecureMemory ← WidgetCrypto ← WidgetStore, WidgetTPM
+//   Varlink, WidgetdPOSIX, SecureMemory ← VarlinkTransport ← WidgetDaemon
 //   WidgetModel, Varlink and WidgetdWire are pure (no I/O, no C) and used by both sides.
 import PackageDescription
 
@@ -55,27 +56,31 @@ let package = Package(
         .target(name: "WidgetdWire", dependencies: ["Varlink", "WidgetModel"]),
         // The POSIX layer, apart from the service (swift-nio's NIOPosix in spirit): one
         // syscall file (FileDescriptor, Errno, one helper), the event loop and its timer
-        // heap, the Unix listener, signals, systemd, peer credentials.
+        // heap, the Unix listener, signals, systemd, peer credentials, process hygiene.
         .target(name: "WidgetdPOSIX", dependencies: ["CSystemShims", "CSystemd"]),
-        // Typed libsodium: secure memory, AEAD, sealed boxes, Argon2id, BLAKE2b.
-        .target(name: "WidgetCrypto", dependencies: ["CSodium", "CSystemShims", "WidgetdPOSIX"]),
+        // Secure memory for secrets (sodium_malloc'd, locked, zeroed): SecureBytes, the
+        // region cache and the locked-memory count. No cryptography, so the transport
+        // can hold replies in it without the crypto layer.
+        .target(name: "SecureMemory", dependencies: ["CSodium"]),
+        // Typed libsodium: AEAD, sealed boxes, Argon2id, BLAKE2b, over SecureMemory.
+        .target(name: "WidgetCrypto", dependencies: ["CSodium", "SecureMemory"]),
         // The Varlink server, knowing nothing of the model or of io.widgetd: connections,
         // call contexts, limits, the shared input budget, the connection lifecycle, the
         // unsent-output buffer (secure memory, opaque tags) and the event log API. Above
-        // WidgetCrypto for SecureBytes, so not in WidgetdPOSIX, which stays under it and
-        // free of Varlink.
+        // SecureMemory for SecureBytes, so not in WidgetdPOSIX, which stays free of
+        // libsodium and of Varlink.
         .target(
             name: "VarlinkTransport",
-            dependencies: ["Varlink", "WidgetdPOSIX", "WidgetCrypto", .product(name: "Logging", package: "swift-log")]),
+            dependencies: ["Varlink", "WidgetdPOSIX", "SecureMemory", .product(name: "Logging", package: "swift-log")]),
         // Device key, keybag, class-key lifecycle, encrypted timeline files, cache.
-        .target(name: "WidgetStore", dependencies: ["WidgetCrypto", "WidgetModel", "WidgetdPOSIX"]),
+        .target(name: "WidgetStore", dependencies: ["SecureMemory", "WidgetCrypto", "WidgetModel", "WidgetdPOSIX"]),
         // Typed TPM2 through tpm2-tss's ESAPI: sealed blobs, the passcode tangle, the NV counter.
-        .target(name: "WidgetTPM", dependencies: ["CTPM2", "WidgetCrypto"]),
+        .target(name: "WidgetTPM", dependencies: ["CTPM2", "SecureMemory", "WidgetCrypto"]),
         // The daemon: event loop, Varlink server, authorization, config, systemd.
         .target(
             name: "WidgetDaemon",
             dependencies: [
-                "WidgetStore", "WidgetdPOSIX", "WidgetCrypto", "WidgetModel", "Varlink", "VarlinkTransport", "WidgetdWire", "StrictJSON", "CSystemd", "CSystemShims",
+                "WidgetStore", "WidgetdPOSIX", "SecureMemory", "WidgetCrypto", "WidgetModel", "Varlink", "VarlinkTransport", "WidgetdWire", "StrictJSON", "CSystemd", "CSystemShims",
                 // KeyProtection=tpm2: the TPM's device-key source, plugged into the store here.
                 "WidgetTPM",
                 .product(name: "Logging", package: "swift-log"),
@@ -109,7 +114,7 @@ let package = Package(
         .target(
             name: "Benchmarks",
             dependencies: [
-                "WidgetStore", "WidgetdPOSIX", "WidgetModel", "WidgetCrypto", "CSystemShims", "StrictJSON", "Varlink",
+                "WidgetStore", "WidgetdPOSIX", "WidgetModel", "SecureMemory", "CSystemShims", "StrictJSON", "Varlink",
                 .product(name: "HeapModule", package: "swift-collections"),
                 .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "SystemPackage", package: "swift-system"),
@@ -123,8 +128,9 @@ let package = Package(
         .testTarget(name: "WidgetModelTests", dependencies: ["WidgetModel", "StrictJSON"]),
         .testTarget(name: "VarlinkTests", dependencies: ["Varlink", "TestSupport"]),
         .testTarget(name: "WidgetdWireTests", dependencies: ["WidgetdWire", "Varlink", "TestSupport"]),
-        .testTarget(name: "WidgetCryptoTests", dependencies: ["WidgetCrypto"]),
-        .testTarget(name: "WidgetTPMTests", dependencies: ["WidgetTPM", "WidgetCrypto", "TestSupport"]),
+        .testTarget(name: "SecureMemoryTests", dependencies: ["SecureMemory"]),
+        .testTarget(name: "WidgetCryptoTests", dependencies: ["WidgetCrypto", "SecureMemory"]),
+        .testTarget(name: "WidgetTPMTests", dependencies: ["WidgetTPM", "SecureMemory", "TestSupport"]),
         .testTarget(name: "WidgetdPOSIXTests", dependencies: ["WidgetdPOSIX"]),
         // WidgetdWire: the server's tests serve widgetd's own interfaces.
         .testTarget(
@@ -133,11 +139,11 @@ let package = Package(
                 "VarlinkTransport", "Varlink", "WidgetdPOSIX", "WidgetdWire", "TestSupport",
                 .product(name: "Logging", package: "swift-log"),
             ]),
-        .testTarget(name: "WidgetStoreTests", dependencies: ["WidgetStore", "WidgetCrypto", "WidgetModel", "WidgetdPOSIX"]),
+        .testTarget(name: "WidgetStoreTests", dependencies: ["WidgetStore", "SecureMemory", "WidgetCrypto", "WidgetModel", "WidgetdPOSIX"]),
         .testTarget(
             name: "WidgetDaemonTests",
             dependencies: [
-                "WidgetDaemon", "WidgetStore", "WidgetCrypto", "WidgetModel", "Varlink", "VarlinkTransport", "WidgetdWire", "WidgetdPOSIX", "TestSupport",
+                "WidgetDaemon", "WidgetStore", "SecureMemory", "WidgetCrypto", "WidgetModel", "Varlink", "VarlinkTransport", "WidgetdWire", "WidgetdPOSIX", "TestSupport",
                 // The TPM2 passcode verifier's tests read the TPM's dictionary-attack state.
                 "WidgetTPM",
                 .product(name: "Logging", package: "swift-log"),

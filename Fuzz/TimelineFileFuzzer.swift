@@ -2,7 +2,7 @@
 // may have written — a timeline file (`TimelineFile.parse`) and the write-ahead journal
 // (`Journal.parse`: its header and length arithmetic run before any MAC check). Both are
 // internal to WidgetStore; scripts/fuzz builds the module with -enable-testing.
-import WidgetCrypto
+import SecureMemory
 @testable import WidgetStore
 
 private let journalKey = try! [UInt8](repeating: 7, count: 32).withUnsafeBytes { try SecureBytes(copying: $0) }

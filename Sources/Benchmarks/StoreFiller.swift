@@ -1,5 +1,5 @@
 import Foundation
-import WidgetCrypto
+import SecureMemory
 import WidgetModel
 import WidgetStore
 

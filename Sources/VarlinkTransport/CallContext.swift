@@ -1,7 +1,6 @@
 import FoundationEssentials
 import Logging
 import Varlink
-import WidgetCrypto
 import WidgetdPOSIX
 
 /// Identifies one client connection for the lifetime of the server's process.

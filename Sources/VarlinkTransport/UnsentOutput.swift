@@ -1,4 +1,4 @@
-import WidgetCrypto
+import SecureMemory
 
 /// A connection's replies that its socket has not taken yet.
 ///
@@ -39,7 +39,7 @@ public struct UnsentOutput<Tag> {
     public var isEmpty: Bool { count == 0 }
 
     /// Appends a copy of `bytes`, marked with `protection` when it holds protected content.
-    public mutating func append(_ bytes: UnsafeRawBufferPointer, protection: Tag?) throws(CryptoError) {
+    public mutating func append(_ bytes: UnsafeRawBufferPointer, protection: Tag?) throws(SecureMemoryError) {
         guard bytes.count > 0 else { return }
         let storage: SecureBytes
         if let existing = self.storage {
@@ -74,7 +74,7 @@ public struct UnsentOutput<Tag> {
             start = 0
         } else if start >= Self.compactionBytes {
             // A copy of the rest; the old storage (sent bytes and all) is zeroed as it is released.
-            guard let rest = try? withUnsentBytes({ (bytes) throws(CryptoError) in try SecureBytes(copying: bytes) })
+            guard let rest = try? withUnsentBytes({ (bytes) throws(SecureMemoryError) in try SecureBytes(copying: bytes) })
             else { return }
             for index in marks.indices { marks[index].end -= start }
             self.storage = rest

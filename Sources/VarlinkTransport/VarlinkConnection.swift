@@ -2,7 +2,6 @@ import FoundationEssentials
 import Glibc
 import Logging
 import Varlink
-import WidgetCrypto
 import WidgetdPOSIX
 
 /// One client connection: reads and frames its calls, answers them in order, and

@@ -1,4 +1,5 @@
 import CSodium
+import SecureMemory
 
 /// XChaCha20-Poly1305 (IETF) authenticated encryption with associated data.
 ///
@@ -17,7 +18,7 @@ public enum AEAD {
 
     /// A fresh random key.
     public static func generateKey() throws(CryptoError) -> SecureBytes {
-        try SecureBytes.random(count: keyByteCount)
+        try CryptoError.mapping { () throws(SecureMemoryError) in try SecureBytes.random(count: keyByteCount) }
     }
 
     /// Encrypts and authenticates `plaintext`, binding `associatedData`.
@@ -84,7 +85,7 @@ public enum AEAD {
             throw .invalidLength(what: "AEAD key", expected: keyByteCount, actual: key.count)
         }
         guard sealed.count >= overhead, let base = sealed.baseAddress else { throw .authenticationFailure }
-        let plaintext = try SecureBytes.zeroed(count: sealed.count - overhead)
+        let plaintext = try CryptoError.mapping { () throws(SecureMemoryError) in try SecureBytes.zeroed(count: sealed.count - overhead) }
         var written: UInt64 = 0
         let input = base.assumingMemoryBound(to: UInt8.self)
         let result = plaintext.withUnsafeMutableBytes { out in

@@ -1,3 +1,5 @@
+import SecureMemory
+
 /// Why a cryptographic operation failed.
 ///
 /// No case carries key material or plaintext, so an error can be logged as is.
@@ -21,7 +23,7 @@ public enum CryptoError: Error, Sendable, Equatable, CustomStringConvertible {
         case .authenticationFailure:
             "authentication failed: the data was altered or the key is wrong"
         case .outOfSecureMemory:
-            "out of secure memory (sodium_malloc failed); raise vm.max_map_count or LimitMEMLOCK="
+            SecureMemoryError.outOfSecureMemory.description
         case .invalidLength(let what, let expected, let actual):
             "\(what) must be \(expected) bytes, got \(actual)"
         case .initializationFailed:
@@ -29,5 +31,20 @@ public enum CryptoError: Error, Sendable, Equatable, CustomStringConvertible {
         case .operationFailed(let operation):
             "libsodium operation \(operation) failed"
         }
+    }
+
+    /// A secure-memory failure as a crypto error: the same cases, the same words.
+    public init(_ error: SecureMemoryError) {
+        switch error {
+        case .outOfSecureMemory: self = .outOfSecureMemory
+        case .initializationFailed: self = .initializationFailed
+        }
+    }
+
+    /// Runs a secure-memory operation (allocating or growing a `SecureBytes`) inside
+    /// crypto code, its failure as a `CryptoError`.
+    @inlinable
+    public static func mapping<Result>(_ body: () throws(SecureMemoryError) -> Result) throws(CryptoError) -> Result {
+        do { return try body() } catch { throw CryptoError(error) }
     }
 }

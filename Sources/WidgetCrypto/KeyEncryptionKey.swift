@@ -1,4 +1,5 @@
 import CSodium
+import SecureMemory
 
 /// A key-encryption key agreed with a recipient's X25519 public key by one
 /// ephemeral-static exchange, so that anyone holding the public key can wrap keys
@@ -57,7 +58,7 @@ public final class KeyEncryptionKey: @unchecked Sendable {
         guard secret.count == KeyPair.secretKeyByteCount else {
             throw .invalidLength(what: "secret key", expected: KeyPair.secretKeyByteCount, actual: secret.count)
         }
-        let shared = try SecureBytes.zeroed(count: Int(crypto_scalarmult_bytes()))
+        let shared = try CryptoError.mapping { () throws(SecureMemoryError) in try SecureBytes.zeroed(count: Int(crypto_scalarmult_bytes())) }
         defer { shared.zeroInPlace() }
         let result = shared.withUnsafeMutableBytes { out in
             secret.withUnsafeBytes { sk in

@@ -1,4 +1,5 @@
 import CSodium
+import SecureMemory
 
 /// An X25519 public key. Public keys are not secret, so this is a plain value.
 public struct PublicKey: Sendable, Hashable {
@@ -53,7 +54,7 @@ public struct KeyPair: @unchecked Sendable {
     /// The corresponding C function is `crypto_box_keypair`.
     public static func generate() throws(CryptoError) -> KeyPair {
         try Sodium.ensureInitialized()
-        let secret = try SecureBytes.zeroed(count: secretKeyByteCount)
+        let secret = try CryptoError.mapping { () throws(SecureMemoryError) in try SecureBytes.zeroed(count: secretKeyByteCount) }
         var publicBytes = [UInt8](repeating: 0, count: PublicKey.byteCount)
         let result = secret.withUnsafeMutableBytes { sk in
             crypto_box_keypair(&publicBytes, sk.baseAddress!.assumingMemoryBound(to: UInt8.self))

@@ -1,4 +1,5 @@
 import CSodium
+import SecureMemory
 
 /// Keyed BLAKE2b (`crypto_generichash` with a key): a MAC and a key-derivation function.
 public enum KeyedHash {
@@ -16,7 +17,7 @@ public enum KeyedHash {
         _ input: UnsafeRawBufferPointer, key: SecureBytes, outputLength: Int = 32
     ) throws(CryptoError) -> SecureBytes {
         try checkOutputLength(outputLength)
-        let output = try SecureBytes.zeroed(count: outputLength)
+        let output = try CryptoError.mapping { () throws(SecureMemoryError) in try SecureBytes.zeroed(count: outputLength) }
         try output.withUnsafeMutableBytes { (out) throws(CryptoError) in try hash(input, key: key, into: out) }
         return output
     }

@@ -1,4 +1,5 @@
 import CSodium
+import SecureMemory
 
 /// The cost of one Argon2id derivation: passes over memory, and memory in bytes.
 public struct KDFCost: Sendable, Hashable, CustomStringConvertible {
@@ -49,7 +50,7 @@ public enum PasswordHash {
             cost.memLimit >= UInt64(crypto_pwhash_memlimit_min()),
             cost.memLimit <= UInt64(crypto_pwhash_memlimit_max())
         else { throw .operationFailed("crypto_pwhash (cost out of range: \(cost))") }
-        let output = try SecureBytes.zeroed(count: outputLength)
+        let output = try CryptoError.mapping { () throws(SecureMemoryError) in try SecureBytes.zeroed(count: outputLength) }
         let result = output.withUnsafeMutableBytes { out in
             passcode.withUnsafeBytes { p in
                 // An empty passcode has no base address; libsodium accepts any pointer for length 0.

@@ -1,4 +1,5 @@
 import CSodium
+import SecureMemory
 
 /// Anonymous public-key encryption: anyone holding a public key can seal, only the
 /// key pair's owner can open (`crypto_box_seal`).
@@ -30,7 +31,7 @@ public enum SealedBox {
     public static func open(_ sealed: UnsafeRawBufferPointer, keyPair: KeyPair) throws(CryptoError) -> SecureBytes {
         try Sodium.ensureInitialized()
         guard sealed.count >= overhead, let base = sealed.baseAddress else { throw .authenticationFailure }
-        let plaintext = try SecureBytes.zeroed(count: sealed.count - overhead)
+        let plaintext = try CryptoError.mapping { () throws(SecureMemoryError) in try SecureBytes.zeroed(count: sealed.count - overhead) }
         let result = plaintext.withUnsafeMutableBytes { out in
             keyPair.secretKey.withUnsafeBytes { sk in
                 crypto_box_seal_open(

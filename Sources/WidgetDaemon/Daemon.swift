@@ -1,7 +1,6 @@
 import FoundationEssentials
 import Glibc
 import Logging
-import WidgetCrypto
 import WidgetdPOSIX
 
 /// The `widgetd` program once its command line is parsed, and the exit codes it promises.

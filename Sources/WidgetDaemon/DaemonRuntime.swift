@@ -2,7 +2,6 @@ import FoundationEssentials
 import Glibc
 import Logging
 import VarlinkTransport
-import WidgetCrypto
 import WidgetdPOSIX
 import WidgetModel
 import WidgetStore

@@ -1,5 +1,5 @@
+import SecureMemory
 import StrictJSON
-import WidgetCrypto
 
 /// The passcodes of an `Unlock` (`passcode`) or `SetPasscode` (`current`, `new`) call,
 /// read from the message bytes straight into secure memory.
@@ -48,9 +48,9 @@ struct PasscodeParameters {
 
     /// A checked JSON string's contents (between its quotes), unescaped into secure
     /// memory. Unescaping never lengthens a string, so one reservation suffices.
-    static func unescaped(_ quoted: UnsafeRawBufferPointer) throws(CryptoError) -> SecureBytes {
+    static func unescaped(_ quoted: UnsafeRawBufferPointer) throws(SecureMemoryError) -> SecureBytes {
         let result = try SecureBytes.empty(reservingCapacity: max(quoted.count, 1))
-        try JSONUnescape.unescapeChecked(quoted) { (piece) throws(CryptoError) in try result.append(piece) }
+        try JSONUnescape.unescapeChecked(quoted) { (piece) throws(SecureMemoryError) in try result.append(piece) }
         return result
     }
 }

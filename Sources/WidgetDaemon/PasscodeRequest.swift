@@ -1,6 +1,6 @@
 import FoundationEssentials
+import SecureMemory
 import VarlinkTransport
-import WidgetCrypto
 import WidgetStore
 import WidgetdPOSIX
 import WidgetdWire

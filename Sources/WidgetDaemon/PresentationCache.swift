@@ -1,6 +1,6 @@
 import FoundationEssentials
+import SecureMemory
 import Varlink
-import WidgetCrypto
 import WidgetModel
 
 /// Encoded `GetPresentation` replies, reused until what they show can change.

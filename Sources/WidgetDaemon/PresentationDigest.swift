@@ -1,3 +1,4 @@
+import SecureMemory
 import WidgetCrypto
 
 /// What a `Watch` remembers of the last reply it sent: a keyed BLAKE2b digest of the

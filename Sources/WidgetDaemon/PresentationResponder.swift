@@ -1,5 +1,5 @@
 import FoundationEssentials
-import WidgetCrypto
+import SecureMemory
 import WidgetModel
 
 /// The fast answer to `GetPresentation`: the encoded replies (``PresentationCache``),

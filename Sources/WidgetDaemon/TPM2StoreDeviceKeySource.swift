@@ -1,4 +1,4 @@
-import WidgetCrypto
+import SecureMemory
 import WidgetStore
 import WidgetTPM
 

@@ -1,3 +1,4 @@
+import SecureMemory
 import WidgetCrypto
 import WidgetStore
 import WidgetTPM
@@ -28,7 +29,7 @@ struct TPM2StorePasscodeVerifier: PasscodeVerifier {
     func enroll(passcodeKey: SecureBytes) throws(StoreError) -> (secret: SecureBytes, blob: [UInt8]) {
         do throws(TPM2Error) {
             let secret: SecureBytes
-            do throws(CryptoError) { secret = try SecureBytes.random(count: Self.secretByteCount) } catch { throw .crypto(error) }
+            do throws(SecureMemoryError) { secret = try SecureBytes.random(count: Self.secretByteCount) } catch { throw .crypto(CryptoError(error)) }
             let blob = try device.seal(secret, authValue: try TPM2PasscodeTangle.authValue(fromPasscodeKey: passcodeKey))
             return (secret, blob.bytes)
         } catch {

@@ -1,7 +1,7 @@
 import FoundationEssentials
+import SecureMemory
 import Varlink
 import VarlinkTransport
-import WidgetCrypto
 import WidgetdPOSIX
 import WidgetModel
 import WidgetStore

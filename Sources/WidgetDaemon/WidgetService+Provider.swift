@@ -1,8 +1,8 @@
 import FoundationEssentials
+import SecureMemory
 import StrictJSON
 import Varlink
 import VarlinkTransport
-import WidgetCrypto
 import WidgetdPOSIX
 import WidgetModel
 import WidgetStore

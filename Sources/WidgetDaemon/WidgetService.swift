@@ -1,8 +1,8 @@
 import FoundationEssentials
 import Logging
+import SecureMemory
 import Varlink
 import VarlinkTransport
-import WidgetCrypto
 import WidgetdPOSIX
 import WidgetModel
 import WidgetStore

@@ -1,3 +1,4 @@
+import SecureMemory
 import WidgetCrypto
 
 /// The device key: 32 random bytes, the analogue of Apple's hardware UID (DESIGN §3),

@@ -1,4 +1,4 @@
-import WidgetCrypto
+import SecureMemory
 
 /// Where the store's device key comes from, injected into `TimelineStore` as a value:
 /// the state-directory file or a systemd credential today (`FileDeviceKeySource`), a

@@ -1,4 +1,4 @@
-import WidgetCrypto
+import SecureMemory
 
 /// The device-key subkeys a store uses, derived once when its keys are opened: one
 /// per purpose (`DeviceKey.Purpose`), so that no key serves two.

@@ -1,5 +1,5 @@
 import Glibc
-import WidgetCrypto
+import SecureMemory
 
 /// The software device-key source (DESIGN §3): the systemd credential
 /// `$CREDENTIALS_DIRECTORY/device-key` when there is one (an administrator can seal it
@@ -43,7 +43,7 @@ public struct FileDeviceKeySource: DeviceKeySource {
             return (found.bytes, .file)
         }
         guard mayCreate else { throw .deviceKey(.missing(path: path)) }
-        let fresh = try crypto { () throws(CryptoError) in try SecureBytes.random(count: DeviceKey.byteCount) }
+        let fresh = try secureMemory { () throws(SecureMemoryError) in try SecureBytes.random(count: DeviceKey.byteCount) }
         try FileSystem.createSecretFile(path, directory: stateDirectory, contents: fresh)
         return (fresh, .file)
     }

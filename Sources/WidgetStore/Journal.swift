@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Glibc
+import SecureMemory
 import WidgetCrypto
 import WidgetdPOSIX
 

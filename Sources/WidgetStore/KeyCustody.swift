@@ -1,4 +1,5 @@
 import FoundationEssentials
+import SecureMemory
 import WidgetCrypto
 import WidgetModel
 import WidgetdPOSIX
@@ -180,13 +181,13 @@ final class KeyCustody {
         let epoch = arrived ?? lockEpoch
         guard keybag.passcodeSet else { return PasscodeDerivation(mode: .noPasscode, lockEpoch: epoch) }
         if let wait = retryAfter(now: now) { throw .tryAgainLater(retryAfter: wait) }
-        let tangle = try crypto { () throws(CryptoError) in try subkeys.passcodeTangle.copy() }
+        let tangle = try secureMemory { () throws(SecureMemoryError) in try subkeys.passcodeTangle.copy() }
         var derivation = PasscodeDerivation(
             mode: .argon2id(salt: keybag.salt, cost: keybag.kdfCost, tangleKey: tangle), lockEpoch: epoch)
         if let blob = keybag.tangleBlob {
             // Tangled: only the verifier that sealed the blob can release what unwraps.
             guard let verifier else { throw .passcodeVerifierFailed(reason: "the passcode was set with a TPM, and none is configured") }
-            let tagKey = try crypto { () throws(CryptoError) in try subkeys.wrongPasscodeTag.copy() }
+            let tagKey = try secureMemory { () throws(SecureMemoryError) in try subkeys.wrongPasscodeTag.copy() }
             derivation.verification = .open(blob: blob, verifier: verifier, tagKey: tagKey, lastWrongTag: keybag.lastWrongTag)
         }
         return derivation
@@ -301,7 +302,7 @@ final class KeyCustody {
         let salt = try crypto { () throws(CryptoError) in try Sodium.randomBytes(count: PasswordHash.saltByteCount) }
         var new: PasscodeDerivation? = nil
         if hasNew {
-            let tangle = try crypto { () throws(CryptoError) in try subkeys.passcodeTangle.copy() }
+            let tangle = try secureMemory { () throws(SecureMemoryError) in try subkeys.passcodeTangle.copy() }
             new = PasscodeDerivation(
                 mode: .argon2id(salt: salt, cost: configuration.kdfCost, tangleKey: tangle), lockEpoch: lockEpoch,
                 verification: verifier.map { .enroll($0) })

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import SecureMemory
 import WidgetCrypto
 import WidgetModel
 

@@ -1,3 +1,4 @@
+import SecureMemory
 import WidgetCrypto
 
 /// The slow half of a passcode change (one Argon2id for the current passcode, one for

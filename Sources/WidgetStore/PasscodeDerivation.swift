@@ -1,3 +1,4 @@
+import SecureMemory
 import WidgetCrypto
 
 /// The slow half of an unlock (Argon2id, about 100 ms, and in tpm2 mode the TPM's

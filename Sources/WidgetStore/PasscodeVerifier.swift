@@ -1,3 +1,4 @@
+import SecureMemory
 import WidgetCrypto
 
 /// Where passcode attempts are verified beyond the state directory's reach, injected

@@ -1,4 +1,4 @@
-import WidgetCrypto
+import SecureMemory
 import WidgetModel
 
 /// Decrypted timeline bodies, in secure memory, with the purge rules of DESIGN §3.

@@ -1,3 +1,4 @@
+import SecureMemory
 import WidgetCrypto
 
 /// The daemon's settings as opaque bytes, in an authenticated (not encrypted) file.

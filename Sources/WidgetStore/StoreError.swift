@@ -1,4 +1,5 @@
 import Glibc
+import SecureMemory
 import WidgetCrypto
 import WidgetdPOSIX
 
@@ -182,7 +183,7 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
             "the keybag \(path) is missing while \(remaining) remain, which cannot be read without it; nothing was changed. Restore the keybag from a backup, or erase them and start over with widgetd --start-over"
         case .stateDirectoryInUse(let path): "the state directory \(path) is in use by another widgetd process"
         case .io(let operation, let path, let e): "\(operation) \(path): \(e)"
-        case .outOfSecureMemory: CryptoError.outOfSecureMemory.description
+        case .outOfSecureMemory: SecureMemoryError.outOfSecureMemory.description
         case .cryptoFailure(let what): what
         }
     }
@@ -199,6 +200,12 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
         case .authenticationFailure, .invalidLength, .initializationFailed, .operationFailed:
             self = .cryptoFailure(error.description)
         }
+    }
+
+    /// Maps a secure-memory failure (allocating a `SecureBytes`) to a store error, as
+    /// the crypto layer's own allocations are.
+    init(_ error: SecureMemoryError) {
+        self.init(CryptoError(error))
     }
 
     /// Maps a crypto failure while reading `file`: authentication failures become corruption.

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import SecureMemory
 import WidgetCrypto
 import WidgetModel
 
@@ -100,7 +101,7 @@ enum TimelineFile {
     final class KeyScratch: @unchecked Sendable {
         let bodyKey: SecureBytes
 
-        init() throws(CryptoError) {
+        init() throws(SecureMemoryError) {
             bodyKey = try SecureBytes.zeroed(count: AEAD.keyByteCount)
         }
 
@@ -155,7 +156,7 @@ enum TimelineFile {
         let bodyKey: SecureBytes
         if let keys {
             bodyKey = keys.bodyKey
-            try bodyKey.refillRandom()
+            bodyKey.refillRandom()
         } else {
             bodyKey = try AEAD.generateKey()
         }

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Glibc
+import SecureMemory
 import WidgetCrypto
 import WidgetModel
 import WidgetdPOSIX
@@ -657,7 +658,7 @@ public final class TimelineStore {
                 custody.lifecycle.isAvailable(entry.protectionClass)
                 || (entry.protectionClass == .completeUnlessOpen && entry.isOpen && allowOpenClassB)
             guard readable else { throw .protectedDataUnavailable }
-            return try crypto { () throws(CryptoError) in try entry.body.copy() }
+            return try secureMemory { () throws(SecureMemoryError) in try entry.body.copy() }
         }
         let key = try catalog.indexKey(for: widget)
         let name = key.fileName
@@ -678,7 +679,7 @@ public final class TimelineStore {
         // Not cached in memory that could not be locked: decrypted again next time, and
         // the caller's buffer is the only copy, gone with its request.
         guard cache.admits(body) else { return body }
-        let copy = try crypto { () throws(CryptoError) in try body.copy() }
+        let copy = try secureMemory { () throws(SecureMemoryError) in try body.copy() }
         cache.insert(
             widget, body: body, protectionClass: metadata.protectionClass, generation: metadata.generation,
             isOpen: metadata.protectionClass == .completeUnlessOpen)

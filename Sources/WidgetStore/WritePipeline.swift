@@ -1,4 +1,5 @@
 import FoundationEssentials
+import SecureMemory
 import WidgetCrypto
 import WidgetModel
 
@@ -21,7 +22,7 @@ extension TimelineStore {
         // stays the caller's, so the cache gets a copy.
         let write = TimelineWrite(
             widget: widget, protectionClass: protectionClass, family: family, reloadDue: reloadDue,
-            body: try crypto { () throws(CryptoError) in try body.copy() }, placeholder: placeholder, quota: quota)
+            body: try secureMemory { () throws(SecureMemoryError) in try body.copy() }, placeholder: placeholder, quota: quota)
         return try putTimelines([write])[0].get()
     }
 

@@ -1,4 +1,5 @@
 import CTPM2
+import SecureMemory
 import WidgetCrypto
 
 /// A C structure that carries a secret to or from ESAPI (`TPM2B_SENSITIVE_CREATE`,
@@ -10,7 +11,7 @@ enum SecureStructure {
     ) throws(TPM2Error) -> Result {
         let size = MemoryLayout<T>.size, alignment = MemoryLayout<T>.alignment
         let storage: SecureBytes
-        do { storage = try SecureBytes.zeroed(count: size + alignment) } catch { throw .crypto(error) }
+        do { storage = try SecureBytes.zeroed(count: size + alignment) } catch { throw .crypto(CryptoError(error)) }
         return try storage.withUnsafeMutableBytes { (raw) throws(TPM2Error) -> Result in
             // All-zero bytes are a valid value of these C structures (empty buffers).
             let aligned = raw.baseAddress!.alignedUp(toMultipleOf: alignment)
@@ -35,10 +36,10 @@ enum SecureStructure {
     static func copy<Buffer>(_ buffer: inout Buffer, size: UInt16) throws(TPM2Error) -> SecureBytes {
         let count = min(Int(size), MemoryLayout<Buffer>.size)
         let copied = withUnsafeBytes(of: &buffer) { source in
-            Result { () throws(CryptoError) -> SecureBytes in
+            Result { () throws(SecureMemoryError) -> SecureBytes in
                 try SecureBytes(copying: UnsafeRawBufferPointer(rebasing: source.prefix(count)))
             }
         }
-        do { return try copied.get() } catch { throw .crypto(error) }
+        do { return try copied.get() } catch { throw .crypto(CryptoError(error)) }
     }
 }

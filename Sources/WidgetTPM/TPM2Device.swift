@@ -1,7 +1,7 @@
 import CTPM2
 import Dispatch
+import SecureMemory
 import Synchronization
-import WidgetCrypto
 
 /// A connection to one TPM 2.0 through tpm2-tss's ESAPI: what widgetd seals its device
 /// key and passcode tangle with, and where its rollback counter lives.

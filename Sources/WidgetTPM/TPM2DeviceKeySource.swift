@@ -1,5 +1,6 @@
 import CTPM2
 import Glibc
+import SecureMemory
 import WidgetCrypto
 
 /// The device key sealed by the TPM (`KeyProtection=tpm2`, DESIGN §9): the 32 bytes
@@ -58,12 +59,12 @@ public struct TPM2DeviceKeySource: SealedDeviceKeySource {
                 throw .file(path: source.indicesPath, reason: "not a widgetd TPM2 indices file")
             }
             let copied = stored.withUnsafeBytes { raw in
-                Result { () throws(CryptoError) in try SecureBytes(copying: UnsafeRawBufferPointer(rebasing: raw[header...])) }
+                Result { () throws(SecureMemoryError) in try SecureBytes(copying: UnsafeRawBufferPointer(rebasing: raw[header...])) }
             }
             let authValue: SecureBytes
             switch copied {
             case .success(let value): authValue = value
-            case .failure(let error): throw .tpm(.crypto(error))
+            case .failure(let error): throw .tpm(.crypto(CryptoError(error)))
             }
             device.adopt(indices, authValue: authValue)
         } else if try SealedBlobFile.read(source.blobPath) == nil {
@@ -89,8 +90,8 @@ public struct TPM2DeviceKeySource: SealedDeviceKeySource {
     /// leaves a pair defined that no store names: the next start chooses another.
     private func chooseIndices() throws(TPM2DeviceKeyError) {
         let authValue: SecureBytes
-        do throws(CryptoError) { authValue = try SecureBytes.random(count: Self.indicesAuthCount) } catch {
-            throw .tpm(.crypto(error))
+        do throws(SecureMemoryError) { authValue = try SecureBytes.random(count: Self.indicesAuthCount) } catch {
+            throw .tpm(.crypto(CryptoError(error)))
         }
         let indices: TPM2Indices
         do throws(TPM2Error) {
@@ -118,7 +119,7 @@ public struct TPM2DeviceKeySource: SealedDeviceKeySource {
         }
         guard mayCreate else { throw .missing(path: blobPath) }
         let fresh: SecureBytes
-        do throws(CryptoError) { fresh = try SecureBytes.random(count: Self.keyByteCount) } catch { throw .tpm(.crypto(error)) }
+        do throws(SecureMemoryError) { fresh = try SecureBytes.random(count: Self.keyByteCount) } catch { throw .tpm(.crypto(CryptoError(error))) }
         let blob: TPM2SealedBlob
         do throws(TPM2Error) { blob = try device.seal(fresh) } catch { throw .tpm(error) }
         try SealedBlobFile.write(blob.bytes, to: blobPath, directory: stateDirectory)

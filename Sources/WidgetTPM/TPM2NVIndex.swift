@@ -1,5 +1,4 @@
 import CTPM2
-import WidgetCrypto
 
 /// What the NV helpers shared by the counter and the storage seed do: find an index,
 /// check it is the one widgetd defines, define it, close ESAPI's handle to it.

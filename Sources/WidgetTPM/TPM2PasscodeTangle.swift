@@ -1,3 +1,4 @@
+import SecureMemory
 import WidgetCrypto
 
 /// The passcode tangle's auth value (DESIGN §9): what the TPM checks a passcode

@@ -1,5 +1,5 @@
 import CTPM2
-import WidgetCrypto
+import SecureMemory
 
 extension TPM2Device {
     /// The largest secret a sealed object holds (`MAX_SYM_DATA`).

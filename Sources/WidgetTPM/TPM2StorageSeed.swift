@@ -1,4 +1,5 @@
 import CTPM2
+import SecureMemory
 import WidgetCrypto
 
 /// The storage seed: 32 random bytes in an NV index that go into the storage primary
@@ -66,7 +67,7 @@ extension TPM2Device {
     @discardableResult
     func writeFreshSeed(_ handle: ESYS_TR) throws(TPM2Error) -> SecureBytes {
         let fresh: SecureBytes
-        do { fresh = try SecureBytes.random(count: Int(Self.storageSeedCount)) } catch { throw .crypto(error) }
+        do { fresh = try SecureBytes.random(count: Int(Self.storageSeedCount)) } catch { throw .crypto(CryptoError(error)) }
         let authHandle = seedIsOwners ? ctpm2_tr_owner : handle
         if !seedIsOwners { try authorizeIndex(handle) }
         try SecureStructure.with(TPM2B_MAX_NV_BUFFER.self) { (data) throws(TPM2Error) in

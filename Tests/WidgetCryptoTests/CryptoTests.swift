@@ -1,36 +1,25 @@
-import CSystemShims
-import Glibc
+import SecureMemory
 import Testing
 @testable import WidgetCrypto
 
 private func bytes(_ s: SecureBytes) -> [UInt8] { s.withUnsafeBytes { Array($0) } }
 private func secure(_ a: [UInt8]) throws -> SecureBytes { try a.withUnsafeBytes { try SecureBytes(copying: $0) } }
 
-@Suite struct SecureBytesRules {
-    @Test func zeroedBufferHoldsZeros() throws {
-        let z = try SecureBytes.zeroed(count: 64)
-        #expect(z.count == 64)
-        #expect(bytes(z) == [UInt8](repeating: 0, count: 64))
+/// What secure memory reports reaches the crypto layer's callers as the crypto error
+/// they already handle, with the same words.
+@Suite struct SecureMemoryErrorMappingRules {
+    @Test func secureMemoryFailuresKeepTheirCaseAndWords() {
+        #expect(CryptoError(SecureMemoryError.outOfSecureMemory) == .outOfSecureMemory)
+        #expect(CryptoError(SecureMemoryError.initializationFailed) == .initializationFailed)
+        #expect(CryptoError.outOfSecureMemory.description == SecureMemoryError.outOfSecureMemory.description)
+        #expect(CryptoError.initializationFailed.description == SecureMemoryError.initializationFailed.description)
     }
 
-    @Test func randomBuffersDiffer() throws {
-        let a = try SecureBytes.random(count: 32), b = try SecureBytes.random(count: 32)
-        #expect(!a.constantTimeEquals(b))
-        #expect(a.constantTimeEquals(try a.copy()))
-    }
-
-    @Test func appendGrowsAndKeepsBytes() throws {
-        let s = try SecureBytes.empty(reservingCapacity: 2)
-        try ([1, 2, 3] as [UInt8]).withUnsafeBytes { try s.append($0) }
-        try s.append(try secure(Array(repeating: 9, count: 100)))
-        #expect(s.count == 103)
-        #expect(bytes(s).prefix(3) == [1, 2, 3])
-        s.removeAll()
-        #expect(s.isEmpty)
-    }
-
-    @Test func buffersOfDifferentLengthAreNotEqual() throws {
-        #expect(!(try secure([1, 2])).constantTimeEquals(try secure([1, 2, 3])))
+    @Test func mappingPassesResultsAndMapsFailures() throws {
+        #expect(try CryptoError.mapping { () throws(SecureMemoryError) in 7 } == 7)
+        #expect(throws: CryptoError.outOfSecureMemory) {
+            try CryptoError.mapping { () throws(SecureMemoryError) -> Int in throw .outOfSecureMemory }
+        }
     }
 }
 
@@ -170,64 +159,5 @@ private func secure(_ a: [UInt8]) throws -> SecureBytes { try a.withUnsafeBytes 
         #expect(!h.constantTimeEquals(try KeyedHash.hash([1, 2, 4], key: k1)))
         #expect(try KeyedHash.hash([1], key: k1, outputLength: 16).count == 16)
         #expect(!(try KeyedHash.deriveKey(from: k1, label: "a")).constantTimeEquals(try KeyedHash.deriveKey(from: k1, label: "b")))
-    }
-}
-
-// ProcessHygiene.apply() is proven on the real daemon (IntegrationTests/MemoryHygieneTests:
-// RLIMIT_CORE 0 read from /proc/PID/limits, memory unreadable to a same-uid process, no
-// core on a crash), not here: applied to the test runner it would change every later test.
-
-@Suite struct LockedMemoryLimitRules {
-    @Test func reportsTheSoftMemlockLimit() {
-        var limit = rlimit()
-        #expect(getrlimit(Int32(__RLIMIT_MEMLOCK.rawValue), &limit) == 0)
-        let expected: UInt64? = limit.rlim_cur == rlim_t.max ? nil : UInt64(limit.rlim_cur)
-        #expect(ProcessHygiene.lockedMemoryLimit() == expected)
-    }
-
-    /// Within the limit (or with CAP_IPC_LOCK, as root in CI) secure memory says it is
-    /// locked, and no failure is counted; the failing case needs a process of its own
-    /// (IntegrationTests/LockedMemoryTests), since the limit is the whole process's.
-    @Test func secureBytesWithinTheLimitAreLocked() throws {
-        let before = LockedMemory.failureCount
-        let small = try SecureBytes.zeroed(count: 100)
-        let large = try SecureBytes.zeroed(count: 100 << 10)
-        #expect(small.isLocked && large.isLocked)
-        try small.reserveCapacity(200 << 10)
-        #expect(small.isLocked)
-        #expect(LockedMemory.failureCount == before)
-    }
-}
-
-/// Released secure regions are kept zeroed and handed out again only for their size class.
-@Suite struct SecureRegionCacheTests {
-    @Test func sizesRoundUpToAPowerOfTwoOfAtLeast32Bytes() {
-        #expect(SecureRegionCache.regionSize(for: 1) == 32)
-        #expect(SecureRegionCache.regionSize(for: 32) == 32)
-        #expect(SecureRegionCache.regionSize(for: 33) == 64)
-        #expect(SecureRegionCache.regionSize(for: 3_000) == 4_096)
-        #expect(SecureRegionCache.regionSize(for: 64 << 10) == 64 << 10)
-        // Above the largest kept size, exact: such regions are never kept.
-        #expect(SecureRegionCache.regionSize(for: (64 << 10) + 1) == (64 << 10) + 1)
-    }
-
-    @Test func aReleasedBufferIsZeroedAndReusedForItsSizeClassOnly() throws {
-        // An unusual size class, so that no other test's buffers interfere.
-        let size = 64 << 10
-        var address: UInt = 0
-        do {
-            let secret = try SecureBytes.zeroed(count: size - 100)
-            secret.withUnsafeMutableBytes { buffer in
-                for i in buffer.indices { buffer[i] = 0xA5 }
-                address = UInt(bitPattern: buffer.baseAddress!)
-            }
-        }
-        let other = try SecureBytes.zeroed(count: 100)
-        other.withUnsafeBytes { #expect(UInt(bitPattern: $0.baseAddress!) != address) }
-        let reused = try SecureBytes.zeroed(count: size - 1)
-        reused.withUnsafeBytes { buffer in
-            #expect(UInt(bitPattern: buffer.baseAddress!) == address, "the kept region is handed out again")
-            #expect(buffer.allSatisfy { $0 == 0 }, "and holds nothing of the secret it held")
-        }
     }
 }

@@ -1,6 +1,6 @@
 import Foundation
+import SecureMemory
 import Testing
-import WidgetCrypto
 @testable import WidgetDaemon
 
 /// Passcodes are read from the message straight into secure memory, and read exactly as

@@ -1,6 +1,6 @@
 import Foundation
+import SecureMemory
 import Testing
-import WidgetCrypto
 import WidgetModel
 @testable import WidgetDaemon
 

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import SecureMemory
 import Testing
 import TestSupport
 import WidgetCrypto

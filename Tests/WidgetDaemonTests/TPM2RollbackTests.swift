@@ -1,8 +1,8 @@
 import Foundation
 import Glibc
+import SecureMemory
 import TestSupport
 import Testing
-import WidgetCrypto
 import WidgetModel
 import WidgetStore
 import WidgetTPM

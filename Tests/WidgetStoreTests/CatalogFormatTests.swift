@@ -1,4 +1,5 @@
 import Foundation
+import SecureMemory
 import Testing
 import WidgetCrypto
 @testable import WidgetStore

@@ -1,6 +1,5 @@
 import Foundation
 import Testing
-import WidgetCrypto
 import WidgetdPOSIX
 @testable import WidgetStore
 

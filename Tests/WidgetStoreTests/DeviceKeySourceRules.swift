@@ -1,4 +1,5 @@
 import Foundation
+import SecureMemory
 import Testing
 import WidgetModel
 @testable import WidgetStore
@@ -16,9 +17,9 @@ import WidgetModel
         func loadDeviceKey(mayCreate: Bool) throws(StoreError) -> (key: SecureBytes, kind: DeviceKeyKind) {
             if key == nil {
                 guard mayCreate else { throw .deviceKey(.missing(path: "memory")) }
-                key = try crypto { () throws(CryptoError) in try SecureBytes.random(count: DeviceKey.byteCount) }
+                key = try secureMemory { () throws(SecureMemoryError) in try SecureBytes.random(count: DeviceKey.byteCount) }
             }
-            return (try crypto { () throws(CryptoError) in try key!.copy() }, .tpm2)
+            return (try secureMemory { () throws(SecureMemoryError) in try key!.copy() }, .tpm2)
         }
 
         func destroyDeviceKey() throws(StoreError) {

@@ -1,8 +1,8 @@
 import Foundation
 import Glibc
 import Testing
-import WidgetCrypto
 import WidgetModel
+import WidgetdPOSIX
 @testable import WidgetStore
 
 /// The index's memory per stored timeline, as resident pages (issue 19: a million stored

@@ -1,5 +1,5 @@
+import SecureMemory
 import Testing
-import WidgetCrypto
 import WidgetTPM
 
 /// The NV counter, and what a wipe does in the TPM.

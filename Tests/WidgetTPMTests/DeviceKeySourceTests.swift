@@ -1,6 +1,6 @@
 import Foundation
+import SecureMemory
 import Testing
-import WidgetCrypto
 import WidgetTPM
 
 /// The TPM-sealed device key as the store's device-key source sees it.

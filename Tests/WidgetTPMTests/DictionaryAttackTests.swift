@@ -1,7 +1,7 @@
 import Foundation
 import Glibc
+import SecureMemory
 import Testing
-import WidgetCrypto
 import WidgetTPM
 
 /// The passcode tangle: a sealed object whose auth value comes from the passcode, so

@@ -1,7 +1,7 @@
 import Foundation
 import Glibc
+import SecureMemory
 import Testing
-import WidgetCrypto
 import WidgetTPM
 
 /// Sealing and unsealing the device key, against a swtpm per test.

@@ -1,8 +1,10 @@
 import CSystemShims
 import Glibc
-import WidgetdPOSIX
 
 /// Process-wide settings that keep secrets out of core dumps and freed memory.
+///
+/// Process setup through `prctl`, `setrlimit`, glibc's `mallopt` and tunables: system
+/// calls only, no libsodium.
 public enum ProcessHygiene {
     /// Which setting could not be applied.
     public enum Failure: Error, Sendable, Equatable, CustomStringConvertible {

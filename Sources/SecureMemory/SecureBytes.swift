@@ -11,7 +11,7 @@ import CSodium
 /// into an ordinary heap copy, a log line or a file by accident.
 ///
 /// `sodium_malloc` fails after about 16,000 live allocations; every allocation is
-/// checked and reported as `CryptoError.outOfSecureMemory`.
+/// checked and reported as `SecureMemoryError.outOfSecureMemory`.
 ///
 /// Thread safety: the buffer may be handed to another thread (it is
 /// `@unchecked Sendable` for that), but must not be mutated by two threads at once.
@@ -28,9 +28,14 @@ public final class SecureBytes: @unchecked Sendable {
     /// (a cache) should not be kept in it.
     public private(set) var isLocked: Bool
 
+    /// Whether `sodium_init` succeeded. Swift runs a static initialiser once even when
+    /// several threads race to it, which is the guarantee `sodium_init` asks for; the
+    /// crypto layer's own call to it finds the library ready (it may be called again).
+    private static let isSodiumReady: Bool = sodium_init() >= 0
+
     /// Allocates `capacity` bytes of secure memory holding `count` zero bytes.
-    private init(count: Int, capacity: Int) throws(CryptoError) {
-        try Sodium.ensureInitialized()
+    private init(count: Int, capacity: Int) throws(SecureMemoryError) {
+        guard Self.isSodiumReady else { throw .initializationFailed }
         let capacity = SecureRegionCache.regionSize(for: Swift.max(capacity, count, 1))
         guard let region = SecureRegionCache.allocate(size: capacity) else { throw .outOfSecureMemory }
         self.pointer = region.pointer
@@ -45,24 +50,24 @@ public final class SecureBytes: @unchecked Sendable {
     }
 
     /// `count` zero bytes, ready to be written through `withUnsafeMutableBytes`.
-    public static func zeroed(count: Int) throws(CryptoError) -> SecureBytes {
+    public static func zeroed(count: Int) throws(SecureMemoryError) -> SecureBytes {
         try SecureBytes(count: count, capacity: count)
     }
 
     /// An empty buffer with room for `capacity` bytes, for building a plaintext with `append`.
-    public static func empty(reservingCapacity capacity: Int) throws(CryptoError) -> SecureBytes {
+    public static func empty(reservingCapacity capacity: Int) throws(SecureMemoryError) -> SecureBytes {
         try SecureBytes(count: 0, capacity: capacity)
     }
 
     /// `count` bytes from the CSPRNG (`randombytes_buf`): a fresh key.
-    public static func random(count: Int) throws(CryptoError) -> SecureBytes {
+    public static func random(count: Int) throws(SecureMemoryError) -> SecureBytes {
         let bytes = try SecureBytes(count: count, capacity: count)
-        try bytes.withUnsafeMutableBytes { (buffer) throws(CryptoError) in try Sodium.fillRandom(buffer) }
+        bytes.refillRandom()
         return bytes
     }
 
     /// A secure copy of `source`. The caller still owns `source` and must zero it.
-    public convenience init(copying source: UnsafeRawBufferPointer) throws(CryptoError) {
+    public convenience init(copying source: UnsafeRawBufferPointer) throws(SecureMemoryError) {
         try self.init(count: source.count, capacity: source.count)
         if let base = source.baseAddress, source.count > 0 {
             pointer.copyMemory(from: base, byteCount: source.count)
@@ -78,6 +83,10 @@ public final class SecureBytes: @unchecked Sendable {
     }
 
     /// Reads and writes the bytes in place. The pointer must not escape `body`.
+    /// Inlinable like ``withUnsafeBytes(_:)``, so that the crypto layer's calls (each
+    /// decryption writes its plaintext through it) stay specialised across the module
+    /// boundary.
+    @inlinable
     public func withUnsafeMutableBytes<Result, Failure: Error>(
         _ body: (UnsafeMutableRawBufferPointer) throws(Failure) -> Result
     ) throws(Failure) -> Result {
@@ -85,7 +94,7 @@ public final class SecureBytes: @unchecked Sendable {
     }
 
     /// Appends bytes, growing into a new secure allocation when needed (the old one is zeroed and freed).
-    public func append(_ bytes: UnsafeRawBufferPointer) throws(CryptoError) {
+    public func append(_ bytes: UnsafeRawBufferPointer) throws(SecureMemoryError) {
         guard let source = bytes.baseAddress, bytes.count > 0 else { return }
         try reserveCapacity(count + bytes.count)
         (pointer + count).copyMemory(from: source, byteCount: bytes.count)
@@ -93,12 +102,12 @@ public final class SecureBytes: @unchecked Sendable {
     }
 
     /// Appends another secure buffer's bytes.
-    public func append(_ other: SecureBytes) throws(CryptoError) {
-        try other.withUnsafeBytes { (buffer) throws(CryptoError) in try append(buffer) }
+    public func append(_ other: SecureBytes) throws(SecureMemoryError) {
+        try other.withUnsafeBytes { (buffer) throws(SecureMemoryError) in try append(buffer) }
     }
 
     /// Makes room for at least `minimumCapacity` bytes without a further allocation.
-    public func reserveCapacity(_ minimumCapacity: Int) throws(CryptoError) {
+    public func reserveCapacity(_ minimumCapacity: Int) throws(SecureMemoryError) {
         guard minimumCapacity > capacity else { return }
         let newCapacity = SecureRegionCache.regionSize(for: Swift.max(minimumCapacity, capacity * 2))
         guard let region = SecureRegionCache.allocate(size: newCapacity) else { throw .outOfSecureMemory }
@@ -118,8 +127,9 @@ public final class SecureBytes: @unchecked Sendable {
     /// Overwrites the bytes in use with fresh CSPRNG output, keeping the allocation: a
     /// reusable key buffer refilled for each use, instead of a `sodium_malloc` (about
     /// ten system calls with its `sodium_free`) per key.
-    public func refillRandom() throws(CryptoError) {
-        try withUnsafeMutableBytes { (buffer) throws(CryptoError) in try Sodium.fillRandom(buffer) }
+    public func refillRandom() {
+        // The allocation ran sodium_init, which randombytes_buf needs.
+        if count > 0 { randombytes_buf(pointer, count) }
     }
 
     /// Zeroes the bytes in use, keeping `count` and the allocation.
@@ -128,13 +138,14 @@ public final class SecureBytes: @unchecked Sendable {
     }
 
     /// A second, independent secure buffer with the same bytes.
-    public func copy() throws(CryptoError) -> SecureBytes {
-        try withUnsafeBytes { (buffer) throws(CryptoError) in try SecureBytes(copying: buffer) }
+    public func copy() throws(SecureMemoryError) -> SecureBytes {
+        try withUnsafeBytes { (buffer) throws(SecureMemoryError) in try SecureBytes(copying: buffer) }
     }
 
     /// Whether both buffers hold the same bytes, compared in constant time (`sodium_memcmp`).
+    /// Buffers of different lengths compare unequal (their lengths are not secret).
     public func constantTimeEquals(_ other: SecureBytes) -> Bool {
-        withUnsafeBytes { a in other.withUnsafeBytes { b in Sodium.constantTimeEquals(a, b) } }
+        count == other.count && sodium_memcmp(pointer, other.pointer, count) == 0
     }
 
     /// Whether the buffer holds no bytes.
