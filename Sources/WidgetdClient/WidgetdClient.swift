@@ -27,17 +27,9 @@ public final class WidgetdClient: Sendable {
         self.socketPath = socketPath ?? Self.defaultSocketPath()
     }
 
-    /// widgetctl's default socket (DESIGN §7).
+    /// widgetctl's default socket (DESIGN §7), from this process's environment and user.
     static func defaultSocketPath() -> String {
-        func variable(_ name: String) -> String? {
-            guard let value = getenv(name) else { return nil }
-            let text = String(cString: value)
-            return text.isEmpty ? nil : text
-        }
-        if let path = variable("WIDGETD_SOCKET") { return path }
-        let uid = getuid()
-        if uid == 0 { return "/run/widgetd/widgetd.sock" }
-        return (variable("XDG_RUNTIME_DIR") ?? "/run/user/\(uid)") + "/widgetd/widgetd.sock"
+        SocketLocation.resolve(option: nil, environment: ProcessInfo.processInfo.environment, userID: getuid())
     }
 
     // MARK: io.widgetd.Device

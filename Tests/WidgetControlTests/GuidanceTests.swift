@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import Testing
 import WidgetModel
+import WidgetdWire
 @testable import WidgetControl
 
 /// A CLI that says what to do next: each failure names its fix, and the commands a
