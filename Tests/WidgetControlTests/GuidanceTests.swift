@@ -200,7 +200,7 @@ import WidgetdWire
 
     @Test func aNewWrongPasscodeIsCountedAsBefore() {
         let failure = DaemonErrorMessage.failure(
-            for: .remote(name: "io.widgetd.WrongPasscode", parameters: ["failedAttempts": .number(JSONNumber(4))]))
+            forErrorReply: "io.widgetd.WrongPasscode", parameters: ["failedAttempts": .number(JSONNumber(4))])
         let noted = Widgetctl.Unlock.notingRepeat(failure, failedAttemptsBefore: .number(JSONNumber(3)))
         #expect(noted.message == "wrong passcode (4 failed attempts)")
     }
