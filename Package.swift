@@ -6,6 +6,7 @@
 //   CSodium ← SecureMemory ← WidgetCrypto ← WidgetStore, WidgetTPM
 //   Varlink, WidgetdPOSIX, SecureMemory ← VarlinkTransport ← WidgetDaemon
 //   WidgetModel, Varlink and WidgetdWire are pure (no I/O, no C) and used by both sides.
+//   WidgetdWire ← WidgetdClient ← WidgetControl ← widgetctl: the CLI on the client library.
 import PackageDescription
 
 let package = Package(
@@ -91,11 +92,11 @@ let package = Package(
         .target(name: "WidgetdKit", dependencies: ["WidgetdClient", "WidgetdWire", "WidgetModel"]),
         // examples/swift-provider: a weather provider written with the library (CI runs it).
         .executableTarget(name: "example-provider", dependencies: ["WidgetdKit"], path: "examples/swift-provider"),
-        // The client CLI's commands and rendering.
+        // The client CLI's commands and rendering, on the client library's socket.
         .target(
             name: "WidgetControl",
             dependencies: [
-                "WidgetModel", "StrictJSON", "Varlink", "WidgetdWire", "WidgetdPOSIX",
+                "WidgetModel", "StrictJSON", "Varlink", "WidgetdWire", "WidgetdClient",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         // widgetd's own command line, apart from the daemon so that the fuzzers, which
@@ -152,7 +153,7 @@ let package = Package(
         .testTarget(
             name: "WidgetControlTests",
             dependencies: [
-                "WidgetControl", "WidgetModel", "WidgetdWire", "WidgetdPOSIX", "WidgetdCommand", "TestSupport",
+                "WidgetControl", "WidgetModel", "WidgetdWire", "WidgetdClient", "WidgetdCommand", "TestSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         .testTarget(name: "WidgetdCommandTests", dependencies: ["WidgetdCommand", "WidgetDaemon"]),

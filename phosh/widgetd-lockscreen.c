@@ -141,7 +141,7 @@ phosh_widgetd_default_socket (void)
   if (getuid () == 0)
     return g_strdup ("/run/widgetd/widgetd.sock");
   runtime = g_getenv ("XDG_RUNTIME_DIR");
-  if (runtime != NULL && *runtime != '\0')
+  if (runtime != NULL && runtime[0] == '/')
     return g_build_filename (runtime, "widgetd", "widgetd.sock", NULL);
   return g_strdup_printf ("/run/user/%u/widgetd/widgetd.sock", (unsigned) getuid ());
 }

@@ -19,7 +19,7 @@ G_DECLARE_FINAL_TYPE (PhoshWidgetdLockscreen, phosh_widgetd_lockscreen, PHOSH, W
 /*
  * The socket the plugin uses when its "socket" setting is empty, as widgetctl picks
  * it: $WIDGETD_SOCKET, else /run/widgetd/widgetd.sock for root, else
- * $XDG_RUNTIME_DIR/widgetd/widgetd.sock (/run/user/UID without XDG_RUNTIME_DIR).
+ * $XDG_RUNTIME_DIR/widgetd/widgetd.sock (/run/user/UID without an absolute XDG_RUNTIME_DIR).
  */
 char *phosh_widgetd_default_socket (void);
 

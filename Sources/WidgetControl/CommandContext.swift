@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Varlink
+import WidgetdClient
 import WidgetdWire
 import WidgetModel
 
@@ -38,9 +39,10 @@ final class CommandContext {
         self.clock = clock
     }
 
-    /// Opens a connection to the daemon.
-    func connect() throws(CommandFailure) -> VarlinkClient {
-        do { return try VarlinkClient(path: socketPath) } catch { throw DaemonErrorMessage.failure(for: error, socketPath: socketPath) }
+    /// Opens a connection to the daemon (the client library's socket: `widgetctl` makes
+    /// one call or follows one stream per process, so blocking I/O is enough).
+    func connect() throws(CommandFailure) -> ClientSocket {
+        do { return try ClientSocket(path: socketPath) } catch { throw DaemonErrorMessage.failure(for: error, socketPath: socketPath) }
     }
 
     /// Calls `method` once on a new connection.
@@ -52,35 +54,49 @@ final class CommandContext {
     func call(
         _ method: WidgetdMethod, _ parameters: [String: JSONValue], texts: [String: [UInt8]]
     ) throws(CommandFailure) -> VarlinkReplyMessage {
-        let client = try connect()
-        do { return try client.call(method, parameters, texts: texts) } catch {
-            throw DaemonErrorMessage.failure(for: error, socketPath: socketPath)
+        let socket = try connect()
+        return try exchange { () throws(WidgetdError) in
+            try socket.call(WireCoding.call(method.fullName, values: parameters, texts: texts))
         }
     }
 
     /// Calls a method named in full (`org.varlink.service.GetInfo`) once on a new connection.
     func call(method: String, _ parameters: [String: JSONValue] = [:]) throws(CommandFailure) -> VarlinkReplyMessage {
-        let client = try connect()
-        do { return try client.call(method: method, parameters) } catch { throw DaemonErrorMessage.failure(for: error, socketPath: socketPath) }
+        let socket = try connect()
+        return try exchange { () throws(WidgetdError) in try socket.call(WireCoding.call(method, values: parameters)) }
     }
 
     /// Calls `method` on an open connection: commands that make several calls use one.
     func call(
-        on client: VarlinkClient, _ method: WidgetdMethod, _ parameters: [String: JSONValue] = [:]
+        on socket: ClientSocket, _ method: WidgetdMethod, _ parameters: [String: JSONValue] = [:]
     ) throws(CommandFailure) -> VarlinkReplyMessage {
-        do { return try client.call(method, parameters) } catch { throw DaemonErrorMessage.failure(for: error, socketPath: socketPath) }
+        try exchange { () throws(WidgetdError) in try socket.call(WireCoding.call(method.fullName, values: parameters)) }
     }
 
-    /// Calls `method` on `client` with secret parameters, which are zeroed when their buffers are released.
+    /// Calls `method` on `socket` with secret parameters, assembled in zeroed memory
+    /// (``SecretCall``); the secrets are zeroed when their buffers are released.
     ///
     /// Commands connect before prompting, so nobody types a passcode for a daemon that is not there.
     func call(
-        on client: VarlinkClient, _ method: WidgetdMethod, _ parameters: [String: JSONValue] = [:],
-        secrets: [(name: String, value: SecretBuffer?)]
+        on socket: ClientSocket, _ method: WidgetdMethod, secrets: [(name: String, value: ZeroingBuffer?)]
     ) throws(CommandFailure) -> VarlinkReplyMessage {
-        do { return try client.call(method, parameters, secrets: secrets) } catch {
-            throw DaemonErrorMessage.failure(for: error, socketPath: socketPath)
+        try exchange { () throws(WidgetdError) in try socket.call(SecretCall.encode(method.fullName, secrets)) }
+    }
+
+    /// Runs one request and reply; a failure on the way, or an error reply, becomes the
+    /// failure a person reads.
+    private func exchange(_ body: () throws(WidgetdError) -> VarlinkReplyMessage) throws(CommandFailure) -> VarlinkReplyMessage {
+        let reply: VarlinkReplyMessage
+        do { reply = try body() } catch { throw DaemonErrorMessage.failure(for: error, socketPath: socketPath) }
+        return try checked(reply)
+    }
+
+    /// The reply, or the failure its error stands for.
+    private func checked(_ reply: VarlinkReplyMessage) throws(CommandFailure) -> VarlinkReplyMessage {
+        if let name = reply.error {
+            throw DaemonErrorMessage.failure(forErrorReply: name, parameters: reply.parameters, socketPath: socketPath)
         }
+        return reply
     }
 
     /// Follows a `more` call, handing each reply to `body` until the daemon ends the stream.
@@ -96,11 +112,11 @@ final class CommandContext {
         method: String, _ parameters: [String: JSONValue],
         _ body: (VarlinkReplyMessage) throws(CommandFailure) -> Void
     ) throws(CommandFailure) {
-        let client = try connect()
+        let socket = try connect()
         var failure: CommandFailure?
         do {
-            try client.stream(method: method, parameters) { (reply) throws(VarlinkClientError) -> Bool in
-                do throws(CommandFailure) { try body(reply) } catch { failure = error; return false }
+            try socket.follow(WireCoding.call(method, values: parameters, more: true)) { reply in
+                do throws(CommandFailure) { try body(try checked(reply)) } catch { failure = error; return false }
                 return true
             }
         } catch {

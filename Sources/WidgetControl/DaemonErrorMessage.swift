@@ -1,20 +1,26 @@
 import Glibc
 import Varlink
 import WidgetModel
-import WidgetdPOSIX
+import WidgetdClient
 import WidgetdWire
 
 /// Turns a failed call into the one line a person reads and the exit code (and, with
 /// `--json`, the error object) a script reads.
 enum DaemonErrorMessage {
-    /// The message and exit code for `error`.
+    /// The message and exit code for a call that got no reply: `error` is the client
+    /// socket's (an error reply goes to ``failure(forErrorReply:parameters:socketPath:)``).
     ///
     /// `socketPath`, when given, is the socket the call went to: it tells a per-user
     /// instance from the system one.
-    static func failure(for error: VarlinkClientError, socketPath: String? = nil) -> CommandFailure {
+    static func failure(for error: WidgetdError, socketPath: String? = nil) -> CommandFailure {
         switch error {
-        case .unreachable(let path, let errorNumber):
-            switch errorNumber.rawValue {
+        case .daemonUnavailable(let path, let errorNumber):
+            switch errorNumber {
+            case EACCES, EPERM:
+                return CommandFailure(
+                    "permission denied: cannot connect to \(path) (ask an administrator to add you to a widgetd group)",
+                    exitCode: .permissionDenied
+                ).reported(as: CommandFailure.Name.socketAccessDenied, ["socket": .string(path)])
             case ENOENT, ENOTDIR:
                 return CommandFailure("widgetd is not running (no socket at \(path)); \(startHint(path))", exitCode: .unavailable)
                     .reported(as: CommandFailure.Name.daemonUnavailable, ["socket": .string(path)])
@@ -34,14 +40,9 @@ enum DaemonErrorMessage {
                 return CommandFailure("cannot reach widgetd at \(path): \(describe(errorNumber))", exitCode: .unavailable)
                     .reported(as: CommandFailure.Name.daemonUnavailable, ["socket": .string(path)])
             }
-        case .accessDenied(let path):
-            return CommandFailure(
-                "permission denied: cannot connect to \(path) (ask an administrator to add you to a widgetd group)",
-                exitCode: .permissionDenied
-            ).reported(as: CommandFailure.Name.socketAccessDenied, ["socket": .string(path)])
-        case .invalidPath(let path):
+        case .invalidSocketPath(let path):
             return CommandFailure("not a usable socket path: \(path)", exitCode: .usage)
-        case .connectionClosed:
+        case .connectionLost:
             return CommandFailure("widgetd closed the connection without answering", exitCode: .unavailable)
                 .reported(as: CommandFailure.Name.daemonUnavailable, [:])
         case .io(let errorNumber):
@@ -50,9 +51,19 @@ enum DaemonErrorMessage {
         case .malformedReply(let reason):
             let failure = CommandFailure("widgetd sent a reply widgetctl does not understand (\(reason))")
             return failure.reported(as: CommandFailure.Name.malformedReply, ["message": .string(failure.message)])
-        case .remote(let name, let parameters):
-            return remote(name: name, parameters: parameters, socketPath: socketPath).reported(as: name, parameters)
+        case .protectedDataUnavailable, .permissionDenied, .widgetNotFound, .providerNotRegistered, .unavailableOnSurface,
+            .invalidTimeline, .tooLarge, .wrongPasscode, .tryAgainLater, .passcodeRequired, .unlockInterrupted, .wiped,
+            .storageFailure, .invalidParameter, .otherVarlinkError:
+            // The socket returns error replies, which widgetctl reads with their parameters
+            // (failure(forErrorReply:…)): it never throws these.
+            return CommandFailure("widgetd failed: \(error)")
         }
+    }
+
+    /// The message, exit code and reported error for the daemon's error reply `name`
+    /// with its `parameters`.
+    static func failure(forErrorReply name: String, parameters: [String: JSONValue], socketPath: String? = nil) -> CommandFailure {
+        remote(name: name, parameters: parameters, socketPath: socketPath).reported(as: name, parameters)
     }
 
     /// How to start widgetd, or reach the one that runs: systemd's units for the
@@ -185,5 +196,6 @@ enum DaemonErrorMessage {
         }
     }
 
-    private static func describe(_ errorNumber: Errno) -> String { errorNumber.description }
+    /// The system's text for an errno, e.g. `Connection timed out`.
+    private static func describe(_ errorNumber: Int32) -> String { String(cString: strerror(errorNumber)) }
 }

@@ -1,4 +1,5 @@
 import Glibc
+import WidgetdClient
 
 /// Why standard input could not be read.
 public struct InputError: Error, Equatable {
@@ -145,7 +146,7 @@ extension InputSource {
     }
 
     /// Reads one line into `secret`, without its line ending; false at end of input with nothing read.
-    func readLine(into secret: SecretBuffer) throws(CommandFailure) -> Bool {
+    func readLine(into secret: ZeroingBuffer) throws(CommandFailure) -> Bool {
         var byte: UInt8 = 0
         var sawAny = false
         while true {

@@ -1,7 +1,9 @@
+import WidgetdClient
+
 /// Reads passcodes: typed at a terminal without echo, or lines of standard input.
 ///
 /// Never from the command line, where `ps` would show them. Each passcode lands in
-/// its own `SecretBuffer`, zeroed when the caller releases it.
+/// its own `ZeroingBuffer`, zeroed when the caller releases it.
 struct PasscodeReader {
     /// Where passcodes come from.
     let input: any InputSource
@@ -11,12 +13,12 @@ struct PasscodeReader {
     let fromStandardInput: Bool
 
     /// Reads one passcode, prompting with `prompt` at a terminal.
-    func read(prompt: String) throws(CommandFailure) -> SecretBuffer {
+    func read(prompt: String) throws(CommandFailure) -> ZeroingBuffer {
         if !fromStandardInput && !input.isTerminal {
             throw CommandFailure(
                 "no terminal to read the passcode from: pipe it with --passcode-stdin", exitCode: .usage)
         }
-        let secret = SecretBuffer()
+        let secret = ZeroingBuffer()
         let gotLine: Bool
         if fromStandardInput {
             gotLine = try input.readLine(into: secret)
@@ -32,7 +34,7 @@ struct PasscodeReader {
     }
 
     /// Reads a new passcode: at a terminal it is asked twice and must match.
-    func readNew(prompt: String = "New passcode: ") throws(CommandFailure) -> SecretBuffer {
+    func readNew(prompt: String = "New passcode: ") throws(CommandFailure) -> ZeroingBuffer {
         let first = try read(prompt: prompt)
         if fromStandardInput { return first }
         let second = try read(prompt: "Repeat the new passcode: ")

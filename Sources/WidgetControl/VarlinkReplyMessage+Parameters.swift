@@ -1,5 +1,6 @@
 import Varlink
 import WidgetModel
+import WidgetdClient
 
 extension VarlinkReplyMessage {
     /// The reply's `parameters` object as values (empty when the reply has none), read
@@ -12,7 +13,7 @@ extension VarlinkReplyMessage {
     /// Decodes the parameters as a wire type; a mismatch is a malformed reply.
     /// Straight from the parsed values (`JSONTreeDecoder`), so a field's number keeps
     /// its text rather than passing through a `Double`.
-    func decode<T: Decodable>(_ type: T.Type) throws(VarlinkClientError) -> T {
+    func decode<T: Decodable>(_ type: T.Type) throws(WidgetdError) -> T {
         do {
             return try JSONTreeDecoder.decode(T.self, from: .object(parameters))
         } catch {

@@ -1,4 +1,5 @@
 import Glibc
+import WidgetdClient
 import WidgetdWire
 
 /// Shell completion from the live daemon: the generated bash, zsh and fish scripts run
@@ -25,8 +26,8 @@ enum WidgetCompletion {
     /// The widget ids `Host.ListWidgets` gives, sorted; none when the call fails.
     static func storedWidgets(socket: String?) -> [String] {
         let path = SocketLocation.resolve(option: socket, environment: ProcessInfoEnvironment.current, userID: getuid())
-        guard let client = try? VarlinkClient(path: path),
-              let reply = try? client.call(.listWidgets),
+        guard let socket = try? ClientSocket(path: path),
+              let reply = try? socket.call(WireCoding.call(WidgetdMethod.listWidgets.fullName, values: [:])), reply.error == nil,
               let list = try? reply.decode(ListWidgetsReply.self)
         else { return [] }
         return list.widgets.map(\.widget).sorted()

@@ -1,3 +1,5 @@
+import WidgetdWire
+
 /// Where the daemon finds its configuration, keeps its state and listens (DESIGN §7).
 package struct DaemonPaths: Sendable, Equatable {
     /// The main configuration file.
@@ -37,7 +39,7 @@ package struct DaemonPaths: Sendable, Equatable {
     /// The system daemon's paths: root's defaults.
     package static let system = DaemonPaths(
         configurationFile: "/etc/widgetd/widgetd.conf", stateDirectory: "/var/lib/widgetd",
-        socketPath: "/run/widgetd/widgetd.sock")
+        socketPath: SocketLocation.systemPath)
 
     /// The defaults for a daemon running as `uid` with `environment`.
     ///
@@ -61,11 +63,10 @@ package struct DaemonPaths: Sendable, Equatable {
         guard let configHome = absolute("XDG_CONFIG_HOME") ?? home.map({ $0 + "/.config" }),
               let stateHome = absolute("XDG_STATE_HOME") ?? home.map({ $0 + "/.local/state" })
         else { throw .noHomeDirectory }
-        if needsRuntimeDirectory, absolute("XDG_RUNTIME_DIR") == nil { throw .noRuntimeDirectory }
-        let runtime = absolute("XDG_RUNTIME_DIR") ?? "/run/user/\(uid)"
+        if needsRuntimeDirectory, SocketLocation.runtimeDirectory(in: environment) == nil { throw .noRuntimeDirectory }
         return DaemonPaths(
             configurationFile: configHome + "/widgetd/widgetd.conf",
             stateDirectory: stateHome + "/widgetd",
-            socketPath: runtime + "/widgetd/widgetd.sock")
+            socketPath: SocketLocation.defaultPath(environment: environment, userID: uid))
     }
 }

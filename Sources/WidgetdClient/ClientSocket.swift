@@ -1,12 +1,15 @@
 import Glibc
 import Varlink
 
-/// One blocking connection to the daemon's Unix socket.
+/// One blocking connection to the daemon's Unix socket: the one socket and framing
+/// loop of the client library and of widgetctl (`package`), which blocks on it directly.
 ///
 /// Used by one thread at a time, except ``shutdown()``, which any thread may call to
 /// wake a blocked read (a stream's cancellation); the descriptor is closed on release
-/// only, so it can never be reused under a read in progress.
-final class ClientSocket: @unchecked Sendable {
+/// only, so it can never be reused under a read in progress. Error replies are
+/// returned, not thrown: the library maps them to ``WidgetdError``, widgetctl reads
+/// their parameters.
+package final class ClientSocket: @unchecked Sendable {
     /// The largest reply accepted, so a confused peer cannot exhaust memory.
     static let maximumReplyBytes = 16 << 20
 
@@ -16,7 +19,7 @@ final class ClientSocket: @unchecked Sendable {
     /// Connects to the socket at `path`.
     ///
     /// The corresponding C functions are `socket` and `connect`.
-    init(path: String) throws(WidgetdError) {
+    package init(path: String) throws(WidgetdError) {
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
         let pathBytes = Array(path.utf8)
@@ -49,12 +52,12 @@ final class ClientSocket: @unchecked Sendable {
     /// Ends both directions: a read blocked in another thread returns end of stream.
     ///
     /// The corresponding C function is `shutdown`.
-    func shutdown() {
+    package func shutdown() {
         _ = Glibc.shutdown(fileDescriptor, Int32(SHUT_RDWR))
     }
 
     /// Writes every byte; `MSG_NOSIGNAL` turns a vanished daemon into an error, not SIGPIPE.
-    func send(_ bytes: UnsafeRawBufferPointer) throws(WidgetdError) {
+    package func send(_ bytes: UnsafeRawBufferPointer) throws(WidgetdError) {
         var offset = 0
         while offset < bytes.count {
             let n = Glibc.send(fileDescriptor, bytes.baseAddress! + offset, bytes.count - offset, Int32(MSG_NOSIGNAL))
@@ -68,14 +71,14 @@ final class ClientSocket: @unchecked Sendable {
     }
 
     /// Writes every byte of `bytes`.
-    func send(_ bytes: [UInt8]) throws(WidgetdError) {
+    package func send(_ bytes: [UInt8]) throws(WidgetdError) {
         // Array's accessor rethrows untyped errors; the typed error travels as a Result.
         let result = bytes.withUnsafeBytes { raw in Result { () throws(WidgetdError) in try send(raw) } }
         try result.get()
     }
 
     /// Reads the next reply; an error reply is returned, not thrown (the caller maps it).
-    func receive() throws(WidgetdError) -> VarlinkReplyMessage {
+    package func receive() throws(WidgetdError) -> VarlinkReplyMessage {
         var chunk = [UInt8](repeating: 0, count: 65536)
         // The chunk may hold decrypted content: zero it when done.
         defer { chunk.withUnsafeMutableBytes { _ = $0.initializeMemory(as: UInt8.self, repeating: 0) } }
@@ -84,11 +87,7 @@ final class ClientSocket: @unchecked Sendable {
             do { message = try framer.nextMessage() } catch {
                 throw .malformedReply("reply larger than \(Self.maximumReplyBytes) bytes")
             }
-            if let message {
-                do { return try VarlinkReplyMessage(decoding: message) } catch {
-                    throw .malformedReply("not a Varlink reply (\(error))")
-                }
-            }
+            if let message { return try Self.decodeReply(message) }
             let n = chunk.withUnsafeMutableBytes { recv(fileDescriptor, $0.baseAddress, $0.count, 0) }
             if n < 0 {
                 if errno == EINTR { continue }
@@ -97,6 +96,41 @@ final class ClientSocket: @unchecked Sendable {
             }
             if n == 0 { throw .connectionLost }
             chunk.withUnsafeBytes { framer.append(UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
+        }
+    }
+
+    /// Sends a call and reads its one reply.
+    package func call(_ request: [UInt8]) throws(WidgetdError) -> VarlinkReplyMessage {
+        try send(request)
+        return try receive()
+    }
+
+    /// Sends a call assembled in zeroed memory (it carries a passcode) and reads its one reply.
+    package func call(_ request: ZeroingBuffer) throws(WidgetdError) -> VarlinkReplyMessage {
+        try request.withUnsafeBytes { (bytes) throws(WidgetdError) in try send(bytes) }
+        return try receive()
+    }
+
+    /// Sends a `more` call, runs `sent`, then hands each reply to `body` until one does
+    /// not continue or `body` returns false (the caller stops following).
+    package func follow(
+        _ request: [UInt8], sent: () -> Void = {}, _ body: (VarlinkReplyMessage) -> Bool
+    ) throws(WidgetdError) {
+        try send(request)
+        sent()
+        while true {
+            let reply = try receive()
+            guard body(reply), reply.continues else { return }
+        }
+    }
+
+    /// A received message as a reply, or why it is not one.
+    package static func decodeReply(_ message: [UInt8]) throws(WidgetdError) -> VarlinkReplyMessage {
+        do { return try VarlinkReplyMessage(decoding: message) } catch {
+            switch error {
+            case .notAJSONObject: throw .malformedReply("reply is not a JSON object")
+            case .invalidMember(let name): throw .malformedReply("reply \(name) has the wrong type")
+            }
         }
     }
 }

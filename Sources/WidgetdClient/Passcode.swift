@@ -4,7 +4,8 @@
 /// `description`, and is written straight into a zeroed request buffer. The bytes are
 /// immutable after creation, which is why it can be shared across tasks.
 public final class Passcode: @unchecked Sendable {
-    private let buffer: ZeroingBuffer
+    /// The bytes, read by ``SecretCall`` only.
+    let buffer: ZeroingBuffer
 
     /// Copies the UTF-8 bytes of `text`. The caller's `String` is its own to drop; prefer
     /// ``init(bytes:)`` from a buffer the caller wipes when the passcode is read from a
@@ -21,9 +22,4 @@ public final class Passcode: @unchecked Sendable {
 
     /// The number of bytes.
     public var count: Int { buffer.count }
-
-    /// Calls `body` with the bytes; they must not escape it.
-    func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R {
-        buffer.withUnsafeBytes(body)
-    }
 }

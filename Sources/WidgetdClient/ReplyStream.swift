@@ -52,13 +52,15 @@ enum ReplyStream {
             }
             if stopped { return }
             do throws(WidgetdError) {
-                try socket.send(request)
-                notifySent()
-                while true {
-                    let reply = try socket.receive()
-                    continuation.yield(try decode(reply))
-                    if !reply.continues { break }
+                var failure: WidgetdError?
+                try socket.follow(request, sent: notifySent) { reply in
+                    do throws(WidgetdError) { continuation.yield(try decode(reply)) } catch {
+                        failure = error
+                        return false
+                    }
+                    return true
                 }
+                if let failure { throw failure }
                 continuation.finish()
             } catch {
                 let wanted = state.withLock { state -> Bool in

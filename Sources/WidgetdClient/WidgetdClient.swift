@@ -27,17 +27,9 @@ public final class WidgetdClient: Sendable {
         self.socketPath = socketPath ?? Self.defaultSocketPath()
     }
 
-    /// widgetctl's default socket (DESIGN §7).
+    /// widgetctl's default socket (DESIGN §7), from this process's environment and user.
     static func defaultSocketPath() -> String {
-        func variable(_ name: String) -> String? {
-            guard let value = getenv(name) else { return nil }
-            let text = String(cString: value)
-            return text.isEmpty ? nil : text
-        }
-        if let path = variable("WIDGETD_SOCKET") { return path }
-        let uid = getuid()
-        if uid == 0 { return "/run/widgetd/widgetd.sock" }
-        return (variable("XDG_RUNTIME_DIR") ?? "/run/user/\(uid)") + "/widgetd/widgetd.sock"
+        SocketLocation.resolve(option: nil, environment: ProcessInfo.processInfo.environment, userID: getuid())
     }
 
     // MARK: io.widgetd.Device
@@ -168,17 +160,14 @@ public final class WidgetdClient: Sendable {
     ) async throws(WidgetdError) -> R {
         let request = try WireCoding.call(method.fullName, parameters)
         return try await exchange { (socket) throws(WidgetdError) in
-            try socket.send(request)
-            return try socket.receive()
+            try socket.call(request)
         } decode: { (reply) throws(WidgetdError) in try WireCoding.decode(R.self, from: reply) }
     }
 
     /// Calls `method` with passcodes, the request built and sent from zeroed memory.
     private func secretCall(_ method: WidgetdMethod, _ secrets: [(name: String, value: Passcode?)]) async throws(WidgetdError) -> Empty {
         try await exchange { (socket) throws(WidgetdError) in
-            let request = SecretCall.encode(method.fullName, secrets)
-            try request.withUnsafeBytes { (bytes) throws(WidgetdError) in try socket.send(bytes) }
-            return try socket.receive()
+            try socket.call(SecretCall.encode(method.fullName, secrets.map { (name: $0.name, value: $0.value?.buffer) }))
         } decode: { (reply) throws(WidgetdError) in try WireCoding.decode(Empty.self, from: reply) }
     }
 

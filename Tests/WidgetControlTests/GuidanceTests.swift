@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import Testing
 import WidgetModel
+import WidgetdWire
 @testable import WidgetControl
 
 /// A CLI that says what to do next: each failure names its fix, and the commands a
@@ -199,7 +200,7 @@ import WidgetModel
 
     @Test func aNewWrongPasscodeIsCountedAsBefore() {
         let failure = DaemonErrorMessage.failure(
-            for: .remote(name: "io.widgetd.WrongPasscode", parameters: ["failedAttempts": .number(JSONNumber(4))]))
+            forErrorReply: "io.widgetd.WrongPasscode", parameters: ["failedAttempts": .number(JSONNumber(4))])
         let noted = Widgetctl.Unlock.notingRepeat(failure, failedAttemptsBefore: .number(JSONNumber(3)))
         #expect(noted.message == "wrong passcode (4 failed attempts)")
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WidgetdClient
 @testable import WidgetControl
 
 @Suite struct PasscodeTests {
@@ -137,38 +138,10 @@ import Testing
     }
 }
 
-@Suite struct SecretBufferTests {
-    @Test func wipeZeroesAndForgetsTheBytes() {
-        let secret = SecretBuffer(capacity: 8)
-        secret.append(contentsOf: Array("abc".utf8))
-        secret.wipe()
-        #expect(secret.count == 0)
-        secret.append(0)
-        #expect(secret.withUnsafeBytes { Array($0) } == [0])
-    }
-
-    @Test func bufferNeverGrowsPastItsCapacity() {
-        let secret = SecretBuffer(capacity: 4)
-        #expect(secret.append(contentsOf: Array("abcd".utf8)))
-        #expect(!secret.append(UInt8(ascii: "e")))
-        #expect(!secret.append(contentsOf: [1, 2]))
-        #expect(secret.count == 4)
-    }
-
-    @Test func comparisonNeedsSameLengthAndBytes() {
-        let a = SecretBuffer(capacity: 8), b = SecretBuffer(capacity: 8), c = SecretBuffer(capacity: 8)
-        a.append(contentsOf: Array("abc".utf8))
-        b.append(contentsOf: Array("abc".utf8))
-        c.append(contentsOf: Array("abd".utf8))
-        #expect(a.hasSameBytes(as: b))
-        #expect(!a.hasSameBytes(as: c))
-        c.removeLast(1)
-        #expect(!a.hasSameBytes(as: c))
-    }
-
+@Suite struct LongPasscodeTests {
     @Test func tooLongPasscodeIsRefused() throws {
         let server = try unlockServer()
-        let long = String(repeating: "x", count: SecretBuffer.defaultCapacity + 1) + "\n"
+        let long = String(repeating: "x", count: ZeroingBuffer.defaultCapacity + 1) + "\n"
         let result = widgetctl(["unlock", "--passcode-stdin"], socket: server.path, input: BytesInput(long))
         #expect(result.exitCode == 1)
         #expect(result.standardError == "widgetctl: passcode is longer than 4096 bytes\n")

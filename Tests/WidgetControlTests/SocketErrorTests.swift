@@ -1,23 +1,38 @@
 import Glibc
 import Testing
-import WidgetdPOSIX
+import WidgetdClient
 @testable import WidgetControl
 
-/// widgetctl's socket failures carry the one `Errno` of the POSIX layer, and the line a
-/// person reads is still the system's text for it.
+/// widgetctl's socket failures are the client library's, and the line a person reads
+/// is still the system's text for the errno, or the fix for it.
 @Suite struct SocketErrorTests {
     @Test func aLostConnectionIsNamedByTheSystemsText() {
-        let failure = DaemonErrorMessage.failure(for: .io(errorNumber: Errno(rawValue: ETIMEDOUT)))
+        let failure = DaemonErrorMessage.failure(for: .io(errorNumber: ETIMEDOUT))
         #expect(failure.message == "lost the connection to widgetd: Connection timed out")
     }
 
     @Test func aMissingSocketSaysTheDaemonIsNotRunning() {
-        let failure = DaemonErrorMessage.failure(for: .unreachable(path: "/run/widgetd.sock", errorNumber: .noSuchFileOrDirectory))
+        let failure = DaemonErrorMessage.failure(for: .daemonUnavailable(socket: "/run/widgetd.sock", errorNumber: ENOENT))
         #expect(failure.message == "widgetd is not running (no socket at /run/widgetd.sock); start it with 'systemctl --user start widgetd.socket' (or run 'widgetd'), or give its socket with --socket PATH or WIDGETD_SOCKET")
     }
 
     @Test func anyOtherReasonIsNamedByTheSystemsText() {
-        let failure = DaemonErrorMessage.failure(for: .unreachable(path: "/s", errorNumber: Errno(rawValue: EAGAIN)))
+        let failure = DaemonErrorMessage.failure(for: .daemonUnavailable(socket: "/s", errorNumber: EAGAIN))
         #expect(failure.message == "cannot reach widgetd at /s: Resource temporarily unavailable")
+    }
+
+    @Test(arguments: [EACCES, EPERM])
+    func aSocketThisUserMayNotUseSaysWhoToAsk(errorNumber: Int32) {
+        let failure = DaemonErrorMessage.failure(for: .daemonUnavailable(socket: "/s", errorNumber: errorNumber))
+        #expect(failure.message == "permission denied: cannot connect to /s (ask an administrator to add you to a widgetd group)")
+        #expect(failure.exitCode == .permissionDenied)
+        #expect(failure.name == CommandFailure.Name.socketAccessDenied)
+    }
+
+    @Test func aClosedConnectionAndAnUnusablePathKeepTheirLines() {
+        #expect(DaemonErrorMessage.failure(for: .connectionLost).message == "widgetd closed the connection without answering")
+        let invalid = DaemonErrorMessage.failure(for: .invalidSocketPath("/x"))
+        #expect(invalid.message == "not a usable socket path: /x")
+        #expect(invalid.exitCode == .usage)
     }
 }

@@ -58,7 +58,7 @@ import WidgetModel
     }
 
     @Test func aPasscodeRequestIsEscapedJSONBuiltInZeroedMemory() {
-        let request = SecretCall.encode("io.widgetd.Device.SetPasscode", [("current", nil), ("new", Passcode("a\"b\\c\u{1}"))])
+        let request = SecretCall.encode("io.widgetd.Device.SetPasscode", [("current", nil), ("new", Passcode("a\"b\\c\u{1}").buffer)])
         let text = request.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
         #expect(text == "{\"method\":\"io.widgetd.Device.SetPasscode\",\"parameters\":{\"new\":\"a\\\"b\\\\c\\u0001\"}}\0")
     }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import WidgetdClient
 import WidgetdWire
 import WidgetModel
 
@@ -39,9 +40,9 @@ extension Widgetctl {
         /// Whether the caller may see `widget`'s provider (it is that provider's user or an
         /// administrator: `ListProviders` lists it) and its stored widgets lack `widget`.
         /// Any refusal or failure on the way means "not known": the placeholder stands.
-        static func isKnownNotStored(_ widget: String, on client: VarlinkClient, _ context: CommandContext) -> Bool {
+        static func isKnownNotStored(_ widget: String, on client: ClientSocket, _ context: CommandContext) -> Bool {
             guard let provider = widget.split(separator: "/", maxSplits: 1).first.map(String.init),
-                  let providers = try? client.call(.listProviders),
+                  let providers = try? context.call(on: client, .listProviders),
                   let listed = try? context.decode(ProviderListReply.self, from: providers),
                   listed.providers.contains(where: { $0.id == provider })
             else { return false }
@@ -49,7 +50,7 @@ extension Widgetctl {
             repeat {
                 var parameters: [String: JSONValue] = ["provider": .string(provider), "limit": .number(JSONNumber(List.pageSize))]
                 if let after { parameters["after"] = .string(after) }
-                guard let reply = try? client.call(.listWidgets, parameters),
+                guard let reply = try? context.call(on: client, .listWidgets, parameters),
                       let page = try? context.decode(ListWidgetsReply.self, from: reply)
                 else { return false }
                 if page.widgets.contains(where: { $0.widget == widget }) { return false }
@@ -60,8 +61,8 @@ extension Widgetctl {
 
         /// Why a widget shows its placeholder, from the lock state (`GetStatus`,
         /// which every peer may call); `nil` when the state does not say.
-        static func placeholderReason(on client: VarlinkClient, _ context: CommandContext) -> String? {
-            guard let reply = try? client.call(.getStatus), let status = try? context.decode(StatusReply.self, from: reply)
+        static func placeholderReason(on client: ClientSocket, _ context: CommandContext) -> String? {
+            guard let reply = try? context.call(on: client, .getStatus), let status = try? context.decode(StatusReply.self, from: reply)
             else { return nil }
             switch status.state {
             case .beforeFirstUnlock:

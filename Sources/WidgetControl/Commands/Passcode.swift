@@ -1,4 +1,5 @@
 import ArgumentParser
+import WidgetdClient
 import WidgetdWire
 
 extension Widgetctl {
@@ -70,7 +71,7 @@ extension Widgetctl {
 
         /// Sends `SetPasscode` and wipes both secrets before printing.
         static func send(
-            on client: VarlinkClient, current: SecretBuffer?, new: SecretBuffer?, _ context: CommandContext, done: String
+            on client: ClientSocket, current: ZeroingBuffer?, new: ZeroingBuffer?, _ context: CommandContext, done: String
         ) throws(CommandFailure) {
             let reply = try context.call(
                 on: client, .setPasscode, secrets: [("current", current), ("new", new)])

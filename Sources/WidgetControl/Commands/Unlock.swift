@@ -1,5 +1,6 @@
 import ArgumentParser
 import Varlink
+import WidgetdClient
 import WidgetdWire
 import WidgetModel
 
@@ -25,7 +26,7 @@ extension Widgetctl {
             let status = try context.call(on: client, .getStatus)
             if case .number(let wait)? = status.parameters["retryAfter"], wait.doubleValue > 0 {
                 throw DaemonErrorMessage.failure(
-                    for: .remote(name: WidgetdErrorName.tryAgainLater.fullName, parameters: ["retryAfter": .number(wait)]))
+                    forErrorReply: WidgetdErrorName.tryAgainLater.fullName, parameters: ["retryAfter": .number(wait)])
             }
             try Self.checkRole(on: client, context)
             let secret = try passcode.reader(context).read(prompt: "Passcode: ")
@@ -63,13 +64,11 @@ extension Widgetctl {
         /// widgetd checks the caller's role before it reads a call's parameters: `Unlock`
         /// without `passcode` is `PermissionDenied` for a peer without the unlock role and
         /// `InvalidParameter` for one with it, and counts no attempt either way.
-        static func checkRole(on client: VarlinkClient, _ context: CommandContext) throws(CommandFailure) {
+        static func checkRole(on client: ClientSocket, _ context: CommandContext) throws(CommandFailure) {
             do {
-                _ = try client.call(.unlock, [:])
-            } catch .remote(name: "org.varlink.service.InvalidParameter", _) {
+                _ = try context.call(on: client, .unlock, [:])
+            } catch where error.name == "org.varlink.service.InvalidParameter" {
                 return
-            } catch {
-                throw DaemonErrorMessage.failure(for: error, socketPath: context.socketPath)
             }
             throw CommandFailure("widgetd unlocked without a passcode (is widgetd newer than widgetctl?)")
         }

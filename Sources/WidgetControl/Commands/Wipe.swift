@@ -1,4 +1,5 @@
 import ArgumentParser
+import WidgetdClient
 import WidgetdWire
 
 extension Widgetctl {
@@ -19,9 +20,9 @@ extension Widgetctl {
                     throw CommandFailure("wipe needs confirmation: run it at a terminal, or pass --yes", exitCode: .usage)
                 }
                 context.standardError.write("This erases every widget timeline for good. Type WIPE to confirm: ")
-                let answer = SecretBuffer(capacity: 64)
+                let answer = ZeroingBuffer(capacity: 64)
                 let answered = (try? context.standardInput.readLine(into: answer)) ?? false
-                let expected = SecretBuffer(capacity: 4)
+                let expected = ZeroingBuffer(capacity: 4)
                 expected.append(contentsOf: Array("WIPE".utf8))
                 guard answered, answer.hasSameBytes(as: expected) else {
                     throw CommandFailure("wipe cancelled; nothing was erased")

@@ -17,7 +17,7 @@ from .daemon import REPOSITORY
 
 
 class SocketLocationTests(unittest.TestCase):
-    """The same table as widgetctl's SocketLocationTests."""
+    """The same table as WidgetdWire's SocketLocationTests (widgetd, widgetctl, WidgetdClient)."""
 
     cases = [
         ("/x.sock", {"WIDGETD_SOCKET": "/y.sock"}, 1000, "/x.sock"),
@@ -26,6 +26,7 @@ class SocketLocationTests(unittest.TestCase):
         (None, {"XDG_RUNTIME_DIR": "/run/user/1000"}, 1000, "/run/user/1000/widgetd/widgetd.sock"),
         (None, {}, 1001, "/run/user/1001/widgetd/widgetd.sock"),
         (None, {"WIDGETD_SOCKET": ""}, 0, "/run/widgetd/widgetd.sock"),
+        (None, {"XDG_RUNTIME_DIR": "run/user/1000"}, 1000, "/run/user/1000/widgetd/widgetd.sock"),
     ]
 
     def test_socket_comes_from_argument_then_environment_then_defaults(self) -> None:

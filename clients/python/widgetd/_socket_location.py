@@ -17,8 +17,9 @@ def resolve_socket(
     """The socket path: ``socket`` if given, else ``WIDGETD_SOCKET``, else root's
     system path, else ``$XDG_RUNTIME_DIR/widgetd/widgetd.sock``.
 
-    Without ``XDG_RUNTIME_DIR`` the user's runtime directory is ``/run/user/UID``,
-    where systemd-logind puts it. Empty variables count as unset.
+    Without an absolute ``XDG_RUNTIME_DIR`` (the XDG specification ignores a
+    relative one, and so does widgetd) the user's runtime directory is
+    ``/run/user/UID``, where systemd-logind puts it. Empty variables count as unset.
     """
     if socket is not None:
         return os.fspath(socket)
@@ -29,5 +30,7 @@ def resolve_socket(
         return from_environment
     if uid == 0:
         return SYSTEM_PATH
-    runtime = env.get("XDG_RUNTIME_DIR") or "/run/user/%d" % uid
+    runtime = env.get("XDG_RUNTIME_DIR") or ""
+    if not runtime.startswith("/"):
+        runtime = "/run/user/%d" % uid
     return runtime + "/widgetd/widgetd.sock"
