@@ -142,6 +142,45 @@ struct TimelineIndex {
     }
 
     private static let inlineFamily = UInt16.max
+
+    /// A class as a present entry's detail bits: its header code (`ProtectionClass.code`),
+    /// which the file format fixes for good, never its place in `allCases`, which moves
+    /// when a case is added or reordered. The index lives in memory only; the table is
+    /// written out so that the three bits and the decoder below cannot drift apart.
+    ///
+    /// | class                                  | detail |
+    /// |----------------------------------------|--------|
+    /// | `complete`                             | 1      |
+    /// | `completeUnlessOpen`                   | 2      |
+    /// | `completeUntilFirstUserAuthentication` | 3      |
+    /// | `none`                                 | 4      |
+    static func classDetail(_ protectionClass: ProtectionClass) -> UInt8 {
+        switch protectionClass {
+        case .complete: 1
+        case .completeUnlessOpen: 2
+        case .completeUntilFirstUserAuthentication: 3
+        case .none: 4
+        }
+    }
+
+    /// The class whose detail bits are `detail` (see `classDetail`): a switch, not
+    /// `ProtectionClass(code:)`'s search, since every summary read decodes one.
+    static func protectionClass(detail: Int) -> ProtectionClass {
+        switch detail {
+        case 1: .complete
+        case 2: .completeUnlessOpen
+        case 3: .completeUntilFirstUserAuthentication
+        case 4: .none
+        default: preconditionFailure("a present entry's detail bits hold a class code")
+        }
+    }
+
+    /// The detail bits packed for the present file `key`, for the tests that pin the
+    /// class table; `nil` unless the file is present.
+    func packedClassDetail(_ key: Key) -> UInt8? {
+        guard let entry = entries[key], entry.isPresent else { return nil }
+        return UInt8(entry.detail)
+    }
     private static let corruptionReasons: [CorruptionReason] = [
         .authenticationFailure, .truncated, .badMagic, .unsupportedVersion, .wrongWidget, .wrongClass, .malformed,
     ]
@@ -225,7 +264,7 @@ struct TimelineIndex {
             }
             arena += bytes
         }
-        let bits = Entry.present | UInt8(ProtectionClass.allCases.firstIndex(of: metadata.protectionClass)!) << 2
+        let bits = Entry.present | Self.classDetail(metadata.protectionClass) << 2
             | (metadata.placeholder != nil ? 1 << 6 : 0)
         let entry = Entry(
             generation: metadata.generation, due: metadata.reloadDue?.timeIntervalSinceReferenceDate ?? .nan,
@@ -422,7 +461,7 @@ struct TimelineIndex {
         usage.widgets += sign
         usage.bytes += sign * Int(entry.fileBytes)
         usages[provider] = usage.widgets == 0 ? nil : usage
-        if ProtectionClass.allCases[entry.detail] != .none {
+        if Self.protectionClass(detail: entry.detail) != .none {
             let count = keyGenerationUse[entry.keyGeneration, default: 0] + sign
             keyGenerationUse[entry.keyGeneration] = count == 0 ? nil : count
         }
@@ -520,7 +559,7 @@ struct TimelineIndex {
         default: family = families[Int(entry.family) - 1]
         }
         return Summary(
-            widget: widget(entry), protectionClass: ProtectionClass.allCases[entry.detail], family: family,
+            widget: widget(entry), protectionClass: Self.protectionClass(detail: entry.detail), family: family,
             generation: entry.generation,
             reloadDue: entry.due.isNaN ? nil : Date(timeIntervalSinceReferenceDate: entry.due),
             hasPlaceholder: entry.hasPlaceholder, keyGeneration: entry.keyGeneration)

@@ -48,6 +48,22 @@ import WidgetModel
         #expect(index[key(3)] == nil)
     }
 
+    /// The class is packed as its header code, which the file format fixes, never as
+    /// its place in `allCases`: adding or reordering cases cannot change what an entry
+    /// decodes to.
+    @Test(arguments: [
+        (ProtectionClass.complete, UInt8(1)), (.completeUnlessOpen, 2), (.completeUntilFirstUserAuthentication, 3),
+        (.none, 4),
+    ])
+    func theClassIsPackedAsItsHeaderCode(protectionClass: ProtectionClass, detail: UInt8) {
+        #expect(protectionClass.code == detail)
+        var index = TimelineIndex()
+        index.record(key(1), metadata(weather, protectionClass))
+        #expect(index.packedClassDetail(key(1)) == detail)
+        #expect(TimelineIndex.classDetail(protectionClass) == detail)
+        #expect(TimelineIndex.protectionClass(detail: Int(detail)) == protectionClass)
+    }
+
     @Test(arguments: [
         CorruptionReason.authenticationFailure, .truncated, .badMagic, .unsupportedVersion, .wrongWidget, .wrongClass,
         .malformed,
