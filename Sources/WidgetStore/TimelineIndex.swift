@@ -23,58 +23,6 @@ import WidgetModel
 /// Only metadata whose file verified (or that the store just wrote) is recorded here;
 /// the index itself proves nothing and does no I/O.
 struct TimelineIndex {
-    /// A timeline file's name as the 16-byte keyed digest it spells in hex.
-    struct Key: Hashable, Sendable, CustomStringConvertible {
-        /// The digest's first 8 bytes, big-endian.
-        let high: UInt64
-        /// The digest's last 8 bytes, big-endian.
-        let low: UInt64
-
-        /// The key of a 16-byte digest.
-        init(digest: some Collection<UInt8>) {
-            precondition(digest.count == 16, "a file-name digest is 16 bytes")
-            var high: UInt64 = 0
-            var low: UInt64 = 0
-            for (i, byte) in digest.enumerated() {
-                if i < 8 { high = high << 8 | UInt64(byte) } else { low = low << 8 | UInt64(byte) }
-            }
-            self.high = high
-            self.low = low
-        }
-
-        /// The key of a timeline file name (32 lowercase hex digits and the extension),
-        /// or `nil` for a name the store never makes.
-        init?(fileName: String) {
-            let utf8 = fileName.utf8
-            guard utf8.count == 32 + TimelineFile.fileExtension.utf8.count,
-                fileName.hasSuffix(TimelineFile.fileExtension)
-            else { return nil }
-            var words: (UInt64, UInt64) = (0, 0)
-            for (i, c) in utf8.prefix(32).enumerated() {
-                let nibble: UInt8
-                switch c {
-                case UInt8(ascii: "0")...UInt8(ascii: "9"): nibble = c - UInt8(ascii: "0")
-                case UInt8(ascii: "a")...UInt8(ascii: "f"): nibble = c - UInt8(ascii: "a") + 10
-                default: return nil
-                }
-                if i < 16 { words.0 = words.0 << 4 | UInt64(nibble) } else { words.1 = words.1 << 4 | UInt64(nibble) }
-            }
-            high = words.0
-            low = words.1
-        }
-
-        /// The file name this key stands for.
-        var fileName: String {
-            func hex(_ word: UInt64) -> String {
-                let digits = String(word, radix: 16)
-                return String(repeating: "0", count: 16 - digits.count) + digits
-            }
-            return hex(high) + hex(low) + TimelineFile.fileExtension
-        }
-
-        var description: String { fileName }
-    }
-
     /// What the index knows of one file.
     enum Verdict: Equatable {
         /// No such file.
@@ -177,7 +125,7 @@ struct TimelineIndex {
 
     /// The detail bits packed for the present file `key`, for the tests that pin the
     /// class table; `nil` unless the file is present.
-    func packedClassDetail(_ key: Key) -> UInt8? {
+    func packedClassDetail(_ key: FileDigest) -> UInt8? {
         guard let entry = entries[key], entry.isPresent else { return nil }
         return UInt8(entry.detail)
     }
@@ -212,7 +160,7 @@ struct TimelineIndex {
     var count: Int { entries.count }
 
     /// What is known of the file `key`, or `nil` if it was never looked at.
-    subscript(key: Key) -> Verdict? {
+    subscript(key: FileDigest) -> Verdict? {
         guard let entry = entries[key] else { return nil }
         switch entry.state {
         case Entry.present: return .present(summary(entry))
@@ -222,7 +170,7 @@ struct TimelineIndex {
     }
 
     /// The file size recorded for `key` if it is present.
-    func fileBytes(_ key: Key) -> Int? {
+    func fileBytes(_ key: FileDigest) -> Int? {
         guard let entry = entries[key], entry.isPresent else { return nil }
         return Int(entry.fileBytes)
     }
@@ -231,7 +179,7 @@ struct TimelineIndex {
     func usage(of provider: String) -> ProviderUsage { usages[provider] ?? ProviderUsage() }
 
     /// Records a verified or just-written file's metadata and size; its reload is not announced.
-    mutating func record(_ key: Key, _ metadata: TimelineMetadata, fileBytes: Int) {
+    mutating func record(_ key: FileDigest, _ metadata: TimelineMetadata, fileBytes: Int) {
         let id = Array(metadata.widget.description.utf8)
         var family: UInt16 = 0
         var inline: [UInt8] = []
@@ -279,15 +227,15 @@ struct TimelineIndex {
     }
 
     /// Records that no file `key` exists.
-    mutating func recordAbsent(_ key: Key) { replace(key, with: .marker(state: Entry.absent)) }
+    mutating func recordAbsent(_ key: FileDigest) { replace(key, with: .marker(state: Entry.absent)) }
 
     /// Records that the file `key` failed verification.
-    mutating func recordCorrupt(_ key: Key, _ reason: CorruptionReason) {
+    mutating func recordCorrupt(_ key: FileDigest, _ reason: CorruptionReason) {
         replace(key, with: .marker(state: Entry.corrupt, detail: Self.corruptionReasons.firstIndex(of: reason)!))
     }
 
     /// Forgets the file `key`: the next question about it goes to the disk.
-    mutating func forget(_ key: Key) { replace(key, with: nil) }
+    mutating func forget(_ key: FileDigest) { replace(key, with: nil) }
 
     /// Makes room for `count` files, e.g. a directory's worth before indexing it.
     mutating func reserveCapacity(_ count: Int) { entries.reserveCapacity(count) }
@@ -384,7 +332,7 @@ struct TimelineIndex {
     // MARK: Reload schedule
 
     /// Records that the due reload of the current generation of `key` was announced.
-    mutating func markAnnounced(_ key: Key) {
+    mutating func markAnnounced(_ key: FileDigest) {
         guard var entry = entries[key], entry.isPresent, !entry.announced else { return }
         dropped(entry)
         entry.announced = true
@@ -428,7 +376,7 @@ struct TimelineIndex {
 
     // MARK: Storage
 
-    private mutating func replace(_ key: Key, with entry: Entry?) {
+    private mutating func replace(_ key: FileDigest, with entry: Entry?) {
         let old = entries[key]
         if let old { account(old, -1) }
         if let old, let place = entries.place(of: key) {

@@ -8,7 +8,7 @@ import WidgetModel
 /// start, rebuilt from the files by `widgetd --start-over` once the passcode proves the
 /// keybag, and until then nothing but placeholders served and nothing saved.
 @Suite struct CatalogRebuildTests {
-    private func catalogPath(_ f: Fixture) -> String { "\(f.state)/\(Catalog.fileName)" }
+    private func catalogPath(_ f: Fixture) -> String { "\(f.state)/\(GenerationLedger.fileName)" }
     private func read(_ path: String) throws -> [UInt8] { Array(try Data(contentsOf: URL(fileURLWithPath: path))) }
     private func write(_ bytes: [UInt8], to path: String) throws { try Data(bytes).write(to: URL(fileURLWithPath: path)) }
 
@@ -33,8 +33,8 @@ import WidgetModel
         try put(store, widgetB, "b1", .completeUnlessOpen)
         try put(store, widgetD, "d1", .none)
         try store.checkpoint()
-        let bPath = "\(f.timelines)/\(try store.catalog.fileName(for: widgetB))"
-        try Catalog.removeFiles(stateDirectory: f.state)
+        let bPath = "\(f.timelines)/\(try store.timelines.fileName(for: widgetB))"
+        try GenerationLedger.removeFiles(stateDirectory: f.state)
         return bPath
     }
 

@@ -61,7 +61,7 @@ final class FakeRollbackCounter: RollbackCounter, @unchecked Sendable {
     }
 
     private func keybagPath(_ f: Fixture) -> String { "\(f.state)/\(Keybag.fileName)" }
-    private func catalogPath(_ f: Fixture) -> String { "\(f.state)/\(Catalog.fileName)" }
+    private func catalogPath(_ f: Fixture) -> String { "\(f.state)/\(GenerationLedger.fileName)" }
     private func read(_ path: String) throws -> [UInt8] { Array(try Data(contentsOf: URL(fileURLWithPath: path))) }
     private func write(_ bytes: [UInt8], to path: String) throws { try Data(bytes).write(to: URL(fileURLWithPath: path)) }
 
@@ -240,7 +240,7 @@ final class FakeRollbackCounter: RollbackCounter, @unchecked Sendable {
         // One for the wipe, one for the new store's keybag and catalog.
         #expect(counter.current == before + 2)
         _ = consume store
-        for name in [Keybag.fileName, Catalog.fileName, "device.key"] {
+        for name in [Keybag.fileName, GenerationLedger.fileName, "device.key"] {
             try write(try read("\(backup)/\(name)"), to: "\(f.state)/\(name)")
         }
         #expect(rolledBack { _ = try open(f, counter) } != nil)
@@ -316,7 +316,7 @@ final class FakeRollbackCounter: RollbackCounter, @unchecked Sendable {
         // tests read its entries), and no anchors.
         let catalog = Array("WCAT".utf8) + [1, 0, 0, 0, 0]
         try write(catalog + mac(catalog, macs.catalog), to: catalogPath(f))
-        try? FileManager.default.removeItem(atPath: "\(f.state)/\(Catalog.logFileName)")
+        try? FileManager.default.removeItem(atPath: "\(f.state)/\(GenerationLedger.logFileName)")
         let store = try open(f, nil)
         #expect(text(try store.readBody(widgetD, allowOpenClassB: false)) == "d")
     }
