@@ -6,8 +6,8 @@ import WidgetdPOSIX
 
 /// The encrypted timeline store, behind the interface the daemon calls: a thin facade
 /// over its owned parts — key custody (`KeyCustody`: device key, keybag, lifecycle),
-/// the catalog of timeline files (`TimelineDirectory`: names, index, placeholders,
-/// verification), the write pipeline (`WritePipeline.swift`: group commit, journal),
+/// the timelines (`TimelineDirectory`: names, index, placeholders, verification, over
+/// the generation ledger), the write pipeline (`WritePipeline.swift`: group commit, journal),
 /// the plaintext cache, reads, deletion, settings and the wipe that ties them.
 ///
 /// Threading: single-threaded. Its owner (the daemon's event loop) calls it from one
@@ -25,7 +25,9 @@ import WidgetdPOSIX
 /// Wipe: after `wipe()` the store behaves as freshly created (new device key unless
 /// its source cannot destroy it, new class keys, no passcode, unlocked, no timelines).
 /// It first renames `timelines/` to `timelines.wiped/`, so that a crash in the middle
-/// is finished at the next open (`finishedInterruptedWipe`).
+/// is finished at the next open (`OpenReport.finishedInterruptedWipe`).
+///
+/// What an open found and did for its owner to report is one value, `openReport`.
 public final class TimelineStore {
     let stateDirectory: String
     let timelinesDirectory: String
@@ -83,9 +85,10 @@ public final class TimelineStore {
     ///   - startOver: what to do when the keybag is missing while timeline files or
     ///     journaled writes remain (they cannot be read without it): `false` (the
     ///     default) throws `keybagMissing` and changes nothing; `true` erases them and
-    ///     makes a new keybag (`startedOver` then says what went). An explicit act of
-    ///     an administrator (`widgetd --start-over`), never a default: a silent reset
-    ///     would start unlocked, without the passcode, under the device key only.
+    ///     makes a new keybag (`openReport.startedOver` then says what went). An
+    ///     explicit act of an administrator (`widgetd --start-over`), never a default:
+    ///     a silent reset would start unlocked, without the passcode, under the device
+    ///     key only.
     ///     With the keybag present and the catalog lost, `true` opens the store to
     ///     rebuild the catalog from the timeline files once the passcode proves the
     ///     keybag (`awaitingPasscodeToRebuildCatalog`, `rebuildCatalog`).
@@ -154,17 +157,20 @@ public final class TimelineStore {
         timelines = TimelineDirectory(path: timelinesDirectory, custody: custody, ledger: ledger)
         // Before anything is folded or served: a keybag or catalog older than the
         // counter is refused here, and an anchor cut short by a crash is caught up.
-        caughtUpRollbackCounter = try anchor.check(
+        var report = OpenReport()
+        report.caughtUpRollbackCounter = try anchor.check(
             keybag: custody.keybag.anchors, catalog: ledger.loadedAnchors, keybagPath: custody.keybagPath,
             catalogPath: catalogPath, adoptUnanchored: startOver, catalogLost: awaitingPasscodeToRebuildCatalog)
-        finishedInterruptedWipe = finishedWipe
-        startedOver = erased
+        report.finishedInterruptedWipe = finishedWipe
+        report.startedOver = erased
+        openReport = report
         isFresh = custody.created
         timelines.writesInFlight = { [unowned self] in writesInFlight > 0 }
         if awaitingPasscodeToRebuildCatalog {
             // The journal stays closed until the rebuild: its fold would save the catalog.
             // Without a passcode there is nothing to prove: the administrator's act is all.
             if !custody.keybag.passcodeSet { try rebuildCatalog() }
+            reportOpened()
             return
         }
         // Without a passcode there is nothing to prove: the administrator's act is all.
@@ -176,6 +182,18 @@ public final class TimelineStore {
         // Folds what a crash left in the journal into the files before anything reads them.
         journal = try openJournal()
         timelines.journal = journal
+        reportOpened()
+    }
+
+    /// What this open found and did that its owner reports (see `OpenReport`); taken
+    /// when the open ends and not changed after.
+    public private(set) var openReport = OpenReport()
+
+    /// Completes `openReport` with what the open rebuilt and what it left waiting.
+    private func reportOpened() {
+        openReport.rebuiltCatalog = rebuiltCatalog
+        openReport.awaitingPasscodeToRebuildCatalog = awaitingPasscodeToRebuildCatalog
+        openReport.awaitingPasscodeToAnchor = anchor.isAwaitingProof
     }
 
     /// The catalog a new keybag is saved beside: empty, or for a keybag of the previous
@@ -294,13 +312,6 @@ public final class TimelineStore {
         "\(stateDirectory)/timelines.wiped"
     }
 
-    /// Whether this open found a wipe that a crash had cut short, and finished it.
-    public private(set) var finishedInterruptedWipe: Bool
-
-    /// The rollback counter's value when this open found the keybag or the catalog one
-    /// ahead of it (written, then a crash before the increment) and caught up; else `nil`.
-    public private(set) var caughtUpRollbackCounter: UInt64?
-
     /// Whether a rollback counter anchors the keybag and the catalog
     /// (`GetStatus.protection.rollback` `tpm2`; otherwise only the catalog guards files).
     public var isRollbackAnchored: Bool { anchor.isAnchoring }
@@ -336,10 +347,6 @@ public final class TimelineStore {
         guard rmdir(aside) == 0 else { throw .io(operation: "rmdir", path: aside, errno: .current) }
         try FileSystem.syncDirectory(stateDirectory)
     }
-
-    /// What `startOver` erased at this open because the keybag was missing (e.g. "3
-    /// timeline files"), or `nil` if it erased nothing.
-    public private(set) var startedOver: String?
 
     /// What a missing keybag leaves unreadable: the timeline files and the journal's
     /// writes, described for the start error; `nil` if there is nothing (a fresh directory).

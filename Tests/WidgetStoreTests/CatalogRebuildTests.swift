@@ -75,8 +75,11 @@ import WidgetModel
         damaged[damaged.count - 1] ^= 1  // the body's tag: its header and placeholder still verify
         try write(damaged, to: bPath)
         let store = try open(f, startOver: true)
+        #expect(store.openReport == OpenReport.waitingToRebuild)
         try store.unlock(passcode: secure("1234"), now: .at(t0))
         #expect(!store.awaitingPasscodeToRebuildCatalog)
+        // The report keeps what the open left; the rebuild at the unlock is told apart.
+        #expect(store.openReport == OpenReport.waitingToRebuild)
         #expect(store.rebuiltCatalog == CatalogRebuild(restored: 2, excluded: [(bPath as NSString).lastPathComponent]))
         #expect(text(try store.readBody(widgetA, allowOpenClassB: false)) == "a2")
         #expect(try store.metadata(widgetA)?.generation == 2)
@@ -101,6 +104,9 @@ import WidgetModel
         let store = try open(f, startOver: true)
         #expect(!store.awaitingPasscodeToRebuildCatalog)
         #expect(store.rebuiltCatalog == CatalogRebuild(restored: 3, excluded: []))
+        var rebuiltAtOpen = OpenReport()
+        rebuiltAtOpen.rebuiltCatalog = CatalogRebuild(restored: 3, excluded: [])
+        #expect(store.openReport == rebuiltAtOpen)
         #expect(text(try store.readBody(widgetB, allowOpenClassB: false)) == "b1")
         #expect(FileManager.default.fileExists(atPath: catalogPath(f)))
     }
@@ -138,5 +144,14 @@ import WidgetModel
         #expect(counter.current > wiped)
         _ = consume store
         #expect(text(try open(f, startOver: false, counter: counter).readBody(widgetA, allowOpenClassB: false)) == "new")
+    }
+}
+
+extension OpenReport {
+    /// An open that found the catalog lost and waits for the passcode to rebuild it.
+    static var waitingToRebuild: OpenReport {
+        var report = OpenReport()
+        report.awaitingPasscodeToRebuildCatalog = true
+        return report
     }
 }

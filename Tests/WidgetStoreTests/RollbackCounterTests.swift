@@ -179,11 +179,11 @@ final class FakeRollbackCounter: RollbackCounter, @unchecked Sendable {
         let reached = counter.current + 1
         do {
             let store = try open(f, counter)
-            #expect(store.caughtUpRollbackCounter == reached)
+            #expect(store.openReport.caughtUpRollbackCounter == reached)
             #expect(counter.current == reached)
             #expect(store.failedAttempts == 1)
         }
-        #expect(try open(f, counter).caughtUpRollbackCounter == nil)
+        #expect(try open(f, counter).openReport.caughtUpRollbackCounter == nil)
         // Once caught up, the keybag before the interrupted write is as old as any other.
         try write(predecessor, to: keybagPath(f))
         #expect(rolledBack { _ = try open(f, counter) }?.contains(keybagPath(f)) == true)
@@ -266,12 +266,14 @@ final class FakeRollbackCounter: RollbackCounter, @unchecked Sendable {
             stateDirectory: f.state, deviceKeySource: FileDeviceKeySource(stateDirectory: f.state, credentialsDirectory: nil),
             rollbackCounter: counter, configuration: .test, journalCapacity: Fixture.journalCapacity, startOver: true, now: t0)
         #expect(store.awaitingPasscodeToAnchor)
+        #expect(store.openReport.awaitingPasscodeToAnchor)
         // A wrong passcode proves nothing: counted, and nothing anchored.
         failUnlock(store)
         #expect(counter.current == 5)
         #expect(store.custody.keybag.anchors == .none)
         try store.unlock(passcode: secure("1234"), now: .at(t0))
         #expect(!store.awaitingPasscodeToAnchor)
+        #expect(store.openReport.awaitingPasscodeToAnchor, "the open's report stays as the open left it")
         #expect(counter.current == 6)
         #expect(store.custody.keybag.anchors.keybag == 6)
         _ = consume store
@@ -291,7 +293,7 @@ final class FakeRollbackCounter: RollbackCounter, @unchecked Sendable {
         let store = try open(f, nil)
         #expect(store.failedAttempts == 0)
         #expect(!store.isRollbackAnchored)
-        #expect(store.caughtUpRollbackCounter == nil)
+        #expect(store.openReport.caughtUpRollbackCounter == nil)
         #expect(store.custody.keybag.anchors == .none)
     }
 
