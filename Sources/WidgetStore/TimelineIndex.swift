@@ -11,14 +11,14 @@ import WidgetModel
 /// id's bytes live in one shared arena and families in a small interned table.
 /// Placeholders are not kept here: the store reads them back from the verified file.
 ///
-/// It keeps each provider's usage (widgets, file bytes) current with every change, for
-/// the quotas (`ProviderQuota`); exact once every file is indexed.
-///
-/// It keeps the present files in widget id order (`WidgetOrder`), so that a page of
-/// `ListWidgets` and a provider's widgets cost what they return, not the store's size.
-///
-/// It also answers the reload schedule (DESIGN §2): which due reloads were announced,
-/// and the earliest one still to announce, so the daemon keeps no map per timeline.
+/// The entry table (the packed entries and the id arena, compacted when mostly
+/// garbage) is the one source; views derived from it are kept in step through every
+/// change, each its own type: the present files in widget id order (`WidgetOrder`), so
+/// that a page of `ListWidgets` and a provider's widgets cost what they return, not the
+/// store's size; each provider's usage for the quotas (`ProviderUsageTally`); the files
+/// per key generation (`KeyGenerationTally`); and the earliest reload still to announce
+/// (`NextReloadDue`). With the announced bit of each entry it answers the reload
+/// schedule (DESIGN §2), so the daemon keeps no map per timeline.
 ///
 /// Only metadata whose file verified (or that the store just wrote) is recorded here;
 /// the index itself proves nothing and does no I/O.
@@ -143,18 +143,16 @@ struct TimelineIndex {
     /// Interned families: providers use a handful of names for thousands of widgets.
     private var families: [String] = []
     private var familyCodes: [String: UInt16] = [:]
-    /// The last answer of `nextDue(after:)` and the instant it was asked for: it stays
-    /// the answer for any later instant before it, until an entry changes. Without it,
-    /// every reschedule (each write, lock, unlock) would pass over every stored timeline.
-    private var earliest: (asked: Double, answer: Double?)?
-    /// Each provider's present widgets and their files' bytes.
-    private var usages: [String: ProviderUsage] = [:]
-    /// How many present files of classes A, B and C are sealed to each key generation.
-    private var keyGenerationUse: [UInt32: Int] = [:]
+    /// The next reload due, kept in step with the entries (`added`, `dropped`).
+    private var nextReloadDue = NextReloadDue()
+    /// Each provider's present widgets and their files' bytes, kept in step (`account`).
+    private var usages = ProviderUsageTally()
+    /// The present files of classes A, B and C per key generation, kept in step (`account`).
+    private var keyGenerations = KeyGenerationTally()
 
     /// The key generations some present file of class A, B or C is sealed to (every
     /// one in the directory once the index is complete, and the writes still pending).
-    var keyGenerationsInUse: Set<UInt32> { Set(keyGenerationUse.keys) }
+    var keyGenerationsInUse: Set<UInt32> { keyGenerations.inUse }
 
     /// How many files the index has a verdict for.
     var count: Int { entries.count }
@@ -176,7 +174,7 @@ struct TimelineIndex {
     }
 
     /// What `provider`'s present files take.
-    func usage(of provider: String) -> ProviderUsage { usages[provider] ?? ProviderUsage() }
+    func usage(of provider: String) -> ProviderUsage { usages.usage(of: provider) }
 
     /// Records a verified or just-written file's metadata and size; its reload is not announced.
     mutating func record(_ key: FileDigest, _ metadata: TimelineMetadata, fileBytes: Int) {
@@ -348,30 +346,28 @@ struct TimelineIndex {
     /// The earliest unannounced reload due after `now`, for the wake timer.
     mutating func nextDue(after now: Date) -> Date? {
         let now = now.timeIntervalSinceReferenceDate
-        // Nothing lies between the instant last asked and its answer, so the answer
-        // holds until `now` reaches it.
-        if let known = earliest, now >= known.asked, known.answer.map({ now < $0 }) ?? true {
-            return known.answer.map(Date.init(timeIntervalSinceReferenceDate:))
+        if let known = nextReloadDue.answer(after: now) {
+            return known.map(Date.init(timeIntervalSinceReferenceDate:))
         }
         var answer: Double?
         for entry in entries.values {
             guard let due = entry.pendingDue, due > now else { continue }
             if answer.map({ due < $0 }) ?? true { answer = due }
         }
-        earliest = (now, answer)
+        nextReloadDue.remember(answer, after: now)
         return answer.map(Date.init(timeIntervalSinceReferenceDate:))
     }
 
     /// An entry joined the unannounced ones: it may be the new earliest.
     private mutating func added(_ entry: Entry) {
-        guard let due = entry.pendingDue, let known = earliest, due > known.asked else { return }
-        if known.answer.map({ due < $0 }) ?? true { earliest = (known.asked, due) }
+        guard let due = entry.pendingDue else { return }
+        nextReloadDue.added(due)
     }
 
     /// An entry left the unannounced ones: if it was the earliest, ask again.
     private mutating func dropped(_ entry: Entry?) {
-        guard let due = entry?.pendingDue, due == earliest?.answer else { return }
-        earliest = nil
+        guard let due = entry?.pendingDue else { return }
+        nextReloadDue.dropped(due)
     }
 
     // MARK: Storage
@@ -398,21 +394,13 @@ struct TimelineIndex {
         compactIfWorthIt()
     }
 
-    /// Adds (`sign` 1) or removes (-1) a present entry's share of its provider's usage.
-    /// Entries recorded by `replace` are markers, which count for nobody.
+    /// Adds (`sign` 1) or removes (-1) a present entry's share of its provider's usage
+    /// and of its key generation's files. Entries recorded by `replace` are markers,
+    /// which count for nobody.
     private mutating func account(_ entry: Entry, _ sign: Int) {
         guard entry.isPresent else { return }
-        let id = widgetBytes(entry)
-        // Recorded ids are valid: PROVIDER/KIND[#INSTANCE].
-        let provider = String(decoding: id[..<(id.firstIndex(of: UInt8(ascii: "/")) ?? id.endIndex)], as: UTF8.self)
-        var usage = usages[provider] ?? ProviderUsage()
-        usage.widgets += sign
-        usage.bytes += sign * Int(entry.fileBytes)
-        usages[provider] = usage.widgets == 0 ? nil : usage
-        if Self.protectionClass(detail: entry.detail) != .none {
-            let count = keyGenerationUse[entry.keyGeneration, default: 0] + sign
-            keyGenerationUse[entry.keyGeneration] = count == 0 ? nil : count
-        }
+        usages.count(widget: widgetBytes(entry), fileBytes: Int(entry.fileBytes), sign)
+        if Self.protectionClass(detail: entry.detail) != .none { keyGenerations.count(entry.keyGeneration, sign) }
     }
 
     /// Adds the present entry at `place` of the table to the id order.
