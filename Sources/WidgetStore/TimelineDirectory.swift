@@ -12,9 +12,10 @@ import WidgetModel
 /// from the verified file when needed. Reads go to the journal first: a write durable
 /// there and not folded yet is the file's current content.
 ///
-/// The authenticated catalog (`generations`) has the last word on a file read from
-/// disk: a deleted widget's file reads as absent; a file older than its recorded
-/// generation verifies (its metadata and placeholder are served) but its body is refused.
+/// The authenticated catalog (`ledger`, a `GenerationLedger`) has the last word on a
+/// file read from disk: a deleted widget's file reads as absent; a file older than its
+/// recorded generation verifies (its metadata and placeholder are served) but its body
+/// is refused.
 ///
 /// Threading: single-threaded, on the store's thread.
 final class TimelineDirectory {
