@@ -42,12 +42,13 @@ final class DaemonRuntime {
             deviceKeySource: deviceKeySource, passcodeVerifier: Self.passcodeVerifier(for: deviceKeySource),
             rollbackCounter: Self.rollbackCounter(of: deviceKeySource),
             configuration: Self.storeConfiguration(configuration), startOver: startOver, now: Date())
-        if let caughtUp = store.caughtUpRollbackCounter {
+        let opened = store.openReport
+        if let caughtUp = opened.caughtUpRollbackCounter {
             logger.warning(
                 "the keybag or catalog was written and the rollback counter not incremented before a crash: caught up",
                 event: "rollback_counter_caught_up", metadata: ["counter": "\(caughtUp)"])
         }
-        if store.finishedInterruptedWipe {
+        if opened.finishedInterruptedWipe {
             logger.critical(
                 "a wipe cut short by a crash or power loss was finished: the store is a new one",
                 event: "wipe_finished", metadata: ["state_directory": paths.stateDirectory])
@@ -59,16 +60,16 @@ final class DaemonRuntime {
                 metadata: ["restored": "\(rebuild.restored)", "excluded": "\(rebuild.excluded.joined(separator: " "))"])
         }
         store.catalogRebuilt = logRebuild
-        if let rebuild = store.rebuiltCatalog { logRebuild(rebuild) }
-        if store.awaitingPasscodeToRebuildCatalog {
+        if let rebuild = opened.rebuiltCatalog { logRebuild(rebuild) }
+        if opened.awaitingPasscodeToRebuildCatalog {
             logger.warning(
                 "--start-over: the catalog is lost; only placeholders are served until the first unlock with the passcode rebuilds it from the timeline files",
                 event: "catalog_rebuild_awaits_passcode", metadata: ["state_directory": paths.stateDirectory])
-        } else if let erased = store.startedOver {
+        } else if let erased = opened.startedOver {
             logger.critical(
                 "keybag missing: started over as --start-over asked; erased what no key can read any more, made a new keybag",
                 event: "started_over", metadata: ["erased": erased, "state_directory": paths.stateDirectory])
-        } else if store.awaitingPasscodeToAnchor {
+        } else if opened.awaitingPasscodeToAnchor {
             logger.warning(
                 "--start-over: the keybag and catalog carry no rollback anchor and the TPM counter moved on; they are anchored at the first unlock with the passcode",
                 event: "rollback_anchor_awaits_passcode", metadata: ["state_directory": paths.stateDirectory])

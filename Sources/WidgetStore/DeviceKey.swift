@@ -21,7 +21,7 @@ struct DeviceKey {
         case timelineMetadata = "widgetd.v2.timeline-metadata"
         /// Authenticates the write-ahead journal's records.
         case journalMAC = "widgetd.v2.journal-mac"
-        /// Authenticates the catalog of generations and deletions (`Catalog`).
+        /// Authenticates the catalog of generations and deletions (`GenerationLedger`).
         case catalogMAC = "widgetd.v3.catalog-mac"
     }
 

@@ -13,7 +13,7 @@
 /// keys are keyed BLAKE2b digests, so their own bits are a good hash, which a caller
 /// cannot steer without the device key.
 struct DigestTable<Value> {
-    typealias Key = TimelineIndex.Key
+    typealias Key = FileDigest
 
     /// The keys, packed; `values[i]` belongs to `keys[i]`.
     private(set) var keys: [Key] = []

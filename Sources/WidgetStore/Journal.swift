@@ -28,11 +28,11 @@ import WidgetdPOSIX
 /// first record's header and syncs), so a crash at any point replays at worst records
 /// whose files are already written: the same bytes again.
 ///
-/// A fold also keeps the catalog (`Catalog`) durable: it writes no record older than
+/// A fold also keeps the catalog (`GenerationLedger`) durable: it writes no record older than
 /// the generation the catalog holds for its file (a journal restored from a backup
 /// must not replace newer files), and saves the generations it wrote after the files
 /// and before the journal is emptied, anchored to the rollback counter when there is
-/// one (`Catalog.saveAnchored`): one counter increment per fold, none per write.
+/// one (`GenerationLedger.saveAnchored`): one counter increment per fold, none per write.
 ///
 /// Threading: `append`, `fold` and `discard` may run on any thread and take turns;
 /// `pending` may run beside them. One journal per state directory at a time: a second
@@ -58,7 +58,7 @@ final class Journal: @unchecked Sendable {
     private let macKey: SecureBytes
     private let fd: FileDescriptor
     /// The generations the folds record.
-    private let catalog: Catalog
+    private let ledger: GenerationLedger
 
     /// Serialises `append`, `fold` and `discard`; guards `tail`, `epoch` and `sequence`.
     private let writeLock = ThreadLock()
@@ -69,7 +69,7 @@ final class Journal: @unchecked Sendable {
     /// Guards `files`, which `pending` reads beside a running append or fold.
     private let filesLock = ThreadLock()
     /// The newest journaled bytes of each file not folded yet.
-    private var files: [TimelineIndex.Key: [UInt8]] = [:]
+    private var files: [FileDigest: [UInt8]] = [:]
 
     /// How many records the open replayed (they were folded into their files at once).
     let recoveredRecords: Int
@@ -78,7 +78,7 @@ final class Journal: @unchecked Sendable {
     /// folds any records a crash left in it into `timelinesDirectory`.
     init(
         stateDirectory: String, timelinesDirectory: String, capacity: Int = Journal.defaultCapacity, macKey: SecureBytes,
-        catalog: Catalog
+        ledger: GenerationLedger
     ) throws(StoreError) {
         precondition(capacity > Self.overhead, "a journal must hold at least one record")
         let path = "\(stateDirectory)/\(Self.fileName)"
@@ -100,7 +100,7 @@ final class Journal: @unchecked Sendable {
         self.directory = timelinesDirectory
         self.capacity = capacity
         self.macKey = macKey
-        self.catalog = catalog
+        self.ledger = ledger
         recoveredRecords = replayed.count
         for record in replayed { files[record.key] = record.bytes }
         if !files.isEmpty { try fold() }
@@ -121,7 +121,7 @@ final class Journal: @unchecked Sendable {
     }
 
     /// The newest journaled bytes of the file `key` names, or `nil` if its file is current.
-    func pending(_ key: TimelineIndex.Key) -> [UInt8]? {
+    func pending(_ key: FileDigest) -> [UInt8]? {
         filesLock.withLock { files[key] }
     }
 
@@ -130,7 +130,7 @@ final class Journal: @unchecked Sendable {
     /// nothing, when the batch does not fit even in an empty journal: the caller writes
     /// those files directly (after `fold`, so no older record of theirs can replay).
     /// On failure nothing of the batch counts as written; a later append overwrites it.
-    func append(_ batch: [(key: TimelineIndex.Key, bytes: [UInt8])]) throws(StoreError) -> Bool {
+    func append(_ batch: [(key: FileDigest, bytes: [UInt8])]) throws(StoreError) -> Bool {
         let size = batch.reduce(0) { $0 + Self.overhead + $1.bytes.count }
         guard size <= capacity else { return false }
         return try serialized { () throws(StoreError) -> Bool in
@@ -177,8 +177,8 @@ final class Journal: @unchecked Sendable {
     private func foldLocked() throws(StoreError) {
         let snapshot = filesLock.withLock { files }
         guard !snapshot.isEmpty else { return }
-        var admitted: [(key: TimelineIndex.Key, value: [UInt8])] = []
-        for (key, bytes) in snapshot where try catalog.admits(key, generation: TimelineFile.generation(of: bytes) ?? 0) {
+        var admitted: [(key: FileDigest, value: [UInt8])] = []
+        for (key, bytes) in snapshot where try ledger.admits(key, generation: TimelineFile.generation(of: bytes) ?? 0) {
             admitted.append((key, bytes))
         }
         let all = admitted.map { (name: $0.key.fileName, bytes: $0.value) }
@@ -191,9 +191,9 @@ final class Journal: @unchecked Sendable {
             }
             start += slice.count
         }
-        catalog.record(files: admitted.map { (key: $0.key, bytes: $0.value) })
+        ledger.record(files: admitted.map { (key: $0.key, bytes: $0.value) })
         // Anchored (DESIGN §9): a fold is where the catalog's rollback window closes.
-        try catalog.saveAnchored()
+        try ledger.saveAnchored()
         try restart()
         filesLock.withLock { files.removeAll() }
     }
@@ -217,7 +217,7 @@ final class Journal: @unchecked Sendable {
 
     /// Appends one record (header, file, MAC) to `out`.
     private func appendRecord(
-        _ key: TimelineIndex.Key, _ bytes: [UInt8], sequence: UInt64, to out: inout [UInt8]
+        _ key: FileDigest, _ bytes: [UInt8], sequence: UInt64, to out: inout [UInt8]
     ) throws(StoreError) {
         let start = out.count
         out.append(contentsOf: Self.magic)
@@ -244,7 +244,7 @@ final class Journal: @unchecked Sendable {
 
     /// One record read back.
     struct Record {
-        let key: TimelineIndex.Key
+        let key: FileDigest
         let bytes: [UInt8]
     }
 
@@ -274,7 +274,7 @@ final class Journal: @unchecked Sendable {
             let recordEpoch = contents[offset + 4..<offset + 12]
             if let epoch, !epoch.elementsEqual(recordEpoch) { break }
             guard u64(offset + 12) == UInt64(records.count) else { break }
-            let key = TimelineIndex.Key(digest: contents[offset + 20..<offset + 36])
+            let key = FileDigest(digest: contents[offset + 20..<offset + 36])
             let length = Int((0..<4).reduce(UInt32(0)) { $0 | UInt32(contents[offset + 36 + $1]) << (8 * $1) })
             let end = offset + headerByteCount + length
             guard length <= TimelineFile.maximumFileBytes, contents.endIndex - end >= macByteCount else { break }

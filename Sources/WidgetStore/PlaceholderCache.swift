@@ -11,7 +11,7 @@ struct PlaceholderCache {
         var lastUse: UInt64
     }
 
-    private var entries: [TimelineIndex.Key: Entry] = [:]
+    private var entries: [FileDigest: Entry] = [:]
     private var bytes = 0
     private var tick: UInt64 = 0
     /// The most placeholders kept.
@@ -28,7 +28,7 @@ struct PlaceholderCache {
     var count: Int { entries.count }
 
     /// The placeholder of generation `generation` of `key`, if cached.
-    mutating func placeholder(_ key: TimelineIndex.Key, generation: UInt64) -> [UInt8]? {
+    mutating func placeholder(_ key: FileDigest, generation: UInt64) -> [UInt8]? {
         guard var entry = entries[key], entry.generation == generation else { return nil }
         tick += 1
         entry.lastUse = tick
@@ -37,7 +37,7 @@ struct PlaceholderCache {
     }
 
     /// Remembers the placeholder of a generation just written or verified (`nil`: it has none).
-    mutating func set(_ key: TimelineIndex.Key, _ placeholder: [UInt8]?, generation: UInt64) {
+    mutating func set(_ key: FileDigest, _ placeholder: [UInt8]?, generation: UInt64) {
         remove(key)
         guard let placeholder, placeholder.count <= byteLimit else { return }
         tick += 1
@@ -51,7 +51,7 @@ struct PlaceholderCache {
     }
 
     /// Forgets the placeholder of `key`.
-    mutating func remove(_ key: TimelineIndex.Key) {
+    mutating func remove(_ key: FileDigest) {
         guard let old = entries.removeValue(forKey: key) else { return }
         bytes -= old.bytes.count
     }

@@ -134,7 +134,7 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The keybag is missing while the timelines or journaled writes it made readable
     /// remain (`remaining` says which): nothing was changed. Restore it, or start over.
     case keybagMissing(path: String, remaining: String)
-    /// The catalog (`Catalog`) is missing beside a keybag that was made with one: removed
+    /// The catalog (`GenerationLedger`) is missing beside a keybag that was made with one: removed
     /// to let old timeline files pass. Restore it, rebuild it from the timeline files
     /// with `widgetd --start-over` and the passcode, or wipe the state directory.
     case catalogMissing(path: String)

@@ -11,70 +11,18 @@ import WidgetModel
 /// id's bytes live in one shared arena and families in a small interned table.
 /// Placeholders are not kept here: the store reads them back from the verified file.
 ///
-/// It keeps each provider's usage (widgets, file bytes) current with every change, for
-/// the quotas (`ProviderQuota`); exact once every file is indexed.
-///
-/// It keeps the present files in widget id order (`WidgetOrder`), so that a page of
-/// `ListWidgets` and a provider's widgets cost what they return, not the store's size.
-///
-/// It also answers the reload schedule (DESIGN §2): which due reloads were announced,
-/// and the earliest one still to announce, so the daemon keeps no map per timeline.
+/// The entry table (the packed entries and the id arena, compacted when mostly
+/// garbage) is the one source; views derived from it are kept in step through every
+/// change, each its own type: the present files in widget id order (`WidgetOrder`), so
+/// that a page of `ListWidgets` and a provider's widgets cost what they return, not the
+/// store's size; each provider's usage for the quotas (`ProviderUsageTally`); the files
+/// per key generation (`KeyGenerationTally`); and the earliest reload still to announce
+/// (`NextReloadDue`). With the announced bit of each entry it answers the reload
+/// schedule (DESIGN §2), so the daemon keeps no map per timeline.
 ///
 /// Only metadata whose file verified (or that the store just wrote) is recorded here;
 /// the index itself proves nothing and does no I/O.
 struct TimelineIndex {
-    /// A timeline file's name as the 16-byte keyed digest it spells in hex.
-    struct Key: Hashable, Sendable, CustomStringConvertible {
-        /// The digest's first 8 bytes, big-endian.
-        let high: UInt64
-        /// The digest's last 8 bytes, big-endian.
-        let low: UInt64
-
-        /// The key of a 16-byte digest.
-        init(digest: some Collection<UInt8>) {
-            precondition(digest.count == 16, "a file-name digest is 16 bytes")
-            var high: UInt64 = 0
-            var low: UInt64 = 0
-            for (i, byte) in digest.enumerated() {
-                if i < 8 { high = high << 8 | UInt64(byte) } else { low = low << 8 | UInt64(byte) }
-            }
-            self.high = high
-            self.low = low
-        }
-
-        /// The key of a timeline file name (32 lowercase hex digits and the extension),
-        /// or `nil` for a name the store never makes.
-        init?(fileName: String) {
-            let utf8 = fileName.utf8
-            guard utf8.count == 32 + TimelineFile.fileExtension.utf8.count,
-                fileName.hasSuffix(TimelineFile.fileExtension)
-            else { return nil }
-            var words: (UInt64, UInt64) = (0, 0)
-            for (i, c) in utf8.prefix(32).enumerated() {
-                let nibble: UInt8
-                switch c {
-                case UInt8(ascii: "0")...UInt8(ascii: "9"): nibble = c - UInt8(ascii: "0")
-                case UInt8(ascii: "a")...UInt8(ascii: "f"): nibble = c - UInt8(ascii: "a") + 10
-                default: return nil
-                }
-                if i < 16 { words.0 = words.0 << 4 | UInt64(nibble) } else { words.1 = words.1 << 4 | UInt64(nibble) }
-            }
-            high = words.0
-            low = words.1
-        }
-
-        /// The file name this key stands for.
-        var fileName: String {
-            func hex(_ word: UInt64) -> String {
-                let digits = String(word, radix: 16)
-                return String(repeating: "0", count: 16 - digits.count) + digits
-            }
-            return hex(high) + hex(low) + TimelineFile.fileExtension
-        }
-
-        var description: String { fileName }
-    }
-
     /// What the index knows of one file.
     enum Verdict: Equatable {
         /// No such file.
@@ -142,6 +90,45 @@ struct TimelineIndex {
     }
 
     private static let inlineFamily = UInt16.max
+
+    /// A class as a present entry's detail bits: its header code (`ProtectionClass.code`),
+    /// which the file format fixes for good, never its place in `allCases`, which moves
+    /// when a case is added or reordered. The index lives in memory only; the table is
+    /// written out so that the three bits and the decoder below cannot drift apart.
+    ///
+    /// | class                                  | detail |
+    /// |----------------------------------------|--------|
+    /// | `complete`                             | 1      |
+    /// | `completeUnlessOpen`                   | 2      |
+    /// | `completeUntilFirstUserAuthentication` | 3      |
+    /// | `none`                                 | 4      |
+    static func classDetail(_ protectionClass: ProtectionClass) -> UInt8 {
+        switch protectionClass {
+        case .complete: 1
+        case .completeUnlessOpen: 2
+        case .completeUntilFirstUserAuthentication: 3
+        case .none: 4
+        }
+    }
+
+    /// The class whose detail bits are `detail` (see `classDetail`): a switch, not
+    /// `ProtectionClass(code:)`'s search, since every summary read decodes one.
+    static func protectionClass(detail: Int) -> ProtectionClass {
+        switch detail {
+        case 1: .complete
+        case 2: .completeUnlessOpen
+        case 3: .completeUntilFirstUserAuthentication
+        case 4: .none
+        default: preconditionFailure("a present entry's detail bits hold a class code")
+        }
+    }
+
+    /// The detail bits packed for the present file `key`, for the tests that pin the
+    /// class table; `nil` unless the file is present.
+    func packedClassDetail(_ key: FileDigest) -> UInt8? {
+        guard let entry = entries[key], entry.isPresent else { return nil }
+        return UInt8(entry.detail)
+    }
     private static let corruptionReasons: [CorruptionReason] = [
         .authenticationFailure, .truncated, .badMagic, .unsupportedVersion, .wrongWidget, .wrongClass, .malformed,
     ]
@@ -156,24 +143,22 @@ struct TimelineIndex {
     /// Interned families: providers use a handful of names for thousands of widgets.
     private var families: [String] = []
     private var familyCodes: [String: UInt16] = [:]
-    /// The last answer of `nextDue(after:)` and the instant it was asked for: it stays
-    /// the answer for any later instant before it, until an entry changes. Without it,
-    /// every reschedule (each write, lock, unlock) would pass over every stored timeline.
-    private var earliest: (asked: Double, answer: Double?)?
-    /// Each provider's present widgets and their files' bytes.
-    private var usages: [String: ProviderUsage] = [:]
-    /// How many present files of classes A, B and C are sealed to each key generation.
-    private var keyGenerationUse: [UInt32: Int] = [:]
+    /// The next reload due, kept in step with the entries (`added`, `dropped`).
+    private var nextReloadDue = NextReloadDue()
+    /// Each provider's present widgets and their files' bytes, kept in step (`account`).
+    private var usages = ProviderUsageTally()
+    /// The present files of classes A, B and C per key generation, kept in step (`account`).
+    private var keyGenerations = KeyGenerationTally()
 
     /// The key generations some present file of class A, B or C is sealed to (every
     /// one in the directory once the index is complete, and the writes still pending).
-    var keyGenerationsInUse: Set<UInt32> { Set(keyGenerationUse.keys) }
+    var keyGenerationsInUse: Set<UInt32> { keyGenerations.inUse }
 
     /// How many files the index has a verdict for.
     var count: Int { entries.count }
 
     /// What is known of the file `key`, or `nil` if it was never looked at.
-    subscript(key: Key) -> Verdict? {
+    subscript(key: FileDigest) -> Verdict? {
         guard let entry = entries[key] else { return nil }
         switch entry.state {
         case Entry.present: return .present(summary(entry))
@@ -183,16 +168,16 @@ struct TimelineIndex {
     }
 
     /// The file size recorded for `key` if it is present.
-    func fileBytes(_ key: Key) -> Int? {
+    func fileBytes(_ key: FileDigest) -> Int? {
         guard let entry = entries[key], entry.isPresent else { return nil }
         return Int(entry.fileBytes)
     }
 
     /// What `provider`'s present files take.
-    func usage(of provider: String) -> ProviderUsage { usages[provider] ?? ProviderUsage() }
+    func usage(of provider: String) -> ProviderUsage { usages.usage(of: provider) }
 
     /// Records a verified or just-written file's metadata and size; its reload is not announced.
-    mutating func record(_ key: Key, _ metadata: TimelineMetadata, fileBytes: Int) {
+    mutating func record(_ key: FileDigest, _ metadata: TimelineMetadata, fileBytes: Int) {
         let id = Array(metadata.widget.description.utf8)
         var family: UInt16 = 0
         var inline: [UInt8] = []
@@ -225,7 +210,7 @@ struct TimelineIndex {
             }
             arena += bytes
         }
-        let bits = Entry.present | UInt8(ProtectionClass.allCases.firstIndex(of: metadata.protectionClass)!) << 2
+        let bits = Entry.present | Self.classDetail(metadata.protectionClass) << 2
             | (metadata.placeholder != nil ? 1 << 6 : 0)
         let entry = Entry(
             generation: metadata.generation, due: metadata.reloadDue?.timeIntervalSinceReferenceDate ?? .nan,
@@ -240,15 +225,15 @@ struct TimelineIndex {
     }
 
     /// Records that no file `key` exists.
-    mutating func recordAbsent(_ key: Key) { replace(key, with: .marker(state: Entry.absent)) }
+    mutating func recordAbsent(_ key: FileDigest) { replace(key, with: .marker(state: Entry.absent)) }
 
     /// Records that the file `key` failed verification.
-    mutating func recordCorrupt(_ key: Key, _ reason: CorruptionReason) {
+    mutating func recordCorrupt(_ key: FileDigest, _ reason: CorruptionReason) {
         replace(key, with: .marker(state: Entry.corrupt, detail: Self.corruptionReasons.firstIndex(of: reason)!))
     }
 
     /// Forgets the file `key`: the next question about it goes to the disk.
-    mutating func forget(_ key: Key) { replace(key, with: nil) }
+    mutating func forget(_ key: FileDigest) { replace(key, with: nil) }
 
     /// Makes room for `count` files, e.g. a directory's worth before indexing it.
     mutating func reserveCapacity(_ count: Int) { entries.reserveCapacity(count) }
@@ -345,7 +330,7 @@ struct TimelineIndex {
     // MARK: Reload schedule
 
     /// Records that the due reload of the current generation of `key` was announced.
-    mutating func markAnnounced(_ key: Key) {
+    mutating func markAnnounced(_ key: FileDigest) {
         guard var entry = entries[key], entry.isPresent, !entry.announced else { return }
         dropped(entry)
         entry.announced = true
@@ -361,35 +346,33 @@ struct TimelineIndex {
     /// The earliest unannounced reload due after `now`, for the wake timer.
     mutating func nextDue(after now: Date) -> Date? {
         let now = now.timeIntervalSinceReferenceDate
-        // Nothing lies between the instant last asked and its answer, so the answer
-        // holds until `now` reaches it.
-        if let known = earliest, now >= known.asked, known.answer.map({ now < $0 }) ?? true {
-            return known.answer.map(Date.init(timeIntervalSinceReferenceDate:))
+        if let known = nextReloadDue.answer(after: now) {
+            return known.map(Date.init(timeIntervalSinceReferenceDate:))
         }
         var answer: Double?
         for entry in entries.values {
             guard let due = entry.pendingDue, due > now else { continue }
             if answer.map({ due < $0 }) ?? true { answer = due }
         }
-        earliest = (now, answer)
+        nextReloadDue.remember(answer, after: now)
         return answer.map(Date.init(timeIntervalSinceReferenceDate:))
     }
 
     /// An entry joined the unannounced ones: it may be the new earliest.
     private mutating func added(_ entry: Entry) {
-        guard let due = entry.pendingDue, let known = earliest, due > known.asked else { return }
-        if known.answer.map({ due < $0 }) ?? true { earliest = (known.asked, due) }
+        guard let due = entry.pendingDue else { return }
+        nextReloadDue.added(due)
     }
 
     /// An entry left the unannounced ones: if it was the earliest, ask again.
     private mutating func dropped(_ entry: Entry?) {
-        guard let due = entry?.pendingDue, due == earliest?.answer else { return }
-        earliest = nil
+        guard let due = entry?.pendingDue else { return }
+        nextReloadDue.dropped(due)
     }
 
     // MARK: Storage
 
-    private mutating func replace(_ key: Key, with entry: Entry?) {
+    private mutating func replace(_ key: FileDigest, with entry: Entry?) {
         let old = entries[key]
         if let old { account(old, -1) }
         if let old, let place = entries.place(of: key) {
@@ -411,21 +394,13 @@ struct TimelineIndex {
         compactIfWorthIt()
     }
 
-    /// Adds (`sign` 1) or removes (-1) a present entry's share of its provider's usage.
-    /// Entries recorded by `replace` are markers, which count for nobody.
+    /// Adds (`sign` 1) or removes (-1) a present entry's share of its provider's usage
+    /// and of its key generation's files. Entries recorded by `replace` are markers,
+    /// which count for nobody.
     private mutating func account(_ entry: Entry, _ sign: Int) {
         guard entry.isPresent else { return }
-        let id = widgetBytes(entry)
-        // Recorded ids are valid: PROVIDER/KIND[#INSTANCE].
-        let provider = String(decoding: id[..<(id.firstIndex(of: UInt8(ascii: "/")) ?? id.endIndex)], as: UTF8.self)
-        var usage = usages[provider] ?? ProviderUsage()
-        usage.widgets += sign
-        usage.bytes += sign * Int(entry.fileBytes)
-        usages[provider] = usage.widgets == 0 ? nil : usage
-        if ProtectionClass.allCases[entry.detail] != .none {
-            let count = keyGenerationUse[entry.keyGeneration, default: 0] + sign
-            keyGenerationUse[entry.keyGeneration] = count == 0 ? nil : count
-        }
+        usages.count(widget: widgetBytes(entry), fileBytes: Int(entry.fileBytes), sign)
+        if Self.protectionClass(detail: entry.detail) != .none { keyGenerations.count(entry.keyGeneration, sign) }
     }
 
     /// Adds the present entry at `place` of the table to the id order.
@@ -520,7 +495,7 @@ struct TimelineIndex {
         default: family = families[Int(entry.family) - 1]
         }
         return Summary(
-            widget: widget(entry), protectionClass: ProtectionClass.allCases[entry.detail], family: family,
+            widget: widget(entry), protectionClass: Self.protectionClass(detail: entry.detail), family: family,
             generation: entry.generation,
             reloadDue: entry.due.isNaN ? nil : Date(timeIntervalSinceReferenceDate: entry.due),
             hasPlaceholder: entry.hasPlaceholder, keyGeneration: entry.keyGeneration)

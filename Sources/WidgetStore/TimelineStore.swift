@@ -7,8 +7,8 @@ import WidgetdPOSIX
 
 /// The encrypted timeline store, behind the interface the daemon calls: a thin facade
 /// over its owned parts — key custody (`KeyCustody`: device key, keybag, lifecycle),
-/// the catalog of timeline files (`TimelineCatalog`: names, index, placeholders,
-/// verification), the write pipeline (`WritePipeline.swift`: group commit, journal),
+/// the timelines (`TimelineDirectory`: names, index, placeholders, verification, over
+/// the generation ledger), the write pipeline (`WritePipeline.swift`: group commit, journal),
 /// the plaintext cache, reads, deletion, settings and the wipe that ties them.
 ///
 /// Threading: single-threaded. Its owner (the daemon's event loop) calls it from one
@@ -18,7 +18,7 @@ import WidgetdPOSIX
 ///
 /// State directory layout: `device.key` (unless the device key comes from elsewhere,
 /// `DeviceKeySource`), `keybag`, `settings`, `catalog` (each widget's latest generation
-/// and deletion, authenticated: `Catalog`), `journal` (the write-ahead journal,
+/// and deletion, authenticated: `GenerationLedger`), `journal` (the write-ahead journal,
 /// `Journal`), `timelines/<hex>.wtl` where `<hex>` is a keyed BLAKE2b of the widget id
 /// under a device subkey: file names reveal nothing about which widgets exist. One
 /// store per directory at a time (the daemon holds a `StateDirectoryLock`).
@@ -26,7 +26,9 @@ import WidgetdPOSIX
 /// Wipe: after `wipe()` the store behaves as freshly created (new device key unless
 /// its source cannot destroy it, new class keys, no passcode, unlocked, no timelines).
 /// It first renames `timelines/` to `timelines.wiped/`, so that a crash in the middle
-/// is finished at the next open (`finishedInterruptedWipe`).
+/// is finished at the next open (`OpenReport.finishedInterruptedWipe`).
+///
+/// What an open found and did for its owner to report is one value, `openReport`.
 public final class TimelineStore {
     let stateDirectory: String
     let timelinesDirectory: String
@@ -40,13 +42,13 @@ public final class TimelineStore {
     }
 
     let custody: KeyCustody
-    let catalog: TimelineCatalog
+    let timelines: TimelineDirectory
     /// Anchors the keybag and the catalog to the rollback counter (none in software mode).
     let anchor: RollbackAnchor
     var cache: PlaintextCache
     /// Where writes land first (`nil`: straight into their files).
     var journal: Journal? {
-        didSet { catalog.journal = journal }
+        didSet { timelines.journal = journal }
     }
     private let journalCapacity: Int
     /// Batches prepared and not finished yet. While one is in flight no key generation
@@ -84,9 +86,10 @@ public final class TimelineStore {
     ///   - startOver: what to do when the keybag is missing while timeline files or
     ///     journaled writes remain (they cannot be read without it): `false` (the
     ///     default) throws `keybagMissing` and changes nothing; `true` erases them and
-    ///     makes a new keybag (`startedOver` then says what went). An explicit act of
-    ///     an administrator (`widgetd --start-over`), never a default: a silent reset
-    ///     would start unlocked, without the passcode, under the device key only.
+    ///     makes a new keybag (`openReport.startedOver` then says what went). An
+    ///     explicit act of an administrator (`widgetd --start-over`), never a default:
+    ///     a silent reset would start unlocked, without the passcode, under the device
+    ///     key only.
     ///     With the keybag present and the catalog lost, `true` opens the store to
     ///     rebuild the catalog from the timeline files once the passcode proves the
     ///     keybag (`awaitingPasscodeToRebuildCatalog`, `rebuildCatalog`).
@@ -131,52 +134,67 @@ public final class TimelineStore {
         try Self.removeTemporaryFiles(in: stateDirectory)
         // The timelines directory's leftovers go when indexing has read it (in slices,
         // after the daemon is ready): reading every stored timeline's name must not delay opening.
-        let timelines = timelinesDirectory
+        let timelinesPath = timelinesDirectory
         custody = try KeyCustody(
             stateDirectory: stateDirectory, source: deviceKeySource, verifier: passcodeVerifier, anchor: anchor,
             configuration: configuration,
             beforeSavingKeybag: { (subkeys, migrated, anchors) throws(StoreError) in
                 try Self.makeCatalog(
-                    stateDirectory: stateDirectory, timelines: timelines, subkeys: subkeys, anchor: anchor, fromFiles: migrated,
+                    stateDirectory: stateDirectory, timelines: timelinesPath, subkeys: subkeys, anchor: anchor, fromFiles: migrated,
                     carrying: anchors)
             })
-        let catalogPath = "\(stateDirectory)/\(Catalog.fileName)"
-        let generations: Catalog
-        if let loaded = try Catalog.load(stateDirectory: stateDirectory, macKey: custody.subkeys.catalogMAC, anchor: anchor) {
-            generations = loaded
+        let catalogPath = "\(stateDirectory)/\(GenerationLedger.fileName)"
+        let ledger: GenerationLedger
+        if let loaded = try GenerationLedger.load(stateDirectory: stateDirectory, macKey: custody.subkeys.catalogMAC, anchor: anchor) {
+            ledger = loaded
         } else {
             // The catalog alone is lost: rebuilt from the files on --start-over, once
             // the passcode proves the keybag (`rebuildCatalog`); until then it is an
             // empty one in memory, never saved, and nothing but placeholders is served.
             guard startOver else { throw .catalogMissing(path: catalogPath) }
-            generations = Catalog.empty(stateDirectory: stateDirectory, macKey: custody.subkeys.catalogMAC, anchor: anchor)
+            ledger = GenerationLedger.empty(stateDirectory: stateDirectory, macKey: custody.subkeys.catalogMAC, anchor: anchor)
             awaitingPasscodeToRebuildCatalog = true
         }
-        catalog = TimelineCatalog(directory: timelinesDirectory, custody: custody, generations: generations)
+        timelines = TimelineDirectory(path: timelinesDirectory, custody: custody, ledger: ledger)
         // Before anything is folded or served: a keybag or catalog older than the
         // counter is refused here, and an anchor cut short by a crash is caught up.
-        caughtUpRollbackCounter = try anchor.check(
-            keybag: custody.keybag.anchors, catalog: generations.loadedAnchors, keybagPath: custody.keybagPath,
+        var report = OpenReport()
+        report.caughtUpRollbackCounter = try anchor.check(
+            keybag: custody.keybag.anchors, catalog: ledger.loadedAnchors, keybagPath: custody.keybagPath,
             catalogPath: catalogPath, adoptUnanchored: startOver, catalogLost: awaitingPasscodeToRebuildCatalog)
-        finishedInterruptedWipe = finishedWipe
-        startedOver = erased
+        report.finishedInterruptedWipe = finishedWipe
+        report.startedOver = erased
+        openReport = report
         isFresh = custody.created
-        catalog.writesInFlight = { [unowned self] in writesInFlight > 0 }
+        timelines.writesInFlight = { [unowned self] in writesInFlight > 0 }
         if awaitingPasscodeToRebuildCatalog {
             // The journal stays closed until the rebuild: its fold would save the catalog.
             // Without a passcode there is nothing to prove: the administrator's act is all.
             if !custody.keybag.passcodeSet { try rebuildCatalog() }
+            reportOpened()
             return
         }
         // Without a passcode there is nothing to prove: the administrator's act is all.
         if anchor.isAwaitingProof, !custody.keybag.passcodeSet { anchor.proven() }
         if anchor.isAnchoring, !anchor.isAwaitingProof, anchor.current == .none {
             // Files made before anchors, on a counter never incremented: anchored now.
-            try custody.anchorUnanchored { (values) throws(StoreError) in try generations.save(carrying: values) }
+            try custody.anchorUnanchored { (values) throws(StoreError) in try ledger.save(carrying: values) }
         }
         // Folds what a crash left in the journal into the files before anything reads them.
         journal = try openJournal()
-        catalog.journal = journal
+        timelines.journal = journal
+        reportOpened()
+    }
+
+    /// What this open found and did that its owner reports (see `OpenReport`); taken
+    /// when the open ends and not changed after.
+    public private(set) var openReport = OpenReport()
+
+    /// Completes `openReport` with what the open rebuilt and what it left waiting.
+    private func reportOpened() {
+        openReport.rebuiltCatalog = rebuiltCatalog
+        openReport.awaitingPasscodeToRebuildCatalog = awaitingPasscodeToRebuildCatalog
+        openReport.awaitingPasscodeToAnchor = anchor.isAwaitingProof
     }
 
     /// The catalog a new keybag is saved beside: empty, or for a keybag of the previous
@@ -186,10 +204,10 @@ public final class TimelineStore {
         stateDirectory: String, timelines: String, subkeys: DeviceSubkeys, anchor: RollbackAnchor, fromFiles: Bool,
         carrying anchors: AnchorValues
     ) throws(StoreError) {
-        let made = Catalog.empty(stateDirectory: stateDirectory, macKey: subkeys.catalogMAC, anchor: anchor)
+        let made = GenerationLedger.empty(stateDirectory: stateDirectory, macKey: subkeys.catalogMAC, anchor: anchor)
         if fromFiles {
             for name in try FileSystem.list(timelines) {
-                guard let key = TimelineIndex.Key(fileName: name),
+                guard let key = FileDigest(fileName: name),
                     let bytes = try? FileSystem.readFile("\(timelines)/\(name)", limit: TimelineFile.maximumFileBytes),
                     let generation = TimelineFile.generation(of: bytes)
                 else { continue }
@@ -223,12 +241,12 @@ public final class TimelineStore {
     /// What it cannot see: a file rolled back before the catalog was lost opens, and its
     /// generation is taken as the newest (SECURITY.md).
     private func rebuildCatalog() throws(StoreError) {
-        let rebuilt = Catalog.empty(stateDirectory: stateDirectory, macKey: custody.subkeys.catalogMAC, anchor: anchor)
-        catalog.generations = rebuilt
+        let rebuilt = GenerationLedger.empty(stateDirectory: stateDirectory, macKey: custody.subkeys.catalogMAC, anchor: anchor)
+        timelines.ledger = rebuilt
         var restored = 0
         var excluded: [String] = []
         for name in try FileSystem.list(timelinesDirectory) {
-            guard let key = TimelineIndex.Key(fileName: name) else { continue }
+            guard let key = FileDigest(fileName: name) else { continue }
             do throws(StoreError) {
                 rebuilt.record(key, generation: try generationOpening(name: name))
                 restored += 1
@@ -246,14 +264,14 @@ public final class TimelineStore {
             }
         }
         // What was verified against no catalog is verified again against this one.
-        catalog.removeAll(empty: false)
+        timelines.removeAll(empty: false)
         // A log or base the lost head named is no part of the new catalog.
-        try Catalog.removeFiles(stateDirectory: stateDirectory)
+        try GenerationLedger.removeFiles(stateDirectory: stateDirectory)
         anchor.proven()
         try rebuilt.saveAnchored { (values) throws(StoreError) in try custody.writeKeybag(carrying: values) }
         awaitingPasscodeToRebuildCatalog = false
         journal = try openJournal()
-        catalog.journal = journal
+        timelines.journal = journal
         let found = CatalogRebuild(restored: restored, excluded: excluded.sorted())
         rebuiltCatalog = found
         catalogRebuilt(found)
@@ -263,7 +281,7 @@ public final class TimelineStore {
     /// keybag's keys (header, metadata and body); throws `corrupt` if it does not.
     private func generationOpening(name: String) throws(StoreError) -> UInt64 {
         let path = "\(timelinesDirectory)/\(name)"
-        guard let (sealed, metadata, _) = try catalog.readSealed(name: name, expected: nil) else {
+        guard let (sealed, metadata, _) = try timelines.readSealed(name: name, expected: nil) else {
             throw .corrupt(file: path, reason: .truncated)
         }
         guard let pair = custody.keyPair(metadata.protectionClass, generation: metadata.keyGeneration) else {
@@ -276,9 +294,9 @@ public final class TimelineStore {
     /// The catalog beside the keybag; `catalogMissing` if it is not there.
     private static func loadCatalog(
         stateDirectory: String, subkeys: DeviceSubkeys, anchor: RollbackAnchor
-    ) throws(StoreError) -> Catalog {
-        guard let loaded = try Catalog.load(stateDirectory: stateDirectory, macKey: subkeys.catalogMAC, anchor: anchor) else {
-            throw .catalogMissing(path: "\(stateDirectory)/\(Catalog.fileName)")
+    ) throws(StoreError) -> GenerationLedger {
+        guard let loaded = try GenerationLedger.load(stateDirectory: stateDirectory, macKey: subkeys.catalogMAC, anchor: anchor) else {
+            throw .catalogMissing(path: "\(stateDirectory)/\(GenerationLedger.fileName)")
         }
         return loaded
     }
@@ -294,13 +312,6 @@ public final class TimelineStore {
     private static func wipedTimelinesDirectory(_ stateDirectory: String) -> String {
         "\(stateDirectory)/timelines.wiped"
     }
-
-    /// Whether this open found a wipe that a crash had cut short, and finished it.
-    public private(set) var finishedInterruptedWipe: Bool
-
-    /// The rollback counter's value when this open found the keybag or the catalog one
-    /// ahead of it (written, then a crash before the increment) and caught up; else `nil`.
-    public private(set) var caughtUpRollbackCounter: UInt64?
 
     /// Whether a rollback counter anchors the keybag and the catalog
     /// (`GetStatus.protection.rollback` `tpm2`; otherwise only the catalog guards files).
@@ -319,7 +330,7 @@ public final class TimelineStore {
     ) throws(StoreError) {
         try FileSystem.remove("\(stateDirectory)/\(Keybag.fileName)")
         // After the keybag: a keybag without its catalog would be a start error.
-        try Catalog.removeFiles(stateDirectory: stateDirectory)
+        try GenerationLedger.removeFiles(stateDirectory: stateDirectory)
         try FileSystem.syncDirectory(stateDirectory)
         try anchor.advance()
         try deviceKeySource.destroyDeviceKey()
@@ -337,10 +348,6 @@ public final class TimelineStore {
         guard rmdir(aside) == 0 else { throw .io(operation: "rmdir", path: aside, errno: .current) }
         try FileSystem.syncDirectory(stateDirectory)
     }
-
-    /// What `startOver` erased at this open because the keybag was missing (e.g. "3
-    /// timeline files"), or `nil` if it erased nothing.
-    public private(set) var startedOver: String?
 
     /// What a missing keybag leaves unreadable: the timeline files and the journal's
     /// writes, described for the start error; `nil` if there is nothing (a fresh directory).
@@ -372,7 +379,7 @@ public final class TimelineStore {
             guard FileSystem.exists("\(stateDirectory)/\(Journal.fileName)") else { return nil }
             try Journal(
                 stateDirectory: stateDirectory, timelinesDirectory: timelinesDirectory, macKey: custody.subkeys.journalMAC,
-                catalog: catalog.generations
+                ledger: timelines.ledger
             ).fold()
             try FileSystem.remove("\(stateDirectory)/\(Journal.fileName)")
             try FileSystem.syncDirectory(stateDirectory)
@@ -381,7 +388,7 @@ public final class TimelineStore {
         do throws(StoreError) {
             return try Journal(
                 stateDirectory: stateDirectory, timelinesDirectory: timelinesDirectory, capacity: journalCapacity,
-                macKey: custody.subkeys.journalMAC, catalog: catalog.generations)
+                macKey: custody.subkeys.journalMAC, ledger: timelines.ledger)
         } catch .io(_, _, Errno(rawValue: ENOSPC)) {
             // A full disk: its records (if any) are folded already; writes go straight to
             // their files, as without a journal, and it is tried again at the next open.
@@ -396,8 +403,8 @@ public final class TimelineStore {
     /// symbolic link, a file of another user: `StoreError.unsafeEntry`), so that the
     /// daemon logs it; the entry is skipped and every other widget is listed.
     public var refusedEntry: (StoreError) -> Void {
-        get { catalog.refusedEntry }
-        set { catalog.refusedEntry = newValue }
+        get { timelines.refusedEntry }
+        set { timelines.refusedEntry = newValue }
     }
 
     /// Why the store runs without its journal although one was asked for (a full disk
@@ -416,7 +423,7 @@ public final class TimelineStore {
     /// Then drops the key generations no file is sealed to any more (see `keyGenerationsInUse`).
     public func checkpoint() throws(StoreError) {
         try journal?.fold()
-        try catalog.generations.anchorIfSavedSince()
+        try timelines.ledger.anchorIfSavedSince()
         if let inUse = keyGenerationsInUse { try custody.dropGenerations(notIn: inUse) }
     }
 
@@ -424,8 +431,8 @@ public final class TimelineStore {
     /// `nil` while that is not known: the index has not verified every file yet, or a
     /// batch of writes is in flight. Known, it lets the keybag drop the others.
     var keyGenerationsInUse: Set<Keybag.Generation>? {
-        guard !awaitingPasscodeToRebuildCatalog, catalog.isComplete, writesInFlight == 0 else { return nil }
-        return catalog.index.keyGenerationsInUse
+        guard !awaitingPasscodeToRebuildCatalog, timelines.isComplete, writesInFlight == 0 else { return nil }
+        return timelines.index.keyGenerationsInUse
     }
 
     /// The key generations the keybag holds, oldest first (for tests of the rotation).
@@ -508,7 +515,7 @@ public final class TimelineStore {
         // The passcode proved the keybag: its files, opened unanchored on --start-over,
         // are anchored together now.
         anchor.proven()
-        try catalog.generations.saveAnchored { (values) throws(StoreError) in try custody.writeKeybag(carrying: values) }
+        try timelines.ledger.saveAnchored { (values) throws(StoreError) in try custody.writeKeybag(carrying: values) }
     }
 
     /// Whether files that carried no anchor on a moved counter were opened on
@@ -623,15 +630,15 @@ public final class TimelineStore {
         // Made for the class keys the erase destroys.
         KeyEncryptionKeySupply.shared.removeAll()
         cache.removeAll()
-        catalog.removeAll(empty: false)
+        timelines.removeAll(empty: false)
         try Self.finishWipe(
             stateDirectory: stateDirectory, deviceKeySource: custody.source, anchor: anchor, removingJournal: false)
         try FileSystem.makeDirectory(timelinesDirectory)
         try FileSystem.syncDirectory(stateDirectory)
         // Every file is gone, so the empty index covers the directory.
-        catalog.removeAll(empty: true)
+        timelines.removeAll(empty: true)
         try custody.reopen()
-        catalog.generations = try Self.loadCatalog(stateDirectory: stateDirectory, subkeys: custody.subkeys, anchor: anchor)
+        timelines.ledger = try Self.loadCatalog(stateDirectory: stateDirectory, subkeys: custody.subkeys, anchor: anchor)
         awaitingPasscodeToRebuildCatalog = false
         isFresh = true
         // Under the new device key's subkey (the discarded one is empty).
@@ -644,7 +651,7 @@ public final class TimelineStore {
     func classPublicKey(_ c: ProtectionClass) -> PublicKey { custody.keybag.publicKey(c) }
 
     /// What `provider`'s stored timelines take, by the index (exact once it is complete).
-    public func usage(of provider: String) -> ProviderUsage { catalog.index.usage(of: provider) }
+    public func usage(of provider: String) -> ProviderUsage { timelines.index.usage(of: provider) }
 
     /// A widget's body, from the cache or decrypted (and then cached). Throws
     /// `protectedDataUnavailable` when its class key is not held, unless the body is
@@ -660,14 +667,14 @@ public final class TimelineStore {
             guard readable else { throw .protectedDataUnavailable }
             return try secureMemory { () throws(SecureMemoryError) in try entry.body.copy() }
         }
-        let key = try catalog.indexKey(for: widget)
+        let key = try timelines.indexKey(for: widget)
         let name = key.fileName
         let path = "\(timelinesDirectory)/\(name)"
         // Always verified from disk: the metadata index is no proof of the body.
-        guard let (sealed, metadata, _) = try catalog.readSealed(name: name, expected: widget) else { throw .widgetNotFound }
-        try catalog.refuseIfRolledBack(key, generation: metadata.generation, file: path)
+        guard let (sealed, metadata, _) = try timelines.readSealed(name: name, expected: widget) else { throw .widgetNotFound }
+        try timelines.refuseIfRolledBack(key, generation: metadata.generation, file: path)
         // Verified with the body: a presentation that then needs it reads no file again.
-        catalog.setPlaceholder(key, metadata.placeholder, generation: metadata.generation)
+        timelines.setPlaceholder(key, metadata.placeholder, generation: metadata.generation)
         guard let pair = custody.keyPair(metadata.protectionClass, generation: metadata.keyGeneration) else {
             guard custody.lifecycle.isAvailable(metadata.protectionClass) else { throw .protectedDataUnavailable }
             // The class is released, but not the generation this file is sealed to: the
@@ -692,14 +699,14 @@ public final class TimelineStore {
     /// only writer of its directory); the placeholder, which the index does not keep,
     /// comes from a small cache or is read back from the file and verified again.
     public func metadata(_ widget: WidgetID) throws(StoreError) -> TimelineMetadata? {
-        try catalog.indexedMetadata(name: try catalog.fileName(for: widget), widget: widget)
+        try timelines.indexedMetadata(name: try timelines.fileName(for: widget), widget: widget)
     }
 
     /// A widget's metadata without its placeholder (`placeholder` is nil), in every
     /// state; `nil` if none is stored. Served from memory once the file is indexed:
     /// for callers that may not need the placeholder (read it with `metadata(_:)`).
     public func metadataWithoutPlaceholder(_ widget: WidgetID) throws(StoreError) -> TimelineMetadata? {
-        try catalog.indexedMetadata(name: try catalog.fileName(for: widget), widget: widget, includingPlaceholder: false)
+        try timelines.indexedMetadata(name: try timelines.fileName(for: widget), widget: widget, includingPlaceholder: false)
     }
 
     /// Every stored timeline's metadata without its placeholder (`placeholder` is nil:
@@ -709,8 +716,8 @@ public final class TimelineStore {
     /// verification are left out (each one throws its typed `corrupt` error from
     /// `metadata(_:)` and `readBody`), so one damaged file does not hide every other widget.
     public func listTimelines() throws(StoreError) -> [TimelineMetadata] {
-        try catalog.indexAll()
-        return catalog.index.summaries.map { TimelineMetadata($0, placeholder: nil) }.sorted { $0.widget < $1.widget }
+        try timelines.indexAll()
+        return timelines.index.summaries.map { TimelineMetadata($0, placeholder: nil) }.sorted { $0.widget < $1.widget }
     }
 
     /// A page of `listTimelines()`: at most `limit` timelines whose widget id sorts after
@@ -718,8 +725,8 @@ public final class TimelineStore {
     /// Selected from the index in one pass, without building or sorting every stored
     /// timeline's metadata (a million of them are hundreds of megabytes).
     public func listTimelines(after: WidgetID?, provider: String?, limit: Int) throws(StoreError) -> (timelines: [TimelineMetadata], more: Bool) {
-        try catalog.indexAll()
-        let (summaries, more) = catalog.index.page(after: after, provider: provider, limit: limit)
+        try timelines.indexAll()
+        let (summaries, more) = timelines.index.page(after: after, provider: provider, limit: limit)
         return (summaries.map { TimelineMetadata($0, placeholder: nil) }, more)
     }
 
@@ -727,8 +734,8 @@ public final class TimelineStore {
     /// answered from memory once the directory is indexed, without building every
     /// widget's metadata.
     public func storedWidgets(provider: String?, kind: String?) throws(StoreError) -> [WidgetID] {
-        try catalog.indexAll()
-        return catalog.index.widgets(provider: provider, kind: kind)
+        try timelines.indexAll()
+        return timelines.index.widgets(provider: provider, kind: kind)
     }
 
     /// Verifies up to `limit` more stored files into the metadata index and returns the
@@ -738,7 +745,7 @@ public final class TimelineStore {
     /// indexed in slices between other work rather than all before the daemon is ready.
     /// Damaged files are recorded and left out, as in `listTimelines()`.
     public func indexNextTimelines(limit: Int) throws(StoreError) -> [TimelineMetadata]? {
-        try catalog.indexNext(limit: limit)
+        try timelines.indexNext(limit: limit)
     }
 
     /// Whether a widget's timeline is open: its body cached with the "open" mark, so that
@@ -756,27 +763,27 @@ public final class TimelineStore {
         // A deletion is recorded in the catalog, which is not rebuilt yet.
         guard !awaitingPasscodeToRebuildCatalog else { throw .protectedDataUnavailable }
         cache.remove(widget)
-        let key = try catalog.indexKey(for: widget)
+        let key = try timelines.indexKey(for: widget)
         let name = key.fileName
         // Its journaled writes go to the file first: none may replay after the removal.
         if let journal, journal.pending(key) != nil { try journal.fold() }
         let path = "\(timelinesDirectory)/\(name)"
         guard let bytes = try FileSystem.readFile(path, limit: TimelineFile.maximumFileBytes) else {
-            catalog.forget(name)
-            catalog.recordAbsent(key)
+            timelines.forget(name)
+            timelines.recordAbsent(key)
             throw .widgetNotFound
         }
         // Recorded durably before the file goes: a crash in between leaves the widget
         // deleted, and its file, put back from a backup, ignored.
-        try catalog.generations.recordDeleted(key, generation: TimelineFile.generation(of: bytes) ?? 0)
-        try catalog.generations.save()
-        catalog.forget(name)
+        try timelines.ledger.recordDeleted(key, generation: TimelineFile.generation(of: bytes) ?? 0)
+        try timelines.ledger.save()
+        timelines.forget(name)
         guard try FileSystem.remove(path) else {
-            catalog.recordAbsent(key)
+            timelines.recordAbsent(key)
             throw .widgetNotFound
         }
         try FileSystem.syncDirectory(timelinesDirectory)
-        catalog.recordAbsent(key)
+        timelines.recordAbsent(key)
     }
 
     // MARK: Reload schedule
@@ -786,23 +793,23 @@ public final class TimelineStore {
     ///
     /// The announcements live in the index, beside the dues, so that the daemon keeps
     /// no map of its own per stored timeline; they last until restart, like the index.
-    public func unannouncedReloads(dueAt now: Date) -> [WidgetID] { catalog.index.unannouncedDue(at: now) }
+    public func unannouncedReloads(dueAt now: Date) -> [WidgetID] { timelines.index.unannouncedDue(at: now) }
 
     /// Records that `widget`'s current generation's due reload was announced; a new
     /// generation is due again.
     public func recordReloadAnnounced(_ widget: WidgetID) throws(StoreError) {
-        catalog.markAnnounced(try catalog.indexKey(for: widget))
+        timelines.markAnnounced(try timelines.indexKey(for: widget))
     }
 
     /// The earliest unannounced reload due after `now`, for the daemon's wake timer.
     /// Remembers its answer until an indexed timeline changes, so that a reschedule
     /// does not pass over every stored timeline.
-    public func nextUnannouncedReload(after now: Date) -> Date? { catalog.nextDue(after: now) }
+    public func nextUnannouncedReload(after now: Date) -> Date? { timelines.nextDue(after: now) }
 
     /// The generation the index holds for `widget`, without reading the disk; `nil`
     /// when none is indexed (not stored, or not verified yet).
     public func indexedGeneration(_ widget: WidgetID) throws(StoreError) -> UInt64? {
-        guard case .present(let summary) = catalog.index[try catalog.indexKey(for: widget)] else { return nil }
+        guard case .present(let summary) = timelines.index[try timelines.indexKey(for: widget)] else { return nil }
         return summary.generation
     }
 
@@ -810,7 +817,7 @@ public final class TimelineStore {
     func isCached(_ widget: WidgetID) -> Bool { cache.contains(widget) }
 
     /// Forgets the cached placeholders (for tests of reading them back from the files).
-    func forgetCachedPlaceholders() { catalog.forgetCachedPlaceholders() }
+    func forgetCachedPlaceholders() { timelines.forgetCachedPlaceholders() }
 
     /// The held key pair of a class (for tests that check it is zeroed on purge).
     func heldKeyPair(_ c: ProtectionClass) -> KeyPair? { custody.lifecycle.newestKeyPair(c) }

@@ -86,7 +86,7 @@ extension TimelineStore {
         let directory: String
         let journal: Journal?
         /// Records the generations written straight into their files.
-        let catalog: Catalog
+        let ledger: GenerationLedger
 
         /// How many writes the batch holds.
         public var count: Int { writes.count }
@@ -112,14 +112,14 @@ extension TimelineStore {
         var failures: [Int: StoreError] = [:]
         var indexing: StoreError?
         if writes.contains(where: { $0.quota != nil }) {
-            do throws(StoreError) { try catalog.indexAll() } catch { indexing = error }
+            do throws(StoreError) { try timelines.indexAll() } catch { indexing = error }
         }
         for (index, write) in writes.enumerated() {
             do throws(StoreError) {
                 if write.quota != nil, let indexing { throw indexing }
                 let (name, metadata, fileBytes) = try stageForWrite(write)
                 // Later writes of the same widget build on this generation.
-                catalog.record(name, metadata, fileBytes: fileBytes)
+                timelines.record(name, metadata, fileBytes: fileBytes)
                 staged.append(PreparedWrites.Staged(
                     index: index, name: name, metadata: metadata, fileBytes: fileBytes, body: write.body,
                     classKey: custody.keybag.publicKey(write.protectionClass)))
@@ -130,7 +130,7 @@ extension TimelineStore {
         writesInFlight += 1
         return PreparedWrites(
             writes: writes, metadataKey: custody.subkeys.timelineMetadata, staged: staged, failures: failures,
-            directory: catalog.directory, journal: journal, catalog: catalog.generations)
+            directory: timelines.path, journal: journal, ledger: timelines.ledger)
     }
 
     /// Seals each staged write's file and replaces the files with one group commit.
@@ -168,9 +168,9 @@ extension TimelineStore {
         let outcomes: [StoreError?]
         if let journal = prepared.journal {
             outcomes = journaled(
-                files, into: journal, directory: prepared.directory, generations: generations, catalog: prepared.catalog)
+                files, into: journal, directory: prepared.directory, generations: generations, ledger: prepared.ledger)
         } else {
-            outcomes = replaced(files, directory: prepared.directory, generations: generations, catalog: prepared.catalog)
+            outcomes = replaced(files, directory: prepared.directory, generations: generations, ledger: prepared.ledger)
         }
         return CommittedWrites(prepared: prepared, outcomes: outcomes)
     }
@@ -180,29 +180,29 @@ extension TimelineStore {
     /// files would escape the rollback check).
     private static func replaced(
         _ files: [(name: String, bytes: @Sendable () throws(StoreError) -> [UInt8])], directory: String,
-        generations: [UInt64], catalog: Catalog
+        generations: [UInt64], ledger: GenerationLedger
     ) -> [StoreError?] {
         do throws(StoreError) {
             let outcomes = try FileSystem.writeAtomically(directory: directory, sealing: files)
-            try recordWritten(files.map(\.name), generations, outcomes, in: catalog)
+            try recordWritten(files.map(\.name), generations, outcomes, in: ledger)
             return outcomes
         } catch {
             return Array(repeating: error, count: files.count)
         }
     }
 
-    /// Records in `catalog` the generation of each file written straight into place
+    /// Records in `ledger` the generation of each file written straight into place
     /// (its outcome `nil`), and saves it if any was.
     private static func recordWritten(
-        _ names: [String], _ generations: [UInt64], _ outcomes: [StoreError?], in catalog: Catalog
+        _ names: [String], _ generations: [UInt64], _ outcomes: [StoreError?], in ledger: GenerationLedger
     ) throws(StoreError) {
         var written = false
         for (index, name) in names.enumerated() where outcomes[index] == nil {
-            guard let key = TimelineIndex.Key(fileName: name) else { continue }
-            catalog.record(key, generation: generations[index])
+            guard let key = FileDigest(fileName: name) else { continue }
+            ledger.record(key, generation: generations[index])
             written = true
         }
-        if written { try catalog.save() }
+        if written { try ledger.save() }
     }
 
     /// Seals each file and appends the batch to the journal with one `fdatasync`. A
@@ -210,15 +210,15 @@ extension TimelineStore {
     /// so that no older journaled write of theirs can replay over them.
     private static func journaled(
         _ files: [(name: String, bytes: @Sendable () throws(StoreError) -> [UInt8])], into journal: Journal,
-        directory: String, generations: [UInt64], catalog: Catalog
+        directory: String, generations: [UInt64], ledger: GenerationLedger
     ) -> [StoreError?] {
         var outcomes = [StoreError?](repeating: nil, count: files.count)
-        var batch: [(key: TimelineIndex.Key, bytes: [UInt8])] = []
+        var batch: [(key: FileDigest, bytes: [UInt8])] = []
         var slots: [Int] = []
         for (slot, file) in files.enumerated() {
             do throws(StoreError) {
                 // Every name in a batch is one the store made.
-                batch.append((TimelineIndex.Key(fileName: file.name)!, try file.bytes()))
+                batch.append((FileDigest(fileName: file.name)!, try file.bytes()))
                 slots.append(slot)
             } catch {
                 outcomes[slot] = error
@@ -230,7 +230,7 @@ extension TimelineStore {
             try journal.fold()
             let direct = try FileSystem.writeAtomically(
                 directory: directory, files: batch.map { (name: $0.key.fileName, bytes: $0.bytes) })
-            try recordWritten(batch.map(\.key.fileName), slots.map { generations[$0] }, direct, in: catalog)
+            try recordWritten(batch.map(\.key.fileName), slots.map { generations[$0] }, direct, in: ledger)
             for (slot, error) in zip(slots, direct) { outcomes[slot] = error }
         } catch {
             for slot in slots { outcomes[slot] = error }
@@ -248,11 +248,11 @@ extension TimelineStore {
         for (slot, item) in prepared.staged.enumerated() {
             let write = prepared.writes[item.index]
             if let error = committed.outcomes[slot] {
-                catalog.reindexFromDisk(name: item.name, widget: write.widget)
+                timelines.reindexFromDisk(name: item.name, widget: write.widget)
                 results[item.index] = .failure(error)
                 continue
             }
-            catalog.record(item.name, item.metadata, fileBytes: item.fileBytes)
+            timelines.record(item.name, item.metadata, fileBytes: item.fileBytes)
             if shouldCacheWrite(write.protectionClass), cache.admits(write.body) {
                 // The write's own buffer becomes the cached body: no second secure copy.
                 // A later write of the same widget in this batch replaces it.
@@ -278,12 +278,12 @@ extension TimelineStore {
         if let family = write.family, family.utf8.count > TimelineFile.maximumFamilyBytes {
             throw .tooLarge(limit: TimelineFile.maximumFamilyBytes)
         }
-        let key = try catalog.indexKey(for: write.widget)
+        let key = try timelines.indexKey(for: write.widget)
         let name = key.fileName
-        let previous = try? catalog.indexedMetadata(name: name, widget: write.widget)
+        let previous = try? timelines.indexedMetadata(name: name, widget: write.widget)
         var metadata = TimelineMetadata(
             widget: write.widget, protectionClass: write.protectionClass, family: write.family,
-            generation: max(previous?.generation ?? 0, try catalog.generations.lastGeneration(key)) + 1, reloadDue: write.reloadDue,
+            generation: max(previous?.generation ?? 0, try timelines.ledger.lastGeneration(key)) + 1, reloadDue: write.reloadDue,
             placeholder: write.placeholder ?? previous?.placeholder)
         // Sealed to the newest class keys (`classKey` below is theirs).
         metadata.keyGeneration = custody.keybag.writeGeneration(write.protectionClass)
@@ -297,8 +297,8 @@ extension TimelineStore {
     /// `fileBytes` long: a new widget counts one more, a replacement only its change
     /// in size. Damaged files count for nobody (they prove no owner).
     private func check(_ quota: ProviderQuota, name: String, widget: WidgetID, fileBytes: Int) throws(StoreError) {
-        let usage = catalog.index.usage(of: widget.provider)
-        let previous = TimelineIndex.Key(fileName: name).flatMap { catalog.index.fileBytes($0) }
+        let usage = timelines.index.usage(of: widget.provider)
+        let previous = FileDigest(fileName: name).flatMap { timelines.index.fileBytes($0) }
         if previous == nil, usage.widgets + 1 > quota.maxWidgets { throw .tooManyWidgets(limit: quota.maxWidgets) }
         if usage.bytes - (previous ?? 0) + fileBytes > quota.maxBytes { throw .tooLarge(limit: quota.maxBytes) }
     }

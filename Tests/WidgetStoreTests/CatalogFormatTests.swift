@@ -23,18 +23,18 @@ import WidgetCrypto
     private func path(_ name: String) -> String { "\(directory)/\(name)" }
     private func bytes(_ name: String) throws -> [UInt8] { Array(try #require(FileManager.default.contents(atPath: path(name)))) }
     private func write(_ bytes: [UInt8], _ name: String) throws { try Data(bytes).write(to: URL(fileURLWithPath: path(name))) }
-    private func load(minimum: Int = 4) throws -> Catalog { try #require(try Catalog.load(stateDirectory: directory, macKey: key, anchor: RollbackAnchor(counter: nil), compactionMinimum: minimum)) }
+    private func load(minimum: Int = 4) throws -> GenerationLedger { try #require(try GenerationLedger.load(stateDirectory: directory, macKey: key, anchor: RollbackAnchor(counter: nil), compactionMinimum: minimum)) }
     private func baseNames() throws -> [String] {
         try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasPrefix("catalog.base.") }.sorted()
     }
 
-    private static func key(_ i: Int) -> TimelineIndex.Key {
-        TimelineIndex.Key(high: UInt64(i) &* 0x9E37_79B9_7F4A_7C15, low: UInt64(i))
+    private static func key(_ i: Int) -> FileDigest {
+        FileDigest(high: UInt64(i) &* 0x9E37_79B9_7F4A_7C15, low: UInt64(i))
     }
 
     /// A catalog of `count` widgets at generation `i + 1`, saved in batches of `batch`.
-    private func filled(_ count: Int, batch: Int, minimum: Int = 4) throws -> Catalog {
-        let catalog = Catalog.empty(stateDirectory: directory, macKey: key, anchor: RollbackAnchor(counter: nil), compactionMinimum: minimum)
+    private func filled(_ count: Int, batch: Int, minimum: Int = 4) throws -> GenerationLedger {
+        let catalog = GenerationLedger.empty(stateDirectory: directory, macKey: key, anchor: RollbackAnchor(counter: nil), compactionMinimum: minimum)
         for start in stride(from: 0, to: count, by: batch) {
             for i in start..<min(start + batch, count) { catalog.record(Self.key(i), generation: UInt64(i + 1)) }
             try catalog.save()
@@ -63,13 +63,13 @@ import WidgetCrypto
         let catalog = try filled(1000, batch: 1000, minimum: 100)
         let base = try #require(try baseNames().first)
         let baseBefore = try bytes(base)
-        let logBefore = FileManager.default.contents(atPath: path(Catalog.logFileName))?.count ?? 0
+        let logBefore = FileManager.default.contents(atPath: path(GenerationLedger.logFileName))?.count ?? 0
         catalog.record(Self.key(3), generation: 40)
         try catalog.save()
         // One batch of one entry: count, entry, chain.
-        #expect(try bytes(Catalog.logFileName).count == logBefore + 4 + 24 + 32)
+        #expect(try bytes(GenerationLedger.logFileName).count == logBefore + 4 + 24 + 32)
         #expect(try bytes(base) == baseBefore)
-        #expect(try bytes(Catalog.fileName).count == 141)
+        #expect(try bytes(GenerationLedger.fileName).count == 141)
         #expect(try load(minimum: 100).lastGeneration(Self.key(3)) == 40)
     }
 
@@ -77,7 +77,7 @@ import WidgetCrypto
         _ = try filled(1000, batch: 1000, minimum: 100)
         let base = try #require(try baseNames().first)
         var edited = try bytes(base)
-        edited[CatalogBase.headerByteCount + 200 * 24 + 20] ^= 1  // block 1's entry 72, its generation
+        edited[GenerationLedgerBase.headerByteCount + 200 * 24 + 20] ^= 1  // block 1's entry 72, its generation
         try write(edited, base)
         // The open verified the head, the block table and the log, not the blocks.
         let catalog = try load(minimum: 100)
@@ -91,7 +91,7 @@ import WidgetCrypto
         let base = try #require(try baseNames().first)
         var edited = try bytes(base)
         let block = 128 * 24
-        let start = CatalogBase.headerByteCount
+        let start = GenerationLedgerBase.headerByteCount
         let first = Array(edited[start..<start + block])
         edited.replaceSubrange(start..<start + block, with: edited[start + block..<start + 2 * block])
         edited.replaceSubrange(start + block..<start + 2 * block, with: first)
@@ -129,26 +129,26 @@ import WidgetCrypto
 
     @Test func anAlteredTruncatedOrReorderedLogIsAStartError() throws {
         _ = try filled(30, batch: 10, minimum: 1000)
-        let log = try bytes(Catalog.logFileName)
+        let log = try bytes(GenerationLedger.logFileName)
         let batch = 4 + 10 * 24 + 32
         #expect(log.count == 3 * batch)
         var altered = log
         altered[4 + 16] ^= 1
-        try write(altered, Catalog.logFileName)
-        #expect(throws: StoreError.corrupt(file: path(Catalog.logFileName), reason: .authenticationFailure)) { _ = try load() }
-        try write(Array(log.prefix(2 * batch)), Catalog.logFileName)
-        #expect(throws: StoreError.corrupt(file: path(Catalog.logFileName), reason: .truncated)) { _ = try load() }
+        try write(altered, GenerationLedger.logFileName)
+        #expect(throws: StoreError.corrupt(file: path(GenerationLedger.logFileName), reason: .authenticationFailure)) { _ = try load() }
+        try write(Array(log.prefix(2 * batch)), GenerationLedger.logFileName)
+        #expect(throws: StoreError.corrupt(file: path(GenerationLedger.logFileName), reason: .truncated)) { _ = try load() }
         var reordered: [UInt8] = Array(log[batch..<2 * batch])
         reordered += log[0..<batch]
         reordered += log[(2 * batch)...]
-        try write(reordered, Catalog.logFileName)
-        #expect(throws: StoreError.corrupt(file: path(Catalog.logFileName), reason: .authenticationFailure)) { _ = try load() }
+        try write(reordered, GenerationLedger.logFileName)
+        #expect(throws: StoreError.corrupt(file: path(GenerationLedger.logFileName), reason: .authenticationFailure)) { _ = try load() }
     }
 
     @Test func aLogLongerThanItsHeadIsAnAppendACrashCutOff() throws {
         _ = try filled(30, batch: 10, minimum: 1000)
-        let log = try bytes(Catalog.logFileName)
-        try write(log + Array(repeating: 0xAB, count: 100), Catalog.logFileName)
+        let log = try bytes(GenerationLedger.logFileName)
+        try write(log + Array(repeating: 0xAB, count: 100), GenerationLedger.logFileName)
         let catalog = try load(minimum: 1000)
         #expect(try catalog.lastGeneration(Self.key(29)) == 30)
         // The next save writes over the stray bytes, and the next open reads it.
@@ -159,12 +159,12 @@ import WidgetCrypto
 
     @Test func anAlteredOrTruncatedHeadIsAStartError() throws {
         _ = try filled(30, batch: 10)
-        let head = try bytes(Catalog.fileName)
+        let head = try bytes(GenerationLedger.fileName)
         var edited = head
         edited[60] ^= 1
-        try write(edited, Catalog.fileName)
-        #expect(throws: StoreError.corrupt(file: path(Catalog.fileName), reason: .authenticationFailure)) { _ = try load() }
-        try write(Array(head.prefix(30)), Catalog.fileName)
+        try write(edited, GenerationLedger.fileName)
+        #expect(throws: StoreError.corrupt(file: path(GenerationLedger.fileName), reason: .authenticationFailure)) { _ = try load() }
+        try write(Array(head.prefix(30)), GenerationLedger.fileName)
         #expect(throws: StoreError.self) { _ = try load() }
     }
 
@@ -175,10 +175,10 @@ import WidgetCrypto
         catalog.record(Self.key(1), generation: 50)
         try catalog.save(carrying: AnchorValues(keybag: 7, catalog: 9))
         #expect(try load().loadedAnchors == AnchorValues(keybag: 7, catalog: 9))
-        var edited = try bytes(Catalog.fileName)
+        var edited = try bytes(GenerationLedger.fileName)
         edited[101] ^= 1
-        try write(edited, Catalog.fileName)
-        #expect(throws: StoreError.corrupt(file: path(Catalog.fileName), reason: .authenticationFailure)) { _ = try load() }
+        try write(edited, GenerationLedger.fileName)
+        #expect(throws: StoreError.corrupt(file: path(GenerationLedger.fileName), reason: .authenticationFailure)) { _ = try load() }
     }
 
     @Test func aVersion1CatalogIsReadAndRewrittenAsVersion2() throws {
@@ -192,12 +192,12 @@ import WidgetCrypto
             content.append(deleted)
         }
         let mac = try KeyedHash.hash(content, key: key, outputLength: 32)
-        try write(content + mac.withUnsafeBytes { Array($0) }, Catalog.fileName)
+        try write(content + mac.withUnsafeBytes { Array($0) }, GenerationLedger.fileName)
         let catalog = try load()
         #expect(try catalog.verdict(Self.key(1), generation: 9) == .rolledBack)
         #expect(try catalog.verdict(Self.key(2), generation: 20) == .deleted)
         #expect(try catalog.lastGeneration(Self.key(3)) == 30)
-        #expect(try bytes(Catalog.fileName)[4] == 2)
+        #expect(try bytes(GenerationLedger.fileName)[4] == 2)
         #expect(try load().verdict(Self.key(2), generation: 20) == .deleted)
     }
 

@@ -7,7 +7,7 @@ import WidgetModel
 /// start, rebuilt from the files by `widgetd --start-over` once the passcode proves the
 /// keybag, and until then nothing but placeholders served and nothing saved.
 @Suite struct CatalogRebuildTests {
-    private func catalogPath(_ f: Fixture) -> String { "\(f.state)/\(Catalog.fileName)" }
+    private func catalogPath(_ f: Fixture) -> String { "\(f.state)/\(GenerationLedger.fileName)" }
     private func read(_ path: String) throws -> [UInt8] { Array(try Data(contentsOf: URL(fileURLWithPath: path))) }
     private func write(_ bytes: [UInt8], to path: String) throws { try Data(bytes).write(to: URL(fileURLWithPath: path)) }
 
@@ -32,8 +32,8 @@ import WidgetModel
         try put(store, widgetB, "b1", .completeUnlessOpen)
         try put(store, widgetD, "d1", .none)
         try store.checkpoint()
-        let bPath = "\(f.timelines)/\(try store.catalog.fileName(for: widgetB))"
-        try Catalog.removeFiles(stateDirectory: f.state)
+        let bPath = "\(f.timelines)/\(try store.timelines.fileName(for: widgetB))"
+        try GenerationLedger.removeFiles(stateDirectory: f.state)
         return bPath
     }
 
@@ -74,8 +74,11 @@ import WidgetModel
         damaged[damaged.count - 1] ^= 1  // the body's tag: its header and placeholder still verify
         try write(damaged, to: bPath)
         let store = try open(f, startOver: true)
+        #expect(store.openReport == OpenReport.waitingToRebuild)
         try store.unlock(passcode: secure("1234"), now: .at(t0))
         #expect(!store.awaitingPasscodeToRebuildCatalog)
+        // The report keeps what the open left; the rebuild at the unlock is told apart.
+        #expect(store.openReport == OpenReport.waitingToRebuild)
         #expect(store.rebuiltCatalog == CatalogRebuild(restored: 2, excluded: [(bPath as NSString).lastPathComponent]))
         #expect(text(try store.readBody(widgetA, allowOpenClassB: false)) == "a2")
         #expect(try store.metadata(widgetA)?.generation == 2)
@@ -100,6 +103,9 @@ import WidgetModel
         let store = try open(f, startOver: true)
         #expect(!store.awaitingPasscodeToRebuildCatalog)
         #expect(store.rebuiltCatalog == CatalogRebuild(restored: 3, excluded: []))
+        var rebuiltAtOpen = OpenReport()
+        rebuiltAtOpen.rebuiltCatalog = CatalogRebuild(restored: 3, excluded: [])
+        #expect(store.openReport == rebuiltAtOpen)
         #expect(text(try store.readBody(widgetB, allowOpenClassB: false)) == "b1")
         #expect(FileManager.default.fileExists(atPath: catalogPath(f)))
     }
@@ -137,5 +143,14 @@ import WidgetModel
         #expect(counter.current > wiped)
         _ = consume store
         #expect(text(try open(f, startOver: false, counter: counter).readBody(widgetA, allowOpenClassB: false)) == "new")
+    }
+}
+
+extension OpenReport {
+    /// An open that found the catalog lost and waits for the passcode to rebuild it.
+    static var waitingToRebuild: OpenReport {
+        var report = OpenReport()
+        report.awaitingPasscodeToRebuildCatalog = true
+        return report
     }
 }

@@ -9,7 +9,7 @@ import WidgetModel
 @Suite struct CatalogRules {
     private func bytes(_ path: String) throws -> [UInt8] { Array(try #require(FileManager.default.contents(atPath: path))) }
     private func write(_ bytes: [UInt8], to path: String) throws { try Data(bytes).write(to: URL(fileURLWithPath: path)) }
-    private func catalogPath(_ f: Fixture) -> String { "\(f.state)/\(Catalog.fileName)" }
+    private func catalogPath(_ f: Fixture) -> String { "\(f.state)/\(GenerationLedger.fileName)" }
 
     private func put(_ store: TimelineStore, _ body: String) throws {
         try store.putTimeline(

@@ -4,10 +4,10 @@ import Testing
 /// The index's hash table answers exactly as a `Dictionary` would through any sequence
 /// of insertions, replacements and removals, including long probe runs.
 @Suite struct DigestTableTests {
-    func key(_ n: Int, cluster: Bool) -> TimelineIndex.Key {
+    func key(_ n: Int, cluster: Bool) -> FileDigest {
         // Clustered keys share `low ^ high`, so they all want the same slot.
         let high = UInt64(n)
-        return TimelineIndex.Key(digest: withUnsafeBytes(of: high.bigEndian, Array.init)
+        return FileDigest(digest: withUnsafeBytes(of: high.bigEndian, Array.init)
             + withUnsafeBytes(of: (cluster ? high ^ 0xABCD : UInt64(n) &* 0x2545_F491_4F6C_DD1D).bigEndian, Array.init))
     }
 
@@ -19,7 +19,7 @@ import Testing
             return Int((random >> 33) % UInt64(bound))
         }
         var table = DigestTable<Int>()
-        var model: [TimelineIndex.Key: Int] = [:]
+        var model: [FileDigest: Int] = [:]
         let universe = clustered ? 60 : 400
         for step in 0..<6_000 {
             let k = key(next(universe), cluster: clustered)

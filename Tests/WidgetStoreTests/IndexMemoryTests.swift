@@ -39,7 +39,7 @@ import WidgetdPOSIX
             var digest = withUnsafeBytes(of: UInt64(i).bigEndian, Array.init)
             digest += withUnsafeBytes(of: (UInt64(i) &* 0x2545_F491_4F6C_DD1D).bigEndian, Array.init)
             index.record(
-                TimelineIndex.Key(digest: digest),
+                FileDigest(digest: digest),
                 TimelineMetadata(
                     widget: try! WidgetID("com.example.weather/fill-\(i)"), protectionClass: .completeUnlessOpen,
                     family: families[i % families.count], generation: 1, reloadDue: nil, placeholder: nil),

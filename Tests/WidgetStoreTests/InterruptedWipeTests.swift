@@ -30,7 +30,7 @@ import WidgetModel
         }
         try FileManager.default.removeItem(atPath: settings)
         let reopened = try f.open(credentials: credentials)
-        #expect(reopened.finishedInterruptedWipe)
+        #expect(reopened.openReport.finishedInterruptedWipe)
         #expect(reopened.recoveredJournalRecords == 0)
         #expect(try f.timelineFiles().isEmpty)
         for w in [widgetA, widgetB, widgetC, widgetD] {

@@ -198,7 +198,7 @@ import WidgetModel
         let reopened = try f.open()
         #expect(reopened.recoveredJournalRecords == 1)
         #expect(text(try reopened.readBody(widgetA, allowOpenClassB: false)) == "journaled")
-        #expect(!reopened.finishedInterruptedWipe)
+        #expect(!reopened.openReport.finishedInterruptedWipe)
     }
 
     @Test func journaledFilesAreSealedAsTheirFilesWouldBe() throws {

@@ -59,12 +59,12 @@ import WidgetModel
         let store = try TimelineStore(
             stateDirectory: f.state, credentialsDirectory: nil, configuration: .test,
             journalCapacity: Fixture.journalCapacity, startOver: true, now: t0)
-        #expect(store.startedOver == "4 timeline files and the journal's writes")
+        #expect(store.openReport.startedOver == "4 timeline files and the journal's writes")
         #expect(store.isFresh)
         #expect(try store.listTimelines().isEmpty)
         #expect(try store.loadSettings() == [7])
         // The next open is an ordinary one.
-        #expect(try f.open().startedOver == nil)
+        #expect(try f.open().openReport.startedOver == nil)
         #expect(try f.open().isFresh == false)
     }
 
@@ -74,7 +74,7 @@ import WidgetModel
         let store = try TimelineStore(
             stateDirectory: f.state, credentialsDirectory: nil, configuration: .test,
             journalCapacity: Fixture.journalCapacity, startOver: true, now: t0)
-        #expect(store.startedOver == nil)
+        #expect(store.openReport.startedOver == nil)
         #expect(try store.listTimelines().count == classOf.count)
     }
 
@@ -107,7 +107,7 @@ import WidgetModel
             for name in ["keybag", "device.key", "settings"] { #expect(unlink("\(f.state)/\(name)") == 0) }
         }
         let store = try f.open()
-        #expect(store.finishedInterruptedWipe)
+        #expect(store.openReport.finishedInterruptedWipe)
         #expect(store.isFresh)
         #expect(!store.passcodeSet)
         #expect(try store.listTimelines().isEmpty)
@@ -115,7 +115,7 @@ import WidgetModel
         let settings = try #require(try store.loadSettings())
         #expect(try JSONDecoder().decode(Settings.self, from: Data(settings)) == Settings())
         #expect(!FileManager.default.fileExists(atPath: "\(f.state)/timelines.wiped"))
-        #expect(try f.open().finishedInterruptedWipe == false)
+        #expect(try f.open().openReport.finishedInterruptedWipe == false)
     }
 
     @Test func wipeLeavesNoSetAsideDirectoryAndAFreshStore() throws {

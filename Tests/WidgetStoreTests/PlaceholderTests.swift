@@ -50,7 +50,7 @@ import WidgetModel
 
     @Test func theCacheIsBoundedByCountAndBytes() {
         var cache = PlaceholderCache(countLimit: 3, byteLimit: 10)
-        let keys = (0..<5).map { TimelineIndex.Key(digest: [UInt8](repeating: UInt8($0), count: 16)) }
+        let keys = (0..<5).map { FileDigest(digest: [UInt8](repeating: UInt8($0), count: 16)) }
         for (i, key) in keys.enumerated() { cache.set(key, [UInt8(i)], generation: 1) }
         #expect(cache.count == 3)
         #expect(cache.placeholder(keys[0], generation: 1) == nil)

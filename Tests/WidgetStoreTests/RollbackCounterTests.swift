@@ -62,7 +62,7 @@ final class FakeRollbackCounter: RollbackCounter, @unchecked Sendable {
     }
 
     private func keybagPath(_ f: Fixture) -> String { "\(f.state)/\(Keybag.fileName)" }
-    private func catalogPath(_ f: Fixture) -> String { "\(f.state)/\(Catalog.fileName)" }
+    private func catalogPath(_ f: Fixture) -> String { "\(f.state)/\(GenerationLedger.fileName)" }
     private func read(_ path: String) throws -> [UInt8] { Array(try Data(contentsOf: URL(fileURLWithPath: path))) }
     private func write(_ bytes: [UInt8], to path: String) throws { try Data(bytes).write(to: URL(fileURLWithPath: path)) }
 
@@ -180,11 +180,11 @@ final class FakeRollbackCounter: RollbackCounter, @unchecked Sendable {
         let reached = counter.current + 1
         do {
             let store = try open(f, counter)
-            #expect(store.caughtUpRollbackCounter == reached)
+            #expect(store.openReport.caughtUpRollbackCounter == reached)
             #expect(counter.current == reached)
             #expect(store.failedAttempts == 1)
         }
-        #expect(try open(f, counter).caughtUpRollbackCounter == nil)
+        #expect(try open(f, counter).openReport.caughtUpRollbackCounter == nil)
         // Once caught up, the keybag before the interrupted write is as old as any other.
         try write(predecessor, to: keybagPath(f))
         #expect(rolledBack { _ = try open(f, counter) }?.contains(keybagPath(f)) == true)
@@ -241,7 +241,7 @@ final class FakeRollbackCounter: RollbackCounter, @unchecked Sendable {
         // One for the wipe, one for the new store's keybag and catalog.
         #expect(counter.current == before + 2)
         _ = consume store
-        for name in [Keybag.fileName, Catalog.fileName, "device.key"] {
+        for name in [Keybag.fileName, GenerationLedger.fileName, "device.key"] {
             try write(try read("\(backup)/\(name)"), to: "\(f.state)/\(name)")
         }
         #expect(rolledBack { _ = try open(f, counter) } != nil)
@@ -267,12 +267,14 @@ final class FakeRollbackCounter: RollbackCounter, @unchecked Sendable {
             stateDirectory: f.state, deviceKeySource: FileDeviceKeySource(stateDirectory: f.state, credentialsDirectory: nil),
             rollbackCounter: counter, configuration: .test, journalCapacity: Fixture.journalCapacity, startOver: true, now: t0)
         #expect(store.awaitingPasscodeToAnchor)
+        #expect(store.openReport.awaitingPasscodeToAnchor)
         // A wrong passcode proves nothing: counted, and nothing anchored.
         failUnlock(store)
         #expect(counter.current == 5)
         #expect(store.custody.keybag.anchors == .none)
         try store.unlock(passcode: secure("1234"), now: .at(t0))
         #expect(!store.awaitingPasscodeToAnchor)
+        #expect(store.openReport.awaitingPasscodeToAnchor, "the open's report stays as the open left it")
         #expect(counter.current == 6)
         #expect(store.custody.keybag.anchors.keybag == 6)
         _ = consume store
@@ -292,7 +294,7 @@ final class FakeRollbackCounter: RollbackCounter, @unchecked Sendable {
         let store = try open(f, nil)
         #expect(store.failedAttempts == 0)
         #expect(!store.isRollbackAnchored)
-        #expect(store.caughtUpRollbackCounter == nil)
+        #expect(store.openReport.caughtUpRollbackCounter == nil)
         #expect(store.custody.keybag.anchors == .none)
     }
 
@@ -317,7 +319,7 @@ final class FakeRollbackCounter: RollbackCounter, @unchecked Sendable {
         // tests read its entries), and no anchors.
         let catalog = Array("WCAT".utf8) + [1, 0, 0, 0, 0]
         try write(catalog + mac(catalog, macs.catalog), to: catalogPath(f))
-        try? FileManager.default.removeItem(atPath: "\(f.state)/\(Catalog.logFileName)")
+        try? FileManager.default.removeItem(atPath: "\(f.state)/\(GenerationLedger.logFileName)")
         let store = try open(f, nil)
         #expect(text(try store.readBody(widgetD, allowOpenClassB: false)) == "d")
     }

@@ -9,7 +9,7 @@ import WidgetModel
     let weather = widget("com.example.weather/forecast")
     let mail = widget("com.example.mail/inbox#lock-1")
 
-    private func key(_ n: UInt8) -> TimelineIndex.Key { TimelineIndex.Key(digest: [UInt8](repeating: n, count: 15) + [n &+ 1]) }
+    private func key(_ n: UInt8) -> FileDigest { FileDigest(digest: [UInt8](repeating: n, count: 15) + [n &+ 1]) }
 
     private func metadata(
         _ widget: WidgetID, _ c: ProtectionClass = .none, family: String? = "systemSmall", generation: UInt64 = 1,
@@ -21,12 +21,12 @@ import WidgetModel
     }
 
     @Test func keysRoundTripThroughFileNames() {
-        let key = TimelineIndex.Key(digest: (0..<16).map { UInt8($0 * 17) })
+        let key = FileDigest(digest: (0..<16).map { UInt8($0 * 17) })
         #expect(key.fileName == "00112233445566778899aabbccddeeff.wtl")
-        #expect(TimelineIndex.Key(fileName: key.fileName) == key)
-        #expect(TimelineIndex.Key(fileName: "00112233445566778899AABBCCDDEEFF.wtl") == nil)
-        #expect(TimelineIndex.Key(fileName: "00112233445566778899aabbccddeef.wtl") == nil)
-        #expect(TimelineIndex.Key(fileName: "00112233445566778899aabbccddeeff.tmp") == nil)
+        #expect(FileDigest(fileName: key.fileName) == key)
+        #expect(FileDigest(fileName: "00112233445566778899AABBCCDDEEFF.wtl") == nil)
+        #expect(FileDigest(fileName: "00112233445566778899aabbccddeef.wtl") == nil)
+        #expect(FileDigest(fileName: "00112233445566778899aabbccddeeff.tmp") == nil)
     }
 
     @Test(arguments: ProtectionClass.allCases)
@@ -48,6 +48,22 @@ import WidgetModel
         #expect(index[key(3)] == nil)
     }
 
+    /// The class is packed as its header code, which the file format fixes, never as
+    /// its place in `allCases`: adding or reordering cases cannot change what an entry
+    /// decodes to.
+    @Test(arguments: [
+        (ProtectionClass.complete, UInt8(1)), (.completeUnlessOpen, 2), (.completeUntilFirstUserAuthentication, 3),
+        (.none, 4),
+    ])
+    func theClassIsPackedAsItsHeaderCode(protectionClass: ProtectionClass, detail: UInt8) {
+        #expect(protectionClass.code == detail)
+        var index = TimelineIndex()
+        index.record(key(1), metadata(weather, protectionClass))
+        #expect(index.packedClassDetail(key(1)) == detail)
+        #expect(TimelineIndex.classDetail(protectionClass) == detail)
+        #expect(TimelineIndex.protectionClass(detail: Int(detail)) == protectionClass)
+    }
+
     @Test(arguments: [
         CorruptionReason.authenticationFailure, .truncated, .badMagic, .unsupportedVersion, .wrongWidget, .wrongClass,
         .malformed,
@@ -67,10 +83,10 @@ import WidgetModel
     @Test func rewritesAndDeletionsKeepEveryOtherIdIntact() {
         // Enough churn to compact the arena several times.
         var index = TimelineIndex()
-        var expected: [TimelineIndex.Key: WidgetID] = [:]
+        var expected: [FileDigest: WidgetID] = [:]
         for round in 0..<40 {
             for i in 0..<200 {
-                let k = TimelineIndex.Key(digest: [UInt8](repeating: 0, count: 14) + [UInt8(i / 256), UInt8(i % 256)])
+                let k = FileDigest(digest: [UInt8](repeating: 0, count: 14) + [UInt8(i / 256), UInt8(i % 256)])
                 let w = widget("com.example.churn/w\(i)#round-\(round)-" + String(repeating: "x", count: 100))
                 if (i + round) % 3 == 0 {
                     index.forget(k)
@@ -97,11 +113,11 @@ import WidgetModel
         let count = Int(UInt16.max) + 10
         for i in 0..<count {
             index.record(
-                TimelineIndex.Key(digest: [UInt8](repeating: 9, count: 12) + withUnsafeBytes(of: UInt32(i).bigEndian, Array.init)),
+                FileDigest(digest: [UInt8](repeating: 9, count: 12) + withUnsafeBytes(of: UInt32(i).bigEndian, Array.init)),
                 metadata(mail, family: "family-\(i)"))
         }
         for i in [0, 1000, count - 11, count - 10, count - 1] {
-            let k = TimelineIndex.Key(digest: [UInt8](repeating: 9, count: 12) + withUnsafeBytes(of: UInt32(i).bigEndian, Array.init))
+            let k = FileDigest(digest: [UInt8](repeating: 9, count: 12) + withUnsafeBytes(of: UInt32(i).bigEndian, Array.init))
             guard case .present(let summary) = index[k] else {
                 Issue.record("missing \(i)")
                 continue
@@ -211,7 +227,7 @@ import WidgetModel
     func widgetsAreSelectedByProviderAndKind(provider: String?, kind: String?, expected: [String]) {
         var index = TimelineIndex()
         for (i, id) in ["x/k#a.b", "a.bc/k", "a.b/kk", "a.b/k#1", "a.b/k", "a.b/gone"].enumerated() {
-            let key = TimelineIndex.Key(digest: [UInt8](repeating: UInt8(i), count: 16))
+            let key = FileDigest(digest: [UInt8](repeating: UInt8(i), count: 16))
             index.record(
                 key, TimelineMetadata(widget: widget(id), protectionClass: .none, family: nil, generation: 1, reloadDue: nil, placeholder: nil))
             if id == "a.b/gone" { index.forget(key) }
@@ -222,7 +238,7 @@ import WidgetModel
 
 extension TimelineIndex {
     /// Records a file of no particular size, for the tests that are not about sizes.
-    mutating func record(_ key: Key, _ metadata: TimelineMetadata) {
+    mutating func record(_ key: FileDigest, _ metadata: TimelineMetadata) {
         record(key, metadata, fileBytes: 100)
     }
 }

@@ -9,8 +9,8 @@ import WidgetModel
     /// Providers whose names prefix one another on both sides of "/" in byte order.
     static let providers = ["com.a", "com.ab", "com.a.b", "x"]
 
-    private func key(_ n: Int) -> TimelineIndex.Key {
-        TimelineIndex.Key(digest: withUnsafeBytes(of: UInt64(n).bigEndian, Array.init)
+    private func key(_ n: Int) -> FileDigest {
+        FileDigest(digest: withUnsafeBytes(of: UInt64(n).bigEndian, Array.init)
             + withUnsafeBytes(of: (UInt64(n) &* 0x2545_F491_4F6C_DD1D).bigEndian, Array.init))
     }
 

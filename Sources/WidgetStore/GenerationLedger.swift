@@ -14,7 +14,7 @@ import WidgetdPOSIX
 /// catalog          the head: "WCAT" | version u8 (2) | base sequence u64 | base count u64 | base table MAC (32)
 ///                  | log bytes u64 | log chain (32) | keybag anchor u64 | catalog anchor u64
 ///                  || MAC (32): keyed BLAKE2b of all before it
-/// catalog.base.<n> the entries as of the last compaction, sorted, in verified blocks (`CatalogBase`)
+/// catalog.base.<n> the entries as of the last compaction, sorted, in verified blocks (`GenerationLedgerBase`)
 /// catalog.log      what changed since: batches of count u32 | entries (digest 16 | generation << 1 | deleted u64)
 ///                  | chain (32): keyed BLAKE2b of "WCLG" | the previous chain | count | entries
 /// ```
@@ -55,7 +55,7 @@ import WidgetdPOSIX
 ///
 /// Threading: every method may run on any thread (a fold runs beside the store's
 /// thread); a lock guards the entries and the base, another serialises saves.
-final class Catalog: @unchecked Sendable {
+final class GenerationLedger: @unchecked Sendable {
     static let fileName = "catalog"
     static let logFileName = "catalog.log"
     private static let magic = Array("WCAT".utf8)
@@ -92,7 +92,7 @@ final class Catalog: @unchecked Sendable {
     /// record made before the last save began.
     private let saveLock = ThreadLock()
     /// The entries as of the last compaction (`nil`: none yet).
-    private var base: CatalogBase?
+    private var base: GenerationLedgerBase?
     /// Per file-name digest, what was recorded since the last compaction: generation << 1
     /// | deleted. A key's value is the larger of this and the base's (a generation only
     /// goes up, and at one generation a deletion comes after the file).
@@ -124,8 +124,8 @@ final class Catalog: @unchecked Sendable {
     /// An empty catalog (a new keybag's), not yet saved.
     static func empty(
         stateDirectory: String, macKey: SecureBytes, anchor: RollbackAnchor, compactionMinimum: Int = defaultCompactionMinimum
-    ) -> Catalog {
-        Catalog(stateDirectory: stateDirectory, macKey: macKey, anchor: anchor, compactionMinimum: compactionMinimum)
+    ) -> GenerationLedger {
+        GenerationLedger(stateDirectory: stateDirectory, macKey: macKey, anchor: anchor, compactionMinimum: compactionMinimum)
     }
 
     /// Reads and verifies `STATE/catalog` (its head, its base's block table and its
@@ -133,15 +133,15 @@ final class Catalog: @unchecked Sendable {
     static func load(
         stateDirectory: String, macKey: SecureBytes, anchor: RollbackAnchor,
         compactionMinimum: Int = defaultCompactionMinimum
-    ) throws(StoreError) -> Catalog? {
-        let catalog = Catalog(
+    ) throws(StoreError) -> GenerationLedger? {
+        let catalog = GenerationLedger(
             stateDirectory: stateDirectory, macKey: macKey, anchor: anchor, compactionMinimum: compactionMinimum)
         let path = catalog.path
         guard let bytes = try FileSystem.readFile(path, limit: TimelineFile.maximumFileBytes) else { return nil }
         guard bytes.count >= 5 + macByteCount else { throw .corrupt(file: path, reason: .truncated) }
         guard Array(bytes.prefix(4)) == magic else { throw .corrupt(file: path, reason: .badMagic) }
         let content = bytes.dropLast(macByteCount)
-        let expected = try CatalogBase.mac([content], key: macKey)
+        let expected = try GenerationLedgerBase.mac([content], key: macKey)
         guard Sodium.constantTimeEquals(expected, bytes.suffix(macByteCount)) else {
             throw .corrupt(file: path, reason: .authenticationFailure)
         }
@@ -174,8 +174,8 @@ final class Catalog: @unchecked Sendable {
         let tableMAC = Array(content[21..<53])
         let chain = Array(content[61..<93])
         if sequence != 0 {
-            guard let opened = try CatalogBase.open(stateDirectory: stateDirectory, sequence: sequence, macKey: macKey) else {
-                throw .catalogMissing(path: "\(stateDirectory)/\(CatalogBase.fileName(sequence))")
+            guard let opened = try GenerationLedgerBase.open(stateDirectory: stateDirectory, sequence: sequence, macKey: macKey) else {
+                throw .catalogMissing(path: "\(stateDirectory)/\(GenerationLedgerBase.fileName(sequence))")
             }
             guard opened.count == count, Sodium.constantTimeEquals(opened.tableMAC, tableMAC[...]) else {
                 throw .corrupt(file: opened.path, reason: .authenticationFailure)
@@ -203,17 +203,17 @@ final class Catalog: @unchecked Sendable {
             while offset < length {
                 guard length - offset >= 4 + Self.macByteCount else { throw .corrupt(file: logPath, reason: .truncated) }
                 let count = log.withUnsafeBytes { Int(UInt32(littleEndian: $0.loadUnaligned(fromByteOffset: offset, as: UInt32.self))) }
-                let end = offset + 4 + count * CatalogBase.entryByteCount
+                let end = offset + 4 + count * GenerationLedgerBase.entryByteCount
                 guard count > 0, end + Self.macByteCount <= length else { throw .corrupt(file: logPath, reason: .truncated) }
-                let expected = try CatalogBase.mac([Self.logMagic[...], chained[...], log[offset..<end]], key: macKey)
+                let expected = try GenerationLedgerBase.mac([Self.logMagic[...], chained[...], log[offset..<end]], key: macKey)
                 guard Sodium.constantTimeEquals(expected, log[end..<end + Self.macByteCount]) else {
                     throw .corrupt(file: logPath, reason: .authenticationFailure)
                 }
                 log.withUnsafeBytes { raw in
                     for i in 0..<count {
-                        let at = offset + 4 + i * CatalogBase.entryByteCount
-                        let key = CatalogBase.key(in: raw, at: at)
-                        let value = CatalogBase.value(in: raw, at: at)
+                        let at = offset + 4 + i * GenerationLedgerBase.entryByteCount
+                        let key = GenerationLedgerBase.key(in: raw, at: at)
+                        let value = GenerationLedgerBase.value(in: raw, at: at)
                         if recent[key].map({ $0 < value }) ?? true { recent[key] = value }
                     }
                 }
@@ -242,7 +242,7 @@ final class Catalog: @unchecked Sendable {
         let valid: Bool = content.withUnsafeBytes { raw in
             for index in 0..<count {
                 let at = Self.version1HeaderByteCount + index * Self.version1EntryByteCount
-                let key = CatalogBase.key(in: raw, at: at)
+                let key = GenerationLedgerBase.key(in: raw, at: at)
                 let generation = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: at + 16, as: UInt64.self))
                 let deleted = raw[at + 24]
                 guard deleted <= 1, generation < 1 << 63 else { return false }
@@ -258,7 +258,7 @@ final class Catalog: @unchecked Sendable {
 
     /// The value recorded for `key` (generation << 1 | deleted), the larger of the
     /// log's and the base's. Call holding `lock`.
-    private func value(_ key: TimelineIndex.Key) throws(StoreError) -> UInt64? {
+    private func value(_ key: FileDigest) throws(StoreError) -> UInt64? {
         let fromBase = try base?.lookup(key)
         guard let fromLog = recent[key] else { return fromBase }
         return max(fromLog, fromBase ?? 0)
@@ -271,7 +271,7 @@ final class Catalog: @unchecked Sendable {
     }
 
     /// What the catalog says of a file of `key` holding `generation`.
-    func verdict(_ key: TimelineIndex.Key, generation: UInt64) throws(StoreError) -> Verdict {
+    func verdict(_ key: FileDigest, generation: UInt64) throws(StoreError) -> Verdict {
         guard let entry = try locked({ () throws(StoreError) in try value(key) }) else { return .current }
         let recorded = entry >> 1
         if entry & 1 == 1 { return generation <= recorded ? .deleted : .current }
@@ -280,14 +280,14 @@ final class Catalog: @unchecked Sendable {
 
     /// The latest generation recorded for `key`, deleted or not: a new write numbers
     /// itself above it, so that no file from before a deletion can pass for a later one.
-    func lastGeneration(_ key: TimelineIndex.Key) throws(StoreError) -> UInt64 {
+    func lastGeneration(_ key: FileDigest) throws(StoreError) -> UInt64 {
         try locked { () throws(StoreError) in try value(key).map { $0 >> 1 } ?? 0 }
     }
 
     /// Whether a file of `key` holding `generation` may be written over its file: not
     /// older than what is recorded (a journal restored from a backup must not replace
     /// newer files).
-    func admits(_ key: TimelineIndex.Key, generation: UInt64) throws(StoreError) -> Bool {
+    func admits(_ key: FileDigest, generation: UInt64) throws(StoreError) -> Bool {
         try locked { () throws(StoreError) in try value(key).map { generation >= $0 >> 1 } ?? true }
     }
 
@@ -299,19 +299,19 @@ final class Catalog: @unchecked Sendable {
 
     /// Records `value` for `key` unless a larger one is recorded since the last
     /// compaction (the base's is weighed at lookup). Call holding `lock`.
-    private func raise(_ key: TimelineIndex.Key, to value: UInt64) {
+    private func raise(_ key: FileDigest, to value: UInt64) {
         if let known = recent[key], known >= value { return }
         recent[key] = value
         unsaved[key] = value
     }
 
     /// Records that `key`'s file now holds `generation` (never lowering what is recorded).
-    func record(_ key: TimelineIndex.Key, generation: UInt64) {
+    func record(_ key: FileDigest, generation: UInt64) {
         lock.withLock { raise(key, to: generation << 1) }
     }
 
     /// Records the generations of sealed files just written (their headers say them).
-    func record(files: [(key: TimelineIndex.Key, bytes: [UInt8])]) {
+    func record(files: [(key: FileDigest, bytes: [UInt8])]) {
         for file in files {
             if let generation = TimelineFile.generation(of: file.bytes) { record(file.key, generation: generation) }
         }
@@ -319,7 +319,7 @@ final class Catalog: @unchecked Sendable {
 
     /// Records that `key`'s widget was deleted after its generation `generation` (or
     /// after the one recorded, if later).
-    func recordDeleted(_ key: TimelineIndex.Key, generation: UInt64) throws(StoreError) {
+    func recordDeleted(_ key: FileDigest, generation: UInt64) throws(StoreError) {
         try locked { () throws(StoreError) in
             let last = max(generation, try value(key).map { $0 >> 1 } ?? 0)
             raise(key, to: last << 1 | 1)
@@ -381,7 +381,7 @@ final class Catalog: @unchecked Sendable {
     /// records stay to be saved by the next call. The caller holds `saveLock` (or is
     /// alone, see `save(carrying:)`).
     private func saveRecords(carrying anchors: AnchorValues) throws(StoreError) {
-        let batch: [(TimelineIndex.Key, UInt64)] = lock.withLock {
+        let batch: [(FileDigest, UInt64)] = lock.withLock {
             defer { unsaved = DigestTable() }
             return Array(zip(unsaved.keys, unsaved.values))
         }
@@ -401,14 +401,14 @@ final class Catalog: @unchecked Sendable {
     }
 
     /// Appends one batch to the log durably, then writes the head that counts it.
-    private func append(_ batch: [(TimelineIndex.Key, UInt64)], carrying anchors: AnchorValues) throws(StoreError) {
+    private func append(_ batch: [(FileDigest, UInt64)], carrying anchors: AnchorValues) throws(StoreError) {
         var chain = logChain
         var length = logBytes
         if !batch.isEmpty {
-            var w = ByteWriter(reservingCapacity: 4 + batch.count * CatalogBase.entryByteCount + Self.macByteCount)
+            var w = ByteWriter(reservingCapacity: 4 + batch.count * GenerationLedgerBase.entryByteCount + Self.macByteCount)
             w.u32(UInt32(batch.count))
-            for (key, value) in batch { CatalogBase.appendEntry(key, value, to: &w) }
-            chain = try CatalogBase.mac([Self.logMagic[...], logChain[...], w.bytes[...]], key: macKey)
+            for (key, value) in batch { GenerationLedgerBase.appendEntry(key, value, to: &w) }
+            chain = try GenerationLedgerBase.mac([Self.logMagic[...], logChain[...], w.bytes[...]], key: macKey)
             guard let fd = try FileSystem.openFile(logPath, flags: O_RDWR | O_CREAT) else {
                 throw .io(operation: "open", path: logPath, errno: .noSuchFileOrDirectory)
             }
@@ -427,11 +427,11 @@ final class Catalog: @unchecked Sendable {
     /// Merges the base (its blocks verified as read) with everything recorded since
     /// into the next base, then writes the head naming it with an empty log.
     private func compact(carrying anchors: AnchorValues) throws(StoreError) {
-        let (old, snapshot): (CatalogBase?, [(TimelineIndex.Key, UInt64)]) = lock.withLock {
+        let (old, snapshot): (GenerationLedgerBase?, [(FileDigest, UInt64)]) = lock.withLock {
             (base, Array(zip(recent.keys, recent.values)).sorted { $0.0 < $1.0 })
         }
         let sequence = (old?.sequence ?? 0) + 1
-        var writer = try CatalogBase.Writer(stateDirectory: stateDirectory, sequence: sequence, macKey: macKey)
+        var writer = try GenerationLedgerBase.Writer(stateDirectory: stateDirectory, sequence: sequence, macKey: macKey)
         let tableMAC: [UInt8]
         do throws(StoreError) {
             try merge(old, snapshot) { (key, value) throws(StoreError) in try writer.append(key, value) }
@@ -441,9 +441,9 @@ final class Catalog: @unchecked Sendable {
             throw error
         }
         // Opened as the next start will open it: its table read back and verified.
-        let written = try CatalogBase.open(stateDirectory: stateDirectory, sequence: sequence, macKey: macKey)
+        let written = try GenerationLedgerBase.open(stateDirectory: stateDirectory, sequence: sequence, macKey: macKey)
         guard let opened = written, Sodium.constantTimeEquals(opened.tableMAC, tableMAC[...]) else {
-            throw .corrupt(file: "\(stateDirectory)/\(CatalogBase.fileName(sequence))", reason: .authenticationFailure)
+            throw .corrupt(file: "\(stateDirectory)/\(GenerationLedgerBase.fileName(sequence))", reason: .authenticationFailure)
         }
         try writeHead(base: opened, logBytes: 0, chain: opened.tableMAC, anchors: anchors)
         lock.withLock {
@@ -459,16 +459,16 @@ final class Catalog: @unchecked Sendable {
 
     /// Calls `body` for each entry of the merge of `base` and `sorted`, in key order.
     private func merge(
-        _ base: CatalogBase?, _ sorted: [(TimelineIndex.Key, UInt64)],
-        _ body: (TimelineIndex.Key, UInt64) throws(StoreError) -> Void
+        _ base: GenerationLedgerBase?, _ sorted: [(FileDigest, UInt64)],
+        _ body: (FileDigest, UInt64) throws(StoreError) -> Void
     ) throws(StoreError) {
         var pending = sorted[...]
         if let base {
             for block in 0..<base.blocks {
                 let bytes = try base.entries(inBlock: block)
-                for i in 0..<(bytes.count / CatalogBase.entryByteCount) {
+                for i in 0..<(bytes.count / GenerationLedgerBase.entryByteCount) {
                     let (key, value) = bytes.withUnsafeBytes {
-                        (CatalogBase.key(in: $0, at: i * CatalogBase.entryByteCount), CatalogBase.value(in: $0, at: i * CatalogBase.entryByteCount))
+                        (GenerationLedgerBase.key(in: $0, at: i * GenerationLedgerBase.entryByteCount), GenerationLedgerBase.value(in: $0, at: i * GenerationLedgerBase.entryByteCount))
                     }
                     while let first = pending.first, first.0 < key {
                         try body(first.0, first.1)
@@ -487,7 +487,7 @@ final class Catalog: @unchecked Sendable {
     }
 
     /// Replaces the head atomically and durably.
-    private func writeHead(base: CatalogBase?, logBytes: Int, chain: [UInt8], anchors: AnchorValues) throws(StoreError) {
+    private func writeHead(base: GenerationLedgerBase?, logBytes: Int, chain: [UInt8], anchors: AnchorValues) throws(StoreError) {
         var w = ByteWriter(reservingCapacity: Self.headByteCount)
         w.raw(Self.magic)
         w.u8(Self.version)
@@ -498,14 +498,14 @@ final class Catalog: @unchecked Sendable {
         w.raw(chain)
         w.u64(anchors.keybag)
         w.u64(anchors.catalog)
-        let mac = try CatalogBase.mac([w.bytes[...]], key: macKey)
+        let mac = try GenerationLedgerBase.mac([w.bytes[...]], key: macKey)
         try FileSystem.writeAtomically(directory: stateDirectory, name: Self.fileName, bytes: w.bytes + mac)
     }
 
     /// Removes the bases the head no longer names (a compaction's predecessor, or one a
     /// crash left before its head was written).
     private func removeStaleBases() throws(StoreError) {
-        let current = lock.withLock { base.map { CatalogBase.fileName($0.sequence) } }
+        let current = lock.withLock { base.map { GenerationLedgerBase.fileName($0.sequence) } }
         for name in try FileSystem.list(stateDirectory) where name.hasPrefix("catalog.base.") && name != current {
             try FileSystem.remove("\(stateDirectory)/\(name)")
         }
@@ -518,13 +518,5 @@ final class Catalog: @unchecked Sendable {
         for name in try FileSystem.list(stateDirectory) where name.hasPrefix("catalog.base.") {
             try FileSystem.remove("\(stateDirectory)/\(name)")
         }
-    }
-}
-
-extension TimelineIndex.Key {
-    /// The key of a digest given as its two big-endian halves.
-    init(high: UInt64, low: UInt64) {
-        self.high = high
-        self.low = low
     }
 }

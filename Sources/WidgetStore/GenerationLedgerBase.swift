@@ -17,7 +17,7 @@ import WidgetdPOSIX
 /// block MAC: keyed BLAKE2b of "WCBK" | sequence | block number u32 | the block's entries
 /// ```
 ///
-/// The table MAC is what the head (`Catalog`) names, so a base is only read beside the
+/// The table MAC is what the head (`GenerationLedger`) names, so a base is only read beside the
 /// head that wrote it; each block MAC binds its entries to their place in that base, so
 /// a block altered, moved or taken from another base fails when it is read. A base is
 /// written once (`write`) and never changed; a compaction writes the next sequence.
@@ -25,9 +25,9 @@ import WidgetdPOSIX
 /// The table follows the blocks, so a base is written in one pass without knowing its
 /// size first (`Writer`).
 ///
-/// Threading: not thread-safe; `Catalog` guards it. `entries(inBlock:)` (the
+/// Threading: not thread-safe; `GenerationLedger` guards it. `entries(inBlock:)` (the
 /// compaction's sequential pass) only reads the descriptor and may run beside lookups.
-final class CatalogBase {
+final class GenerationLedgerBase {
     static let entriesPerBlock = 128
     static let entryByteCount = 24
     static let magic = Array("WCTB".utf8)
@@ -50,7 +50,7 @@ final class CatalogBase {
     let tableMAC: [UInt8]
     private let fd: FileDescriptor
     private let macKey: SecureBytes
-    private let firstKeys: [TimelineIndex.Key]
+    private let firstKeys: [FileDigest]
     /// Each block's MAC, 32 bytes each.
     private let blockMACs: [UInt8]
     /// Recently verified blocks (number, entries), the most recent last.
@@ -60,7 +60,7 @@ final class CatalogBase {
 
     private init(
         path: String, sequence: UInt64, count: Int, tableMAC: [UInt8], fd: FileDescriptor, macKey: SecureBytes,
-        firstKeys: [TimelineIndex.Key], blockMACs: [UInt8]
+        firstKeys: [FileDigest], blockMACs: [UInt8]
     ) {
         self.path = path
         self.sequence = sequence
@@ -76,7 +76,7 @@ final class CatalogBase {
 
     /// Opens base `sequence` of `stateDirectory` and verifies its header and block
     /// table (not its blocks: each is verified when read). `nil` if it does not exist.
-    static func open(stateDirectory: String, sequence: UInt64, macKey: SecureBytes) throws(StoreError) -> CatalogBase? {
+    static func open(stateDirectory: String, sequence: UInt64, macKey: SecureBytes) throws(StoreError) -> GenerationLedgerBase? {
         let path = "\(stateDirectory)/\(fileName(sequence))"
         guard let (fd, info) = try FileSystem.openFileWithStatus(path) else { return nil }
         do throws(StoreError) {
@@ -99,7 +99,7 @@ final class CatalogBase {
             guard Sodium.constantTimeEquals(expected, table[tableBytes...]) else { throw .corrupt(file: path, reason: .authenticationFailure) }
             guard header[4] == version else { throw .corrupt(file: path, reason: .unsupportedVersion) }
             guard fileSequence == sequence else { throw .corrupt(file: path, reason: .malformed) }
-            var firstKeys: [TimelineIndex.Key] = []
+            var firstKeys: [FileDigest] = []
             firstKeys.reserveCapacity(blocks)
             var blockMACs: [UInt8] = []
             blockMACs.reserveCapacity(blocks * macByteCount)
@@ -110,7 +110,7 @@ final class CatalogBase {
                     blockMACs.append(contentsOf: raw[(at + 16)..<(at + tableEntryByteCount)])
                 }
             }
-            return CatalogBase(
+            return GenerationLedgerBase(
                 path: path, sequence: sequence, count: count, tableMAC: Array(table[tableBytes...]), fd: fd, macKey: macKey,
                 firstKeys: firstKeys, blockMACs: blockMACs)
         } catch {
@@ -121,7 +121,7 @@ final class CatalogBase {
 
     /// The value (generation << 1 | deleted) recorded for `key`, if any; reads and
     /// verifies its block unless it was read recently.
-    func lookup(_ key: TimelineIndex.Key) throws(StoreError) -> UInt64? {
+    func lookup(_ key: FileDigest) throws(StoreError) -> UInt64? {
         // The last block whose first key is not above `key`.
         var low = 0
         var high = blockCount
@@ -190,13 +190,13 @@ final class CatalogBase {
         private let temporary: String
         private let fd: FileDescriptor
         private var table = ByteWriter()
-        private var block = ByteWriter(reservingCapacity: CatalogBase.entriesPerBlock * CatalogBase.entryByteCount)
-        private var first: TimelineIndex.Key?
-        private var previous: TimelineIndex.Key?
+        private var block = ByteWriter(reservingCapacity: GenerationLedgerBase.entriesPerBlock * GenerationLedgerBase.entryByteCount)
+        private var first: FileDigest?
+        private var previous: FileDigest?
         private var inBlock = 0
         private var blocks = 0
         private var count = 0
-        private var offset = CatalogBase.headerByteCount
+        private var offset = GenerationLedgerBase.headerByteCount
         private var closed = false
 
         init(stateDirectory: String, sequence: UInt64, macKey: SecureBytes) throws(StoreError) {
@@ -214,25 +214,25 @@ final class CatalogBase {
         }
 
         /// Adds the next entry.
-        mutating func append(_ key: TimelineIndex.Key, _ value: UInt64) throws(StoreError) {
+        mutating func append(_ key: FileDigest, _ value: UInt64) throws(StoreError) {
             precondition(previous.map { $0 < key } ?? true, "catalog entries are written sorted, each once")
             previous = key
             if first == nil { first = key }
-            CatalogBase.appendEntry(key, value, to: &block)
+            GenerationLedgerBase.appendEntry(key, value, to: &block)
             inBlock += 1
             count += 1
-            if inBlock == CatalogBase.entriesPerBlock { try flush() }
+            if inBlock == GenerationLedgerBase.entriesPerBlock { try flush() }
         }
 
         private mutating func flush() throws(StoreError) {
             guard let first else { return }
-            let mac = try CatalogBase.blockMAC(sequence: sequence, block: blocks, block.bytes[...], key: macKey)
-            CatalogBase.appendKey(first, to: &table)
+            let mac = try GenerationLedgerBase.blockMAC(sequence: sequence, block: blocks, block.bytes[...], key: macKey)
+            GenerationLedgerBase.appendKey(first, to: &table)
             table.raw(mac)
             try FileSystem.writeAt(fd, block.bytes, at: offset, path: temporary)
             offset += block.bytes.count
             blocks += 1
-            block = ByteWriter(reservingCapacity: CatalogBase.entriesPerBlock * CatalogBase.entryByteCount)
+            block = ByteWriter(reservingCapacity: GenerationLedgerBase.entriesPerBlock * GenerationLedgerBase.entryByteCount)
             self.first = nil
             inBlock = 0
         }
@@ -241,18 +241,18 @@ final class CatalogBase {
         /// directory; returns the table MAC.
         mutating func finish() throws(StoreError) -> [UInt8] {
             try flush()
-            var header = ByteWriter(reservingCapacity: CatalogBase.headerByteCount)
-            header.raw(CatalogBase.magic)
-            header.u8(CatalogBase.version)
+            var header = ByteWriter(reservingCapacity: GenerationLedgerBase.headerByteCount)
+            header.raw(GenerationLedgerBase.magic)
+            header.u8(GenerationLedgerBase.version)
             header.u64(sequence)
             header.u64(UInt64(count))
-            let tableMAC = try CatalogBase.mac([header.bytes[...], table.bytes[...]], key: macKey)
+            let tableMAC = try GenerationLedgerBase.mac([header.bytes[...], table.bytes[...]], key: macKey)
             try FileSystem.writeAt(fd, table.bytes + tableMAC, at: offset, path: temporary)
             try FileSystem.writeAt(fd, header.bytes, at: 0, path: temporary)
             try FileSystem.call("fsync", temporary) { fsync(fd.rawValue) }
             closed = true
             Syscall.close(fd)
-            try FileSystem.call("rename", temporary) { rename(temporary, "\(stateDirectory)/\(CatalogBase.fileName(sequence))") }
+            try FileSystem.call("rename", temporary) { rename(temporary, "\(stateDirectory)/\(GenerationLedgerBase.fileName(sequence))") }
             try FileSystem.syncDirectory(stateDirectory)
             return tableMAC
         }
@@ -266,18 +266,18 @@ final class CatalogBase {
 
     // MARK: Bytes
 
-    static func appendEntry(_ key: TimelineIndex.Key, _ value: UInt64, to w: inout ByteWriter) {
+    static func appendEntry(_ key: FileDigest, _ value: UInt64, to w: inout ByteWriter) {
         appendKey(key, to: &w)
         w.u64(value)
     }
 
-    static func appendKey(_ key: TimelineIndex.Key, to w: inout ByteWriter) {
+    static func appendKey(_ key: FileDigest, to w: inout ByteWriter) {
         withUnsafeBytes(of: key.high.bigEndian) { w.raw($0) }
         withUnsafeBytes(of: key.low.bigEndian) { w.raw($0) }
     }
 
-    static func key(in raw: UnsafeRawBufferPointer, at offset: Int) -> TimelineIndex.Key {
-        TimelineIndex.Key(
+    static func key(in raw: UnsafeRawBufferPointer, at offset: Int) -> FileDigest {
+        FileDigest(
             high: UInt64(bigEndian: raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self)),
             low: UInt64(bigEndian: raw.loadUnaligned(fromByteOffset: offset + 8, as: UInt64.self)))
     }
@@ -305,13 +305,5 @@ final class CatalogBase {
         }
         try crypto { () throws(CryptoError) in try hashed.get() }
         return out
-    }
-
-}
-
-extension TimelineIndex.Key: Comparable {
-    /// Digest order: the catalog's base is sorted by it.
-    static func < (a: TimelineIndex.Key, b: TimelineIndex.Key) -> Bool {
-        a.high != b.high ? a.high < b.high : a.low < b.low
     }
 }

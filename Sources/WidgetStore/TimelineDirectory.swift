@@ -12,13 +12,15 @@ import WidgetModel
 /// from the verified file when needed. Reads go to the journal first: a write durable
 /// there and not folded yet is the file's current content.
 ///
-/// The authenticated catalog (`generations`) has the last word on a file read from
-/// disk: a deleted widget's file reads as absent; a file older than its recorded
-/// generation verifies (its metadata and placeholder are served) but its body is refused.
+/// The authenticated catalog (`ledger`, a `GenerationLedger`) has the last word on a
+/// file read from disk: a deleted widget's file reads as absent; a file older than its
+/// recorded generation verifies (its metadata and placeholder are served) but its body
+/// is refused.
 ///
 /// Threading: single-threaded, on the store's thread.
-final class TimelineCatalog {
-    let directory: String
+final class TimelineDirectory {
+    /// The timelines directory.
+    let path: String
     /// Its subkeys (file names, metadata) and class D; the same custody across a wipe.
     private let custody: KeyCustody
     /// Where writes land first; pending records are read before the files.
@@ -26,7 +28,7 @@ final class TimelineCatalog {
     /// Told of each entry that indexing refused to open (see `TimelineStore.refusedEntry`).
     var refusedEntry: (StoreError) -> Void = { _ in }
     /// Each widget's latest generation and deletion, authenticated (replaced at a wipe).
-    var generations: Catalog
+    var ledger: GenerationLedger
 
     /// What each file holds, as verified from disk (or just written), or that it is
     /// absent or failed verification.
@@ -42,10 +44,10 @@ final class TimelineCatalog {
     /// Whether a batch of writes is in flight (set by the store).
     var writesInFlight: () -> Bool = { false }
 
-    init(directory: String, custody: KeyCustody, generations: Catalog) {
-        self.directory = directory
+    init(path: String, custody: KeyCustody, ledger: GenerationLedger) {
+        self.path = path
         self.custody = custody
-        self.generations = generations
+        self.ledger = ledger
     }
 
     /// Forgets everything (a wipe). `empty`: the directory is now empty, so the empty
@@ -70,7 +72,7 @@ final class TimelineCatalog {
     }
 
     /// The index key of a widget's file: the digest its file name spells.
-    func indexKey(for widget: WidgetID) throws(StoreError) -> TimelineIndex.Key {
+    func indexKey(for widget: WidgetID) throws(StoreError) -> FileDigest {
         // The digest is public (it names a file): plain memory, no secure allocation.
         var digest = [UInt8](repeating: 0, count: 16)
         let hashed: Result<Void, CryptoError> = digest.withUnsafeMutableBytes { out in
@@ -79,7 +81,7 @@ final class TimelineCatalog {
             }
         }
         try crypto { () throws(CryptoError) in try hashed.get() }
-        return digest.withUnsafeBytes { TimelineIndex.Key(digest: $0) }
+        return digest.withUnsafeBytes { FileDigest(digest: $0) }
     }
 
     // MARK: Verification
@@ -87,9 +89,9 @@ final class TimelineCatalog {
     /// Reads, parses and verifies a timeline file's header and metadata; also returns
     /// the file's size. `expected` nil accepts any widget whose own file name is `name`.
     func readSealed(name: String, expected: WidgetID?) throws(StoreError) -> (TimelineFile.Sealed, TimelineMetadata, fileBytes: Int)? {
-        let path = "\(directory)/\(name)"
+        let path = "\(self.path)/\(name)"
         let bytes: [UInt8]
-        let key = TimelineIndex.Key(fileName: name)
+        let key = FileDigest(fileName: name)
         let fromFile: Bool
         if let journal, let key, let journaled = journal.pending(key) {
             // Written, durable in the journal, not folded into its file yet.
@@ -102,7 +104,7 @@ final class TimelineCatalog {
         }
         let sealed = try TimelineFile.parse(bytes, expected: expected, file: path)
         // A deleted widget's file put back (from a backup) is no widget's: ignored.
-        if fromFile, let key, try generations.verdict(key, generation: sealed.header.generation) == .deleted { return nil }
+        if fromFile, let key, try ledger.verdict(key, generation: sealed.header.generation) == .deleted { return nil }
         // A file renamed onto another widget's name is not that widget's.
         guard try fileName(for: sealed.header.widget) == name else { throw .corrupt(file: path, reason: .wrongWidget) }
         let metadata = try TimelineFile.openMetadata(
@@ -114,7 +116,7 @@ final class TimelineCatalog {
     /// from disk. The placeholder comes from `placeholders` or the verified file.
     func indexedMetadata(name: String, widget: WidgetID?, includingPlaceholder: Bool = true) throws(StoreError) -> TimelineMetadata? {
         // Every name the store makes parses; any other file is no widget's.
-        guard let key = TimelineIndex.Key(fileName: name) else { return nil }
+        guard let key = FileDigest(fileName: name) else { return nil }
         switch index[key] {
         case .present(let summary):
             guard summary.hasPlaceholder, includingPlaceholder else { return TimelineMetadata(summary, placeholder: nil) }
@@ -125,7 +127,7 @@ final class TimelineCatalog {
         case .absent:
             return nil
         case .corrupt(let reason):
-            throw .corrupt(file: "\(directory)/\(name)", reason: reason)
+            throw .corrupt(file: "\(self.path)/\(name)", reason: reason)
         case nil:
             if isComplete { return nil }
             return try verify(name: name, key: key, widget: widget)
@@ -136,7 +138,7 @@ final class TimelineCatalog {
     /// its absence, or its corruption (thrown too). An I/O error is thrown and not
     /// recorded: it may pass.
     @discardableResult
-    func verify(name: String, key: TimelineIndex.Key, widget: WidgetID?) throws(StoreError) -> TimelineMetadata? {
+    func verify(name: String, key: FileDigest, widget: WidgetID?) throws(StoreError) -> TimelineMetadata? {
         do throws(StoreError) {
             guard let (_, metadata, fileBytes) = try readSealed(name: name, expected: widget) else {
                 recordAbsent(key)
@@ -148,7 +150,7 @@ final class TimelineCatalog {
         } catch {
             // Only the file's own verdict is recorded: a catalog block that fails its MAC
             // is thrown (the read fails closed) but asked again next time.
-            guard case .corrupt(let file, let reason) = error, file == "\(directory)/\(name)" else { throw error }
+            guard case .corrupt(let file, let reason) = error, file == "\(self.path)/\(name)" else { throw error }
             index.recordCorrupt(key, reason)
             placeholders.remove(key)
             throw error
@@ -160,7 +162,7 @@ final class TimelineCatalog {
     /// the entry instead would report the widget missing once the index is complete,
     /// while its file is intact on disk (CrashSafetyTests).
     func reindexFromDisk(name: String, widget: WidgetID) {
-        guard let key = TimelineIndex.Key(fileName: name) else { return }
+        guard let key = FileDigest(fileName: name) else { return }
         do throws(StoreError) {
             try verify(name: name, key: key, widget: widget)
         } catch {
@@ -174,38 +176,38 @@ final class TimelineCatalog {
 
     /// Records metadata just written under file `name`, `fileBytes` long.
     func record(_ name: String, _ metadata: TimelineMetadata, fileBytes: Int) {
-        guard let key = TimelineIndex.Key(fileName: name) else { return }
+        guard let key = FileDigest(fileName: name) else { return }
         index.record(key, metadata, fileBytes: fileBytes)
         placeholders.set(key, metadata.placeholder, generation: metadata.generation)
     }
 
     /// Throws `rolledBack` if a file of `key` holding `generation` is older than the
     /// catalog's record: its body must not be served.
-    func refuseIfRolledBack(_ key: TimelineIndex.Key, generation: UInt64, file: String) throws(StoreError) {
-        if try generations.verdict(key, generation: generation) == .rolledBack { throw .corrupt(file: file, reason: .rolledBack) }
+    func refuseIfRolledBack(_ key: FileDigest, generation: UInt64, file: String) throws(StoreError) {
+        if try ledger.verdict(key, generation: generation) == .rolledBack { throw .corrupt(file: file, reason: .rolledBack) }
     }
 
     /// Records a placeholder just verified with a body.
-    func setPlaceholder(_ key: TimelineIndex.Key, _ placeholder: [UInt8]?, generation: UInt64) {
+    func setPlaceholder(_ key: FileDigest, _ placeholder: [UInt8]?, generation: UInt64) {
         placeholders.set(key, placeholder, generation: generation)
     }
 
     /// Forgets what the index knows of file `name`: the next question reads the disk.
     func forget(_ name: String) {
-        guard let key = TimelineIndex.Key(fileName: name) else { return }
+        guard let key = FileDigest(fileName: name) else { return }
         index.forget(key)
         placeholders.remove(key)
     }
 
     /// Records that no file `key` exists. Once the index covers every file, absence is
     /// implied, so nothing is kept for it.
-    func recordAbsent(_ key: TimelineIndex.Key) {
+    func recordAbsent(_ key: FileDigest) {
         if isComplete { index.forget(key) } else { index.recordAbsent(key) }
         placeholders.remove(key)
     }
 
     /// Records that `key`'s current generation's due reload was announced.
-    func markAnnounced(_ key: TimelineIndex.Key) { index.markAnnounced(key) }
+    func markAnnounced(_ key: FileDigest) { index.markAnnounced(key) }
 
     /// The earliest unannounced reload due after `now` (see `TimelineIndex.nextDue`).
     func nextDue(after now: Date) -> Date? { index.nextDue(after: now) }
@@ -219,10 +221,10 @@ final class TimelineCatalog {
     func indexNext(limit: Int) throws(StoreError) -> [TimelineMetadata]? {
         guard !isComplete else { return nil }
         if scan == nil {
-            scan = try DirectoryStream(directory)
+            scan = try DirectoryStream(self.path)
             // The catalog counts every widget ever made durable (deleted ones too): room
             // for them at once, so a large index is neither copied as it grows nor half empty.
-            index.reserveCapacity(index.count + generations.recordedCount)
+            index.reserveCapacity(index.count + ledger.recordedCount)
         }
         var found: [TimelineMetadata] = []
         var verified = 0
@@ -239,7 +241,7 @@ final class TimelineCatalog {
                 leftovers.append(name)
                 continue
             }
-            guard let key = TimelineIndex.Key(fileName: name) else { continue }
+            guard let key = FileDigest(fileName: name) else { continue }
             verified += 1
             guard index[key] == nil else { continue }
             do throws(StoreError) {
@@ -264,7 +266,7 @@ final class TimelineCatalog {
     /// file before it finishes, so with none in flight any found is a leftover.
     private func removeLeftovers() throws(StoreError) {
         guard !writesInFlight() else { return }
-        for name in leftovers { try FileSystem.remove("\(directory)/\(name)") }
+        for name in leftovers { try FileSystem.remove("\(self.path)/\(name)") }
         leftovers = []
     }
 

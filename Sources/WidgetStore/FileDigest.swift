@@ -1,0 +1,68 @@
+import FoundationEssentials
+
+/// A timeline file's name as the 16-byte keyed digest it spells in hex: the one key
+/// of a widget's file across the store, in the index, the journal's records and the
+/// generation ledger, so the widget id itself names no path.
+struct FileDigest: Hashable, Sendable, CustomStringConvertible {
+    /// The digest's first 8 bytes, big-endian.
+    let high: UInt64
+    /// The digest's last 8 bytes, big-endian.
+    let low: UInt64
+
+    /// The digest given as its two big-endian halves.
+    init(high: UInt64, low: UInt64) {
+        self.high = high
+        self.low = low
+    }
+
+    /// The digest of 16 bytes.
+    init(digest: some Collection<UInt8>) {
+        precondition(digest.count == 16, "a file-name digest is 16 bytes")
+        var high: UInt64 = 0
+        var low: UInt64 = 0
+        for (i, byte) in digest.enumerated() {
+            if i < 8 { high = high << 8 | UInt64(byte) } else { low = low << 8 | UInt64(byte) }
+        }
+        self.high = high
+        self.low = low
+    }
+
+    /// The digest a timeline file name spells (32 lowercase hex digits and the extension),
+    /// or `nil` for a name the store never makes.
+    init?(fileName: String) {
+        let utf8 = fileName.utf8
+        guard utf8.count == 32 + TimelineFile.fileExtension.utf8.count,
+            fileName.hasSuffix(TimelineFile.fileExtension)
+        else { return nil }
+        var words: (UInt64, UInt64) = (0, 0)
+        for (i, c) in utf8.prefix(32).enumerated() {
+            let nibble: UInt8
+            switch c {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): nibble = c - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): nibble = c - UInt8(ascii: "a") + 10
+            default: return nil
+            }
+            if i < 16 { words.0 = words.0 << 4 | UInt64(nibble) } else { words.1 = words.1 << 4 | UInt64(nibble) }
+        }
+        high = words.0
+        low = words.1
+    }
+
+    /// The file name this digest spells.
+    var fileName: String {
+        func hex(_ word: UInt64) -> String {
+            let digits = String(word, radix: 16)
+            return String(repeating: "0", count: 16 - digits.count) + digits
+        }
+        return hex(high) + hex(low) + TimelineFile.fileExtension
+    }
+
+    var description: String { fileName }
+}
+
+extension FileDigest: Comparable {
+    /// Digest order: the generation ledger's base is sorted by it.
+    static func < (a: FileDigest, b: FileDigest) -> Bool {
+        a.high != b.high ? a.high < b.high : a.low < b.low
+    }
+}
