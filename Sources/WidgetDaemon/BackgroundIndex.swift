@@ -1,6 +1,6 @@
 import Logging
 import VarlinkTransport
-import WidgetCrypto
+import WidgetdPOSIX
 import WidgetModel
 import WidgetStore
 
