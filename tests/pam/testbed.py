@@ -16,7 +16,7 @@ setpriv, as another uid):
 
     testbed.py peer MODE SOCKET LOG    fake (an in-step, locked widgetd that takes any
                                        Unlock), trickle (a byte at a time, GetStatus over
-                                       0.9 s and Unlock's WrongPasscode over 2.8 s),
+                                       0.6 s and Unlock's WrongPasscode over 2.9 s),
                                        silent (accepts, never answers) or status-only
                                        (answers GetStatus, never Unlock); every request
                                        read is appended to LOG, one per line
@@ -330,10 +330,13 @@ def send(mode, connection, reply, seconds):
     if mode != "trickle":
         connection.sendall(reply)
         return
+    # Each byte leaves at its place on one schedule from the start, so that a late wake-up
+    # on a loaded machine delays one byte and is not added up over all of them.
+    start = time.monotonic()
     with contextlib.suppress(OSError):   # the module gave up at its deadline
-        for byte in reply:
+        for index, byte in enumerate(reply):
             connection.sendall(bytes([byte]))
-            time.sleep(seconds / len(reply))
+            time.sleep(max(0, start + seconds * (index + 1) / len(reply) - time.monotonic()))
 
 
 def serve(mode, connection, log):
@@ -352,9 +355,9 @@ def serve(mode, connection, log):
             if method.endswith(".GetStatus"):
                 connection.sendall(STATUS_UNLOCK_PENDING)
         elif method.endswith(".GetStatus"):
-            send(mode, connection, STATUS, 0.9)
+            send(mode, connection, STATUS, 0.6)
         elif method.endswith(".Unlock"):
-            send(mode, connection, b"{}\0" if mode == "fake" else WRONG, 2.8)
+            send(mode, connection, b"{}\0" if mode == "fake" else WRONG, 2.9)
         elif mode == "fake":
             connection.sendall(b"{}\0")
         else:
