@@ -1,6 +1,7 @@
 import Logging
 import VarlinkTransport
 import WidgetCrypto
+import WidgetdPOSIX
 import WidgetModel
 import WidgetStore
 
