@@ -266,7 +266,7 @@ extension DaemonRuntime: SessionEvents {
     func report(_ event: SessionEvent) {
         switch event {
         case .lock(let reason, _):
-            // Sleep's purge at once follows from its reason (`DeviceChanges`).
+            // Sleep's purge at once follows from its reason (`DeviceController.apply`).
             let lockReason: LockReason = switch reason {
             case .session: .session
             case .sleep: .sleep

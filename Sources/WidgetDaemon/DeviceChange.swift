@@ -4,26 +4,10 @@ import WidgetModel
 import WidgetStore
 import WidgetdWire
 
-/// Why the device is locked (DESIGN §8, `lockedBy`): the source of the last lock.
-enum LockReason: String, Sendable, CaseIterable, Encodable {
-    /// A client's `Device.Lock`.
-    case client
-    /// The session was locked (logind `Lock`, `LockedHint`).
-    case session
-    /// The machine is going to sleep (logind `PrepareForSleep`).
-    case sleep
-    /// The last watched session ended.
-    case sessionEnd
-    /// Locked for `RequirePasscodeAfterSec=`: before-first-unlock again.
-    case inactivity
-    /// Nobody unlocked since widgetd started.
-    case start
-}
-
 /// A change of the device's keys, settings or configuration. Every source (a Varlink
-/// call, the wake timer, the passcode queue, a reload; later logind and the inactivity
-/// timer) hands one to ``DeviceController/apply(_:answer:)``, so that what must follow a change is
-/// written once.
+/// call, the wake timer, the passcode queue, a reload, logind) hands one to
+/// ``DeviceController/apply(_:answer:)``, so that what must follow a change is written
+/// once.
 enum DeviceChange: @unchecked Sendable {
     /// Lock now, for `reason` (class B purged now, A after its grace period). For
     /// `inactivity` (the wake timer, `RequirePasscodeAfterSec=` after the lock): classes A,
