@@ -8,7 +8,7 @@ import WidgetModel
 /// commit, without sockets, storage or crypto — the envelope scan, decoding the
 /// parameters, validation and the canonical body — as µs per message.
 ///
-/// It follows `WidgetService.putTimeline` step by step (the daemon's own types are
+/// It follows `TimelineService.putTimeline` step by step (the daemon's own types are
 /// internal to it), on the same 3 KiB message the write benchmark sends, so that a
 /// profile (`perf record`) of this loop is a profile of the daemon's decode path.
 public enum DecodeBenchmark {

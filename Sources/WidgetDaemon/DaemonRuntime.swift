@@ -84,7 +84,7 @@ final class DaemonRuntime {
             listeningSocket = bound.fd
             boundSocket = bound
         }
-        service = try WidgetService(
+        service = WidgetService(
             scheduler: loop, store: store,
             authorization: Authorization(configuration: configuration, daemonUID: getuid()),
             limits: .default, logger: logger)
@@ -92,9 +92,9 @@ final class DaemonRuntime {
             loop: loop, listeningSocket: listeningSocket, limits: configuration.serverLimits, service: .widgetd, handler: service,
             logger: logger)
         // Weak: the runtime owns both.
-        service.dropUnsentOutput = { [weak server] unreadable in server?.dropUnsentOutput(where: unreadable) }
+        service.timelines.dropUnsentOutput = { [weak server] unreadable in server?.dropUnsentOutput(where: unreadable) }
         // Read at each connection, so a reloaded configuration's groups apply to the next ones.
-        server.mayUseReserve = { [unowned service] peer in service.authorization.mayUseReserve(peer) }
+        server.mayUseReserve = { [unowned service] peer in service.access.authorization.mayUseReserve(peer) }
         sessionOptions = configuration.session
     }
 
@@ -216,7 +216,7 @@ final class DaemonRuntime {
             scope: SessionMonitor.scope(of: sessionOptions.sessions, uid: getuid(), systemInstance: systemInstance),
             options: sessionOptions, events: self, logger: logger)
         sessionMonitor = monitor
-        service.watchedSessions = { [unowned monitor] in monitor.watchedSessions }
+        service.device.watchedSessions = { [unowned monitor] in monitor.watchedSessions }
         monitor.start()
     }
 
@@ -244,7 +244,7 @@ final class DaemonRuntime {
         do {
             let new = try ConfigurationLoader.load(mainFile: paths.configurationFile)
             Self.log(new.problems, to: logger)
-            service.reconfigure(
+            service.device.reconfigure(
                 Authorization(configuration: new, daemonUID: getuid()), store: Self.storeConfiguration(new))
             if new.session != sessionOptions {
                 sessionOptions = new.session
@@ -266,7 +266,7 @@ extension DaemonRuntime: SessionEvents {
     func report(_ event: SessionEvent) {
         switch event {
         case .lock(let reason, _):
-            // Sleep's purge at once follows from its reason (`DeviceChanges`).
+            // Sleep's purge at once follows from its reason (`DeviceController.apply`).
             let lockReason: LockReason = switch reason {
             case .session: .session
             case .sleep: .sleep
@@ -274,7 +274,7 @@ extension DaemonRuntime: SessionEvents {
             }
             let logger = logger.with("locked_by", reason.rawValue)
             do {
-                try service.apply(.lock(lockReason)) { logger.info("locked", event: "lock") }
+                try service.device.apply(.lock(lockReason)) { logger.info("locked", event: "lock") }
             } catch {
                 logger.error("session lock failed", event: "lock_failed", error: error)
             }

@@ -16,7 +16,8 @@ enum MethodRole: Sendable, Equatable {
     case admin
 }
 
-/// Every io.widgetd method, once: its name, the role it requires and its handler.
+/// Every io.widgetd method, once: its name, the role it requires and its handler, on
+/// its owner (the ``DeviceController`` or the ``TimelineService``).
 ///
 /// Dispatch and authorization both read this table, so adding a method is its IDL
 /// text (with its `WidgetdMethod` case), one row here and one handler; a test checks
@@ -48,40 +49,40 @@ enum MethodTable {
 
     /// The rows, in IDL order.
     static let rows: [Row] = [
-        Row(.getStatus, .anyone) { (service, call, context, _) throws(ServiceError) in try service.getStatus(call, context) },
-        Row(.setPasscode, .admin) { (service, call, context, _) throws(ServiceError) in try service.setPasscode(call, context) },
-        Row(.unlock, .unlocker) { (service, call, context, _) throws(ServiceError) in try service.unlock(call, context) },
-        Row(.lock, .unlocker) { (service, call, context, _) throws(ServiceError) in try service.lock(call, context) },
-        Row(.wipe, .admin) { (service, call, context, _) throws(ServiceError) in try service.wipe(call, context) },
-        Row(.getSettings, .admin) { (service, call, context, _) throws(ServiceError) in try service.getSettings(call, context) },
-        Row(.setSettings, .admin) { (service, call, context, _) throws(ServiceError) in try service.setSettings(call, context) },
-        Row(.monitor, .admin) { (service, call, context, _) throws(ServiceError) in try service.monitor(call, context) },
-        Row(.reportPasscodeOutOfStep, .admin) { (service, call, context, _) throws(ServiceError) in try service.reportPasscodeOutOfStep(call, context) },
+        Row(.getStatus, .anyone) { (service, call, context, _) throws(ServiceError) in try service.device.getStatus(call, context) },
+        Row(.setPasscode, .admin) { (service, call, context, _) throws(ServiceError) in try service.device.setPasscode(call, context) },
+        Row(.unlock, .unlocker) { (service, call, context, _) throws(ServiceError) in try service.device.unlock(call, context) },
+        Row(.lock, .unlocker) { (service, call, context, _) throws(ServiceError) in try service.device.lock(call, context) },
+        Row(.wipe, .admin) { (service, call, context, _) throws(ServiceError) in try service.device.wipe(call, context) },
+        Row(.getSettings, .admin) { (service, call, context, _) throws(ServiceError) in try service.device.getSettings(call, context) },
+        Row(.setSettings, .admin) { (service, call, context, _) throws(ServiceError) in try service.device.setSettings(call, context) },
+        Row(.monitor, .admin) { (service, call, context, _) throws(ServiceError) in try service.device.monitor(call, context) },
+        Row(.reportPasscodeOutOfStep, .admin) { (service, call, context, _) throws(ServiceError) in try service.device.reportPasscodeOutOfStep(call, context) },
         Row(.putTimeline, .provider, commitsAcceptedWritesFirst: false) {
-            (service, call, context, authority) throws(ServiceError) in try service.putTimeline(call, context, authority)
+            (service, call, context, authority) throws(ServiceError) in try service.timelines.putTimeline(call, context, authority)
         },
         Row(.appendEntries, .provider) {
-            (service, call, context, authority) throws(ServiceError) in try service.appendEntries(call, context, authority)
+            (service, call, context, authority) throws(ServiceError) in try service.timelines.appendEntries(call, context, authority)
         },
         Row(.getTimeline, .provider) {
-            (service, call, context, authority) throws(ServiceError) in try service.getTimeline(call, context, authority)
+            (service, call, context, authority) throws(ServiceError) in try service.timelines.getTimeline(call, context, authority)
         },
         Row(.closeTimeline, .provider) {
-            (service, call, context, authority) throws(ServiceError) in try service.closeTimeline(call, context, authority)
+            (service, call, context, authority) throws(ServiceError) in try service.timelines.closeTimeline(call, context, authority)
         },
         Row(.deleteTimeline, .provider) {
-            (service, call, context, authority) throws(ServiceError) in try service.deleteTimeline(call, context, authority)
+            (service, call, context, authority) throws(ServiceError) in try service.timelines.deleteTimeline(call, context, authority)
         },
         Row(.watchReloads, .provider) {
-            (service, call, context, authority) throws(ServiceError) in try service.watchReloads(call, context, authority)
+            (service, call, context, authority) throws(ServiceError) in try service.timelines.watchReloads(call, context, authority)
         },
         Row(.listProviders, .provider) {
-            (service, call, context, authority) throws(ServiceError) in try service.listProviders(call, context, authority)
+            (service, call, context, authority) throws(ServiceError) in try service.timelines.listProviders(call, context, authority)
         },
-        Row(.listWidgets, .host) { (service, call, context, _) throws(ServiceError) in try service.listWidgets(call, context) },
-        Row(.getPresentation, .host) { (service, call, context, _) throws(ServiceError) in try service.getPresentation(call, context) },
-        Row(.watch, .host) { (service, call, context, _) throws(ServiceError) in try service.watch(call, context) },
-        Row(.reloadTimelines, .host) { (service, call, context, _) throws(ServiceError) in try service.reloadTimelines(call, context) },
+        Row(.listWidgets, .host) { (service, call, context, _) throws(ServiceError) in try service.timelines.listWidgets(call, context) },
+        Row(.getPresentation, .host) { (service, call, context, _) throws(ServiceError) in try service.timelines.getPresentation(call, context) },
+        Row(.watch, .host) { (service, call, context, _) throws(ServiceError) in try service.timelines.watch(call, context) },
+        Row(.reloadTimelines, .host) { (service, call, context, _) throws(ServiceError) in try service.timelines.reloadTimelines(call, context) },
     ]
 
     /// The rows by method.

@@ -42,7 +42,7 @@ final class PasscodeStep {
     }
 }
 
-extension WidgetService {
+extension DeviceController {
     /// `io.widgetd.Device.ReportPasscodeOutOfStep()`, admin only (the method table
     /// permits unlisted methods to administrators alone).
     func reportPasscodeOutOfStep(_ call: VarlinkCall, _ context: CallContext) throws(ServiceError) {

@@ -8,7 +8,7 @@ import WidgetModel
 ///
 /// Structural rule: every cached reply was made under ``stamp``, the key state and
 /// settings now in force. The stamp changes in one place only, ``update(to:)``, which
-/// `WidgetService.apply(_:)` (the one entry point of every device change) calls after
+/// `DeviceController.apply(_:answer:)` (the one entry point of every device change) calls after
 /// the change; replies made under another stamp are zeroed there.
 ///
 /// Loop only.
@@ -80,7 +80,7 @@ struct PresentationResponder {
     /// Zeroes every reply (a wipe, new registrations).
     mutating func forgetAll() { cache.removeAll() }
 
-    /// The key state or settings changed (only `WidgetService.apply(_:)` calls this):
+    /// The key state or settings changed (only `DeviceController.apply(_:answer:)` calls this):
     /// zeroes the replies made under another stamp. Returns whether the stamp changed.
     mutating func update(to current: PresentationCache.Stamp) -> Bool {
         guard current != stamp else { return false }

@@ -4,7 +4,7 @@ import WidgetModel
 import WidgetStore
 
 /// The io.widgetd errors of DESIGN §5, as the service raises them: every handler
-/// throws this one type, and ``WidgetService/fail(_:with:method:)`` answers it.
+/// throws this one type, and ``VarlinkTransport/CallContext/fail(with:method:)`` answers it.
 ///
 /// Each maps to one Varlink error name with its documented parameters. None of them
 /// carries secret material: a reason names the entry and field, never a value. The

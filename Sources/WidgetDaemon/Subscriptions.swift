@@ -3,7 +3,7 @@ import Varlink
 import VarlinkTransport
 import WidgetModel
 
-/// The open streams of the service: `Watch`, `WatchReloads` and `Monitor` calls that
+/// The open streams of the timeline side: `Watch` and `WatchReloads` calls that
 /// asked for `more` and are answered again whenever what they watch changes.
 struct Subscriptions {
     /// A host's `Watch(widget, surface)`.
@@ -35,17 +35,14 @@ struct Subscriptions {
 
     private(set) var watches: [PresentationWatch] = []
     private(set) var reloadWatches: [ReloadWatch] = []
-    private(set) var monitors: [CallContext] = []
 
     mutating func add(_ watch: PresentationWatch) { watches.append(watch) }
     mutating func add(_ watch: ReloadWatch) { reloadWatches.append(watch) }
-    mutating func addMonitor(_ context: CallContext) { monitors.append(context) }
 
     /// Drops every stream of a closed connection, and any whose connection is gone.
     mutating func remove(connection: ConnectionID) {
         watches.removeAll { $0.context.connection == connection || !$0.context.isOpen }
         reloadWatches.removeAll { $0.context.connection == connection || !$0.context.isOpen }
-        monitors.removeAll { $0.connection == connection || !$0.isOpen }
     }
 
     /// Drops one presentation watch whose call has ended.

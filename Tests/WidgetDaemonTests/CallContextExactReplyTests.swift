@@ -35,10 +35,10 @@ import WidgetdWire
         struct ForeignTag: OutputTag { var logMetadata: [String: String] { [:] } }
         let harness = try ServiceHarness()
         var verdicts: [Bool] = []
-        harness.service.dropUnsentOutput = { unreadable in
+        harness.service.timelines.dropUnsentOutput = { unreadable in
             verdicts = [unreadable(ForeignTag()), unreadable(ReplyProtection(protectionClass: .none))]
         }
-        harness.service.dropUnreadableOutput()
+        harness.service.timelines.dropUnreadableOutput()
         #expect(verdicts == [true, false])
     }
 }

@@ -98,7 +98,7 @@ import Testing
         _ = Self.warm(harness, Self.weather)
         var configuration = harness.configuration
         configuration.providers = []
-        harness.service.reconfigure(
+        harness.service.device.reconfigure(
             Authorization(configuration: configuration, daemonUID: 0), store: DaemonRuntime.storeConfiguration(configuration))
         // Registrations changed: the cache starts over.
         #expect(harness.cachedReply(Self.request(Self.weather)) == nil)

@@ -58,7 +58,7 @@ final class ServiceHarness {
         let store = try TimelineStore(
             stateDirectory: "\(root)/state", credentialsDirectory: nil,
             configuration: DaemonRuntime.storeConfiguration(configuration), journalCapacity: 64 << 10, now: scheduler.now)
-        let service = try WidgetService(
+        let service = WidgetService(
             scheduler: scheduler, store: store, authorization: Authorization(configuration: configuration, daemonUID: 0),
             limits: .default, logger: .disabled)
         return (store, service)

@@ -56,7 +56,7 @@ import Testing
         harness.scheduler.advance(by: Self.threeDays - 10)
         harness.ok("io.widgetd.Device.Unlock", ["passcode": "1234"])
         harness.scheduler.advance(by: 60)
-        try harness.service.apply(.lock(.session))
+        try harness.service.device.apply(.lock(.session))
         harness.scheduler.advance(by: Self.threeDays - 1)
         #expect(harness.heldClasses().contains("completeUntilFirstUserAuthentication"))
         #expect(harness.ok("io.widgetd.Device.GetStatus")["lockedBy"] as? String == "session")
@@ -67,7 +67,7 @@ import Testing
     @Test func requirePasscodeAfterSecZeroNeverPurgesClassC() throws {
         let harness = try Self.unlockedWithClassC { $0.session.requirePasscodeAfter = nil }
         harness.ok("io.widgetd.Device.Lock")
-        #expect(harness.service.store.requirePasscodeDue == nil, "no deadline for inactivity")
+        #expect(harness.service.device.store.requirePasscodeDue == nil, "no deadline for inactivity")
         harness.scheduler.advance(by: 365 * 86_400)
         #expect(harness.heldClasses().contains("completeUntilFirstUserAuthentication"))
         #expect(harness.state() == "locked")
@@ -76,7 +76,7 @@ import Testing
     @Test func withoutAPasscodeInactivityChangesNothing() throws {
         let harness = try ServiceHarness()
         harness.ok("io.widgetd.Device.Lock")
-        #expect(harness.service.store.requirePasscodeDue == nil)
+        #expect(harness.service.device.store.requirePasscodeDue == nil)
         harness.scheduler.advance(by: Self.threeDays)
         #expect(harness.state() == "locked")
         #expect(harness.heldClasses().contains("completeUntilFirstUserAuthentication"))
@@ -88,7 +88,7 @@ import Testing
         let harness = try Self.unlockedWithClassC()
         let monitor = harness.call("io.widgetd.Device.Monitor", more: true)
         let events = monitor.replies.count
-        try harness.service.apply(.lock(.inactivity))
+        try harness.service.device.apply(.lock(.inactivity))
         #expect(harness.state() == "unlocked")
         #expect(harness.heldClasses().contains("complete"))
         #expect(monitor.replies.count == events)

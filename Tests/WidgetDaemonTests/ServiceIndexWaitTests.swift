@@ -15,7 +15,7 @@ import VarlinkTransport
     private static func restartedWithIndexToFill(_ harness: ServiceHarness) throws {
         harness.putEveryClass()
         try harness.restart(run: false)
-        harness.service.index.slice = 1
+        harness.service.timelines.index.slice = 1
     }
 
     @Test func aCallNeedingEveryTimelineIsAnsweredWhenTheBackgroundIndexCompletesWhileReadsAreAnsweredAtOnce() throws {
@@ -30,11 +30,11 @@ import VarlinkTransport
         #expect(!list.isAnswered && !reload.isAnswered, "answered before the index was complete")
         #expect(read.isAnswered && read.error == nil && read.mode == "content")
         #expect(timeline.isAnswered && timeline.error == nil)
-        #expect(!harness.service.index.isComplete)
+        #expect(!harness.service.timelines.index.isComplete)
 
         // One file indexed per turn; the calls wait until the last.
         var turns = 0
-        while !harness.service.index.isComplete, turns < 100 {
+        while !harness.service.timelines.index.isComplete, turns < 100 {
             #expect(!list.isAnswered && !reload.isAnswered)
             harness.scheduler.turn()
             turns += 1
@@ -55,7 +55,7 @@ import VarlinkTransport
         let unlock = harness.call("io.widgetd.Device.Unlock", ["passcode": "1234"], run: false)
         harness.scheduler.turn()
         #expect(unlock.isAnswered && unlock.error == nil)
-        try #require(!harness.service.index.isComplete)
+        try #require(!harness.service.timelines.index.isComplete)
 
         let append = harness.call(
             "io.widgetd.Provider.AppendEntries",
@@ -64,7 +64,7 @@ import VarlinkTransport
         #expect(lock.isAnswered && lock.error == nil)
         #expect(!append.isAnswered)
         harness.scheduler.run()
-        #expect(harness.service.index.isComplete)
+        #expect(harness.service.timelines.index.isComplete)
         #expect(append.isAnswered && append.error == "io.widgetd.ProtectedDataUnavailable", "\(append.replies)")
     }
 
@@ -86,10 +86,10 @@ import VarlinkTransport
         try Self.restartedWithIndexToFill(harness)
         let list = harness.call("io.widgetd.Host.ListWidgets", connection: 77, run: false)
         let other = harness.call("io.widgetd.Host.ListWidgets", connection: 78, run: false)
-        #expect(harness.service.index.waiters.count == 2)
+        #expect(harness.service.timelines.index.waiters.count == 2)
         list.connectionOpen = false
         harness.service.connectionClosed(ConnectionID(rawValue: 77))
-        #expect(harness.service.index.waiters.count == 1)
+        #expect(harness.service.timelines.index.waiters.count == 1)
         harness.scheduler.run()
         #expect(!list.isAnswered)
         #expect(other.isAnswered && other.error == nil)
@@ -135,7 +135,7 @@ import VarlinkTransport
         // Every timeline's reload (at its last entry, an hour ahead) falls due, unheard.
         harness.scheduler.advance(by: 7200)
         try harness.restart(run: false)
-        harness.service.index.slice = 1
+        harness.service.timelines.index.slice = 1
         let watch = harness.call("io.widgetd.Provider.WatchReloads", more: true, run: false)
         #expect(watch.replies.isEmpty, "announced before the slices indexed the files")
         harness.scheduler.run()

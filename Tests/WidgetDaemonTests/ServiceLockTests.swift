@@ -96,7 +96,7 @@ import Testing
         #expect(harness.ok("io.widgetd.Device.GetStatus")["lockedBy"] == nil)
 
         let monitor = harness.call("io.widgetd.Device.Monitor", more: true)
-        try harness.service.apply(.lock(.session))
+        try harness.service.device.apply(.lock(.session))
         let event = monitor.parameters["event"] as? [String: Any]
         #expect(event?["state"] as? String == "locked")
         #expect(event?["lockedBy"] as? String == "session")
@@ -115,7 +115,7 @@ import Testing
         var order: [String] = []
         let monitor = harness.call("io.widgetd.Device.Monitor", more: true)
         let heard = monitor.replies.count
-        try harness.service.apply(.lock(.client)) {
+        try harness.service.device.apply(.lock(.client)) {
             order.append("answer")
             #expect(monitor.replies.count == heard, "the monitor heard of the lock before its call was answered")
         }

@@ -28,7 +28,7 @@ import Testing
 
     @Test func monitorEventsNameTheWatchedSessions() throws {
         let harness = try ServiceHarness()
-        harness.service.watchedSessions = { ["3", "7"] }
+        harness.service.device.watchedSessions = { ["3", "7"] }
         let monitor = harness.call("io.widgetd.Device.Monitor", more: true)
         harness.ok("io.widgetd.Device.Lock")
         let event = monitor.parameters["event"] as? [String: Any]

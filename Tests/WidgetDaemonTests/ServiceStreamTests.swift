@@ -37,7 +37,7 @@ import WidgetModel
         let watch = harness.call("io.widgetd.Host.Watch", ["widget": Self.weather, "surface": "homeScreen"], more: true)
         #expect(watch.replies.count == 1)
         // What it showed may be decrypted content: a watch remembers a digest of it only.
-        let kept = try #require(harness.service.subscriptions.watches.first)
+        let kept = try #require(harness.service.timelines.subscriptions.watches.first)
         for child in Mirror(reflecting: kept).children {
             #expect(!(child.value is Presentation) && !(child.value is Presentation?), "\(child.label ?? "?") holds a presentation")
         }
@@ -47,7 +47,7 @@ import WidgetModel
         let harness = try ServiceHarness()
         harness.ok("io.widgetd.Provider.PutTimeline", harness.putParameters(Self.weather))
         let watch = harness.call("io.widgetd.Host.Watch", ["widget": Self.weather, "surface": "homeScreen"], more: true)
-        harness.service.refreshWatches(nil)
+        harness.service.timelines.refreshWatches(nil)
         #expect(watch.replies.count == 1)
         // A change is still sent.
         harness.ok("io.widgetd.Provider.PutTimeline", [
@@ -55,7 +55,7 @@ import WidgetModel
         ])
         #expect(watch.replies.count == 2)
         #expect(Self.headline(watch) == "Changed")
-        harness.service.refreshWatches(nil)
+        harness.service.timelines.refreshWatches(nil)
         #expect(watch.replies.count == 2)
     }
 

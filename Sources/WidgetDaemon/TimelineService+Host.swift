@@ -8,7 +8,7 @@ import WidgetStore
 import WidgetdWire
 
 /// io.widgetd.Host: what the programs that draw widgets call (DESIGN §4, §5).
-extension WidgetService {
+extension TimelineService {
     /// Every stored widget of `provider` (any, if absent) whose id sorts after `after`,
     /// in widget id order; with `limit`, at most that many and `next` while more remain.
     /// Widgets written or deleted between pages are seen or not by the pages still to
@@ -98,10 +98,10 @@ extension WidgetService {
     ) -> UnsafeRawBufferPointer? {
         // The stamp changes only in apply(_:); a debug build checks that nothing else
         // changed the key state or settings behind its back.
-        assert(responder.stamp == currentPresentationStamp(), "the key state changed outside WidgetService.apply")
+        assert(responder.stamp == device.presentationStamp, "the key state changed outside DeviceController.apply")
         var held: ReplyProtection?
         let reply = responder.reply(to: message, now: now, permit: &permit, protection: &held) {
-            authorization.permits(authority(for: connection, peer: peer), method: WidgetdMethod.getPresentation.fullName)
+            access.authorization.permits(access.authority(for: connection, peer: peer), method: WidgetdMethod.getPresentation.fullName)
         }
         protection = held
         return reply
@@ -152,11 +152,11 @@ extension WidgetService {
         let now = self.now
         let metadata = readableMetadata(widget, withPlaceholder: false)
         guard let protectionClass = metadata?.protectionClass
-            ?? authorization.providers.first(where: { $0.id == widget.provider })?.dataProtection
+            ?? access.authorization.providers.first(where: { $0.id == widget.provider })?.dataProtection
         else { throw .widgetNotFound(widget.description) }
         let context = PresentationContext(
             widget: widget, surface: surface, state: store.deviceState, passcodeSet: store.passcodeSet,
-            protectionClass: protectionClass, settings: settings)
+            protectionClass: protectionClass, settings: device.settings)
         let decision: PresentationDecision
         do { decision = try PresentationRules.decide(context) } catch { throw .unavailableOnSurface(surface) }
         var timeline: Timeline?
@@ -242,7 +242,7 @@ extension WidgetService {
                 }
             case .failure(let error):
                 // The widget vanished (deleted, its provider unregistered): end the stream.
-                fail(watch.context, with: error, method: WidgetdMethod.watch.fullName)
+                watch.context.fail(with: error, method: WidgetdMethod.watch.fullName)
                 subscriptions.remove(watch)
             }
         }
@@ -313,15 +313,12 @@ extension WidgetService {
         }
     }
 
-    /// The wake-up: purges that fell due, the inactivity restart, entry dates reached, reloads due.
+    /// The wake-up: purges that fell due and the inactivity restart (the device's), entry
+    /// dates reached, reloads due.
     func tick() {
         let clocks = scheduler.clocks
         let now = clocks.wall
-        // A device change only when a purge is due: a wake-up for an entry date or a
-        // reload must not commit the writes gathering for the next group commit.
-        // Running due purges makes no store change that can fail.
-        if let due = store.nextDeadline, due <= clocks.monotonic { try? apply(.purgeDue) }
-        if let due = store.requirePasscodeDue, due <= clocks.boottime { try? apply(.lock(.inactivity)) }
+        device.applyDueKeyChanges(at: clocks)
         let due = subscriptions.watches.filter { $0.nextChange.map { $0 <= now } ?? false }
         for watch in due { refreshWatches(watch.widget) }
         announceDueReloads()

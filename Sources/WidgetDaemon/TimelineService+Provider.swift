@@ -9,7 +9,7 @@ import WidgetStore
 import WidgetdWire
 
 /// io.widgetd.Provider: what widget extensions call (DESIGN §5).
-extension WidgetService {
+extension TimelineService {
     /// Checks that the caller may provide `text`'s widget and that its provider is
     /// registered; returns the id and the provider's registration.
     private func providedWidget(
@@ -19,13 +19,13 @@ extension WidgetService {
         guard authority.mayProvide(widget) else {
             // The refusal names the provider and who may write for it, so that the caller
             // knows whose User=/Group= in providers.d/ to ask for; no timeline is consulted.
-            let registration = authorization.providers.first { $0.id == widget.provider }
-            deny(
-                method, context: context, widget: text,
+            let registration = access.authorization.providers.first { $0.id == widget.provider }
+            context.deny(
+                method, widget: text,
                 error: .permissionDenied(provider: widget.provider, user: registration?.uid, group: registration?.gid))
             return nil
         }
-        guard let registration = authorization.providers.first(where: { $0.id == widget.provider }) else {
+        guard let registration = access.authorization.providers.first(where: { $0.id == widget.provider }) else {
             throw .providerNotRegistered(widget.provider)
         }
         return (widget, registration)
@@ -87,7 +87,7 @@ extension WidgetService {
         for (item, result) in zip(batch, results) {
             switch result {
             case .success(let generation): item.context.reply(encoded: GenerationReply(generation: generation).encodedReply)
-            case .failure(let error): fail(item.context, with: .store(error), method: WidgetdMethod.putTimeline.fullName)
+            case .failure(let error): item.context.fail(with: .store(error), method: WidgetdMethod.putTimeline.fullName)
             }
         }
     }
@@ -241,7 +241,7 @@ extension WidgetService {
     /// one; a provider's user its own), and to an administrator the provider files that
     /// register nothing, with the problem `--check-config` reports for each.
     func listProviders(_ call: VarlinkCall, _ context: CallContext, _ authority: PeerAuthority) throws(ServiceError) {
-        let visible = authorization.providers.filter { authority.isAdmin || authority.providers.contains($0.id) }
+        let visible = access.authorization.providers.filter { authority.isAdmin || authority.providers.contains($0.id) }
             .sorted { $0.id < $1.id }
         let providers = visible.map {
             ProviderInfo(
@@ -249,7 +249,7 @@ extension WidgetService {
                 maxWidgets: $0.maxWidgets, maxBytes: $0.maxBytes)
         }
         let disabled = authority.isAdmin
-            ? authorization.configuration.problems.filter(\.disablesProviderFile).map {
+            ? access.authorization.configuration.problems.filter(\.disablesProviderFile).map {
                 DisabledProviderFile(file: $0.error.file, line: $0.error.line > 0 ? $0.error.line : nil, reason: $0.error.reasonText)
             }
             : []

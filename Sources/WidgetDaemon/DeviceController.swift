@@ -1,0 +1,242 @@
+import FoundationEssentials
+import Logging
+import SecureMemory
+import Varlink
+import VarlinkTransport
+import WidgetdPOSIX
+import WidgetModel
+import WidgetStore
+import WidgetdWire
+
+/// The device side of the service: io.widgetd.Device's handlers (state, passcodes,
+/// settings) and every change of keys, settings or configuration, through
+/// ``apply(_:answer:)``. It owns the keys side of the store, the ``SettingsFile``, the
+/// ``PasscodeQueue``, the ``PasscodeStep`` and the monitors; what the timeline side
+/// must do when the device changes it hears through its ``DeviceChangeFollower``.
+///
+/// Threading: on the scheduler's loop thread, except the passcode KDF, which runs off
+/// it and hands its result back through ``Scheduling/execute(_:)``.
+final class DeviceController {
+    let scheduler: any Scheduling
+    let store: TimelineStore
+    let access: AccessControl
+    let logger: Logger
+
+    /// Where `settings` are kept: the store's settings file.
+    let settingsFile: SettingsFile
+    /// The user's settings, mirrored from the store's settings file; the most
+    /// restrictive ones while that file cannot be read (`settingsUnreadable`).
+    private(set) var settings: Settings
+    /// Whether `settings` stand in for a settings file that could not be read, until
+    /// an administrator's `SetSettings` (or a wipe) writes a new one.
+    private(set) var settingsUnreadable = false
+    /// Why the device is locked (`nil` while unlocked): the reason of the last lock.
+    private(set) var lockedBy: LockReason?
+    /// Whether `memory_not_locked` was logged: once per run, when it is first seen.
+    private var reportedMemoryNotLocked = false
+    /// Whether some secure memory could not be locked (`LockedMemory`), for `GetStatus`.
+    var memoryNotLocked: Bool { LockedMemory.hasFailed }
+    /// Open `Monitor` streams.
+    private(set) var monitors: [CallContext] = []
+    /// Unlock and SetPasscode calls, one at a time.
+    let passcodes: PasscodeQueue
+    /// Whether the passcode is in step with the login password (DESIGN §8).
+    let passcodeStep: PasscodeStep
+
+    /// The timeline side, told of each change (set once, by ``WidgetService``).
+    weak var follower: (any DeviceChangeFollower)?
+    /// The logind sessions followed, for `GetStatus`; `nil` when none are (set by the daemon).
+    var watchedSessions: () -> [String]? = { nil }
+
+    init(scheduler: any Scheduling, store: TimelineStore, access: AccessControl, logger: Logger) {
+        self.scheduler = scheduler
+        self.store = store
+        self.access = access
+        self.logger = logger
+        passcodes = PasscodeQueue(scheduler: scheduler)
+        settingsFile = SettingsFile(store: store, logger: logger)
+        (settings, settingsUnreadable) = settingsFile.load()
+        passcodeStep = PasscodeStep(store: store, logger: logger)
+        lockedBy = store.deviceState == .unlocked ? nil : .start
+        passcodes.finish = { [unowned self] request, outcome in finishPasscodeRequest(request, outcome) }
+        passcodes.refuse = { request, error in request.context.fail(with: .store(error), method: request.method) }
+    }
+
+    /// Logs, once, that secure memory could not be locked, as soon as it is seen: at
+    /// start and after every call (one atomic load), so within the call that hit it.
+    func reportMemoryNotLocked() {
+        guard !reportedMemoryNotLocked, LockedMemory.hasFailed else { return }
+        reportedMemoryNotLocked = true
+        let caching = store.configuration.requireLockedMemory
+            ? "decrypted timelines are not cached (RequireLockedMemory=yes)"
+            : "decrypted timelines are cached anyway (RequireLockedMemory=no)"
+        logger.warning(
+            "secure memory could not be locked, so it may be swapped out; \(caching); raise LimitMEMLOCK= (RLIMIT_MEMLOCK)",
+            event: "memory_not_locked",
+            metadata: ["memlock_limit": ProcessHygiene.lockedMemoryLimit().map { "\($0)" } ?? "unlimited"])
+    }
+
+    /// A connection closed: its monitors and queued passcode requests go.
+    func connectionClosed(_ id: ConnectionID) {
+        monitors.removeAll { $0.connection == id || !$0.isOpen }
+        passcodes.removeRequests(of: id)
+    }
+
+    /// Runs the key changes the wake timer found due: the purges (class A after its grace
+    /// period) and the inactivity restart of `RequirePasscodeAfterSec=`. A device change
+    /// only when one is due: a wake-up for an entry date or a reload must not commit the
+    /// writes gathering for the next group commit.
+    func applyDueKeyChanges(at clocks: ClockReading) {
+        // Running due purges makes no store change that can fail.
+        if let due = store.nextDeadline, due <= clocks.monotonic { try? apply(.purgeDue) }
+        if let due = store.requirePasscodeDue, due <= clocks.boottime { try? apply(.lock(.inactivity)) }
+    }
+
+    /// The one entry point of every device change: commits the accepted writes (so they
+    /// land under the state they were accepted in), changes the store, zeroes the cached
+    /// presentations and unsent replies the new state no longer allows, runs `answer`
+    /// (the call's reply, so that it goes before what monitors and watches hear, as a
+    /// `Lock`'s reply always has), publishes the events, re-presents the watches and
+    /// re-arms the wake timer. Throws what the store refused (a wrong passcode, an
+    /// interrupted unlock, a wipe after failed attempts, which is applied before it is
+    /// thrown) without running `answer`: the caller fails its call.
+    func apply(_ change: DeviceChange, answer: () -> Void = {}) throws(ServiceError) {
+        follower?.commitAcceptedWrites()
+        let published: [DeviceEvent.Kind]
+        do throws(ServiceError) {
+            published = try make(change)
+        } catch .store(.wiped) {
+            // Wiped after too many failed attempts: a new store, as after `Wipe`.
+            follower?.forgetPresentations()
+            settingsWereWiped()
+            settle(publishing: [.settings, .state], answer: {})
+            throw .store(.wiped)
+        } catch {
+            settle(publishing: [], answer: {})
+            throw error
+        }
+        settle(publishing: published, answer: answer)
+    }
+
+    /// Makes the change in the store and the controller's own state; returns the kinds
+    /// of events it publishes.
+    private func make(_ change: DeviceChange) throws(ServiceError) -> [DeviceEvent.Kind] {
+        let now = scheduler.clocks
+        let before = (state: store.deviceState, passcodeSet: store.passcodeSet)
+        switch change {
+        case .lock(.inactivity):
+            // Locked for `RequirePasscodeAfterSec=`: class C goes too, before-first-unlock again.
+            store.requirePasscode()
+            guard store.deviceState != before.state else { return [] }
+            lockedBy = .inactivity
+            return [.state]
+        case .lock(let reason):
+            // Before sleep, classes A and B go at once (DESIGN §8).
+            store.lock(now: now, purgeAtOnce: reason == .sleep)
+            // The lock that ended the unlocked state says why; later ones change nothing.
+            if before.state == .unlocked { lockedBy = reason }
+            return [.state]
+        case .unlock(let derived):
+            try ServiceError.fromStore { () throws(StoreError) in try store.finishUnlock(derived, now: now) }
+            return [.state]
+        case .passcodeChange(let derived):
+            try ServiceError.fromStore { () throws(StoreError) in try store.finishSetPasscode(derived, now: now) }
+            return [.state]
+        case .purgeDue:
+            store.advance(to: now)
+            return before.state != store.deviceState || before.passcodeSet != store.passcodeSet ? [.state] : []
+        case .wipe:
+            follower?.forgetPresentations()
+            try ServiceError.fromStore { () throws(StoreError) in try store.wipe() }
+            settingsWereWiped()
+            return [.settings, .state]
+        case .settings(let new):
+            // Saved even if unchanged while unreadable: setting them is what ends the restriction.
+            if new != settings || settingsUnreadable {
+                try settingsFile.save(new)
+                settings = new
+                settingsUnreadable = false
+            }
+            return [.settings]
+        case .configuration(let authorization, let storeConfiguration):
+            store.configuration = storeConfiguration
+            access.replace(authorization)
+            follower?.configurationReplaced()
+            return []
+        }
+    }
+
+    /// What follows every change: the presentation stamp (the only place it changes),
+    /// the call's answer, events, watches, the wake timer.
+    private func settle(publishing published: [DeviceEvent.Kind], answer: () -> Void) {
+        if store.deviceState == .unlocked { lockedBy = nil }
+        follower?.presentationStampChanged(to: presentationStamp)
+        answer()
+        for kind in published { publishDeviceEvent(kind) }
+        follower?.deviceChanged(publishedEvents: !published.isEmpty)
+    }
+
+    /// After a wipe the store is a new one: its settings are a new store's defaults,
+    /// in memory and on disk, and no reply holding content may still reach anyone.
+    private func settingsWereWiped() {
+        follower?.storeWiped()
+        settings = Settings()
+        settingsUnreadable = false
+        settingsFile.saveDefaults()
+    }
+
+    /// The key state and settings a presentation depends on, besides its timeline and the
+    /// time, computed from the store.
+    var presentationStamp: PresentationCache.Stamp {
+        var available: UInt8 = 0
+        for (index, c) in ProtectionClass.allCases.enumerated() where store.isKeyAvailable(c) { available |= 1 << index }
+        return PresentationCache.Stamp(
+            state: store.deviceState, passcodeSet: store.passcodeSet, availableClasses: available, settings: settings)
+    }
+
+    // MARK: Events
+
+    /// The event monitors are sent.
+    func deviceEvent(_ kind: DeviceEvent.Kind) -> DeviceEvent {
+        DeviceEvent(
+            kind: kind, state: store.deviceState, passcodeSet: store.passcodeSet, settings: settings,
+            lockedBy: lockedBy?.rawValue, passcodeInStep: passcodeStep.inStep, sessions: watchedSessions())
+    }
+
+    /// Sends every open monitor the event of `kind`.
+    func publishDeviceEvent(_ kind: DeviceEvent.Kind) {
+        let reply = DeviceEventReply(event: deviceEvent(kind))
+        for monitor in monitors where monitor.isOpen { monitor.stream(reply) }
+    }
+
+    func monitor(_ call: VarlinkCall, _ context: CallContext) throws(ServiceError) {
+        let event = deviceEvent(.state)
+        guard context.wantsMore else { return context.reply(DeviceEventReply(event: event)) }
+        context.stream(DeviceEventReply(event: event))
+        monitors.append(context)
+    }
+}
+
+/// What the timeline side does when the device changes, in the order
+/// ``DeviceController/apply(_:answer:)`` calls it: the accepted writes commit first; a
+/// wipe or a new configuration voids the cached presentations; a new key state or new
+/// settings (the presentation stamp) drops what may no longer be read; after the call's
+/// answer and the monitors' events, an unlock, a lock or new settings re-present the
+/// watches (unlocked content, or redacted), and the wake timer is re-armed.
+protocol DeviceChangeFollower: AnyObject {
+    /// Before any change: the accepted writes commit under the state they were accepted in.
+    func commitAcceptedWrites()
+    /// The store is about to be wiped: no cached presentation holds.
+    func forgetPresentations()
+    /// The store was wiped: no reply holding content may still reach anyone.
+    func storeWiped()
+    /// A reloaded configuration: permits and cached presentations go (a registration
+    /// decides a widget's class when it has no timeline yet).
+    func configurationReplaced()
+    /// The key state and settings presentations depend on now: replies made under
+    /// another stamp go, and unsent replies their readers may no longer read are dropped.
+    func presentationStampChanged(to stamp: PresentationCache.Stamp)
+    /// The change is answered and published: watches are re-presented if it published
+    /// events, and the wake timer is re-armed.
+    func deviceChanged(publishedEvents: Bool)
+}

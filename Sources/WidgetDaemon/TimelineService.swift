@@ -1,0 +1,195 @@
+import FoundationEssentials
+import Logging
+import SecureMemory
+import Varlink
+import VarlinkTransport
+import WidgetdPOSIX
+import WidgetModel
+import WidgetStore
+import WidgetdWire
+
+/// The timeline side of the service: io.widgetd.Host's and io.widgetd.Provider's
+/// handlers, and what the store's timelines show.
+///
+/// Owned parts, one concept each: the ``GroupCommitter``, the ``PresentationResponder``,
+/// the ``WakeScheduler``, the ``Subscriptions`` (watches and reload watches), the
+/// ``ReloadSchedule`` and the ``BackgroundIndex`` (with its waiting calls) hold their own
+/// state. The key state and settings are the ``DeviceController``'s: read here, and
+/// changed only through its `apply`, which tells this service as its
+/// ``DeviceChangeFollower``.
+///
+/// Threading: everything runs on the scheduler's loop thread, except a group commit's
+/// sealing, which runs off it and hands its result back through
+/// ``Scheduling/execute(_:)``. The store is therefore only ever touched from the loop.
+final class TimelineService {
+    let scheduler: any Scheduling
+    let store: TimelineStore
+    let access: AccessControl
+    /// The key state and settings every presentation depends on.
+    unowned let device: DeviceController
+    var logger: Logger
+    /// Timeline limits for validation of provider input.
+    var limits: TimelineLimits
+
+    /// Open streams: `Watch`, `WatchReloads`.
+    var subscriptions = Subscriptions()
+    /// When each stored timeline's reload falls due, and which were announced.
+    let reloads: ReloadSchedule
+    /// PutTimeline calls accepted, committed together.
+    let committer: GroupCommitter
+    /// Cached `GetPresentation` replies and the memory of requests that reach them.
+    var responder: PresentationResponder
+    /// The one loop timer for the next thing that changes by itself.
+    let wake: WakeScheduler
+    /// The store's metadata index, filled in slices, and the calls waiting for it.
+    let index: BackgroundIndex
+
+    /// Drops (zeroed) the unsent replies holding content its reader may no longer read,
+    /// and closes their connections: the server's, set by the daemon (see
+    /// ``dropUnreadableOutput()``). Nothing by default, for tests without a server.
+    var dropUnsentOutput: (_ unreadable: (any OutputTag) -> Bool) -> Void = { _ in }
+
+    /// The scheduler's time now: the one clock of every rule the service applies.
+    var now: Date { scheduler.now }
+
+    init(
+        scheduler: any Scheduling, store: TimelineStore, access: AccessControl, device: DeviceController,
+        limits: TimelineLimits, logger: Logger
+    ) {
+        self.scheduler = scheduler
+        self.store = store
+        self.access = access
+        self.device = device
+        self.limits = limits
+        self.logger = logger
+        reloads = ReloadSchedule(store: store)
+        committer = GroupCommitter(store: store, scheduler: scheduler)
+        wake = WakeScheduler(scheduler: scheduler)
+        index = BackgroundIndex(store: store, scheduler: scheduler, logger: logger)
+        store.refusedEntry = { [logger] error in
+            logger.warning("timeline entry refused, skipped", event: "entry_refused", error: error)
+        }
+        responder = PresentationResponder(limit: store.configuration.maxCachedTimelines, stamp: device.presentationStamp)
+        committer.answer = { [unowned self] batch, results in answer(batch, results) }
+        wake.wake = { [unowned self] in tick() }
+        scheduler.onWallClockSet { [weak self] in self?.wallClockWasSet() }
+        // Calls that need every timeline (ListWidgets, ReloadTimelines, a write under a
+        // quota) wait for the background index: `whenIndexed`.
+        index.found = { [unowned self] found in indexed(found) }
+        index.answer = { [unowned self] waiters in answerIndexWaiters(waiters) }
+        index.refuse = { waiter, error in waiter.context.fail(with: .store(error), method: waiter.method) }
+    }
+
+    /// Starts the background index and arms the wake timer.
+    func start() {
+        index.start()
+        reschedule()
+    }
+
+    /// What a slice of the background index found: the due reloads among it are
+    /// announced, and the wake timer re-armed for an earlier one.
+    private func indexed(_ found: [TimelineMetadata]) {
+        let now = self.now
+        for metadata in found {
+            guard let due = metadata.reloadDue else { continue }
+            if due <= now {
+                if announce(ReloadRequest(widget: metadata.widget.description, reason: .due)) {
+                    reloads.announced(metadata.widget)
+                }
+            } else if wake.date.map({ due < $0 }) ?? true {
+                reschedule()
+            }
+        }
+    }
+
+    /// Runs `work` (given the caller's authority) once every stored timeline is indexed:
+    /// now if it is, otherwise when the background index completes, without holding the
+    /// loop meanwhile (a million timelines took it about 70 s). Throws `TryAgainLater`
+    /// when ``IndexWaiters/limit`` calls wait already.
+    func whenIndexed(
+        _ context: CallContext, method: String, _ work: @escaping (PeerAuthority) throws(ServiceError) -> Void
+    ) throws(ServiceError) {
+        if index.isComplete { return try work(access.authority(for: context)) }
+        try index.wait(IndexWaiters.Waiter(context: context, method: method, work: work))
+    }
+
+    /// Answers the calls that waited for the index, in the order they came, each under
+    /// the authorization, keys and settings in force now (a Lock or a configuration
+    /// reload that came while they waited applies to them).
+    private func answerIndexWaiters(_ waiters: [IndexWaiters.Waiter]) {
+        for waiter in waiters where waiter.context.isOpen {
+            let authority = access.authority(for: waiter.context)
+            guard access.authorization.permits(authority, method: waiter.method) else {
+                waiter.context.deny(waiter.method)
+                continue
+            }
+            // As in `handle`: a waiting call sees the writes accepted before it committed
+            // (an AppendEntries behind a PutTimeline of the same widget builds on it).
+            if MethodTable.row(waiter.method)?.commitsAcceptedWritesFirst ?? true, committer.hasUnansweredWrites {
+                committer.commitAll()
+            }
+            do throws(ServiceError) { try waiter.work(authority) } catch {
+                waiter.context.fail(with: error, method: waiter.method)
+            }
+        }
+        device.reportMemoryNotLocked()
+    }
+
+    /// Commits every accepted write now and answers each (a stop goes through here).
+    func commitPendingWrites() { committer.commitAll() }
+
+    /// A connection closed: its streams and the calls it had waiting for the index go.
+    func connectionClosed(_ id: ConnectionID) {
+        subscriptions.remove(connection: id)
+        index.remove(connection: id)
+    }
+
+    /// Drops (zeroed) the unsent output of every connection holding a reply its reader
+    /// may no longer read, and closes those connections: class A once its key is purged
+    /// (after the lock's grace period), class B once its key is purged unless the reader
+    /// is the provider of a timeline still open (DESIGN §3), C and D when their key goes.
+    func dropUnreadableOutput() {
+        dropUnsentOutput { [store] tag in
+            // Only ReplyProtection marks this service's replies: any other tag is unreadable.
+            guard let protection = tag as? ReplyProtection else { return true }
+            return switch protection.protectionClass {
+            case .completeUnlessOpen:
+                !store.isKeyAvailable(.completeUnlessOpen) && !(protection.openTimeline.map(store.isOpen) ?? false)
+            case .complete, .completeUntilFirstUserAuthentication, .none:
+                !store.isKeyAvailable(protection.protectionClass)
+            }
+        }
+    }
+
+    /// Parses a widget id parameter.
+    func widgetID(_ text: String) throws(ServiceError) -> WidgetID {
+        do { return try WidgetID(text) } catch { throw .invalidParameter("widget") }
+    }
+}
+
+extension TimelineService: DeviceChangeFollower {
+    func commitAcceptedWrites() { committer.commitAll() }
+
+    func forgetPresentations() { responder.forgetAll() }
+
+    func storeWiped() { dropUnsentOutput { _ in true } }
+
+    func configurationReplaced() {
+        responder.revokePermits()
+        // A registration decides a widget's class when it has no timeline yet.
+        responder.forgetAll()
+    }
+
+    func presentationStampChanged(to stamp: PresentationCache.Stamp) {
+        if responder.update(to: stamp) {
+            // A key released or purged: replies waiting in connections follow the same rule.
+            dropUnreadableOutput()
+        }
+    }
+
+    func deviceChanged(publishedEvents: Bool) {
+        // An unlock shows content again, a lock redacts it, new settings change what shows.
+        if publishedEvents { refreshWatches(nil) }
+        reschedule()
+    }
+}
