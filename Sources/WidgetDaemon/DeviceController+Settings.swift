@@ -9,7 +9,7 @@ import WidgetStore
 import WidgetdWire
 
 /// io.widgetd.Device's settings handlers (DESIGN §5): read and written through
-/// ``DeviceController/apply(_:answer:)``, kept in the ``SettingsFile``.
+/// ``DeviceController/apply(_:answer:)``, kept in the ``StoredSettings``.
 extension DeviceController {
     func getSettings(_ call: VarlinkCall, _ context: CallContext) throws(ServiceError) {
         context.reply(SettingsReply(settings: settings))

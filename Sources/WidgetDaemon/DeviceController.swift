@@ -10,7 +10,7 @@ import WidgetdWire
 
 /// The device side of the service: io.widgetd.Device's handlers (state, passcodes,
 /// settings) and every change of keys, settings or configuration, through
-/// ``apply(_:answer:)``. It owns the keys side of the store, the ``SettingsFile``, the
+/// ``apply(_:answer:)``. It owns the keys side of the store, the ``StoredSettings``, the
 /// ``PasscodeQueue``, the ``PasscodeStep`` and the monitors; what the timeline side
 /// must do when the device changes it hears through its ``DeviceChangeFollower``.
 ///
@@ -23,7 +23,7 @@ final class DeviceController {
     let logger: Logger
 
     /// Where `settings` are kept: the store's settings file.
-    let settingsFile: SettingsFile
+    let storedSettings: StoredSettings
     /// The user's settings, mirrored from the store's settings file; the most
     /// restrictive ones while that file cannot be read (`settingsUnreadable`).
     private(set) var settings: Settings
@@ -54,8 +54,8 @@ final class DeviceController {
         self.access = access
         self.logger = logger
         passcodes = PasscodeQueue(scheduler: scheduler)
-        settingsFile = SettingsFile(store: store, logger: logger)
-        (settings, settingsUnreadable) = settingsFile.load()
+        storedSettings = StoredSettings(store: store, logger: logger)
+        (settings, settingsUnreadable) = storedSettings.load()
         passcodeStep = PasscodeStep(store: store, logger: logger)
         lockedBy = store.deviceState == .unlocked ? nil : .start
         passcodes.finish = { [unowned self] request, outcome in finishPasscodeRequest(request, outcome) }
@@ -153,7 +153,7 @@ final class DeviceController {
         case .settings(let new):
             // Saved even if unchanged while unreadable: setting them is what ends the restriction.
             if new != settings || settingsUnreadable {
-                try settingsFile.save(new)
+                try storedSettings.save(new)
                 settings = new
                 settingsUnreadable = false
             }
@@ -182,7 +182,7 @@ final class DeviceController {
         follower?.storeWiped()
         settings = Settings()
         settingsUnreadable = false
-        settingsFile.saveDefaults()
+        storedSettings.saveDefaults()
     }
 
     /// The key state and settings a presentation depends on, besides its timeline and the

@@ -9,7 +9,7 @@ import WidgetStore
 /// does not verify or parse, means the most restrictive settings until an
 /// administrator sets new ones. A new (or wiped) store gets the documented defaults
 /// written, so that its file is never missing later.
-struct SettingsFile {
+struct StoredSettings {
     let store: TimelineStore
     let logger: Logger
 
