@@ -3,6 +3,7 @@ import VarlinkTransport
 import WidgetdPOSIX
 import WidgetModel
 import WidgetStore
+import WidgetdPOSIX
 
 /// The store's metadata index, filled in slices between calls once the loop runs, and
 /// the calls that wait for it to be complete (``IndexWaiters``).

@@ -1,3 +1,14 @@
+// Part: ledger (`Ledger/`). Its face, for the other parts and `TimelineStore`: the
+// timeline file format (`TimelineFile`: encode/seal, parse, `openMetadata`, `openBody`),
+// the journal (`Journal`: `append`, `pending`, `fold`, `discard`), the generation ledger
+// (`GenerationLedger`: `verdict`/`admits` for a digest and generation, `record`,
+// `recordDeleted`, the saves), the key of a file (`FileDigest`), the file system calls
+// (`FileSystem`, `DirectoryStream`) and the one owner per state directory
+// (`StateDirectoryLock`).
+// It must not know the key lifecycle or the keybag's contents (keys and MAC keys are
+// handed in as values; the rollback anchor is the one shared piece), nor the index,
+// order, tallies or caches of the timelines part.
+
 import FoundationEssentials
 import Glibc
 import SecureMemory

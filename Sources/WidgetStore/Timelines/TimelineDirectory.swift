@@ -1,3 +1,14 @@
+// Part: timelines (`Timelines/`). Its face, for `TimelineStore` (which lives here and
+// is the store's facade over all three parts): `TimelineDirectory` (file names, the
+// index filled in slices, placeholders, and a file's verification: `readSealed`,
+// `record`, `recordAbsent`, `forget`, `indexNext`, `nextDue`), the entry table
+// (`TimelineIndex`) with the views kept in step with it (`WidgetOrder`,
+// `ProviderUsageTally`, `KeyGenerationTally`, `NextReloadDue`), the caches
+// (`PlaintextCache`, `PlaceholderCache`), `ProviderQuota`, and one `OpenReport` per open.
+// Reads, puts, deletes and pages go through `TimelineStore` and `WritePipeline`.
+// It must not reach into the keys part beyond `KeyCustody`'s face (subkeys and the key
+// pair of a class and generation), nor into the ledger's formats beyond its face.
+
 import FoundationEssentials
 import WidgetCrypto
 import WidgetModel

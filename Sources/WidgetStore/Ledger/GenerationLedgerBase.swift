@@ -28,7 +28,7 @@ import WidgetdPOSIX
 /// Threading: not thread-safe; `GenerationLedger` guards it. `entries(inBlock:)` (the
 /// compaction's sequential pass) only reads the descriptor and may run beside lookups.
 final class GenerationLedgerBase {
-    static let entriesPerBlock = 128
+    private static let entriesPerBlock = 128
     static let entryByteCount = 24
     static let magic = Array("WCTB".utf8)
     private static let blockMagic = Array("WCBK".utf8)
@@ -271,7 +271,7 @@ final class GenerationLedgerBase {
         w.u64(value)
     }
 
-    static func appendKey(_ key: FileDigest, to w: inout ByteWriter) {
+    private static func appendKey(_ key: FileDigest, to w: inout ByteWriter) {
         withUnsafeBytes(of: key.high.bigEndian) { w.raw($0) }
         withUnsafeBytes(of: key.low.bigEndian) { w.raw($0) }
     }
@@ -286,7 +286,7 @@ final class GenerationLedgerBase {
         UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: offset + 16, as: UInt64.self))
     }
 
-    static func blockMAC(sequence: UInt64, block: Int, _ bytes: ArraySlice<UInt8>, key: SecureBytes) throws(StoreError) -> [UInt8] {
+    private static func blockMAC(sequence: UInt64, block: Int, _ bytes: ArraySlice<UInt8>, key: SecureBytes) throws(StoreError) -> [UInt8] {
         var prefix = ByteWriter(reservingCapacity: 16)
         prefix.raw(blockMagic)
         prefix.u64(sequence)

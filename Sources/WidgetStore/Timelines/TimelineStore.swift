@@ -240,7 +240,7 @@ public final class TimelineStore {
     ///
     /// What it cannot see: a file rolled back before the catalog was lost opens, and its
     /// generation is taken as the newest (SECURITY.md).
-    private func rebuildCatalog() throws(StoreError) {
+    func rebuildCatalog() throws(StoreError) {
         let rebuilt = GenerationLedger.empty(stateDirectory: stateDirectory, macKey: custody.subkeys.catalogMAC, anchor: anchor)
         timelines.ledger = rebuilt
         var restored = 0
@@ -475,137 +475,6 @@ public final class TimelineStore {
     /// and passes it to `beginUnlock(now:lockEpoch:)`, so that a Lock after the arrival
     /// wins even over an unlock that had not begun yet. Kept across `wipe()`.
     public var lockEpoch: LockEpoch { custody.lockEpoch }
-
-    // MARK: Unlock and lock
-
-    /// Unlocks with a passcode: `beginUnlock`, `derive` and `finishUnlock` in one call.
-    public func unlock(passcode: SecureBytes, now: ClockReading) throws(StoreError) {
-        let derivation = try beginUnlock(now: now)
-        try finishUnlock(try derivation.derive(passcode), now: now)
-    }
-
-    /// Checks that an attempt is allowed now and returns the derivation to run (off
-    /// this thread if wished). Throws `tryAgainLater` while the delay runs.
-    /// With no passcode set the derivation is trivial and `finishUnlock` succeeds unless
-    /// a lock overtook it.
-    ///
-    /// - Parameter lockEpoch: `lockEpoch` when the unlock was asked for, if it waited its
-    ///   turn since; by default, now.
-    public func beginUnlock(now: ClockReading, lockEpoch arrived: LockEpoch? = nil) throws(StoreError) -> PasscodeDerivation {
-        try custody.beginUnlock(now: now, lockEpoch: arrived)
-    }
-
-    /// Verifies a derived passcode by unwrapping the class secrets. Success releases A,
-    /// B and C and resets the failure count; failure is counted and written durably
-    /// before `wrongPasscode` is thrown (a repeat of the last wrong passcode is not
-    /// counted again), and may crypto-erase the store (`wipeAfterFailedAttempts`).
-    ///
-    /// A lock since the unlock arrived wins: a right passcode then throws
-    /// `unlockInterrupted` and changes nothing (neither counted nor clearing the count);
-    /// a wrong one is counted all the same, or a Lock sent behind each guess would make
-    /// guessing free.
-    public func finishUnlock(_ derived: DerivedPasscode, now: ClockReading) throws(StoreError) {
-        try wipingWhenDue { () throws(StoreError) in try custody.finishUnlock(derived, now: now) }
-        if awaitingPasscodeToRebuildCatalog, custody.keybag.passcodeSet {
-            // The passcode proved the keybag: the lost catalog is rebuilt from the files.
-            try rebuildCatalog()
-            return
-        }
-        guard anchor.isAwaitingProof, custody.keybag.passcodeSet else { return }
-        // The passcode proved the keybag: its files, opened unanchored on --start-over,
-        // are anchored together now.
-        anchor.proven()
-        try timelines.ledger.saveAnchored { (values) throws(StoreError) in try custody.writeKeybag(carrying: values) }
-    }
-
-    /// Whether files that carried no anchor on a moved counter were opened on
-    /// `--start-over` and wait for the passcode to be anchored (see `RollbackAnchor.check`).
-    public var awaitingPasscodeToAnchor: Bool { anchor.isAwaitingProof }
-
-    /// Runs a custody operation; when it counted the failure that reaches
-    /// `wipeAfterFailedAttempts`, crypto-erases and throws `wiped` instead of its error.
-    private func wipingWhenDue<T>(_ body: () throws(StoreError) -> T) throws(StoreError) -> T {
-        do throws(StoreError) {
-            return try body()
-        } catch {
-            guard custody.wipeDue else { throw error }
-            try wipe()
-            throw .wiped
-        }
-    }
-
-    /// Locks: what surfaces may show changes at once; with a passcode set the class-B
-    /// key and B plaintext not open are dropped now, class A after `classAGrace`.
-    /// Every unlock that arrived before it and has not finished will fail
-    /// (`finishUnlock`), whatever the state was.
-    ///
-    /// `purgeAtOnce` (before sleep, DESIGN §8): classes A and B are purged now, with no
-    /// grace for A and no exception for open B timelines, also if the device was locked
-    /// already.
-    public func lock(now: ClockReading, purgeAtOnce: Bool = false) {
-        purge(custody.lock(now: now))
-        guard purgeAtOnce else { return }
-        for c in custody.purgeLockedClassesNow() { cache.purge(c, keepingOpen: false) }
-    }
-
-    /// Runs the purges that are due at `now` (class A after its grace period).
-    public func advance(to now: ClockReading) {
-        purge(custody.advance(to: now))
-    }
-
-    /// When the device has been locked `requirePasscodeAfter` seconds (measured from the
-    /// lock on the boot-time clock: time asleep counts), while it is locked with a
-    /// passcode set; `nil` otherwise or when that is off. An unlock cancels it; after a
-    /// restart the device is `beforeFirstUnlock` anyway.
-    public var requirePasscodeDue: BootInstant? {
-        guard let after = configuration.requirePasscodeAfter, passcodeSet, deviceState == .locked,
-            let lockedAt = custody.lifecycle.lockedAt
-        else { return nil }
-        return lockedAt.boottime.addingTimeInterval(after)
-    }
-
-    /// Locked long enough (DESIGN §8, iOS's inactivity restart): classes A, B and C and
-    /// all their plaintext are purged (open B timelines too) and the state is
-    /// `beforeFirstUnlock` again, as after a restart. Only while locked with a passcode
-    /// set; otherwise nothing changes.
-    public func requirePasscode() {
-        for c in custody.requirePasscode() { cache.purge(c, keepingOpen: false) }
-    }
-
-    private func purge(_ classes: [ProtectionClass]) {
-        for c in classes { cache.purge(c, keepingOpen: c == .completeUnlessOpen) }
-    }
-
-    // MARK: Passcode
-
-    /// Sets (`current` nil, no passcode yet), changes, or removes (`new` nil) the passcode:
-    /// `beginSetPasscode`, `derive` and `finishSetPasscode` in one call.
-    public func setPasscode(current: SecureBytes?, new: SecureBytes?, now: ClockReading) throws(StoreError) {
-        let change = try beginSetPasscode(hasCurrent: current != nil, hasNew: new != nil, now: now)
-        try finishSetPasscode(try change.derive(current: current, new: new), now: now)
-    }
-
-    /// Checks that a passcode change is possible now and returns the derivations to run
-    /// (off this thread if wished): `passcodeRequired` without a current passcode when
-    /// one is set, `noPasscodeSet` to remove one that is not, `tryAgainLater` while the
-    /// failed-attempt delay runs.
-    public func beginSetPasscode(hasCurrent: Bool, hasNew: Bool, now: ClockReading) throws(StoreError) -> PasscodeChange {
-        try custody.beginSetPasscode(hasCurrent: hasCurrent, hasNew: hasNew, now: now)
-    }
-
-    /// Applies a derived passcode change. Only the keybag is rewritten: the cost does
-    /// not depend on the number of timelines. A wrong current passcode counts as a
-    /// failed attempt (otherwise this would be a way around the delay) and throws
-    /// `wrongPasscode`; a change planned before another one took effect throws
-    /// `passcodeRequired` and is not counted.
-    ///
-    /// A change that a `lock` overtook is applied (it was authorised, and unlocks
-    /// nothing): the device stays locked, and a passcode newly set on it brings the lock
-    /// rules as from that lock (`KeyLifecycle.passcodeWasSet`).
-    public func finishSetPasscode(_ derived: DerivedPasscodeChange, now: ClockReading) throws(StoreError) {
-        let inUse = keyGenerationsInUse
-        purge(try wipingWhenDue { () throws(StoreError) in try custody.finishSetPasscode(derived, now: now, inUse: inUse) })
-    }
 
     // MARK: Wipe
 

@@ -55,7 +55,7 @@ struct Keybag {
     /// The largest keybag read: a few hundred bytes per generation kept.
     static let maximumFileBytes = 1 << 20
     /// The largest tangle blob read (a TPM's is a few hundred bytes).
-    static let maximumTangleBlobBytes = 4096
+    private static let maximumTangleBlobBytes = 4096
 
     /// A key generation's number; a file's header names the one it is sealed to.
     typealias Generation = UInt32
@@ -124,7 +124,7 @@ struct Keybag {
     }
 
     /// The generation new writes are sealed to.
-    var newestGeneration: Generation { generations.last!.number }
+    private var newestGeneration: Generation { generations.last!.number }
 
     /// The numbers of every generation held.
     var generationNumbers: [Generation] { generations.map(\.number) }

@@ -13,7 +13,7 @@ import SecureMemory
 /// through an ACL).
 public struct FileDeviceKeySource: DeviceKeySource {
     /// The file name inside `$CREDENTIALS_DIRECTORY`.
-    static let credentialName = "device-key"
+    private static let credentialName = "device-key"
     /// The file name inside the state directory.
     static let stateFileName = "device.key"
 

@@ -9,7 +9,7 @@
 enum PasscodeStepFile {
     static let fileName = "passcode-step"
     static let inStep = Array("in-step\n".utf8)
-    static let outOfStep = Array("out-of-step\n".utf8)
+    private static let outOfStep = Array("out-of-step\n".utf8)
 
     static func load(stateDirectory: String) -> Bool {
         let bytes: [UInt8]?

@@ -1,3 +1,16 @@
+// Part: keys (`Keys/`). Its face, for the other parts and `TimelineStore`, is
+// `KeyCustody`: the key state (`lifecycle`, `keybag`, `subkeys`, `lockEpoch`,
+// `retryAfter`, `wipeDue`), `beginUnlock`/`finishUnlock`, `lock`, `advance`,
+// `requirePasscode`, `beginSetPasscode`/`finishSetPasscode`, `dropGenerations`, and
+// `keyPair(_:generation:)`, the key pair of a class and generation; with the injected
+// sources it is built from (`DeviceKeySource`, `PasscodeVerifier`, `RollbackCounter`)
+// and `KeyEncryptionKeySupply` for the write path.
+// It must not know timelines, their files, the journal or the generation ledger: what a
+// keybag save needs beside it is handed in as a closure (`KeybagCompanion`,
+// `anchorUnanchored`), and the classes a lock drops are returned for the store to purge.
+// Its files are written through the ledger's `FileSystem`; the one `TimelineStore`
+// extension here (`PasscodeStepFile`'s accessors) is the facade's, not this part's.
+
 import FoundationEssentials
 import SecureMemory
 import WidgetCrypto

@@ -51,7 +51,7 @@ enum TimelineFile {
     private static let bodyKeyLabel = Array("widgetd.v2.timeline.body-key".utf8)
     private static let bodyLabel = Array("widgetd.v2.timeline.body".utf8)
     /// A wrapped body key: nonce, key and tag.
-    static let wrappedKeyByteCount = AEAD.keyByteCount + AEAD.overhead
+    private static let wrappedKeyByteCount = AEAD.keyByteCount + AEAD.overhead
 
     /// The authenticated header.
     struct Header: Equatable {
