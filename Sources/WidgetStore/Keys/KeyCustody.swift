@@ -8,8 +8,8 @@
 // It must not know timelines, their files, the journal or the generation ledger: what a
 // keybag save needs beside it is handed in as a closure (`KeybagCompanion`,
 // `anchorUnanchored`), and the classes a lock drops are returned for the store to purge.
-// Its files are written through the ledger's `FileSystem`; the one `TimelineStore`
-// extension here (`PasscodeStepFile`'s accessors) is the facade's, not this part's.
+// Its files are written through the ledger's `FileSystem`; the facade reaches
+// `PasscodeStepFile` from `TimelineStore+Keys.swift`.
 
 import FoundationEssentials
 import SecureMemory

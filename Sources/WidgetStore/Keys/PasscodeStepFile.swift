@@ -22,16 +22,3 @@ enum PasscodeStepFile {
         try FileSystem.writeAtomically(directory: stateDirectory, name: fileName, bytes: inStep ? Self.inStep : outOfStep)
     }
 }
-
-extension TimelineStore {
-    /// Whether the passcode is in step with the login password, as the state directory
-    /// records it; `false` if that record cannot be read.
-    public func loadPasscodeInStep() -> Bool {
-        PasscodeStepFile.load(stateDirectory: stateDirectory)
-    }
-
-    /// Records durably (written, synced, renamed) whether the passcode is in step.
-    public func savePasscodeInStep(_ inStep: Bool) throws(StoreError) {
-        try PasscodeStepFile.save(inStep: inStep, stateDirectory: stateDirectory)
-    }
-}

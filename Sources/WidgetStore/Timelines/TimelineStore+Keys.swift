@@ -138,4 +138,17 @@ extension TimelineStore {
         let inUse = keyGenerationsInUse
         purge(try wipingWhenDue { () throws(StoreError) in try custody.finishSetPasscode(derived, now: now, inUse: inUse) })
     }
+
+    // MARK: The passcode's step with the login password
+
+    /// Whether the passcode is in step with the login password, as the state directory
+    /// records it; `false` if that record cannot be read.
+    public func loadPasscodeInStep() -> Bool {
+        PasscodeStepFile.load(stateDirectory: stateDirectory)
+    }
+
+    /// Records durably (written, synced, renamed) whether the passcode is in step.
+    public func savePasscodeInStep(_ inStep: Bool) throws(StoreError) {
+        try PasscodeStepFile.save(inStep: inStep, stateDirectory: stateDirectory)
+    }
 }
