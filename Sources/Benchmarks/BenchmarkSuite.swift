@@ -181,27 +181,29 @@ public final class BenchmarkSuite {
 
     // MARK: Unlock fan-out
 
-    /// Every host count, quiet and with a provider writing; the baseline binary's row
-    /// next to each of widgetd's, the two in alternating order.
+    /// Every host count, quiet and with a provider writing, then quiet with a widget per
+    /// host; the baseline binary's row next to each of widgetd's, the two in alternating order.
     private func measureFanout() throws {
         var binaries = [(subject: "widgetd", binary: options.widgetdBinary)]
         if let baseline = options.baselineWidgetdBinary { binaries.append(("widgetd (baseline binary)", baseline)) }
         var index = 0
-        for hosts in options.fanoutHosts {
-            for writing in [false, true] {
-                let order = index % 2 == 0 ? binaries : binaries.reversed()
-                var rows: [(subject: String, row: FanoutBenchmark.Row)] = []
-                for (slot, entry) in order.enumerated() {
-                    log("fanout: \(entry.subject), \(hosts) hosts\(writing ? ", a provider writing" : "")")
-                    let row = try FanoutBenchmark.run(
-                        root: "\(root)/fanout-\(index)-\(slot)", binary: entry.binary, hosts: hosts, writing: writing,
-                        rounds: options.fanoutRounds, timelineBytes: options.timelineBytes)
-                    rows.append((entry.subject, row))
-                }
-                // Reported in a fixed order: widgetd first.
-                fanout += rows.sorted { $0.subject.count < $1.subject.count }
-                index += 1
+        let shapes = options.fanoutHosts.flatMap { hosts in
+            [(hosts, nil, false), (hosts, nil, true)] as [(Int, Int?, Bool)]
+        } + options.fanoutHosts.map { ($0, $0, false) }
+        for (hosts, widgets, writing) in shapes {
+            let order = index % 2 == 0 ? binaries : binaries.reversed()
+            var rows: [(subject: String, row: FanoutBenchmark.Row)] = []
+            for (slot, entry) in order.enumerated() {
+                let distinct = widgets.map { ", \($0) distinct widgets" } ?? ""
+                log("fanout: \(entry.subject), \(hosts) hosts\(distinct)\(writing ? ", a provider writing" : "")")
+                let row = try FanoutBenchmark.run(
+                    root: "\(root)/fanout-\(index)-\(slot)", binary: entry.binary, hosts: hosts, widgets: widgets,
+                    writing: writing, rounds: options.fanoutRounds, timelineBytes: options.timelineBytes)
+                rows.append((entry.subject, row))
             }
+            // Reported in a fixed order: widgetd first.
+            fanout += rows.sorted { $0.subject.count < $1.subject.count }
+            index += 1
         }
     }
 

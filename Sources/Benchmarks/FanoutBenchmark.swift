@@ -4,7 +4,10 @@ import Glibc
 
 /// Unlock fan-out: `hosts` hosts, each on its own connection, `Watch` one of
 /// a few class-A widgets while the device is locked (they hold the placeholder), then
-/// one `Unlock`; measured until the last host holds content.
+/// one `Unlock`; measured until the last host holds content. With as many widgets as
+/// hosts, every host watches a widget of its own: the unlock then opens one file per
+/// host (its class key was purged at the lock, `ClassAGraceSec=0`, and its plaintext
+/// with it), the case where the files' key agreements rather than the sends bound it.
 ///
 /// The daemon's time is separated from the client's: besides the wall-clock time from
 /// the Unlock reply to the last host's content, the daemon's loop thread's CPU time
@@ -49,8 +52,11 @@ enum FanoutBenchmark {
     private static let contentMarker = Array("SECRET-".utf8)
 
     /// Measures `rounds` unlocks with `hosts` watching, against a fresh daemon of `binary`.
-    static func run(root: String, binary: String, hosts: Int, writing: Bool, rounds: Int, timelineBytes: Int) throws -> Row {
-        let widgetCount = min(hosts, 10)
+    /// `widgets` nil: ten widgets (fewer with fewer hosts), each watched by many hosts.
+    static func run(
+        root: String, binary: String, hosts: Int, widgets distinct: Int? = nil, writing: Bool, rounds: Int, timelineBytes: Int
+    ) throws -> Row {
+        let widgetCount = min(hosts, distinct ?? 10)
         let daemon = try BenchDaemon(
             root: root, binary: binary,
             extra: ["MaxConnections=\(hosts + 64)", "MaxConnectionsPerUser=\(hosts + 64)"])

@@ -9,7 +9,7 @@ let arguments = Array(CommandLine.arguments.dropFirst())
 let usage = """
     usage: widgetd-bench [--smoke] [--only reads,writes,growth,fanout | --only decode | --only containers]
                          [--growth 0,1000,...] [--duration SECONDS] [--rounds N] [--connections 1,8,32]
-                         [--threaded-connections 8] [--growth-store ROOT] [--output DIR]
+                         [--threaded-connections 8] [--fanout-hosts 100,1000] [--growth-store ROOT] [--output DIR]
     Measures widgetd beside redis-server, SQLCipher and the floors; without --output,
     rewrites docs/BENCHMARKS.md and docs/benchmarks-latency.svg when run from the package root.
     --rounds: interleaved rounds of the read and write rows (median kept; default 3);
@@ -17,7 +17,7 @@ let usage = """
     --threaded-connections: those of the read rows whose client gives each connection
     its own blocking thread, as separate host processes do (default 8; "" for none);
     --only fanout: the unlock fan-out rows (100 and 1,000 watching hosts, quiet and with a
-    provider writing);
+    provider writing, then quiet with a widget per host; --fanout-hosts: other host counts);
     --growth-store ROOT: also measure the daemon root ROOT (etc/, state/) as it is, as
     the last growth row (a store filled once, e.g. a million timelines, and reused);
     --only containers: our timer heap, call queue and syscalls against swift-collections'
@@ -33,7 +33,8 @@ if arguments.first != "--echo-server" {
     while let argument = rest.popFirst() {
         switch argument {
         case "--smoke": continue
-        case "--output", "--growth", "--growth-store", "--duration", "--only", "--rounds", "--connections", "--threaded-connections":
+        case "--output", "--growth", "--growth-store", "--duration", "--only", "--rounds", "--connections", "--threaded-connections",
+            "--fanout-hosts":
             if rest.popFirst() != nil { continue }
             FileHandle.standardError.write(Data("widgetd-bench: \(argument) needs a value\n\(usage)".utf8))
             exit(2)
@@ -90,6 +91,9 @@ do {
     }
     if let index = arguments.firstIndex(of: "--threaded-connections"), index + 1 < arguments.count {
         options.threadedReadConnections = arguments[index + 1].split(separator: ",").compactMap { Int($0) }
+    }
+    if let index = arguments.firstIndex(of: "--fanout-hosts"), index + 1 < arguments.count {
+        options.fanoutHosts = arguments[index + 1].split(separator: ",").compactMap { Int($0) }
     }
     if let index = arguments.firstIndex(of: "--only"), index + 1 < arguments.count {
         options.parts = Set(arguments[index + 1].split(separator: ",").map(String.init))
