@@ -151,14 +151,7 @@ extension TimelineService {
     ) throws(ServiceError) -> (presentation: Presentation, nextChange: Date?, protection: ReplyProtection?) {
         let now = self.now
         let metadata = readableMetadata(widget, withPlaceholder: false)
-        guard let protectionClass = metadata?.protectionClass
-            ?? access.authorization.providers.first(where: { $0.id == widget.provider })?.dataProtection
-        else { throw .widgetNotFound(widget.description) }
-        let context = PresentationContext(
-            widget: widget, surface: surface, state: store.deviceState, passcodeSet: store.passcodeSet,
-            protectionClass: protectionClass, settings: device.settings)
-        let decision: PresentationDecision
-        do { decision = try PresentationRules.decide(context) } catch { throw .unavailableOnSurface(surface) }
+        let (protectionClass, decision) = try decide(widget, on: surface, metadata: metadata)
         var timeline: Timeline?
         if decision != .placeholder, metadata != nil {
             timeline = readableTimeline(widget)
@@ -175,6 +168,20 @@ extension TimelineService {
         // A host never reads an open class-B timeline while locked: no openTimeline.
         let protection = presentation.mode == .placeholder ? nil : ReplyProtection(protectionClass: protectionClass)
         return (presentation, nextChange, protection)
+    }
+
+    /// The class `widget` is shown under (its timeline's, or its registered provider's
+    /// when it has none) and what the rules decide it shows on `surface` now.
+    private func decide(
+        _ widget: WidgetID, on surface: Surface, metadata: TimelineMetadata?
+    ) throws(ServiceError) -> (ProtectionClass, PresentationDecision) {
+        guard let protectionClass = metadata?.protectionClass
+            ?? access.authorization.providers.first(where: { $0.id == widget.provider })?.dataProtection
+        else { throw .widgetNotFound(widget.description) }
+        let context = PresentationContext(
+            widget: widget, surface: surface, state: store.deviceState, passcodeSet: store.passcodeSet,
+            protectionClass: protectionClass, settings: device.settings)
+        do { return (protectionClass, try PresentationRules.decide(context)) } catch { throw .unavailableOnSurface(surface) }
     }
 
     /// The widget's metadata, or `nil` when none is stored or its file failed
@@ -221,6 +228,7 @@ extension TimelineService {
     /// them at once. The shared bytes are zeroed when the pass ends.
     func refreshWatches(_ widget: WidgetID?) {
         let watches = widget.map(subscriptions.watches(of:)) ?? subscriptions.watches
+        openTimelinesTogether(for: watches)
         var shown: [WatchTarget: SharedPresentation] = [:]
         defer { for entry in shown.values { entry.wipe() } }
         for watch in watches where watch.context.isOpen {
@@ -246,6 +254,31 @@ extension TimelineService {
                 subscriptions.remove(watch)
             }
         }
+    }
+
+    /// Has the store open together, on both cores, the timelines a refresh pass will
+    /// show and has not decrypted (`TimelineStore.prefetchBodies`), before any is
+    /// presented: after an unlock that is one key agreement per watched widget, which
+    /// one after another on the loop bounded the last host's wait (BENCHMARKS, "Unlock
+    /// fan-out"). Only what the rules would show as more than a placeholder; anything
+    /// it leaves (a file that fails, one more than the cache holds) the pass reads
+    /// and reports as it would have.
+    private func openTimelinesTogether(for watches: [Subscriptions.PresentationWatch]) {
+        var decided = Set<WatchTarget>()
+        var needed = Set<WidgetID>()
+        var widgets: [WidgetID] = []
+        for watch in watches where watch.context.isOpen && !needed.contains(watch.widget) {
+            guard decided.insert(WatchTarget(widget: watch.widget, surface: watch.surface)).inserted,
+                // Errors are the presentation's to report, once.
+                let metadata = try? store.metadataWithoutPlaceholder(watch.widget),
+                case let (protectionClass, decision)? = try? decide(watch.widget, on: watch.surface, metadata: metadata),
+                decision != .placeholder, store.isKeyAvailable(protectionClass)
+            else { continue }
+            needed.insert(watch.widget)
+            widgets.append(watch.widget)
+        }
+        guard widgets.count > 1 else { return }
+        store.prefetchBodies(widgets, perform: openBodies)
     }
 
     /// What one refresh pass presents: a widget on a surface.

@@ -43,6 +43,9 @@ final class TimelineService {
     let wake: WakeScheduler
     /// The store's metadata index, filled in slices, and the calls waiting for it.
     let index: BackgroundIndex
+    /// How a refresh pass has the store decrypt the timelines it will show (tests
+    /// inject their own, to run it in steps or to see it used).
+    var openBodies: TimelineStore.ConcurrentWork = TimelineStore.onTwoThreads
 
     /// Drops (zeroed) the unsent replies holding content its reader may no longer read,
     /// and closes their connections: the server's, set by the daemon (see

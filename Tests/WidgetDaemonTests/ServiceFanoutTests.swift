@@ -64,4 +64,40 @@ import Testing
         #expect(first.replies.count == 2 && second.replies.count == 1)
         #expect(Self.secret(first) == "SECRET-new" && Self.secret(second) == "SECRET-new")
     }
+
+    /// Hosts of distinct class-A widgets: the unlock's pass has the store open their
+    /// timelines together before it presents any (in the daemon on two threads), and
+    /// each host is sent its own widget's content as before; a lock's pass, showing
+    /// placeholders, opens none.
+    @Test func anUnlockOpensTheWatchedTimelinesTogetherAndSendsEachHostItsOwn() throws {
+        let harness = try ServiceHarness(classAGrace: 0)
+        var counts: [Int] = []
+        harness.service.timelines.openBodies = { count, work in
+            counts.append(count)
+            for index in 0..<count { work(index) }
+        }
+        harness.ok("io.widgetd.Device.SetPasscode", ["new": "1234"])
+        let widgets = (0..<4).map { "com.example.health/ring-\($0)" }
+        for (index, widget) in widgets.enumerated() {
+            harness.ok("io.widgetd.Provider.PutTimeline", harness.putParameters(widget, secret: "SECRET-\(index)"))
+        }
+        harness.ok("io.widgetd.Device.Lock")
+        let hosts = (0..<8).map { index in
+            harness.call("io.widgetd.Host.Watch", ["widget": widgets[index % 4], "surface": "homeScreen"], more: true)
+        }
+        for host in hosts { #expect(host.mode == "placeholder" && Self.secret(host) == nil) }
+        #expect(counts.isEmpty)
+
+        harness.ok("io.widgetd.Device.Unlock", ["passcode": "1234"])
+        #expect(counts == [4])
+        for (index, host) in hosts.enumerated() {
+            #expect(host.replies.count == 2)
+            #expect(host.mode == "content" && Self.secret(host) == "SECRET-\(index % 4)")
+            #expect(host.protections.last == ReplyProtection(protectionClass: .complete))
+        }
+
+        harness.ok("io.widgetd.Device.Lock")
+        #expect(counts == [4])
+        for host in hosts { #expect(host.mode == "placeholder" && Self.secret(host) == nil) }
+    }
 }
