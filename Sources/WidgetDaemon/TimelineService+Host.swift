@@ -258,9 +258,9 @@ extension TimelineService {
 
     /// Has the store open together, on both cores, the timelines a refresh pass will
     /// show and has not decrypted (`TimelineStore.prefetchBodies`), before any is
-    /// presented: after an unlock that is one key agreement per watched widget, which
-    /// one after another on the loop bounded the last host's wait (BENCHMARKS, "Unlock
-    /// fan-out"). Only what the rules would show as more than a placeholder; anything
+    /// presented: after an unlock that is one key agreement per watched widget, and
+    /// one after another on the loop they would bound the last host's wait (BENCHMARKS,
+    /// "Unlock fan-out"). Only what the rules would show as more than a placeholder; anything
     /// it leaves (a file that fails, one more than the cache holds) the pass reads
     /// and reports as it would have.
     private func openTimelinesTogether(for watches: [Subscriptions.PresentationWatch]) {
