@@ -1,6 +1,7 @@
 import FoundationEssentials
 import Glibc
 import Logging
+import StrictJSON
 import Varlink
 import WidgetdPOSIX
 
@@ -179,7 +180,7 @@ final class VarlinkConnection: IOEventHandler {
             let admitted = account(framer.capacity(appending: count))
             if admitted { framer.append(UnsafeRawBufferPointer(received)) }
             // The bytes may hold a passcode: wipe the shared buffer's copy at once.
-            _ = memset(received.baseAddress!, 0, count)
+            SecretWipe.zero(received)
             guard admitted else {
                 logger.warning(
                     "closing a connection: buffered input of all connections would pass \(inputBudget.limit) bytes",
@@ -312,7 +313,7 @@ final class VarlinkConnection: IOEventHandler {
     /// decoded call keeps its own wiping copy; no array of it is made).
     private static func decode(_ copy: UnsafeMutableRawBufferPointer) -> Decoded {
         defer {
-            if let base = copy.baseAddress { _ = memset(base, 0, copy.count) }
+            SecretWipe.zero(copy)
             copy.deallocate()
         }
         do {
@@ -569,7 +570,7 @@ final class ReadBuffer {
     }
 
     deinit {
-        bytes.initializeMemory(as: UInt8.self, repeating: 0)
+        SecretWipe.zero(bytes)
         bytes.deallocate()
     }
 }
