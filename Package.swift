@@ -72,7 +72,7 @@ let package = Package(
         // libsodium and of Varlink.
         .target(
             name: "VarlinkTransport",
-            dependencies: ["Varlink", "WidgetdPOSIX", "SecureMemory", .product(name: "Logging", package: "swift-log")]),
+            dependencies: ["Varlink", "StrictJSON", "WidgetdPOSIX", "SecureMemory", .product(name: "Logging", package: "swift-log")]),
         // Device key, keybag, class-key lifecycle, encrypted timeline files, cache.
         .target(name: "WidgetStore", dependencies: ["SecureMemory", "WidgetCrypto", "WidgetModel", "WidgetdPOSIX"]),
         // Typed TPM2 through tpm2-tss's ESAPI: sealed blobs, the passcode tangle, the NV counter.
@@ -88,7 +88,7 @@ let package = Package(
             ]),
         // The Swift client library (no libsodium): calls, streams, typed errors, passcodes
         // in zeroed memory; and on it the WidgetKit-shaped provider layer.
-        .target(name: "WidgetdClient", dependencies: ["WidgetdWire", "Varlink", "WidgetModel"]),
+        .target(name: "WidgetdClient", dependencies: ["WidgetdWire", "Varlink", "WidgetModel", "StrictJSON"]),
         .target(name: "WidgetdKit", dependencies: ["WidgetdClient", "WidgetdWire", "WidgetModel"]),
         // examples/swift-provider: a weather provider written with the library (CI runs it).
         .executableTarget(name: "example-provider", dependencies: ["WidgetdKit"], path: "examples/swift-provider"),

@@ -152,7 +152,7 @@ public struct JSONReader {
     /// Zeroes a string's own storage before it is released (a copy of content).
     private static func zero(_ text: inout String) {
         text.withUTF8 { utf8 in
-            _ = UnsafeMutableRawBufferPointer(mutating: UnsafeRawBufferPointer(utf8)).initializeMemory(as: UInt8.self, repeating: 0)
+            SecretWipe.zero(UnsafeMutableRawBufferPointer(mutating: UnsafeRawBufferPointer(utf8)))
         }
     }
 
@@ -467,7 +467,7 @@ public struct JSONReader {
     private mutating func scanEscapedString(from start: Int) throws(JSONReadError) -> String {
         var scratch: [UInt8] = []
         scratch.reserveCapacity(offset - start + 16)
-        defer { scratch.withUnsafeMutableBytes { _ = $0.initializeMemory(as: UInt8.self, repeating: 0) } }
+        defer { SecretWipe.zero(&scratch) }
         scratch.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[start..<offset]))
         while offset < bytes.count {
             let byte = bytes[offset]

@@ -1,4 +1,5 @@
 import Glibc
+import StrictJSON
 
 /// Splits a Varlink byte stream into messages: JSON objects each terminated by a NUL.
 ///
@@ -53,7 +54,7 @@ public final class MessageFramer {
         // A contiguous copy, zeroed after: the bytes may hold a passcode.
         var array = Array(bytes)
         array.withUnsafeBytes { append($0) }
-        array.withUnsafeMutableBytes { _ = $0.initializeMemory(as: UInt8.self, repeating: 0) }
+        SecretWipe.zero(&array)
     }
 
     /// Appends received bytes from a raw buffer (the socket read path).
@@ -90,7 +91,7 @@ public final class MessageFramer {
         grown.initializeMemory(as: UInt8.self, repeating: 0, count: newCapacity)
         if let storage {
             grown.copyMemory(from: storage, byteCount: count)
-            _ = memset(storage, 0, capacity)
+            SecretWipe.zero(storage, count: capacity)
             storage.deallocate()
         }
         storage = grown
@@ -100,7 +101,7 @@ public final class MessageFramer {
     /// Zeroes and frees the storage.
     private func release() {
         guard let storage else { return }
-        _ = memset(storage, 0, capacity)
+        SecretWipe.zero(storage, count: capacity)
         storage.deallocate()
         self.storage = nil
         capacity = 0
@@ -150,7 +151,7 @@ public final class MessageFramer {
         let first = start
         body(UnsafeRawBufferPointer(start: base + first, count: index - first))
         // Wipe the message and its NUL in place before moving past them.
-        _ = memset(base + first, 0, index - first + 1)
+        SecretWipe.zero(base + first, count: index - first + 1)
         start = index + 1
         scanned = start
         if start == count { compact() }
@@ -159,7 +160,7 @@ public final class MessageFramer {
 
     /// Drops every held byte, zeroing it first; the storage is kept for the next messages.
     public func reset() {
-        if let storage { _ = memset(storage, 0, capacity) }
+        SecretWipe.zero(storage, count: capacity)
         count = 0
         start = 0
         scanned = 0
@@ -177,7 +178,7 @@ public final class MessageFramer {
         } else if start >= 4096 || start * 2 >= count {
             let tail = count - start
             _ = memmove(base, base + start, tail)
-            _ = memset(base + tail, 0, count - tail)
+            SecretWipe.zero(base + tail, count: count - tail)
             count = tail
         } else {
             return

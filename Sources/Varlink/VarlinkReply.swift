@@ -1,4 +1,5 @@
 import FoundationEssentials
+import StrictJSON
 
 /// Encodes Varlink replies, NUL terminator included, ready to be written to a socket.
 ///
@@ -17,16 +18,13 @@ public enum VarlinkReply {
             preconditionFailure("reply parameters of type \(type(of: parameters)) cannot be encoded as JSON")
         }
         // The parameters may be decrypted content: zero the intermediate copy.
-        defer { body.resetBytes(in: 0..<body.count) }
+        defer { body.withUnsafeMutableBytes { SecretWipe.zero($0) } }
         return encode(encodedParameters: body, continues: continues)
     }
 
     /// Zeroes an encoded reply in place (its whole storage), once it has been sent.
     public static func wipe(_ bytes: inout [UInt8]) {
-        bytes.withUnsafeMutableBufferPointer { storage in
-            guard let base = storage.baseAddress else { return }
-            base.initialize(repeating: 0, count: storage.count)
-        }
+        SecretWipe.zero(&bytes)
     }
 
     /// Wraps parameters that are already an encoded JSON object into a reply.

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import StrictJSON
 
 /// Bytes that are zeroed when the last reference goes away.
 ///
@@ -13,7 +14,7 @@ final class WipingBuffer: @unchecked Sendable {
         let storage = UnsafeMutableRawBufferPointer.allocate(byteCount: Swift.max(bytes.count, 1), alignment: 1)
         bytes.withUnsafeMutableBytes { source in
             storage.copyMemory(from: UnsafeRawBufferPointer(source))
-            source.initializeMemory(as: UInt8.self, repeating: 0)
+            SecretWipe.zero(source)
         }
         self.storage = storage
         self.count = bytes.count
@@ -31,7 +32,7 @@ final class WipingBuffer: @unchecked Sendable {
     let count: Int
 
     deinit {
-        storage.initializeMemory(as: UInt8.self, repeating: 0)
+        SecretWipe.zero(storage)
         storage.deallocate()
     }
 

@@ -1,6 +1,7 @@
 import FoundationEssentials
 import Glibc
 import Logging
+import StrictJSON
 import Varlink
 import WidgetdPOSIX
 
@@ -45,6 +46,20 @@ final class VarlinkConnection: IOEventHandler {
     private var interest: IOEvents = .readable
     private let framer: MessageFramer
     private var output = UnsentOutput<any OutputTag>()
+    /// Whether the connection is handling its socket's events: replies made meanwhile
+    /// leave together, in one `send` when the turn's handling ends (``endBatch()``).
+    private var isBatching = false
+    /// Whether output already waited for the client when the batch began.
+    private var batchOutputWaited = false
+    /// The batch's first reply while it is alone and a view of the handler's cache (see
+    /// ``VarlinkCallHandler/cachedReply(to:connection:peer:now:permit:protection:)``):
+    /// sent from there when the batch ends, so a turn that answers one cached read copies
+    /// nothing. Copied into `output` before the handler is called again, which may
+    /// change the memory it views, or before any other reply.
+    private var heldReply: UnsafeRawBufferPointer?
+    private var heldProtection: (any OutputTag)?
+    /// `send` calls made, for tests that count how replies leave.
+    private(set) var sendCallCount = 0
     /// What arrived and waits its turn: a call, or the error answering a malformed one.
     private enum Pending {
         case call(VarlinkCall)
@@ -128,7 +143,9 @@ final class VarlinkConnection: IOEventHandler {
     /// closes the connection: the reply cannot be sent in part, and later replies
     /// cannot be sent without it.
     func dropOutput(holdingAny unreadable: (any OutputTag) -> Bool) {
-        guard !isClosed, let held = output.firstProtection(where: unreadable) else { return }
+        guard !isClosed else { return }
+        keepHeldReply()
+        guard let held = output.firstProtection(where: unreadable) else { return }
         output.removeAll()
         logger.warning(
             "unsent output holds content whose class was purged; dropped, closing the connection",
@@ -146,12 +163,14 @@ final class VarlinkConnection: IOEventHandler {
 
     /// The socket is ready (called by the loop).
     func handleIOEvents(_ events: IOEvents) {
-        if events.contains(.writable) {
-            flush()
-            // Writable interest is also how a backlog waits for its next turn (below).
-            if !isClosed, hasBacklog { resume() }
-        }
+        if events.contains(.writable) { flush() }
+        // The replies to every call handled below leave together (see ``enqueue(_:protection:stable:)``).
+        batchOutputWaited = pendingOutputCount > 0
+        isBatching = true
+        // Writable interest is also how a backlog waits for its next turn (below).
+        if events.contains(.writable), !isClosed, hasBacklog { resume() }
         if !isClosed, events.contains(.readable) || events.contains(.hangup) { readAvailable() }
+        endBatch()
         if !isClosed, events.contains(.hangup), !events.contains(.readable) { close(reason: nil) }
     }
 
@@ -179,7 +198,7 @@ final class VarlinkConnection: IOEventHandler {
             let admitted = account(framer.capacity(appending: count))
             if admitted { framer.append(UnsafeRawBufferPointer(received)) }
             // The bytes may hold a passcode: wipe the shared buffer's copy at once.
-            _ = memset(received.baseAddress!, 0, count)
+            SecretWipe.zero(received)
             guard admitted else {
                 logger.warning(
                     "closing a connection: buffered input of all connections would pass \(inputBudget.limit) bytes",
@@ -254,6 +273,9 @@ final class VarlinkConnection: IOEventHandler {
                 // afterwards; only a call that must be decoded is copied.
                 guard
                     try framer.forNextMessage({ message in
+                        // The handler is called again (below, or to decode): a held view
+                        // of its cache goes to safety first. A lone reply stays a view.
+                        if heldReply != nil { keepHeldReply() }
                         if answerable,
                             let cached = handler.cachedReply(
                                 to: message, connection: id, peer: peer, now: now, permit: &permit,
@@ -279,7 +301,7 @@ final class VarlinkConnection: IOEventHandler {
             if isCached {
                 // Sent straight from the handler's secure memory; only what the socket
                 // refuses is copied, into the output buffer, which is zeroed once sent.
-                enqueue(reply, protection: replyProtection)
+                enqueue(reply, protection: replyProtection, stable: true)
                 continue
             }
             let call: VarlinkCall
@@ -312,7 +334,7 @@ final class VarlinkConnection: IOEventHandler {
     /// decoded call keeps its own wiping copy; no array of it is made).
     private static func decode(_ copy: UnsafeMutableRawBufferPointer) -> Decoded {
         defer {
-            if let base = copy.baseAddress { _ = memset(base, 0, copy.count) }
+            SecretWipe.zero(copy)
             copy.deallocate()
         }
         do {
@@ -431,7 +453,7 @@ final class VarlinkConnection: IOEventHandler {
 
     // MARK: Output
 
-    private var pendingOutputCount: Int { output.count }
+    private var pendingOutputCount: Int { output.count + (heldReply?.count ?? 0) }
 
     private func enqueue(_ bytes: [UInt8], protection: (any OutputTag)? = nil) {
         bytes.withUnsafeBytes { enqueue($0, protection: protection) }
@@ -443,8 +465,15 @@ final class VarlinkConnection: IOEventHandler {
     /// costs one `send` and no copy or wipe. The output buffer keeps its capacity, so
     /// a buffered reply costs no allocation once the connection has sent one like it.
     /// What waits is kept in secure memory, marked with `protection` (see ``UnsentOutput``).
+    ///
+    /// While the connection handles its socket's events (a batch), replies are not sent
+    /// one by one: they gather in the output buffer and leave in one `send` when the
+    /// handling ends, so a client that pipelines N calls costs one system call for the
+    /// N replies. A `stable` reply (a view of the handler's cache, valid until the
+    /// handler is next called) that is the batch's only one is held as a view instead,
+    /// and sent from there: one `send`, no copy, as outside a batch.
     /// The caller updates the interest and closes if done, as after any enqueue.
-    private func enqueue(_ bytes: UnsafeRawBufferPointer, protection: (any OutputTag)? = nil) {
+    private func enqueue(_ bytes: UnsafeRawBufferPointer, protection: (any OutputTag)? = nil, stable: Bool = false) {
         guard !isClosed else { return }
         // The limit bounds the backlog, not a reply: a reply is taken while the bytes
         // still waiting are under it, so one larger than the limit (ListWidgets over a
@@ -454,11 +483,22 @@ final class VarlinkConnection: IOEventHandler {
             close(reason: "the client does not read its replies (over \(limits.maxOutputBytesPerConnection) bytes waiting)")
             return
         }
+        if isBatching {
+            if stable, pendingOutputCount == 0 {
+                heldReply = bytes
+                heldProtection = protection
+                return
+            }
+            keepHeldReply()
+            append(bytes, protection: protection)
+            return
+        }
         var sent = 0
         if pendingOutputCount == 0 {
             while sent < bytes.count {
                 let written: Int?
                 do {
+                    sendCallCount &+= 1
                     written = try Syscall.send(fd, UnsafeRawBufferPointer(rebasing: bytes[sent...]))
                 } catch {
                     close(reason: "send failed: \(error)")
@@ -471,23 +511,75 @@ final class VarlinkConnection: IOEventHandler {
         }
         // The writable event sends them.
         let beginsToWait = pendingOutputCount == 0
-        do {
-            try output.append(UnsafeRawBufferPointer(rebasing: bytes[sent...]), protection: protection)
-        } catch {
-            close(reason: "no secure memory for its unsent replies: \(error)")
-            return
-        }
+        guard append(UnsafeRawBufferPointer(rebasing: bytes[sent...]), protection: protection) else { return }
         // Waiting output makes the connection idle (isIdle): counted from now, not
         // from a call that may have begun long ago (a stream).
         if beginsToWait { lastActivity = loop.turnInstant }
         updateInterest()
     }
 
+    /// Copies bytes into the output buffer (secure memory); false, the connection
+    /// closed, if none can be had.
+    @discardableResult
+    private func append(_ bytes: UnsafeRawBufferPointer, protection: (any OutputTag)?) -> Bool {
+        do {
+            try output.append(bytes, protection: protection)
+            return true
+        } catch {
+            close(reason: "no secure memory for its unsent replies: \(error)")
+            return false
+        }
+    }
+
+    /// Copies the held view of the handler's cache into the output buffer, before the
+    /// handler is called again or another reply follows it.
+    private func keepHeldReply() {
+        guard let held = heldReply else { return }
+        heldReply = nil
+        let protection = heldProtection
+        heldProtection = nil
+        append(held, protection: protection)
+    }
+
+    /// Sends what the batch gathered, in one `send` (a held view from where it is, or the
+    /// output buffer), unless output already waited for the client before the batch: the
+    /// writable event sends it then, as any waiting output.
+    private func endBatch() {
+        isBatching = false
+        if let held = heldReply {
+            let protection = heldProtection
+            heldReply = nil
+            heldProtection = nil
+            enqueue(held, protection: protection)
+        } else if !batchOutputWaited, pendingOutputCount > 0 {
+            flush()
+        }
+        guard !isClosed else { return }
+        updateInterest()
+        closeIfDone()
+    }
+
+    /// A connection closing in the middle of a batch still sends what the batch gathered,
+    /// as far as the socket takes it at once: outside a batch those replies would
+    /// have left before the close.
+    private func sendGatheredBeforeClosing() {
+        guard isBatching, !batchOutputWaited else { return }
+        keepHeldReply()
+        while !output.isEmpty {
+            sendCallCount &+= 1
+            guard let written = try? output.withUnsentBytes({ bytes throws(SystemError) in try Syscall.send(fd, bytes) }),
+                written > 0
+            else { return }
+            output.removeFirst(written)
+        }
+    }
+
     /// Writes buffered output until the socket would block.
     private func flush() {
-        while pendingOutputCount > 0 {
+        while !output.isEmpty {
             let written: Int?
             do {
+                sendCallCount &+= 1
                 written = try output.withUnsentBytes { bytes throws(SystemError) in try Syscall.send(fd, bytes) }
             } catch {
                 close(reason: "send failed: \(error)")
@@ -502,8 +594,11 @@ final class VarlinkConnection: IOEventHandler {
         closeIfDone()
     }
 
+    /// Watches the socket for what the connection now waits for. Not during a batch: its
+    /// gathered replies would ask for writability just before they leave, at the batch's
+    /// end, which decides (two `epoll_ctl` a request for nothing).
     private func updateInterest() {
-        guard !isClosed, let watch else { return }
+        guard !isClosed, !isBatching, let watch else { return }
         var interest: IOEvents = []
         if lifecycle.readsInput, !hasBacklog, queue.count - queueStart < limits.maxQueuedCalls {
             interest.insert(.readable)
@@ -542,6 +637,7 @@ final class VarlinkConnection: IOEventHandler {
 
     /// What closing does, once the lifecycle said to close.
     private func tearDown(reason: String?) {
+        sendGatheredBeforeClosing()
         if let reason { logger.warning("closing connection: \(reason)", event: "connection_closed") }
         if let watch { loop.unwatch(watch) }
         watch = nil
@@ -550,6 +646,8 @@ final class VarlinkConnection: IOEventHandler {
         inputBudget.used -= accountedInput
         accountedInput = 0
         messageBegan = nil
+        heldReply = nil
+        heldProtection = nil
         output.removeAll()
         queue = []
         queueStart = 0
@@ -569,7 +667,7 @@ final class ReadBuffer {
     }
 
     deinit {
-        bytes.initializeMemory(as: UInt8.self, repeating: 0)
+        SecretWipe.zero(bytes)
         bytes.deallocate()
     }
 }

@@ -65,6 +65,9 @@ public final class VarlinkServer {
     /// The number of open client connections.
     public var connectionCount: Int { connections.count }
 
+    /// The open client connections, for tests that look at one.
+    var connectionsForTesting: [VarlinkConnection] { Array(connections.values) }
+
     /// Whether idle connections are looked for (an idle timeout is set and the server started).
     public var closesIdleConnections: Bool { limits.idleTimeoutSeconds > 0 && sweep != nil }
 

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import SecureMemory
+import StrictJSON
 import Varlink
 import VarlinkTransport
 import WidgetdPOSIX
@@ -65,7 +66,7 @@ extension TimelineService {
         let (presentation, nextChange, protection) = try presentation(of: widget, on: surface)
         var reply = ExactReply.encode(parameters: PresentationReply(presentation: presentation))
         // The reply may hold decrypted content: only the secure copy outlives this call.
-        defer { reply.withUnsafeMutableBytes { _ = $0.initializeMemory(as: UInt8.self, repeating: 0) } }
+        defer { SecretWipe.zero(&reply) }
         // Content and redacted replies hold decrypted fields: not kept in memory that could
         // not be locked unless the configuration accepts it (`RequireLockedMemory=`).
         // A placeholder holds none, so it is cached either way.

@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import FoundationEssentials
 #endif
+import StrictJSON
 
 /// A strict, pure RFC 3339 date-time parser and formatter.
 ///
@@ -169,7 +170,7 @@ public enum RFC3339 {
                 put(digits, width: width)
             }
             put(UInt8(ascii: "Z"))
-            defer { buffer.initialize(repeating: 0) }
+            defer { SecretWipe.zero(UnsafeMutableRawBufferPointer(buffer)) }
             return body(UnsafeBufferPointer(rebasing: buffer[0..<count]))
         }
     }

@@ -1,4 +1,5 @@
 import Glibc
+import StrictJSON
 import Varlink
 
 /// One blocking connection to the daemon's Unix socket: the one socket and framing
@@ -81,7 +82,7 @@ package final class ClientSocket: @unchecked Sendable {
     package func receive() throws(WidgetdError) -> VarlinkReplyMessage {
         var chunk = [UInt8](repeating: 0, count: 65536)
         // The chunk may hold decrypted content: zero it when done.
-        defer { chunk.withUnsafeMutableBytes { _ = $0.initializeMemory(as: UInt8.self, repeating: 0) } }
+        defer { SecretWipe.zero(&chunk) }
         while true {
             let message: [UInt8]?
             do { message = try framer.nextMessage() } catch {

@@ -103,16 +103,18 @@ public final class EventLoop: @unchecked Sendable {
     private var wallClockSetHandlers: [() -> Void] = []
     private var isStopped = false
     private let handedOver = Mutex<[@Sendable () -> Void]>([])
-    /// The three clocks; tests pass readings they move by hand.
-    private let clock: @Sendable () -> ClockReading
-    /// Whether `clock` reads the kernel's clocks, so that the timerfds mean something.
-    private let readsKernelClocks: Bool
-    /// When the loop last woke, on the wall clock: before its timers, and again when
-    /// `epoll_wait` returned (so a handler can stamp an event without reading the clock
-    /// itself). A date, for what is shown; durations use ``turnInstant``.
-    public private(set) var turnTime: Date
-    /// When the loop last woke, on the monotonic clock (as ``turnTime``).
-    public private(set) var turnInstant: MonotonicInstant
+    /// The three clocks as a test moves them by hand; nil when the loop reads the
+    /// kernel's clocks, one at a time.
+    private let injectedClock: (@Sendable () -> ClockReading)?
+    /// Whether the loop reads the kernel's clocks, so that the timerfds mean something.
+    private var readsKernelClocks: Bool { injectedClock == nil }
+    /// This turn's reading of each clock, taken when first needed in the turn (nil: not
+    /// yet). A clock read costs 50–90 ns here (the vDSO on a virtual machine's TSC), six
+    /// a turn would be a few per cent of a cached read, and a turn that answers one
+    /// request needs few of them, so no clock is read before something asks for it.
+    private var turnMonotonic: MonotonicInstant?
+    private var turnWall: Date?
+    private var turnBoot: BootInstant?
     /// The thread running ``run()`` (0 when none), so loop-only state can be checked.
     private let runningThread = Atomic<UInt>(0)
 
@@ -129,11 +131,11 @@ public final class EventLoop: @unchecked Sendable {
     }
 
     private init(clock: @escaping @Sendable () -> ClockReading, readsKernelClocks: Bool) throws(SystemError) {
-        self.clock = clock
-        self.readsKernelClocks = readsKernelClocks
+        injectedClock = readsKernelClocks ? nil : clock
         let reading = clock()
-        turnTime = reading.wall
-        turnInstant = reading.monotonic
+        turnWall = reading.wall
+        turnMonotonic = reading.monotonic
+        turnBoot = reading.boottime
         var opened: [FileDescriptor] = []
         func open(_ name: String, _ body: () -> Int32) throws(SystemError) -> FileDescriptor {
             let fd = FileDescriptor(rawValue: try Syscall.retrying(name, body))
@@ -179,14 +181,12 @@ public final class EventLoop: @unchecked Sendable {
         var tokens = [UInt64](repeating: 0, count: 64)
         var masks = [UInt32](repeating: 0, count: 64)
         while !isStopped {
-            var now = clock()
-            turnTime = now.wall
-            turnInstant = now.monotonic
-            // Read the clock again only if a timer ran (and took time).
-            if runDueTimers(now: now) { now = clock() }
+            beginTurn()
+            // Read the clocks again only if a timer ran (and took time).
+            if runDueTimers() { beginTurn() }
             if isStopped { break }
             armAlarms()
-            let timeout = timeoutMilliseconds(now: now)
+            let timeout = timeoutMilliseconds()
             let count = try tokens.withUnsafeMutableBufferPointer { tokenBuffer throws(SystemError) in
                 try masks.withUnsafeMutableBufferPointer { maskBuffer throws(SystemError) in
                     try Syscall.retrying("epoll_wait") {
@@ -195,11 +195,7 @@ public final class EventLoop: @unchecked Sendable {
                 }
             }
             // What the descriptors report happened after the wait, not before it.
-            if count > 0 {
-                let woke = clock()
-                turnTime = woke.wall
-                turnInstant = woke.monotonic
-            }
+            if count > 0 { beginTurn() }
             for index in 0..<Int(count) {
                 dispatch(token: tokens[index], mask: masks[index])
                 if isStopped { break }
@@ -207,11 +203,70 @@ public final class EventLoop: @unchecked Sendable {
         }
     }
 
-    /// The wall clock's time now (a clock read; ``turnTime`` is free).
-    public var now: Date { clock().wall }
+    /// The wall clock's time now (a clock read; ``turnTime`` is one per turn at most).
+    public var now: Date {
+        if let injectedClock { return injectedClock().wall }
+        return Self.readWall()
+    }
 
-    /// The three clocks now (a clock read).
-    public var clocks: ClockReading { clock() }
+    /// The three clocks now (three clock reads).
+    public var clocks: ClockReading { injectedClock?() ?? .system() }
+
+    /// The wall clock for this turn of the loop: read when first asked after the loop woke
+    /// (or after its timers ran), then the same for the rest of the turn, so a handler can
+    /// stamp an event without a clock read of its own. A date, for what is shown;
+    /// durations use ``turnInstant``.
+    public var turnTime: Date {
+        if let turnWall { return turnWall }
+        if readInjectedClock() { return turnWall! }
+        let wall = Self.readWall()
+        turnWall = wall
+        return wall
+    }
+
+    /// The monotonic clock for this turn of the loop (as ``turnTime``).
+    public var turnInstant: MonotonicInstant {
+        if let turnMonotonic { return turnMonotonic }
+        if readInjectedClock() { return turnMonotonic! }
+        let instant = Self.readMonotonic()
+        turnMonotonic = instant
+        return instant
+    }
+
+    /// The boot-time clock for this turn of the loop (as ``turnTime``).
+    private var turnBootInstant: BootInstant {
+        if let turnBoot { return turnBoot }
+        if readInjectedClock() { return turnBoot! }
+        let instant = BootInstant(seconds: shim_clock_seconds(Int32(shim_clock_boottime.rawValue)))
+        turnBoot = instant
+        return instant
+    }
+
+    /// A new turn: each clock is read again when next needed.
+    private func beginTurn() {
+        turnMonotonic = nil
+        turnWall = nil
+        turnBoot = nil
+    }
+
+    /// With an injected clock, takes the turn's three readings from one call, so that a
+    /// turn sees the clocks as the test set them together; false on the kernel's clocks.
+    private func readInjectedClock() -> Bool {
+        guard let injectedClock else { return false }
+        let reading = injectedClock()
+        turnWall = reading.wall
+        turnMonotonic = reading.monotonic
+        turnBoot = reading.boottime
+        return true
+    }
+
+    private static func readWall() -> Date {
+        Date(timeIntervalSince1970: shim_clock_seconds(Int32(shim_clock_wall.rawValue)))
+    }
+
+    private static func readMonotonic() -> MonotonicInstant {
+        MonotonicInstant(seconds: shim_clock_seconds(Int32(shim_clock_monotonic.rawValue)))
+    }
 
     /// Whether the caller is on the thread running the loop.
     public var isOnLoopThread: Bool {
@@ -343,7 +398,8 @@ public final class EventLoop: @unchecked Sendable {
     /// which setting the wall clock neither shortens nor stretches.
     @discardableResult
     public func schedule(after seconds: Double, _ body: @escaping () -> Void) -> TimerID {
-        schedule(at: .monotonic(clock().monotonic.addingTimeInterval(seconds)), body)
+        let now = injectedClock?().monotonic ?? Self.readMonotonic()
+        return schedule(at: .monotonic(now.addingTimeInterval(seconds)), body)
     }
 
     /// Cancels a timer; cancelling one that already ran or was cancelled does nothing.
@@ -370,10 +426,15 @@ public final class EventLoop: @unchecked Sendable {
         for body in wallClockSetHandlers { body() }
     }
 
-    /// Runs the timers due at `now` that existed when the pass began: a timer that
+    /// Runs the timers due this turn that existed when the pass began: a timer that
     /// schedules another for a past deadline must not keep the loop from its descriptors.
     /// Returns whether any ran.
-    private func runDueTimers(now: ClockReading) -> Bool {
+    ///
+    /// A clock is read only when a timer of its own may be due: the wall and boot-time
+    /// timers not at all while their timerfd is armed for the earliest of them, since
+    /// the kernel then wakes the loop when one falls due (``alarmRang(_:)`` disarms it,
+    /// so the next turn reads the clock and runs them).
+    private func runDueTimers() -> Bool {
         // Each heap is reached through a key path, never held `inout` across a timer's
         // body: the body may schedule or cancel timers of the same heap.
         var ran = false
@@ -385,19 +446,35 @@ public final class EventLoop: @unchecked Sendable {
             }
             self[keyPath: timers].endPass()
         }
-        drain(\.monotonicTimers, at: now.monotonic)
-        drain(\.bootTimers, at: now.boottime)
-        drain(\.wallTimers, at: now.wall)
+        if monotonicTimers.nextDeadline != nil { drain(\.monotonicTimers, at: turnInstant) }
+        if !bootAlarmCovers { drain(\.bootTimers, at: turnBootInstant) }
+        if !wallAlarmCovers { drain(\.wallTimers, at: turnTime) }
         return ran
     }
 
-    private func timeoutMilliseconds(now: ClockReading) -> Int32 {
-        let waits = [
-            monotonicTimers.nextDeadline.map { $0.timeIntervalSince(now.monotonic) },
-            bootTimers.nextDeadline.map { $0.timeIntervalSince(now.boottime) },
-            wallTimers.nextDeadline.map { $0.timeIntervalSince(now.wall) },
-        ]
-        guard let next = waits.compactMap({ $0 }).min() else { return -1 }
+    /// Whether the boot-time timerfd will wake the loop for the earliest boot-time timer
+    /// (or there is none), so that the epoll timeout need not, nor the clock be read.
+    private var bootAlarmCovers: Bool {
+        guard let next = bootTimers.nextDeadline else { return true }
+        return readsKernelClocks && bootAlarmArmed == next
+    }
+
+    /// Whether the wall-clock timerfd will wake the loop for the earliest dated timer
+    /// (or there is none), as ``bootAlarmCovers``.
+    private var wallAlarmCovers: Bool {
+        guard let next = wallTimers.nextDeadline else { return true }
+        return readsKernelClocks && wallAlarmArmed == next
+    }
+
+    /// The epoll timeout: until the earliest timer that no armed timerfd wakes the loop
+    /// for (-1, none).
+    private func timeoutMilliseconds() -> Int32 {
+        var next: Double?
+        func consider(_ wait: Double) { next = Swift.min(next ?? wait, wait) }
+        if let deadline = monotonicTimers.nextDeadline { consider(deadline.timeIntervalSince(turnInstant)) }
+        if !bootAlarmCovers, let deadline = bootTimers.nextDeadline { consider(deadline.timeIntervalSince(turnBootInstant)) }
+        if !wallAlarmCovers, let deadline = wallTimers.nextDeadline { consider(deadline.timeIntervalSince(turnTime)) }
+        guard let next else { return -1 }
         let milliseconds = (next * 1000).rounded(.up)
         if milliseconds <= 0 { return 0 }
         return Int32(min(milliseconds, Double(Int32.max)))

@@ -18,11 +18,37 @@ private final class EchoHandler: VarlinkCallHandler {
     /// The `Monitor` streams open, for a test to send more on.
     var monitors: [CallContext] = []
 
-    init(loop: EventLoop) { self.loop = loop }
+    /// When set, a message equal to it byte for byte is answered from `cache` without
+    /// being decoded, as widgetd answers a repeated `GetPresentation`.
+    var cachedRequest: [UInt8]?
+    private var cachedAnswers = 0
+    /// Overwritten whenever the handler is called, like a cache slot emptied by a write:
+    /// a view of it is valid only until the handler is next called.
+    private let cache = UnsafeMutableRawBufferPointer.allocate(byteCount: 256, alignment: 1)
+
+    init(loop: EventLoop) {
+        self.loop = loop
+        cache.initializeMemory(as: UInt8.self, repeating: UInt8(ascii: "#"))
+    }
+
+    deinit { cache.deallocate() }
 
     struct WidgetParameters: Codable { let widget: String }
 
+    func cachedReply(
+        to message: UnsafeRawBufferPointer, connection: ConnectionID, peer: PeerCredentials, now: Date, permit: inout UInt64,
+        protection: inout (any OutputTag)?
+    ) -> UnsafeRawBufferPointer? {
+        cache.initializeMemory(as: UInt8.self, repeating: UInt8(ascii: "#"))
+        guard let cachedRequest, message.elementsEqual(cachedRequest) else { return nil }
+        cachedAnswers += 1
+        let reply = Array(#"{"parameters":{"cached":\#(cachedAnswers)}}"#.utf8) + [0]
+        cache.copyBytes(from: reply)
+        return UnsafeRawBufferPointer(rebasing: cache[..<reply.count])
+    }
+
     func handle(_ call: VarlinkCall, context: CallContext) {
+        cache.initializeMemory(as: UInt8.self, repeating: UInt8(ascii: "#"))
         calls.append(call.member)
         switch call.member {
         case "GetPresentation":
@@ -242,6 +268,58 @@ private final class Harness {
         client.send(presentation)
         #expect(try harness.run { client.replies.count == 1 })
         #expect(client.replies == [#"{"parameters":{"widget":"a/b"}}"#])
+    }
+
+    /// The `send` calls the server's only connection made.
+    private func sendCalls(_ harness: Harness) -> Int? {
+        harness.server.connectionsForTesting.first?.sendCallCount
+    }
+
+    @Test func repliesToCallsReadInOneTurnLeaveInOneSendInTheirOrder() throws {
+        let harness = try Harness()
+        let client = try harness.client()
+        let calls = (1...5).map { #"{"method":"io.widgetd.Host.GetPresentation","parameters":{"widget":"a/\#($0)"}}"# }
+        client.send(bytes: calls.flatMap { Array($0.utf8) + [0] })
+        #expect(try harness.run { client.replies.count == 5 })
+        #expect(client.replies == (1...5).map { #"{"parameters":{"widget":"a/\#($0)"}}"# })
+        #expect(sendCalls(harness) == 1)
+    }
+
+    @Test func cachedAndDecodedRepliesOfOneTurnLeaveInOneSendInTheirOrder() throws {
+        let harness = try Harness()
+        harness.handler.cachedRequest = Array(presentation.utf8)
+        let client = try harness.client()
+        let other = #"{"method":"io.widgetd.Host.GetPresentation","parameters":{"widget":"a/2"}}"#
+        client.send(presentation, other, presentation, presentation)
+        #expect(try harness.run { client.replies.count == 4 })
+        // Each cached view was copied before the handler was called again and overwrote it.
+        #expect(client.replies == [
+            #"{"parameters":{"cached":1}}"#, #"{"parameters":{"widget":"a/2"}}"#,
+            #"{"parameters":{"cached":2}}"#, #"{"parameters":{"cached":3}}"#,
+        ])
+        #expect(sendCalls(harness) == 1)
+    }
+
+    @Test func repliesGatheredBeforeAMessageThatClosesTheConnectionAreStillSent() throws {
+        let harness = try Harness()
+        harness.handler.cachedRequest = Array(presentation.utf8)
+        let client = try harness.client()
+        let other = #"{"method":"io.widgetd.Host.GetPresentation","parameters":{"widget":"a/2"}}"#
+        client.send(presentation, other, "this is not json")
+        #expect(try harness.run { client.isAtEOF })
+        #expect(client.replies == [#"{"parameters":{"cached":1}}"#, #"{"parameters":{"widget":"a/2"}}"#])
+    }
+
+    @Test func aLoneCachedReplyIsSentFromTheCacheOncePerTurn() throws {
+        let harness = try Harness()
+        harness.handler.cachedRequest = Array(presentation.utf8)
+        let client = try harness.client()
+        for round in 1...3 {
+            client.send(presentation)
+            #expect(try harness.run { client.replies.count == round })
+        }
+        #expect(client.replies == (1...3).map { #"{"parameters":{"cached":\#($0)}}"# })
+        #expect(sendCalls(harness) == 3)
     }
 
     @Test func answersPipelinedCallsInOrderEvenWhenTheFirstIsAnsweredLater() throws {

@@ -138,3 +138,103 @@ import Testing
         #expect(ran)
     }
 }
+
+/// A clock read is not free: the loop reads a clock only when a timer of that
+/// clock may be due or a handler asks for the turn's time, and then once per turn.
+@Suite struct EventLoopClockReadTests {
+    final class CountedClocks: Sendable {
+        let reads = Atomic<Int>(0)
+        let start = ClockReading(
+            wall: Date(timeIntervalSince1970: 1_800_000_000), monotonic: MonotonicInstant(seconds: 1000),
+            boottime: BootInstant(seconds: 2000))
+        let reading: Mutex<ClockReading>
+        init() { reading = Mutex(start) }
+        var now: ClockReading {
+            reads.add(1, ordering: .relaxed)
+            return reading.withLock { $0 }
+        }
+        var count: Int { reads.load(ordering: .relaxed) }
+    }
+
+    /// What the loop's turns saw; touched on the loop's thread only.
+    final class Seen: @unchecked Sendable {
+        var turns = 0
+        var times: [Double] = []
+        var readsInTurn = -1
+    }
+
+    /// Wakes the loop `count` times, one turn after another, through ``EventLoop/execute(_:)``.
+    static func wake(_ loop: EventLoop, _ seen: Seen, times count: Int) {
+        loop.execute {
+            seen.turns += 1
+            if seen.turns == count { loop.stop() } else { wake(loop, seen, times: count) }
+        }
+    }
+
+    @Test func turnsThatAskForNoTimeReadNoClock() throws {
+        let clocks = CountedClocks()
+        let loop = try EventLoop(clock: { clocks.now })
+        let before = clocks.count
+        let seen = Seen()
+        Self.wake(loop, seen, times: 5)
+        try loop.run()
+        #expect(seen.turns == 5)
+        #expect(clocks.count == before)
+    }
+
+    @Test func aTurnReadsTheClocksOnceHoweverOftenItsHandlersAsk() throws {
+        let clocks = CountedClocks()
+        let loop = try EventLoop(clock: { clocks.now })
+        let seen = Seen()
+        loop.execute {
+            let before = clocks.count
+            clocks.reading.withLock { $0 = $0.advanced(by: 1) }
+            for _ in 0..<3 { seen.times += [loop.turnInstant.seconds, loop.turnTime.timeIntervalSince(clocks.start.wall)] }
+            seen.readsInTurn = clocks.count - before
+            loop.stop()
+        }
+        try loop.run()
+        #expect(seen.readsInTurn == 1)
+        #expect(seen.times == Array(repeating: [1001, 1], count: 3).flatMap { $0 }, "read when first asked, after the loop woke; the same all turn")
+    }
+
+    @Test func pendingTimersCostOneReadOfTheInjectedClocksPerTurn() throws {
+        let clocks = CountedClocks()
+        let loop = try EventLoop(clock: { clocks.now })
+        loop.schedule(after: 3600) {}
+        loop.schedule(at: Date(timeIntervalSince1970: 1_900_000_000)) {}
+        let before = clocks.count
+        let seen = Seen()
+        Self.wake(loop, seen, times: 4)
+        try loop.run()
+        // Each turn: the timers' check, one reading of the three injected clocks.
+        #expect(clocks.count - before == seen.turns)
+    }
+
+    @Test func onTheKernelsClocksADatedTimerRunsThroughItsTimerfd() throws {
+        let loop = try EventLoop()
+        var ran = false
+        loop.schedule(after: 3600) {}
+        loop.schedule(at: Date().addingTimeInterval(0.02)) {
+            ran = true
+            loop.stop()
+        }
+        try loop.run()
+        #expect(ran)
+    }
+
+    @Test func onTheKernelsClocksADatedTimerEarlierThanTheArmedOneRuns() throws {
+        let loop = try EventLoop()
+        var ran: [String] = []
+        loop.schedule(at: Date().addingTimeInterval(3600)) { ran.append("late") }
+        // After a turn has armed the timerfd for the hour, an earlier date goes ahead of it.
+        loop.schedule(after: 0) {
+            loop.schedule(at: Date().addingTimeInterval(0.02)) {
+                ran.append("early")
+                loop.stop()
+            }
+        }
+        try loop.run()
+        #expect(ran == ["early"])
+    }
+}
