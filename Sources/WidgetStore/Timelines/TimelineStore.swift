@@ -107,13 +107,14 @@ public final class TimelineStore {
     ) throws(StoreError) {
         self.stateDirectory = stateDirectory
         self.journalCapacity = journalCapacity
-        self.timelinesDirectory = "\(stateDirectory)/timelines"
+        let timelinesPath = "\(stateDirectory)/timelines"
+        self.timelinesDirectory = timelinesPath
         self.configuration = configuration
         self.cache = PlaintextCache(
             limit: configuration.maxCachedTimelines, requireLockedMemory: configuration.requireLockedMemory)
         let anchor = RollbackAnchor(counter: rollbackCounter)
         self.anchor = anchor
-        try FileSystem.makeDirectory(stateDirectory)
+        try fromLedger { () throws(LedgerError) in try FileSystem.makeDirectory(stateDirectory) }
         var finishedWipe = false
         if FileSystem.exists(Self.wipedTimelinesDirectory(stateDirectory)) {
             // A wipe was asked for and cut short: it is finished, as it would have been.
@@ -121,31 +122,41 @@ public final class TimelineStore {
                 stateDirectory: stateDirectory, deviceKeySource: deviceKeySource, anchor: anchor, removingJournal: true)
             finishedWipe = true
         }
-        try FileSystem.makeDirectory(timelinesDirectory)
+        try fromLedger { () throws(LedgerError) in try FileSystem.makeDirectory(timelinesPath) }
         // Before anything is removed or created (a device key, a keybag): a refusal leaves the evidence as it is.
         var erased: String?
         if !FileSystem.exists("\(stateDirectory)/\(Keybag.fileName)"),
-            let remaining = try Self.unreadableWithoutKeybag(stateDirectory: stateDirectory, timelines: timelinesDirectory)
+            let remaining = try fromLedger({ () throws(LedgerError) in
+                try Self.unreadableWithoutKeybag(stateDirectory: stateDirectory, timelines: timelinesPath)
+            })
         {
             guard startOver else { throw .keybagMissing(path: "\(stateDirectory)/\(Keybag.fileName)", remaining: remaining) }
-            try Self.eraseUnreadable(stateDirectory: stateDirectory, timelines: timelinesDirectory)
+            try fromLedger { () throws(LedgerError) in
+                try Self.eraseUnreadable(stateDirectory: stateDirectory, timelines: timelinesPath)
+            }
             erased = remaining
         }
-        try Self.removeTemporaryFiles(in: stateDirectory)
+        try fromLedger { () throws(LedgerError) in try Self.removeTemporaryFiles(in: stateDirectory) }
         // The timelines directory's leftovers go when indexing has read it (in slices,
         // after the daemon is ready): reading every stored timeline's name must not delay opening.
-        let timelinesPath = timelinesDirectory
-        custody = try KeyCustody(
-            stateDirectory: stateDirectory, source: deviceKeySource, verifier: passcodeVerifier, anchor: anchor,
-            configuration: configuration,
-            beforeSavingKeybag: { (subkeys, migrated, anchors) throws(StoreError) in
-                try Self.makeCatalog(
-                    stateDirectory: stateDirectory, timelines: timelinesPath, subkeys: subkeys, anchor: anchor, fromFiles: migrated,
-                    carrying: anchors)
-            })
+        custody = try fromKeys { () throws(KeyError) in
+            try KeyCustody(
+                stateDirectory: stateDirectory, source: deviceKeySource, verifier: passcodeVerifier, anchor: anchor,
+                configuration: configuration,
+                beforeSavingKeybag: { (subkeys, migrated, anchors) throws(KeyError) in
+                    try throughLedger { () throws(LedgerError) in
+                        try Self.makeCatalog(
+                            stateDirectory: stateDirectory, timelines: timelinesPath, subkeys: subkeys, anchor: anchor,
+                            fromFiles: migrated, carrying: anchors)
+                    }
+                })
+        }
         let catalogPath = "\(stateDirectory)/\(GenerationLedger.fileName)"
         let ledger: GenerationLedger
-        if let loaded = try GenerationLedger.load(stateDirectory: stateDirectory, macKey: custody.subkeys.catalogMAC, anchor: anchor) {
+        let catalogMAC = custody.subkeys.catalogMAC
+        if let loaded = try fromLedger({ () throws(LedgerError) in
+            try GenerationLedger.load(stateDirectory: stateDirectory, macKey: catalogMAC, anchor: anchor)
+        }) {
             ledger = loaded
         } else {
             // The catalog alone is lost: rebuilt from the files on --start-over, once
@@ -159,9 +170,12 @@ public final class TimelineStore {
         // Before anything is folded or served: a keybag or catalog older than the
         // counter is refused here, and an anchor cut short by a crash is caught up.
         var report = OpenReport()
-        report.caughtUpRollbackCounter = try anchor.check(
-            keybag: custody.keybag.anchors, catalog: ledger.loadedAnchors, keybagPath: custody.keybagPath,
-            catalogPath: catalogPath, adoptUnanchored: startOver, catalogLost: awaitingPasscodeToRebuildCatalog)
+        let (keybagAnchors, keybagPath, catalogLost) = (custody.keybag.anchors, custody.keybagPath, awaitingPasscodeToRebuildCatalog)
+        report.caughtUpRollbackCounter = try fromKeys { () throws(KeyError) in
+            try anchor.check(
+                keybag: keybagAnchors, catalog: ledger.loadedAnchors, keybagPath: keybagPath,
+                catalogPath: catalogPath, adoptUnanchored: startOver, catalogLost: catalogLost)
+        }
         report.finishedInterruptedWipe = finishedWipe
         report.startedOver = erased
         openReport = report
@@ -178,7 +192,11 @@ public final class TimelineStore {
         if anchor.isAwaitingProof, !custody.keybag.passcodeSet { anchor.proven() }
         if anchor.isAnchoring, !anchor.isAwaitingProof, anchor.current == .none {
             // Files made before anchors, on a counter never incremented: anchored now.
-            try custody.anchorUnanchored { (values) throws(StoreError) in try ledger.save(carrying: values) }
+            try fromKeys { () throws(KeyError) in
+                try custody.anchorUnanchored { (values) throws(KeyError) in
+                    try throughLedger { () throws(LedgerError) in try ledger.save(carrying: values) }
+                }
+            }
         }
         // Folds what a crash left in the journal into the files before anything reads them.
         journal = try openJournal()
@@ -203,7 +221,7 @@ public final class TimelineStore {
     private static func makeCatalog(
         stateDirectory: String, timelines: String, subkeys: DeviceSubkeys, anchor: RollbackAnchor, fromFiles: Bool,
         carrying anchors: AnchorValues
-    ) throws(StoreError) {
+    ) throws(LedgerError) {
         let made = GenerationLedger.empty(stateDirectory: stateDirectory, macKey: subkeys.catalogMAC, anchor: anchor)
         if fromFiles {
             for name in try FileSystem.list(timelines) {
@@ -245,7 +263,8 @@ public final class TimelineStore {
         timelines.ledger = rebuilt
         var restored = 0
         var excluded: [String] = []
-        for name in try FileSystem.list(timelinesDirectory) {
+        let timelinesDirectory = timelinesDirectory
+        for name in try fromLedger({ () throws(LedgerError) in try FileSystem.list(timelinesDirectory) }) {
             guard let key = FileDigest(fileName: name) else { continue }
             do throws(StoreError) {
                 rebuilt.record(key, generation: try generationOpening(name: name))
@@ -259,16 +278,18 @@ public final class TimelineStore {
                 if let bytes = try? FileSystem.readFile("\(timelinesDirectory)/\(name)", limit: TimelineFile.maximumFileBytes),
                     let generation = TimelineFile.generation(of: bytes)
                 {
-                    try rebuilt.recordDeleted(key, generation: generation)
+                    try fromLedger { () throws(LedgerError) in try rebuilt.recordDeleted(key, generation: generation) }
                 }
             }
         }
         // What was verified against no catalog is verified again against this one.
         timelines.removeAll(empty: false)
         // A log or base the lost head named is no part of the new catalog.
-        try GenerationLedger.removeFiles(stateDirectory: stateDirectory)
+        try fromLedger { () throws(LedgerError) in try GenerationLedger.removeFiles(stateDirectory: stateDirectory) }
         anchor.proven()
-        try rebuilt.saveAnchored { (values) throws(StoreError) in try custody.writeKeybag(carrying: values) }
+        try fromLedger { () throws(LedgerError) in
+            try rebuilt.saveAnchored { (values) throws(KeyError) in try custody.writeKeybag(carrying: values) }
+        }
         awaitingPasscodeToRebuildCatalog = false
         journal = try openJournal()
         timelines.journal = journal
@@ -287,7 +308,7 @@ public final class TimelineStore {
         guard let pair = custody.keyPair(metadata.protectionClass, generation: metadata.keyGeneration) else {
             throw .corrupt(file: path, reason: .unknownKeyGeneration)
         }
-        _ = try TimelineFile.openBody(sealed, classKey: pair, file: path)
+        _ = try fromLedger { () throws(LedgerError) in try TimelineFile.openBody(sealed, classKey: pair, file: path) }
         return metadata.generation
     }
 
@@ -295,7 +316,7 @@ public final class TimelineStore {
     private static func loadCatalog(
         stateDirectory: String, subkeys: DeviceSubkeys, anchor: RollbackAnchor
     ) throws(StoreError) -> GenerationLedger {
-        guard let loaded = try GenerationLedger.load(stateDirectory: stateDirectory, macKey: subkeys.catalogMAC, anchor: anchor) else {
+        guard let loaded = try fromLedger({ () throws(LedgerError) in try GenerationLedger.load(stateDirectory: stateDirectory, macKey: subkeys.catalogMAC, anchor: anchor) }) else {
             throw .catalogMissing(path: "\(stateDirectory)/\(GenerationLedger.fileName)")
         }
         return loaded
@@ -328,12 +349,20 @@ public final class TimelineStore {
     private static func finishWipe(
         stateDirectory: String, deviceKeySource: any DeviceKeySource, anchor: RollbackAnchor, removingJournal: Bool
     ) throws(StoreError) {
-        try FileSystem.remove("\(stateDirectory)/\(Keybag.fileName)")
-        // After the keybag: a keybag without its catalog would be a start error.
-        try GenerationLedger.removeFiles(stateDirectory: stateDirectory)
-        try FileSystem.syncDirectory(stateDirectory)
-        try anchor.advance()
+        try fromLedger { () throws(LedgerError) in
+            try FileSystem.remove("\(stateDirectory)/\(Keybag.fileName)")
+            // After the keybag: a keybag without its catalog would be a start error.
+            try GenerationLedger.removeFiles(stateDirectory: stateDirectory)
+            try FileSystem.syncDirectory(stateDirectory)
+        }
+        try fromKeys { () throws(KeyError) in try anchor.advance() }
         try deviceKeySource.destroyDeviceKey()
+        try fromLedger { () throws(LedgerError) in try removeWipedFiles(stateDirectory: stateDirectory, removingJournal: removingJournal) }
+    }
+
+    /// The rest of `finishWipe` once the keys are gone: the settings, the journal if
+    /// asked, then the set-aside timelines and their directory.
+    private static func removeWipedFiles(stateDirectory: String, removingJournal: Bool) throws(LedgerError) {
         try FileSystem.remove("\(stateDirectory)/\(SettingsFile.fileName)")
         if removingJournal { try FileSystem.remove("\(stateDirectory)/\(Journal.fileName)") }
         try FileSystem.syncDirectory(stateDirectory)
@@ -351,7 +380,7 @@ public final class TimelineStore {
 
     /// What a missing keybag leaves unreadable: the timeline files and the journal's
     /// writes, described for the start error; `nil` if there is nothing (a fresh directory).
-    private static func unreadableWithoutKeybag(stateDirectory: String, timelines: String) throws(StoreError) -> String? {
+    private static func unreadableWithoutKeybag(stateDirectory: String, timelines: String) throws(LedgerError) -> String? {
         let files = try FileSystem.list(timelines).filter { $0.hasSuffix(TimelineFile.fileExtension) }.count
         var remaining: [String] = []
         if files > 0 { remaining.append("\(files) timeline file\(files == 1 ? "" : "s")") }
@@ -362,7 +391,7 @@ public final class TimelineStore {
     /// Starting over: removes every timeline file and the journal, which no key can
     /// open any more. The device key and the settings stay (the settings are the
     /// user's, authenticated by the device key, and closing them is never reset here).
-    private static func eraseUnreadable(stateDirectory: String, timelines: String) throws(StoreError) {
+    private static func eraseUnreadable(stateDirectory: String, timelines: String) throws(LedgerError) {
         try FileSystem.remove("\(stateDirectory)/\(Journal.fileName)")
         try FileSystem.syncDirectory(stateDirectory)
         for name in try FileSystem.list(timelines) { try FileSystem.remove("\(timelines)/\(name)") }
@@ -377,23 +406,23 @@ public final class TimelineStore {
         guard journalCapacity > 0 else {
             // A journal left by a run that had one still holds acknowledged writes.
             guard FileSystem.exists("\(stateDirectory)/\(Journal.fileName)") else { return nil }
-            try Journal(
+            try fromLedger { () throws(LedgerError) in try Journal(
                 stateDirectory: stateDirectory, timelinesDirectory: timelinesDirectory, macKey: custody.subkeys.journalMAC,
                 ledger: timelines.ledger
-            ).fold()
-            try FileSystem.remove("\(stateDirectory)/\(Journal.fileName)")
-            try FileSystem.syncDirectory(stateDirectory)
+            ).fold() }
+            try fromLedger { () throws(LedgerError) in try FileSystem.remove("\(stateDirectory)/\(Journal.fileName)") }
+            try fromLedger { () throws(LedgerError) in try FileSystem.syncDirectory(stateDirectory) }
             return nil
         }
         do throws(StoreError) {
-            return try Journal(
+            return try fromLedger { () throws(LedgerError) in try Journal(
                 stateDirectory: stateDirectory, timelinesDirectory: timelinesDirectory, capacity: journalCapacity,
-                macKey: custody.subkeys.journalMAC, ledger: timelines.ledger)
+                macKey: custody.subkeys.journalMAC, ledger: timelines.ledger) }
         } catch .io(_, _, Errno(rawValue: ENOSPC)) {
             // A full disk: its records (if any) are folded already; writes go straight to
             // their files, as without a journal, and it is tried again at the next open.
-            try FileSystem.remove("\(stateDirectory)/\(Journal.fileName)")
-            try FileSystem.syncDirectory(stateDirectory)
+            try fromLedger { () throws(LedgerError) in try FileSystem.remove("\(stateDirectory)/\(Journal.fileName)") }
+            try fromLedger { () throws(LedgerError) in try FileSystem.syncDirectory(stateDirectory) }
             journalUnavailable = .io(operation: "preallocate", path: "\(stateDirectory)/\(Journal.fileName)", errno: Errno(rawValue: ENOSPC))
             return nil
         }
@@ -422,9 +451,9 @@ public final class TimelineStore {
     ///
     /// Then drops the key generations no file is sealed to any more (see `keyGenerationsInUse`).
     public func checkpoint() throws(StoreError) {
-        try journal?.fold()
-        try timelines.ledger.anchorIfSavedSince()
-        if let inUse = keyGenerationsInUse { try custody.dropGenerations(notIn: inUse) }
+        try fromLedger { () throws(LedgerError) in try journal?.fold() }
+        try fromLedger { () throws(LedgerError) in try timelines.ledger.anchorIfSavedSince() }
+        if let inUse = keyGenerationsInUse { _ = try fromKeys { () throws(KeyError) in try custody.dropGenerations(notIn: inUse) } }
     }
 
     /// The key generations the store's files (and pending writes) are sealed to, or
@@ -438,7 +467,7 @@ public final class TimelineStore {
     /// The key generations the keybag holds, oldest first (for tests of the rotation).
     var keyGenerations: [Keybag.Generation] { custody.keybag.generationNumbers }
 
-    private static func removeTemporaryFiles(in directory: String) throws(StoreError) {
+    private static func removeTemporaryFiles(in directory: String) throws(LedgerError) {
         for name in try FileSystem.list(directory) where name.hasPrefix(".tmp-") {
             try FileSystem.remove("\(directory)/\(name)")
         }
@@ -491,9 +520,9 @@ public final class TimelineStore {
         guard rename(timelinesDirectory, wipedTimelinesDirectory) == 0 else {
             throw .io(operation: "rename", path: timelinesDirectory, errno: .current)
         }
-        try FileSystem.syncDirectory(stateDirectory)
+        try fromLedger { () throws(LedgerError) in try FileSystem.syncDirectory(stateDirectory) }
         // Then: a journaled write must not come back after the erase.
-        try journal?.discard()
+        try fromLedger { () throws(LedgerError) in try journal?.discard() }
         // Closed (and unlocked) now: it is opened again under the new device key below.
         journal = nil
         // Made for the class keys the erase destroys.
@@ -502,11 +531,11 @@ public final class TimelineStore {
         timelines.removeAll(empty: false)
         try Self.finishWipe(
             stateDirectory: stateDirectory, deviceKeySource: custody.source, anchor: anchor, removingJournal: false)
-        try FileSystem.makeDirectory(timelinesDirectory)
-        try FileSystem.syncDirectory(stateDirectory)
+        try fromLedger { () throws(LedgerError) in try FileSystem.makeDirectory(timelinesDirectory) }
+        try fromLedger { () throws(LedgerError) in try FileSystem.syncDirectory(stateDirectory) }
         // Every file is gone, so the empty index covers the directory.
         timelines.removeAll(empty: true)
-        try custody.reopen()
+        try fromKeys { () throws(KeyError) in try custody.reopen() }
         timelines.ledger = try Self.loadCatalog(stateDirectory: stateDirectory, subkeys: custody.subkeys, anchor: anchor)
         awaitingPasscodeToRebuildCatalog = false
         isFresh = true
@@ -551,7 +580,7 @@ public final class TimelineStore {
             // written after it was replaced (DESIGN §9).
             throw .corrupt(file: path, reason: .unknownKeyGeneration)
         }
-        let body = try TimelineFile.openBody(sealed, classKey: pair, file: path)
+        let body = try fromLedger { () throws(LedgerError) in try TimelineFile.openBody(sealed, classKey: pair, file: path) }
         // Not cached in memory that could not be locked: decrypted again next time, and
         // the caller's buffer is the only copy, gone with its request.
         guard cache.admits(body) else { return body }
@@ -635,23 +664,23 @@ public final class TimelineStore {
         let key = try timelines.indexKey(for: widget)
         let name = key.fileName
         // Its journaled writes go to the file first: none may replay after the removal.
-        if let journal, journal.pending(key) != nil { try journal.fold() }
+        if let journal, journal.pending(key) != nil { try fromLedger { () throws(LedgerError) in try journal.fold() } }
         let path = "\(timelinesDirectory)/\(name)"
-        guard let bytes = try FileSystem.readFile(path, limit: TimelineFile.maximumFileBytes) else {
+        guard let bytes = try fromLedger({ () throws(LedgerError) in try FileSystem.readFile(path, limit: TimelineFile.maximumFileBytes) }) else {
             timelines.forget(name)
             timelines.recordAbsent(key)
             throw .widgetNotFound
         }
         // Recorded durably before the file goes: a crash in between leaves the widget
         // deleted, and its file, put back from a backup, ignored.
-        try timelines.ledger.recordDeleted(key, generation: TimelineFile.generation(of: bytes) ?? 0)
-        try timelines.ledger.save()
+        try fromLedger { () throws(LedgerError) in try timelines.ledger.recordDeleted(key, generation: TimelineFile.generation(of: bytes) ?? 0) }
+        try fromLedger { () throws(LedgerError) in try timelines.ledger.save() }
         timelines.forget(name)
-        guard try FileSystem.remove(path) else {
+        guard try fromLedger({ () throws(LedgerError) in try FileSystem.remove(path) }) else {
             timelines.recordAbsent(key)
             throw .widgetNotFound
         }
-        try FileSystem.syncDirectory(timelinesDirectory)
+        try fromLedger { () throws(LedgerError) in try FileSystem.syncDirectory(timelinesDirectory) }
         timelines.recordAbsent(key)
     }
 
@@ -695,7 +724,7 @@ public final class TimelineStore {
 
     /// The saved settings bytes, or `nil` if none were saved. Authenticated, not secret.
     public func loadSettings() throws(StoreError) -> [UInt8]? {
-        try SettingsFile.load(stateDirectory: stateDirectory, macKey: custody.subkeys.settingsMAC)
+        try fromLedger { () throws(LedgerError) in try SettingsFile.load(stateDirectory: stateDirectory, macKey: custody.subkeys.settingsMAC) }
     }
 
     /// Saves the settings bytes atomically and durably.
