@@ -1,14 +1,47 @@
 import SecureMemory
 import WidgetCrypto
 
-/// Runs a crypto operation, mapping its error to a store error (`StoreError.init(_:)`).
-@inline(__always)
-func crypto<R>(_ body: () throws(CryptoError) -> R) throws(StoreError) -> R {
-    do { return try body() } catch { throw StoreError(error) }
+/// An error of the store or of one of its parts that carries the crypto layer's
+/// failures (key derivation, allocation), so that each runs crypto calls the same way:
+/// `try KeyError.crypto { () throws(CryptoError) in … }`.
+protocol CarriesCryptoError: Error {
+    init(_ error: CryptoError)
 }
 
-/// Runs a secure-memory operation, mapping its error to a store error (`StoreError.init(_:)`).
+extension CarriesCryptoError {
+    /// A secure-memory failure, as the crypto layer's own allocations are mapped.
+    init(_ error: SecureMemoryError) { self.init(CryptoError(error)) }
+
+    /// Runs a crypto call, its failure thrown as this error.
+    @inline(__always)
+    static func crypto<R>(_ body: () throws(CryptoError) -> R) throws(Self) -> R {
+        do { return try body() } catch { throw Self(error) }
+    }
+
+    /// Runs a secure-memory call (allocating a `SecureBytes`), its failure thrown as
+    /// this error, as the crypto layer's own allocations are.
+    @inline(__always)
+    static func secureMemory<R>(_ body: () throws(SecureMemoryError) -> R) throws(Self) -> R {
+        do { return try body() } catch { throw Self(CryptoError(error)) }
+    }
+}
+
+extension StoreError: CarriesCryptoError {}
+
+extension LedgerError: CarriesCryptoError {
+    init(_ error: CryptoError) { self = .crypto(error) }
+}
+
+extension KeyError: CarriesCryptoError {
+    init(_ error: CryptoError) { self = .crypto(error) }
+}
+
+@inline(__always)
+func crypto<R>(_ body: () throws(CryptoError) -> R) throws(StoreError) -> R {
+    try StoreError.crypto(body)
+}
+
 @inline(__always)
 func secureMemory<R>(_ body: () throws(SecureMemoryError) -> R) throws(StoreError) -> R {
-    do { return try body() } catch { throw StoreError(error) }
+    try StoreError.secureMemory(body)
 }

@@ -12,13 +12,13 @@ enum SettingsFile {
     static let version: UInt8 = 1
     static let maximumBytes = 1 << 20
 
-    static func load(stateDirectory: String, macKey: SecureBytes) throws(StoreError) -> [UInt8]? {
+    static func load(stateDirectory: String, macKey: SecureBytes) throws(LedgerError) -> [UInt8]? {
         let path = "\(stateDirectory)/\(fileName)"
         guard let bytes = try FileSystem.readFile(path, limit: maximumBytes + 64) else { return nil }
         guard bytes.count >= magic.count + 1 + 4 + 32 else { throw .corrupt(file: path, reason: .truncated) }
         guard Array(bytes.prefix(magic.count)) == magic else { throw .corrupt(file: path, reason: .badMagic) }
         let content = Array(bytes.dropLast(32))
-        let mac = try crypto { () throws(CryptoError) in try KeyedHash.hash(content, key: macKey) }
+        let mac = try LedgerError.crypto { () throws(CryptoError) in try KeyedHash.hash(content, key: macKey) }
         let stored = Array(bytes.suffix(32))
         guard mac.withUnsafeBytes({ m in stored.withUnsafeBytes { Sodium.constantTimeEquals(m, $0) } }) else {
             throw .corrupt(file: path, reason: .authenticationFailure)
@@ -39,11 +39,16 @@ enum SettingsFile {
 
     static func save(_ settings: [UInt8], stateDirectory: String, macKey: SecureBytes) throws(StoreError) {
         guard settings.count <= maximumBytes else { throw .tooLarge(limit: maximumBytes) }
+        try fromLedger { () throws(LedgerError) in try write(settings, stateDirectory: stateDirectory, macKey: macKey) }
+    }
+
+    /// Writes `settings`, which the caller has kept within `maximumBytes`.
+    static func write(_ settings: [UInt8], stateDirectory: String, macKey: SecureBytes) throws(LedgerError) {
         var w = ByteWriter()
         w.raw(magic)
         w.u8(version)
         w.block(settings)
-        let mac = try crypto { () throws(CryptoError) in try KeyedHash.hash(w.bytes, key: macKey) }
+        let mac = try LedgerError.crypto { () throws(CryptoError) in try KeyedHash.hash(w.bytes, key: macKey) }
         try FileSystem.writeAtomically(
             directory: stateDirectory, name: fileName, bytes: w.bytes + mac.withUnsafeBytes { Array($0) })
     }

@@ -98,6 +98,10 @@ public enum UnsafeEntryReason: Sendable, Equatable, CustomStringConvertible {
 }
 
 /// Everything `TimelineStore` can throw. No case carries key bytes, passcodes or content.
+///
+/// The face of the store and of its timelines part: the keys part's `KeyError` and the
+/// ledger part's `LedgerError` are mapped onto it in one place each (below), and a case
+/// that one of them stands for takes its text from there.
 public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The widget's class key is not available in the current state.
     case protectedDataUnavailable
@@ -163,34 +167,59 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
         case .widgetNotFound: "no timeline is stored for this widget"
         case .tooLarge(let limit): "too large: the limit is \(limit) bytes"
         case .tooManyWidgets(let limit): "too many widgets: the provider may store \(limit)"
-        case .wrongPasscode(let n, let retry):
-            "wrong passcode (\(n) failed attempt\(n == 1 ? "" : "s"))" + (retry.map { "; try again in \(Int($0.rounded(.up))) s" } ?? "")
-        case .tryAgainLater(let retry): "too many failed attempts; try again in \(Int(retry.rounded(.up))) s"
-        case .passcodeRequired: "the current passcode is required"
-        case .unlockInterrupted: "the passcode was right, but the device was locked while it was being checked; unlock again"
-        case .noPasscodeSet: "no passcode is set"
+        case .wrongPasscode(let n, let retry): KeyError.wrongPasscode(failedAttempts: n, retryAfter: retry).description
+        case .tryAgainLater(let retry): KeyError.tryAgainLater(retryAfter: retry).description
+        case .passcodeRequired: KeyError.passcodeRequired.description
+        case .unlockInterrupted: KeyError.unlockInterrupted.description
+        case .noPasscodeSet: KeyError.noPasscodeSet.description
         case .wiped: "the store was erased after too many failed attempts"
-        case .corrupt(let file, let reason): "\(file): \(reason)"
-        case .deviceKey(let problem): problem.description
-        case .passcodeVerifierFailed(let reason): "the passcode cannot be verified: \(reason)"
-        case .unsafeEntry(let path, let reason): "refused \(path): it \(reason)"
-        case .catalogMissing(let path):
-            "\(path) is missing beside the keybag: timeline files could be rolled back unnoticed; nothing is served. Restore it, rebuild it from the timeline files with widgetd --start-over (the passcode is then asked at the first unlock), or wipe"
+        case .corrupt(let file, let reason): LedgerError.corrupt(file: file, reason: reason).description
+        case .deviceKey(let problem): KeyError.deviceKey(problem).description
+        case .passcodeVerifierFailed(let reason): KeyError.passcodeVerifierFailed(reason: reason).description
+        case .unsafeEntry(let path, let reason): LedgerError.unsafeEntry(path: path, reason: reason).description
+        case .catalogMissing(let path): LedgerError.catalogMissing(path: path).description
         case .rolledBack(let file, let found, let expected):
-            "\(file) is rolled back: it carries rollback counter value \(found) where \(expected) is due (restored from a backup?); nothing is served. Put the newest copy back, or wipe"
-        case .rollbackCounter(let reason): "the rollback counter cannot be used: \(reason)"
+            KeyError.rolledBack(file: file, found: found, expected: expected).description
+        case .rollbackCounter(let reason): KeyError.rollbackCounter(reason: reason).description
         case .keybagMissing(let path, let remaining):
             "the keybag \(path) is missing while \(remaining) remain, which cannot be read without it; nothing was changed. Restore the keybag from a backup, or erase them and start over with widgetd --start-over"
-        case .stateDirectoryInUse(let path): "the state directory \(path) is in use by another widgetd process"
-        case .io(let operation, let path, let e): "\(operation) \(path): \(e)"
+        case .stateDirectoryInUse(let path): LedgerError.stateDirectoryInUse(path: path).description
+        case .io(let operation, let path, let e): LedgerError.io(operation: operation, path: path, errno: e).description
         case .outOfSecureMemory: SecureMemoryError.outOfSecureMemory.description
         case .cryptoFailure(let what): what
         }
     }
 
-    /// A failed system call about `path`: its operation and errno, as `io`.
-    init(_ error: SystemError, path: String) {
-        self = .io(operation: error.operation, path: path, errno: error.errno)
+    /// The ledger part's error at the facade: case for case.
+    init(_ error: LedgerError) {
+        switch error {
+        case .corrupt(let file, let reason): self = .corrupt(file: file, reason: reason)
+        case .unsafeEntry(let path, let reason): self = .unsafeEntry(path: path, reason: reason)
+        case .catalogMissing(let path): self = .catalogMissing(path: path)
+        case .stateDirectoryInUse(let path): self = .stateDirectoryInUse(path: path)
+        case .io(let operation, let path, let errno): self = .io(operation: operation, path: path, errno: errno)
+        case .crypto(let error): self.init(error)
+        case .anchor(let error): self.init(error)
+        }
+    }
+
+    /// The keys part's error at the facade: case for case; what the ledger threw for it
+    /// as the ledger's is mapped, and an injected source's passes through.
+    init(_ error: KeyError) {
+        switch error {
+        case .wrongPasscode(let n, let retry): self = .wrongPasscode(failedAttempts: n, retryAfter: retry)
+        case .tryAgainLater(let retry): self = .tryAgainLater(retryAfter: retry)
+        case .passcodeRequired: self = .passcodeRequired
+        case .unlockInterrupted: self = .unlockInterrupted
+        case .noPasscodeSet: self = .noPasscodeSet
+        case .deviceKey(let problem): self = .deviceKey(problem)
+        case .passcodeVerifierFailed(let reason): self = .passcodeVerifierFailed(reason: reason)
+        case .rolledBack(let file, let found, let expected): self = .rolledBack(file: file, found: found, expected: expected)
+        case .rollbackCounter(let reason): self = .rollbackCounter(reason: reason)
+        case .ledger(let error): self.init(error)
+        case .source(let error): self = error
+        case .crypto(let error): self.init(error)
+        }
     }
 
     /// Maps a crypto failure outside a file (key derivation, allocation) to a store error.
@@ -201,18 +230,16 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
             self = .cryptoFailure(error.description)
         }
     }
+}
 
-    /// Maps a secure-memory failure (allocating a `SecureBytes`) to a store error, as
-    /// the crypto layer's own allocations are.
-    init(_ error: SecureMemoryError) {
-        self.init(CryptoError(error))
-    }
+/// Runs a call of the ledger part from the facade, its error mapped onto `StoreError`.
+@inline(__always) @discardableResult
+func fromLedger<R>(_ body: () throws(LedgerError) -> R) throws(StoreError) -> R {
+    do { return try body() } catch { throw StoreError(error) }
+}
 
-    /// Maps a crypto failure while reading `file`: authentication failures become corruption.
-    static func reading(_ file: String, _ error: CryptoError) -> StoreError {
-        switch error {
-        case .authenticationFailure, .invalidLength: .corrupt(file: file, reason: .authenticationFailure)
-        case .outOfSecureMemory, .initializationFailed, .operationFailed: StoreError(error)
-        }
-    }
+/// Runs a call of the keys part from the facade, its error mapped onto `StoreError`.
+@inline(__always) @discardableResult
+func fromKeys<R>(_ body: () throws(KeyError) -> R) throws(StoreError) -> R {
+    do { return try body() } catch { throw StoreError(error) }
 }

@@ -93,6 +93,10 @@ func corruption(_ body: () throws -> Void, sourceLocation: SourceLocation = #_so
     } catch let error as StoreError {
         if case .corrupt(_, let reason) = error { return reason }
         Issue.record("expected a corrupt error, got \(error)", sourceLocation: sourceLocation)
+    } catch let error as LedgerError {
+        // The ledger's own calls (the file format, the catalog) throw its error.
+        if case .corrupt(_, let reason) = error { return reason }
+        Issue.record("expected a corrupt error, got \(error)", sourceLocation: sourceLocation)
     } catch {
         Issue.record("unexpected error \(error)", sourceLocation: sourceLocation)
     }

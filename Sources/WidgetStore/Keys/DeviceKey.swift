@@ -30,14 +30,14 @@ struct DeviceKey {
     let kind: DeviceKeyKind
 
     /// Loads the key from `source` (see `DeviceKeySource.loadDeviceKey`).
-    static func load(from source: any DeviceKeySource, mayCreate: Bool) throws(StoreError) -> DeviceKey {
-        let (key, kind) = try source.loadDeviceKey(mayCreate: mayCreate)
+    static func load(from source: any DeviceKeySource, mayCreate: Bool) throws(KeyError) -> DeviceKey {
+        let (key, kind) = try injected { () throws(StoreError) in try source.loadDeviceKey(mayCreate: mayCreate) }
         guard key.count == byteCount else { throw .deviceKey(.wrongSize(path: "\(kind.rawValue) device key", bytes: key.count)) }
         return DeviceKey(key: key, kind: kind)
     }
 
     /// The subkey for one purpose.
-    func subkey(_ purpose: Purpose) throws(StoreError) -> SecureBytes {
-        try crypto { () throws(CryptoError) in try KeyedHash.deriveKey(from: key, label: purpose.rawValue) }
+    func subkey(_ purpose: Purpose) throws(KeyError) -> SecureBytes {
+        try KeyError.crypto { () throws(CryptoError) in try KeyedHash.deriveKey(from: key, label: purpose.rawValue) }
     }
 }

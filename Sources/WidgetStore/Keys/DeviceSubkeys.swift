@@ -13,7 +13,7 @@ struct DeviceSubkeys {
     let journalMAC: SecureBytes
     let catalogMAC: SecureBytes
 
-    init(_ key: DeviceKey) throws(StoreError) {
+    init(_ key: DeviceKey) throws(KeyError) {
         keybagMAC = try key.subkey(.keybagMAC)
         classWrap = try key.subkey(.classWrap)
         fileName = try key.subkey(.fileName)

@@ -1,5 +1,6 @@
 import Glibc
 import SecureMemory
+import WidgetdPOSIX
 
 /// The software device-key source (DESIGN §3): the systemd credential
 /// `$CREDENTIALS_DIRECTORY/device-key` when there is one (an administrator can seal it
@@ -30,13 +31,13 @@ public struct FileDeviceKeySource: DeviceKeySource {
     public func loadDeviceKey(mayCreate: Bool) throws(StoreError) -> (key: SecureBytes, kind: DeviceKeyKind) {
         if let credentials = credentialsDirectory {
             let path = "\(credentials)/\(Self.credentialName)"
-            if let found = try FileSystem.readSecret(path, expected: DeviceKey.byteCount, owners: .daemonOrRoot) {
+            if let found = try Self.readSecret(path, expected: DeviceKey.byteCount, owners: .daemonOrRoot) {
                 return (found.bytes, .credential)
             }
         }
         let path = "\(stateDirectory)/\(Self.stateFileName)"
         // Never through a link: one to a key elsewhere would bind the store to a file it does not own.
-        if let found = try FileSystem.readSecret(path, expected: DeviceKey.byteCount) {
+        if let found = try Self.readSecret(path, expected: DeviceKey.byteCount) {
             guard found.mode & 0o077 == 0, found.owner == geteuid() else {
                 throw .deviceKey(.insecurePermissions(path: path))
             }
@@ -44,12 +45,47 @@ public struct FileDeviceKeySource: DeviceKeySource {
         }
         guard mayCreate else { throw .deviceKey(.missing(path: path)) }
         let fresh = try secureMemory { () throws(SecureMemoryError) in try SecureBytes.random(count: DeviceKey.byteCount) }
-        try FileSystem.createSecretFile(path, directory: stateDirectory, contents: fresh)
+        try fromLedger { () throws(LedgerError) in try FileSystem.createSecretFile(path, directory: stateDirectory, contents: fresh) }
         return (fresh, .file)
     }
 
     /// Removes `STATE/device.key`; a credential cannot be destroyed from here.
     public func destroyDeviceKey() throws(StoreError) {
-        try FileSystem.remove("\(stateDirectory)/\(Self.stateFileName)")
+        try fromLedger { () throws(LedgerError) in try FileSystem.remove("\(stateDirectory)/\(Self.stateFileName)") }
+    }
+
+    /// What `readSecret` found.
+    private struct SecretFile {
+        /// The bytes, in secure memory.
+        let bytes: SecureBytes
+        /// Permission bits and owner, for the caller's policy.
+        let mode: mode_t
+        let owner: uid_t
+    }
+
+    /// Reads a small secret file straight into secure memory (never through an array),
+    /// or returns `nil` if it does not exist. The size must be exactly `expected`; the
+    /// file is opened as `FileSystem.openFile` says (no link followed, `owners`).
+    private static func readSecret(
+        _ path: String, expected: Int, owners: FileSystem.Owners = .daemon
+    ) throws(StoreError) -> SecretFile? {
+        guard let (fd, info) = try fromLedger({ () throws(LedgerError) in try FileSystem.openFileWithStatus(path, owners: owners) })
+        else { return nil }
+        defer { Syscall.close(fd) }
+        guard Int(info.st_size) == expected else {
+            throw .deviceKey(.wrongSize(path: path, bytes: Int(info.st_size)))
+        }
+        let secret = try secureMemory { () throws(SecureMemoryError) in try SecureBytes.zeroed(count: expected) }
+        var offset = 0
+        while offset < expected {
+            let n = try secret.withUnsafeMutableBytes { (buffer) throws(StoreError) in
+                try fromLedger { () throws(LedgerError) in
+                    try FileSystem.call("read", path) { read(fd.rawValue, buffer.baseAddress! + offset, expected - offset) }
+                }
+            }
+            if n == 0 { throw .deviceKey(.wrongSize(path: path, bytes: offset)) }
+            offset += n
+        }
+        return SecretFile(bytes: secret, mode: info.st_mode & 0o7777, owner: info.st_uid)
     }
 }

@@ -10,6 +10,8 @@
 // `anchorUnanchored`), and the classes a lock drops are returned for the store to purge.
 // Its files are written through the ledger's `FileSystem`; the facade reaches
 // `PasscodeStepFile` from `TimelineStore+Keys.swift`.
+// It throws `KeyError` (the ledger's errors carried as `.ledger`, an injected source's
+// `StoreError` as `.source`); the facade maps it with `StoreError.init(_: KeyError)`.
 
 import FoundationEssentials
 import SecureMemory
@@ -59,7 +61,7 @@ final class KeyCustody {
 
     /// See `beforeSavingKeybag`; told the subkeys, whether the keybag is migrated, and
     /// the rollback anchors the catalog is to carry.
-    typealias KeybagCompanion = (DeviceSubkeys, _ migrated: Bool, AnchorValues) throws(StoreError) -> Void
+    typealias KeybagCompanion = (DeviceSubkeys, _ migrated: Bool, AnchorValues) throws(KeyError) -> Void
 
     var keybagPath: String { "\(stateDirectory)/\(Keybag.fileName)" }
 
@@ -67,7 +69,7 @@ final class KeyCustody {
     init(
         stateDirectory: String, source: any DeviceKeySource, verifier: (any PasscodeVerifier)? = nil,
         anchor: RollbackAnchor, configuration: StoreConfiguration, beforeSavingKeybag: @escaping KeybagCompanion
-    ) throws(StoreError) {
+    ) throws(KeyError) {
         self.stateDirectory = stateDirectory
         self.source = source
         self.verifier = verifier
@@ -82,7 +84,7 @@ final class KeyCustody {
 
     /// Opens the keys again after a wipe removed them: a new device key (unless the
     /// source cannot destroy it), a new keybag, no passcode, unlocked.
-    func reopen() throws(StoreError) {
+    func reopen() throws(KeyError) {
         let opened = try Self.open(
             stateDirectory: stateDirectory, source: source, anchor: anchor, cost: configuration.kdfCost,
             companion: beforeSavingKeybag)
@@ -94,7 +96,7 @@ final class KeyCustody {
     private static func open(
         stateDirectory: String, source: any DeviceKeySource, anchor: RollbackAnchor, cost: KDFCost,
         companion: KeybagCompanion
-    ) throws(StoreError) -> (DeviceKey, DeviceSubkeys, Keybag, KeyLifecycle, Bool) {
+    ) throws(KeyError) -> (DeviceKey, DeviceSubkeys, Keybag, KeyLifecycle, Bool) {
         let path = "\(stateDirectory)/\(Keybag.fileName)"
         let deviceKey = try DeviceKey.load(from: source, mayCreate: !FileSystem.exists(path))
         let subkeys = try DeviceSubkeys(deviceKey)
@@ -120,10 +122,12 @@ final class KeyCustody {
                 do { defaults = Array(try JSONEncoder().encode(Settings())) } catch {
                     preconditionFailure("the default settings always encode: \(error)")
                 }
-                try SettingsFile.save(defaults, stateDirectory: stateDirectory, macKey: subkeys.settingsMAC)
+                try throughLedger { () throws(LedgerError) in
+                    try SettingsFile.write(defaults, stateDirectory: stateDirectory, macKey: subkeys.settingsMAC)
+                }
             }
             // A new store's two files are anchored together (DESIGN §9).
-            try anchor.anchor([.keybag, .catalog]) { (values) throws(StoreError) in
+            try anchor.anchor([.keybag, .catalog]) { (values) throws(KeyError) in
                 try companion(subkeys, false, values)
                 keybag.anchors = values
                 try keybag.save(stateDirectory: stateDirectory, macKey: subkeys.keybagMAC)
@@ -144,7 +148,7 @@ final class KeyCustody {
             classD = try keybag.unwrapClassD(with: subkeys.classWrap)
             if !keybag.passcodeSet { pairs = try keybag.unwrapAll(with: subkeys.classWrap) }
         } catch {
-            throw .reading(path, error)
+            throw KeyError.reading(path, error)
         }
         pairs[.none] = [Keybag.classDGeneration: classD]
         let lifecycle = KeyLifecycle(passcodeSet: keybag.passcodeSet, classD: classD, allKeysIfNoPasscode: pairs)
@@ -190,17 +194,17 @@ final class KeyCustody {
     // MARK: Unlock and lock
 
     /// See `TimelineStore.beginUnlock(now:lockEpoch:)`.
-    func beginUnlock(now: ClockReading, lockEpoch arrived: LockEpoch?) throws(StoreError) -> PasscodeDerivation {
+    func beginUnlock(now: ClockReading, lockEpoch arrived: LockEpoch?) throws(KeyError) -> PasscodeDerivation {
         let epoch = arrived ?? lockEpoch
         guard keybag.passcodeSet else { return PasscodeDerivation(mode: .noPasscode, lockEpoch: epoch) }
         if let wait = retryAfter(now: now) { throw .tryAgainLater(retryAfter: wait) }
-        let tangle = try secureMemory { () throws(SecureMemoryError) in try subkeys.passcodeTangle.copy() }
+        let tangle = try KeyError.secureMemory { () throws(SecureMemoryError) in try subkeys.passcodeTangle.copy() }
         var derivation = PasscodeDerivation(
             mode: .argon2id(salt: keybag.salt, cost: keybag.kdfCost, tangleKey: tangle), lockEpoch: epoch)
         if let blob = keybag.tangleBlob {
             // Tangled: only the verifier that sealed the blob can release what unwraps.
             guard let verifier else { throw .passcodeVerifierFailed(reason: "the passcode was set with a TPM, and none is configured") }
-            let tagKey = try secureMemory { () throws(SecureMemoryError) in try subkeys.wrongPasscodeTag.copy() }
+            let tagKey = try KeyError.secureMemory { () throws(SecureMemoryError) in try subkeys.wrongPasscodeTag.copy() }
             derivation.verification = .open(blob: blob, verifier: verifier, tagKey: tagKey, lastWrongTag: keybag.lastWrongTag)
         }
         return derivation
@@ -215,7 +219,7 @@ final class KeyCustody {
     }
 
     /// See `TimelineStore.finishUnlock(_:now:)`.
-    func finishUnlock(_ derived: DerivedPasscode, now: ClockReading) throws(StoreError) {
+    func finishUnlock(_ derived: DerivedPasscode, now: ClockReading) throws(KeyError) {
         let overtaken = derived.lockEpoch != lockEpoch
         guard keybag.passcodeSet else {
             if overtaken { throw .unlockInterrupted }
@@ -245,7 +249,7 @@ final class KeyCustody {
     /// is the passcode's, `nil` if it is not.
     private func verify(
         _ key: SecureBytes, _ verdict: DerivedPasscode.Verdict
-    ) throws(StoreError) -> [ProtectionClass: [Keybag.Generation: KeyPair]]? {
+    ) throws(KeyError) -> [ProtectionClass: [Keybag.Generation: KeyPair]]? {
         switch (verdict, keybag.tangleBlob != nil) {
         case (.refused, true): return nil
         case (.unverified, false), (.verified, true): break
@@ -261,15 +265,17 @@ final class KeyCustody {
         } catch .authenticationFailure where verdict == .unverified {
             return nil
         } catch {
-            throw .reading(keybagPath, error)
+            throw KeyError.reading(keybagPath, error)
         }
-        do throws(CryptoError) { return try keybag.unwrapAll(with: key) } catch { throw .reading(keybagPath, error) }
+        do throws(CryptoError) { return try keybag.unwrapAll(with: key) } catch { throw KeyError.reading(keybagPath, error) }
     }
 
     /// Counts a wrong passcode durably, then throws the answer (and sets `wipeDue` when
     /// the count reached `wipeAfterFailedAttempts`).
-    private func recordFailure(_ key: SecureBytes, now: ClockReading) throws(StoreError) -> Never {
-        let tagBytes = try DerivedPasscode.wrongTag(of: key, tagKey: subkeys.wrongPasscodeTag)
+    private func recordFailure(_ key: SecureBytes, now: ClockReading) throws(KeyError) -> Never {
+        let tagBytes = try KeyError.crypto { () throws(CryptoError) in
+            try DerivedPasscode.wrongTag(of: key, tagKey: subkeys.wrongPasscodeTag)
+        }
         if let last = keybag.lastWrongTag, Sodium.constantTimeEquals(tagBytes, last) {
             throw .wrongPasscode(failedAttempts: keybag.failedAttempts, retryAfter: delayAfterFailures(now: now))
         }
@@ -279,7 +285,7 @@ final class KeyCustody {
         updated.lastWrongTag = tagBytes
         // A counter that fails after the keybag is written still leaves the attempt
         // counted, here as on disk: the delay and the wipe limit apply to it.
-        let saved = Result { () throws(StoreError) in try save(updated) }
+        let saved = Result { () throws(KeyError) in try save(updated) }
         if let limit = configuration.wipeAfterFailedAttempts, limit > 0, keybag.failedAttempts >= limit { wipeDue = true }
         try saved.get()
         throw .wrongPasscode(failedAttempts: keybag.failedAttempts, retryAfter: delayAfterFailures(now: now))
@@ -303,7 +309,7 @@ final class KeyCustody {
     // MARK: Passcode
 
     /// See `TimelineStore.beginSetPasscode(hasCurrent:hasNew:now:)`.
-    func beginSetPasscode(hasCurrent: Bool, hasNew: Bool, now: ClockReading) throws(StoreError) -> PasscodeChange {
+    func beginSetPasscode(hasCurrent: Bool, hasNew: Bool, now: ClockReading) throws(KeyError) -> PasscodeChange {
         var current: PasscodeDerivation? = nil
         if keybag.passcodeSet {
             guard hasCurrent else { throw .passcodeRequired }
@@ -312,10 +318,10 @@ final class KeyCustody {
         } else {
             guard hasNew else { throw .noPasscodeSet }
         }
-        let salt = try crypto { () throws(CryptoError) in try Sodium.randomBytes(count: PasswordHash.saltByteCount) }
+        let salt = try KeyError.crypto { () throws(CryptoError) in try Sodium.randomBytes(count: PasswordHash.saltByteCount) }
         var new: PasscodeDerivation? = nil
         if hasNew {
-            let tangle = try secureMemory { () throws(SecureMemoryError) in try subkeys.passcodeTangle.copy() }
+            let tangle = try KeyError.secureMemory { () throws(SecureMemoryError) in try subkeys.passcodeTangle.copy() }
             new = PasscodeDerivation(
                 mode: .argon2id(salt: salt, cost: configuration.kdfCost, tangleKey: tangle), lockEpoch: lockEpoch,
                 verification: verifier.map { .enroll($0) })
@@ -331,7 +337,7 @@ final class KeyCustody {
     /// yet, they stay).
     func finishSetPasscode(
         _ derived: DerivedPasscodeChange, now: ClockReading, inUse: Set<Keybag.Generation>?
-    ) throws(StoreError) -> [ProtectionClass] {
+    ) throws(KeyError) -> [ProtectionClass] {
         guard derived.basis == keybag.salt, keybag.passcodeSet == (derived.current != nil) else {
             throw .passcodeRequired
         }
@@ -381,7 +387,7 @@ final class KeyCustody {
     /// a complete index), and zeroes their held keys. Needs no passcode: their wrapped
     /// secrets are only removed. Returns the generations dropped.
     @discardableResult
-    func dropGenerations(notIn inUse: Set<Keybag.Generation>) throws(StoreError) -> [Keybag.Generation] {
+    func dropGenerations(notIn inUse: Set<Keybag.Generation>) throws(KeyError) -> [Keybag.Generation] {
         var updated = keybag
         let dropped = updated.dropGenerations(notIn: inUse)
         guard !dropped.isEmpty else { return [] }
@@ -394,8 +400,8 @@ final class KeyCustody {
 
     /// Saves `updated` as the keybag, anchored to the rollback counter (`RollbackAnchor`:
     /// written first, then the counter incremented), and holds it once it is written.
-    private func save(_ updated: Keybag) throws(StoreError) {
-        try anchor.anchor([.keybag]) { (values) throws(StoreError) in
+    private func save(_ updated: Keybag) throws(KeyError) {
+        try anchor.anchor([.keybag]) { (values) throws(KeyError) in
             var anchored = updated
             anchored.anchors = values
             try anchored.save(stateDirectory: stateDirectory, macKey: subkeys.keybagMAC)
@@ -406,8 +412,8 @@ final class KeyCustody {
     /// Anchors a store whose files carry no anchor yet (made before anchors, in tpm2
     /// mode, on a counter never incremented): the keybag and, through `saveCatalog`, the
     /// catalog saved together carrying the counter's next value.
-    func anchorUnanchored(saveCatalog: (AnchorValues) throws(StoreError) -> Void) throws(StoreError) {
-        try anchor.anchor([.keybag, .catalog]) { (values) throws(StoreError) in
+    func anchorUnanchored(saveCatalog: (AnchorValues) throws(KeyError) -> Void) throws(KeyError) {
+        try anchor.anchor([.keybag, .catalog]) { (values) throws(KeyError) in
             try saveCatalog(values)
             var anchored = keybag
             anchored.anchors = values
@@ -417,7 +423,7 @@ final class KeyCustody {
     }
 
     /// Writes the keybag carrying `values`, inside an anchored save the caller makes.
-    func writeKeybag(carrying values: AnchorValues) throws(StoreError) {
+    func writeKeybag(carrying values: AnchorValues) throws(KeyError) {
         var anchored = keybag
         anchored.anchors = values
         try anchored.save(stateDirectory: stateDirectory, macKey: subkeys.keybagMAC)

@@ -99,10 +99,10 @@ struct Keybag {
     static let passcodeClasses: [ProtectionClass] = [.complete, .completeUnlessOpen, .completeUntilFirstUserAuthentication]
 
     /// A new keybag with fresh class keys (generation 0) and no passcode.
-    static func create(cost: KDFCost, deviceWrapKey: SecureBytes) throws(StoreError) -> Keybag {
-        let d = try crypto { () throws(CryptoError) in try KeyPair.generate() }
+    static func create(cost: KDFCost, deviceWrapKey: SecureBytes) throws(KeyError) -> Keybag {
+        let d = try KeyError.crypto { () throws(CryptoError) in try KeyPair.generate() }
         let (first, _) = try makeGeneration(0, under: deviceWrapKey)
-        let salt = try crypto { () throws(CryptoError) in try Sodium.randomBytes(count: PasswordHash.saltByteCount) }
+        let salt = try KeyError.crypto { () throws(CryptoError) in try Sodium.randomBytes(count: PasswordHash.saltByteCount) }
         return Keybag(
             kdfCost: cost, salt: salt, passcodeSet: false, failedAttempts: 0, lastFailure: nil, lastWrongTag: nil,
             classD: ClassEntry(publicKey: d.publicKey, wrappedSecret: try wrap(d, protectionClass: .none, under: deviceWrapKey)),
@@ -112,11 +112,11 @@ struct Keybag {
     /// Fresh A, B and C key pairs as generation `number`, wrapped under `key`.
     private static func makeGeneration(
         _ number: Generation, under key: SecureBytes
-    ) throws(StoreError) -> (KeyGeneration, [ProtectionClass: KeyPair]) {
+    ) throws(KeyError) -> (KeyGeneration, [ProtectionClass: KeyPair]) {
         var pairs: [ProtectionClass: KeyPair] = [:]
         var entries: [ProtectionClass: ClassEntry] = [:]
         for c in passcodeClasses {
-            let pair = try crypto { () throws(CryptoError) in try KeyPair.generate() }
+            let pair = try KeyError.crypto { () throws(CryptoError) in try KeyPair.generate() }
             pairs[c] = pair
             entries[c] = ClassEntry(publicKey: pair.publicKey, wrappedSecret: try wrap(pair, protectionClass: c, under: key))
         }
@@ -142,8 +142,8 @@ struct Keybag {
         Array("widgetd.v1.class-secret".utf8) + [c.code] + publicKey.bytes
     }
 
-    private static func wrap(_ pair: KeyPair, protectionClass c: ProtectionClass, under key: SecureBytes) throws(StoreError) -> [UInt8] {
-        try crypto { () throws(CryptoError) in
+    private static func wrap(_ pair: KeyPair, protectionClass c: ProtectionClass, under key: SecureBytes) throws(KeyError) -> [UInt8] {
+        try KeyError.crypto { () throws(CryptoError) in
             try AEAD.seal(pair.secretKey, key: key, associatedData: wrapAD(c, pair.publicKey))
         }
     }
@@ -182,7 +182,7 @@ struct Keybag {
     mutating func rotate(
         held: [ProtectionClass: [Generation: KeyPair]], passcodeKey: SecureBytes?, salt newSalt: [UInt8], cost: KDFCost,
         deviceWrapKey: SecureBytes
-    ) throws(StoreError) -> (Generation, [ProtectionClass: KeyPair]) {
+    ) throws(KeyError) -> (Generation, [ProtectionClass: KeyPair]) {
         let key = passcodeKey ?? deviceWrapKey
         for index in generations.indices {
             let number = generations[index].number
@@ -216,7 +216,7 @@ struct Keybag {
     // MARK: Encoding
 
     /// The authenticated file contents (always the current version).
-    func encoded(macKey: SecureBytes) throws(StoreError) -> [UInt8] {
+    func encoded(macKey: SecureBytes) throws(KeyError) -> [UInt8] {
         var w = ByteWriter()
         w.raw(Self.magic)
         w.u8(Self.version)
@@ -240,7 +240,7 @@ struct Keybag {
         w.u64(anchors.catalog)
         w.block(binding)
         let content = w.bytes
-        let mac = try crypto { () throws(CryptoError) in
+        let mac = try KeyError.crypto { () throws(CryptoError) in
             try KeyedHash.hash(content, key: macKey, outputLength: Self.macByteCount)
         }
         return content + mac.withUnsafeBytes { Array($0) }
@@ -253,21 +253,21 @@ struct Keybag {
     }
 
     /// Verifies the MAC, then parses. Any failure names the file and never yields a partial keybag.
-    static func decode(_ bytes: [UInt8], macKey: SecureBytes, file: String) throws(StoreError) -> Keybag {
-        guard bytes.count >= magic.count + 1 + macByteCount else { throw .corrupt(file: file, reason: .truncated) }
-        guard Array(bytes.prefix(magic.count)) == magic else { throw .corrupt(file: file, reason: .badMagic) }
+    static func decode(_ bytes: [UInt8], macKey: SecureBytes, file: String) throws(KeyError) -> Keybag {
+        guard bytes.count >= magic.count + 1 + macByteCount else { throw .ledger(.corrupt(file: file, reason: .truncated)) }
+        guard Array(bytes.prefix(magic.count)) == magic else { throw .ledger(.corrupt(file: file, reason: .badMagic)) }
         let content = Array(bytes.dropLast(macByteCount))
-        let expected = try crypto { () throws(CryptoError) in try KeyedHash.hash(content, key: macKey, outputLength: macByteCount) }
+        let expected = try KeyError.crypto { () throws(CryptoError) in try KeyedHash.hash(content, key: macKey, outputLength: macByteCount) }
         let stored = Array(bytes.suffix(macByteCount))
         let authentic = expected.withUnsafeBytes { e in stored.withUnsafeBytes { s in Sodium.constantTimeEquals(e, s) } }
-        guard authentic else { throw .corrupt(file: file, reason: .authenticationFailure) }
+        guard authentic else { throw .ledger(.corrupt(file: file, reason: .authenticationFailure)) }
         let parsed: Result<Keybag, ByteReader.Failure> = content.withUnsafeBytes { buffer in
             Result { () throws(ByteReader.Failure) in try parse(buffer) }
         }
         switch parsed {
         case .success(let bag): return bag
-        case .failure(.truncated): throw .corrupt(file: file, reason: .truncated)
-        case .failure(.malformed): throw .corrupt(file: file, reason: .malformed)
+        case .failure(.truncated): throw .ledger(.corrupt(file: file, reason: .truncated))
+        case .failure(.malformed): throw .ledger(.corrupt(file: file, reason: .malformed))
         }
     }
 
@@ -338,14 +338,18 @@ struct Keybag {
     // MARK: Files
 
     /// Reads and verifies `STATE/keybag`, or `nil` if there is none yet.
-    static func load(stateDirectory: String, macKey: SecureBytes) throws(StoreError) -> Keybag? {
+    static func load(stateDirectory: String, macKey: SecureBytes) throws(KeyError) -> Keybag? {
         let path = "\(stateDirectory)/\(fileName)"
-        guard let bytes = try FileSystem.readFile(path, limit: maximumFileBytes) else { return nil }
+        guard let bytes = try throughLedger({ () throws(LedgerError) in try FileSystem.readFile(path, limit: maximumFileBytes) })
+        else { return nil }
         return try decode(bytes, macKey: macKey, file: path)
     }
 
     /// Replaces `STATE/keybag` atomically and durably: when this returns, the state survives a crash.
-    func save(stateDirectory: String, macKey: SecureBytes) throws(StoreError) {
-        try FileSystem.writeAtomically(directory: stateDirectory, name: Self.fileName, bytes: try encoded(macKey: macKey))
+    func save(stateDirectory: String, macKey: SecureBytes) throws(KeyError) {
+        let bytes = try encoded(macKey: macKey)
+        try throughLedger { () throws(LedgerError) in
+            try FileSystem.writeAtomically(directory: stateDirectory, name: Self.fileName, bytes: bytes)
+        }
     }
 }

@@ -58,7 +58,8 @@ public struct PasscodeDerivation: @unchecked Sendable {
                     key: try entangle(key, with: secret), salt: salt, lockEpoch: lockEpoch, verdict: .verified,
                     tangleBlob: blob)
             case .open(let blob, let verifier, let tagKey, let lastWrongTag):
-                if let lastWrongTag, Sodium.constantTimeEquals(try DerivedPasscode.wrongTag(of: key, tagKey: tagKey), lastWrongTag) {
+                if let lastWrongTag, Sodium.constantTimeEquals(
+                    try crypto({ () throws(CryptoError) in try DerivedPasscode.wrongTag(of: key, tagKey: tagKey) }), lastWrongTag) {
                     return DerivedPasscode(key: key, salt: salt, lockEpoch: lockEpoch, verdict: .refused)
                 }
                 switch try verifier.open(blob, passcodeKey: key) {
@@ -100,8 +101,8 @@ public struct DerivedPasscode: @unchecked Sendable {
 
     /// The keybag's tag of a wrong passcode key (keyed hash under a device subkey, never
     /// the key): a repeat of the last wrong passcode is not counted twice.
-    static func wrongTag(of key: SecureBytes, tagKey: SecureBytes) throws(StoreError) -> [UInt8] {
-        let tag = try crypto { () throws(CryptoError) in try KeyedHash.hash(key, key: tagKey) }
+    static func wrongTag(of key: SecureBytes, tagKey: SecureBytes) throws(CryptoError) -> [UInt8] {
+        let tag = try KeyedHash.hash(key, key: tagKey)
         return tag.withUnsafeBytes { Array($0) }
     }
 }

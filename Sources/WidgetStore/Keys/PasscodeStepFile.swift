@@ -18,7 +18,9 @@ enum PasscodeStepFile {
         return bytes == inStep
     }
 
-    static func save(inStep: Bool, stateDirectory: String) throws(StoreError) {
-        try FileSystem.writeAtomically(directory: stateDirectory, name: fileName, bytes: inStep ? Self.inStep : outOfStep)
+    static func save(inStep: Bool, stateDirectory: String) throws(KeyError) {
+        try throughLedger { () throws(LedgerError) in
+            try FileSystem.writeAtomically(directory: stateDirectory, name: fileName, bytes: inStep ? Self.inStep : outOfStep)
+        }
     }
 }

@@ -77,18 +77,18 @@ final class RollbackAnchor: @unchecked Sendable {
     ///
     /// A `write` that throws leaves the counter as it was. A counter that fails after
     /// the write throws `rollbackCounter`; the file stands (the next open catches up).
-    func anchor(_ files: [File], write: (AnchorValues) throws(StoreError) -> Void) throws(StoreError) {
+    func anchor(_ files: [File], write: (AnchorValues) throws(KeyError) -> Void) throws(KeyError) {
         lock.lock()
         defer { lock.unlock() }
         guard let counter else { return try write(.none) }
         // Not yet proven: saved as it was read, without an anchor and without counting.
         if awaitingProof { return try write(values) }
         var base: UInt64
-        if let known { base = known } else { base = try counter.read() }
+        if let known { base = known } else { base = try injected { () throws(StoreError) in try counter.read() } }
         if base == 0 {
             // Never incremented: a TPM counter's first value is not necessarily 1 (it
             // starts from the highest any counter had), so it is set up before use.
-            base = try counter.increment()
+            base = try injected { () throws(StoreError) in try counter.increment() }
         }
         known = base
         var next = values
@@ -107,7 +107,7 @@ final class RollbackAnchor: @unchecked Sendable {
     /// A wipe: the anchored files are gone, and the counter is incremented so that no
     /// copy of them passes again. Its value is read afresh at the next anchor: the rest
     /// of a wipe may move the same counter (the TPM's own wipe increments it too).
-    func advance() throws(StoreError) {
+    func advance() throws(KeyError) {
         lock.lock()
         defer { lock.unlock() }
         values = .none
@@ -115,7 +115,7 @@ final class RollbackAnchor: @unchecked Sendable {
         // The files awaiting proof are gone: the new store's are anchored from the start.
         awaitingProof = false
         guard let counter else { return }
-        _ = try counter.increment()
+        _ = try injected { () throws(StoreError) in try counter.increment() }
     }
 
     /// The check at open (see the type's summary) of the keybag's and the catalog's
@@ -136,11 +136,11 @@ final class RollbackAnchor: @unchecked Sendable {
     func check(
         keybag: AnchorValues, catalog: AnchorValues, keybagPath: String, catalogPath: String, adoptUnanchored: Bool = false,
         catalogLost: Bool = false
-    ) throws(StoreError) -> UInt64? {
+    ) throws(KeyError) -> UInt64? {
         lock.lock()
         defer { lock.unlock() }
         guard let counter else { return nil }
-        let value = try counter.read()
+        let value = try injected { () throws(StoreError) in try counter.read() }
         if catalogLost {
             if keybag.keybag > value + 1 {
                 throw .rollbackCounter(
@@ -185,8 +185,8 @@ final class RollbackAnchor: @unchecked Sendable {
     }
 
     /// Increments the counter, which must then be at `target`.
-    private func reach(_ target: UInt64, from base: UInt64, _ counter: any RollbackCounter) throws(StoreError) {
-        let reached = try counter.increment()
+    private func reach(_ target: UInt64, from base: UInt64, _ counter: any RollbackCounter) throws(KeyError) {
+        let reached = try injected { () throws(StoreError) in try counter.increment() }
         known = reached
         guard reached == target else {
             throw .rollbackCounter(

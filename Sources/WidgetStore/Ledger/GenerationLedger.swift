@@ -8,6 +8,8 @@
 // It must not know the key lifecycle or the keybag's contents (keys and MAC keys are
 // handed in as values; the rollback anchor is the one shared piece), nor the index,
 // order, tallies or caches of the timelines part.
+// It throws `LedgerError` (the anchor's failures carried as `.anchor`); the facade maps
+// it with `StoreError.init(_: LedgerError)`.
 
 import FoundationEssentials
 import Glibc
@@ -144,7 +146,7 @@ final class GenerationLedger: @unchecked Sendable {
     static func load(
         stateDirectory: String, macKey: SecureBytes, anchor: RollbackAnchor,
         compactionMinimum: Int = defaultCompactionMinimum
-    ) throws(StoreError) -> GenerationLedger? {
+    ) throws(LedgerError) -> GenerationLedger? {
         let catalog = GenerationLedger(
             stateDirectory: stateDirectory, macKey: macKey, anchor: anchor, compactionMinimum: compactionMinimum)
         let path = catalog.path
@@ -171,7 +173,7 @@ final class GenerationLedger: @unchecked Sendable {
     }
 
     /// The head's fields; opens the base it names and reads the log up to its chain.
-    private func readHead(_ content: [UInt8], path: String) throws(StoreError) {
+    private func readHead(_ content: [UInt8], path: String) throws(LedgerError) {
         guard content.count == Self.headByteCount - Self.macByteCount else { throw .corrupt(file: path, reason: .malformed) }
         let (sequence, count, logLength, keybagAnchor, catalogAnchor): (UInt64, UInt64, UInt64, UInt64, UInt64) =
             content.withUnsafeBytes { raw in
@@ -200,7 +202,7 @@ final class GenerationLedger: @unchecked Sendable {
     }
 
     /// The first `bytes` of the log, batch by batch, each chain verified, into `recent`.
-    private func readLog(bytes length: Int, endingIn chain: [UInt8]) throws(StoreError) {
+    private func readLog(bytes length: Int, endingIn chain: [UInt8]) throws(LedgerError) {
         var chained = initialChain
         if length > 0 {
             guard let (fd, info) = try FileSystem.openFileWithStatus(logPath) else { throw .corrupt(file: logPath, reason: .truncated) }
@@ -242,7 +244,7 @@ final class GenerationLedger: @unchecked Sendable {
     private var initialChain: [UInt8] { base?.tableMAC ?? [UInt8](repeating: 0, count: Self.macByteCount) }
 
     /// A version-1 catalog's entries (verified by the caller), all to be saved.
-    private func readVersion1(_ content: [UInt8], path: String) throws(StoreError) {
+    private func readVersion1(_ content: [UInt8], path: String) throws(LedgerError) {
         guard content.count >= Self.version1HeaderByteCount else { throw .corrupt(file: path, reason: .truncated) }
         let count = content[5..<9].reversed().reduce(0) { $0 << 8 | Int($1) }
         guard content.count == Self.version1HeaderByteCount + count * Self.version1EntryByteCount else {
@@ -269,21 +271,21 @@ final class GenerationLedger: @unchecked Sendable {
 
     /// The value recorded for `key` (generation << 1 | deleted), the larger of the
     /// log's and the base's. Call holding `lock`.
-    private func value(_ key: FileDigest) throws(StoreError) -> UInt64? {
+    private func value(_ key: FileDigest) throws(LedgerError) -> UInt64? {
         let fromBase = try base?.lookup(key)
         guard let fromLog = recent[key] else { return fromBase }
         return max(fromLog, fromBase ?? 0)
     }
 
-    private func locked<T>(_ body: () throws(StoreError) -> T) throws(StoreError) -> T {
+    private func locked<T>(_ body: () throws(LedgerError) -> T) throws(LedgerError) -> T {
         lock.lock()
         defer { lock.unlock() }
         return try body()
     }
 
     /// What the catalog says of a file of `key` holding `generation`.
-    func verdict(_ key: FileDigest, generation: UInt64) throws(StoreError) -> Verdict {
-        guard let entry = try locked({ () throws(StoreError) in try value(key) }) else { return .current }
+    func verdict(_ key: FileDigest, generation: UInt64) throws(LedgerError) -> Verdict {
+        guard let entry = try locked({ () throws(LedgerError) in try value(key) }) else { return .current }
         let recorded = entry >> 1
         if entry & 1 == 1 { return generation <= recorded ? .deleted : .current }
         return generation < recorded ? .rolledBack : .current
@@ -291,15 +293,15 @@ final class GenerationLedger: @unchecked Sendable {
 
     /// The latest generation recorded for `key`, deleted or not: a new write numbers
     /// itself above it, so that no file from before a deletion can pass for a later one.
-    func lastGeneration(_ key: FileDigest) throws(StoreError) -> UInt64 {
-        try locked { () throws(StoreError) in try value(key).map { $0 >> 1 } ?? 0 }
+    func lastGeneration(_ key: FileDigest) throws(LedgerError) -> UInt64 {
+        try locked { () throws(LedgerError) in try value(key).map { $0 >> 1 } ?? 0 }
     }
 
     /// Whether a file of `key` holding `generation` may be written over its file: not
     /// older than what is recorded (a journal restored from a backup must not replace
     /// newer files).
-    func admits(_ key: FileDigest, generation: UInt64) throws(StoreError) -> Bool {
-        try locked { () throws(StoreError) in try value(key).map { generation >= $0 >> 1 } ?? true }
+    func admits(_ key: FileDigest, generation: UInt64) throws(LedgerError) -> Bool {
+        try locked { () throws(LedgerError) in try value(key).map { generation >= $0 >> 1 } ?? true }
     }
 
     /// How many widgets have an entry (the base's and the log's, a widget in both
@@ -330,8 +332,8 @@ final class GenerationLedger: @unchecked Sendable {
 
     /// Records that `key`'s widget was deleted after its generation `generation` (or
     /// after the one recorded, if later).
-    func recordDeleted(_ key: FileDigest, generation: UInt64) throws(StoreError) {
-        try locked { () throws(StoreError) in
+    func recordDeleted(_ key: FileDigest, generation: UInt64) throws(LedgerError) {
+        try locked { () throws(LedgerError) in
             let last = max(generation, try value(key).map { $0 >> 1 } ?? 0)
             raise(key, to: last << 1 | 1)
         }
@@ -341,7 +343,7 @@ final class GenerationLedger: @unchecked Sendable {
 
     /// Makes every record so far durable, carrying the last anchor (not anchored: a
     /// delete, a batch written straight into its files). See `saveRecords(carrying:)`.
-    func save() throws(StoreError) {
+    func save() throws(LedgerError) {
         saveLock.lock()
         defer { saveLock.unlock() }
         try saveRecords(carrying: anchor.current)
@@ -351,29 +353,35 @@ final class GenerationLedger: @unchecked Sendable {
     /// Makes every record so far durable, anchored to the rollback counter (a journal
     /// fold, an orderly stop): the head written carrying the counter's next value, then
     /// the counter incremented (`RollbackAnchor.anchor`).
-    func saveAnchored() throws(StoreError) {
+    func saveAnchored() throws(LedgerError) {
         saveLock.lock()
         defer { saveLock.unlock() }
-        try anchor.anchor([.catalog]) { (values) throws(StoreError) in try saveRecords(carrying: values) }
+        try anchoring { () throws(KeyError) in
+            try anchor.anchor([.catalog]) { (values) throws(KeyError) in
+                try throughLedger { () throws(LedgerError) in try saveRecords(carrying: values) }
+            }
+        }
         savedSinceAnchor = false
     }
 
     /// Makes every record so far durable in one anchored save with the keybag (`keybag`
     /// writes it carrying the same values): the anchoring of files that carried none,
     /// once running, while commit threads may save too.
-    func saveAnchored(withKeybag keybag: (AnchorValues) throws(StoreError) -> Void) throws(StoreError) {
+    func saveAnchored(withKeybag keybag: (AnchorValues) throws(KeyError) -> Void) throws(LedgerError) {
         saveLock.lock()
         defer { saveLock.unlock() }
-        try anchor.anchor([.keybag, .catalog]) { (values) throws(StoreError) in
-            try saveRecords(carrying: values)
-            try keybag(values)
+        try anchoring { () throws(KeyError) in
+            try anchor.anchor([.keybag, .catalog]) { (values) throws(KeyError) in
+                try throughLedger { () throws(LedgerError) in try saveRecords(carrying: values) }
+                try keybag(values)
+            }
         }
         savedSinceAnchor = false
     }
 
     /// Saves anchored if a save since the last anchor is not anchored yet and a counter
     /// anchors at all (an orderly stop without a fold to do it).
-    func anchorIfSavedSince() throws(StoreError) {
+    func anchorIfSavedSince() throws(LedgerError) {
         guard anchor.isAnchoring, saveLock.withLock({ savedSinceAnchor }) else { return }
         try saveAnchored()
     }
@@ -382,7 +390,7 @@ final class GenerationLedger: @unchecked Sendable {
     /// the keybag and the catalog together (a new store's, or one anchored at its first
     /// open: see `KeyCustody`), while nothing else saves it. It takes no `saveLock`: the
     /// caller holds the anchor's lock, which `saveAnchored` takes after `saveLock`.
-    func save(carrying values: AnchorValues) throws(StoreError) {
+    func save(carrying values: AnchorValues) throws(LedgerError) {
         try saveRecords(carrying: values)
         savedSinceAnchor = false
     }
@@ -391,12 +399,12 @@ final class GenerationLedger: @unchecked Sendable {
     /// or compacts when the log has grown past its share of the base. On failure the
     /// records stay to be saved by the next call. The caller holds `saveLock` (or is
     /// alone, see `save(carrying:)`).
-    private func saveRecords(carrying anchors: AnchorValues) throws(StoreError) {
+    private func saveRecords(carrying anchors: AnchorValues) throws(LedgerError) {
         let batch: [(FileDigest, UInt64)] = lock.withLock {
             defer { unsaved = DigestTable() }
             return Array(zip(unsaved.keys, unsaved.values))
         }
-        do throws(StoreError) {
+        do throws(LedgerError) {
             let baseCount = lock.withLock { base?.count ?? 0 }
             if logEntries + batch.count > max(compactionMinimum, baseCount / 32) {
                 try compact(carrying: anchors)
@@ -412,7 +420,7 @@ final class GenerationLedger: @unchecked Sendable {
     }
 
     /// Appends one batch to the log durably, then writes the head that counts it.
-    private func append(_ batch: [(FileDigest, UInt64)], carrying anchors: AnchorValues) throws(StoreError) {
+    private func append(_ batch: [(FileDigest, UInt64)], carrying anchors: AnchorValues) throws(LedgerError) {
         var chain = logChain
         var length = logBytes
         if !batch.isEmpty {
@@ -437,15 +445,15 @@ final class GenerationLedger: @unchecked Sendable {
 
     /// Merges the base (its blocks verified as read) with everything recorded since
     /// into the next base, then writes the head naming it with an empty log.
-    private func compact(carrying anchors: AnchorValues) throws(StoreError) {
+    private func compact(carrying anchors: AnchorValues) throws(LedgerError) {
         let (old, snapshot): (GenerationLedgerBase?, [(FileDigest, UInt64)]) = lock.withLock {
             (base, Array(zip(recent.keys, recent.values)).sorted { $0.0 < $1.0 })
         }
         let sequence = (old?.sequence ?? 0) + 1
         var writer = try GenerationLedgerBase.Writer(stateDirectory: stateDirectory, sequence: sequence, macKey: macKey)
         let tableMAC: [UInt8]
-        do throws(StoreError) {
-            try merge(old, snapshot) { (key, value) throws(StoreError) in try writer.append(key, value) }
+        do throws(LedgerError) {
+            try merge(old, snapshot) { (key, value) throws(LedgerError) in try writer.append(key, value) }
             tableMAC = try writer.finish()
         } catch {
             writer.abandon()
@@ -471,8 +479,8 @@ final class GenerationLedger: @unchecked Sendable {
     /// Calls `body` for each entry of the merge of `base` and `sorted`, in key order.
     private func merge(
         _ base: GenerationLedgerBase?, _ sorted: [(FileDigest, UInt64)],
-        _ body: (FileDigest, UInt64) throws(StoreError) -> Void
-    ) throws(StoreError) {
+        _ body: (FileDigest, UInt64) throws(LedgerError) -> Void
+    ) throws(LedgerError) {
         var pending = sorted[...]
         if let base {
             for block in 0..<base.blocks {
@@ -498,7 +506,7 @@ final class GenerationLedger: @unchecked Sendable {
     }
 
     /// Replaces the head atomically and durably.
-    private func writeHead(base: GenerationLedgerBase?, logBytes: Int, chain: [UInt8], anchors: AnchorValues) throws(StoreError) {
+    private func writeHead(base: GenerationLedgerBase?, logBytes: Int, chain: [UInt8], anchors: AnchorValues) throws(LedgerError) {
         var w = ByteWriter(reservingCapacity: Self.headByteCount)
         w.raw(Self.magic)
         w.u8(Self.version)
@@ -515,7 +523,7 @@ final class GenerationLedger: @unchecked Sendable {
 
     /// Removes the bases the head no longer names (a compaction's predecessor, or one a
     /// crash left before its head was written).
-    private func removeStaleBases() throws(StoreError) {
+    private func removeStaleBases() throws(LedgerError) {
         let current = lock.withLock { base.map { GenerationLedgerBase.fileName($0.sequence) } }
         for name in try FileSystem.list(stateDirectory) where name.hasPrefix("catalog.base.") && name != current {
             try FileSystem.remove("\(stateDirectory)/\(name)")
@@ -523,7 +531,7 @@ final class GenerationLedger: @unchecked Sendable {
     }
 
     /// Removes every catalog file of `stateDirectory` (a wipe, once the head is gone).
-    static func removeFiles(stateDirectory: String) throws(StoreError) {
+    static func removeFiles(stateDirectory: String) throws(LedgerError) {
         try FileSystem.remove("\(stateDirectory)/\(fileName)")
         try FileSystem.remove("\(stateDirectory)/\(logFileName)")
         for name in try FileSystem.list(stateDirectory) where name.hasPrefix("catalog.base.") {

@@ -79,7 +79,7 @@ final class Journal: @unchecked Sendable {
     init(
         stateDirectory: String, timelinesDirectory: String, capacity: Int = Journal.defaultCapacity, macKey: SecureBytes,
         ledger: GenerationLedger
-    ) throws(StoreError) {
+    ) throws(LedgerError) {
         precondition(capacity > Self.overhead, "a journal must hold at least one record")
         let path = "\(stateDirectory)/\(Self.fileName)"
         // Created if absent; an existing one must be a regular file of ours (`openFile`).
@@ -87,7 +87,7 @@ final class Journal: @unchecked Sendable {
             throw .io(operation: "open", path: path, errno: .noSuchFileOrDirectory)
         }
         let replayed: [Record]
-        do throws(StoreError) {
+        do throws(LedgerError) {
             replayed = try Self.read(fd: fd, path: path, macKey: macKey)
             epoch = try Self.newEpoch()
         } catch {
@@ -112,7 +112,7 @@ final class Journal: @unchecked Sendable {
     /// Whether `stateDirectory/journal` holds a record (its first header starts with
     /// the magic), without a key: acknowledged writes that a lost keybag would make
     /// unreadable (`TimelineStore`'s start check). Read as `FileSystem.openFile` says.
-    static func holdsRecords(stateDirectory: String) throws(StoreError) -> Bool {
+    static func holdsRecords(stateDirectory: String) throws(LedgerError) -> Bool {
         let path = "\(stateDirectory)/\(fileName)"
         guard let fd = try FileSystem.openFile(path) else { return false }
         defer { Syscall.close(fd) }
@@ -130,10 +130,10 @@ final class Journal: @unchecked Sendable {
     /// nothing, when the batch does not fit even in an empty journal: the caller writes
     /// those files directly (after `fold`, so no older record of theirs can replay).
     /// On failure nothing of the batch counts as written; a later append overwrites it.
-    func append(_ batch: [(key: FileDigest, bytes: [UInt8])]) throws(StoreError) -> Bool {
+    func append(_ batch: [(key: FileDigest, bytes: [UInt8])]) throws(LedgerError) -> Bool {
         let size = batch.reduce(0) { $0 + Self.overhead + $1.bytes.count }
         guard size <= capacity else { return false }
-        return try serialized { () throws(StoreError) -> Bool in
+        return try serialized { () throws(LedgerError) -> Bool in
             if tail + size > capacity { try foldLocked() }
             var records: [UInt8] = []
             records.reserveCapacity(size)
@@ -142,7 +142,7 @@ final class Journal: @unchecked Sendable {
                 try appendRecord(file.key, file.bytes, sequence: next, to: &records)
                 next += 1
             }
-            try records.withBytes { (buffer) throws(StoreError) in try FileSystem.writeAt(fd, buffer, at: tail, path: path) }
+            try records.withBytes { (buffer) throws(LedgerError) in try FileSystem.writeAt(fd, buffer, at: tail, path: path) }
             try FileSystem.call("fdatasync", path) { fdatasync(fd.rawValue) }
             tail += size
             sequence = next
@@ -155,26 +155,26 @@ final class Journal: @unchecked Sendable {
 
     /// Writes every journaled file into place (each once, its newest bytes), durably,
     /// then empties the journal durably. On failure the journal is kept as it was.
-    func fold() throws(StoreError) {
-        try serialized { () throws(StoreError) in try foldLocked() }
+    func fold() throws(LedgerError) {
+        try serialized { () throws(LedgerError) in try foldLocked() }
     }
 
     /// Empties the journal durably without writing its files (a wipe: they are going).
-    func discard() throws(StoreError) {
-        try serialized { () throws(StoreError) in
+    func discard() throws(LedgerError) {
+        try serialized { () throws(LedgerError) in
             try restart()
             filesLock.withLock { files.removeAll() }
         }
     }
 
     /// Runs `body` holding `writeLock`.
-    private func serialized<T>(_ body: () throws(StoreError) -> T) throws(StoreError) -> T {
+    private func serialized<T>(_ body: () throws(LedgerError) -> T) throws(LedgerError) -> T {
         writeLock.lock()
         defer { writeLock.unlock() }
         return try body()
     }
 
-    private func foldLocked() throws(StoreError) {
+    private func foldLocked() throws(LedgerError) {
         let snapshot = filesLock.withLock { files }
         guard !snapshot.isEmpty else { return }
         var admitted: [(key: FileDigest, value: [UInt8])] = []
@@ -202,23 +202,23 @@ final class Journal: @unchecked Sendable {
     private static let filesPerFoldSlice = 64
 
     /// Invalidates every record durably and starts a new epoch at the front.
-    private func restart() throws(StoreError) {
+    private func restart() throws(LedgerError) {
         let zeros = [UInt8](repeating: 0, count: Self.headerByteCount)
-        try zeros.withBytes { (buffer) throws(StoreError) in try FileSystem.writeAt(fd, buffer, at: 0, path: path) }
+        try zeros.withBytes { (buffer) throws(LedgerError) in try FileSystem.writeAt(fd, buffer, at: 0, path: path) }
         try FileSystem.call("fdatasync", path) { fdatasync(fd.rawValue) }
         tail = 0
         sequence = 0
         epoch = try Self.newEpoch()
     }
 
-    private static func newEpoch() throws(StoreError) -> [UInt8] {
-        do { return try Sodium.randomBytes(count: 8) } catch { throw StoreError(error) }
+    private static func newEpoch() throws(LedgerError) -> [UInt8] {
+        do { return try Sodium.randomBytes(count: 8) } catch { throw LedgerError(error) }
     }
 
     /// Appends one record (header, file, MAC) to `out`.
     private func appendRecord(
         _ key: FileDigest, _ bytes: [UInt8], sequence: UInt64, to out: inout [UInt8]
-    ) throws(StoreError) {
+    ) throws(LedgerError) {
         let start = out.count
         out.append(contentsOf: Self.magic)
         out.append(contentsOf: epoch)
@@ -231,14 +231,14 @@ final class Journal: @unchecked Sendable {
         out.append(contentsOf: mac)
     }
 
-    private static func mac(_ covered: ArraySlice<UInt8>, key: SecureBytes) throws(StoreError) -> [UInt8] {
+    private static func mac(_ covered: ArraySlice<UInt8>, key: SecureBytes) throws(LedgerError) -> [UInt8] {
         var mac = [UInt8](repeating: 0, count: macByteCount)
         let result: Result<Void, CryptoError> = covered.withUnsafeBytes { input in
             mac.withUnsafeMutableBytes { out in
                 Result { () throws(CryptoError) in try KeyedHash.publicHash(input, key: key, into: out) }
             }
         }
-        try crypto { () throws(CryptoError) in try result.get() }
+        try LedgerError.crypto { () throws(CryptoError) in try result.get() }
         return mac
     }
 
@@ -250,7 +250,7 @@ final class Journal: @unchecked Sendable {
 
     /// The records of the journal's current epoch, in order, up to the first that does
     /// not verify or does not follow in sequence.
-    private static func read(fd: FileDescriptor, path: String, macKey: SecureBytes) throws(StoreError) -> [Record] {
+    private static func read(fd: FileDescriptor, path: String, macKey: SecureBytes) throws(LedgerError) -> [Record] {
         // Most opens find an empty journal: its first header says so without reading the rest.
         var first = [UInt8](repeating: 0, count: headerByteCount)
         guard try FileSystem.readAt(fd, into: &first, at: 0, path: path) == headerByteCount, Array(first.prefix(4)) == magic else {
@@ -264,7 +264,7 @@ final class Journal: @unchecked Sendable {
     }
 
     /// The valid records at the front of `contents` (see `read`).
-    static func parse(_ contents: ArraySlice<UInt8>, macKey: SecureBytes) throws(StoreError) -> [Record] {
+    static func parse(_ contents: ArraySlice<UInt8>, macKey: SecureBytes) throws(LedgerError) -> [Record] {
         var records: [Record] = []
         var offset = contents.startIndex
         var epoch: ArraySlice<UInt8>? = nil
@@ -292,7 +292,7 @@ final class Journal: @unchecked Sendable {
     /// Makes the file exactly `capacity` bytes of allocated blocks, so that appends
     /// overwrite in place and `fdatasync` writes data only (a growing file would also
     /// write its inode on every sync).
-    private func preallocate() throws(StoreError) {
+    private func preallocate() throws(LedgerError) {
         var info = stat()
         try FileSystem.call("fstat", path) { fstat(fd.rawValue, &info) }
         let size = Int(info.st_size)
@@ -304,7 +304,7 @@ final class Journal: @unchecked Sendable {
             var offset = size
             while offset < capacity {
                 let count = min(zeros.count, capacity - offset)
-                try zeros.withBytes { (buffer) throws(StoreError) in
+                try zeros.withBytes { (buffer) throws(LedgerError) in
                     try FileSystem.writeAt(fd, UnsafeRawBufferPointer(rebasing: buffer.prefix(count)), at: offset, path: path)
                 }
                 offset += count

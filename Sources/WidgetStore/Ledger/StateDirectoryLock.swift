@@ -12,7 +12,12 @@ public final class StateDirectoryLock {
 
     /// Claims `stateDirectory`, creating it if needed (mode 0700); refuses one the store
     /// may not trust (`FileSystem.makeDirectory`).
+    /// Used by the daemon before any store exists, so it throws the facade's error.
     public init(stateDirectory: String) throws(StoreError) {
+        do throws(LedgerError) { fd = try Self.claim(stateDirectory) } catch { throw StoreError(error) }
+    }
+
+    private static func claim(_ stateDirectory: String) throws(LedgerError) -> FileDescriptor {
         // A link, a foreign owner or a group-writable directory is refused here, at start;
         // a new one is made durably (synced into its parent), as the store makes it.
         try FileSystem.makeDirectory(stateDirectory)
@@ -22,9 +27,9 @@ public final class StateDirectoryLock {
         } catch {
             Syscall.close(fd)
             throw error.errno == .wouldBlock
-                ? .stateDirectoryInUse(path: stateDirectory) : StoreError(error, path: stateDirectory)
+                ? .stateDirectoryInUse(path: stateDirectory) : LedgerError(error, path: stateDirectory)
         }
-        self.fd = fd
+        return fd
     }
 
     deinit { Syscall.close(fd) }

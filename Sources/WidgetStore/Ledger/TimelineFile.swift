@@ -115,13 +115,13 @@ enum TimelineFile {
             private var idle: [KeyScratch] = []
 
             /// Runs `body` with a scratch no other thread uses meanwhile.
-            func withScratch<R>(_ body: (KeyScratch) throws(StoreError) -> R) throws(StoreError) -> R {
+            func withScratch<R>(_ body: (KeyScratch) throws(LedgerError) -> R) throws(LedgerError) -> R {
                 let taken = lock.withLock { idle.popLast() }
                 let scratch: KeyScratch
                 if let taken {
                     scratch = taken
                 } else {
-                    do { scratch = try KeyScratch() } catch { throw StoreError(error) }
+                    do { scratch = try KeyScratch() } catch { throw LedgerError(error) }
                 }
                 defer { lock.withLock { idle.append(scratch) } }
                 return try body(scratch)
@@ -212,34 +212,34 @@ enum TimelineFile {
     }
 
     /// Parses the framing and checks the header belongs to `expected` (when given). Decrypts nothing.
-    static func parse(_ bytes: [UInt8], expected: WidgetID?, file: String) throws(StoreError) -> Sealed {
+    static func parse(_ bytes: [UInt8], expected: WidgetID?, file: String) throws(LedgerError) -> Sealed {
         guard bytes.count >= magic.count else { throw .corrupt(file: file, reason: .truncated) }
         guard Array(bytes.prefix(magic.count)) == magic else { throw .corrupt(file: file, reason: .badMagic) }
-        let parsed: Result<Sealed, StoreError> = bytes.withUnsafeBytes { buffer in
-            Result { () throws(StoreError) in try parseFraming(buffer, file: file) }
+        let parsed: Result<Sealed, LedgerError> = bytes.withUnsafeBytes { buffer in
+            Result { () throws(LedgerError) in try parseFraming(buffer, file: file) }
         }
         let sealed = try parsed.get()
         guard expected == nil || sealed.header.widget == expected else { throw .corrupt(file: file, reason: .wrongWidget) }
         return sealed
     }
 
-    private static func parseFraming(_ buffer: UnsafeRawBufferPointer, file: String) throws(StoreError) -> Sealed {
+    private static func parseFraming(_ buffer: UnsafeRawBufferPointer, file: String) throws(LedgerError) -> Sealed {
         var r = ByteReader(buffer)
         do {
             _ = try r.raw(magic.count)
             let fileVersion = try r.u8()
             guard fileVersion == version || fileVersion == version2 || fileVersion == version1 else {
-                throw StoreError.corrupt(file: file, reason: .unsupportedVersion)
+                throw LedgerError.corrupt(file: file, reason: .unsupportedVersion)
             }
-            guard let c = ProtectionClass(code: try r.u8()) else { throw StoreError.corrupt(file: file, reason: .wrongClass) }
+            guard let c = ProtectionClass(code: try r.u8()) else { throw LedgerError.corrupt(file: file, reason: .wrongClass) }
             let keyGeneration = fileVersion == version ? try r.u32() : 0
             guard c != .none || keyGeneration == Keybag.classDGeneration else {
-                throw StoreError.corrupt(file: file, reason: .malformed)
+                throw LedgerError.corrupt(file: file, reason: .malformed)
             }
             let generation = try r.u64()
             let idBytes = try r.raw(Int(try r.u8()))
             guard let id = String(validating: idBytes, as: UTF8.self), let widget = try? WidgetID(id) else {
-                throw StoreError.corrupt(file: file, reason: .malformed)
+                throw LedgerError.corrupt(file: file, reason: .malformed)
             }
             let header = Header(
                 protectionClass: c, keyGeneration: keyGeneration, generation: generation, widget: widget, version: fileVersion)
@@ -254,16 +254,16 @@ enum TimelineFile {
             } else {
                 metadata = try r.block(limit: maximumFileBytes)
                 guard let ephemeral = try? PublicKey(bytes: try r.raw(PublicKey.byteCount)) else {
-                    throw StoreError.corrupt(file: file, reason: .malformed)
+                    throw LedgerError.corrupt(file: file, reason: .malformed)
                 }
                 keys = .version2(ephemeralKey: ephemeral, wrappedBodyKey: try r.raw(wrappedKeyByteCount))
             }
             let body = try r.block(limit: maximumFileBytes)
-            guard r.isAtEnd else { throw StoreError.corrupt(file: file, reason: .malformed) }
+            guard r.isAtEnd else { throw LedgerError.corrupt(file: file, reason: .malformed) }
             return Sealed(header: header, headerBytes: headerBytes, keys: keys, metadata: metadata, body: body)
         } catch let failure as ByteReader.Failure {
             throw .corrupt(file: file, reason: failure == .truncated ? .truncated : .malformed)
-        } catch let error as StoreError {
+        } catch let error as LedgerError {
             throw error
         } catch {
             throw .corrupt(file: file, reason: .malformed)
@@ -274,7 +274,7 @@ enum TimelineFile {
     /// (versions 2 and 3) or class D's key pair (version 1).
     static func openMetadata(
         _ sealed: Sealed, metadataKey: SecureBytes, classD: KeyPair, file: String
-    ) throws(StoreError) -> TimelineMetadata {
+    ) throws(LedgerError) -> TimelineMetadata {
         let plaintext: SecureBytes
         do {
             switch sealed.keys {
@@ -286,7 +286,7 @@ enum TimelineFile {
                 plaintext = try AEAD.open(sealed.metadata, key: metadataKey, associatedData: metadataLabel + sealed.headerBytes)
             }
         } catch {
-            throw StoreError.reading(file, error)
+            throw LedgerError.reading(file, error)
         }
         let decoded: Result<TimelineMetadata, ByteReader.Failure> = plaintext.withUnsafeBytes { buffer in
             Result { () throws(ByteReader.Failure) in try decodeMetadata(buffer, widget: sealed.header.widget) }
@@ -300,7 +300,7 @@ enum TimelineFile {
 
     /// Decrypts the body into secure memory with the class key pair: one X25519
     /// operation, in either version.
-    static func openBody(_ sealed: Sealed, classKey: KeyPair, file: String) throws(StoreError) -> SecureBytes {
+    static func openBody(_ sealed: Sealed, classKey: KeyPair, file: String) throws(LedgerError) -> SecureBytes {
         do {
             switch sealed.keys {
             case .version1(_, let sealedKey):
@@ -315,7 +315,7 @@ enum TimelineFile {
                 return try AEAD.open(sealed.body, key: key, associatedData: bodyLabel + sealed.headerBytes)
             }
         } catch {
-            throw StoreError.reading(file, error)
+            throw LedgerError.reading(file, error)
         }
     }
 

@@ -8,6 +8,8 @@
 // Reads, puts, deletes and pages go through `TimelineStore` and `WritePipeline`.
 // It must not reach into the keys part beyond `KeyCustody`'s face (subkeys and the key
 // pair of a class and generation), nor into the ledger's formats beyond its face.
+// It throws `StoreError`, the store's own, and calls the other parts through
+// `fromLedger { }` / `fromKeys { }`, which map their errors onto it.
 
 import FoundationEssentials
 import WidgetCrypto
@@ -109,17 +111,17 @@ final class TimelineDirectory {
             bytes = journaled
             fromFile = false
         } else {
-            guard let read = try FileSystem.readFile(path, limit: TimelineFile.maximumFileBytes) else { return nil }
+            guard let read = try fromLedger({ () throws(LedgerError) in try FileSystem.readFile(path, limit: TimelineFile.maximumFileBytes) }) else { return nil }
             bytes = read
             fromFile = true
         }
-        let sealed = try TimelineFile.parse(bytes, expected: expected, file: path)
+        let sealed = try fromLedger { () throws(LedgerError) in try TimelineFile.parse(bytes, expected: expected, file: path) }
         // A deleted widget's file put back (from a backup) is no widget's: ignored.
-        if fromFile, let key, try ledger.verdict(key, generation: sealed.header.generation) == .deleted { return nil }
+        if fromFile, let key, try fromLedger({ () throws(LedgerError) in try ledger.verdict(key, generation: sealed.header.generation) }) == .deleted { return nil }
         // A file renamed onto another widget's name is not that widget's.
         guard try fileName(for: sealed.header.widget) == name else { throw .corrupt(file: path, reason: .wrongWidget) }
-        let metadata = try TimelineFile.openMetadata(
-            sealed, metadataKey: custody.subkeys.timelineMetadata, classD: custody.keyPair(.none, generation: Keybag.classDGeneration)!, file: path)
+        let metadata = try fromLedger { () throws(LedgerError) in try TimelineFile.openMetadata(
+            sealed, metadataKey: custody.subkeys.timelineMetadata, classD: custody.keyPair(.none, generation: Keybag.classDGeneration)!, file: path) }
         return (sealed, metadata, bytes.count)
     }
 
@@ -195,7 +197,7 @@ final class TimelineDirectory {
     /// Throws `rolledBack` if a file of `key` holding `generation` is older than the
     /// catalog's record: its body must not be served.
     func refuseIfRolledBack(_ key: FileDigest, generation: UInt64, file: String) throws(StoreError) {
-        if try ledger.verdict(key, generation: generation) == .rolledBack { throw .corrupt(file: file, reason: .rolledBack) }
+        if try fromLedger({ () throws(LedgerError) in try ledger.verdict(key, generation: generation) }) == .rolledBack { throw .corrupt(file: file, reason: .rolledBack) }
     }
 
     /// Records a placeholder just verified with a body.
@@ -232,7 +234,7 @@ final class TimelineDirectory {
     func indexNext(limit: Int) throws(StoreError) -> [TimelineMetadata]? {
         guard !isComplete else { return nil }
         if scan == nil {
-            scan = try DirectoryStream(self.path)
+            scan = try fromLedger { () throws(LedgerError) in try DirectoryStream(self.path) }
             // The catalog counts every widget ever made durable (deleted ones too): room
             // for them at once, so a large index is neither copied as it grows nor half empty.
             index.reserveCapacity(index.count + ledger.recordedCount)
@@ -240,7 +242,7 @@ final class TimelineDirectory {
         var found: [TimelineMetadata] = []
         var verified = 0
         while verified < limit {
-            guard let name = try scan?.next() else {
+            guard let name = try fromLedger({ () throws(LedgerError) in try scan?.next() }) else {
                 scan = nil
                 isComplete = true
                 // Absence is implied from now on: what was recorded of it goes.
@@ -277,7 +279,7 @@ final class TimelineDirectory {
     /// file before it finishes, so with none in flight any found is a leftover.
     private func removeLeftovers() throws(StoreError) {
         guard !writesInFlight() else { return }
-        for name in leftovers { try FileSystem.remove("\(self.path)/\(name)") }
+        for name in leftovers { try fromLedger { () throws(LedgerError) in try FileSystem.remove("\(self.path)/\(name)") } }
         leftovers = []
     }
 

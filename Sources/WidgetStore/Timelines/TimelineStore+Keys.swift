@@ -24,7 +24,7 @@ extension TimelineStore {
     /// - Parameter lockEpoch: `lockEpoch` when the unlock was asked for, if it waited its
     ///   turn since; by default, now.
     public func beginUnlock(now: ClockReading, lockEpoch arrived: LockEpoch? = nil) throws(StoreError) -> PasscodeDerivation {
-        try custody.beginUnlock(now: now, lockEpoch: arrived)
+        try fromKeys { () throws(KeyError) in try custody.beginUnlock(now: now, lockEpoch: arrived) }
     }
 
     /// Verifies a derived passcode by unwrapping the class secrets. Success releases A,
@@ -37,7 +37,7 @@ extension TimelineStore {
     /// a wrong one is counted all the same, or a Lock sent behind each guess would make
     /// guessing free.
     public func finishUnlock(_ derived: DerivedPasscode, now: ClockReading) throws(StoreError) {
-        try wipingWhenDue { () throws(StoreError) in try custody.finishUnlock(derived, now: now) }
+        try wipingWhenDue { () throws(StoreError) in try fromKeys { () throws(KeyError) in try custody.finishUnlock(derived, now: now) } }
         if awaitingPasscodeToRebuildCatalog, custody.keybag.passcodeSet {
             // The passcode proved the keybag: the lost catalog is rebuilt from the files.
             try rebuildCatalog()
@@ -47,7 +47,9 @@ extension TimelineStore {
         // The passcode proved the keybag: its files, opened unanchored on --start-over,
         // are anchored together now.
         anchor.proven()
-        try timelines.ledger.saveAnchored { (values) throws(StoreError) in try custody.writeKeybag(carrying: values) }
+        try fromLedger { () throws(LedgerError) in
+            try timelines.ledger.saveAnchored { (values) throws(KeyError) in try custody.writeKeybag(carrying: values) }
+        }
     }
 
     /// Whether files that carried no anchor on a moved counter were opened on
@@ -122,7 +124,7 @@ extension TimelineStore {
     /// one is set, `noPasscodeSet` to remove one that is not, `tryAgainLater` while the
     /// failed-attempt delay runs.
     public func beginSetPasscode(hasCurrent: Bool, hasNew: Bool, now: ClockReading) throws(StoreError) -> PasscodeChange {
-        try custody.beginSetPasscode(hasCurrent: hasCurrent, hasNew: hasNew, now: now)
+        try fromKeys { () throws(KeyError) in try custody.beginSetPasscode(hasCurrent: hasCurrent, hasNew: hasNew, now: now) }
     }
 
     /// Applies a derived passcode change. Only the keybag is rewritten: the cost does
@@ -136,7 +138,7 @@ extension TimelineStore {
     /// rules as from that lock (`KeyLifecycle.passcodeWasSet`).
     public func finishSetPasscode(_ derived: DerivedPasscodeChange, now: ClockReading) throws(StoreError) {
         let inUse = keyGenerationsInUse
-        purge(try wipingWhenDue { () throws(StoreError) in try custody.finishSetPasscode(derived, now: now, inUse: inUse) })
+        purge(try wipingWhenDue { () throws(StoreError) in try fromKeys { () throws(KeyError) in try custody.finishSetPasscode(derived, now: now, inUse: inUse) } })
     }
 
     // MARK: The passcode's step with the login password
@@ -149,6 +151,6 @@ extension TimelineStore {
 
     /// Records durably (written, synced, renamed) whether the passcode is in step.
     public func savePasscodeInStep(_ inStep: Bool) throws(StoreError) {
-        try PasscodeStepFile.save(inStep: inStep, stateDirectory: stateDirectory)
+        try fromKeys { () throws(KeyError) in try PasscodeStepFile.save(inStep: inStep, stateDirectory: stateDirectory) }
     }
 }

@@ -50,7 +50,7 @@ public final class TimelineStore {
     var journal: Journal? {
         didSet { timelines.journal = journal }
     }
-    private let journalCapacity: Int
+    let journalCapacity: Int
     /// Batches prepared and not finished yet. While one is in flight no key generation
     /// is dropped: a write that fails leaves the previous file, perhaps sealed to one.
     var writesInFlight = 0
@@ -107,45 +107,35 @@ public final class TimelineStore {
     ) throws(StoreError) {
         self.stateDirectory = stateDirectory
         self.journalCapacity = journalCapacity
-        self.timelinesDirectory = "\(stateDirectory)/timelines"
+        let timelinesPath = "\(stateDirectory)/timelines"
+        self.timelinesDirectory = timelinesPath
         self.configuration = configuration
         self.cache = PlaintextCache(
             limit: configuration.maxCachedTimelines, requireLockedMemory: configuration.requireLockedMemory)
         let anchor = RollbackAnchor(counter: rollbackCounter)
         self.anchor = anchor
-        try FileSystem.makeDirectory(stateDirectory)
-        var finishedWipe = false
-        if FileSystem.exists(Self.wipedTimelinesDirectory(stateDirectory)) {
-            // A wipe was asked for and cut short: it is finished, as it would have been.
-            try Self.finishWipe(
-                stateDirectory: stateDirectory, deviceKeySource: deviceKeySource, anchor: anchor, removingJournal: true)
-            finishedWipe = true
-        }
-        try FileSystem.makeDirectory(timelinesDirectory)
-        // Before anything is removed or created (a device key, a keybag): a refusal leaves the evidence as it is.
-        var erased: String?
-        if !FileSystem.exists("\(stateDirectory)/\(Keybag.fileName)"),
-            let remaining = try Self.unreadableWithoutKeybag(stateDirectory: stateDirectory, timelines: timelinesDirectory)
-        {
-            guard startOver else { throw .keybagMissing(path: "\(stateDirectory)/\(Keybag.fileName)", remaining: remaining) }
-            try Self.eraseUnreadable(stateDirectory: stateDirectory, timelines: timelinesDirectory)
-            erased = remaining
-        }
-        try Self.removeTemporaryFiles(in: stateDirectory)
+        let (finishedWipe, erased) = try Self.prepareStateDirectory(
+            stateDirectory, timelines: timelinesPath, deviceKeySource: deviceKeySource, anchor: anchor, startOver: startOver)
         // The timelines directory's leftovers go when indexing has read it (in slices,
         // after the daemon is ready): reading every stored timeline's name must not delay opening.
-        let timelinesPath = timelinesDirectory
-        custody = try KeyCustody(
-            stateDirectory: stateDirectory, source: deviceKeySource, verifier: passcodeVerifier, anchor: anchor,
-            configuration: configuration,
-            beforeSavingKeybag: { (subkeys, migrated, anchors) throws(StoreError) in
-                try Self.makeCatalog(
-                    stateDirectory: stateDirectory, timelines: timelinesPath, subkeys: subkeys, anchor: anchor, fromFiles: migrated,
-                    carrying: anchors)
-            })
+        custody = try fromKeys { () throws(KeyError) in
+            try KeyCustody(
+                stateDirectory: stateDirectory, source: deviceKeySource, verifier: passcodeVerifier, anchor: anchor,
+                configuration: configuration,
+                beforeSavingKeybag: { (subkeys, migrated, anchors) throws(KeyError) in
+                    try throughLedger { () throws(LedgerError) in
+                        try Self.makeCatalog(
+                            stateDirectory: stateDirectory, timelines: timelinesPath, subkeys: subkeys, anchor: anchor,
+                            fromFiles: migrated, carrying: anchors)
+                    }
+                })
+        }
         let catalogPath = "\(stateDirectory)/\(GenerationLedger.fileName)"
         let ledger: GenerationLedger
-        if let loaded = try GenerationLedger.load(stateDirectory: stateDirectory, macKey: custody.subkeys.catalogMAC, anchor: anchor) {
+        let catalogMAC = custody.subkeys.catalogMAC
+        if let loaded = try fromLedger({ () throws(LedgerError) in
+            try GenerationLedger.load(stateDirectory: stateDirectory, macKey: catalogMAC, anchor: anchor)
+        }) {
             ledger = loaded
         } else {
             // The catalog alone is lost: rebuilt from the files on --start-over, once
@@ -159,9 +149,12 @@ public final class TimelineStore {
         // Before anything is folded or served: a keybag or catalog older than the
         // counter is refused here, and an anchor cut short by a crash is caught up.
         var report = OpenReport()
-        report.caughtUpRollbackCounter = try anchor.check(
-            keybag: custody.keybag.anchors, catalog: ledger.loadedAnchors, keybagPath: custody.keybagPath,
-            catalogPath: catalogPath, adoptUnanchored: startOver, catalogLost: awaitingPasscodeToRebuildCatalog)
+        let (keybagAnchors, keybagPath, catalogLost) = (custody.keybag.anchors, custody.keybagPath, awaitingPasscodeToRebuildCatalog)
+        report.caughtUpRollbackCounter = try fromKeys { () throws(KeyError) in
+            try anchor.check(
+                keybag: keybagAnchors, catalog: ledger.loadedAnchors, keybagPath: keybagPath,
+                catalogPath: catalogPath, adoptUnanchored: startOver, catalogLost: catalogLost)
+        }
         report.finishedInterruptedWipe = finishedWipe
         report.startedOver = erased
         openReport = report
@@ -178,7 +171,11 @@ public final class TimelineStore {
         if anchor.isAwaitingProof, !custody.keybag.passcodeSet { anchor.proven() }
         if anchor.isAnchoring, !anchor.isAwaitingProof, anchor.current == .none {
             // Files made before anchors, on a counter never incremented: anchored now.
-            try custody.anchorUnanchored { (values) throws(StoreError) in try ledger.save(carrying: values) }
+            try fromKeys { () throws(KeyError) in
+                try custody.anchorUnanchored { (values) throws(KeyError) in
+                    try throughLedger { () throws(LedgerError) in try ledger.save(carrying: values) }
+                }
+            }
         }
         // Folds what a crash left in the journal into the files before anything reads them.
         journal = try openJournal()
@@ -188,118 +185,20 @@ public final class TimelineStore {
 
     /// What this open found and did that its owner reports (see `OpenReport`); taken
     /// when the open ends and not changed after.
-    public private(set) var openReport = OpenReport()
-
-    /// Completes `openReport` with what the open rebuilt and what it left waiting.
-    private func reportOpened() {
-        openReport.rebuiltCatalog = rebuiltCatalog
-        openReport.awaitingPasscodeToRebuildCatalog = awaitingPasscodeToRebuildCatalog
-        openReport.awaitingPasscodeToAnchor = anchor.isAwaitingProof
-    }
-
-    /// The catalog a new keybag is saved beside: empty, or for a keybag of the previous
-    /// version (which had none) the generations its timeline files hold now (from their
-    /// headers: the trust a first open of this version has to give them).
-    private static func makeCatalog(
-        stateDirectory: String, timelines: String, subkeys: DeviceSubkeys, anchor: RollbackAnchor, fromFiles: Bool,
-        carrying anchors: AnchorValues
-    ) throws(StoreError) {
-        let made = GenerationLedger.empty(stateDirectory: stateDirectory, macKey: subkeys.catalogMAC, anchor: anchor)
-        if fromFiles {
-            for name in try FileSystem.list(timelines) {
-                guard let key = FileDigest(fileName: name),
-                    let bytes = try? FileSystem.readFile("\(timelines)/\(name)", limit: TimelineFile.maximumFileBytes),
-                    let generation = TimelineFile.generation(of: bytes)
-                else { continue }
-                made.record(key, generation: generation)
-            }
-        }
-        try made.save(carrying: anchors)
-    }
+    public internal(set) var openReport = OpenReport()
 
     /// Whether the catalog was lost alone and `--start-over` opened the store to rebuild
     /// it from the timeline files: until the first unlock with the passcode, nothing but
     /// metadata and placeholders is served, writes and deletes are refused
     /// (`protectedDataUnavailable`), and nothing is saved but the keybag's count.
-    public private(set) var awaitingPasscodeToRebuildCatalog = false
+    public internal(set) var awaitingPasscodeToRebuildCatalog = false
 
     /// What the rebuild of a lost catalog found, once done (see `rebuildCatalog`).
-    public private(set) var rebuiltCatalog: CatalogRebuild?
+    public internal(set) var rebuiltCatalog: CatalogRebuild?
 
     /// Told when a lost catalog was rebuilt (at open without a passcode, else at the
     /// unlock that proved it), so that the daemon logs what was left out.
     public var catalogRebuilt: (CatalogRebuild) -> Void = { _ in }
-
-    /// Rebuilds a lost catalog from the timeline files, the keybag proven (by the
-    /// passcode, or none is set): each file's generation as its header states, once the
-    /// whole file opened under the keybag's keys. A file that does not open (damaged,
-    /// another widget's name, a key generation the keybag lacks) is left out, recorded
-    /// as deleted at its stated generation so that it is never served, and reported.
-    /// Then the catalog is saved with the keybag, anchored in tpm2 mode, and the journal
-    /// opened (and folded).
-    ///
-    /// What it cannot see: a file rolled back before the catalog was lost opens, and its
-    /// generation is taken as the newest (SECURITY.md).
-    func rebuildCatalog() throws(StoreError) {
-        let rebuilt = GenerationLedger.empty(stateDirectory: stateDirectory, macKey: custody.subkeys.catalogMAC, anchor: anchor)
-        timelines.ledger = rebuilt
-        var restored = 0
-        var excluded: [String] = []
-        for name in try FileSystem.list(timelinesDirectory) {
-            guard let key = FileDigest(fileName: name) else { continue }
-            do throws(StoreError) {
-                rebuilt.record(key, generation: try generationOpening(name: name))
-                restored += 1
-            } catch {
-                switch error {
-                case .corrupt, .unsafeEntry: break
-                default: throw error
-                }
-                excluded.append(name)
-                if let bytes = try? FileSystem.readFile("\(timelinesDirectory)/\(name)", limit: TimelineFile.maximumFileBytes),
-                    let generation = TimelineFile.generation(of: bytes)
-                {
-                    try rebuilt.recordDeleted(key, generation: generation)
-                }
-            }
-        }
-        // What was verified against no catalog is verified again against this one.
-        timelines.removeAll(empty: false)
-        // A log or base the lost head named is no part of the new catalog.
-        try GenerationLedger.removeFiles(stateDirectory: stateDirectory)
-        anchor.proven()
-        try rebuilt.saveAnchored { (values) throws(StoreError) in try custody.writeKeybag(carrying: values) }
-        awaitingPasscodeToRebuildCatalog = false
-        journal = try openJournal()
-        timelines.journal = journal
-        let found = CatalogRebuild(restored: restored, excluded: excluded.sorted())
-        rebuiltCatalog = found
-        catalogRebuilt(found)
-    }
-
-    /// The generation of the timeline file `name` once the whole file opened under the
-    /// keybag's keys (header, metadata and body); throws `corrupt` if it does not.
-    private func generationOpening(name: String) throws(StoreError) -> UInt64 {
-        let path = "\(timelinesDirectory)/\(name)"
-        guard let (sealed, metadata, _) = try timelines.readSealed(name: name, expected: nil) else {
-            throw .corrupt(file: path, reason: .truncated)
-        }
-        guard let pair = custody.keyPair(metadata.protectionClass, generation: metadata.keyGeneration) else {
-            throw .corrupt(file: path, reason: .unknownKeyGeneration)
-        }
-        _ = try TimelineFile.openBody(sealed, classKey: pair, file: path)
-        return metadata.generation
-    }
-
-    /// The catalog beside the keybag; `catalogMissing` if it is not there.
-    private static func loadCatalog(
-        stateDirectory: String, subkeys: DeviceSubkeys, anchor: RollbackAnchor
-    ) throws(StoreError) -> GenerationLedger {
-        guard let loaded = try GenerationLedger.load(stateDirectory: stateDirectory, macKey: subkeys.catalogMAC, anchor: anchor) else {
-            throw .catalogMissing(path: "\(stateDirectory)/\(GenerationLedger.fileName)")
-        }
-        return loaded
-    }
 
     /// Whether this store's keybag was made by this open or the last `wipe()` (a new
     /// state directory, a start over, an erase): nothing of an earlier store is here,
@@ -309,7 +208,7 @@ public final class TimelineStore {
     /// Where `wipe()` sets the timelines aside before it destroys the keys.
     private var wipedTimelinesDirectory: String { Self.wipedTimelinesDirectory(stateDirectory) }
 
-    private static func wipedTimelinesDirectory(_ stateDirectory: String) -> String {
+    static func wipedTimelinesDirectory(_ stateDirectory: String) -> String {
         "\(stateDirectory)/timelines.wiped"
     }
 
@@ -317,87 +216,9 @@ public final class TimelineStore {
     /// (`GetStatus.protection.rollback` `tpm2`; otherwise only the catalog guards files).
     public var isRollbackAnchored: Bool { anchor.isAnchoring }
 
-    /// The rest of a wipe once the timelines are set aside: the keybag (the only copy of
-    /// the wrapped class secrets), the device key its source keeps, the settings, then
-    /// the set-aside timelines. At an open after a crash the journal goes too: with a
-    /// device key from a credential, which survives, its records would still verify.
-    /// Each removal tolerates what an earlier, interrupted run already removed.
-    ///
-    /// Once the keybag and the catalog are gone the rollback counter goes up, so that no
-    /// copy of them from a backup passes again.
-    private static func finishWipe(
-        stateDirectory: String, deviceKeySource: any DeviceKeySource, anchor: RollbackAnchor, removingJournal: Bool
-    ) throws(StoreError) {
-        try FileSystem.remove("\(stateDirectory)/\(Keybag.fileName)")
-        // After the keybag: a keybag without its catalog would be a start error.
-        try GenerationLedger.removeFiles(stateDirectory: stateDirectory)
-        try FileSystem.syncDirectory(stateDirectory)
-        try anchor.advance()
-        try deviceKeySource.destroyDeviceKey()
-        try FileSystem.remove("\(stateDirectory)/\(SettingsFile.fileName)")
-        if removingJournal { try FileSystem.remove("\(stateDirectory)/\(Journal.fileName)") }
-        try FileSystem.syncDirectory(stateDirectory)
-        let aside = wipedTimelinesDirectory(stateDirectory)
-        // Never a link: its targets are not ours to remove.
-        Syscall.close(try FileSystem.openDirectory(aside))
-        for name in try FileSystem.list(aside) { try FileSystem.remove("\(aside)/\(name)") }
-        // The removals inside it durable before the directory itself goes: otherwise a
-        // power cut can bring `timelines.wiped/` back after a later start, and that
-        // start would take it for a wipe still to finish and erase a newer keybag.
-        try FileSystem.syncDirectory(aside)
-        guard rmdir(aside) == 0 else { throw .io(operation: "rmdir", path: aside, errno: .current) }
-        try FileSystem.syncDirectory(stateDirectory)
-    }
-
-    /// What a missing keybag leaves unreadable: the timeline files and the journal's
-    /// writes, described for the start error; `nil` if there is nothing (a fresh directory).
-    private static func unreadableWithoutKeybag(stateDirectory: String, timelines: String) throws(StoreError) -> String? {
-        let files = try FileSystem.list(timelines).filter { $0.hasSuffix(TimelineFile.fileExtension) }.count
-        var remaining: [String] = []
-        if files > 0 { remaining.append("\(files) timeline file\(files == 1 ? "" : "s")") }
-        if try Journal.holdsRecords(stateDirectory: stateDirectory) { remaining.append("the journal's writes") }
-        return remaining.isEmpty ? nil : remaining.joined(separator: " and ")
-    }
-
-    /// Starting over: removes every timeline file and the journal, which no key can
-    /// open any more. The device key and the settings stay (the settings are the
-    /// user's, authenticated by the device key, and closing them is never reset here).
-    private static func eraseUnreadable(stateDirectory: String, timelines: String) throws(StoreError) {
-        try FileSystem.remove("\(stateDirectory)/\(Journal.fileName)")
-        try FileSystem.syncDirectory(stateDirectory)
-        for name in try FileSystem.list(timelines) { try FileSystem.remove("\(timelines)/\(name)") }
-        try FileSystem.syncDirectory(timelines)
-    }
-
     /// The journal's size unless the caller says otherwise: about a thousand writes of
     /// 3 KiB between folds.
     public static let defaultJournalCapacity = Journal.defaultCapacity
-
-    private func openJournal() throws(StoreError) -> Journal? {
-        guard journalCapacity > 0 else {
-            // A journal left by a run that had one still holds acknowledged writes.
-            guard FileSystem.exists("\(stateDirectory)/\(Journal.fileName)") else { return nil }
-            try Journal(
-                stateDirectory: stateDirectory, timelinesDirectory: timelinesDirectory, macKey: custody.subkeys.journalMAC,
-                ledger: timelines.ledger
-            ).fold()
-            try FileSystem.remove("\(stateDirectory)/\(Journal.fileName)")
-            try FileSystem.syncDirectory(stateDirectory)
-            return nil
-        }
-        do throws(StoreError) {
-            return try Journal(
-                stateDirectory: stateDirectory, timelinesDirectory: timelinesDirectory, capacity: journalCapacity,
-                macKey: custody.subkeys.journalMAC, ledger: timelines.ledger)
-        } catch .io(_, _, Errno(rawValue: ENOSPC)) {
-            // A full disk: its records (if any) are folded already; writes go straight to
-            // their files, as without a journal, and it is tried again at the next open.
-            try FileSystem.remove("\(stateDirectory)/\(Journal.fileName)")
-            try FileSystem.syncDirectory(stateDirectory)
-            journalUnavailable = .io(operation: "preallocate", path: "\(stateDirectory)/\(Journal.fileName)", errno: Errno(rawValue: ENOSPC))
-            return nil
-        }
-    }
 
     /// Told of each entry of `timelines/` that indexing refused to open (a FIFO, a
     /// symbolic link, a file of another user: `StoreError.unsafeEntry`), so that the
@@ -409,7 +230,7 @@ public final class TimelineStore {
 
     /// Why the store runs without its journal although one was asked for (a full disk
     /// at open), or `nil`.
-    public private(set) var journalUnavailable: StoreError?
+    public internal(set) var journalUnavailable: StoreError?
 
     /// How many journaled writes the open found and folded into their files: writes
     /// acknowledged before a crash (or a stop) that had not reached their files yet.
@@ -422,9 +243,9 @@ public final class TimelineStore {
     ///
     /// Then drops the key generations no file is sealed to any more (see `keyGenerationsInUse`).
     public func checkpoint() throws(StoreError) {
-        try journal?.fold()
-        try timelines.ledger.anchorIfSavedSince()
-        if let inUse = keyGenerationsInUse { try custody.dropGenerations(notIn: inUse) }
+        try fromLedger { () throws(LedgerError) in try journal?.fold() }
+        try fromLedger { () throws(LedgerError) in try timelines.ledger.anchorIfSavedSince() }
+        if let inUse = keyGenerationsInUse { _ = try fromKeys { () throws(KeyError) in try custody.dropGenerations(notIn: inUse) } }
     }
 
     /// The key generations the store's files (and pending writes) are sealed to, or
@@ -437,12 +258,6 @@ public final class TimelineStore {
 
     /// The key generations the keybag holds, oldest first (for tests of the rotation).
     var keyGenerations: [Keybag.Generation] { custody.keybag.generationNumbers }
-
-    private static func removeTemporaryFiles(in directory: String) throws(StoreError) {
-        for name in try FileSystem.list(directory) where name.hasPrefix(".tmp-") {
-            try FileSystem.remove("\(directory)/\(name)")
-        }
-    }
 
     // MARK: State
 
@@ -491,9 +306,9 @@ public final class TimelineStore {
         guard rename(timelinesDirectory, wipedTimelinesDirectory) == 0 else {
             throw .io(operation: "rename", path: timelinesDirectory, errno: .current)
         }
-        try FileSystem.syncDirectory(stateDirectory)
+        try fromLedger { () throws(LedgerError) in try FileSystem.syncDirectory(stateDirectory) }
         // Then: a journaled write must not come back after the erase.
-        try journal?.discard()
+        try fromLedger { () throws(LedgerError) in try journal?.discard() }
         // Closed (and unlocked) now: it is opened again under the new device key below.
         journal = nil
         // Made for the class keys the erase destroys.
@@ -502,11 +317,11 @@ public final class TimelineStore {
         timelines.removeAll(empty: false)
         try Self.finishWipe(
             stateDirectory: stateDirectory, deviceKeySource: custody.source, anchor: anchor, removingJournal: false)
-        try FileSystem.makeDirectory(timelinesDirectory)
-        try FileSystem.syncDirectory(stateDirectory)
+        try fromLedger { () throws(LedgerError) in try FileSystem.makeDirectory(timelinesDirectory) }
+        try fromLedger { () throws(LedgerError) in try FileSystem.syncDirectory(stateDirectory) }
         // Every file is gone, so the empty index covers the directory.
         timelines.removeAll(empty: true)
-        try custody.reopen()
+        try fromKeys { () throws(KeyError) in try custody.reopen() }
         timelines.ledger = try Self.loadCatalog(stateDirectory: stateDirectory, subkeys: custody.subkeys, anchor: anchor)
         awaitingPasscodeToRebuildCatalog = false
         isFresh = true
@@ -551,7 +366,7 @@ public final class TimelineStore {
             // written after it was replaced (DESIGN §9).
             throw .corrupt(file: path, reason: .unknownKeyGeneration)
         }
-        let body = try TimelineFile.openBody(sealed, classKey: pair, file: path)
+        let body = try fromLedger { () throws(LedgerError) in try TimelineFile.openBody(sealed, classKey: pair, file: path) }
         // Not cached in memory that could not be locked: decrypted again next time, and
         // the caller's buffer is the only copy, gone with its request.
         guard cache.admits(body) else { return body }
@@ -635,23 +450,23 @@ public final class TimelineStore {
         let key = try timelines.indexKey(for: widget)
         let name = key.fileName
         // Its journaled writes go to the file first: none may replay after the removal.
-        if let journal, journal.pending(key) != nil { try journal.fold() }
+        if let journal, journal.pending(key) != nil { try fromLedger { () throws(LedgerError) in try journal.fold() } }
         let path = "\(timelinesDirectory)/\(name)"
-        guard let bytes = try FileSystem.readFile(path, limit: TimelineFile.maximumFileBytes) else {
+        guard let bytes = try fromLedger({ () throws(LedgerError) in try FileSystem.readFile(path, limit: TimelineFile.maximumFileBytes) }) else {
             timelines.forget(name)
             timelines.recordAbsent(key)
             throw .widgetNotFound
         }
         // Recorded durably before the file goes: a crash in between leaves the widget
         // deleted, and its file, put back from a backup, ignored.
-        try timelines.ledger.recordDeleted(key, generation: TimelineFile.generation(of: bytes) ?? 0)
-        try timelines.ledger.save()
+        try fromLedger { () throws(LedgerError) in try timelines.ledger.recordDeleted(key, generation: TimelineFile.generation(of: bytes) ?? 0) }
+        try fromLedger { () throws(LedgerError) in try timelines.ledger.save() }
         timelines.forget(name)
-        guard try FileSystem.remove(path) else {
+        guard try fromLedger({ () throws(LedgerError) in try FileSystem.remove(path) }) else {
             timelines.recordAbsent(key)
             throw .widgetNotFound
         }
-        try FileSystem.syncDirectory(timelinesDirectory)
+        try fromLedger { () throws(LedgerError) in try FileSystem.syncDirectory(timelinesDirectory) }
         timelines.recordAbsent(key)
     }
 
@@ -695,7 +510,7 @@ public final class TimelineStore {
 
     /// The saved settings bytes, or `nil` if none were saved. Authenticated, not secret.
     public func loadSettings() throws(StoreError) -> [UInt8]? {
-        try SettingsFile.load(stateDirectory: stateDirectory, macKey: custody.subkeys.settingsMAC)
+        try fromLedger { () throws(LedgerError) in try SettingsFile.load(stateDirectory: stateDirectory, macKey: custody.subkeys.settingsMAC) }
     }
 
     /// Saves the settings bytes atomically and durably.

@@ -141,10 +141,10 @@ extension TimelineStore {
     /// batch instead of four per file); each file still has its own fresh body key.
     /// The KEKs are zeroed as soon as every file is sealed and written.
     public static func commit(_ prepared: PreparedWrites) -> CommittedWrites {
-        var agreed: [PublicKey: Result<KeyEncryptionKey, StoreError>] = [:]
+        var agreed: [PublicKey: Result<KeyEncryptionKey, LedgerError>] = [:]
         for item in prepared.staged where agreed[item.classKey] == nil {
-            agreed[item.classKey] = Result { () throws(StoreError) in
-                try crypto { () throws(CryptoError) in try KeyEncryptionKeySupply.shared.take(for: item.classKey) }
+            agreed[item.classKey] = Result { () throws(LedgerError) in
+                try LedgerError.crypto { () throws(CryptoError) in try KeyEncryptionKeySupply.shared.take(for: item.classKey) }
             }
         }
         let keks = agreed
@@ -153,11 +153,11 @@ extension TimelineStore {
         }
         let metadataKey = prepared.metadataKey
         let files = prepared.staged.map { item in
-            (name: item.name, bytes: { @Sendable () throws(StoreError) -> [UInt8] in
+            (name: item.name, bytes: { @Sendable () throws(LedgerError) -> [UInt8] in
                 // A class whose exchange failed fails its own files only.
                 let kek = try keks[item.classKey]!.get()
-                return try TimelineFile.KeyScratch.pool.withScratch { (keys) throws(StoreError) in
-                    try crypto { () throws(CryptoError) in
+                return try TimelineFile.KeyScratch.pool.withScratch { (keys) throws(LedgerError) in
+                    try LedgerError.crypto { () throws(CryptoError) in
                         try TimelineFile.encode(
                             item.metadata, body: item.body, bodyKEK: kek, metadataKey: metadataKey, keys: keys)
                     }
@@ -179,23 +179,23 @@ extension TimelineStore {
     /// generations in the catalog durably (a failure to do so fails the batch: its
     /// files would escape the rollback check).
     private static func replaced(
-        _ files: [(name: String, bytes: @Sendable () throws(StoreError) -> [UInt8])], directory: String,
+        _ files: [(name: String, bytes: @Sendable () throws(LedgerError) -> [UInt8])], directory: String,
         generations: [UInt64], ledger: GenerationLedger
     ) -> [StoreError?] {
-        do throws(StoreError) {
+        do throws(LedgerError) {
             let outcomes = try FileSystem.writeAtomically(directory: directory, sealing: files)
             try recordWritten(files.map(\.name), generations, outcomes, in: ledger)
-            return outcomes
+            return outcomes.map { $0.map(StoreError.init) }
         } catch {
-            return Array(repeating: error, count: files.count)
+            return Array(repeating: StoreError(error), count: files.count)
         }
     }
 
     /// Records in `ledger` the generation of each file written straight into place
     /// (its outcome `nil`), and saves it if any was.
     private static func recordWritten(
-        _ names: [String], _ generations: [UInt64], _ outcomes: [StoreError?], in ledger: GenerationLedger
-    ) throws(StoreError) {
+        _ names: [String], _ generations: [UInt64], _ outcomes: [LedgerError?], in ledger: GenerationLedger
+    ) throws(LedgerError) {
         var written = false
         for (index, name) in names.enumerated() where outcomes[index] == nil {
             guard let key = FileDigest(fileName: name) else { continue }
@@ -209,31 +209,31 @@ extension TimelineStore {
     /// batch too large for the journal is written into its files instead, after a fold,
     /// so that no older journaled write of theirs can replay over them.
     private static func journaled(
-        _ files: [(name: String, bytes: @Sendable () throws(StoreError) -> [UInt8])], into journal: Journal,
+        _ files: [(name: String, bytes: @Sendable () throws(LedgerError) -> [UInt8])], into journal: Journal,
         directory: String, generations: [UInt64], ledger: GenerationLedger
     ) -> [StoreError?] {
         var outcomes = [StoreError?](repeating: nil, count: files.count)
         var batch: [(key: FileDigest, bytes: [UInt8])] = []
         var slots: [Int] = []
         for (slot, file) in files.enumerated() {
-            do throws(StoreError) {
+            do throws(LedgerError) {
                 // Every name in a batch is one the store made.
                 batch.append((FileDigest(fileName: file.name)!, try file.bytes()))
                 slots.append(slot)
             } catch {
-                outcomes[slot] = error
+                outcomes[slot] = StoreError(error)
             }
         }
         guard !batch.isEmpty else { return outcomes }
-        do throws(StoreError) {
+        do throws(LedgerError) {
             if try journal.append(batch) { return outcomes }
             try journal.fold()
             let direct = try FileSystem.writeAtomically(
                 directory: directory, files: batch.map { (name: $0.key.fileName, bytes: $0.bytes) })
             try recordWritten(batch.map(\.key.fileName), slots.map { generations[$0] }, direct, in: ledger)
-            for (slot, error) in zip(slots, direct) { outcomes[slot] = error }
+            for (slot, error) in zip(slots, direct) { outcomes[slot] = error.map(StoreError.init) }
         } catch {
-            for slot in slots { outcomes[slot] = error }
+            for slot in slots { outcomes[slot] = StoreError(error) }
         }
         return outcomes
     }
@@ -283,7 +283,7 @@ extension TimelineStore {
         let previous = try? timelines.indexedMetadata(name: name, widget: write.widget)
         var metadata = TimelineMetadata(
             widget: write.widget, protectionClass: write.protectionClass, family: write.family,
-            generation: max(previous?.generation ?? 0, try timelines.ledger.lastGeneration(key)) + 1, reloadDue: write.reloadDue,
+            generation: max(previous?.generation ?? 0, try fromLedger({ () throws(LedgerError) in try timelines.ledger.lastGeneration(key) })) + 1, reloadDue: write.reloadDue,
             placeholder: write.placeholder ?? previous?.placeholder)
         // Sealed to the newest class keys (`classKey` below is theirs).
         metadata.keyGeneration = custody.keybag.writeGeneration(write.protectionClass)

@@ -81,7 +81,7 @@ import WidgetCrypto
         try write(edited, base)
         // The open verified the head, the block table and the log, not the blocks.
         let catalog = try load(minimum: 100)
-        #expect(throws: StoreError.corrupt(file: path(base), reason: .authenticationFailure)) {
+        #expect(throws: LedgerError.corrupt(file: path(base), reason: .authenticationFailure)) {
             for i in 0..<1000 { _ = try catalog.lastGeneration(Self.key(i)) }
         }
     }
@@ -97,7 +97,7 @@ import WidgetCrypto
         edited.replaceSubrange(start + block..<start + 2 * block, with: first)
         try write(edited, base)
         let catalog = try load(minimum: 100)
-        #expect(throws: StoreError.corrupt(file: path(base), reason: .authenticationFailure)) {
+        #expect(throws: LedgerError.corrupt(file: path(base), reason: .authenticationFailure)) {
             for i in 0..<1000 { _ = try catalog.lastGeneration(Self.key(i)) }
         }
     }
@@ -107,11 +107,11 @@ import WidgetCrypto
         let base = try #require(try baseNames().first)
         let original = try bytes(base)
         try write(Array(original.dropLast(10)), base)
-        #expect(throws: StoreError.corrupt(file: path(base), reason: .truncated)) { _ = try load(minimum: 100) }
+        #expect(throws: LedgerError.corrupt(file: path(base), reason: .truncated)) { _ = try load(minimum: 100) }
         var edited = original
         edited[edited.count - 40] ^= 1  // the last block's MAC in the table
         try write(edited, base)
-        #expect(throws: StoreError.corrupt(file: path(base), reason: .authenticationFailure)) { _ = try load(minimum: 100) }
+        #expect(throws: LedgerError.corrupt(file: path(base), reason: .authenticationFailure)) { _ = try load(minimum: 100) }
     }
 
     @Test func aBaseFromAnotherCompactionIsRefused() throws {
@@ -124,7 +124,7 @@ import WidgetCrypto
         #expect(next != base)
         // The earlier base under the later one's name: its sequence and table differ from the head's.
         try write(first, next)
-        #expect(throws: StoreError.self) { _ = try load(minimum: 100) }
+        #expect(throws: LedgerError.self) { _ = try load(minimum: 100) }
     }
 
     @Test func anAlteredTruncatedOrReorderedLogIsAStartError() throws {
@@ -135,14 +135,14 @@ import WidgetCrypto
         var altered = log
         altered[4 + 16] ^= 1
         try write(altered, GenerationLedger.logFileName)
-        #expect(throws: StoreError.corrupt(file: path(GenerationLedger.logFileName), reason: .authenticationFailure)) { _ = try load() }
+        #expect(throws: LedgerError.corrupt(file: path(GenerationLedger.logFileName), reason: .authenticationFailure)) { _ = try load() }
         try write(Array(log.prefix(2 * batch)), GenerationLedger.logFileName)
-        #expect(throws: StoreError.corrupt(file: path(GenerationLedger.logFileName), reason: .truncated)) { _ = try load() }
+        #expect(throws: LedgerError.corrupt(file: path(GenerationLedger.logFileName), reason: .truncated)) { _ = try load() }
         var reordered: [UInt8] = Array(log[batch..<2 * batch])
         reordered += log[0..<batch]
         reordered += log[(2 * batch)...]
         try write(reordered, GenerationLedger.logFileName)
-        #expect(throws: StoreError.corrupt(file: path(GenerationLedger.logFileName), reason: .authenticationFailure)) { _ = try load() }
+        #expect(throws: LedgerError.corrupt(file: path(GenerationLedger.logFileName), reason: .authenticationFailure)) { _ = try load() }
     }
 
     @Test func aLogLongerThanItsHeadIsAnAppendACrashCutOff() throws {
@@ -163,9 +163,9 @@ import WidgetCrypto
         var edited = head
         edited[60] ^= 1
         try write(edited, GenerationLedger.fileName)
-        #expect(throws: StoreError.corrupt(file: path(GenerationLedger.fileName), reason: .authenticationFailure)) { _ = try load() }
+        #expect(throws: LedgerError.corrupt(file: path(GenerationLedger.fileName), reason: .authenticationFailure)) { _ = try load() }
         try write(Array(head.prefix(30)), GenerationLedger.fileName)
-        #expect(throws: StoreError.self) { _ = try load() }
+        #expect(throws: LedgerError.self) { _ = try load() }
     }
 
     /// DESIGN §9: the head carries the rollback anchors under its MAC, so a head whose
@@ -178,7 +178,7 @@ import WidgetCrypto
         var edited = try bytes(GenerationLedger.fileName)
         edited[101] ^= 1
         try write(edited, GenerationLedger.fileName)
-        #expect(throws: StoreError.corrupt(file: path(GenerationLedger.fileName), reason: .authenticationFailure)) { _ = try load() }
+        #expect(throws: LedgerError.corrupt(file: path(GenerationLedger.fileName), reason: .authenticationFailure)) { _ = try load() }
     }
 
     @Test func aVersion1CatalogIsReadAndRewrittenAsVersion2() throws {

@@ -1,0 +1,77 @@
+import WidgetCrypto
+
+/// Everything the keys part throws at its face (`KeyCustody` and what it is built
+/// from). No case carries key bytes or passcodes. `TimelineStore` maps it onto
+/// `StoreError` in one place (`StoreError.init(_: KeyError)`), with these texts.
+enum KeyError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The passcode is wrong; the attempt was counted (and written durably) first.
+    case wrongPasscode(failedAttempts: Int, retryAfter: Double?)
+    /// Too many failed attempts: the next one is allowed in `retryAfter` seconds.
+    case tryAgainLater(retryAfter: Double)
+    /// The operation needs the current passcode (missing, e.g. changing without it).
+    case passcodeRequired
+    /// The passcode was right, but a Lock arrived while it was being checked: a Lock wins.
+    case unlockInterrupted
+    /// Removing a passcode, or unlocking with one, when none is set.
+    case noPasscodeSet
+    /// The device key cannot be used.
+    case deviceKey(DeviceKeyProblem)
+    /// The passcode verifier (the TPM) could not verify or enroll a passcode (not a
+    /// wrong passcode: nothing was counted). Its own text, which names no secret.
+    case passcodeVerifierFailed(reason: String)
+    /// The keybag or the catalog `file` is older than the rollback counter says it must
+    /// be (`RollbackAnchor`): restored from a backup.
+    case rolledBack(file: String, found: UInt64, expected: UInt64)
+    /// The rollback counter failed or disagrees with the state directory (`reason`,
+    /// which names no secret).
+    case rollbackCounter(reason: String)
+    /// What the ledger part threw for this one: the keys' files are read and written
+    /// through its `FileSystem`, the keybag's format refusals are its `corrupt`, and the
+    /// catalog is saved beside a keybag through the closures the store hands in.
+    case ledger(LedgerError)
+    /// An injected source's own error (`DeviceKeySource`, `PasscodeVerifier`,
+    /// `RollbackCounter`): implemented outside the store, they speak its `StoreError`,
+    /// which passes through unchanged.
+    case source(StoreError)
+    /// libsodium or secure memory failed (key derivation, allocation).
+    case crypto(CryptoError)
+
+    var description: String {
+        switch self {
+        case .wrongPasscode(let n, let retry):
+            "wrong passcode (\(n) failed attempt\(n == 1 ? "" : "s"))" + (retry.map { "; try again in \(Int($0.rounded(.up))) s" } ?? "")
+        case .tryAgainLater(let retry): "too many failed attempts; try again in \(Int(retry.rounded(.up))) s"
+        case .passcodeRequired: "the current passcode is required"
+        case .unlockInterrupted: "the passcode was right, but the device was locked while it was being checked; unlock again"
+        case .noPasscodeSet: "no passcode is set"
+        case .deviceKey(let problem): problem.description
+        case .passcodeVerifierFailed(let reason): "the passcode cannot be verified: \(reason)"
+        case .rolledBack(let file, let found, let expected):
+            "\(file) is rolled back: it carries rollback counter value \(found) where \(expected) is due (restored from a backup?); nothing is served. Put the newest copy back, or wipe"
+        case .rollbackCounter(let reason): "the rollback counter cannot be used: \(reason)"
+        case .ledger(let error): error.description
+        case .source(let error): error.description
+        case .crypto(let error): StoreError(error).description
+        }
+    }
+
+    /// Maps a crypto failure while reading `file` as the ledger does: authentication
+    /// failures become corruption.
+    static func reading(_ file: String, _ error: CryptoError) -> KeyError {
+        .ledger(.reading(file, error))
+    }
+}
+
+/// Runs a call of an injected source (`DeviceKeySource`, `PasscodeVerifier`,
+/// `RollbackCounter`), its error carried as `KeyError.source`.
+@inline(__always) @discardableResult
+func injected<R>(_ body: () throws(StoreError) -> R) throws(KeyError) -> R {
+    do { return try body() } catch { throw .source(error) }
+}
+
+/// Runs a call of the ledger part (its file system) from the keys part, its error
+/// carried as `KeyError.ledger`.
+@inline(__always) @discardableResult
+func throughLedger<R>(_ body: () throws(LedgerError) -> R) throws(KeyError) -> R {
+    do { return try body() } catch { throw .ledger(error) }
+}

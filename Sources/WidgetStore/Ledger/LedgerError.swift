@@ -1,0 +1,63 @@
+import SecureMemory
+import WidgetCrypto
+import WidgetdPOSIX
+
+/// Everything the ledger part throws at its face (the timeline file format, the
+/// journal, the generation ledger, the file system and the state directory's lock).
+/// No case carries key bytes or content. `TimelineStore` maps it onto `StoreError`
+/// in one place (`StoreError.init(_: LedgerError)`), case for case, with these texts.
+enum LedgerError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// A file failed verification; its contents were not used.
+    case corrupt(file: String, reason: CorruptionReason)
+    /// An entry of the state directory is not what the store keeps there; it was not opened.
+    case unsafeEntry(path: String, reason: UnsafeEntryReason)
+    /// A part of the catalog is missing beside a head (or a keybag) that names it.
+    case catalogMissing(path: String)
+    /// Another process (a second widgetd) holds the state directory `path` (`StateDirectoryLock`).
+    case stateDirectoryInUse(path: String)
+    /// A system call failed: its operation, the file, and the system's `Errno`.
+    case io(operation: String, path: String, errno: Errno)
+    /// libsodium or secure memory failed outside a file's verification.
+    case crypto(CryptoError)
+    /// The rollback anchor (the one piece the ledger shares with the keys part) could
+    /// not count an anchored save: the rollback counter's failure, as the keys part says it.
+    indirect case anchor(KeyError)
+
+    var description: String {
+        switch self {
+        case .corrupt(let file, let reason): "\(file): \(reason)"
+        case .unsafeEntry(let path, let reason): "refused \(path): it \(reason)"
+        case .catalogMissing(let path):
+            "\(path) is missing beside the keybag: timeline files could be rolled back unnoticed; nothing is served. Restore it, rebuild it from the timeline files with widgetd --start-over (the passcode is then asked at the first unlock), or wipe"
+        case .stateDirectoryInUse(let path): "the state directory \(path) is in use by another widgetd process"
+        case .io(let operation, let path, let e): "\(operation) \(path): \(e)"
+        case .crypto(let error): StoreError(error).description
+        case .anchor(let error): error.description
+        }
+    }
+
+    /// A failed system call about `path`: its operation and errno, as `io`.
+    init(_ error: SystemError, path: String) {
+        self = .io(operation: error.operation, path: path, errno: error.errno)
+    }
+
+    /// What an anchored save threw: the ledger's own failure as itself, the anchor's as `anchor`.
+    init(anchoring error: KeyError) {
+        if case .ledger(let own) = error { self = own } else { self = .anchor(error) }
+    }
+
+    /// Maps a crypto failure while reading `file`: authentication failures become corruption.
+    static func reading(_ file: String, _ error: CryptoError) -> LedgerError {
+        switch error {
+        case .authenticationFailure, .invalidLength: .corrupt(file: file, reason: .authenticationFailure)
+        case .outOfSecureMemory, .initializationFailed, .operationFailed: .crypto(error)
+        }
+    }
+}
+
+/// Runs an anchored save (`RollbackAnchor.anchor`) from the ledger part: see
+/// `LedgerError.init(anchoring:)`.
+@inline(__always)
+func anchoring<R>(_ body: () throws(KeyError) -> R) throws(LedgerError) -> R {
+    do { return try body() } catch { throw LedgerError(anchoring: error) }
+}
