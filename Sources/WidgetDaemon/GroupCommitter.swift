@@ -33,8 +33,10 @@ final class GroupCommitter {
     let commitsLoneWritesOnLoop: Bool
     /// A monotonic clock in nanoseconds: how long commits take.
     private let nanoseconds: @Sendable () -> UInt64
-    /// How long the last commit took, sealing to sync, in nanoseconds.
-    private(set) var lastCommitNanoseconds: UInt64 = 0
+    /// The slowest recent commit, sealing to sync, in nanoseconds: each commit's time,
+    /// or the previous figure less a sixteenth if that is more, so one stall counts for
+    /// the next few dozen commits.
+    private(set) var recentSlowestCommitNanoseconds: UInt64 = 0
     /// Answers the calls of a durable batch (each write's result, in order).
     var reply: ([Item], [Result<UInt64, StoreError>]) -> Void = { _, _ in }
     /// Announces a batch once the store has applied it (same arguments).
@@ -50,11 +52,18 @@ final class GroupCommitter {
         self.nanoseconds = nanoseconds
     }
 
-    /// The longest the last commit may have taken for the next lone write to be committed
-    /// on the loop. A journal append and its `fdatasync` take 0.1–0.3 ms on a quiet disk;
-    /// a disk that stalls (a sync of several ms) would hold every host read that long,
-    /// so its writes go to the worker until a commit is quick again.
-    static let loopCommitLimitNanoseconds: UInt64 = 1_000_000
+    /// The longest the slowest recent commit may have taken for the next lone write to
+    /// be committed on the loop. A journal append and its `fdatasync` take 0.1–0.3 ms on
+    /// a quiet disk; a disk that stalls (syncs of several ms) would hold every host read
+    /// that long (docs/BENCHMARKS.md), so its writes go to the worker until its commits
+    /// have been quick for a while.
+    static let loopCommitLimitNanoseconds: UInt64 = 500_000
+
+    /// Counts a commit's time into ``recentSlowestCommitNanoseconds``.
+    private func measured(_ nanoseconds: UInt64) {
+        let decayed = recentSlowestCommitNanoseconds - recentSlowestCommitNanoseconds / 16
+        recentSlowestCommitNanoseconds = max(nanoseconds, decayed)
+    }
 
     /// The most writes one group commit takes.
     static let maxWritesPerCommit = 64
@@ -111,7 +120,7 @@ final class GroupCommitter {
     /// calls came, while batches of different widgets overlap.
     ///
     /// A lone write is committed here, on the loop, when no commit runs, its commit is
-    /// one journal append (no fold) and the last commit was quick: handing it to a worker
+    /// one journal append (no fold) and recent commits were quick: handing it to a worker
     /// and its result back costs two thread wake-ups, more than the loop would do
     /// meanwhile (docs/BENCHMARKS.md, "Durable writes, one connection"). A batch of
     /// several means writers are busy: it goes to the worker, and the loop gathers the
@@ -130,11 +139,11 @@ final class GroupCommitter {
         guard !batch.isEmpty else { return }
         let prepared = store.prepareWrites(batch.map(\.write))
         if commitsLoneWritesOnLoop, inFlight.isEmpty, batch.count == 1,
-            lastCommitNanoseconds < Self.loopCommitLimitNanoseconds, prepared.isJournalAppendOnly
+            recentSlowestCommitNanoseconds < Self.loopCommitLimitNanoseconds, prepared.isJournalAppendOnly
         {
             let start = nanoseconds()
             let committed = TimelineStore.commit(prepared)
-            lastCommitNanoseconds = nanoseconds() &- start
+            measured(nanoseconds() &- start)
             complete(batch, committed)
             // Its replies may have started calls that accepted writes.
             return startCommits()
@@ -175,7 +184,7 @@ final class GroupCommitter {
         guard let index = inFlight.firstIndex(where: { $0 === commit }) else { return }
         commit.done.wait()
         inFlight.remove(at: index)
-        lastCommitNanoseconds = commit.nanoseconds
+        measured(commit.nanoseconds)
         let committed = commit.committed!
         let batch = commit.batch
         // The bodies now live only here, then in the cache, or die (zeroed) with `batch`.

@@ -110,6 +110,21 @@ import WidgetdPOSIX
         func read() -> UInt64 { value.withLock { $0 += step; return $0 } }
     }
 
+    /// A clock read twice per commit (before and after) whose commits take `durations`
+    /// in turn.
+    final class CommitDurations: Sendable {
+        private let state = Mutex<(now: UInt64, reads: Int)>((0, 0))
+        private let durations: [UInt64]
+        init(_ durations: [UInt64]) { self.durations = durations }
+        func read() -> UInt64 {
+            state.withLock { state in
+                if state.reads % 2 == 1 { state.now += durations[min(state.reads / 2, durations.count - 1)] }
+                state.reads += 1
+                return state.now
+            }
+        }
+    }
+
     /// A committer of its own over the harness's store, its replies counted.
     static func committer(_ harness: ServiceHarness, commitTakes step: UInt64) -> (GroupCommitter, () -> Int, () -> GroupCommitter.Item) {
         let clock = SteppingClock(step: step)
@@ -132,7 +147,7 @@ import WidgetdPOSIX
         return (committer, { answered }, item)
     }
 
-    @Test func aSlowCommitSendsTheNextLoneWriteToTheWorkerUntilOneIsQuickAgain() throws {
+    @Test func aSlowCommitSendsTheNextLoneWritesToTheWorkerUntilCommitsAreQuickAgain() throws {
         let harness = try ServiceHarness()
         let slow = GroupCommitter.loopCommitLimitNanoseconds
         let (committer, answered, item) = Self.committer(harness, commitTakes: slow)
@@ -140,12 +155,32 @@ import WidgetdPOSIX
         harness.scheduler.turn()
         // On the loop (nothing measured yet); it took the limit.
         #expect(answered() == 1 && !harness.scheduler.hasHandedOverWork)
-        #expect(committer.lastCommitNanoseconds == slow)
+        #expect(committer.recentSlowestCommitNanoseconds == slow)
         committer.accept(item())
         harness.scheduler.turn()
         #expect(answered() == 1 && harness.scheduler.hasHandedOverWork, "a slow disk's sync held the loop again")
         harness.scheduler.turn()
         #expect(answered() == 2)
+
+        // A stall of 8× the limit, then quick commits: the worker until the stall has
+        // faded, then the loop again.
+        let durations = CommitDurations([8 * slow] + Array(repeating: slow / 10, count: 60))
+        let sequenced = GroupCommitter(store: harness.store, scheduler: harness.scheduler, nanoseconds: { durations.read() })
+        var sequencedAnswered = 0
+        sequenced.reply = { batch, _ in sequencedAnswered += batch.count }
+        var onWorker = 0
+        for _ in 0..<61 {
+            sequenced.accept(item())
+            harness.scheduler.turn()
+            if harness.scheduler.hasHandedOverWork {
+                onWorker += 1
+                harness.scheduler.turn()
+            }
+        }
+        #expect(sequencedAnswered == 61)
+        // ln 8 / ln(16/15) ≈ 32: the stall counts for 33 commits after it.
+        #expect(onWorker == 33, "on the worker: \(onWorker)")
+        #expect(sequenced.recentSlowestCommitNanoseconds < slow)
 
         let (quick, quickAnswered, quickItem) = Self.committer(harness, commitTakes: slow / 10)
         for expected in 1...3 {
