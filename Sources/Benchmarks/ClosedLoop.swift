@@ -18,6 +18,16 @@ public struct LoopResult: Sendable {
     public let count: Int
     /// Operations completed in all, warm-up included (what a server's CPU time covers).
     public var completed: Int = 0
+    /// Workers (connections) starved: each measured fewer than a tenth of the fair
+    /// share (all measured operations over the workers). A store that serves some
+    /// writers and lets the others wait keeps its percentiles low; this counts them.
+    public var starved: Int = 0
+
+    /// The workers among `perWorker` (operations measured by each) that were starved.
+    static func starved(_ perWorker: [Int]) -> Int {
+        let fairShare = Double(perWorker.reduce(0, +)) / Double(max(perWorker.count, 1))
+        return perWorker.filter { Double($0) < fairShare / 10 }.count
+    }
 }
 
 /// Runs `workers` threads, each doing one operation after another (closed loop: a new
@@ -86,6 +96,7 @@ enum ClosedLoop {
             completed: shared.completed)
         result.p999 = percentile(0.999)
         result.mean = Double(all.reduce(0, +)) / Double(all.count) / 1000
+        result.starved = LoopResult.starved(shared.latencies.map(\.count))
         return result
     }
 

@@ -41,6 +41,7 @@ enum MultiplexedLoop {
         var completed = 0
         latencies.reserveCapacity(1 << 20)
         var sentAt = [UInt64](repeating: 0, count: count)
+        var measured = [Int](repeating: 0, count: count)
         var scanned = [Int](repeating: 0, count: count)
         var active = count
         var isActive = [Bool](repeating: true, count: count)
@@ -68,7 +69,10 @@ enum MultiplexedLoop {
                 // One clock read per request: the reply's arrival is the next request's start.
                 let now = Clock.nanoseconds()
                 completed += 1
-                if sentAt[index] >= warmEnd { latencies.append(now - sentAt[index]) }
+                if sentAt[index] >= warmEnd {
+                    latencies.append(now - sentAt[index])
+                    measured[index] += 1
+                }
                 connection.client.dropLastReply()
                 scanned[index] = 0
                 if now >= end {
@@ -90,6 +94,7 @@ enum MultiplexedLoop {
             count: latencies.count, completed: completed)
         result.p999 = percentile(0.999)
         result.mean = Double(latencies.reduce(0, +)) / Double(latencies.count) / 1000
+        result.starved = LoopResult.starved(measured)
         return result
     }
 }

@@ -24,13 +24,16 @@ public enum Report {
         text += writeRounds > 1
             ? "each row the median of \(writeRounds) interleaved rounds by commits/s, with that round's latency)\n\n"
             : "one round)\n\n"
-        text += "| store | connections | commits/s | p50 µs | p99 µs | p99.9 µs | mean µs | rounds: commits/s / p99 µs |\n"
-        text += "|---|---:|---:|---:|---:|---:|---:|---|\n"
+        text += "| store | connections | commits/s | p50 µs | p99 µs | p99.9 µs | mean µs | starved writers | rounds: commits/s / p99 µs / starved |\n"
+        text += "|---|---:|---:|---:|---:|---:|---:|---:|---|\n"
         for row in suite.writes {
-            let spread = row.rounds.map { "\(Int($0.result.throughput.rounded())) / \(f($0.result.p99))" }.joined(separator: ", ")
-            // p99.9 and the mean beside p99: a store that lets a few writers starve
-            // (SQLCipher's busy handler) keeps its p99 low and shows it there.
-            text += line(row).dropLast() + " \(f(row.result.p999)) | \(f(row.result.mean)) | \(spread.isEmpty ? "–" : spread) |\n"
+            let spread = row.rounds.map {
+                "\(Int($0.result.throughput.rounded())) / \(f($0.result.p99)) / \($0.result.starved)"
+            }.joined(separator: ", ")
+            // p99.9, the mean and the starved writers beside p99: a store that lets a few
+            // writers starve (SQLCipher's busy handler) keeps its p99 low and shows it there.
+            text += line(row).dropLast()
+                + " \(f(row.result.p999)) | \(f(row.result.mean)) | \(row.result.starved) | \(spread.isEmpty ? "–" : spread) |\n"
         }
         text += "\n### Growth with the store's size (PasscodeKDF=minimum: unlock and passcode change exclude Argon2id's cost)\n\n"
         text += "| timelines | start to READY=1 ms | index complete (first ReloadTimelines) ms | unlock ms | lock+purge ms "

@@ -7,11 +7,14 @@ import WidgetStore
 /// The `PutTimeline` writes accepted and sealed but not yet durable nor answered, and
 /// the group commits that make them durable: the writes gather while the loop reads
 /// the calls that are ready, then go to disk together (one key agreement per class,
-/// one `fdatasync`) off the loop.
+/// one `fdatasync`).
 ///
 /// Store state changes only on the loop: numbering when a commit starts
-/// (`prepareWrites`), indexing and caching when it is done (`finishWrites`); the worker
-/// only seals and writes. ``answer`` replies to the calls once their files are durable.
+/// (`prepareWrites`), indexing and caching once it is durable (`finishWrites`). A lone
+/// write (nothing else committing, nothing else waiting) is committed on the loop
+/// itself; a batch goes to a worker, which only seals and writes, so that the loop
+/// keeps reading the next calls meanwhile. Either way ``reply`` answers a batch's
+/// calls as soon as it is durable, and ``announce`` follows once the store has applied it.
 final class GroupCommitter {
     /// One accepted write and the call to answer.
     typealias Item = (context: CallContext, write: TimelineStore.TimelineWrite)
@@ -23,12 +26,43 @@ final class GroupCommitter {
     private var commitTimer: ScheduledTimer?
     /// The group commits running on worker threads, oldest first (no two write one widget).
     private var inFlight: [InFlightCommit] = []
-    /// Announces and answers a committed batch (each write's result, in order).
-    var answer: ([Item], [Result<UInt64, StoreError>]) -> Void = { _, _ in }
+    /// Durable batches answered but not yet applied to the store (only while their
+    /// replies are sent: a reply may start the next call of its connection).
+    private var answered: [(batch: [Item], committed: TimelineStore.CommittedWrites)] = []
+    /// Whether a lone write may be committed on the loop (see ``startCommits()``).
+    let commitsLoneWritesOnLoop: Bool
+    /// A monotonic clock in nanoseconds: how long commits take.
+    private let nanoseconds: @Sendable () -> UInt64
+    /// The slowest recent commit, sealing to sync, in nanoseconds: each commit's time,
+    /// or the previous figure less a sixteenth if that is more, so one stall counts for
+    /// the next few dozen commits.
+    private(set) var recentSlowestCommitNanoseconds: UInt64 = 0
+    /// Answers the calls of a durable batch (each write's result, in order).
+    var reply: ([Item], [Result<UInt64, StoreError>]) -> Void = { _, _ in }
+    /// Announces a batch once the store has applied it (same arguments).
+    var announce: ([Item], [Result<UInt64, StoreError>]) -> Void = { _, _ in }
 
-    init(store: TimelineStore, scheduler: any Scheduling) {
+    init(
+        store: TimelineStore, scheduler: any Scheduling, commitsLoneWritesOnLoop: Bool = true,
+        nanoseconds: @escaping @Sendable () -> UInt64 = { DispatchTime.now().uptimeNanoseconds }
+    ) {
         self.store = store
         self.scheduler = scheduler
+        self.commitsLoneWritesOnLoop = commitsLoneWritesOnLoop
+        self.nanoseconds = nanoseconds
+    }
+
+    /// The longest the slowest recent commit may have taken for the next lone write to
+    /// be committed on the loop. A journal append and its `fdatasync` take 0.1–0.3 ms on
+    /// a quiet disk; a disk that stalls (syncs of several ms) would hold every host read
+    /// that long (docs/BENCHMARKS.md), so its writes go to the worker until its commits
+    /// have been quick for a while.
+    static let loopCommitLimitNanoseconds: UInt64 = 500_000
+
+    /// Counts a commit's time into ``recentSlowestCommitNanoseconds``.
+    private func measured(_ nanoseconds: UInt64) {
+        let decayed = recentSlowestCommitNanoseconds - recentSlowestCommitNanoseconds / 16
+        recentSlowestCommitNanoseconds = max(nanoseconds, decayed)
     }
 
     /// The most writes one group commit takes.
@@ -46,8 +80,8 @@ final class GroupCommitter {
     /// `maxConcurrentCommits` above one would let batches of different widgets overlap.
     private static let commitQueue = DispatchQueue(label: "widgetd.commit", attributes: .concurrent)
 
-    /// Whether any accepted write is not yet answered.
-    var hasUnansweredWrites: Bool { !pending.isEmpty || !inFlight.isEmpty }
+    /// Whether any accepted write is not yet answered, or answered but not yet applied.
+    var hasUnansweredWrites: Bool { !pending.isEmpty || !inFlight.isEmpty || !answered.isEmpty }
 
     /// Accepts a sealed write; it is committed with the others the loop reads this turn.
     func accept(_ item: Item) {
@@ -71,6 +105,8 @@ final class GroupCommitter {
         let widgets: Set<WidgetID>
         /// Set by the worker before it signals `done`.
         var committed: TimelineStore.CommittedWrites?
+        /// How long the worker's commit took; set with `committed`.
+        var nanoseconds: UInt64 = 0
         let done = DispatchSemaphore(value: 0)
 
         init(batch: [Item]) {
@@ -82,6 +118,13 @@ final class GroupCommitter {
     /// Starts a group commit of the accepted writes whose widgets no running commit
     /// writes; the others wait for it, so a widget's files are replaced in the order its
     /// calls came, while batches of different widgets overlap.
+    ///
+    /// A lone write is committed here, on the loop, when no commit runs, its commit is
+    /// one journal append (no fold) and recent commits were quick: handing it to a worker
+    /// and its result back costs two thread wake-ups, more than the loop would do
+    /// meanwhile (docs/BENCHMARKS.md, "Durable writes, one connection"). A batch of
+    /// several means writers are busy: it goes to the worker, and the loop gathers the
+    /// next batch while this one syncs.
     private func startCommits() {
         if let commitTimer { scheduler.cancelTimer(commitTimer) }
         commitTimer = nil
@@ -95,11 +138,23 @@ final class GroupCommitter {
         pending = waiting
         guard !batch.isEmpty else { return }
         let prepared = store.prepareWrites(batch.map(\.write))
+        if commitsLoneWritesOnLoop, inFlight.isEmpty, batch.count == 1,
+            recentSlowestCommitNanoseconds < Self.loopCommitLimitNanoseconds, prepared.isJournalAppendOnly
+        {
+            let start = nanoseconds()
+            let committed = TimelineStore.commit(prepared)
+            measured(nanoseconds() &- start)
+            complete(batch, committed)
+            // Its replies may have started calls that accepted writes.
+            return startCommits()
+        }
         let commit = InFlightCommit(batch: batch)
         inFlight.append(commit)
         let committer = SchedulerBound(self, scheduler: scheduler)
-        scheduler.runInBackground(on: Self.commitQueue) { [scheduler] in
+        scheduler.runInBackground(on: Self.commitQueue) { [scheduler, nanoseconds] in
+            let start = nanoseconds()
             commit.committed = TimelineStore.commit(prepared)
+            commit.nanoseconds = nanoseconds() &- start
             commit.done.signal()
             scheduler.execute {
                 committer.value.finish(commit)
@@ -108,31 +163,51 @@ final class GroupCommitter {
         }
     }
 
-    /// Commits every accepted write now and answers each: waits for the running
-    /// commits, then commits the rest on the loop. Any other call, a device change, a
-    /// stop, goes through here first, so it sees the writes as if each had been
-    /// committed alone before it.
+    /// Commits every accepted write now and answers each: applies the batches already
+    /// answered, waits for the running commits, then commits the rest on the loop. Any
+    /// other call, a device change, a stop, goes through here first, so it sees the
+    /// writes as if each had been committed alone before it.
     func commitAll() {
+        applyAnswered()
         for commit in inFlight { finish(commit) }
         if let commitTimer { scheduler.cancelTimer(commitTimer) }
         commitTimer = nil
         let batch = pending
         pending = []
         guard !batch.isEmpty else { return }
-        answer(batch, store.putTimelines(batch.map(\.write)))
+        complete(batch, TimelineStore.commit(store.prepareWrites(batch.map(\.write))))
     }
 
-    /// Applies a worker's commit (waiting for it if needed) and answers its calls.
-    /// Does nothing if it was applied already.
+    /// Takes a worker's commit (waiting for it if needed) and completes it. Does
+    /// nothing if it was taken already.
     private func finish(_ commit: InFlightCommit) {
         guard let index = inFlight.firstIndex(where: { $0 === commit }) else { return }
         commit.done.wait()
         inFlight.remove(at: index)
-        let results = store.finishWrites(commit.committed!)
+        measured(commit.nanoseconds)
+        let committed = commit.committed!
         let batch = commit.batch
-        // The bodies now live only in the cache, or die (zeroed) with `batch`.
+        // The bodies now live only here, then in the cache, or die (zeroed) with `batch`.
         commit.committed = nil
         commit.batch = []
-        answer(batch, results)
+        complete(batch, committed)
+    }
+
+    /// Answers a durable batch, then applies it to the store and announces it: the
+    /// writers wait for their replies only, not for the index and cache bookkeeping.
+    /// A reply can start its connection's next call before the batch is applied; that
+    /// call commits first (``commitAll()``), which applies it, so it still sees the write.
+    private func complete(_ batch: [Item], _ committed: TimelineStore.CommittedWrites) {
+        answered.append((batch, committed))
+        reply(batch, committed.results)
+        applyAnswered()
+    }
+
+    /// Applies the answered batches to the store, oldest first, and announces each.
+    private func applyAnswered() {
+        while !answered.isEmpty {
+            let (batch, committed) = answered.removeFirst()
+            announce(batch, store.finishWrites(committed))
+        }
     }
 }

@@ -71,8 +71,19 @@ extension TimelineService {
         committer.accept((context, write))
     }
 
-    /// Announces each stored write, then answers every call of a batch.
-    func answer(_ batch: [GroupCommitter.Item], _ results: [Result<UInt64, StoreError>]) {
+    /// Answers every call of a durable batch: its generation, or its error.
+    func reply(_ batch: [GroupCommitter.Item], _ results: [Result<UInt64, StoreError>]) {
+        for (item, result) in zip(batch, results) {
+            switch result {
+            case .success(let generation): item.context.reply(encoded: GenerationReply(generation: generation).encodedReply)
+            case .failure(let error): item.context.fail(with: .store(error), method: WidgetdMethod.putTimeline.fullName)
+            }
+        }
+    }
+
+    /// Announces each stored write of a batch the store has applied: reloads, watches,
+    /// the next wake-up.
+    func announce(_ batch: [GroupCommitter.Item], _ results: [Result<UInt64, StoreError>]) {
         var written: [WidgetID] = []
         for (item, result) in zip(batch, results) {
             guard case .success(let generation) = result else { continue }
@@ -84,12 +95,6 @@ extension TimelineService {
         reschedule()
         // Each write's body is now the store's cached copy, or released (and so zeroed
         // by `sodium_free`) with `batch`.
-        for (item, result) in zip(batch, results) {
-            switch result {
-            case .success(let generation): item.context.reply(encoded: GenerationReply(generation: generation).encodedReply)
-            case .failure(let error): item.context.fail(with: .store(error), method: WidgetdMethod.putTimeline.fullName)
-            }
-        }
     }
 
     func appendEntries(_ call: VarlinkCall, _ context: CallContext, _ authority: PeerAuthority) throws(ServiceError) {

@@ -84,6 +84,8 @@ final class ServiceHarness {
         /// Each reply's protection, as the connection would mark it (`nil`: none).
         var protections: [ReplyProtection?] = []
         var connectionOpen = true
+        /// Runs when the final reply comes, as a connection then starts its next call.
+        var onFinalReply: () -> Void = {}
 
         /// The last reply's parameters.
         var parameters: [String: Any] { replies.last?["parameters"] as? [String: Any] ?? [:] }
@@ -118,7 +120,10 @@ final class ServiceHarness {
                 call.replies.append((try? JSONSerialization.jsonObject(with: json)) as? [String: Any] ?? [:])
                 if let protection, !(protection is ReplyProtection) { Issue.record("a reply tagged with a foreign tag") }
                 call.protections.append(protection as? ReplyProtection)
-                if isFinal { call.isAnswered = true }
+                if isFinal {
+                    call.isAnswered = true
+                    call.onFinalReply()
+                }
             },
             isConnectionOpen: { call.connectionOpen })
         service.handle(try! VarlinkCall(decoding: Self.message(method, parameters, more: more)), context: context)

@@ -125,6 +125,15 @@ final class Journal: @unchecked Sendable {
         filesLock.withLock { files[key] }
     }
 
+    /// Whether files of these sizes would be appended without a fold first: a caller
+    /// that must not wait for a fold (the event loop) hands the others to a worker.
+    func fitsWithoutFold(fileBytes: [Int]) -> Bool {
+        let size = fileBytes.reduce(0) { $0 + Self.overhead + $1 }
+        writeLock.lock()
+        defer { writeLock.unlock() }
+        return tail + size <= capacity
+    }
+
     /// Appends a batch of sealed files durably (one write and one `fdatasync`), folding
     /// first if they do not fit in what is left. Returns `false`, having written
     /// nothing, when the batch does not fit even in an empty journal: the caller writes

@@ -6,7 +6,8 @@ import WidgetModel
 /// The group-commit write pipeline: a batch of timeline writes is checked and numbered
 /// on the store's thread (`prepareWrites`), sealed and made durable on any thread
 /// (`commit`: the journal, or the files with one group commit), and applied back on the
-/// store's thread (`finishWrites`: index, cache, answers).
+/// store's thread (`finishWrites`: index, cache), after its writers are answered
+/// (`CommittedWrites.results`).
 extension TimelineStore {
     /// Replaces a widget's timeline and returns its new generation. Needs only public
     /// keys, so every class is writable in every state. `placeholder` nil keeps the
@@ -90,12 +91,32 @@ extension TimelineStore {
 
         /// How many writes the batch holds.
         public var count: Int { writes.count }
+
+        /// Whether `commit` is one append to the journal and its `fdatasync`, nothing
+        /// more: no fold first, no files written in place. The loop commits only such a
+        /// batch itself.
+        public var isJournalAppendOnly: Bool {
+            guard let journal else { return false }
+            return journal.fitsWithoutFold(fileBytes: staged.map(\.fileBytes))
+        }
     }
 
     /// What `commit` did with each staged file of a batch: `nil` if it is durable.
     public struct CommittedWrites: @unchecked Sendable {
         let prepared: PreparedWrites
         let outcomes: [StoreError?]
+
+        /// Each write's generation or error, as `finishWrites` returns them: known as
+        /// soon as the batch is durable, so that its writers are answered before the
+        /// store applies it.
+        public var results: [Result<UInt64, StoreError>] {
+            var results = [Result<UInt64, StoreError>?](repeating: nil, count: prepared.writes.count)
+            for (index, error) in prepared.failures { results[index] = .failure(error) }
+            for (slot, item) in prepared.staged.enumerated() {
+                results[item.index] = outcomes[slot].map { .failure($0) } ?? .success(item.metadata.generation)
+            }
+            return results.map { $0! }
+        }
     }
 
     /// Checks each write against the limits and its provider's quota, numbers it (later
@@ -243,13 +264,10 @@ extension TimelineStore {
     public func finishWrites(_ committed: CommittedWrites) -> [Result<UInt64, StoreError>] {
         let prepared = committed.prepared
         writesInFlight -= 1
-        var results = [Result<UInt64, StoreError>?](repeating: nil, count: prepared.writes.count)
-        for (index, error) in prepared.failures { results[index] = .failure(error) }
         for (slot, item) in prepared.staged.enumerated() {
             let write = prepared.writes[item.index]
-            if let error = committed.outcomes[slot] {
+            if committed.outcomes[slot] != nil {
                 timelines.reindexFromDisk(name: item.name, widget: write.widget)
-                results[item.index] = .failure(error)
                 continue
             }
             timelines.record(item.name, item.metadata, fileBytes: item.fileBytes)
@@ -260,9 +278,8 @@ extension TimelineStore {
                     write.widget, body: write.body, protectionClass: write.protectionClass, generation: item.metadata.generation,
                     isOpen: write.protectionClass == .completeUnlessOpen)
             }
-            results[item.index] = .success(item.metadata.generation)
         }
-        return results.map { $0! }
+        return committed.results
     }
 
     /// Checks one write against the limits and its quota and numbers it; drops the

@@ -84,4 +84,31 @@ import WidgetModel
         #expect(store.putTimelines([]).isEmpty)
         #expect(try fixture.timelineFiles().isEmpty)
     }
+
+    /// A batch's results are known once it is durable, before the store applies it; and
+    /// a batch is a journal append only while the journal has room for it.
+    @Test func aCommittedBatchKnowsItsResultsAndWhetherItIsAnAppendAlone() throws {
+        let fixture = Fixture()
+        var configuration = StoreConfiguration.test
+        configuration.maxTimelineBytes = 16 << 10
+        let store = try fixture.open(configuration)
+        let prepared = store.prepareWrites([write(widgetD, "v1"), write(widgetB, "too large", bytes: 16 << 10 + 1)])
+        #expect(prepared.isJournalAppendOnly)
+        let committed = TimelineStore.commit(prepared)
+        let early = committed.results
+        #expect(try early[0].get() == 1)
+        #expect(throws: StoreError.self) { try early[1].get() }
+        let applied = store.finishWrites(committed)
+        #expect(try applied[0].get() == 1 && early.count == applied.count)
+        // 8 KiB timelines into the 64 KiB journal: some fit, then one needs a fold first.
+        var appends = 0
+        while appends < 16 {
+            let next = store.prepareWrites([write(widgetD, "", bytes: 8 << 10)])
+            let appendOnly = next.isJournalAppendOnly
+            #expect(try store.finishWrites(TimelineStore.commit(next))[0].get() == UInt64(appends + 2))
+            if !appendOnly { break }
+            appends += 1
+        }
+        #expect(appends >= 6 && appends <= 8, "appends: \(appends)")
+    }
 }

@@ -1,0 +1,192 @@
+import Foundation
+import SecureMemory
+import Synchronization
+import Testing
+import VarlinkTransport
+import WidgetModel
+import WidgetStore
+import WidgetdPOSIX
+
+@testable import WidgetDaemon
+
+/// Where a group commit runs and when its writers are answered (`GroupCommitter`): a
+/// lone write on the loop in the turn that reads it, a batch on the worker; the reply as
+/// soon as the batch is durable, the store's bookkeeping after it, and still every read
+/// that follows sees the write.
+@Suite struct GroupCommitterTests {
+    static let weather = ServiceHarness.widgets[.completeUntilFirstUserAuthentication]!
+    static let mail = ServiceHarness.widgets[.completeUnlessOpen]!
+    static let clock = ServiceHarness.widgets[.none]!
+
+    /// The first journal record's magic, read from the disk: the batch was written.
+    static func journalHoldsARecord(_ harness: ServiceHarness) -> Bool {
+        guard let handle = FileHandle(forReadingAtPath: "\(harness.root)/state/journal") else { return false }
+        defer { try? handle.close() }
+        return (try? handle.read(upToCount: 4)) == Data("WDJR".utf8)
+    }
+
+    @Test func aLoneWriteIsCommittedAndAnsweredOnTheLoopInTheTurnThatReadIt() throws {
+        let harness = try ServiceHarness()
+        let write = harness.call("io.widgetd.Provider.PutTimeline", harness.putParameters(Self.weather), run: false)
+        #expect(!write.isAnswered)
+        harness.scheduler.turn()
+        #expect(write.isAnswered && write.error == nil, "\(write.replies)")
+        // Nothing was handed to a worker, so nothing waits to be handed back.
+        #expect(!harness.scheduler.hasHandedOverWork)
+    }
+
+    @Test func writesReadInOneTurnAreOneBatchOnTheWorker() throws {
+        let harness = try ServiceHarness()
+        let first = harness.call("io.widgetd.Provider.PutTimeline", harness.putParameters(Self.weather), run: false)
+        let second = harness.call("io.widgetd.Provider.PutTimeline", harness.putParameters(Self.clock), run: false)
+        harness.scheduler.turn()
+        // The worker (inline under this scheduler) committed them; the loop answers next turn.
+        #expect(!first.isAnswered && !second.isAnswered)
+        #expect(harness.scheduler.hasHandedOverWork)
+        harness.scheduler.turn()
+        #expect(first.isAnswered && first.error == nil && second.isAnswered && second.error == nil)
+    }
+
+    @Test(arguments: [1, 2]) func theWriterIsAnsweredOnceDurableBeforeTheStoreAppliesTheBatch(writes: Int) throws {
+        let harness = try ServiceHarness()
+        let committer = harness.service.timelines.committer
+        var events: [String] = []
+        let (reply, announce) = (committer.reply, committer.announce)
+        committer.reply = { batch, results in
+            events.append("reply")
+            #expect(Self.journalHoldsARecord(harness), "answered before its batch was written")
+            // Applying a class-B write caches its body marked open: not yet.
+            #expect(!harness.store.isOpen(try! .init(Self.mail)))
+            reply(batch, results)
+        }
+        committer.announce = { batch, results in
+            events.append("announce")
+            #expect(harness.store.isOpen(try! .init(Self.mail)))
+            announce(batch, results)
+        }
+        let put = harness.call("io.widgetd.Provider.PutTimeline", harness.putParameters(Self.mail), run: false)
+        if writes == 2 { harness.call("io.widgetd.Provider.PutTimeline", harness.putParameters(Self.clock), run: false) }
+        harness.scheduler.run()
+        #expect(put.isAnswered && put.error == nil)
+        #expect(events == ["reply", "announce"])
+    }
+
+    /// The rule of docs/ARCHITECTURE.md ("Writes not yet acknowledged") across the gap
+    /// between the reply and the bookkeeping: a reply starts its connection's next call
+    /// at once, which must see the write as applied.
+    @Test func aCallStartedByTheReplySeesTheWriteApplied() throws {
+        let harness = try ServiceHarness()
+        harness.ok("io.widgetd.Provider.PutTimeline", harness.putParameters(Self.mail, secret: "FIRST"))
+        let committer = harness.service.timelines.committer
+        var announced = 0
+        let announce = committer.announce
+        committer.announce = { batch, results in
+            announced += 1
+            announce(batch, results)
+        }
+        let write = harness.call(
+            "io.widgetd.Provider.PutTimeline", harness.putParameters(Self.mail, secret: "SECOND"), connection: 7, run: false)
+        var read: ServiceHarness.Call?
+        var announcedBeforeRead = 0
+        write.onFinalReply = {
+            read = harness.call("io.widgetd.Provider.GetTimeline", ["widget": Self.mail], connection: 7, run: false)
+            announcedBeforeRead = announced
+        }
+        // On the loop or on the worker (as quick as the last commit was): the same.
+        harness.scheduler.run()
+        #expect(write.isAnswered && write.error == nil)
+        let entries = try #require(read?.parameters["entries"] as? [[String: Any]])
+        #expect("\(entries)".contains("SECOND") && !"\(entries)".contains("FIRST"))
+        #expect(read?.parameters["generation"] as? Int == 2)
+        // The read applied and announced the batch first, and it was not applied twice.
+        #expect(announcedBeforeRead == 1 && announced == 1)
+    }
+
+    /// A clock that moves `step` nanoseconds each time it is read: every commit takes `step`.
+    final class SteppingClock: Sendable {
+        let step: UInt64
+        private let value = Mutex<UInt64>(0)
+        init(step: UInt64) { self.step = step }
+        func read() -> UInt64 { value.withLock { $0 += step; return $0 } }
+    }
+
+    /// A clock read twice per commit (before and after) whose commits take `durations`
+    /// in turn.
+    final class CommitDurations: Sendable {
+        private let state = Mutex<(now: UInt64, reads: Int)>((0, 0))
+        private let durations: [UInt64]
+        init(_ durations: [UInt64]) { self.durations = durations }
+        func read() -> UInt64 {
+            state.withLock { state in
+                if state.reads % 2 == 1 { state.now += durations[min(state.reads / 2, durations.count - 1)] }
+                state.reads += 1
+                return state.now
+            }
+        }
+    }
+
+    /// A committer of its own over the harness's store, its replies counted.
+    static func committer(_ harness: ServiceHarness, commitTakes step: UInt64) -> (GroupCommitter, () -> Int, () -> GroupCommitter.Item) {
+        let clock = SteppingClock(step: step)
+        let committer = GroupCommitter(store: harness.store, scheduler: harness.scheduler, nanoseconds: { clock.read() })
+        var answered = 0
+        committer.reply = { batch, results in
+            answered += batch.count
+            #expect(results.allSatisfy { (try? $0.get()) != nil })
+        }
+        let item = { () -> GroupCommitter.Item in
+            let context = CallContext(
+                connection: ConnectionID(rawValue: 1), peer: PeerCredentials(pid: 1, uid: 0, gid: 0), wantsMore: false,
+                isOneway: false, logger: .disabled, deliverProtected: { _, _, _ in }, isConnectionOpen: { true })
+            let body = try! SecureBytes(copying: UnsafeRawBufferPointer(start: nil, count: 0))
+            let write = TimelineStore.TimelineWrite(
+                widget: try! WidgetID(Self.clock), protectionClass: .none, family: nil, reloadDue: nil, body: body,
+                placeholder: nil)
+            return (context, write)
+        }
+        return (committer, { answered }, item)
+    }
+
+    @Test func aSlowCommitSendsTheNextLoneWritesToTheWorkerUntilCommitsAreQuickAgain() throws {
+        let harness = try ServiceHarness()
+        let slow = GroupCommitter.loopCommitLimitNanoseconds
+        let (committer, answered, item) = Self.committer(harness, commitTakes: slow)
+        committer.accept(item())
+        harness.scheduler.turn()
+        // On the loop (nothing measured yet); it took the limit.
+        #expect(answered() == 1 && !harness.scheduler.hasHandedOverWork)
+        #expect(committer.recentSlowestCommitNanoseconds == slow)
+        committer.accept(item())
+        harness.scheduler.turn()
+        #expect(answered() == 1 && harness.scheduler.hasHandedOverWork, "a slow disk's sync held the loop again")
+        harness.scheduler.turn()
+        #expect(answered() == 2)
+
+        // A stall of 8× the limit, then quick commits: the worker until the stall has
+        // faded, then the loop again.
+        let durations = CommitDurations([8 * slow] + Array(repeating: slow / 10, count: 60))
+        let sequenced = GroupCommitter(store: harness.store, scheduler: harness.scheduler, nanoseconds: { durations.read() })
+        var sequencedAnswered = 0
+        sequenced.reply = { batch, _ in sequencedAnswered += batch.count }
+        var onWorker = 0
+        for _ in 0..<61 {
+            sequenced.accept(item())
+            harness.scheduler.turn()
+            if harness.scheduler.hasHandedOverWork {
+                onWorker += 1
+                harness.scheduler.turn()
+            }
+        }
+        #expect(sequencedAnswered == 61)
+        // ln 8 / ln(16/15) ≈ 32: the stall counts for 33 commits after it.
+        #expect(onWorker == 33, "on the worker: \(onWorker)")
+        #expect(sequenced.recentSlowestCommitNanoseconds < slow)
+
+        let (quick, quickAnswered, quickItem) = Self.committer(harness, commitTakes: slow / 10)
+        for expected in 1...3 {
+            quick.accept(quickItem())
+            harness.scheduler.turn()
+            #expect(quickAnswered() == expected && !harness.scheduler.hasHandedOverWork)
+        }
+    }
+}
