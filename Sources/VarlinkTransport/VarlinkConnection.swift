@@ -60,6 +60,11 @@ final class VarlinkConnection: IOEventHandler {
     private var heldProtection: (any OutputTag)?
     /// `send` calls made, for tests that count how replies leave.
     private(set) var sendCallCount = 0
+    /// The number of this connection's last `send` among every connection's
+    /// (`OutputOrder`), for tests that check the order across connections.
+    private(set) var lastSendNumber: UInt64 = 0
+    /// Keeps a reply gathered here ahead of output it causes on other connections.
+    private let outputOrder: OutputOrder
     /// What arrived and waits its turn: a call, or the error answering a malformed one.
     private enum Pending {
         case call(VarlinkCall)
@@ -97,10 +102,11 @@ final class VarlinkConnection: IOEventHandler {
 
     init(
         id: ConnectionID, fd: FileDescriptor, peer: PeerCredentials, isPrivileged: Bool, loop: EventLoop, limits: ServerLimits,
-        service: ServiceDescription, handler: any VarlinkCallHandler, logger: Logger, readBuffer: ReadBuffer, inputBudget: InputBudget,
+        service: ServiceDescription, handler: any VarlinkCallHandler, logger: Logger, readBuffer: ReadBuffer, outputOrder: OutputOrder, inputBudget: InputBudget,
         onMessageBegun: @escaping (VarlinkConnection) -> Void, onClose: @escaping (VarlinkConnection) -> Void
     ) {
         self.readBuffer = readBuffer
+        self.outputOrder = outputOrder
         self.inputBudget = inputBudget
         self.onMessageBegun = onMessageBegun
         self.isPrivileged = isPrivileged
@@ -167,6 +173,7 @@ final class VarlinkConnection: IOEventHandler {
         // The replies to every call handled below leave together (see ``enqueue(_:protection:stable:)``).
         batchOutputWaited = pendingOutputCount > 0
         isBatching = true
+        outputOrder.gathering = self
         // Writable interest is also how a backlog waits for its next turn (below).
         if events.contains(.writable), !isClosed, hasBacklog { resume() }
         if !isClosed, events.contains(.readable) || events.contains(.hangup) { readAvailable() }
@@ -495,10 +502,11 @@ final class VarlinkConnection: IOEventHandler {
         }
         var sent = 0
         if pendingOutputCount == 0 {
+            outputOrder.beforeSending(from: self)
             while sent < bytes.count {
                 let written: Int?
                 do {
-                    sendCallCount &+= 1
+                    countSend()
                     written = try Syscall.send(fd, UnsafeRawBufferPointer(rebasing: bytes[sent...]))
                 } catch {
                     close(reason: "send failed: \(error)")
@@ -546,6 +554,7 @@ final class VarlinkConnection: IOEventHandler {
     /// writable event sends it then, as any waiting output.
     private func endBatch() {
         isBatching = false
+        if outputOrder.gathering === self { outputOrder.gathering = nil }
         if let held = heldReply {
             let protection = heldProtection
             heldReply = nil
@@ -566,7 +575,7 @@ final class VarlinkConnection: IOEventHandler {
         guard isBatching, !batchOutputWaited else { return }
         keepHeldReply()
         while !output.isEmpty {
-            sendCallCount &+= 1
+            countSend()
             guard let written = try? output.withUnsentBytes({ bytes throws(SystemError) in try Syscall.send(fd, bytes) }),
                 written > 0
             else { return }
@@ -574,12 +583,28 @@ final class VarlinkConnection: IOEventHandler {
         }
     }
 
+    /// Sends what this handling gathered so far, before another connection's output
+    /// leaves (`OutputOrder`): a reply made here goes before what its call caused
+    /// elsewhere. What the handling makes next gathers as before.
+    func sendGatheredNow() {
+        guard isBatching, !isClosed, !batchOutputWaited else { return }
+        keepHeldReply()
+        flush()
+    }
+
+    /// Counts a `send` call, and numbers it among every connection's.
+    private func countSend() {
+        sendCallCount &+= 1
+        lastSendNumber = outputOrder.numberSend()
+    }
+
     /// Writes buffered output until the socket would block.
     private func flush() {
+        if !output.isEmpty { outputOrder.beforeSending(from: self) }
         while !output.isEmpty {
             let written: Int?
             do {
-                sendCallCount &+= 1
+                countSend()
                 written = try output.withUnsentBytes { bytes throws(SystemError) in try Syscall.send(fd, bytes) }
             } catch {
                 close(reason: "send failed: \(error)")

@@ -33,6 +33,8 @@ public final class VarlinkServer {
     private var connectionsPerUser: [UInt32: Int] = [:]
     private var nextConnection: UInt64 = 1
     private let readBuffer = ReadBuffer()
+    /// Keeps a reply ahead of the output its call causes on other connections.
+    private let outputOrder = OutputOrder()
     private let inputBudget: InputBudget
     /// Reads a new connection's peer credentials; tests pass their own to act as several uids.
     private let credentials: (FileDescriptor) throws(SystemError) -> PeerCredentials
@@ -202,7 +204,7 @@ public final class VarlinkServer {
         let connectionLogger = peerLogger.with("connection.id", id.description)
         let connection = VarlinkConnection(
             id: id, fd: fd, peer: peer, isPrivileged: isPrivileged, loop: loop, limits: limits, service: service, handler: handler,
-            logger: connectionLogger, readBuffer: readBuffer, inputBudget: inputBudget,
+            logger: connectionLogger, readBuffer: readBuffer, outputOrder: outputOrder, inputBudget: inputBudget,
             onMessageBegun: { [unowned self] begun in self.messageBegun(begun) },
             onClose: { [unowned self] closed in self.forget(closed) })
         connections[id] = connection

@@ -17,6 +17,8 @@ private final class EchoHandler: VarlinkCallHandler {
     var largeReplyBytes = 0
     /// The `Monitor` streams open, for a test to send more on.
     var monitors: [CallContext] = []
+    /// Whether a `Lock` tells the monitors after its reply, as the service does.
+    var lockTellsMonitors = false
 
     /// When set, a message equal to it byte for byte is answered from `cache` without
     /// being decoded, as widgetd answers a repeated `GetPresentation`.
@@ -86,6 +88,7 @@ private final class EchoHandler: VarlinkCallHandler {
             // Logged the way the service logs a call: through the call's own logger.
             context.logger.notice("locked", event: "lock")
             context.reply([String: Int]())
+            if lockTellsMonitors { for monitor in monitors { monitor.stream(["event": 2]) } }
         case "Monitor":
             // A stream that stays open until the client goes away.
             guard context.wantsMore else { return context.fail(.expectedMore) }
@@ -308,6 +311,21 @@ private final class Harness {
         client.send(presentation, other, "this is not json")
         #expect(try harness.run { client.isAtEOF })
         #expect(client.replies == [#"{"parameters":{"cached":1}}"#, #"{"parameters":{"widget":"a/2"}}"#])
+    }
+
+    @Test func aReplyGatheredInATurnLeavesBeforeWhatItsCallCausesOnOtherConnections() throws {
+        let harness = try Harness()
+        harness.handler.lockTellsMonitors = true
+        let monitor = try harness.client()
+        monitor.send(#"{"method":"io.widgetd.Device.Monitor","more":true}"#)
+        #expect(try harness.run { monitor.replies.count == 1 })
+        let locker = try harness.client()
+        locker.send(#"{"method":"io.widgetd.Device.Lock"}"#)
+        #expect(try harness.run { locker.replies.count == 1 && monitor.replies.count == 2 })
+        let connections = harness.server.connectionsForTesting.sorted { $0.id.rawValue < $1.id.rawValue }
+        try #require(connections.count == 2)
+        // The Lock's reply was sent before the event it caused, as the service promises.
+        #expect(connections[1].lastSendNumber < connections[0].lastSendNumber)
     }
 
     @Test func aLoneCachedReplyIsSentFromTheCacheOncePerTurn() throws {
