@@ -229,7 +229,8 @@ extension TimelineService {
     /// them at once. The shared bytes are zeroed when the pass ends.
     func refreshWatches(_ widget: WidgetID?) {
         let watches = widget.map(subscriptions.watches(of:)) ?? subscriptions.watches
-        openTimelinesTogether(for: watches)
+        // A pass over one widget's watches opens one timeline at most: nothing to share out.
+        if widget == nil { openTimelinesTogether(for: watches) }
         var shown: [WatchTarget: SharedPresentation] = [:]
         defer { for entry in shown.values { entry.wipe() } }
         for watch in watches where watch.context.isOpen {
