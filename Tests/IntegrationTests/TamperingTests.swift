@@ -34,8 +34,9 @@ import Testing
         for name in try FileManager.default.contentsOfDirectory(atPath: directory.path) where name.hasSuffix(".wtl") {
             let url = directory.appendingPathComponent(name)
             let bytes = [UInt8](try Data(contentsOf: url))
-            // magic 4 | version 1 | class 1 | key generation 4 (version 3) | generation 8 | id length 1 | id
-            let at = bytes[4] >= 3 ? 18 : 14
+            // magic 4 | version 1 | class 1 | key generation 4 (versions 3, 4) | wrap kind 1 (version 4)
+            // | generation 8 | id length 1 | id
+            let at = bytes[4] >= 4 ? 19 : bytes[4] == 3 ? 18 : 14
             let length = Int(bytes[at])
             result[String(decoding: bytes[(at + 1)..<(at + 1 + length)], as: UTF8.self)] = url
         }
@@ -61,17 +62,18 @@ import Testing
 
     @Test func aFlippedBitAtEveryOffsetIsDetectedAndNeverServed() throws {
         let daemon = try DaemonProcess()
-        // One widget per flipped offset (all files have the same layout, format version 3):
-        // every byte of the header, the metadata section, the ephemeral key and the wrapped
-        // body key, and every 5th byte of the body, each widget with a different bit.
+        // One widget per flipped offset (all files have the same layout, format version 4,
+        // wrapped under the class wrap key: no passcode, every class key held): every byte
+        // of the header, the metadata section and the wrapped body key, and every 5th
+        // byte of the body, each widget with a different bit.
         let probe = try prepare(daemon, count: 1)
         let probeBytes = [UInt8](try Data(contentsOf: try #require(probe[Self.widget(0)])))
         let size = probeBytes.count
-        #expect(probeBytes[4] == 3)
-        // header | metadata block (u32 length, nonce ‖ ct ‖ tag) | ephemeral key 32 | wrapped key 72 | body block
-        let header = 19 + Self.widget(0).utf8.count
+        #expect(probeBytes[4] == 4 && probeBytes[10] == 1)
+        // header | metadata block (u32 length, nonce ‖ ct ‖ tag) | wrapped key 72 | body block
+        let header = 20 + Self.widget(0).utf8.count
         let metadataEnd = header + 4 + probeBytes[header..<header + 4].reversed().reduce(0) { $0 << 8 | Int($1) }
-        let dense = max(min(size, 320), metadataEnd + 32 + 72 + 4)
+        let dense = max(min(size, 320), metadataEnd + 72 + 4)
         let offsets = Array(0..<dense) + Array(stride(from: dense, to: size, by: 5)) + [size - 1]
         try FileManager.default.removeItem(at: daemon.stateDirectory)
         let files = try prepare(daemon, count: offsets.count)
@@ -110,11 +112,11 @@ import Testing
         // Widget 3's file replaced by the witness's (a valid file of another widget).
         let witness = try Data(contentsOf: try #require(files[Self.intact]))
         try witness.write(to: try #require(files[Self.widget(3)]))
-        // Widgets 4 and 5: a version-3 file whose version byte says 1, or an unknown version.
+        // Widgets 4 and 5: a version-4 file whose version byte says 1, or an unknown version.
         for (index, version) in [(4, UInt8(1)), (5, UInt8(9))] {
             let url = try #require(files[Self.widget(index)])
             var bytes = [UInt8](try Data(contentsOf: url))
-            #expect(bytes[4] == 3)
+            #expect(bytes[4] == 4)
             bytes[4] = version
             try Data(bytes).write(to: url)
         }

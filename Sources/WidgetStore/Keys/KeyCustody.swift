@@ -2,7 +2,8 @@
 // `KeyCustody`: the key state (`lifecycle`, `keybag`, `subkeys`, `lockEpoch`,
 // `retryAfter`, `wipeDue`), `beginUnlock`/`finishUnlock`, `lock`, `advance`,
 // `requirePasscode`, `beginSetPasscode`/`finishSetPasscode`, `dropGenerations`, and
-// `keyPair(_:generation:)`, the key pair of a class and generation; with the injected
+// `keyPair(_:generation:)`, the key pair of a class and generation, and
+// `classWrapKey(_:generation:)`, the wrap key derived from it; with the injected
 // sources it is built from (`DeviceKeySource`, `PasscodeVerifier`, `RollbackCounter`)
 // and `KeyEncryptionKeySupply` for the write path.
 // It must not know timelines, their files, the journal or the generation ledger: what a
@@ -433,5 +434,20 @@ final class KeyCustody {
     /// The key pair that opens a file of class `c` sealed to `generation`, if held.
     func keyPair(_ c: ProtectionClass, generation: Keybag.Generation) -> KeyPair? {
         lifecycle.keyPair(c, generation: c == .none ? Keybag.classDGeneration : generation)
+    }
+
+    /// The class wrap key (`ClassWrapKey`) of class `c`'s key `generation`, derived into
+    /// secure memory of the caller's own, if that secret key is held now; `nil` if it
+    /// is not (or the derivation fails), and the caller wraps by an exchange instead.
+    ///
+    /// The copy is the caller's: a purge afterwards zeroes the held pair, not it, so a
+    /// write that asked before a lock seals with a whole key, and one that asks after
+    /// gets `nil`, never a zeroed key. Custody is confined to the store's thread, as
+    /// every lock and purge is, so no lock orders the two; the caller zeroes the copy
+    /// once its files are sealed.
+    func classWrapKey(_ c: ProtectionClass, generation: Keybag.Generation) -> SecureBytes? {
+        guard let pair = keyPair(c, generation: generation) else { return nil }
+        let number = c == .none ? Keybag.classDGeneration : generation
+        return try? ClassWrapKey.derive(from: pair, classCode: c.code, generation: number)
     }
 }

@@ -2,7 +2,8 @@ import Dispatch
 import FoundationEssentials
 import WidgetCrypto
 
-/// Key-encryption keys agreed ahead of need: each batch still takes a fresh one (one
+/// Key-encryption keys agreed ahead of need, for the classes a batch wraps by an
+/// exchange (their secret not held): each batch still takes a fresh one (one
 /// ephemeral X25519 exchange per batch and class, as `TimelineStore.commit` says), but
 /// the two X25519 operations (≈ 50 µs each here) run in the background between
 /// batches instead of on the write's path.

@@ -3,30 +3,43 @@ import SecureMemory
 import WidgetCrypto
 import WidgetModel
 
-/// The on-disk format of one widget's timeline (`timelines/<hex>.wtl`), version 3.
+/// The on-disk format of one widget's timeline (`timelines/<hex>.wtl`), version 4.
 ///
 /// ```
-/// header   "WDTL" | version u8 (3) | class code u8 | key generation u32 | generation u64 | id length u8 | widget id
+/// header   "WDTL" | version u8 (4) | class code u8 | key generation u32 | wrap kind u8
+///          | generation u64 | id length u8 | widget id
 /// metadata block: XChaCha20-Poly1305(nonce ‖ ct ‖ tag) under the device's metadata subkey
-/// body     ephemeral public key (32) | wrapped body key: XChaCha20-Poly1305(nonce ‖ key ‖ tag)
-///          under the KEK | block: XChaCha20-Poly1305(nonce ‖ ct ‖ tag) under the body key
+/// body     wrap kind 0 (exchange):  ephemeral public key (32) | wrapped body key
+///          wrap kind 1 (class key): wrapped body key
+///          then block: XChaCha20-Poly1305(nonce ‖ ct ‖ tag) under the body key
+/// wrapped body key: XChaCha20-Poly1305(nonce ‖ key ‖ tag) under the KEK (kind 0) or
+///          the class wrap key (kind 1)
 /// ```
 ///
 /// The metadata section is class `none`, readable in every state; it is sealed under a
 /// device subkey (always held, like class D's key) with a fresh random nonce: no
-/// asymmetric operation. The body has a fresh random key per file, wrapped under a
-/// key-encryption key (`KeyEncryptionKey`) agreed by one ephemeral X25519 exchange
-/// with the class public key; the files of one batch and class share that exchange.
-/// Writing needs no class secret key, so every class is writable in every state.
+/// asymmetric operation. The body has a fresh random key per file, wrapped in one of
+/// two ways, named by the header's wrap kind:
+///
+/// - **Kind 1, the class wrap key**, when the writer holds the class secret key of the
+///   generation it writes (class D always; A, B and C while released): the wrap key is
+///   derived from that secret (`ClassWrapKey`: keyed BLAKE2b, no scalar multiplication),
+///   so wrapping and unwrapping cost a hash and an AEAD of 32 bytes.
+/// - **Kind 0, an exchange**, when it does not (a class locked or purged): a
+///   key-encryption key (`KeyEncryptionKey`) agreed by one ephemeral X25519 exchange
+///   with the class public key, the files of one batch and class sharing it. Writing
+///   needs no class secret key, so every class is writable in every state.
+///
 /// Every section (and the wrapped key) takes the whole header as associated data: a
-/// file copied over another widget's, or with its version, class or generation
-/// edited, fails to open; moved to another class, its KEK differs too.
+/// file copied over another widget's, or with its version, class, generation or wrap
+/// kind edited, fails to open; moved to another class, its KEK or wrap key differs too.
 /// One file holds both sections so that a single `rename` replaces them together.
 ///
 /// The key generation names the keybag's generation of class keys the body is sealed
 /// to (`Keybag`; 0 for class D, which has one): class keys rotate at every passcode
-/// change, and a file keeps the generation it was written under. Version 2 (still
-/// read) is version 3 without it: its files are sealed to generation 0.
+/// change, and a file keeps the generation it was written under. Version 3 (still
+/// read) is version 4 without the wrap kind, always an exchange; version 2 (still
+/// read) is version 3 without the key generation: its files are sealed to generation 0.
 ///
 /// Version 1 (still read: stores of the shipped version) sealed each section's fresh
 /// key with `crypto_box_seal`, the metadata's to class D's public key:
@@ -34,7 +47,9 @@ import WidgetModel
 enum TimelineFile {
     static let magic = Array("WDTL".utf8)
     /// The version written.
-    static let version: UInt8 = 3
+    static let version: UInt8 = 4
+    /// The version before wrap kinds, still read (always an exchange).
+    static let version3: UInt8 = 3
     /// The version before key generations, still read.
     static let version2: UInt8 = 2
     /// The shipped version's format, still read.
@@ -53,6 +68,37 @@ enum TimelineFile {
     /// A wrapped body key: nonce, key and tag.
     private static let wrappedKeyByteCount = AEAD.keyByteCount + AEAD.overhead
 
+    /// How a file's body key is wrapped (the header's wrap kind, version 4).
+    enum WrapKind: UInt8 {
+        /// Under a KEK agreed by an ephemeral X25519 exchange with the class public key.
+        case exchange = 0
+        /// Under the class wrap key, derived from the class secret key (`ClassWrapKey`).
+        case classKey = 1
+    }
+
+    /// What a writer wraps a body key with.
+    enum BodyWrap {
+        /// A KEK agreed with the class public key (wrap kind 0).
+        case exchange(KeyEncryptionKey)
+        /// The class wrap key (wrap kind 1); the caller's, not zeroed here.
+        case classKey(SecureBytes)
+
+        var kind: WrapKind {
+            switch self {
+            case .exchange: .exchange
+            case .classKey: .classKey
+            }
+        }
+    }
+
+    /// The class wrap key of the class and key generation a header names, derived from
+    /// the pair that opens it, into secure memory the caller zeroes.
+    static func classWrapKey(
+        _ pair: KeyPair, protectionClass: ProtectionClass, keyGeneration: Keybag.Generation
+    ) throws(CryptoError) -> SecureBytes {
+        try ClassWrapKey.derive(from: pair, classCode: protectionClass.code, generation: keyGeneration)
+    }
+
     /// The authenticated header.
     struct Header: Equatable {
         let protectionClass: ProtectionClass
@@ -61,13 +107,16 @@ enum TimelineFile {
         let generation: UInt64
         let widget: WidgetID
         var version: UInt8 = TimelineFile.version
+        /// How the body key is wrapped (always `.exchange` before version 4).
+        var wrapKind: WrapKind = .exchange
 
         var encoded: [UInt8] {
             var w = ByteWriter()
             w.raw(TimelineFile.magic)
             w.u8(version)
             w.u8(protectionClass.code)
-            if version == TimelineFile.version { w.u32(keyGeneration) }
+            if version >= TimelineFile.version3 { w.u32(keyGeneration) }
+            if version >= TimelineFile.version { w.u8(wrapKind.rawValue) }
             w.u64(generation)
             let id = Array(widget.description.utf8)
             w.u8(UInt8(id.count))
@@ -80,8 +129,11 @@ enum TimelineFile {
     enum SectionKeys {
         /// Version 1: both keys sealed boxes (the metadata's to class D).
         case version1(metadataKey: [UInt8], bodyKey: [UInt8])
-        /// Version 2: the body key wrapped under the KEK that `ephemeralKey` agreed.
-        case version2(ephemeralKey: PublicKey, wrappedBodyKey: [UInt8])
+        /// Versions 2 and 3, and version 4's wrap kind 0: the body key wrapped under the
+        /// KEK that `ephemeralKey` agreed.
+        case exchange(ephemeralKey: PublicKey, wrappedBodyKey: [UInt8])
+        /// Version 4's wrap kind 1: the body key wrapped under the class wrap key.
+        case classWrap(wrappedBodyKey: [UInt8])
     }
 
     /// A parsed, not yet decrypted file.
@@ -132,26 +184,36 @@ enum TimelineFile {
     /// The size of the file `encode` builds for `metadata` and a body of
     /// `bodyCount` bytes, computed without sealing anything: what a write will take on
     /// disk, for the providers' quotas (a test compares it with `encode`'s output).
-    static func encodedCount(_ metadata: TimelineMetadata, bodyCount: Int) -> Int {
+    static func encodedCount(_ metadata: TimelineMetadata, bodyCount: Int, wrap: WrapKind) -> Int {
         let header = Header(
             protectionClass: metadata.protectionClass, keyGeneration: metadata.keyGeneration, generation: metadata.generation,
-            widget: metadata.widget)
-        return header.encoded.count + 4 + encodeMetadata(metadata).count + AEAD.overhead + PublicKey.byteCount
-            + wrappedKeyByteCount + 4 + bodyCount + AEAD.overhead
+            widget: metadata.widget, wrapKind: wrap)
+        return header.encoded.count + 4 + encodeMetadata(metadata).count + AEAD.overhead + bodyKeyByteCount(wrap)
+            + 4 + bodyCount + AEAD.overhead
     }
 
-    /// Builds a file (the current version). Needs no class secret key: `bodyKEK` was agreed with the
-    /// class public key (it may serve every file of a batch of that class), and
-    /// `metadataKey` is the device's metadata subkey. `keys` is a reused buffer for the
-    /// body key (zeroed again before this returns); nil allocates a fresh one.
-    /// `version` is the current one but for tests that write files as version 2 did.
+    /// What stands between the metadata block and the body block.
+    private static func bodyKeyByteCount(_ wrap: WrapKind) -> Int {
+        switch wrap {
+        case .exchange: PublicKey.byteCount + wrappedKeyByteCount
+        case .classKey: wrappedKeyByteCount
+        }
+    }
+
+    /// Builds a file (the current version). `wrap` is what wraps the body key: a KEK
+    /// agreed with the class public key (no class secret needed; it may serve every
+    /// file of a batch of that class) or the class wrap key. `metadataKey` is the
+    /// device's metadata subkey. `keys` is a reused buffer for the body key (zeroed
+    /// again before this returns); nil allocates a fresh one. `version` is the current
+    /// one but for tests that write files as versions 2 and 3 did (an exchange only).
     static func encode(
-        _ metadata: TimelineMetadata, body: SecureBytes, bodyKEK: KeyEncryptionKey, metadataKey: SecureBytes,
+        _ metadata: TimelineMetadata, body: SecureBytes, wrap: BodyWrap, metadataKey: SecureBytes,
         keys: KeyScratch? = nil, version: UInt8 = TimelineFile.version
     ) throws(CryptoError) -> [UInt8] {
+        precondition(version == TimelineFile.version || wrap.kind == .exchange, "only version 4 has a class wrap")
         let header = Header(
             protectionClass: metadata.protectionClass, keyGeneration: metadata.keyGeneration, generation: metadata.generation,
-            widget: metadata.widget, version: version)
+            widget: metadata.widget, version: version, wrapKind: wrap.kind)
         let headerBytes = header.encoded
         let bodyKey: SecureBytes
         if let keys {
@@ -163,12 +225,17 @@ enum TimelineFile {
         defer { bodyKey.zeroInPlace() }
         let sealedMetadata = try AEAD.seal(encodeMetadata(metadata), key: metadataKey, associatedData: metadataLabel + headerBytes)
         var w = ByteWriter(
-            reservingCapacity: headerBytes.count + 4 + sealedMetadata.count + PublicKey.byteCount + wrappedKeyByteCount + 4
-                + body.count + AEAD.overhead)
+            reservingCapacity: headerBytes.count + 4 + sealedMetadata.count + bodyKeyByteCount(wrap.kind) + 4 + body.count
+                + AEAD.overhead)
         w.raw(headerBytes)
         w.block(sealedMetadata)
-        w.raw(bodyKEK.ephemeralPublicKey.bytes)
-        w.raw(try AEAD.seal(bodyKey, key: bodyKEK.key, associatedData: bodyKeyLabel + headerBytes))
+        switch wrap {
+        case .exchange(let kek):
+            w.raw(kek.ephemeralPublicKey.bytes)
+            w.raw(try AEAD.seal(bodyKey, key: kek.key, associatedData: bodyKeyLabel + headerBytes))
+        case .classKey(let wrapKey):
+            w.raw(try AEAD.seal(bodyKey, key: wrapKey, associatedData: bodyKeyLabel + headerBytes))
+        }
         w.block(try AEAD.seal(body, key: bodyKey, associatedData: bodyLabel + headerBytes))
         return w.bytes
     }
@@ -200,11 +267,12 @@ enum TimelineFile {
     /// The generation a sealed file's header states, or `nil` if it does not parse.
     /// Unauthenticated: for bytes the store itself just sealed (the catalog's record).
     static func generation(of bytes: [UInt8]) -> UInt64? {
-        // magic | version | class | key generation (version 3 only) | generation u64
-        guard bytes.count >= 18, bytes.starts(with: magic) else { return nil }
+        // magic | version | class | key generation (versions 3, 4) | wrap kind (version 4) | generation u64
+        guard bytes.count >= 19, bytes.starts(with: magic) else { return nil }
         let at: Int
         switch bytes[4] {
-        case version: at = 10
+        case version: at = 11
+        case version3: at = 10
         case version2, version1: at = 6
         default: return nil
         }
@@ -228,13 +296,18 @@ enum TimelineFile {
         do {
             _ = try r.raw(magic.count)
             let fileVersion = try r.u8()
-            guard fileVersion == version || fileVersion == version2 || fileVersion == version1 else {
+            guard fileVersion == version || fileVersion == version3 || fileVersion == version2 || fileVersion == version1 else {
                 throw LedgerError.corrupt(file: file, reason: .unsupportedVersion)
             }
             guard let c = ProtectionClass(code: try r.u8()) else { throw LedgerError.corrupt(file: file, reason: .wrongClass) }
-            let keyGeneration = fileVersion == version ? try r.u32() : 0
+            let keyGeneration = fileVersion >= version3 ? try r.u32() : 0
             guard c != .none || keyGeneration == Keybag.classDGeneration else {
                 throw LedgerError.corrupt(file: file, reason: .malformed)
+            }
+            var wrapKind = WrapKind.exchange
+            if fileVersion == version {
+                guard let kind = WrapKind(rawValue: try r.u8()) else { throw LedgerError.corrupt(file: file, reason: .malformed) }
+                wrapKind = kind
             }
             let generation = try r.u64()
             let idBytes = try r.raw(Int(try r.u8()))
@@ -242,7 +315,8 @@ enum TimelineFile {
                 throw LedgerError.corrupt(file: file, reason: .malformed)
             }
             let header = Header(
-                protectionClass: c, keyGeneration: keyGeneration, generation: generation, widget: widget, version: fileVersion)
+                protectionClass: c, keyGeneration: keyGeneration, generation: generation, widget: widget, version: fileVersion,
+                wrapKind: wrapKind)
             let headerBytes = Array(buffer[0..<r.offset])
             let keys: SectionKeys
             let metadata: [UInt8]
@@ -253,10 +327,15 @@ enum TimelineFile {
                 keys = .version1(metadataKey: metadataKey, bodyKey: try r.raw(sealedKeyBytes))
             } else {
                 metadata = try r.block(limit: maximumFileBytes)
-                guard let ephemeral = try? PublicKey(bytes: try r.raw(PublicKey.byteCount)) else {
-                    throw LedgerError.corrupt(file: file, reason: .malformed)
+                switch wrapKind {
+                case .exchange:
+                    guard let ephemeral = try? PublicKey(bytes: try r.raw(PublicKey.byteCount)) else {
+                        throw LedgerError.corrupt(file: file, reason: .malformed)
+                    }
+                    keys = .exchange(ephemeralKey: ephemeral, wrappedBodyKey: try r.raw(wrappedKeyByteCount))
+                case .classKey:
+                    keys = .classWrap(wrappedBodyKey: try r.raw(wrappedKeyByteCount))
                 }
-                keys = .version2(ephemeralKey: ephemeral, wrappedBodyKey: try r.raw(wrappedKeyByteCount))
             }
             let body = try r.block(limit: maximumFileBytes)
             guard r.isAtEnd else { throw LedgerError.corrupt(file: file, reason: .malformed) }
@@ -271,7 +350,7 @@ enum TimelineFile {
     }
 
     /// Decrypts and checks the class-`none` section: with the device's metadata subkey
-    /// (versions 2 and 3) or class D's key pair (version 1).
+    /// (versions 2 to 4) or class D's key pair (version 1).
     static func openMetadata(
         _ sealed: Sealed, metadataKey: SecureBytes, classD: KeyPair, file: String
     ) throws(LedgerError) -> TimelineMetadata {
@@ -282,7 +361,7 @@ enum TimelineFile {
                 let key = try SealedBox.open(sealedKey, keyPair: classD)
                 defer { key.zeroInPlace() }
                 plaintext = try AEAD.open(sealed.metadata, key: key, associatedData: metadataLabel1 + sealed.headerBytes)
-            case .version2:
+            case .exchange, .classWrap:
                 plaintext = try AEAD.open(sealed.metadata, key: metadataKey, associatedData: metadataLabel + sealed.headerBytes)
             }
         } catch {
@@ -298,8 +377,9 @@ enum TimelineFile {
         return metadata
     }
 
-    /// Decrypts the body into secure memory with the class key pair: one X25519
-    /// operation, in either version.
+    /// Decrypts the body into secure memory with the class key pair (of the file's
+    /// class and key generation): one X25519 operation for an exchange (or a version-1
+    /// sealed box), a keyed hash for a class wrap.
     static func openBody(_ sealed: Sealed, classKey: KeyPair, file: String) throws(LedgerError) -> SecureBytes {
         do {
             switch sealed.keys {
@@ -307,10 +387,17 @@ enum TimelineFile {
                 let key = try SealedBox.open(sealedKey, keyPair: classKey)
                 defer { key.zeroInPlace() }
                 return try AEAD.open(sealed.body, key: key, associatedData: bodyLabel1 + sealed.headerBytes)
-            case .version2(let ephemeral, let wrapped):
+            case .exchange(let ephemeral, let wrapped):
                 let kek = try KeyEncryptionKey.recover(ephemeral: ephemeral, keyPair: classKey)
                 defer { kek.zeroInPlace() }
                 let key = try AEAD.open(wrapped, key: kek, associatedData: bodyKeyLabel + sealed.headerBytes)
+                defer { key.zeroInPlace() }
+                return try AEAD.open(sealed.body, key: key, associatedData: bodyLabel + sealed.headerBytes)
+            case .classWrap(let wrapped):
+                let wrapKey = try classWrapKey(
+                    classKey, protectionClass: sealed.header.protectionClass, keyGeneration: sealed.header.keyGeneration)
+                defer { wrapKey.zeroInPlace() }
+                let key = try AEAD.open(wrapped, key: wrapKey, associatedData: bodyKeyLabel + sealed.headerBytes)
                 defer { key.zeroInPlace() }
                 return try AEAD.open(sealed.body, key: key, associatedData: bodyLabel + sealed.headerBytes)
             }

@@ -3,8 +3,9 @@ import SecureMemory
 import WidgetModel
 
 /// Opening many bodies at once: what an unlock's refresh of every watch needs, one
-/// file per watched widget, each file one X25519 agreement (≈ 53 µs) that only the
-/// class secret can do. The store's state is bound to its thread, so the files are
+/// file per watched widget, each file a keyed hash (written while its class was open)
+/// or one X25519 agreement (≈ 53 µs; written while it was locked) that only the class
+/// secret can do. The store's state is bound to its thread, so the files are
 /// read and checked there (`readSealed`, the rollback verdict, the key pair), and
 /// only the decryption of bytes already read runs on other threads; the results come
 /// back to the store's thread, which caches them under the rules `readBody` follows.

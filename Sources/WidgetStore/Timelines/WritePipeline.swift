@@ -10,7 +10,8 @@ import WidgetModel
 /// (`CommittedWrites.results`).
 extension TimelineStore {
     /// Replaces a widget's timeline and returns its new generation. Needs only public
-    /// keys, so every class is writable in every state. `placeholder` nil keeps the
+    /// keys, so every class is writable in every state (a class whose secret key is
+    /// held is wrapped under its class wrap key, one without by an exchange). `placeholder` nil keeps the
     /// stored one. The body is cached (class B marked open), except class A while
     /// locked and any class whose key is not held. `quota`, if given, bounds what the
     /// widget's provider stores with it.
@@ -77,12 +78,18 @@ extension TimelineStore {
             let fileBytes: Int
             let body: SecureBytes
             let classKey: PublicKey
+            /// How its body key is wrapped: under `wrapKeys[classKey]`, or by an exchange.
+            let wrap: TimelineFile.WrapKind
         }
 
         let writes: [TimelineWrite]
         /// The device's metadata subkey (a reference to the store's; not copied).
         let metadataKey: SecureBytes
         let staged: [Staged]
+        /// The class wrap keys of the classes whose secret key (of the generation
+        /// written) the store held when the batch was staged, by class public key: the
+        /// batch's own copies, zeroed by `commit` once its files are sealed.
+        let wrapKeys: [PublicKey: SecureBytes]
         let failures: [Int: StoreError]
         let directory: String
         let journal: Journal?
@@ -130,6 +137,8 @@ extension TimelineStore {
     /// write with one completes the index (DESIGN: fail closed), however large the store.
     public func prepareWrites(_ writes: [TimelineWrite]) -> PreparedWrites {
         var staged: [PreparedWrites.Staged] = []
+        var wrapKeys: [PublicKey: SecureBytes] = [:]
+        var exchangeOnly: Set<PublicKey> = []
         var failures: [Int: StoreError] = [:]
         var indexing: StoreError?
         if writes.contains(where: { $0.quota != nil }) {
@@ -138,32 +147,51 @@ extension TimelineStore {
         for (index, write) in writes.enumerated() {
             do throws(StoreError) {
                 if write.quota != nil, let indexing { throw indexing }
-                let (name, metadata, fileBytes) = try stageForWrite(write)
+                let c = write.protectionClass
+                let classKey = custody.keybag.publicKey(c)
+                // Derived once per class in a batch, while the secret key is held; the
+                // files of a class locked (or purged) are wrapped by an exchange.
+                if wrapKeys[classKey] == nil, !exchangeOnly.contains(classKey) {
+                    if let key = custody.classWrapKey(c, generation: custody.keybag.writeGeneration(c)) {
+                        wrapKeys[classKey] = key
+                    } else {
+                        exchangeOnly.insert(classKey)
+                    }
+                }
+                let wrap: TimelineFile.WrapKind = wrapKeys[classKey] == nil ? .exchange : .classKey
+                let (name, metadata, fileBytes) = try stageForWrite(write, wrap: wrap)
                 // Later writes of the same widget build on this generation.
                 timelines.record(name, metadata, fileBytes: fileBytes)
                 staged.append(PreparedWrites.Staged(
                     index: index, name: name, metadata: metadata, fileBytes: fileBytes, body: write.body,
-                    classKey: custody.keybag.publicKey(write.protectionClass)))
+                    classKey: classKey, wrap: wrap))
             } catch {
                 failures[index] = error
             }
         }
         writesInFlight += 1
         return PreparedWrites(
-            writes: writes, metadataKey: custody.subkeys.timelineMetadata, staged: staged, failures: failures,
+            writes: writes, metadataKey: custody.subkeys.timelineMetadata, staged: staged, wrapKeys: wrapKeys,
+            failures: failures,
             directory: timelines.path, journal: journal, ledger: timelines.ledger)
     }
 
     /// Seals each staged write's file and replaces the files with one group commit.
     /// Pure: touches no store state, so it may run on any thread.
     ///
-    /// The files of one class share one key-encryption key, agreed by one ephemeral
-    /// X25519 exchange with the class public key (two operations per class in the
-    /// batch instead of four per file); each file still has its own fresh body key.
-    /// The KEKs are zeroed as soon as every file is sealed and written.
+    /// Each file has its own fresh body key. A class whose secret key the store held
+    /// at staging wraps them under its class wrap key (`prepared.wrapKeys`: no X25519);
+    /// the files of any other class share one key-encryption key, agreed by one
+    /// ephemeral X25519 exchange with the class public key (two operations per class
+    /// in the batch instead of four per file). The wrap keys and KEKs are zeroed as
+    /// soon as every file is sealed and written.
     public static func commit(_ prepared: PreparedWrites) -> CommittedWrites {
+        let wrapKeys = prepared.wrapKeys
+        defer {
+            for key in wrapKeys.values { key.zeroInPlace() }
+        }
         var agreed: [PublicKey: Result<KeyEncryptionKey, LedgerError>] = [:]
-        for item in prepared.staged where agreed[item.classKey] == nil {
+        for item in prepared.staged where item.wrap == .exchange && agreed[item.classKey] == nil {
             agreed[item.classKey] = Result { () throws(LedgerError) in
                 try LedgerError.crypto { () throws(CryptoError) in try KeyEncryptionKeySupply.shared.take(for: item.classKey) }
             }
@@ -175,12 +203,17 @@ extension TimelineStore {
         let metadataKey = prepared.metadataKey
         let files = prepared.staged.map { item in
             (name: item.name, bytes: { @Sendable () throws(LedgerError) -> [UInt8] in
-                // A class whose exchange failed fails its own files only.
-                let kek = try keks[item.classKey]!.get()
+                let wrap: TimelineFile.BodyWrap
+                switch item.wrap {
+                case .classKey:
+                    wrap = .classKey(wrapKeys[item.classKey]!)
+                case .exchange:
+                    // A class whose exchange failed fails its own files only.
+                    wrap = .exchange(try keks[item.classKey]!.get())
+                }
                 return try TimelineFile.KeyScratch.pool.withScratch { (keys) throws(LedgerError) in
                     try LedgerError.crypto { () throws(CryptoError) in
-                        try TimelineFile.encode(
-                            item.metadata, body: item.body, bodyKEK: kek, metadataKey: metadataKey, keys: keys)
+                        try TimelineFile.encode(item.metadata, body: item.body, wrap: wrap, metadataKey: metadataKey, keys: keys)
                     }
                 }
             })
@@ -285,7 +318,7 @@ extension TimelineStore {
     /// Checks one write against the limits and its quota and numbers it; drops the
     /// widget's cached body, which the write replaces. Returns the file's name,
     /// metadata and size.
-    private func stageForWrite(_ write: TimelineWrite) throws(StoreError) -> (String, TimelineMetadata, Int) {
+    private func stageForWrite(_ write: TimelineWrite, wrap: TimelineFile.WrapKind) throws(StoreError) -> (String, TimelineMetadata, Int) {
         // A lost catalog not rebuilt yet has no generation to number a write above.
         guard !awaitingPasscodeToRebuildCatalog else { throw .protectedDataUnavailable }
         guard write.body.count <= configuration.maxTimelineBytes else { throw .tooLarge(limit: configuration.maxTimelineBytes) }
@@ -304,7 +337,7 @@ extension TimelineStore {
             placeholder: write.placeholder ?? previous?.placeholder)
         // Sealed to the newest class keys (`classKey` below is theirs).
         metadata.keyGeneration = custody.keybag.writeGeneration(write.protectionClass)
-        let fileBytes = TimelineFile.encodedCount(metadata, bodyCount: write.body.count)
+        let fileBytes = TimelineFile.encodedCount(metadata, bodyCount: write.body.count, wrap: wrap)
         if let quota = write.quota { try check(quota, name: name, widget: write.widget, fileBytes: fileBytes) }
         cache.remove(write.widget)
         return (name, metadata, fileBytes)

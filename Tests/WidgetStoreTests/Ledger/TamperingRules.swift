@@ -75,7 +75,7 @@ import WidgetModel
         let otherPath = try f.timelineFiles().first { $0 != pathA }!
         var forged = originalA
         let id = Array(widgetA.description.utf8)
-        let start = 19  // magic, version, class, key generation (4), generation (8), id length
+        let start = 20  // magic, version, class, key generation (4), wrap kind, generation (8), id length
         #expect(Array(forged[start..<start + id.count]) == id)
         forged.replaceSubrange(start..<start + id.count, with: Array(other.description.utf8))
         write(forged, to: otherPath)
@@ -154,7 +154,8 @@ import WidgetModel
         }
     }
 }
-/// File format version 2 and the version-1 files it still reads.
+/// The file format and the version-1 and version-2 files it still reads (version 3 and
+/// the wrap kinds of version 4: `ClassWrapRules`).
 @Suite struct FileFormatRules {
     private func write(_ bytes: [UInt8], to path: String) {
         #expect(FileManager.default.createFile(atPath: path, contents: Data(bytes)))
@@ -165,7 +166,7 @@ import WidgetModel
     }
 
     private func ephemeralKey(_ path: String) throws -> PublicKey? {
-        guard case .version2(let key, _) = try sealed(path).keys else { return nil }
+        guard case .exchange(let key, _) = try sealed(path).keys else { return nil }
         return key
     }
 
@@ -210,7 +211,7 @@ import WidgetModel
             widget: widgetA, protectionClass: c, family: nil, generation: 5, reloadDue: nil, placeholder: nil)
         let kek = try KeyEncryptionKey.agree(with: store.classPublicKey(c))
         let old = try TimelineFile.encode(
-            metadata, body: secure("previous"), bodyKEK: kek, metadataKey: store.custody.subkeys.timelineMetadata,
+            metadata, body: secure("previous"), wrap: .exchange(kek), metadataKey: store.custody.subkeys.timelineMetadata,
             version: TimelineFile.version2)
         #expect(old[4] == 2)
         write(old, to: path)
@@ -225,11 +226,21 @@ import WidgetModel
         try store.putTimeline(widgetA, protectionClass: .complete, family: nil, reloadDue: nil, body: secure("secret"), placeholder: nil)
         try store.checkpoint()  // the files, not the journal, are what this test examines
         let path = try f.timelineFiles()[0]
-        let v3 = Array(FileManager.default.contents(atPath: path)!)
+        let v4 = Array(FileManager.default.contents(atPath: path)!)
+        let metadata = TimelineMetadata(
+            widget: widgetA, protectionClass: .complete, family: nil, generation: 1, reloadDue: nil, placeholder: nil)
         let v1 = try TimelineFile.encodeVersion1(
-            TimelineMetadata(widget: widgetA, protectionClass: .complete, family: nil, generation: 1, reloadDue: nil, placeholder: nil),
-            body: secure("secret"), classPublicKey: store.classPublicKey(.complete), classDPublicKey: store.classPublicKey(.none))
-        for (bytes, other) in [(v3, UInt8(1)), (v3, UInt8(2)), (v1, UInt8(2)), (v1, UInt8(3)), (v3, UInt8(4))] {
+            metadata, body: secure("secret"), classPublicKey: store.classPublicKey(.complete),
+            classDPublicKey: store.classPublicKey(.none))
+        let kek = try KeyEncryptionKey.agree(with: store.classPublicKey(.complete))
+        defer { kek.zero() }
+        let v3 = try TimelineFile.encode(
+            metadata, body: secure("secret"), wrap: .exchange(kek), metadataKey: store.custody.subkeys.timelineMetadata,
+            version: TimelineFile.version3)
+        let swaps: [([UInt8], UInt8)] = [
+            (v4, 1), (v4, 2), (v4, 3), (v4, 5), (v3, 1), (v3, 2), (v3, 4), (v1, 2), (v1, 3), (v1, 4),
+        ]
+        for (bytes, other) in swaps {
             var edited = bytes
             edited[4] = other
             write(edited, to: path)
@@ -244,6 +255,8 @@ import WidgetModel
 
     @Test func aBatchSharesOneExchangePerClassAndEveryFileItsOwnKey() throws {
         let f = Fixture()
+        // Before the first unlock, so that classes A and C are wrapped by an exchange.
+        do { try f.open().setPasscode(current: nil, new: secure("1234"), now: .at(t0)) }
         let store = try f.open()
         let widgets = (0..<6).map { widget("com.example.batch/w\($0)") }
         let writes = widgets.enumerated().map { index, w in
@@ -272,6 +285,7 @@ import WidgetModel
         #expect(try ephemeralKey(rewritten) != keys[widgets[0]])
         // Each file still opens alone with its class key.
         let reopened = try f.open()
+        try reopened.unlock(passcode: secure("1234"), now: .at(t0))
         for (index, w) in widgets.enumerated() {
             #expect(text(try reopened.readBody(w, allowOpenClassB: false)) == "body \(index)")
         }
@@ -279,6 +293,9 @@ import WidgetModel
 
     @Test func aWrappedBodyKeyMovedToAnotherFileOfTheSameBatchFails() throws {
         let f = Fixture()
+        // Before the first unlock: class A is wrapped by an exchange (the class wrap:
+        // `ClassWrapRules`).
+        do { try f.open().setPasscode(current: nil, new: secure("1234"), now: .at(t0)) }
         let store = try f.open()
         let other = widget("com.example.bank/balancf")  // same length as widgetA's id
         for result in store.putTimelines([
@@ -296,6 +313,7 @@ import WidgetModel
         forged.replaceSubrange((end - 104)..<end, with: bytes[1][(end - 104)..<end])
         #expect(forged != bytes[0])
         write(forged, to: paths[0])
+        try store.unlock(passcode: secure("1234"), now: .at(t0))
         store.closeTimeline(parsed[0].header.widget)
         #expect(corruption { _ = try store.readBody(parsed[0].header.widget, allowOpenClassB: true) } == .authenticationFailure)
     }
