@@ -40,6 +40,31 @@ public enum VarlinkReply {
         return reply
     }
 
+    /// Encodes a reply whose parameters `write` writes (a JSON object) straight into it.
+    ///
+    /// A counting pass measures the reply first, then it is written once into an array
+    /// of exactly that size: no growable or intermediate copy of the parameters (which
+    /// may be decrypted content) exists. `write` runs twice and writes the same bytes
+    /// both times, except that object members may come in another order while counting.
+    public static func encode(continues: Bool = false, writingParameters write: (inout JSONWriter) -> Void) -> [UInt8] {
+        // Keys in sorted order, as the shared encoder would write them.
+        let opening: StaticString = continues ? #"{"continues":true,"parameters":"# : #"{"parameters":"#
+        func reply(_ writer: inout JSONWriter) {
+            writer.raw(opening)
+            write(&writer)
+            writer.byte(UInt8(ascii: "}"))
+            writer.byte(0)
+        }
+        var counter = JSONWriter()
+        reply(&counter)
+        return [UInt8](unsafeUninitializedCapacity: counter.count) { buffer, initialized in
+            var writer = JSONWriter(into: UnsafeMutableRawBufferPointer(buffer))
+            reply(&writer)
+            precondition(writer.count == counter.count, "the reply's parameters wrote other bytes than they counted")
+            initialized = writer.count
+        }
+    }
+
     /// Encodes an error reply.
     public static func encode(error: VarlinkError) -> [UInt8] {
         var reply: [UInt8] = Array(#"{"error":"#.utf8)

@@ -1,4 +1,5 @@
 import VarlinkTransport
+import WidgetModel
 
 /// Every io.widgetd reply is encoded exactly (``ExactReply``): field values leave as
 /// their provider sent them. The transport's ``CallContext`` sends bytes; these say how
@@ -14,6 +15,12 @@ extension CallContext {
     /// content's class is purged before it is sent.
     func reply(_ parameters: some Encodable, protecting protection: ReplyProtection) {
         send(isFinal: true, protecting: protection) { ExactReply.encode(parameters: parameters) }
+    }
+
+    /// Sends the final reply carrying `presentation` (``ExactReply/encode(presentation:continues:)``),
+    /// marked with the content it holds, if any (see ``reply(_:protecting:)``).
+    func reply(presentation: Presentation, protecting protection: ReplyProtection?) {
+        send(isFinal: true, protecting: protection) { ExactReply.encode(presentation: presentation) }
     }
 
     /// Sends a reply with `continues: true`. Without `more` there is no stream: the

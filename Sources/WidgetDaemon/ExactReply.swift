@@ -1,4 +1,6 @@
+import StrictJSON
 import Varlink
+import WidgetdWire
 import WidgetModel
 
 /// Encodes every io.widgetd reply so that field values leave exactly as their provider
@@ -21,5 +23,18 @@ enum ExactReply {
         // The parameters may be decrypted content: zero the intermediate copy.
         defer { VarlinkReply.wipe(&body) }
         return VarlinkReply.encode(encodedParameters: body, continues: continues)
+    }
+
+    /// The NUL-terminated reply carrying `presentation` (a `PresentationReply`): the bytes
+    /// ``encode(parameters:continues:)`` makes of it, written by hand straight into the
+    /// reply (`PresentationReply.write(to:)`), with no tree and no intermediate copy.
+    ///
+    /// Every presentation the daemon sends goes through here: a refresh pass encodes one
+    /// for each widget and surface it shows, and the `Encodable` tree costs nearly as
+    /// much as reading and presenting them (ARCHITECTURE, "How a host read flows").
+    /// `ExactPresentationReplyTests` holds the two equal.
+    static func encode(presentation: Presentation, continues: Bool = false) -> [UInt8] {
+        let reply = PresentationReply(presentation: presentation)
+        return VarlinkReply.encode(continues: continues) { reply.write(to: &$0) }
     }
 }

@@ -64,7 +64,7 @@ extension TimelineService {
             return
         }
         let (presentation, nextChange, protection) = try presentation(of: widget, on: surface)
-        var reply = ExactReply.encode(parameters: PresentationReply(presentation: presentation))
+        var reply = ExactReply.encode(presentation: presentation)
         // The reply may hold decrypted content: only the secure copy outlives this call.
         defer { SecretWipe.zero(&reply) }
         // Content and redacted replies hold decrypted fields: not kept in memory that could
@@ -112,10 +112,10 @@ extension TimelineService {
         let (widget, surface) = try presentationTarget(call)
         let (presentation, nextChange, protection) = try presentation(of: widget, on: surface)
         guard context.wantsMore else {
-            return context.stream(PresentationReply(presentation: presentation), protecting: protection)
+            return context.reply(presentation: presentation, protecting: protection)
         }
         let watch = Subscriptions.PresentationWatch(context: context, widget: widget, surface: surface)
-        var encoded = ExactReply.encode(parameters: PresentationReply(presentation: presentation), continues: true)
+        var encoded = ExactReply.encode(presentation: presentation, continues: true)
         defer { VarlinkReply.wipe(&encoded) }
         // Without a digest the next refresh sends its reply, changed or not.
         watch.lastSent = try? PresentationDigest(of: encoded)
@@ -304,7 +304,7 @@ extension TimelineService {
         func encodedReply() -> [UInt8] {
             if let encoded { return encoded }
             guard case .success(let shown) = outcome else { preconditionFailure("no presentation to encode") }
-            let bytes = ExactReply.encode(parameters: PresentationReply(presentation: shown.presentation), continues: true)
+            let bytes = ExactReply.encode(presentation: shown.presentation, continues: true)
             encoded = bytes
             return bytes
         }

@@ -7,7 +7,7 @@ import Foundation
 // BENCHMARKS.md and the plot there (default: docs/ when run from the package root).
 let arguments = Array(CommandLine.arguments.dropFirst())
 let usage = """
-    usage: widgetd-bench [--smoke] [--only reads,writes,growth,fanout | --only decode | --only containers]
+    usage: widgetd-bench [--smoke] [--only reads,writes,growth,fanout | --only decode | --only encode | --only containers]
                          [--growth 0,1000,...] [--duration SECONDS] [--rounds N] [--connections 1,8,32]
                          [--threaded-connections 8] [--fanout-hosts 100,1000] [--growth-store ROOT] [--output DIR]
     Measures widgetd beside redis-server, SQLCipher and the floors; without --output,
@@ -20,6 +20,8 @@ let usage = """
     provider writing, then quiet with a widget per host; --fanout-hosts: other host counts);
     --growth-store ROOT: also measure the daemon root ROOT (etc/, state/) as it is, as
     the last growth row (a store filled once, e.g. a million timelines, and reused);
+    --only encode: one presentation reply encoded through the Encodable tree and written
+    by hand, interleaved (no daemon, no report written).
     --only containers: our timer heap, call queue and syscalls against swift-collections'
     and swift-system's, interleaved (no daemon, no report written).
     WIDGETD_BIN=PATH measures another widgetd; WIDGETD_BASELINE_BIN=PATH adds a second
@@ -52,6 +54,10 @@ do {
     // The decode micro-benchmark needs no daemon and writes no report.
     if let index = arguments.firstIndex(of: "--only"), index + 1 < arguments.count, arguments[index + 1] == "decode" {
         print(DecodeBenchmark.report(try DecodeBenchmark.run()), terminator: "")
+        exit(0)
+    }
+    if let index = arguments.firstIndex(of: "--only"), index + 1 < arguments.count, arguments[index + 1] == "encode" {
+        print(EncodeBenchmark.report(try EncodeBenchmark.run()), terminator: "")
         exit(0)
     }
     if let index = arguments.firstIndex(of: "--only"), index + 1 < arguments.count, arguments[index + 1] == "containers" {
