@@ -138,6 +138,9 @@ public final class BenchmarkSuite {
         public let indexingReadMaxMs: Double
         /// A `ListWidgets` page of 100 (median of the first three pages), index complete.
         public let listPageMs: Double
+        /// From spawning widgetd again, after an orderly stop of a daemon whose index was
+        /// complete, to the answer of a provider's first `PutTimeline` sent at `READY=1`.
+        public let writeAfterRestartMs: Double
     }
 
     /// Host reads, widgetd and its peers.
@@ -458,7 +461,7 @@ public final class BenchmarkSuite {
     // MARK: Growth
 
     private func measureGrowth() throws {
-        let daemon = try BenchDaemon(root: "\(root)/growth", binary: options.widgetdBinary)
+        let daemon = try BenchDaemon(root: "\(root)/growth", binary: options.widgetdBinary, extra: Self.growthQuotas)
         try daemon.start()
         let probes = (0..<5).map { "com.example.health/probe-\($0)" }
         do {
@@ -481,13 +484,17 @@ public final class BenchmarkSuite {
         }
         if let root = options.growthStore {
             // Made by an earlier run of this benchmark (its probes and passcode included).
-            let prefilled = try BenchDaemon(root: root, binary: options.widgetdBinary)
+            let prefilled = try BenchDaemon(root: root, binary: options.widgetdBinary, extra: Self.growthQuotas)
             let files = try FileManager.default.contentsOfDirectory(atPath: "\(prefilled.stateDirectory)/timelines")
             let size = files.filter { $0.hasSuffix(".wtl") }.count - probes.count
             log("growth: measuring the store in \(root) (\(size) timelines)")
             growth.append(try measureGrowthRow(prefilled, timelines: size, fillSeconds: 0, probes: probes))
         }
     }
+
+    /// Quotas above what the filled store holds (a quarter of it per provider), so that
+    /// the write after a restart is accepted, not refused, at every size.
+    static let growthQuotas = ["MaxWidgetsPerProvider=1000000", "MaxBytesPerProvider=1G"]
 
     /// One growth row: the daemon started on its store as it is.
     private func measureGrowthRow(_ daemon: BenchDaemon, timelines size: Int, fillSeconds: Double, probes: [String]) throws -> GrowthRow {
@@ -549,11 +556,20 @@ public final class BenchmarkSuite {
         var changes: [Double] = []
         for _ in 0..<3 { changes.append(try timed { try VarlinkRequest.check(client, change, "SetPasscode") }) }
         let rss = daemon.server?.residentKiB ?? 0
+        // An orderly stop with every timeline indexed, a start, and a provider's write at
+        // once: accepted when its quota can be judged (the whole store counted).
+        daemon.stop()
+        let restart = try daemon.start()
+        let writer = try daemon.client()
+        let write = try timed {
+            try VarlinkRequest.check(
+                writer, VarlinkRequest.putTimeline("com.example.clock/after-restart", bytes: options.timelineBytes), "PutTimeline")
+        }
         return GrowthRow(
             timelines: size, startSeconds: start, unlockMs: Self.median(unlocks), lockMs: Self.median(locks),
             passcodeChangeMs: Self.median(changes), firstReadMs: Self.median(firstReads), rssKiB: rss,
             fillSeconds: fillSeconds, listAllMs: listAll, indexingReadP99Ms: indexingP99, indexingReadMaxMs: during.last ?? 0,
-            listPageMs: Self.median(pages))
+            listPageMs: Self.median(pages), writeAfterRestartMs: restart * 1000 + write)
     }
 
     private func timed(_ body: () throws -> Void) throws -> Double {

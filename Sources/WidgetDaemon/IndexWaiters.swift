@@ -1,7 +1,8 @@
 import VarlinkTransport
 
 /// The calls that need every stored timeline indexed (`ListWidgets`, `ReloadTimelines`,
-/// a provider's write judged against its quota), waiting while the index fills in the
+/// a provider's write judged against its quota when the store does not know its
+/// usage otherwise: `TimelineStore.isUsageKnown`), waiting while the index fills in the
 /// background: answered in the order they came once it is complete, so that a large
 /// store never holds the loop for them (at a million timelines, finishing the index at
 /// once held it about 70 s, stalling every other client).

@@ -43,7 +43,7 @@ extension TimelineService {
         }
         let placeholder = parameters.placeholder?.canonicalJSON
         let body = try Self.secureEncode(timeline)
-        guard index.isComplete else {
+        guard quotasAreJudgedNow else {
             // Its quota is judged on the complete index: it waits for it, holding only the
             // sealed-to-be body (secure memory), and is accepted under the registration,
             // keys and state then in force.
@@ -56,6 +56,11 @@ extension TimelineService {
         }
         accept(widget, registration, family: parameters.family, reloadDue: timeline.reloadDue, body: body, placeholder: placeholder, context)
     }
+
+    /// Whether a write's quota is judged now: the index is complete, or the store knows
+    /// every provider's usage without it (the last stop was orderly: `isUsageKnown`).
+    /// Otherwise the write waits for the index rather than completing it on the loop.
+    private var quotasAreJudgedNow: Bool { index.isComplete || store.isUsageKnown }
 
     /// Accepts a `PutTimeline` write for the next group commit.
     private func accept(
@@ -102,7 +107,7 @@ extension TimelineService {
         guard let (widget, registration) = try providedWidget(
             parameters.widget, context, authority, method: call.method)
         else { return }
-        guard !index.isComplete else { return try append(parameters.entries, to: widget, named: parameters.widget, registration, context) }
+        guard !quotasAreJudgedNow else { return try append(parameters.entries, to: widget, named: parameters.widget, registration, context) }
         // Its quota is judged on the complete index: the entries wait for it in secure
         // memory, and are appended to the timeline as it is then, under the state then.
         try ServiceError.fromTimeline { () throws(InvalidTimeline) in

@@ -78,7 +78,8 @@ final class TimelineService {
         wake.wake = { [unowned self] in tick() }
         scheduler.onWallClockSet { [weak self] in self?.wallClockWasSet() }
         // Calls that need every timeline (ListWidgets, ReloadTimelines, a write under a
-        // quota) wait for the background index: `whenIndexed`.
+        // quota whose usage the store does not know yet) wait for the background index:
+        // `whenIndexed`.
         index.found = { [unowned self] found in indexed(found) }
         index.answer = { [unowned self] waiters in answerIndexWaiters(waiters) }
         index.refuse = { waiter, error in waiter.context.fail(with: .store(error), method: waiter.method) }

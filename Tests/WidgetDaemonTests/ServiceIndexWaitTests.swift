@@ -68,6 +68,38 @@ import VarlinkTransport
         #expect(append.isAnswered && append.error == "io.widgetd.ProtectedDataUnavailable", "\(append.replies)")
     }
 
+    /// After an orderly stop the store knows each provider's usage from the catalog: a
+    /// provider's write is judged at once, before the background index completes, and
+    /// one beyond the quota is refused then with the quota's error. (After a crash, as
+    /// in the tests above, writes still wait.)
+    @Test func afterAnOrderlyStopAProviderWriteIsJudgedBeforeTheBackgroundIndexCompletes() throws {
+        let harness = try ServiceHarness { configuration in
+            for i in configuration.providers.indices where configuration.providers[i].id == "com.example.clock" {
+                configuration.providers[i].maxWidgets = 2
+            }
+        }
+        harness.putEveryClass()
+        harness.service.commitPendingWrites()
+        try harness.store.checkpoint()
+        try harness.restart(run: false)
+        harness.service.timelines.index.slice = 1
+        #expect(harness.store.isUsageKnown)
+
+        let second = harness.call("io.widgetd.Provider.PutTimeline", harness.putParameters("com.example.clock/second"), run: false)
+        let third = harness.call("io.widgetd.Provider.PutTimeline", harness.putParameters("com.example.clock/third"), run: false)
+        let append = harness.call(
+            "io.widgetd.Provider.AppendEntries",
+            ["widget": Self.clock, "entries": [ServiceHarness.entry(at: ServiceHarness.start.addingTimeInterval(7200))]], run: false)
+        harness.scheduler.turn()
+        #expect(!harness.service.timelines.index.isComplete, "four files, one a turn")
+        #expect(second.isAnswered && second.error == nil, "\(second.replies)")
+        #expect(third.isAnswered && third.error == "io.widgetd.TooLarge", "\(third.replies)")
+        #expect(append.isAnswered && append.error == nil, "\(append.replies)")
+        harness.scheduler.run()
+        #expect(harness.service.timelines.index.isComplete)
+        #expect(harness.store.usage(of: "com.example.clock").widgets == 2)
+    }
+
     /// A Wipe while a `ListWidgets` waits: it lists the wiped store, which holds nothing.
     @Test func aWipeWhileAListWaitsForTheIndexIsAnsweredWithTheWipedStore() throws {
         let harness = try ServiceHarness()

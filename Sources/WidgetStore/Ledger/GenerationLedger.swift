@@ -24,8 +24,9 @@ import WidgetdPOSIX
 /// Three files, so that neither opening nor saving costs anything per stored widget:
 ///
 /// ```
-/// catalog          the head: "WCAT" | version u8 (2) | base sequence u64 | base count u64 | base table MAC (32)
+/// catalog          the head: "WCAT" | version u8 (2 or 3) | base sequence u64 | base count u64 | base table MAC (32)
 ///                  | log bytes u64 | log chain (32) | keybag anchor u64 | catalog anchor u64
+///                  | (version 3 only) usage table (`UsageTable`)
 ///                  || MAC (32): keyed BLAKE2b of all before it
 /// catalog.base.<n> the entries as of the last compaction, sorted, in verified blocks (`GenerationLedgerBase`)
 /// catalog.log      what changed since: batches of count u32 | entries (digest 16 | generation << 1 | deleted u64)
@@ -40,6 +41,13 @@ import WidgetdPOSIX
 /// before its head was written — is ignored: that save had not happened, and the
 /// journal it belonged to still holds its writes. Version 1 (one file holding every
 /// entry under one MAC) is still read, and rewritten as version 2 at that open.
+///
+/// Version 3 is version 2 with a usage table after the anchors: what each provider
+/// stored, written only by an orderly stop's last save (`save(usage:)`), which the
+/// store makes when it knows the usage exactly. Every other save writes version 2, so
+/// no head written after a change to the files carries a table that a crash could
+/// leave stale. The ledger hands the table out as read (`loadedUsage`) and judges
+/// nothing by it; a table altered or planted fails the head's MAC like any other field.
 ///
 /// Memory holds the log's entries (`recent`) and one 16-byte key and 32-byte MAC per
 /// base block of 128; a lookup of a widget not in the log reads and verifies its block
@@ -74,6 +82,8 @@ final class GenerationLedger: @unchecked Sendable {
     private static let magic = Array("WCAT".utf8)
     private static let logMagic = Array("WCLG".utf8)
     private static let version: UInt8 = 2
+    /// A version-2 head followed by a usage table.
+    private static let versionWithUsage: UInt8 = 3
     private static let macByteCount = 32
     private static let headByteCount = 4 + 1 + 8 + 8 + 32 + 8 + 32 + 8 + 8 + macByteCount
     private static let version1EntryByteCount = 16 + 8 + 1
@@ -96,6 +106,8 @@ final class GenerationLedger: @unchecked Sendable {
     /// The anchors the head carried when it was loaded (`none` for a new catalog or
     /// version 1).
     private(set) var loadedAnchors = AnchorValues.none
+    /// The usage table the head carried when it was loaded (`nil`: none, version 2).
+    private(set) var loadedUsage: UsageTable?
     /// Whether a save since the last anchored one left changes the counter does not
     /// anchor yet (guarded by `saveLock`).
     private var savedSinceAnchor = false
@@ -165,6 +177,13 @@ final class GenerationLedger: @unchecked Sendable {
             try catalog.save()
         case version:
             try catalog.readHead(Array(content), path: path)
+        case versionWithUsage:
+            let fixed = headByteCount - macByteCount
+            guard content.count >= fixed, let usage = UsageTable.read(content[(content.startIndex + fixed)...]) else {
+                throw .corrupt(file: path, reason: .malformed)
+            }
+            try catalog.readHead(Array(content.prefix(fixed)), path: path)
+            catalog.loadedUsage = usage
         default:
             throw .corrupt(file: path, reason: .unsupportedVersion)
         }
@@ -379,6 +398,27 @@ final class GenerationLedger: @unchecked Sendable {
         savedSinceAnchor = false
     }
 
+    /// An orderly stop's last save: every record so far, and the head (version 3)
+    /// carrying `usage`, which the store knows to be exact with the files. Anchored as
+    /// `anchorIfSavedSince` would (if a save since the last anchor is not anchored yet
+    /// and a counter anchors at all), else carrying the last anchor. The next save of
+    /// any kind writes a head without it.
+    func save(usage: UsageTable) throws(LedgerError) {
+        saveLock.lock()
+        defer { saveLock.unlock() }
+        let pending = lock.withLock { unsaved.count > 0 }
+        guard anchor.isAnchoring, savedSinceAnchor || pending else {
+            try saveRecords(carrying: anchor.current, usage: usage)
+            return
+        }
+        try anchoring { () throws(KeyError) in
+            try anchor.anchor([.catalog]) { (values) throws(KeyError) in
+                try throughLedger { () throws(LedgerError) in try saveRecords(carrying: values, usage: usage) }
+            }
+        }
+        savedSinceAnchor = false
+    }
+
     /// Saves anchored if a save since the last anchor is not anchored yet and a counter
     /// anchors at all (an orderly stop without a fold to do it).
     func anchorIfSavedSince() throws(LedgerError) {
@@ -399,7 +439,7 @@ final class GenerationLedger: @unchecked Sendable {
     /// or compacts when the log has grown past its share of the base. On failure the
     /// records stay to be saved by the next call. The caller holds `saveLock` (or is
     /// alone, see `save(carrying:)`).
-    private func saveRecords(carrying anchors: AnchorValues) throws(LedgerError) {
+    private func saveRecords(carrying anchors: AnchorValues, usage: UsageTable? = nil) throws(LedgerError) {
         let batch: [(FileDigest, UInt64)] = lock.withLock {
             defer { unsaved = DigestTable() }
             return Array(zip(unsaved.keys, unsaved.values))
@@ -407,9 +447,9 @@ final class GenerationLedger: @unchecked Sendable {
         do throws(LedgerError) {
             let baseCount = lock.withLock { base?.count ?? 0 }
             if logEntries + batch.count > max(compactionMinimum, baseCount / 32) {
-                try compact(carrying: anchors)
+                try compact(carrying: anchors, usage: usage)
             } else {
-                try append(batch, carrying: anchors)
+                try append(batch, carrying: anchors, usage: usage)
             }
         } catch {
             lock.withLock {
@@ -420,7 +460,7 @@ final class GenerationLedger: @unchecked Sendable {
     }
 
     /// Appends one batch to the log durably, then writes the head that counts it.
-    private func append(_ batch: [(FileDigest, UInt64)], carrying anchors: AnchorValues) throws(LedgerError) {
+    private func append(_ batch: [(FileDigest, UInt64)], carrying anchors: AnchorValues, usage: UsageTable?) throws(LedgerError) {
         var chain = logChain
         var length = logBytes
         if !batch.isEmpty {
@@ -437,7 +477,7 @@ final class GenerationLedger: @unchecked Sendable {
             length += w.bytes.count + Self.macByteCount
         }
         let base = lock.withLock { self.base }
-        try writeHead(base: base, logBytes: length, chain: chain, anchors: anchors)
+        try writeHead(base: base, logBytes: length, chain: chain, anchors: anchors, usage: usage)
         logBytes = length
         logChain = chain
         logEntries += batch.count
@@ -445,7 +485,7 @@ final class GenerationLedger: @unchecked Sendable {
 
     /// Merges the base (its blocks verified as read) with everything recorded since
     /// into the next base, then writes the head naming it with an empty log.
-    private func compact(carrying anchors: AnchorValues) throws(LedgerError) {
+    private func compact(carrying anchors: AnchorValues, usage: UsageTable?) throws(LedgerError) {
         let (old, snapshot): (GenerationLedgerBase?, [(FileDigest, UInt64)]) = lock.withLock {
             (base, Array(zip(recent.keys, recent.values)).sorted { $0.0 < $1.0 })
         }
@@ -464,7 +504,7 @@ final class GenerationLedger: @unchecked Sendable {
         guard let opened = written, Sodium.constantTimeEquals(opened.tableMAC, tableMAC[...]) else {
             throw .corrupt(file: "\(stateDirectory)/\(GenerationLedgerBase.fileName(sequence))", reason: .authenticationFailure)
         }
-        try writeHead(base: opened, logBytes: 0, chain: opened.tableMAC, anchors: anchors)
+        try writeHead(base: opened, logBytes: 0, chain: opened.tableMAC, anchors: anchors, usage: usage)
         lock.withLock {
             base = opened
             // What was recorded while this ran is newer than the snapshot: it stays.
@@ -505,11 +545,13 @@ final class GenerationLedger: @unchecked Sendable {
         for (key, value) in pending { try body(key, value) }
     }
 
-    /// Replaces the head atomically and durably.
-    private func writeHead(base: GenerationLedgerBase?, logBytes: Int, chain: [UInt8], anchors: AnchorValues) throws(LedgerError) {
+    /// Replaces the head atomically and durably: version 3 with `usage`, else version 2.
+    private func writeHead(
+        base: GenerationLedgerBase?, logBytes: Int, chain: [UInt8], anchors: AnchorValues, usage: UsageTable?
+    ) throws(LedgerError) {
         var w = ByteWriter(reservingCapacity: Self.headByteCount)
         w.raw(Self.magic)
-        w.u8(Self.version)
+        w.u8(usage == nil ? Self.version : Self.versionWithUsage)
         w.u64(base?.sequence ?? 0)
         w.u64(UInt64(base?.count ?? 0))
         w.raw(base?.tableMAC ?? [UInt8](repeating: 0, count: Self.macByteCount))
@@ -517,6 +559,7 @@ final class GenerationLedger: @unchecked Sendable {
         w.raw(chain)
         w.u64(anchors.keybag)
         w.u64(anchors.catalog)
+        usage?.write(to: &w)
         let mac = try GenerationLedgerBase.mac([w.bytes[...]], key: macKey)
         try FileSystem.writeAtomically(directory: stateDirectory, name: Self.fileName, bytes: w.bytes + mac)
     }

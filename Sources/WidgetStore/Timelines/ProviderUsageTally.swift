@@ -9,6 +9,14 @@ struct ProviderUsageTally {
     /// What `provider`'s present files take.
     func usage(of provider: String) -> ProviderUsage { usages[provider] ?? ProviderUsage() }
 
+    /// The providers with a present file.
+    var providers: Dictionary<String, ProviderUsage>.Keys { usages.keys }
+
+    /// Every provider's usage, as an orderly stop writes it (`UsageTable`).
+    var table: UsageTable {
+        UsageTable(rows: usages.mapValues { UsageTable.Row(widgets: UInt64($0.widgets), bytes: UInt64(max(0, $0.bytes))) })
+    }
+
     /// Adds (`sign` 1) or removes (-1) one present file of `widget` (a recorded id's
     /// bytes: PROVIDER/KIND[#INSTANCE]) that takes `fileBytes`.
     mutating func count(widget: ArraySlice<UInt8>, fileBytes: Int, _ sign: Int) {

@@ -1,9 +1,9 @@
 // Part: timelines (`Timelines/`). Its face, for `TimelineStore` (which lives here and
 // is the store's facade over all three parts): `TimelineDirectory` (file names, the
 // index filled in slices, placeholders, and a file's verification: `readSealed`,
-// `record`, `recordAbsent`, `forget`, `indexNext`, `nextDue`), the entry table
-// (`TimelineIndex`) with the views kept in step with it (`WidgetOrder`,
-// `ProviderUsageTally`, `KeyGenerationTally`, `NextReloadDue`), the caches
+// `record`, `recordAbsent`, `forget`, `indexNext`, `nextDue`, the quotas' `usage`),
+// the entry table (`TimelineIndex`) with the views kept in step with it (`WidgetOrder`,
+// `ProviderUsageTally`, `UsageSinceStop`, `KeyGenerationTally`, `NextReloadDue`), the caches
 // (`PlaintextCache`, `PlaceholderCache`), `ProviderQuota`, and one `OpenReport` per open.
 // Reads, puts, deletes and pages go through `TimelineStore` and `WritePipeline`.
 // It must not reach into the keys part beyond `KeyCustody`'s face (subkeys and the key
@@ -69,6 +69,7 @@ final class TimelineDirectory {
         index.removeAll()
         placeholders.removeAll()
         isComplete = empty
+        forgotAfterFailure = false
         scan = nil
         leftovers = []
     }
@@ -182,6 +183,10 @@ final class TimelineDirectory {
             // A verdict on the file is recorded by `verify`; an I/O error may pass.
             if case .corrupt = error { return }
             forget(name)
+            // Its share is not known now: neither is its provider's usage, until the
+            // index is complete (counted as none, it could let a provider past its quota).
+            index.forgetUsageSinceStop()
+            forgotAfterFailure = true
         }
     }
 
@@ -219,6 +224,47 @@ final class TimelineDirectory {
         placeholders.remove(key)
     }
 
+    // MARK: Usage
+
+    /// Starts from the usage table an orderly stop left, exact with the files as this
+    /// open found them (the journal held no write): the quotas are judged by it, and
+    /// the files writes and deletes touch, until the index is complete.
+    func startUsage(from table: UsageTable) {
+        guard !isComplete else { return }
+        index.startUsage(from: table)
+    }
+
+    /// What `provider`'s files take, for its quota: by the index once complete, else by
+    /// the usage an orderly stop left and the files touched since; `nil` if not known.
+    func usage(of provider: String) -> ProviderUsage? {
+        isComplete ? index.usage(of: provider) : index.usageSinceStop(of: provider)
+    }
+
+    /// Whether every provider's usage is known (see `usage(of:)`).
+    var isUsageKnown: Bool { isComplete || index.hasUsageSinceStop }
+
+    /// Every provider's usage, exact with the files, for an orderly stop to leave in the
+    /// catalog; `nil` if it is not known.
+    var usageTable: UsageTable? {
+        guard !forgotAfterFailure else { return nil }
+        return isComplete ? index.usageTable : index.usageTableSinceStop
+    }
+
+    /// Whether a file was forgotten after a failed write (its share unknown) since the
+    /// index started: the usage then is not exact enough to leave for the next start.
+    private var forgotAfterFailure = false
+
+    /// Notes that a write or a delete is about to change file `name` of `widget`: its
+    /// share before is read from the disk first if the index has no verdict yet, so
+    /// that the usage since the stop takes off what the stop's table counted for it.
+    func touch(name: String, widget: WidgetID) {
+        guard let key = FileDigest(fileName: name), !isComplete, index.hasUsageSinceStop else { return }
+        // A file that fails verification counts for nobody, as the index counts it; one
+        // that cannot be read is counted as the stop's table did, never less.
+        if index[key] == nil { _ = try? indexedMetadata(name: name, widget: widget, includingPlaceholder: false) }
+        index.touch(key)
+    }
+
     /// Records that `key`'s current generation's due reload was announced.
     func markAnnounced(_ key: FileDigest) { index.markAnnounced(key) }
 
@@ -245,6 +291,8 @@ final class TimelineDirectory {
             guard let name = try fromLedger({ () throws(LedgerError) in try scan?.next() }) else {
                 scan = nil
                 isComplete = true
+                // Its own tally is exact now, and answers the quotas.
+                index.forgetUsageSinceStop()
                 // Absence is implied from now on: what was recorded of it goes.
                 index.removeAbsent()
                 try removeLeftovers()

@@ -15,7 +15,8 @@ import WidgetModel
 /// garbage) is the one source; views derived from it are kept in step through every
 /// change, each its own type: the present files in widget id order (`WidgetOrder`), so
 /// that a page of `ListWidgets` and a provider's widgets cost what they return, not the
-/// store's size; each provider's usage for the quotas (`ProviderUsageTally`); the files
+/// store's size; each provider's usage for the quotas (`ProviderUsageTally`, and while
+/// the index is partial after an orderly stop, `UsageSinceStop`); the files
 /// per key generation (`KeyGenerationTally`); and the earliest reload still to announce
 /// (`NextReloadDue`). With the announced bit of each entry it answers the reload
 /// schedule (DESIGN §2), so the daemon keeps no map per timeline.
@@ -147,6 +148,9 @@ struct TimelineIndex {
     private var nextReloadDue = NextReloadDue()
     /// Each provider's present widgets and their files' bytes, kept in step (`account`).
     private var usages = ProviderUsageTally()
+    /// Each provider's usage by the table of an orderly stop and the files touched since
+    /// (`nil`: not known); kept in step (`account`) until the index is complete.
+    private var usageSinceStop: UsageSinceStop?
     /// The present files of classes A, B and C per key generation, kept in step (`account`).
     private var keyGenerations = KeyGenerationTally()
 
@@ -173,8 +177,40 @@ struct TimelineIndex {
         return Int(entry.fileBytes)
     }
 
-    /// What `provider`'s present files take.
+    /// What `provider`'s present files take, of the files indexed so far.
     func usage(of provider: String) -> ProviderUsage { usages.usage(of: provider) }
+
+    /// Every provider's usage by the present files (exact once the index is complete).
+    var usageTable: UsageTable { usages.table }
+
+    /// What `provider`'s files take by the usage an orderly stop left and the files
+    /// touched since, or `nil` if that is not known.
+    func usageSinceStop(of provider: String) -> ProviderUsage? { usageSinceStop?.usage(of: provider) }
+
+    /// Every provider's usage by the usage an orderly stop left and the files touched
+    /// since, or `nil` if that is not known.
+    var usageTableSinceStop: UsageTable? { usageSinceStop?.all }
+
+    /// Whether the usage an orderly stop left is in use (see `usageSinceStop(of:)`).
+    var hasUsageSinceStop: Bool { usageSinceStop != nil }
+
+    /// Starts from the usage table an orderly stop left (exact with the files now).
+    mutating func startUsage(from table: UsageTable) { usageSinceStop = UsageSinceStop(table) }
+
+    /// Stops answering by the stop's table: the index is complete and its own tally is
+    /// exact, or a touched file's share is no longer known.
+    mutating func forgetUsageSinceStop() { usageSinceStop = nil }
+
+    /// Notes that a write or a delete is about to change file `key`: from the first
+    /// time, its share as the index holds it now (verified from the disk, or none) is
+    /// taken as its share in the stop's table, and its changes count from then on.
+    mutating func touch(_ key: FileDigest) {
+        guard usageSinceStop != nil, !usageSinceStop!.isTouched(key) else { return }
+        let share: (widget: ArraySlice<UInt8>, fileBytes: Int)? = entries[key].flatMap {
+            $0.isPresent ? (widget: widgetBytes($0), fileBytes: Int($0.fileBytes)) : nil
+        }
+        usageSinceStop!.touch(key, share: share)
+    }
 
     /// Records a verified or just-written file's metadata and size; its reload is not announced.
     mutating func record(_ key: FileDigest, _ metadata: TimelineMetadata, fileBytes: Int) {
@@ -191,7 +227,7 @@ struct TimelineIndex {
         }
         let bytes = id + inline
         let old = entries[key]
-        if let old { account(old, -1) }
+        if let old { account(old, key, -1) }
         // A rewrite of the same widget keeps its place in the order; any other present
         // entry leaves it while its id is still in the arena.
         let keepsPlace = old.map { $0.isPresent && widgetBytes($0).elementsEqual(id) } ?? false
@@ -218,7 +254,7 @@ struct TimelineIndex {
             keyGeneration: metadata.keyGeneration)
         entries[key] = entry
         if !keepsPlace { joinOrder(entries.place(of: key)!) }
-        account(entry, 1)
+        account(entry, key, 1)
         dropped(old)
         added(entry)
         compactIfWorthIt()
@@ -374,7 +410,7 @@ struct TimelineIndex {
 
     private mutating func replace(_ key: FileDigest, with entry: Entry?) {
         let old = entries[key]
-        if let old { account(old, -1) }
+        if let old { account(old, key, -1) }
         if let old, let place = entries.place(of: key) {
             if old.isPresent { leaveOrder(place) }
             // Removing moves the table's last entry into the hole: its place in the order follows.
@@ -395,11 +431,14 @@ struct TimelineIndex {
     }
 
     /// Adds (`sign` 1) or removes (-1) a present entry's share of its provider's usage
-    /// and of its key generation's files. Entries recorded by `replace` are markers,
-    /// which count for nobody.
-    private mutating func account(_ entry: Entry, _ sign: Int) {
+    /// and of its key generation's files (and of the usage since the stop, for a
+    /// touched file `key`). Entries recorded by `replace` are markers, which count for nobody.
+    private mutating func account(_ entry: Entry, _ key: FileDigest, _ sign: Int) {
         guard entry.isPresent else { return }
         usages.count(widget: widgetBytes(entry), fileBytes: Int(entry.fileBytes), sign)
+        if usageSinceStop?.isTouched(key) == true {
+            usageSinceStop!.count(widget: widgetBytes(entry), fileBytes: Int(entry.fileBytes), sign)
+        }
         if Self.protectionClass(detail: entry.detail) != .none { keyGenerations.count(entry.keyGeneration, sign) }
     }
 

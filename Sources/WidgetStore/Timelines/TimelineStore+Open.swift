@@ -209,19 +209,25 @@ extension TimelineStore {
         guard journalCapacity > 0 else {
             // A journal left by a run that had one still holds acknowledged writes.
             guard FileSystem.exists("\(stateDirectory)/\(Journal.fileName)") else { return nil }
-            try fromLedger { () throws(LedgerError) in try Journal(
+            let leftover = try fromLedger { () throws(LedgerError) in try Journal(
                 stateDirectory: stateDirectory, timelinesDirectory: timelinesDirectory, macKey: custody.subkeys.journalMAC,
                 ledger: timelines.ledger
-            ).fold() }
+            ) }
+            replayedJournalAtOpen = replayedJournalAtOpen || leftover.recoveredRecords > 0
+            try fromLedger { () throws(LedgerError) in try leftover.fold() }
             try fromLedger { () throws(LedgerError) in try FileSystem.remove("\(stateDirectory)/\(Journal.fileName)") }
             try fromLedger { () throws(LedgerError) in try FileSystem.syncDirectory(stateDirectory) }
             return nil
         }
         do throws(StoreError) {
-            return try fromLedger { () throws(LedgerError) in try Journal(
+            let opened = try fromLedger { () throws(LedgerError) in try Journal(
                 stateDirectory: stateDirectory, timelinesDirectory: timelinesDirectory, capacity: journalCapacity,
                 macKey: custody.subkeys.journalMAC, ledger: timelines.ledger) }
+            replayedJournalAtOpen = replayedJournalAtOpen || opened.recoveredRecords > 0
+            return opened
         } catch .io(_, _, Errno(rawValue: ENOSPC)) {
+            // Its records may have been folded before the preallocation failed.
+            replayedJournalAtOpen = true
             // A full disk: its records (if any) are folded already; writes go straight to
             // their files, as without a journal, and it is tried again at the next open.
             try fromLedger { () throws(LedgerError) in try FileSystem.remove("\(stateDirectory)/\(Journal.fileName)") }

@@ -54,6 +54,8 @@ public final class TimelineStore {
     /// Batches prepared and not finished yet. While one is in flight no key generation
     /// is dropped: a write that fails leaves the previous file, perhaps sealed to one.
     var writesInFlight = 0
+    /// Whether opening the journal found writes in it (a crash, or a run without one).
+    var replayedJournalAtOpen = false
 
     /// Opens (or creates) the store in `stateDirectory`, its device key from the state
     /// directory or the systemd credential (`FileDeviceKeySource`). See
@@ -180,6 +182,9 @@ public final class TimelineStore {
         // Folds what a crash left in the journal into the files before anything reads them.
         journal = try openJournal()
         timelines.journal = journal
+        // Exact only if no write came after the stop that wrote it: a crash leaves
+        // journaled writes (replayed just now) or a head without a table.
+        if let usage = ledger.loadedUsage, !replayedJournalAtOpen { timelines.startUsage(from: usage) }
         reportOpened()
     }
 
@@ -241,10 +246,18 @@ public final class TimelineStore {
     /// The catalog is anchored to the rollback counter by the fold, or here if the fold
     /// had nothing to do and the catalog was saved since its last anchor.
     ///
+    /// When every provider's usage is known and no write is in flight, the catalog's
+    /// last save carries it (`GenerationLedger.save(usage:)`): the next open whose
+    /// journal holds no write judges quotas by it before its index is complete.
+    ///
     /// Then drops the key generations no file is sealed to any more (see `keyGenerationsInUse`).
     public func checkpoint() throws(StoreError) {
         try fromLedger { () throws(LedgerError) in try journal?.fold() }
-        try fromLedger { () throws(LedgerError) in try timelines.ledger.anchorIfSavedSince() }
+        if writesInFlight == 0, !awaitingPasscodeToRebuildCatalog, let usage = timelines.usageTable {
+            try fromLedger { () throws(LedgerError) in try timelines.ledger.save(usage: usage) }
+        } else {
+            try fromLedger { () throws(LedgerError) in try timelines.ledger.anchorIfSavedSince() }
+        }
         if let inUse = keyGenerationsInUse { _ = try fromKeys { () throws(KeyError) in try custody.dropGenerations(notIn: inUse) } }
     }
 
@@ -334,8 +347,18 @@ public final class TimelineStore {
     /// A class public key, for tests that write files as the shipped version did.
     func classPublicKey(_ c: ProtectionClass) -> PublicKey { custody.keybag.publicKey(c) }
 
-    /// What `provider`'s stored timelines take, by the index (exact once it is complete).
-    public func usage(of provider: String) -> ProviderUsage { timelines.index.usage(of: provider) }
+    /// What `provider`'s stored timelines take, as its quota is judged: by the index once
+    /// complete, else by the usage the last orderly stop left and the files touched
+    /// since; when neither is known (`isUsageKnown` false), of the files indexed so far.
+    public func usage(of provider: String) -> ProviderUsage {
+        timelines.usage(of: provider) ?? timelines.index.usage(of: provider)
+    }
+
+    /// Whether every provider's usage is known without reading the rest of the store:
+    /// the index is complete, or the last stop was orderly (its usage table in the
+    /// catalog) and this open replayed no journaled write. A write with a quota is then
+    /// judged at once; otherwise it completes the index first.
+    public var isUsageKnown: Bool { timelines.isUsageKnown }
 
     /// A widget's body, from the cache or decrypted (and then cached). Throws
     /// `protectedDataUnavailable` when its class key is not held, unless the body is
@@ -449,6 +472,7 @@ public final class TimelineStore {
         cache.remove(widget)
         let key = try timelines.indexKey(for: widget)
         let name = key.fileName
+        timelines.touch(name: name, widget: widget)
         // Its journaled writes go to the file first: none may replay after the removal.
         if let journal, journal.pending(key) != nil { try fromLedger { () throws(LedgerError) in try journal.fold() } }
         let path = "\(timelinesDirectory)/\(name)"

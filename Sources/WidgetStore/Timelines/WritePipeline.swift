@@ -133,15 +133,17 @@ extension TimelineStore {
     ///
     /// A staged write is recorded in the index at once, so the next write's quota
     /// counts it (and a batch still committing); a write that then fails is indexed
-    /// again from the disk. A quota is never checked against a partial index: the first
-    /// write with one completes the index (DESIGN: fail closed), however large the store.
+    /// again from the disk. A quota is judged by the complete index, or before it by the
+    /// usage an orderly stop left and the files touched since (`isUsageKnown`); never
+    /// by a partial index alone: without either, the first write with a quota completes
+    /// the index (DESIGN: fail closed), however large the store.
     public func prepareWrites(_ writes: [TimelineWrite]) -> PreparedWrites {
         var staged: [PreparedWrites.Staged] = []
         var wrapKeys: [PublicKey: SecureBytes] = [:]
         var exchangeOnly: Set<PublicKey> = []
         var failures: [Int: StoreError] = [:]
         var indexing: StoreError?
-        if writes.contains(where: { $0.quota != nil }) {
+        if !timelines.isUsageKnown, writes.contains(where: { $0.quota != nil }) {
             do throws(StoreError) { try timelines.indexAll() } catch { indexing = error }
         }
         for (index, write) in writes.enumerated() {
@@ -160,6 +162,7 @@ extension TimelineStore {
                 }
                 let wrap: TimelineFile.WrapKind = wrapKeys[classKey] == nil ? .exchange : .classKey
                 let (name, metadata, fileBytes) = try stageForWrite(write, wrap: wrap)
+                timelines.touch(name: name, widget: write.widget)
                 // Later writes of the same widget build on this generation.
                 timelines.record(name, metadata, fileBytes: fileBytes)
                 staged.append(PreparedWrites.Staged(
@@ -347,7 +350,8 @@ extension TimelineStore {
     /// `fileBytes` long: a new widget counts one more, a replacement only its change
     /// in size. Damaged files count for nobody (they prove no owner).
     private func check(_ quota: ProviderQuota, name: String, widget: WidgetID, fileBytes: Int) throws(StoreError) {
-        let usage = timelines.index.usage(of: widget.provider)
+        if !timelines.isUsageKnown { try timelines.indexAll() }
+        let usage = timelines.usage(of: widget.provider) ?? timelines.index.usage(of: widget.provider)
         let previous = FileDigest(fileName: name).flatMap { timelines.index.fileBytes($0) }
         if previous == nil, usage.widgets + 1 > quota.maxWidgets { throw .tooManyWidgets(limit: quota.maxWidgets) }
         if usage.bytes - (previous ?? 0) + fileBytes > quota.maxBytes { throw .tooLarge(limit: quota.maxBytes) }

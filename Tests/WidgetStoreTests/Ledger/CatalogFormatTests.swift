@@ -181,6 +181,51 @@ import WidgetCrypto
         #expect(throws: LedgerError.corrupt(file: path(GenerationLedger.fileName), reason: .authenticationFailure)) { _ = try load() }
     }
 
+    /// Version 3: an orderly stop's head carries each provider's usage under the MAC;
+    /// the next save of any kind writes version 2, without it.
+    @Test func aStopsHeadCarriesTheUsageTableAndTheNextSaveDropsIt() throws {
+        let catalog = try filled(30, batch: 10)
+        #expect(try bytes(GenerationLedger.fileName)[4] == 2)
+        #expect(try load().loadedUsage == nil)
+        let table = UsageTable(rows: [
+            "com.example.clock": .init(widgets: 3, bytes: 4096), "com.example.a": .init(widgets: 1, bytes: 1 << 40),
+        ])
+        catalog.record(Self.key(1), generation: 50)
+        try catalog.save(usage: table)
+        let head = try bytes(GenerationLedger.fileName)
+        #expect(head[4] == 3)
+        // Sorted by id: "com.example.a" first.
+        #expect(head[109..<113].elementsEqual([2, 0, 0, 0]) && head[114..<127].elementsEqual(Array("com.example.a".utf8)))
+        let loaded = try load()
+        #expect(loaded.loadedUsage == table)
+        #expect(try loaded.lastGeneration(Self.key(1)) == 50)
+        try catalog.save()
+        #expect(try bytes(GenerationLedger.fileName)[4] == 2)
+        #expect(try load().loadedUsage == nil)
+        // An empty table is a known usage of nothing, not an unknown one.
+        try catalog.save(usage: UsageTable())
+        #expect(try load().loadedUsage == UsageTable())
+    }
+
+    @Test func anAlteredOrMalformedUsageTableIsAStartError() throws {
+        let catalog = try filled(30, batch: 10)
+        try catalog.save(usage: UsageTable(rows: ["com.example.clock": .init(widgets: 3, bytes: 4096)]))
+        let head = try bytes(GenerationLedger.fileName)
+        // A count lowered in place fails the MAC, as any altered field does.
+        var edited = head
+        edited[head.count - 32 - 16] ^= 1
+        try write(edited, GenerationLedger.fileName)
+        #expect(throws: LedgerError.corrupt(file: path(GenerationLedger.fileName), reason: .authenticationFailure)) { _ = try load() }
+        // Well authenticated but not a table (cut short, or rows out of order): malformed.
+        for content in [Array(head.dropLast(32 + 1)), Array(head.dropLast(32)) + [0]] {
+            let mac = try KeyedHash.hash(content, key: key, outputLength: 32)
+            try write(content + mac.withUnsafeBytes { Array($0) }, GenerationLedger.fileName)
+            #expect(throws: LedgerError.corrupt(file: path(GenerationLedger.fileName), reason: .malformed)) { _ = try load() }
+        }
+        #expect(UsageTable.read(ArraySlice([2, 0, 0, 0, 1, 0x62] + [UInt8](repeating: 0, count: 16) + [1, 0x61] + [UInt8](repeating: 0, count: 16))) == nil)
+        #expect(UsageTable.read(ArraySlice([1, 0, 0, 0, 0] + [UInt8](repeating: 0, count: 16))) == nil)
+    }
+
     @Test func aVersion1CatalogIsReadAndRewrittenAsVersion2() throws {
         var content = Array("WCAT".utf8) + [1]
         withUnsafeBytes(of: UInt32(3).littleEndian) { content += $0 }

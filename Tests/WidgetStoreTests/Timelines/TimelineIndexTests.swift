@@ -20,6 +20,40 @@ import WidgetModel
             placeholder: placeholder)
     }
 
+    /// The usage an orderly stop left is a view of the entries, not a running sum of
+    /// each write's difference: what indexing finds of an untouched file changes
+    /// nothing (the table counts it), and every later verdict on a touched file — a
+    /// staged write, the previous file indexed again after the write failed, a file
+    /// found damaged, a delete — moves it as it moves the index's own tally.
+    @Test func theUsageSinceAStopFollowsEveryVerdictOnTheFilesTouched() {
+        var index = TimelineIndex()
+        index.startUsage(from: UsageTable(rows: ["com.example.mail": .init(widgets: 2, bytes: 300)]))
+        func usage() -> ProviderUsage? { index.usageSinceStop(of: "com.example.mail") }
+        let other = widget("com.example.mail/outbox")
+        // Indexing finds the two files the table counts.
+        index.record(key(1), metadata(mail), fileBytes: 100)
+        index.record(key(2), metadata(other), fileBytes: 200)
+        #expect(usage() == ProviderUsage(widgets: 2, bytes: 300))
+        // A write replaces the first (staged), then fails: the previous file is indexed again.
+        index.touch(key(1))
+        index.record(key(1), metadata(mail, generation: 2), fileBytes: 500)
+        #expect(usage() == ProviderUsage(widgets: 2, bytes: 700))
+        index.record(key(1), metadata(mail), fileBytes: 100)
+        #expect(usage() == ProviderUsage(widgets: 2, bytes: 300))
+        // Found damaged at a re-verification: it counts for nobody, as in the index's tally.
+        index.recordCorrupt(key(1), .authenticationFailure)
+        #expect(usage() == ProviderUsage(widgets: 1, bytes: 200))
+        // A new widget (no file before) and a delete.
+        index.touch(key(3))
+        index.record(key(3), metadata(widget("com.example.mail/drafts")), fileBytes: 50)
+        index.touch(key(2))
+        index.forget(key(2))
+        index.recordAbsent(key(2))
+        #expect(usage() == ProviderUsage(widgets: 1, bytes: 50))
+        #expect(index.usageTableSinceStop == UsageTable(rows: ["com.example.mail": .init(widgets: 1, bytes: 50)]))
+        #expect(index.usage(of: "com.example.mail") == ProviderUsage(widgets: 1, bytes: 50))
+    }
+
     @Test func keysRoundTripThroughFileNames() {
         let key = FileDigest(digest: (0..<16).map { UInt8($0 * 17) })
         #expect(key.fileName == "00112233445566778899aabbccddeeff.wtl")
