@@ -147,15 +147,17 @@ extension TimelineService {
     /// and the protected content it shows (`nil` for a placeholder, which shows none).
     ///
     /// The rules decide first; the timeline is decrypted only when they would show it.
+    /// `decoded` is the widget's timeline as `readableTimeline` would give it now, when
+    /// the caller has it (a refresh pass decodes the bodies it opens together).
     func presentation(
-        of widget: WidgetID, on surface: Surface
+        of widget: WidgetID, on surface: Surface, decoded: Timeline? = nil
     ) throws(ServiceError) -> (presentation: Presentation, nextChange: Date?, protection: ReplyProtection?) {
         let now = self.now
         let metadata = readableMetadata(widget, withPlaceholder: false)
         let (protectionClass, decision) = try decide(widget, on: surface, metadata: metadata)
         var timeline: Timeline?
         if decision != .placeholder, metadata != nil {
-            timeline = readableTimeline(widget)
+            timeline = decoded ?? readableTimeline(widget)
         }
         // Content shows no placeholder value: only the other modes read it (from the
         // store's cache, which the read of the timeline just filled, or the file).
@@ -230,7 +232,9 @@ extension TimelineService {
     func refreshWatches(_ widget: WidgetID?) {
         let watches = widget.map(subscriptions.watches(of:)) ?? subscriptions.watches
         // A pass over one widget's watches opens one timeline at most: nothing to share out.
-        if widget == nil { openTimelinesTogether(for: watches) }
+        // The timelines decoded with their bodies, for this pass only: they hold content
+        // in memory that cannot be zeroed, as the decode in `presentation` does.
+        let decoded = widget == nil ? openTimelinesTogether(for: watches) : [:]
         var shown: [WatchTarget: SharedPresentation] = [:]
         defer { for entry in shown.values { entry.wipe() } }
         for watch in watches where watch.context.isOpen {
@@ -239,7 +243,9 @@ extension TimelineService {
             if let known = shown[target] {
                 entry = known
             } else {
-                entry = SharedPresentation(Result { () throws(ServiceError) in try presentation(of: watch.widget, on: watch.surface) })
+                entry = SharedPresentation(Result { () throws(ServiceError) in
+                    try presentation(of: watch.widget, on: watch.surface, decoded: decoded[watch.widget])
+                })
                 shown[target] = entry
             }
             switch entry.outcome {
@@ -265,7 +271,12 @@ extension TimelineService {
     /// "Unlock fan-out"). Only what the rules would show as more than a placeholder; anything
     /// it leaves (a file that fails, one more than the cache holds) the pass reads
     /// and reports as it would have.
-    private func openTimelinesTogether(for watches: [Subscriptions.PresentationWatch]) {
+    ///
+    /// Each body is decoded on the thread that opened it (`Timeline.decode`, validation
+    /// included, as `readableTimeline` does); returns the timelines of the bodies the
+    /// store cached. A body that does not decode is absent, so the pass reads it again
+    /// and logs it as it would have.
+    private func openTimelinesTogether(for watches: [Subscriptions.PresentationWatch]) -> [WidgetID: Timeline] {
         var decided = Set<WatchTarget>()
         var needed = Set<WidgetID>()
         var widgets: [WidgetID] = []
@@ -279,8 +290,10 @@ extension TimelineService {
             needed.insert(watch.widget)
             widgets.append(watch.widget)
         }
-        guard widgets.count > 1 else { return }
-        store.prefetchBodies(widgets, perform: openBodies)
+        guard widgets.count > 1 else { return [:] }
+        return store.prefetchBodies(widgets, perform: openBodies) { [limits] bytes in
+            try? Timeline.decode(from: bytes, limits: limits)
+        }
     }
 
     /// What one refresh pass presents: a widget on a surface.
