@@ -123,10 +123,16 @@ import WidgetStore
                 try WidgetID(invalid), protectionClass: .complete, family: nil, reloadDue: nil, body: try Array("{\"entries\":1}".utf8).withUnsafeBytes { try SecureBytes(copying: $0) },
                 placeholder: nil)
             harness.ok("io.widgetd.Device.Lock")
-            let hosts = (widgets + widgets + [invalid]).map { widget in
+            let watched = widgets + widgets + [invalid]
+            let hosts = watched.map { widget in
                 harness.call("io.widgetd.Host.Watch", ["widget": widget, "surface": "homeScreen"], more: true)
             }
             harness.ok("io.widgetd.Device.Unlock", ["passcode": "1234"])
+            // What the pass read ahead (metadata, timelines) shows what a read alone shows.
+            for (widget, host) in zip(watched, hosts) {
+                let alone = harness.call("io.widgetd.Host.GetPresentation", ["widget": widget, "surface": "homeScreen"])
+                #expect(alone.error == nil && NSDictionary(dictionary: alone.parameters).isEqual(to: host.parameters))
+            }
             return hosts
         }
         let onLoop = try unlockPass { _, _ in }
