@@ -147,15 +147,18 @@ extension TimelineService {
     /// and the protected content it shows (`nil` for a placeholder, which shows none).
     ///
     /// The rules decide first; the timeline is decrypted only when they would show it.
+    /// `read` is what the caller read of the widget already, as `readableMetadata` and
+    /// `readableTimeline` would give it now (a refresh pass reads its widgets' metadata
+    /// and decodes the bodies it opens together).
     func presentation(
-        of widget: WidgetID, on surface: Surface
+        of widget: WidgetID, on surface: Surface, read: PassReads? = nil
     ) throws(ServiceError) -> (presentation: Presentation, nextChange: Date?, protection: ReplyProtection?) {
         let now = self.now
-        let metadata = readableMetadata(widget, withPlaceholder: false)
+        let metadata = read?.metadata[widget] ?? readableMetadata(widget, withPlaceholder: false)
         let (protectionClass, decision) = try decide(widget, on: surface, metadata: metadata)
         var timeline: Timeline?
         if decision != .placeholder, metadata != nil {
-            timeline = readableTimeline(widget)
+            timeline = read?.timelines[widget] ?? readableTimeline(widget)
         }
         // Content shows no placeholder value: only the other modes read it (from the
         // store's cache, which the read of the timeline just filled, or the file).
@@ -230,7 +233,9 @@ extension TimelineService {
     func refreshWatches(_ widget: WidgetID?) {
         let watches = widget.map(subscriptions.watches(of:)) ?? subscriptions.watches
         // A pass over one widget's watches opens one timeline at most: nothing to share out.
-        if widget == nil { openTimelinesTogether(for: watches) }
+        // For this pass only: its timelines hold content in memory that cannot be
+        // zeroed, as the decode in `presentation` does.
+        let read = widget == nil ? openTimelinesTogether(for: watches) : nil
         var shown: [WatchTarget: SharedPresentation] = [:]
         defer { for entry in shown.values { entry.wipe() } }
         for watch in watches where watch.context.isOpen {
@@ -239,7 +244,9 @@ extension TimelineService {
             if let known = shown[target] {
                 entry = known
             } else {
-                entry = SharedPresentation(Result { () throws(ServiceError) in try presentation(of: watch.widget, on: watch.surface) })
+                entry = SharedPresentation(Result { () throws(ServiceError) in
+                    try presentation(of: watch.widget, on: watch.surface, read: read)
+                })
                 shown[target] = entry
             }
             switch entry.outcome {
@@ -265,22 +272,41 @@ extension TimelineService {
     /// "Unlock fan-out"). Only what the rules would show as more than a placeholder; anything
     /// it leaves (a file that fails, one more than the cache holds) the pass reads
     /// and reports as it would have.
-    private func openTimelinesTogether(for watches: [Subscriptions.PresentationWatch]) {
+    ///
+    /// Each body is decoded on the thread that opened it (`Timeline.decode`, validation
+    /// included, as `readableTimeline` does); returns the timelines of the bodies the
+    /// store cached, and the metadata it read. A body that does not decode, or metadata
+    /// that could not be read, is absent, so the pass reads it again and logs it as it
+    /// would have.
+    private func openTimelinesTogether(for watches: [Subscriptions.PresentationWatch]) -> PassReads {
+        var read = PassReads()
         var decided = Set<WatchTarget>()
         var needed = Set<WidgetID>()
         var widgets: [WidgetID] = []
         for watch in watches where watch.context.isOpen && !needed.contains(watch.widget) {
             guard decided.insert(WatchTarget(widget: watch.widget, surface: watch.surface)).inserted,
                 // Errors are the presentation's to report, once.
-                let metadata = try? store.metadataWithoutPlaceholder(watch.widget),
-                case let (protectionClass, decision)? = try? decide(watch.widget, on: watch.surface, metadata: metadata),
+                let metadata = read.metadata[watch.widget] ?? (try? store.metadataWithoutPlaceholder(watch.widget))
+            else { continue }
+            read.metadata[watch.widget] = metadata
+            guard case let (protectionClass, decision)? = try? decide(watch.widget, on: watch.surface, metadata: metadata),
                 decision != .placeholder, store.isKeyAvailable(protectionClass)
             else { continue }
             needed.insert(watch.widget)
             widgets.append(watch.widget)
         }
-        guard widgets.count > 1 else { return }
-        store.prefetchBodies(widgets, perform: openBodies)
+        guard widgets.count > 1 else { return read }
+        read.timelines = store.prefetchBodies(widgets, perform: openBodies) { [limits] bytes in
+            try? Timeline.decode(from: bytes, limits: limits)
+        }
+        return read
+    }
+
+    /// What a refresh pass read ahead of its presentations, by widget: the metadata
+    /// (without its placeholder) and the timelines decoded with their bodies.
+    struct PassReads {
+        var metadata: [WidgetID: TimelineMetadata] = [:]
+        var timelines: [WidgetID: Timeline] = [:]
     }
 
     /// What one refresh pass presents: a widget on a surface.

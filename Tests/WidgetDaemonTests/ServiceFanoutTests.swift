@@ -1,5 +1,8 @@
 import Foundation
+import SecureMemory
 import Testing
+import WidgetModel
+import WidgetStore
 
 @testable import WidgetDaemon
 
@@ -99,5 +102,83 @@ import Testing
         harness.ok("io.widgetd.Device.Lock")
         #expect(counts == [4])
         for host in hosts { #expect(host.mode == "placeholder" && Self.secret(host) == nil) }
+    }
+
+    /// The unlock's pass decodes each timeline on the thread that opened its body: every
+    /// host is sent, byte for byte, what a pass that decodes each on the loop sends,
+    /// whether the bodies are opened on two threads, in order on the loop's, or not
+    /// together at all (each read and decoded on the loop); a stored body that does not
+    /// validate shows as it does on the loop.
+    @Test func theTimelinesDecodedWithTheirBodiesShowAsTheLoopShowsThem() throws {
+        let invalid = "com.example.health/ring-invalid"
+        func unlockPass(_ openBodies: TimelineStore.ConcurrentWork?) throws -> [ServiceHarness.Call] {
+            let harness = try ServiceHarness(classAGrace: 0)
+            if let openBodies { harness.service.timelines.openBodies = openBodies }
+            harness.ok("io.widgetd.Device.SetPasscode", ["new": "1234"])
+            let widgets = (0..<4).map { "com.example.health/ring-\($0)" }
+            for (index, widget) in widgets.enumerated() {
+                harness.ok("io.widgetd.Provider.PutTimeline", harness.putParameters(widget, secret: "SECRET-\(index)"))
+            }
+            try harness.store.putTimeline(
+                try WidgetID(invalid), protectionClass: .complete, family: nil, reloadDue: nil, body: try Array("{\"entries\":1}".utf8).withUnsafeBytes { try SecureBytes(copying: $0) },
+                placeholder: nil)
+            harness.ok("io.widgetd.Device.Lock")
+            let watched = widgets + widgets + [invalid]
+            let hosts = watched.map { widget in
+                harness.call("io.widgetd.Host.Watch", ["widget": widget, "surface": "homeScreen"], more: true)
+            }
+            harness.ok("io.widgetd.Device.Unlock", ["passcode": "1234"])
+            // What the pass read ahead (metadata, timelines) shows what a read alone shows.
+            for (widget, host) in zip(watched, hosts) {
+                let alone = harness.call("io.widgetd.Host.GetPresentation", ["widget": widget, "surface": "homeScreen"])
+                #expect(alone.error == nil && NSDictionary(dictionary: alone.parameters).isEqual(to: host.parameters))
+            }
+            return hosts
+        }
+        let onLoop = try unlockPass { _, _ in }
+        let inOrder = try unlockPass { count, work in for index in 0..<count { work(index) } }
+        let onTwoThreads = try unlockPass(nil)
+        for (index, host) in onLoop.dropLast().enumerated() {
+            #expect(host.replies.count == 2 && host.mode == "content" && Self.secret(host) == "SECRET-\(index % 4)")
+        }
+        // The invalid body shows the placeholder it showed while locked: not sent again.
+        #expect(onLoop.last?.replies.count == 1 && onLoop.last?.mode == "placeholder")
+        #expect(inOrder.map(\.encoded) == onLoop.map(\.encoded))
+        #expect(onTwoThreads.map(\.encoded) == onLoop.map(\.encoded))
+        #expect(inOrder.map(\.protections) == onLoop.map(\.protections))
+    }
+
+    /// A lock that comes while the pass opens the bodies: nothing they opened or decoded
+    /// is shown; each host is sent what a pass that opened none sends under that lock.
+    @Test func aLockOvertakingThePassShowsNothingItDecoded() throws {
+        func unlockPass(lockAfter opened: Int) throws -> [ServiceHarness.Call] {
+            let harness = try ServiceHarness(classAGrace: 0)
+            let store = harness.store!
+            let now = harness.scheduler.clocks
+            harness.service.timelines.openBodies = { count, work in
+                for index in 0..<count {
+                    if index == opened { store.lock(now: now) }
+                    work(index)
+                }
+                if opened >= count { store.lock(now: now) }
+            }
+            harness.ok("io.widgetd.Device.SetPasscode", ["new": "1234"])
+            let widgets = (0..<4).map { "com.example.health/ring-\($0)" }
+            for (index, widget) in widgets.enumerated() {
+                harness.ok("io.widgetd.Provider.PutTimeline", harness.putParameters(widget, secret: "SECRET-\(index)"))
+            }
+            harness.ok("io.widgetd.Device.Lock")
+            let hosts = widgets.map { widget in
+                harness.call("io.widgetd.Host.Watch", ["widget": widget, "surface": "homeScreen"], more: true)
+            }
+            harness.ok("io.widgetd.Device.Unlock", ["passcode": "1234"])
+            return hosts
+        }
+        let beforeAny = try unlockPass(lockAfter: 0)
+        let midway = try unlockPass(lockAfter: 2)
+        let afterAll = try unlockPass(lockAfter: 4)
+        for host in beforeAny + midway + afterAll { #expect(Self.secret(host) == nil) }
+        #expect(midway.map(\.encoded) == beforeAny.map(\.encoded))
+        #expect(afterAll.map(\.encoded) == beforeAny.map(\.encoded))
     }
 }

@@ -79,6 +79,8 @@ final class ServiceHarness {
     final class Call {
         /// Every reply, decoded (`parameters`, `error`, `continues`).
         var replies: [[String: Any]] = []
+        /// Every reply's bytes as sent (its terminating NUL dropped).
+        var encoded: [[UInt8]] = []
         /// Whether the final reply came.
         var isAnswered = false
         /// Each reply's protection, as the connection would mark it (`nil`: none).
@@ -117,6 +119,7 @@ final class ServiceHarness {
             connection: ConnectionID(rawValue: id), peer: peer, wantsMore: more, isOneway: false, logger: .disabled,
             deliverProtected: { bytes, isFinal, protection in
                 let json = Data(bytes.dropLast())
+                call.encoded.append(Array(bytes.dropLast()))
                 call.replies.append((try? JSONSerialization.jsonObject(with: json)) as? [String: Any] ?? [:])
                 if let protection, !(protection is ReplyProtection) { Issue.record("a reply tagged with a foreign tag") }
                 call.protections.append(protection as? ReplyProtection)

@@ -7,8 +7,9 @@ import WidgetModel
 /// or one X25519 agreement (≈ 53 µs; written while it was locked) that only the class
 /// secret can do. The store's state is bound to its thread, so the files are
 /// read and checked there (`readSealed`, the rollback verdict, the key pair), and
-/// only the decryption of bytes already read runs on other threads; the results come
-/// back to the store's thread, which caches them under the rules `readBody` follows.
+/// only the decryption of bytes already read (and the caller's decoding of what it
+/// gave) runs on other threads; the results come back to the store's thread, which
+/// caches them under the rules `readBody` follows.
 extension TimelineStore {
     /// Runs `work(i)` for every `i` in `0..<count`, possibly on several threads at once,
     /// and returns once every one has run. The caller's thread waits in it, so the
@@ -40,9 +41,30 @@ extension TimelineStore {
     /// the time the decryptions end, what they opened for it is zeroed, not cached.
     @discardableResult
     public func prefetchBodies(_ widgets: [WidgetID], perform: ConcurrentWork = TimelineStore.onTwoThreads) -> Int {
-        guard !awaitingPasscodeToRebuildCatalog else { return 0 }
+        let (cached, _) = prefetch(widgets, perform: perform, decode: { (_: UnsafeRawBufferPointer) -> Never? in nil })
+        return cached
+    }
+
+    /// `prefetchBodies(_:perform:)`, with `decode` run on the same threads on each body
+    /// right after it is opened; returns the decoded values of the bodies it cached, by
+    /// widget. A body not cached (a lock overtook it, the cache refused it) drops its
+    /// value with it, and one `decode` gives no value for is absent: the caller reads
+    /// those the ordinary way. A value is what `decode` makes of the body `readBody`
+    /// would return until the store's state next changes; the caller keeps it no
+    /// longer than that.
+    public func prefetchBodies<Decoded: Sendable>(
+        _ widgets: [WidgetID], perform: ConcurrentWork = TimelineStore.onTwoThreads,
+        decode: @escaping @Sendable (UnsafeRawBufferPointer) -> Decoded?
+    ) -> [WidgetID: Decoded] {
+        prefetch(widgets, perform: perform, decode: decode).decoded
+    }
+
+    private func prefetch<Decoded: Sendable>(
+        _ widgets: [WidgetID], perform: ConcurrentWork, decode: @escaping @Sendable (UnsafeRawBufferPointer) -> Decoded?
+    ) -> (cached: Int, decoded: [WidgetID: Decoded]) {
+        guard !awaitingPasscodeToRebuildCatalog else { return (0, [:]) }
         let epoch = custody.lockEpoch
-        var jobs: [BodyBatch.Job] = []
+        var jobs: [BodyJob] = []
         var seen = Set<WidgetID>()
         // Never more than the cache keeps: a body evicted before it is shown is opened twice.
         let room = max(cache.limit - cache.count, 0)
@@ -50,15 +72,15 @@ extension TimelineStore {
             if let job = sealedBody(widget) { jobs.append(job) }
         }
         // One file gains nothing from another thread.
-        guard jobs.count > 1 else { return 0 }
-        let batch = BodyBatch(jobs)
+        guard jobs.count > 1 else { return (0, [:]) }
+        let batch = BodyBatch(jobs, decode: decode)
         perform(jobs.count) { index in batch.open(index) }
         return cacheOpened(batch, epoch: epoch)
     }
 
     /// What `readBody` does before decrypting, for a widget it would decrypt; `nil` when
     /// it would throw (left to it) or the class key is not held.
-    private func sealedBody(_ widget: WidgetID) -> BodyBatch.Job? {
+    private func sealedBody(_ widget: WidgetID) -> BodyJob? {
         do throws(StoreError) {
             let key = try timelines.indexKey(for: widget)
             let path = "\(timelinesDirectory)/\(key.fileName)"
@@ -66,7 +88,7 @@ extension TimelineStore {
             try timelines.refuseIfRolledBack(key, generation: metadata.generation, file: path)
             timelines.setPlaceholder(key, metadata.placeholder, generation: metadata.generation)
             guard let pair = custody.keyPair(metadata.protectionClass, generation: metadata.keyGeneration) else { return nil }
-            return BodyBatch.Job(
+            return BodyJob(
                 widget: widget, sealed: sealed, classKey: pair, path: path, protectionClass: metadata.protectionClass,
                 generation: metadata.generation)
         } catch {
@@ -76,12 +98,13 @@ extension TimelineStore {
 
     /// Caches what `batch` opened, on the store's thread: all of it zeroed instead when
     /// a lock came since `epoch`, and each body whose class is no longer held, or that
-    /// the cache does not admit.
-    private func cacheOpened(_ batch: BodyBatch, epoch: LockEpoch) -> Int {
+    /// the cache does not admit; with the decoded values of those it cached.
+    private func cacheOpened<Decoded: Sendable>(_ batch: BodyBatch<Decoded>, epoch: LockEpoch) -> (cached: Int, decoded: [WidgetID: Decoded]) {
         let locked = custody.lockEpoch != epoch
         var cached = 0
+        var decoded: [WidgetID: Decoded] = [:]
         for (index, job) in batch.jobs.enumerated() {
-            guard let body = batch.take(index) else { continue }
+            guard let (body, value) = batch.take(index) else { continue }
             guard !locked, custody.lifecycle.isAvailable(job.protectionClass), !cache.contains(job.widget), cache.admits(body)
             else {
                 body.removeAll()
@@ -91,50 +114,57 @@ extension TimelineStore {
                 job.widget, body: body, protectionClass: job.protectionClass, generation: job.generation,
                 isOpen: job.protectionClass == .completeUnlessOpen)
             cached += 1
+            if let value { decoded[job.widget] = value }
         }
-        return cached
+        return (cached, decoded)
     }
 }
 
-/// The files of one `prefetchBodies` call and what their decryption gave: `jobs` is
-/// fixed before the threads start, and each slot of `opened` is written by the one
-/// thread that claimed its index and read on the store's thread once they are done.
-private final class BodyBatch: @unchecked Sendable {
-    struct Job {
-        let widget: WidgetID
-        let sealed: TimelineFile.Sealed
-        let classKey: KeyPair
-        let path: String
-        let protectionClass: ProtectionClass
-        let generation: UInt64
-    }
+/// A file `prefetchBodies` decrypts: read and checked on the store's thread.
+private struct BodyJob {
+    let widget: WidgetID
+    let sealed: TimelineFile.Sealed
+    let classKey: KeyPair
+    let path: String
+    let protectionClass: ProtectionClass
+    let generation: UInt64
+}
 
-    let jobs: [Job]
-    /// The decrypted bodies, in secure memory; `nil` where the file did not open
-    /// (`readBody` meets it again and reports it).
-    private let opened: UnsafeMutableBufferPointer<SecureBytes?>
+/// The files of one `prefetchBodies` call and what their decryption and `decode` gave:
+/// `jobs` is fixed before the threads start, and each slot of `opened` is written by
+/// the one thread that claimed its index and read on the store's thread once they
+/// are done.
+private final class BodyBatch<Decoded: Sendable>: @unchecked Sendable {
+    let jobs: [BodyJob]
+    private let decode: @Sendable (UnsafeRawBufferPointer) -> Decoded?
+    /// The decrypted bodies, in secure memory, and what `decode` made of each; `nil`
+    /// where the file did not open (`readBody` meets it again and reports it).
+    private let opened: UnsafeMutableBufferPointer<(body: SecureBytes, decoded: Decoded?)?>
 
-    init(_ jobs: [Job]) {
+    init(_ jobs: [BodyJob], decode: @escaping @Sendable (UnsafeRawBufferPointer) -> Decoded?) {
         self.jobs = jobs
+        self.decode = decode
         opened = .allocate(capacity: jobs.count)
         opened.initialize(repeating: nil)
     }
 
     deinit {
         // Every body was cached or zeroed (`take`); what is left is released.
-        for index in opened.indices { opened[index]?.removeAll() }
+        for index in opened.indices { opened[index]?.body.removeAll() }
         opened.deinitialize()
         opened.deallocate()
     }
 
-    /// Decrypts job `index`'s body into its slot.
+    /// Decrypts job `index`'s body into its slot, and decodes it.
     func open(_ index: Int) {
         let job = jobs[index]
-        opened[index] = try? TimelineFile.openBody(job.sealed, classKey: job.classKey, file: job.path)
+        guard let body = try? TimelineFile.openBody(job.sealed, classKey: job.classKey, file: job.path) else { return }
+        let decoded = body.withUnsafeBytes { decode($0) }
+        opened[index] = (body, decoded)
     }
 
-    /// The body job `index` opened, taken out of its slot.
-    func take(_ index: Int) -> SecureBytes? {
+    /// The body job `index` opened and its decoded value, taken out of its slot.
+    func take(_ index: Int) -> (body: SecureBytes, decoded: Decoded?)? {
         defer { opened[index] = nil }
         return opened[index]
     }

@@ -119,4 +119,44 @@ import WidgetModel
         #expect(!store.isCached(Self.health[0]))
         #expect(corruption { _ = try store.readBody(Self.health[0], allowOpenClassB: false) } == .rolledBack)
     }
+
+    /// Each body is decoded on the thread that opened it; the values come back for the
+    /// bodies cached, and a body its decode gives nothing for is cached all the same.
+    @Test func theDecodedValuesOfTheCachedBodiesComeBack() throws {
+        let f = Fixture()
+        let store = try unlockedAfterAPurge(f)
+        let serial = Serial()
+        let decoded = store.prefetchBodies(Self.health + [widget("com.example.health/none")], perform: serial.perform) { bytes in
+            let body = String(decoding: bytes, as: UTF8.self)
+            return body.hasSuffix("ring-0") ? nil : body
+        }
+        #expect(serial.counts == [6])
+        #expect(decoded.count == 5 && decoded[Self.health[0]] == nil)
+        for w in Self.health.dropFirst() { #expect(decoded[w] == "body of \(w)") }
+        for w in Self.health { #expect(store.isCached(w)) }
+        // Cached already: nothing is opened or decoded again.
+        #expect(store.prefetchBodies(Self.health, perform: serial.perform) { _ in 1 }.isEmpty)
+        #expect(serial.counts == [6])
+    }
+
+    @Test func aLockWhileTheBodiesAreDecodedGivesNoValues() throws {
+        let f = Fixture()
+        let store = try unlockedAfterAPurge(f)
+        let serial = Serial()
+        serial.between = { store.lock(now: .at(t0)) }
+        let decoded = store.prefetchBodies(Self.health, perform: serial.perform) { String(decoding: $0, as: UTF8.self) }
+        #expect(serial.counts == [6])
+        #expect(decoded.isEmpty)
+        for w in Self.health { #expect(!store.isCached(w)) }
+    }
+
+    @Test func noMoreAreDecodedThanTheCacheHolds() throws {
+        let f = Fixture()
+        let store = try unlockedAfterAPurge(f, limit: 3)
+        // One cached first: two more fit, and only theirs come back.
+        _ = try store.readBody(Self.health[5], allowOpenClassB: false)
+        let decoded = store.prefetchBodies(Self.health) { String(decoding: $0, as: UTF8.self) }
+        #expect(decoded.count == 2)
+        for (w, body) in decoded { #expect(store.isCached(w) && body == "body of \(w)") }
+    }
 }
