@@ -162,7 +162,10 @@ public enum Report {
     }
 
     /// Writes BENCHMARKS.md (keeping any hand-written analysis after the marker) and the plot.
+    /// The directory is made if missing: `--output` names a fresh one for an A/B that must
+    /// not rewrite docs/, and a run of minutes must not end without its report.
     public static func write(_ suite: BenchmarkSuite, to directory: String, command: String, date: Date = Date()) throws {
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let path = "\(directory)/BENCHMARKS.md"
         let marker = "<!-- analysis: kept across runs -->"
         let existing = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
