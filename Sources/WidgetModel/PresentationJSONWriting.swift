@@ -1,8 +1,4 @@
-#if canImport(FoundationEssentials)
 import FoundationEssentials
-#else
-import FoundationEssentials
-#endif
 import StrictJSON
 
 // A presentation's wire JSON, written straight into a `JSONWriter`: the daemon encodes
@@ -22,14 +18,14 @@ extension Presentation {
         writer.raw(#"{"entry":"#)
         entry.write(to: &writer)
         writer.raw(luminanceReduced ? #","luminanceReduced":true,"mode":"# : #","luminanceReduced":false,"mode":"#)
-        writer.raw(mode.jsonString)
+        writer.string(mode.rawValue)
         writer.raw(#","reasons":["#)
         for (index, reason) in reasons.enumerated() {
             if index > 0 { writer.byte(UInt8(ascii: ",")) }
-            writer.raw(reason.jsonString)
+            writer.string(reason.rawValue)
         }
         writer.raw(stale ? #"],"stale":true,"surface":"# : #"],"stale":false,"surface":"#)
-        writer.raw(surface.jsonString)
+        writer.string(surface.rawValue)
         if let validUntil {
             writer.raw(#","validUntil":"#)
             RFC3339.write(validUntil, to: &writer)
@@ -83,39 +79,5 @@ extension PresentedField {
         writer.raw(#""value":"#)
         value.write(to: &writer)
         writer.byte(UInt8(ascii: "}"))
-    }
-}
-
-extension PresentationMode {
-    /// The raw value as a JSON string literal.
-    fileprivate var jsonString: StaticString {
-        switch self {
-        case .content: #""content""#
-        case .redacted: #""redacted""#
-        case .placeholder: #""placeholder""#
-        }
-    }
-}
-
-extension PresentationReason {
-    /// The raw value as a JSON string literal.
-    fileprivate var jsonString: StaticString {
-        switch self {
-        case .placeholder: #""placeholder""#
-        case .privacy: #""privacy""#
-        case .invalidated: #""invalidated""#
-        }
-    }
-}
-
-extension Surface {
-    /// The raw value as a JSON string literal.
-    fileprivate var jsonString: StaticString {
-        switch self {
-        case .homeScreen: #""homeScreen""#
-        case .lockScreen: #""lockScreen""#
-        case .alwaysOn: #""alwaysOn""#
-        case .remote: #""remote""#
-        }
     }
 }

@@ -91,14 +91,6 @@ enum TimelineFile {
         }
     }
 
-    /// The class wrap key of the class and key generation a header names, derived from
-    /// the pair that opens it, into secure memory the caller zeroes.
-    static func classWrapKey(
-        _ pair: KeyPair, protectionClass: ProtectionClass, keyGeneration: Keybag.Generation
-    ) throws(CryptoError) -> SecureBytes {
-        try ClassWrapKey.derive(from: pair, classCode: protectionClass.code, generation: keyGeneration)
-    }
-
     /// The authenticated header.
     struct Header: Equatable {
         let protectionClass: ProtectionClass
@@ -394,8 +386,8 @@ enum TimelineFile {
                 defer { key.zeroInPlace() }
                 return try AEAD.open(sealed.body, key: key, associatedData: bodyLabel + sealed.headerBytes)
             case .classWrap(let wrapped):
-                let wrapKey = try classWrapKey(
-                    classKey, protectionClass: sealed.header.protectionClass, keyGeneration: sealed.header.keyGeneration)
+                let wrapKey = try ClassWrapKey.derive(
+                    from: classKey, classCode: sealed.header.protectionClass.code, generation: sealed.header.keyGeneration)
                 defer { wrapKey.zeroInPlace() }
                 let key = try AEAD.open(wrapped, key: wrapKey, associatedData: bodyKeyLabel + sealed.headerBytes)
                 defer { key.zeroInPlace() }

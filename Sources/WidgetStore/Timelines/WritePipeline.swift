@@ -78,8 +78,6 @@ extension TimelineStore {
             let fileBytes: Int
             let body: SecureBytes
             let classKey: PublicKey
-            /// How its body key is wrapped: under `wrapKeys[classKey]`, or by an exchange.
-            let wrap: TimelineFile.WrapKind
         }
 
         let writes: [TimelineWrite]
@@ -98,6 +96,12 @@ extension TimelineStore {
 
         /// How many writes the batch holds.
         public var count: Int { writes.count }
+
+        /// How `item`'s body key is wrapped: under `wrapKeys[item.classKey]` if there is
+        /// one, by an exchange otherwise.
+        func wrapKind(_ item: Staged) -> TimelineFile.WrapKind {
+            wrapKeys[item.classKey] == nil ? .exchange : .classKey
+        }
 
         /// Whether `commit` is one append to the journal and its `fdatasync`, nothing
         /// more: no fold first, no files written in place. The loop commits only such a
@@ -167,7 +171,7 @@ extension TimelineStore {
                 timelines.record(name, metadata, fileBytes: fileBytes)
                 staged.append(PreparedWrites.Staged(
                     index: index, name: name, metadata: metadata, fileBytes: fileBytes, body: write.body,
-                    classKey: classKey, wrap: wrap))
+                    classKey: classKey))
             } catch {
                 failures[index] = error
             }
@@ -194,7 +198,7 @@ extension TimelineStore {
             for key in wrapKeys.values { key.zeroInPlace() }
         }
         var agreed: [PublicKey: Result<KeyEncryptionKey, LedgerError>] = [:]
-        for item in prepared.staged where item.wrap == .exchange && agreed[item.classKey] == nil {
+        for item in prepared.staged where wrapKeys[item.classKey] == nil && agreed[item.classKey] == nil {
             agreed[item.classKey] = Result { () throws(LedgerError) in
                 try LedgerError.crypto { () throws(CryptoError) in try KeyEncryptionKeySupply.shared.take(for: item.classKey) }
             }
@@ -207,10 +211,9 @@ extension TimelineStore {
         let files = prepared.staged.map { item in
             (name: item.name, bytes: { @Sendable () throws(LedgerError) -> [UInt8] in
                 let wrap: TimelineFile.BodyWrap
-                switch item.wrap {
-                case .classKey:
-                    wrap = .classKey(wrapKeys[item.classKey]!)
-                case .exchange:
+                if let wrapKey = wrapKeys[item.classKey] {
+                    wrap = .classKey(wrapKey)
+                } else {
                     // A class whose exchange failed fails its own files only.
                     wrap = .exchange(try keks[item.classKey]!.get())
                 }

@@ -232,7 +232,7 @@ import WidgetModel
         let before = store.prepareWrites([
             .init(widget: widgetA, protectionClass: .complete, family: nil, reloadDue: nil, body: secure("staged"), placeholder: nil)
         ])
-        #expect(before.staged.map(\.wrap) == [.classKey] && before.wrapKeys.count == 1)
+        #expect(before.staged.map(before.wrapKind) == [.classKey] && before.wrapKeys.count == 1)
         // The lock purges class A while the batch is between staging and sealing.
         store.lock(now: .at(t0), purgeAtOnce: true)
         let committed = TimelineStore.commit(before)
@@ -242,7 +242,7 @@ import WidgetModel
         let after = store.prepareWrites([
             .init(widget: widgetB, protectionClass: .complete, family: nil, reloadDue: nil, body: secure("locked"), placeholder: nil)
         ])
-        #expect(after.staged.map(\.wrap) == [.exchange] && after.wrapKeys.isEmpty)
+        #expect(after.staged.map(after.wrapKind) == [.exchange] && after.wrapKeys.isEmpty)
         #expect(try store.finishWrites(TimelineStore.commit(after))[0].get() == 1)
         try store.checkpoint()
         #expect(try sealed(try file(of: widgetA, in: f)).header.wrapKind == .classKey)
