@@ -1,8 +1,4 @@
-#if canImport(FoundationEssentials)
 import FoundationEssentials
-#else
-import FoundationEssentials
-#endif
 
 /// One moment of a timeline: what to show from `date` on (DESIGN §2).
 public struct Entry: Sendable, Hashable {

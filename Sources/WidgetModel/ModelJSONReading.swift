@@ -1,8 +1,4 @@
-#if canImport(FoundationEssentials)
 import FoundationEssentials
-#else
-import FoundationEssentials
-#endif
 import StrictJSON
 
 // Decoding the timeline model straight from JSON bytes with `JSONReader`: no

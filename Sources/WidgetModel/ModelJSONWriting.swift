@@ -1,8 +1,4 @@
-#if canImport(FoundationEssentials)
 import FoundationEssentials
-#else
-import FoundationEssentials
-#endif
 import StrictJSON
 
 // The canonical JSON of the timeline model, written with `JSONWriter`: compact, keys

@@ -1,8 +1,4 @@
-#if canImport(FoundationEssentials)
 import FoundationEssentials
-#else
-import FoundationEssentials
-#endif
 
 /// What a host is shown for one widget on one surface (DESIGN §4; `io.widgetd.Host.Presentation`).
 ///

@@ -1,8 +1,4 @@
-#if canImport(FoundationEssentials)
 import FoundationEssentials
-#else
-import FoundationEssentials
-#endif
 
 /// The decision of DESIGN §4: what a host is shown, in two phases so that the daemon
 /// decrypts nothing it will not show.

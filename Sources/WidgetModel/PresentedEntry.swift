@@ -1,8 +1,4 @@
-#if canImport(FoundationEssentials)
 import FoundationEssentials
-#else
-import FoundationEssentials
-#endif
 
 /// The entry inside a presentation. In placeholder mode `date` and `relevance` are nil:
 /// nothing from the timeline is shown.

@@ -1,8 +1,4 @@
-#if canImport(FoundationEssentials)
 import FoundationEssentials
-#else
-import FoundationEssentials
-#endif
 import StrictJSON
 
 /// A strict, pure RFC 3339 date-time parser and formatter.

@@ -1,8 +1,4 @@
-#if canImport(FoundationEssentials)
 import FoundationEssentials
-#else
-import FoundationEssentials
-#endif
 
 /// When the provider should be asked for a new timeline (WidgetKit's `TimelineReloadPolicy`).
 public enum ReloadPolicy: Sendable, Hashable {

@@ -1,8 +1,4 @@
-#if canImport(FoundationEssentials)
 import FoundationEssentials
-#else
-import FoundationEssentials
-#endif
 import StrictJSON
 
 /// A widget's entries and reload policy: the body the store keeps encrypted (DESIGN §2).

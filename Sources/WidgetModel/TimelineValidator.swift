@@ -1,8 +1,4 @@
-#if canImport(FoundationEssentials)
 import FoundationEssentials
-#else
-import FoundationEssentials
-#endif
 import StrictJSON
 
 /// Checks decoded timelines, entries, policies and placeholders against `TimelineLimits`

@@ -204,8 +204,9 @@ import Testing
             memoryBefore, memoryDuring, "\(attack.summary)"))
         #expect(daemon.process?.isRunning == true)
         // Generous bounds, so a loaded CI machine cannot flake them; a daemon blocked by
-        // one client (seconds) or buffering every attacker's bytes (hundreds of MiB) fails.
-        #expect(p99During < max(25 * p99Alone, 0.2), "p99 \(p99During) s under attack vs \(p99Alone) s alone")
+        // one client (the slow attacker's message alone takes 0.6 s) or buffering every
+        // attacker's bytes (hundreds of MiB) fails.
+        #expect(p99During < max(25 * p99Alone, 0.5), "p99 \(p99During) s under attack vs \(p99Alone) s alone")
         #expect(memoryDuring - memoryBefore < 128 * 1024, "RSS grew from \(memoryBefore) KiB to \(memoryDuring) KiB")
         #expect(attack.summary.values.reduce(0, +) > 5)
         #expect(try good.ok("io.widgetd.Device.GetStatus")["state"] as? String == "unlocked")
