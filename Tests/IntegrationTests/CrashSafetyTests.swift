@@ -184,8 +184,9 @@ import TestSupport
         let daemon = try DaemonProcess()
         let state = daemon.stateDirectory.path
         try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true)
-        // Room for the 4 MiB journal and, once the filler is gone, for folding it.
-        try #require(Self.run("/bin/mount", "-t", "tmpfs", "-o", "size=10m,mode=0700", "tmpfs", state) == 0)
+        // Room for the journal's two 4 MiB regions and, once the filler is gone, for
+        // folding them both.
+        try #require(Self.run("/bin/mount", "-t", "tmpfs", "-o", "size=20m,mode=0700", "tmpfs", state) == 0)
         defer { _ = Self.run("/bin/umount", "-l", state) }
         try daemon.start()
         #expect(!daemon.log.contains("no room for the journal"))
@@ -193,8 +194,10 @@ import TestSupport
         let filler = daemon.stateDirectory.appendingPathComponent("filler").path
         _ = Self.run("/bin/dd", "if=/dev/zero", "of=\(filler)", "bs=4k", "status=none")
 
-        // Timelines of ≈ 100 KB, each its own widget: the journal fills after about 40,
-        // and folding them needs the room the filler took.
+        // Timelines of ≈ 100 KB, each its own widget: a region fills after about 40, and
+        // folding it needs the room the filler took (its fold beside the writes fails,
+        // the writes go on in the other region, and the append that finds both full
+        // reports the failure when it folds the first again).
         func parameters(_ index: Int) -> [String: Any] {
             var parameters = Fixtures.putParameters("com.example.weather/w#\(index)", secret: "seq-\(index)")
             parameters["entries"] = (parameters["entries"] as! [[String: Any]]).map { entry in

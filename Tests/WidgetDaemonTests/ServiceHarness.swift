@@ -57,7 +57,7 @@ final class ServiceHarness {
     ) throws -> (TimelineStore, WidgetService) {
         let store = try TimelineStore(
             stateDirectory: "\(root)/state", credentialsDirectory: nil,
-            configuration: DaemonRuntime.storeConfiguration(configuration), journalCapacity: 64 << 10, now: scheduler.now)
+            configuration: DaemonRuntime.storeConfiguration(configuration), journalCapacity: 64 << 10, journalFolding: .atOnce, now: scheduler.now)
         let service = WidgetService(
             scheduler: scheduler, store: store, authorization: Authorization(configuration: configuration, daemonUID: 0),
             limits: .default, logger: .disabled)

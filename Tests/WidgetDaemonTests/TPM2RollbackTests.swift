@@ -40,7 +40,7 @@ import WidgetTPM
             configuration.kdfCost = .minimum
             return try TimelineStore(
                 stateDirectory: state, deviceKeySource: source, rollbackCounter: DaemonRuntime.rollbackCounter(of: source),
-                configuration: configuration, journalCapacity: 64 << 10, now: Date(timeIntervalSince1970: 1_800_000_000))
+                configuration: configuration, journalCapacity: 64 << 10, journalFolding: .atOnce, now: Date(timeIntervalSince1970: 1_800_000_000))
         }
 
         var keybag: String { "\(state)/keybag" }
@@ -141,7 +141,7 @@ import WidgetTPM
         configuration.kdfCost = .minimum
         let store = try TimelineStore(
             stateDirectory: state, deviceKeySource: opened, rollbackCounter: DaemonRuntime.rollbackCounter(of: opened),
-            configuration: configuration, journalCapacity: 64 << 10, now: Date(timeIntervalSince1970: 1_800_000_000))
+            configuration: configuration, journalCapacity: 64 << 10, journalFolding: .atOnce, now: Date(timeIntervalSince1970: 1_800_000_000))
         return try body(store, opened)
     }
 

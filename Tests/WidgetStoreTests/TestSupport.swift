@@ -19,10 +19,13 @@ final class Fixture: @unchecked Sendable {
 
     deinit { try? FileManager.default.removeItem(atPath: root) }
 
-    func open(_ configuration: StoreConfiguration = .test, credentials: String? = nil, now: Date = t0) throws -> TimelineStore {
+    func open(
+        _ configuration: StoreConfiguration = .test, credentials: String? = nil, folding: JournalFolding = .atOnce,
+        journalCapacity: Int = Fixture.journalCapacity, now: Date = t0
+    ) throws -> TimelineStore {
         try TimelineStore(
             stateDirectory: state, credentialsDirectory: credentials, configuration: configuration,
-            journalCapacity: Self.journalCapacity, now: now)
+            journalCapacity: journalCapacity, journalFolding: folding, now: now)
     }
 
     /// Small, so that the tests fold the journal often (and preallocate little).

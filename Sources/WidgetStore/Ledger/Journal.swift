@@ -1,3 +1,4 @@
+import Dispatch
 import FoundationEssentials
 import Glibc
 import SecureMemory
@@ -9,39 +10,54 @@ import WidgetdPOSIX
 /// A write's sealed timeline file (the very bytes its `.wtl` file will hold) is
 /// appended to this preallocated file and made durable with one `fdatasync` per batch,
 /// in place: no new inode, no `rename`, no directory `fsync` on the write's path. The
-/// files are brought up to date later, all at once (`fold`): when the journal is full,
-/// before a delete or a wipe, at an orderly stop, and at open after a crash. Until then
-/// `pending(_:)` serves the newest journaled bytes of a file in its place. A fold writes
-/// each file once however many times it was journaled, as a database's checkpoint does.
+/// files are brought up to date later, all at once (`fold`), as a database's
+/// checkpoint does: each file written once however many times it was journaled. Until
+/// then `pending(_:)` serves the newest journaled bytes of a file in its place.
+///
+/// The file is two regions of `capacity` bytes each, so that a fold does not stall the
+/// writers: appends go to the active region; when it is full they turn to the other,
+/// and the full one is folded beside them (`JournalFolding.inBackground`), on another thread.
+/// Only if the other region is still folding when the active one fills again does an
+/// append wait. The files are also folded before a delete or a wipe, at an orderly
+/// stop, and at open after a crash.
 ///
 /// ```
+/// file     region 0 (capacity bytes) | region 1 (capacity bytes)
+/// region   record* (from its first byte; a zeroed first header: empty)
 /// record   "WDJR" | epoch (8) | sequence u64 | file-name digest (16) | length u32 | sealed file | MAC (16)
 /// ```
 ///
 /// The MAC is a keyed BLAKE2b of everything before it, under a device subkey. Every
-/// fold starts a new random epoch with sequence 0, so records left over from an earlier
-/// epoch beyond the new ones never read as current. Reading stops at the first record
-/// that does not verify or does not follow in sequence: a write torn by a crash was
-/// never acknowledged, so what follows it was not either. What is journaled is what the
-/// file would hold — sealed, never plaintext — so the journal adds nothing to read while
-/// locked. A fold writes the files durably before it empties the journal (zeroes the
-/// first record's header and syncs), so a crash at any point replays at worst records
-/// whose files are already written: the same bytes again.
+/// fold of a region starts it again with a new random epoch and sequence 0, so records
+/// left over from an earlier epoch beyond the new ones never read as current. Reading a
+/// region stops at the first record that does not verify or does not follow in
+/// sequence: a write torn by a crash was never acknowledged, so what follows it was not
+/// either. The second region starts at half the file's size, whatever `capacity` the
+/// run that wrote it had; a file of one region (as older versions wrote it) has no
+/// record of sequence 0 there. What is journaled is what the file would hold — sealed,
+/// never plaintext — so the journal adds nothing to read while locked. A fold writes
+/// the files durably before it empties its region (zeroes its first header and syncs),
+/// so a crash at any point replays at worst records whose files are already written.
+/// Both regions replay at open, in either order: the catalog admits a record only if it
+/// is not older than what it holds for its file, so the newer of two records of a file
+/// wins wherever it lies.
 ///
 /// A fold also keeps the catalog (`GenerationLedger`) durable: it writes no record older than
 /// the generation the catalog holds for its file (a journal restored from a backup
 /// must not replace newer files), and saves the generations it wrote after the files
-/// and before the journal is emptied, anchored to the rollback counter when there is
+/// and before the region is emptied, anchored to the rollback counter when there is
 /// one (`GenerationLedger.saveAnchored`): one counter increment per fold, none per write.
 ///
-/// Threading: `append`, `fold` and `discard` may run on any thread and take turns;
-/// `pending` may run beside them. One journal per state directory at a time: a second
-/// one opened on it folds and empties it under the first (`StateDirectoryLock` keeps a
-/// second daemon out; a store reopened in a test while the first lives is a restart
-/// after a crash of the first, which then must not write again).
+/// Threading: `append`, `fold` and `discard` may run on any thread and take turns
+/// (`writeLock`); a region's fold holds `foldLock`, which an append that needs that
+/// region waits for; `pending` may run beside them all. One journal per state
+/// directory at a time: a second one opened on it folds and empties it under the first
+/// (`StateDirectoryLock` keeps a second daemon out; a store reopened in a test while
+/// the first lives is a restart after a crash of the first, which then must not write
+/// again).
 final class Journal: @unchecked Sendable {
     static let fileName = "journal"
-    /// The default size of the preallocated file.
+    /// The default size of each of the file's two regions.
     static let defaultCapacity = 4 << 20
 
     private static let magic: [UInt8] = Array("WDJR".utf8)
@@ -54,22 +70,52 @@ final class Journal: @unchecked Sendable {
     private let stateDirectory: String
     /// Where the timeline files are folded to.
     private let directory: String
+    /// The size of each region.
     private let capacity: Int
     private let macKey: SecureBytes
     private let fd: FileDescriptor
     /// The generations the folds record.
     private let ledger: GenerationLedger
+    private let folding: JournalFolding
+    /// Runs a background fold: on a queue of its own, one at a time. Tests hold the
+    /// folds back here to see the journal while a region waits to be folded.
+    var scheduleFold: @Sendable (@escaping @Sendable () -> Void) -> Void = { work in
+        Journal.foldQueue.async(execute: work)
+    }
+    private static let foldQueue = DispatchQueue(label: "widgetd.journal.fold")
 
-    /// Serialises `append`, `fold` and `discard`; guards `tail`, `epoch` and `sequence`.
+    /// One region of the file and the records it holds; its fields change under
+    /// `stateLock` (the journal's locks say who may change them).
+    private final class Region: @unchecked Sendable {
+        /// Its first byte in the file.
+        let base: Int
+        var tail = 0
+        var epoch: [UInt8]
+        var sequence: UInt64 = 0
+        /// The newest bytes of each file journaled here and not folded yet.
+        var files: [FileDigest: [UInt8]] = [:]
+        /// Full and waiting for (or being folded by) a background fold.
+        var sealed = false
+        /// Counts the times it was sealed, so that a background fold folds the sealing
+        /// it was started for and not a later use of the region.
+        var sealings = 0
+
+        init(base: Int, epoch: [UInt8]) {
+            self.base = base
+            self.epoch = epoch
+        }
+    }
+
+    private let regions: [Region]
+    /// Serialises `append`, `fold` and `discard`.
     private let writeLock = ThreadLock()
-    private var tail = 0
-    private var epoch: [UInt8]
-    private var sequence: UInt64 = 0
-
-    /// Guards `files`, which `pending` reads beside a running append or fold.
-    private let filesLock = ThreadLock()
-    /// The newest journaled bytes of each file not folded yet.
-    private var files: [FileDigest: [UInt8]] = [:]
+    /// Held by whoever folds a sealed region; an append that needs it waits for it.
+    private let foldLock = ThreadLock()
+    /// Guards `active` and every region's fields, which `pending` and a background
+    /// fold read beside an append.
+    private let stateLock = ThreadLock()
+    /// The region appends go to.
+    private var active = 0
 
     /// How many records the open replayed (they were folded into their files at once).
     let recoveredRecords: Int
@@ -78,7 +124,7 @@ final class Journal: @unchecked Sendable {
     /// folds any records a crash left in it into `timelinesDirectory`.
     init(
         stateDirectory: String, timelinesDirectory: String, capacity: Int = Journal.defaultCapacity, macKey: SecureBytes,
-        ledger: GenerationLedger
+        ledger: GenerationLedger, folding: JournalFolding = .inBackground
     ) throws(LedgerError) {
         precondition(capacity > Self.overhead, "a journal must hold at least one record")
         let path = "\(stateDirectory)/\(Self.fileName)"
@@ -86,10 +132,10 @@ final class Journal: @unchecked Sendable {
         guard let fd = try FileSystem.openFile(path, flags: O_RDWR | O_CREAT) else {
             throw .io(operation: "open", path: path, errno: .noSuchFileOrDirectory)
         }
-        let replayed: [Record]
+        let replayed: [[Record]]
         do throws(LedgerError) {
             replayed = try Self.read(fd: fd, path: path, macKey: macKey)
-            epoch = try Self.newEpoch()
+            regions = [Region(base: 0, epoch: try Self.newEpoch()), Region(base: capacity, epoch: try Self.newEpoch())]
         } catch {
             Syscall.close(fd)
             throw error
@@ -101,78 +147,149 @@ final class Journal: @unchecked Sendable {
         self.capacity = capacity
         self.macKey = macKey
         self.ledger = ledger
-        recoveredRecords = replayed.count
-        for record in replayed { files[record.key] = record.bytes }
-        if !files.isEmpty { try fold() }
+        self.folding = folding
+        recoveredRecords = replayed.reduce(0) { $0 + $1.count }
+        // Folded where they were read (a region's place depends on the file's size,
+        // which the preallocation below may change), each region's records into their files.
+        for records in replayed where !records.isEmpty {
+            var newest: [FileDigest: [UInt8]] = [:]
+            for record in records { newest[record.key] = record.bytes }
+            try foldRecords(newest)
+        }
+        if recoveredRecords > 0 { try zeroFirstHeaders(fileSize: Self.size(of: fd, path: path)) }
         try preallocate()
     }
 
     deinit { Syscall.close(fd) }
 
-    /// Whether `stateDirectory/journal` holds a record (its first header starts with
-    /// the magic), without a key: acknowledged writes that a lost keybag would make
+    /// Whether `stateDirectory/journal` holds a record (a region's first header starts
+    /// with the magic), without a key: acknowledged writes that a lost keybag would make
     /// unreadable (`TimelineStore`'s start check). Read as `FileSystem.openFile` says.
     static func holdsRecords(stateDirectory: String) throws(LedgerError) -> Bool {
         let path = "\(stateDirectory)/\(fileName)"
         guard let fd = try FileSystem.openFile(path) else { return false }
         defer { Syscall.close(fd) }
-        var first = [UInt8](repeating: 0, count: magic.count)
-        return try FileSystem.readAt(fd, into: &first, at: 0, path: path) == magic.count && first == magic
+        for base in regionBases(fileSize: try size(of: fd, path: path)) {
+            var first = [UInt8](repeating: 0, count: magic.count)
+            if try FileSystem.readAt(fd, into: &first, at: base, path: path) == magic.count, first == magic { return true }
+        }
+        return false
     }
 
     /// The newest journaled bytes of the file `key` names, or `nil` if its file is current.
     func pending(_ key: FileDigest) -> [UInt8]? {
-        filesLock.withLock { files[key] }
+        stateLock.withLock {
+            // The active region's records are newer than the other's.
+            regions[active].files[key] ?? regions[1 - active].files[key]
+        }
     }
 
     /// Whether files of these sizes would be appended without a fold first: a caller
     /// that must not wait for a fold (the event loop) hands the others to a worker.
     func fitsWithoutFold(fileBytes: [Int]) -> Bool {
         let size = fileBytes.reduce(0) { $0 + Self.overhead + $1 }
-        writeLock.lock()
-        defer { writeLock.unlock() }
-        return tail + size <= capacity
+        return stateLock.withLock {
+            if regions[active].tail + size <= capacity { return true }
+            // Turning to an empty other region folds the full one elsewhere.
+            let other = regions[1 - active]
+            return folding == .inBackground && size <= capacity && other.tail == 0 && !other.sealed
+        }
     }
 
-    /// Appends a batch of sealed files durably (one write and one `fdatasync`), folding
-    /// first if they do not fit in what is left. Returns `false`, having written
-    /// nothing, when the batch does not fit even in an empty journal: the caller writes
-    /// those files directly (after `fold`, so no older record of theirs can replay).
-    /// On failure nothing of the batch counts as written; a later append overwrites it.
+    /// Appends a batch of sealed files durably (one write and one `fdatasync`), turning
+    /// to the other region first if they do not fit in what is left of the active one.
+    /// Returns `false`, having written nothing, when the batch does not fit even in an
+    /// empty region: the caller writes those files directly (after `fold`, so no older
+    /// record of theirs can replay). On failure nothing of the batch counts as written;
+    /// a later append overwrites it.
     func append(_ batch: [(key: FileDigest, bytes: [UInt8])]) throws(LedgerError) -> Bool {
         let size = batch.reduce(0) { $0 + Self.overhead + $1.bytes.count }
         guard size <= capacity else { return false }
         return try serialized { () throws(LedgerError) -> Bool in
-            if tail + size > capacity { try foldLocked() }
+            var region = stateLock.withLock { regions[active] }
+            if region.tail + size > capacity {
+                try turnOver()
+                region = stateLock.withLock { regions[active] }
+            }
             var records: [UInt8] = []
             records.reserveCapacity(size)
-            var next = sequence
+            var next = region.sequence
             for file in batch {
-                try appendRecord(file.key, file.bytes, sequence: next, to: &records)
+                try appendRecord(file.key, file.bytes, epoch: region.epoch, sequence: next, to: &records)
                 next += 1
             }
-            try records.withBytes { (buffer) throws(LedgerError) in try FileSystem.writeAt(fd, buffer, at: tail, path: path) }
+            try records.withBytes { (buffer) throws(LedgerError) in
+                try FileSystem.writeAt(fd, buffer, at: region.base + region.tail, path: path)
+            }
             try FileSystem.call("fdatasync", path) { fdatasync(fd.rawValue) }
-            tail += size
-            sequence = next
-            filesLock.withLock {
-                for file in batch { files[file.key] = file.bytes }
+            stateLock.withLock {
+                region.tail += size
+                region.sequence = next
+                for file in batch { region.files[file.key] = file.bytes }
             }
             return true
         }
     }
 
+    /// Makes the other region the active one and folds the full one: beside the
+    /// appends (`inBackground`) or now (`atOnce`). The other region must be empty
+    /// first: if its fold is still running this waits for it, and if that fold
+    /// failed, folds it again here and throws what stops it. Holds `writeLock`.
+    private func turnOver() throws(LedgerError) {
+        foldLock.lock()
+        defer { foldLock.unlock() }
+        let (full, other) = stateLock.withLock { (regions[active], regions[1 - active]) }
+        if stateLock.withLock({ other.tail > 0 }) { try foldLocked(other) }
+        switch folding {
+        case .atOnce:
+            try foldLocked(full)
+        case .inBackground:
+            let sealing = stateLock.withLock { () -> Int in
+                active = 1 - active
+                full.sealed = true
+                full.sealings += 1
+                return full.sealings
+            }
+            scheduleFold { [self] in foldInBackground(full, sealing: sealing) }
+        }
+    }
+
+    /// Folds `region` if it is still the sealing `sealing` left (an append that could
+    /// not wait may have folded it already). A failure leaves it sealed with its
+    /// records, served by `pending`: the next append that needs the region folds it
+    /// again and reports the error to its writers.
+    private func foldInBackground(_ region: Region, sealing: Int) {
+        foldLock.lock()
+        defer { foldLock.unlock() }
+        guard stateLock.withLock({ region.sealed && region.sealings == sealing }) else { return }
+        try? foldLocked(region)
+    }
+
     /// Writes every journaled file into place (each once, its newest bytes), durably,
     /// then empties the journal durably. On failure the journal is kept as it was.
     func fold() throws(LedgerError) {
-        try serialized { () throws(LedgerError) in try foldLocked() }
+        try serialized { () throws(LedgerError) in
+            foldLock.lock()
+            defer { foldLock.unlock() }
+            // The older region first, though either order ends the same (see the type).
+            let (newer, older) = stateLock.withLock { (regions[active], regions[1 - active]) }
+            try foldLocked(older)
+            try foldLocked(newer)
+        }
     }
 
     /// Empties the journal durably without writing its files (a wipe: they are going).
     func discard() throws(LedgerError) {
         try serialized { () throws(LedgerError) in
-            try restart()
-            filesLock.withLock { files.removeAll() }
+            foldLock.lock()
+            defer { foldLock.unlock() }
+            for region in regions {
+                try restart(region)
+                stateLock.withLock {
+                    region.files.removeAll()
+                    region.sealed = false
+                }
+            }
         }
     }
 
@@ -183,11 +300,22 @@ final class Journal: @unchecked Sendable {
         return try body()
     }
 
-    private func foldLocked() throws(LedgerError) {
-        let snapshot = filesLock.withLock { files }
-        guard !snapshot.isEmpty else { return }
+    /// Folds `region`'s records into their files and empties it. Holds `foldLock`.
+    private func foldLocked(_ region: Region) throws(LedgerError) {
+        let snapshot = stateLock.withLock { region.files }
+        if !snapshot.isEmpty { try foldRecords(snapshot) }
+        try restart(region)
+        stateLock.withLock {
+            region.files.removeAll()
+            region.sealed = false
+        }
+    }
+
+    /// Writes the files of `records` the catalog admits into place durably, then saves
+    /// their generations in the catalog.
+    private func foldRecords(_ records: [FileDigest: [UInt8]]) throws(LedgerError) {
         var admitted: [(key: FileDigest, value: [UInt8])] = []
-        for (key, bytes) in snapshot where try ledger.admits(key, generation: TimelineFile.generation(of: bytes) ?? 0) {
+        for (key, bytes) in records where try ledger.admits(key, generation: TimelineFile.generation(of: bytes) ?? 0) {
             admitted.append((key, bytes))
         }
         let all = admitted.map { (name: $0.key.fileName, bytes: $0.value) }
@@ -203,21 +331,44 @@ final class Journal: @unchecked Sendable {
         ledger.record(files: admitted.map { (key: $0.key, bytes: $0.value) })
         // Anchored (DESIGN §9): a fold is where the catalog's rollback window closes.
         try ledger.saveAnchored()
-        try restart()
-        filesLock.withLock { files.removeAll() }
     }
 
     /// How many files a fold replaces at a time.
     private static let filesPerFoldSlice = 64
 
-    /// Invalidates every record durably and starts a new epoch at the front.
-    private func restart() throws(LedgerError) {
+    /// Invalidates every record of `region` durably and starts it again, in a new epoch.
+    private func restart(_ region: Region) throws(LedgerError) {
         let zeros = [UInt8](repeating: 0, count: Self.headerByteCount)
-        try zeros.withBytes { (buffer) throws(LedgerError) in try FileSystem.writeAt(fd, buffer, at: 0, path: path) }
+        try zeros.withBytes { (buffer) throws(LedgerError) in try FileSystem.writeAt(fd, buffer, at: region.base, path: path) }
         try FileSystem.call("fdatasync", path) { fdatasync(fd.rawValue) }
-        tail = 0
-        sequence = 0
-        epoch = try Self.newEpoch()
+        let epoch = try Self.newEpoch()
+        stateLock.withLock {
+            region.tail = 0
+            region.sequence = 0
+            region.epoch = epoch
+        }
+    }
+
+    /// Invalidates the records of a file's regions as `read` found them, durably (the
+    /// open, once it folded them).
+    private func zeroFirstHeaders(fileSize: Int) throws(LedgerError) {
+        let zeros = [UInt8](repeating: 0, count: Self.headerByteCount)
+        for base in Self.regionBases(fileSize: fileSize) {
+            try zeros.withBytes { (buffer) throws(LedgerError) in try FileSystem.writeAt(fd, buffer, at: base, path: path) }
+        }
+        try FileSystem.call("fdatasync", path) { fdatasync(fd.rawValue) }
+    }
+
+    /// Where a file of `fileSize` bytes has its regions: at its start and at half its
+    /// size (when a record fits there).
+    private static func regionBases(fileSize: Int) -> [Int] {
+        fileSize / 2 >= overhead ? [0, fileSize / 2] : [0]
+    }
+
+    private static func size(of fd: FileDescriptor, path: String) throws(LedgerError) -> Int {
+        var info = stat()
+        try FileSystem.call("fstat", path) { fstat(fd.rawValue, &info) }
+        return Int(info.st_size)
     }
 
     private static func newEpoch() throws(LedgerError) -> [UInt8] {
@@ -226,7 +377,7 @@ final class Journal: @unchecked Sendable {
 
     /// Appends one record (header, file, MAC) to `out`.
     private func appendRecord(
-        _ key: FileDigest, _ bytes: [UInt8], sequence: UInt64, to out: inout [UInt8]
+        _ key: FileDigest, _ bytes: [UInt8], epoch: [UInt8], sequence: UInt64, to out: inout [UInt8]
     ) throws(LedgerError) {
         let start = out.count
         out.append(contentsOf: Self.magic)
@@ -257,19 +408,28 @@ final class Journal: @unchecked Sendable {
         let bytes: [UInt8]
     }
 
-    /// The records of the journal's current epoch, in order, up to the first that does
+    /// The records of each region's current epoch, in order, up to the first that does
     /// not verify or does not follow in sequence.
-    private static func read(fd: FileDescriptor, path: String, macKey: SecureBytes) throws(LedgerError) -> [Record] {
-        // Most opens find an empty journal: its first header says so without reading the rest.
-        var first = [UInt8](repeating: 0, count: headerByteCount)
-        guard try FileSystem.readAt(fd, into: &first, at: 0, path: path) == headerByteCount, Array(first.prefix(4)) == magic else {
-            return []
+    private static func read(fd: FileDescriptor, path: String, macKey: SecureBytes) throws(LedgerError) -> [[Record]] {
+        let fileSize = try size(of: fd, path: path)
+        var regions: [[Record]] = []
+        for base in regionBases(fileSize: fileSize) {
+            // Most opens find an empty region: its first header says so without reading the rest.
+            var first = [UInt8](repeating: 0, count: headerByteCount)
+            guard try FileSystem.readAt(fd, into: &first, at: base, path: path) == headerByteCount,
+                Array(first.prefix(4)) == magic
+            else {
+                regions.append([])
+                continue
+            }
+            // To the file's end: the first region's records stop before the second's
+            // (whose epoch and sequence do not follow), and a file of one region has
+            // records past the middle.
+            var contents = [UInt8](repeating: 0, count: fileSize - base)
+            let count = try FileSystem.readAt(fd, into: &contents, at: base, path: path)
+            regions.append(try parse(contents.prefix(count), macKey: macKey))
         }
-        var info = stat()
-        try FileSystem.call("fstat", path) { fstat(fd.rawValue, &info) }
-        var contents = [UInt8](repeating: 0, count: Int(info.st_size))
-        let size = try FileSystem.readAt(fd, into: &contents, at: 0, path: path)
-        return try parse(contents.prefix(size), macKey: macKey)
+        return regions
     }
 
     /// The valid records at the front of `contents` (see `read`).
@@ -298,26 +458,31 @@ final class Journal: @unchecked Sendable {
         return records
     }
 
-    /// Makes the file exactly `capacity` bytes of allocated blocks, so that appends
+    /// Makes the file exactly two regions of allocated blocks, so that appends
     /// overwrite in place and `fdatasync` writes data only (a growing file would also
     /// write its inode on every sync).
     private func preallocate() throws(LedgerError) {
-        var info = stat()
-        try FileSystem.call("fstat", path) { fstat(fd.rawValue, &info) }
-        let size = Int(info.st_size)
-        guard size != capacity else { return }
-        if size > capacity {
-            try FileSystem.call("ftruncate", path) { ftruncate(fd.rawValue, off_t(capacity)) }
+        let size = try Self.size(of: fd, path: path)
+        let total = 2 * capacity
+        guard size != total else { return }
+        if size > total {
+            try FileSystem.call("ftruncate", path) { ftruncate(fd.rawValue, off_t(total)) }
         } else {
             let zeros = [UInt8](repeating: 0, count: 64 << 10)
             var offset = size
-            while offset < capacity {
-                let count = min(zeros.count, capacity - offset)
+            while offset < total {
+                let count = min(zeros.count, total - offset)
                 try zeros.withBytes { (buffer) throws(LedgerError) in
                     try FileSystem.writeAt(fd, UnsafeRawBufferPointer(rebasing: buffer.prefix(count)), at: offset, path: path)
                 }
                 offset += count
             }
+        }
+        // The regions move with the size: whatever lay where they now start was
+        // folded above, or never held a record of theirs.
+        let zeros = [UInt8](repeating: 0, count: Self.headerByteCount)
+        for region in regions {
+            try zeros.withBytes { (buffer) throws(LedgerError) in try FileSystem.writeAt(fd, buffer, at: region.base, path: path) }
         }
         try FileSystem.call("fsync", path) { fsync(fd.rawValue) }
         try FileSystem.syncDirectory(stateDirectory)

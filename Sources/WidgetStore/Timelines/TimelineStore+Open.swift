@@ -222,7 +222,7 @@ extension TimelineStore {
         do throws(StoreError) {
             let opened = try fromLedger { () throws(LedgerError) in try Journal(
                 stateDirectory: stateDirectory, timelinesDirectory: timelinesDirectory, capacity: journalCapacity,
-                macKey: custody.subkeys.journalMAC, ledger: timelines.ledger) }
+                macKey: custody.subkeys.journalMAC, ledger: timelines.ledger, folding: journalFolding) }
             replayedJournalAtOpen = replayedJournalAtOpen || opened.recoveredRecords > 0
             return opened
         } catch .io(_, _, Errno(rawValue: ENOSPC)) {

@@ -51,6 +51,7 @@ public final class TimelineStore {
         didSet { timelines.journal = journal }
     }
     let journalCapacity: Int
+    let journalFolding: JournalFolding
     /// Batches prepared and not finished yet. While one is in flight no key generation
     /// is dropped: a write that fails leaves the previous file, perhaps sealed to one.
     var writesInFlight = 0
@@ -59,17 +60,19 @@ public final class TimelineStore {
 
     /// Opens (or creates) the store in `stateDirectory`, its device key from the state
     /// directory or the systemd credential (`FileDeviceKeySource`). See
-    /// `init(stateDirectory:deviceKeySource:configuration:journalCapacity:startOver:now:)`.
+    /// `init(stateDirectory:deviceKeySource:passcodeVerifier:rollbackCounter:configuration:journalCapacity:journalFolding:startOver:now:)`.
     ///
     /// - Parameter credentialsDirectory: `$CREDENTIALS_DIRECTORY`; its `device-key` is used when present.
     public convenience init(
         stateDirectory: String, credentialsDirectory: String?, configuration: StoreConfiguration = StoreConfiguration(),
-        journalCapacity: Int = TimelineStore.defaultJournalCapacity, startOver: Bool = false, now: Date
+        journalCapacity: Int = TimelineStore.defaultJournalCapacity, journalFolding: JournalFolding = .inBackground,
+        startOver: Bool = false, now: Date
     ) throws(StoreError) {
         try self.init(
             stateDirectory: stateDirectory,
             deviceKeySource: FileDeviceKeySource(stateDirectory: stateDirectory, credentialsDirectory: credentialsDirectory),
-            configuration: configuration, journalCapacity: journalCapacity, startOver: startOver, now: now)
+            configuration: configuration, journalCapacity: journalCapacity, journalFolding: journalFolding,
+            startOver: startOver, now: now)
     }
 
     /// Opens (or creates) the store in `stateDirectory`. Like a reboot: with a passcode
@@ -83,8 +86,9 @@ public final class TimelineStore {
     ///     keybag and the catalog (a TPM NV counter, DESIGN §9); `nil` (software mode)
     ///     anchors nothing. A keybag or catalog older than it is refused (`rolledBack`),
     ///     and a counter that fails is an error, never a fall back to running without.
-    ///   - journalCapacity: the size of the write-ahead journal (`Journal`); 0 writes
-    ///     every timeline straight into its file.
+    ///   - journalCapacity: the size of each of the write-ahead journal's two regions
+    ///     (`Journal`); 0 writes every timeline straight into its file.
+    ///   - journalFolding: where a full region is folded (`JournalFolding`).
     ///   - startOver: what to do when the keybag is missing while timeline files or
     ///     journaled writes remain (they cannot be read without it): `false` (the
     ///     default) throws `keybagMissing` and changes nothing; `true` erases them and
@@ -105,10 +109,12 @@ public final class TimelineStore {
         stateDirectory: String, deviceKeySource: any DeviceKeySource, passcodeVerifier: (any PasscodeVerifier)? = nil,
         rollbackCounter: (any RollbackCounter)? = nil,
         configuration: StoreConfiguration = StoreConfiguration(),
-        journalCapacity: Int = TimelineStore.defaultJournalCapacity, startOver: Bool = false, now: Date
+        journalCapacity: Int = TimelineStore.defaultJournalCapacity, journalFolding: JournalFolding = .inBackground,
+        startOver: Bool = false, now: Date
     ) throws(StoreError) {
         self.stateDirectory = stateDirectory
         self.journalCapacity = journalCapacity
+        self.journalFolding = journalFolding
         let timelinesPath = "\(stateDirectory)/timelines"
         self.timelinesDirectory = timelinesPath
         self.configuration = configuration

@@ -58,7 +58,7 @@ import WidgetModel
         #expect(unlink("\(f.state)/keybag") == 0)
         let store = try TimelineStore(
             stateDirectory: f.state, credentialsDirectory: nil, configuration: .test,
-            journalCapacity: Fixture.journalCapacity, startOver: true, now: t0)
+            journalCapacity: Fixture.journalCapacity, journalFolding: .atOnce, startOver: true, now: t0)
         #expect(store.openReport.startedOver == "4 timeline files and the journal's writes")
         #expect(store.isFresh)
         #expect(try store.listTimelines().isEmpty)
@@ -73,7 +73,7 @@ import WidgetModel
         do { try putOnePerClass(try f.open()) }
         let store = try TimelineStore(
             stateDirectory: f.state, credentialsDirectory: nil, configuration: .test,
-            journalCapacity: Fixture.journalCapacity, startOver: true, now: t0)
+            journalCapacity: Fixture.journalCapacity, journalFolding: .atOnce, startOver: true, now: t0)
         #expect(store.openReport.startedOver == nil)
         #expect(try store.listTimelines().count == classOf.count)
     }

@@ -58,7 +58,7 @@ final class FakeRollbackCounter: RollbackCounter, @unchecked Sendable {
     ) throws -> TimelineStore {
         try TimelineStore(
             stateDirectory: f.state, deviceKeySource: FileDeviceKeySource(stateDirectory: f.state, credentialsDirectory: nil),
-            rollbackCounter: counter, configuration: .test, journalCapacity: journalCapacity, now: t0)
+            rollbackCounter: counter, configuration: .test, journalCapacity: journalCapacity, journalFolding: .atOnce, now: t0)
     }
 
     private func keybagPath(_ f: Fixture) -> String { "\(f.state)/\(Keybag.fileName)" }
@@ -265,7 +265,7 @@ final class FakeRollbackCounter: RollbackCounter, @unchecked Sendable {
         #expect(rolledBack { _ = try open(f, counter) } != nil)
         let store = try TimelineStore(
             stateDirectory: f.state, deviceKeySource: FileDeviceKeySource(stateDirectory: f.state, credentialsDirectory: nil),
-            rollbackCounter: counter, configuration: .test, journalCapacity: Fixture.journalCapacity, startOver: true, now: t0)
+            rollbackCounter: counter, configuration: .test, journalCapacity: Fixture.journalCapacity, journalFolding: .atOnce, startOver: true, now: t0)
         #expect(store.awaitingPasscodeToAnchor)
         #expect(store.openReport.awaitingPasscodeToAnchor)
         // A wrong passcode proves nothing: counted, and nothing anchored.

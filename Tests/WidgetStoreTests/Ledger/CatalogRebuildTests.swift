@@ -14,7 +14,7 @@ import WidgetModel
     private func open(_ f: Fixture, startOver: Bool, counter: FakeRollbackCounter? = nil) throws -> TimelineStore {
         try TimelineStore(
             stateDirectory: f.state, deviceKeySource: FileDeviceKeySource(stateDirectory: f.state, credentialsDirectory: nil),
-            rollbackCounter: counter, configuration: .test, journalCapacity: Fixture.journalCapacity, startOver: startOver, now: t0)
+            rollbackCounter: counter, configuration: .test, journalCapacity: Fixture.journalCapacity, journalFolding: .atOnce, startOver: startOver, now: t0)
     }
 
     private func put(_ store: TimelineStore, _ widget: WidgetID, _ body: String, _ c: ProtectionClass = .complete) throws {

@@ -20,7 +20,7 @@ import WidgetModel
     @Test(arguments: [Fixture.journalCapacity, 0])
     func aTimelineFileOlderThanItsCatalogEntryIsRefusedAsRolledBack(journalCapacity: Int) throws {
         let f = Fixture()
-        let open = { try TimelineStore(stateDirectory: f.state, credentialsDirectory: nil, configuration: .test, journalCapacity: journalCapacity, now: t0) }
+        let open = { try TimelineStore(stateDirectory: f.state, credentialsDirectory: nil, configuration: .test, journalCapacity: journalCapacity, journalFolding: .atOnce, now: t0) }
         let old: [UInt8]
         let path: String
         do {
