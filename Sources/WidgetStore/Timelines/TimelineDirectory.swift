@@ -111,20 +111,27 @@ final class TimelineDirectory {
     func indexedMetadata(name: String, widget: WidgetID?, includingPlaceholder: Bool = true) throws(StoreError) -> TimelineMetadata? {
         // Every name the store makes parses; any other file is no widget's.
         guard let key = FileDigest(fileName: name) else { return nil }
+        return try indexedMetadata(key: key, widget: widget, includingPlaceholder: includingPlaceholder)
+    }
+
+    /// `indexedMetadata(name:widget:includingPlaceholder:)` for the file of `key`: its
+    /// name is spelled only when the file is read (an answer from the index, the common
+    /// one, spells and parses none).
+    func indexedMetadata(key: FileDigest, widget: WidgetID?, includingPlaceholder: Bool = true) throws(StoreError) -> TimelineMetadata? {
         switch index[key] {
         case .present(let summary):
             guard summary.hasPlaceholder, includingPlaceholder else { return TimelineMetadata(summary, placeholder: nil) }
             if let placeholder = placeholders.placeholder(key, generation: summary.generation) {
                 return TimelineMetadata(summary, placeholder: placeholder)
             }
-            return try verify(name: name, key: key, widget: summary.widget)
+            return try verify(name: key.fileName, key: key, widget: summary.widget)
         case .absent:
             return nil
         case .corrupt(let reason):
-            throw .corrupt(file: "\(self.path)/\(name)", reason: reason)
+            throw .corrupt(file: "\(self.path)/\(key.fileName)", reason: reason)
         case nil:
             if isComplete { return nil }
-            return try verify(name: name, key: key, widget: widget)
+            return try verify(name: key.fileName, key: key, widget: widget)
         }
     }
 
