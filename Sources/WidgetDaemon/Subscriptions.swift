@@ -33,23 +33,56 @@ struct Subscriptions {
         func wants(_ widget: WidgetID) -> Bool { providers?.contains(widget.provider) ?? true }
     }
 
+    /// Every presentation watch, in the order they came: a pass over all of them (an
+    /// unlock, a lock) presents them in it.
     private(set) var watches: [PresentationWatch] = []
+    /// The same watches by widget, each list in the order they came: what a write of one
+    /// widget re-presents, found without a pass over every watch. Kept exact by every
+    /// change below (the only ones there are).
+    private var byWidget: [WidgetID: [PresentationWatch]] = [:]
     private(set) var reloadWatches: [ReloadWatch] = []
 
-    mutating func add(_ watch: PresentationWatch) { watches.append(watch) }
+    mutating func add(_ watch: PresentationWatch) {
+        watches.append(watch)
+        byWidget[watch.widget, default: []].append(watch)
+    }
+
     mutating func add(_ watch: ReloadWatch) { reloadWatches.append(watch) }
 
     /// Drops every stream of a closed connection, and any whose connection is gone.
     mutating func remove(connection: ConnectionID) {
-        watches.removeAll { $0.context.connection == connection || !$0.context.isOpen }
+        var gone: [PresentationWatch] = []
+        watches.removeAll { watch in
+            guard watch.context.connection == connection || !watch.context.isOpen else { return false }
+            gone.append(watch)
+            return true
+        }
+        unindex(gone)
         reloadWatches.removeAll { $0.context.connection == connection || !$0.context.isOpen }
     }
 
     /// Drops one presentation watch whose call has ended.
-    mutating func remove(_ watch: PresentationWatch) { watches.removeAll { $0 === watch } }
+    mutating func remove(_ watch: PresentationWatch) {
+        watches.removeAll { $0 === watch }
+        unindex([watch])
+    }
 
-    /// The watches of one widget.
-    func watches(of widget: WidgetID) -> [PresentationWatch] { watches.filter { $0.widget == widget } }
+    /// Takes `gone` (watches just dropped from `watches`) out of `byWidget`.
+    private mutating func unindex(_ gone: [PresentationWatch]) {
+        guard !gone.isEmpty else { return }
+        let dropped = Set(gone.map(ObjectIdentifier.init))
+        for widget in Set(gone.map(\.widget)) {
+            guard var list = byWidget.removeValue(forKey: widget) else { continue }
+            list.removeAll { dropped.contains(ObjectIdentifier($0)) }
+            if !list.isEmpty { byWidget[widget] = list }
+        }
+    }
+
+    /// The watches of one widget, in the order they came.
+    func watches(of widget: WidgetID) -> [PresentationWatch] { byWidget[widget] ?? [] }
+
+    /// The widgets watched (for tests of the index).
+    var watchedWidgets: Set<WidgetID> { Set(byWidget.keys) }
 
     /// The earliest time a watched presentation changes by itself.
     var nextChange: Date? { watches.compactMap(\.nextChange).min() }

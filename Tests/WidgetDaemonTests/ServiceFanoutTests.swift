@@ -148,6 +148,49 @@ import WidgetStore
         #expect(inOrder.map(\.protections) == onLoop.map(\.protections))
     }
 
+    /// A damaged file among the watched widgets fails alone, wherever the pass reads it:
+    /// its hosts keep the placeholder they were shown while locked, every other host is
+    /// sent its content, and each is sent the bytes of a pass that reads each file on
+    /// the loop.
+    @Test func aDamagedFileAmongThoseOpenedTogetherFailsAlone() throws {
+        func unlockPass(_ openBodies: TimelineStore.ConcurrentWork?) throws -> [ServiceHarness.Call] {
+            let harness = try ServiceHarness(classAGrace: 0)
+            if let openBodies { harness.service.timelines.openBodies = openBodies }
+            harness.ok("io.widgetd.Device.SetPasscode", ["new": "1234"])
+            let widgets = (0..<4).map { "com.example.health/ring-\($0)" }
+            let timelines = "\(harness.root)/state/timelines"
+            func files() throws -> Set<String> { Set(try FileManager.default.contentsOfDirectory(atPath: timelines)) }
+            for index in [0, 1, 3] {
+                harness.ok("io.widgetd.Provider.PutTimeline", harness.putParameters(widgets[index], secret: "SECRET-\(index)"))
+            }
+            try harness.store.checkpoint()
+            let before = try files()
+            harness.ok("io.widgetd.Provider.PutTimeline", harness.putParameters(widgets[2], secret: "SECRET-2"))
+            try harness.store.checkpoint()
+            let damaged = "\(timelines)/\(try #require(try files().subtracting(before).first))"
+            harness.ok("io.widgetd.Device.Lock")
+            var bytes = Array(try #require(FileManager.default.contents(atPath: damaged)))
+            bytes[bytes.count - 1] ^= 1
+            try Data(bytes).write(to: URL(fileURLWithPath: damaged))
+            let hosts = (widgets + widgets).map { widget in
+                harness.call("io.widgetd.Host.Watch", ["widget": widget, "surface": "homeScreen"], more: true)
+            }
+            harness.ok("io.widgetd.Device.Unlock", ["passcode": "1234"])
+            return hosts
+        }
+        let onLoop = try unlockPass { _, _ in }
+        let onTwoThreads = try unlockPass(nil)
+        for (index, host) in onTwoThreads.enumerated() {
+            if index % 4 == 2 {
+                #expect(host.replies.count == 1 && host.mode == "placeholder" && Self.secret(host) == nil)
+            } else {
+                #expect(host.replies.count == 2 && host.mode == "content" && Self.secret(host) == "SECRET-\(index % 4)")
+            }
+        }
+        #expect(onTwoThreads.map(\.encoded) == onLoop.map(\.encoded))
+        #expect(onTwoThreads.map(\.protections) == onLoop.map(\.protections))
+    }
+
     /// A lock that comes while the pass opens the bodies: nothing they opened or decoded
     /// is shown; each host is sent what a pass that opened none sends under that lock.
     @Test func aLockOvertakingThePassShowsNothingItDecoded() throws {

@@ -87,15 +87,15 @@ final class TimelineDirectory {
 
     /// The index key of a widget's file: the digest its file name spells.
     func indexKey(for widget: WidgetID) throws(StoreError) -> FileDigest {
-        // The digest is public (it names a file): plain memory, no secure allocation.
-        var digest = [UInt8](repeating: 0, count: 16)
-        let hashed: Result<Void, CryptoError> = digest.withUnsafeMutableBytes { out in
-            Result { () throws(CryptoError) in
-                try KeyedHash.publicHash(Array(widget.description.utf8), key: custody.subkeys.fileName, into: out)
-            }
-        }
-        try crypto { () throws(CryptoError) in try hashed.get() }
-        return digest.withUnsafeBytes { FileDigest(digest: $0) }
+        try SealedFileReader.indexKey(for: widget, fileNameKey: custody.subkeys.fileName)
+    }
+
+    /// How a file is read and verified, on this thread or, while it waits, on others
+    /// (`SealedFileReader`); made anew for each use, since a wipe changes the subkeys.
+    var reader: SealedFileReader {
+        SealedFileReader(
+            directory: path, journal: journal, ledger: ledger, fileNameKey: custody.subkeys.fileName,
+            metadataKey: custody.subkeys.timelineMetadata, classD: custody.keyPair(.none, generation: Keybag.classDGeneration)!)
     }
 
     // MARK: Verification
@@ -103,27 +103,7 @@ final class TimelineDirectory {
     /// Reads, parses and verifies a timeline file's header and metadata; also returns
     /// the file's size. `expected` nil accepts any widget whose own file name is `name`.
     func readSealed(name: String, expected: WidgetID?) throws(StoreError) -> (TimelineFile.Sealed, TimelineMetadata, fileBytes: Int)? {
-        let path = "\(self.path)/\(name)"
-        let bytes: [UInt8]
-        let key = FileDigest(fileName: name)
-        let fromFile: Bool
-        if let journal, let key, let journaled = journal.pending(key) {
-            // Written, durable in the journal, not folded into its file yet.
-            bytes = journaled
-            fromFile = false
-        } else {
-            guard let read = try fromLedger({ () throws(LedgerError) in try FileSystem.readFile(path, limit: TimelineFile.maximumFileBytes) }) else { return nil }
-            bytes = read
-            fromFile = true
-        }
-        let sealed = try fromLedger { () throws(LedgerError) in try TimelineFile.parse(bytes, expected: expected, file: path) }
-        // A deleted widget's file put back (from a backup) is no widget's: ignored.
-        if fromFile, let key, try fromLedger({ () throws(LedgerError) in try ledger.verdict(key, generation: sealed.header.generation) }) == .deleted { return nil }
-        // A file renamed onto another widget's name is not that widget's.
-        guard try fileName(for: sealed.header.widget) == name else { throw .corrupt(file: path, reason: .wrongWidget) }
-        let metadata = try fromLedger { () throws(LedgerError) in try TimelineFile.openMetadata(
-            sealed, metadataKey: custody.subkeys.timelineMetadata, classD: custody.keyPair(.none, generation: Keybag.classDGeneration)!, file: path) }
-        return (sealed, metadata, bytes.count)
+        try reader.readSealed(name: name, expected: expected)
     }
 
     /// The metadata for one file name, with its placeholder, from the index or verified
@@ -131,20 +111,27 @@ final class TimelineDirectory {
     func indexedMetadata(name: String, widget: WidgetID?, includingPlaceholder: Bool = true) throws(StoreError) -> TimelineMetadata? {
         // Every name the store makes parses; any other file is no widget's.
         guard let key = FileDigest(fileName: name) else { return nil }
+        return try indexedMetadata(key: key, widget: widget, includingPlaceholder: includingPlaceholder)
+    }
+
+    /// `indexedMetadata(name:widget:includingPlaceholder:)` for the file of `key`: its
+    /// name is spelled only when the file is read (an answer from the index, the common
+    /// one, spells and parses none).
+    func indexedMetadata(key: FileDigest, widget: WidgetID?, includingPlaceholder: Bool = true) throws(StoreError) -> TimelineMetadata? {
         switch index[key] {
         case .present(let summary):
             guard summary.hasPlaceholder, includingPlaceholder else { return TimelineMetadata(summary, placeholder: nil) }
             if let placeholder = placeholders.placeholder(key, generation: summary.generation) {
                 return TimelineMetadata(summary, placeholder: placeholder)
             }
-            return try verify(name: name, key: key, widget: summary.widget)
+            return try verify(name: key.fileName, key: key, widget: summary.widget)
         case .absent:
             return nil
         case .corrupt(let reason):
-            throw .corrupt(file: "\(self.path)/\(name)", reason: reason)
+            throw .corrupt(file: "\(self.path)/\(key.fileName)", reason: reason)
         case nil:
             if isComplete { return nil }
-            return try verify(name: name, key: key, widget: widget)
+            return try verify(name: key.fileName, key: key, widget: widget)
         }
     }
 
@@ -202,7 +189,7 @@ final class TimelineDirectory {
     /// Throws `rolledBack` if a file of `key` holding `generation` is older than the
     /// catalog's record: its body must not be served.
     func refuseIfRolledBack(_ key: FileDigest, generation: UInt64, file: String) throws(StoreError) {
-        if try fromLedger({ () throws(LedgerError) in try ledger.verdict(key, generation: generation) }) == .rolledBack { throw .corrupt(file: file, reason: .rolledBack) }
+        try reader.refuseIfRolledBack(key, generation: generation, file: file)
     }
 
     /// Records a placeholder just verified with a body.

@@ -5,11 +5,11 @@ import WidgetModel
 /// Opening many bodies at once: what an unlock's refresh of every watch needs, one
 /// file per watched widget, each file a keyed hash (written while its class was open)
 /// or one X25519 agreement (≈ 53 µs; written while it was locked) that only the class
-/// secret can do. The store's state is bound to its thread, so the files are
-/// read and checked there (`readSealed`, the rollback verdict, the key pair), and
-/// only the decryption of bytes already read (and the caller's decoding of what it
-/// gave) runs on other threads; the results come back to the store's thread, which
-/// caches them under the rules `readBody` follows.
+/// secret can do. The store's state is bound to its thread, which waits while other
+/// threads read, verify (`SealedFileReader`: the journal, the file, the catalog's
+/// verdicts, the metadata), decrypt and decode the files; the results come back to the
+/// store's thread, which records the placeholders verified and caches the bodies under
+/// the rules `readBody` follows.
 extension TimelineStore {
     /// Runs `work(i)` for every `i` in `0..<count`, possibly on several threads at once,
     /// and returns once every one has run. The caller's thread waits in it, so the
@@ -31,14 +31,16 @@ extension TimelineStore {
     }
 
     /// Decrypts and caches the bodies of `widgets` that are stored, readable now (their
-    /// class key held), not cached yet, and fit in the cache, the decryptions spread
-    /// by `perform`; returns how many were cached. The rest are left to `readBody`,
-    /// which meets and reports their errors as it would have: nothing here throws.
+    /// class key held), not cached yet, and fit in the cache, the reads and decryptions
+    /// spread by `perform`; returns how many were cached. The rest are left to
+    /// `readBody`, which meets and reports their errors as it would have: nothing here
+    /// throws, and a file that fails fails alone.
     ///
     /// The rules are `readBody`'s: a file verified from disk (or the journal), its
-    /// generation not older than the catalog's (`refuseIfRolledBack`), and the cache's
-    /// admission rule. And a lock wins: if the store was locked or a class purged by
-    /// the time the decryptions end, what they opened for it is zeroed, not cached.
+    /// generation not older than the catalog's (`refuseIfRolledBack`), its placeholder
+    /// recorded, and the cache's admission rule. And a lock wins: if the store was
+    /// locked or a class purged by the time the decryptions end, what they opened for it
+    /// is zeroed, not cached.
     @discardableResult
     public func prefetchBodies(_ widgets: [WidgetID], perform: ConcurrentWork = TimelineStore.onTwoThreads) -> Int {
         let (cached, _) = prefetch(widgets, perform: perform, decode: { (_: UnsafeRawBufferPointer) -> Never? in nil })
@@ -64,109 +66,126 @@ extension TimelineStore {
     ) -> (cached: Int, decoded: [WidgetID: Decoded]) {
         guard !awaitingPasscodeToRebuildCatalog else { return (0, [:]) }
         let epoch = custody.lockEpoch
-        var jobs: [BodyJob] = []
+        var chosen: [WidgetID] = []
         var seen = Set<WidgetID>()
         // Never more than the cache keeps: a body evicted before it is shown is opened twice.
         let room = max(cache.limit - cache.count, 0)
-        for widget in widgets where jobs.count < room && !cache.contains(widget) && seen.insert(widget).inserted {
-            if let job = sealedBody(widget) { jobs.append(job) }
+        for widget in widgets where chosen.count < room && !cache.contains(widget) && seen.insert(widget).inserted {
+            chosen.append(widget)
         }
         // One file gains nothing from another thread.
-        guard jobs.count > 1 else { return (0, [:]) }
-        let batch = BodyBatch(jobs, decode: decode)
-        perform(jobs.count) { index in batch.open(index) }
+        guard chosen.count > 1 else { return (0, [:]) }
+        let batch = BodyBatch(chosen, reader: timelines.reader, keyPairs: HeldKeyPairs(custody.lifecycle), decode: decode)
+        perform(chosen.count) { index in batch.open(index) }
         return cacheOpened(batch, epoch: epoch)
     }
 
-    /// What `readBody` does before decrypting, for a widget it would decrypt; `nil` when
-    /// it would throw (left to it) or the class key is not held.
-    private func sealedBody(_ widget: WidgetID) -> BodyJob? {
-        do throws(StoreError) {
-            let key = try timelines.indexKey(for: widget)
-            let path = "\(timelinesDirectory)/\(key.fileName)"
-            guard let (sealed, metadata, _) = try timelines.readSealed(name: key.fileName, expected: widget) else { return nil }
-            try timelines.refuseIfRolledBack(key, generation: metadata.generation, file: path)
-            timelines.setPlaceholder(key, metadata.placeholder, generation: metadata.generation)
-            guard let pair = custody.keyPair(metadata.protectionClass, generation: metadata.keyGeneration) else { return nil }
-            return BodyJob(
-                widget: widget, sealed: sealed, classKey: pair, path: path, protectionClass: metadata.protectionClass,
-                generation: metadata.generation)
-        } catch {
-            return nil
-        }
-    }
-
-    /// Caches what `batch` opened, on the store's thread: all of it zeroed instead when
-    /// a lock came since `epoch`, and each body whose class is no longer held, or that
-    /// the cache does not admit; with the decoded values of those it cached.
+    /// Records what `batch` verified and caches what it opened, on the store's thread:
+    /// each placeholder verified with its body (as `readBody` records it); every body
+    /// zeroed instead when a lock came since `epoch`, and each whose class is no longer
+    /// held, or that the cache does not admit; with the decoded values of those it cached.
     private func cacheOpened<Decoded: Sendable>(_ batch: BodyBatch<Decoded>, epoch: LockEpoch) -> (cached: Int, decoded: [WidgetID: Decoded]) {
         let locked = custody.lockEpoch != epoch
         var cached = 0
         var decoded: [WidgetID: Decoded] = [:]
-        for (index, job) in batch.jobs.enumerated() {
-            guard let (body, value) = batch.take(index) else { continue }
-            guard !locked, custody.lifecycle.isAvailable(job.protectionClass), !cache.contains(job.widget), cache.admits(body)
-            else {
+        for index in batch.widgets.indices {
+            guard let (key, metadata, opened) = batch.take(index) else { continue }
+            timelines.setPlaceholder(key, metadata.placeholder, generation: metadata.generation)
+            guard let (body, value) = opened else { continue }
+            let widget = batch.widgets[index]
+            let c = metadata.protectionClass
+            guard !locked, custody.lifecycle.isAvailable(c), !cache.contains(widget), cache.admits(body) else {
                 body.removeAll()
                 continue
             }
-            cache.insert(
-                job.widget, body: body, protectionClass: job.protectionClass, generation: job.generation,
-                isOpen: job.protectionClass == .completeUnlessOpen)
+            cache.insert(widget, body: body, protectionClass: c, generation: metadata.generation, isOpen: c == .completeUnlessOpen)
             cached += 1
-            if let value { decoded[job.widget] = value }
+            if let value { decoded[widget] = value }
         }
         return (cached, decoded)
     }
 }
 
-/// A file `prefetchBodies` decrypts: read and checked on the store's thread.
-private struct BodyJob {
-    let widget: WidgetID
-    let sealed: TimelineFile.Sealed
-    let classKey: KeyPair
-    let path: String
-    let protectionClass: ProtectionClass
-    let generation: UInt64
+/// The class key pairs the store holds, as `KeyCustody.keyPair` gives them until the
+/// store's state next changes: taken on the store's thread for the threads of one
+/// `prefetchBodies` call, which it waits for.
+private struct HeldKeyPairs: @unchecked Sendable {
+    private let pairs: [ProtectionClass: [Keybag.Generation: KeyPair]]
+
+    init(_ lifecycle: KeyLifecycle) {
+        var pairs: [ProtectionClass: [Keybag.Generation: KeyPair]] = [:]
+        for c in ProtectionClass.allCases { pairs[c] = lifecycle.keyPairs(c) }
+        self.pairs = pairs
+    }
+
+    /// The key pair of class `c`'s key `generation` (class D has one), if held.
+    func keyPair(_ c: ProtectionClass, generation: Keybag.Generation) -> KeyPair? {
+        pairs[c]?[c == .none ? Keybag.classDGeneration : generation]
+    }
 }
 
-/// The files of one `prefetchBodies` call and what their decryption and `decode` gave:
-/// `jobs` is fixed before the threads start, and each slot of `opened` is written by
-/// the one thread that claimed its index and read on the store's thread once they
-/// are done.
+/// The widgets of one `prefetchBodies` call and what reading each gave: `widgets` is
+/// fixed before the threads start, and each slot of `results` is written by the one
+/// thread that claimed its index and read on the store's thread once they are done.
 private final class BodyBatch<Decoded: Sendable>: @unchecked Sendable {
-    let jobs: [BodyJob]
-    private let decode: @Sendable (UnsafeRawBufferPointer) -> Decoded?
-    /// The decrypted bodies, in secure memory, and what `decode` made of each; `nil`
-    /// where the file did not open (`readBody` meets it again and reports it).
-    private let opened: UnsafeMutableBufferPointer<(body: SecureBytes, decoded: Decoded?)?>
+    /// A file verified (its catalog verdict current), and its body decrypted, in secure
+    /// memory, with what `decode` made of it; `nil` where the class key is not held or
+    /// the body did not open (`readBody` meets it again and reports it).
+    typealias Read = (key: FileDigest, metadata: TimelineMetadata, opened: (body: SecureBytes, decoded: Decoded?)?)
 
-    init(_ jobs: [BodyJob], decode: @escaping @Sendable (UnsafeRawBufferPointer) -> Decoded?) {
-        self.jobs = jobs
+    let widgets: [WidgetID]
+    private let reader: SealedFileReader
+    private let keyPairs: HeldKeyPairs
+    private let decode: @Sendable (UnsafeRawBufferPointer) -> Decoded?
+    /// What reading each widget's file gave; `nil` where it failed (`readBody` meets the
+    /// failure again and reports it) or there is no file.
+    private let results: UnsafeMutableBufferPointer<Read?>
+
+    init(
+        _ widgets: [WidgetID], reader: SealedFileReader, keyPairs: HeldKeyPairs,
+        decode: @escaping @Sendable (UnsafeRawBufferPointer) -> Decoded?
+    ) {
+        self.widgets = widgets
+        self.reader = reader
+        self.keyPairs = keyPairs
         self.decode = decode
-        opened = .allocate(capacity: jobs.count)
-        opened.initialize(repeating: nil)
+        results = .allocate(capacity: widgets.count)
+        results.initialize(repeating: nil)
     }
 
     deinit {
         // Every body was cached or zeroed (`take`); what is left is released.
-        for index in opened.indices { opened[index]?.body.removeAll() }
-        opened.deinitialize()
-        opened.deallocate()
+        for index in results.indices { results[index]?.opened?.body.removeAll() }
+        results.deinitialize()
+        results.deallocate()
     }
 
-    /// Decrypts job `index`'s body into its slot, and decodes it.
+    /// Reads and verifies widget `index`'s file as `readBody` does, then decrypts its
+    /// body into its slot and decodes it.
     func open(_ index: Int) {
-        let job = jobs[index]
-        guard let body = try? TimelineFile.openBody(job.sealed, classKey: job.classKey, file: job.path) else { return }
-        let decoded = body.withUnsafeBytes { decode($0) }
-        opened[index] = (body, decoded)
+        let widget = widgets[index]
+        do throws(StoreError) {
+            let key = try reader.indexKey(for: widget)
+            let path = "\(reader.directory)/\(key.fileName)"
+            guard let (sealed, metadata, _) = try reader.readSealed(name: key.fileName, expected: widget) else { return }
+            try reader.refuseIfRolledBack(key, generation: metadata.generation, file: path)
+            guard let pair = keyPairs.keyPair(metadata.protectionClass, generation: metadata.keyGeneration),
+                let body = try? TimelineFile.openBody(sealed, classKey: pair, file: path)
+            else {
+                results[index] = (key, metadata, nil)
+                return
+            }
+            let decoded = body.withUnsafeBytes { decode($0) }
+            results[index] = (key, metadata, (body, decoded))
+        } catch {
+            return
+        }
     }
 
-    /// The body job `index` opened and its decoded value, taken out of its slot.
-    func take(_ index: Int) -> (body: SecureBytes, decoded: Decoded?)? {
-        defer { opened[index] = nil }
-        return opened[index]
+    /// What reading widget `index`'s file gave, taken out of its slot.
+    func take(_ index: Int) -> Read? {
+        defer { results[index] = nil }
+        return results[index]
     }
 }
 

@@ -412,14 +412,14 @@ public final class TimelineStore {
     /// only writer of its directory); the placeholder, which the index does not keep,
     /// comes from a small cache or is read back from the file and verified again.
     public func metadata(_ widget: WidgetID) throws(StoreError) -> TimelineMetadata? {
-        try timelines.indexedMetadata(name: try timelines.fileName(for: widget), widget: widget)
+        try timelines.indexedMetadata(key: try timelines.indexKey(for: widget), widget: widget)
     }
 
     /// A widget's metadata without its placeholder (`placeholder` is nil), in every
     /// state; `nil` if none is stored. Served from memory once the file is indexed:
     /// for callers that may not need the placeholder (read it with `metadata(_:)`).
     public func metadataWithoutPlaceholder(_ widget: WidgetID) throws(StoreError) -> TimelineMetadata? {
-        try timelines.indexedMetadata(name: try timelines.fileName(for: widget), widget: widget, includingPlaceholder: false)
+        try timelines.indexedMetadata(key: try timelines.indexKey(for: widget), widget: widget, includingPlaceholder: false)
     }
 
     /// Every stored timeline's metadata without its placeholder (`placeholder` is nil:

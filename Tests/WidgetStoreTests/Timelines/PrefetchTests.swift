@@ -43,6 +43,80 @@ import WidgetModel
         }
     }
 
+    /// The stored files of `widgets`, by widget, their writes folded out of the journal.
+    private func files(_ store: TimelineStore, _ f: Fixture, _ widgets: [WidgetID]) throws -> [WidgetID: String] {
+        try store.checkpoint()
+        var found: [WidgetID: String] = [:]
+        for name in try f.timelineFiles() {
+            let header = try TimelineFile.parse(Array(FileManager.default.contents(atPath: name)!), expected: nil, file: name).header
+            if widgets.contains(header.widget) { found[header.widget] = name }
+        }
+        return found
+    }
+
+    /// The files are read on the threads that open them, while the store's thread
+    /// waits: what is on disk when they run is what they read.
+    @Test func theFilesAreReadWhereTheyAreOpened() throws {
+        let f = Fixture()
+        let store = try unlockedAfterAPurge(f)
+        let paths = try files(store, f, Self.health)
+        let serial = Serial()
+        serial.between = {
+            for w in Self.health { try? FileManager.default.removeItem(atPath: paths[w]!) }
+        }
+        // Half were read before the files went; the rest find none.
+        #expect(store.prefetchBodies(Self.health, perform: serial.perform) == 3)
+        #expect(serial.counts == [6])
+        for w in Self.health.prefix(3) { #expect(store.isCached(w)) }
+        for w in Self.health.dropFirst(3) {
+            #expect(!store.isCached(w))
+            #expect(throws: StoreError.widgetNotFound) { _ = try store.readBody(w, allowOpenClassB: false) }
+        }
+    }
+
+    /// A damaged file, or one that cannot be read, fails alone: the others are opened
+    /// and cached, and its read reports what it reports without the prefetch.
+    @Test func aFileThatFailsFailsAlone() throws {
+        let f = Fixture()
+        let store = try unlockedAfterAPurge(f)
+        let paths = try files(store, f, Self.health)
+        // A body whose last byte is flipped, a truncated file, and a link in place of a file.
+        var flipped = Array(FileManager.default.contents(atPath: paths[Self.health[1]]!)!)
+        flipped[flipped.count - 1] ^= 1
+        try Data(flipped).write(to: URL(fileURLWithPath: paths[Self.health[1]]!))
+        let truncated = Array(FileManager.default.contents(atPath: paths[Self.health[3]]!)!).prefix(20)
+        try Data(truncated).write(to: URL(fileURLWithPath: paths[Self.health[3]]!))
+        try FileManager.default.removeItem(atPath: paths[Self.health[4]]!)
+        try FileManager.default.createSymbolicLink(atPath: paths[Self.health[4]]!, withDestinationPath: paths[Self.health[0]]!)
+        let failing = [Self.health[1], Self.health[3], Self.health[4]]
+
+        // What the same files report to a store that reads each alone.
+        let control = Fixture()
+        let alone = try unlockedAfterAPurge(control)
+        let alonePaths = try files(alone, control, Self.health)
+        for w in failing {
+            try FileManager.default.removeItem(atPath: alonePaths[w]!)
+            try FileManager.default.copyItem(atPath: paths[w]!, toPath: alonePaths[w]!)
+        }
+        let expected = failing.prefix(2).map { w in corruption { _ = try alone.readBody(w, allowOpenClassB: false) } }
+        #expect(expected[0] != nil && expected[1] != nil)
+        #expect(throws: StoreError.unsafeEntry(path: alonePaths[failing[2]]!, reason: .symbolicLink)) {
+            _ = try alone.readBody(failing[2], allowOpenClassB: false)
+        }
+
+        #expect(store.prefetchBodies(Self.health) == 3)
+        for w in Self.health where !failing.contains(w) {
+            #expect(store.isCached(w))
+            #expect(text(try store.readBody(w, allowOpenClassB: false)) == "body of \(w)")
+        }
+        for w in failing { #expect(!store.isCached(w)) }
+        #expect(corruption { _ = try store.readBody(failing[0], allowOpenClassB: false) } == expected[0])
+        #expect(corruption { _ = try store.readBody(failing[1], allowOpenClassB: false) } == expected[1])
+        #expect(throws: StoreError.unsafeEntry(path: paths[failing[2]]!, reason: .symbolicLink)) {
+            _ = try store.readBody(failing[2], allowOpenClassB: false)
+        }
+    }
+
     @Test func theBodiesOpenedTogetherAreCachedAndReadAsReadBodyWouldRead() throws {
         let f = Fixture()
         let store = try unlockedAfterAPurge(f)
@@ -130,13 +204,14 @@ import WidgetModel
             let body = String(decoding: bytes, as: UTF8.self)
             return body.hasSuffix("ring-0") ? nil : body
         }
-        #expect(serial.counts == [6])
+        // The widget never stored is looked for on the threads too, and has no file.
+        #expect(serial.counts == [7])
         #expect(decoded.count == 5 && decoded[Self.health[0]] == nil)
         for w in Self.health.dropFirst() { #expect(decoded[w] == "body of \(w)") }
         for w in Self.health { #expect(store.isCached(w)) }
         // Cached already: nothing is opened or decoded again.
         #expect(store.prefetchBodies(Self.health, perform: serial.perform) { _ in 1 }.isEmpty)
-        #expect(serial.counts == [6])
+        #expect(serial.counts == [7])
     }
 
     @Test func aLockWhileTheBodiesAreDecodedGivesNoValues() throws {

@@ -1,0 +1,82 @@
+import SecureMemory
+import WidgetCrypto
+import WidgetModel
+
+/// The reading and verification of one timeline file, apart from what the store
+/// records of it: its name (a keyed hash of the widget id), its bytes (the journal's
+/// pending write, or the file), its framing, its catalog verdict and its metadata.
+///
+/// `TimelineDirectory` reads every file through it, on the store's thread. It holds
+/// only what that thread does not change while a caller of the store waits (the
+/// directory, the journal and the catalog, which lock their own state, and
+/// references to the subkeys and class D's key pair), so the threads of
+/// `prefetchBodies` use it too while the store's thread waits for them: one path for
+/// both, with the same verdicts.
+struct SealedFileReader: @unchecked Sendable {
+    /// The timelines directory.
+    let directory: String
+    /// Where writes land first; a pending record is the file's current content.
+    let journal: Journal?
+    /// Each widget's latest generation and deletion, authenticated.
+    let ledger: GenerationLedger
+    /// The device subkey that names files.
+    let fileNameKey: SecureBytes
+    /// The device subkey of every file's metadata section.
+    let metadataKey: SecureBytes
+    /// Class D's key pair (version-1 files seal their metadata key to it).
+    let classD: KeyPair
+
+    /// The index key of a widget's file: the digest its file name spells.
+    func indexKey(for widget: WidgetID) throws(StoreError) -> FileDigest {
+        try Self.indexKey(for: widget, fileNameKey: fileNameKey)
+    }
+
+    /// The index key of a widget's file under the subkey `fileNameKey`: a keyed hash of
+    /// its id, never the id itself, so a hostile id cannot name a path and a directory
+    /// listing reveals no widget.
+    static func indexKey(for widget: WidgetID, fileNameKey: SecureBytes) throws(StoreError) -> FileDigest {
+        // The digest is public (it names a file): plain memory, no secure allocation.
+        var digest = [UInt8](repeating: 0, count: 16)
+        let hashed: Result<Void, CryptoError> = digest.withUnsafeMutableBytes { out in
+            Result { () throws(CryptoError) in
+                try KeyedHash.publicHash(Array(widget.description.utf8), key: fileNameKey, into: out)
+            }
+        }
+        try crypto { () throws(CryptoError) in try hashed.get() }
+        return digest.withUnsafeBytes { FileDigest(digest: $0) }
+    }
+
+    /// Reads, parses and verifies a timeline file's header and metadata; also returns
+    /// the file's size. `expected` nil accepts any widget whose own file name is `name`.
+    /// `nil` when there is no such file, or the catalog says its widget was deleted.
+    func readSealed(name: String, expected: WidgetID?) throws(StoreError) -> (TimelineFile.Sealed, TimelineMetadata, fileBytes: Int)? {
+        let path = "\(directory)/\(name)"
+        let bytes: [UInt8]
+        let key = FileDigest(fileName: name)
+        let fromFile: Bool
+        if let journal, let key, let journaled = journal.pending(key) {
+            // Written, durable in the journal, not folded into its file yet.
+            bytes = journaled
+            fromFile = false
+        } else {
+            guard let read = try fromLedger({ () throws(LedgerError) in try FileSystem.readFile(path, limit: TimelineFile.maximumFileBytes) }) else { return nil }
+            bytes = read
+            fromFile = true
+        }
+        let sealed = try fromLedger { () throws(LedgerError) in try TimelineFile.parse(bytes, expected: expected, file: path) }
+        // A deleted widget's file put back (from a backup) is no widget's: ignored.
+        if fromFile, let key, try fromLedger({ () throws(LedgerError) in try ledger.verdict(key, generation: sealed.header.generation) }) == .deleted { return nil }
+        // A file renamed onto another widget's name is not that widget's.
+        guard try indexKey(for: sealed.header.widget).fileName == name else { throw .corrupt(file: path, reason: .wrongWidget) }
+        let metadata = try fromLedger { () throws(LedgerError) in
+            try TimelineFile.openMetadata(sealed, metadataKey: metadataKey, classD: classD, file: path)
+        }
+        return (sealed, metadata, bytes.count)
+    }
+
+    /// Throws `rolledBack` if a file of `key` holding `generation` is older than the
+    /// catalog's record: its body must not be served.
+    func refuseIfRolledBack(_ key: FileDigest, generation: UInt64, file: String) throws(StoreError) {
+        if try fromLedger({ () throws(LedgerError) in try ledger.verdict(key, generation: generation) }) == .rolledBack { throw .corrupt(file: file, reason: .rolledBack) }
+    }
+}
