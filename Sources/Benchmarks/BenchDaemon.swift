@@ -56,6 +56,12 @@ final class BenchDaemon {
         server = nil
     }
 
+    /// Kills widgetd (SIGKILL) and waits for it: a crash.
+    func crash() {
+        server?.crash()
+        server = nil
+    }
+
     /// A new connection to the daemon.
     func client() throws -> SocketClient { try SocketClient(path: socketPath, framing: .nulTerminated) }
 }

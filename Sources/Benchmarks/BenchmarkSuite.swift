@@ -141,6 +141,8 @@ public final class BenchmarkSuite {
         /// From spawning widgetd again, after an orderly stop of a daemon whose index was
         /// complete, to the answer of a provider's first `PutTimeline` sent at `READY=1`.
         public let writeAfterRestartMs: Double
+        /// The same after a crash (SIGKILL) that left journaled writes to replay.
+        public let writeAfterCrashMs: Double
     }
 
     /// Host reads, widgetd and its peers.
@@ -565,11 +567,25 @@ public final class BenchmarkSuite {
             try VarlinkRequest.check(
                 writer, VarlinkRequest.putTimeline("com.example.clock/after-restart", bytes: options.timelineBytes), "PutTimeline")
         }
+        // Then writes journaled and never folded, a crash (SIGKILL), a start (which
+        // replays them) and a provider's write at once.
+        for n in 0..<20 {
+            try VarlinkRequest.check(
+                writer, VarlinkRequest.putTimeline("com.example.clock/before-crash-\(n)", bytes: options.timelineBytes), "PutTimeline")
+        }
+        daemon.crash()
+        let recovery = try daemon.start()
+        let survivor = try daemon.client()
+        let writeAfterCrash = try timed {
+            try VarlinkRequest.check(
+                survivor, VarlinkRequest.putTimeline("com.example.clock/after-crash", bytes: options.timelineBytes), "PutTimeline")
+        }
         return GrowthRow(
             timelines: size, startSeconds: start, unlockMs: Self.median(unlocks), lockMs: Self.median(locks),
             passcodeChangeMs: Self.median(changes), firstReadMs: Self.median(firstReads), rssKiB: rss,
             fillSeconds: fillSeconds, listAllMs: listAll, indexingReadP99Ms: indexingP99, indexingReadMaxMs: during.last ?? 0,
-            listPageMs: Self.median(pages), writeAfterRestartMs: restart * 1000 + write)
+            listPageMs: Self.median(pages), writeAfterRestartMs: restart * 1000 + write,
+            writeAfterCrashMs: recovery * 1000 + writeAfterCrash)
     }
 
     private func timed(_ body: () throws -> Void) throws -> Double {

@@ -45,6 +45,12 @@ final class ServerProcess {
         process.waitUntilExit()
     }
 
+    /// Kills the process with SIGKILL (a crash: nothing of an orderly stop runs) and waits for it.
+    func crash() {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+    }
+
     /// CPU time the process has used, user and system, all threads (seconds; the
     /// kernel counts it in clock ticks, 10 ms here).
     var cpuSeconds: Double? {

@@ -58,7 +58,7 @@ extension TimelineService {
     }
 
     /// Whether a write's quota is judged now: the index is complete, or the store knows
-    /// every provider's usage without it (the last stop was orderly: `isUsageKnown`).
+    /// every provider's usage without it (the catalog's usage table: `isUsageKnown`).
     /// Otherwise the write waits for the index rather than completing it on the loop.
     private var quotasAreJudgedNow: Bool { index.isComplete || store.isUsageKnown }
 

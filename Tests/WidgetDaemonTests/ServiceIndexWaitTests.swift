@@ -1,8 +1,10 @@
 import Foundation
 import Testing
 import VarlinkTransport
+import WidgetCrypto
 
 @testable import WidgetDaemon
+@testable import WidgetStore
 
 /// The calls that need every stored timeline indexed wait for the background index
 /// instead of finishing it on the loop: a small store, restarted and indexed one file
@@ -11,11 +13,26 @@ import VarlinkTransport
     static let health = ServiceHarness.widgets[.complete]!
     static let clock = ServiceHarness.widgets[.none]!
 
-    /// Four stored timelines, restarted with the index not yet filled, one file a turn.
-    private static func restartedWithIndexToFill(_ harness: ServiceHarness) throws {
+    /// Four stored timelines, restarted with the index not yet filled, one file a turn,
+    /// and (unless `usageKnown`) a catalog head without a usage table, as the previous
+    /// version left it: the provider writes wait for the index.
+    private static func restartedWithIndexToFill(_ harness: ServiceHarness, usageKnown: Bool = false) throws {
         harness.putEveryClass()
+        harness.service.commitPendingWrites()
+        if !usageKnown { try withoutUsageTable(harness) }
         try harness.restart(run: false)
         harness.service.timelines.index.slice = 1
+        #expect(harness.store.isUsageKnown == usageKnown)
+    }
+
+    /// Rewrites the catalog's head as version 2 (no usage table), under its MAC.
+    private static func withoutUsageTable(_ harness: ServiceHarness) throws {
+        let path = "\(harness.root)/state/\(GenerationLedger.fileName)"
+        let head = try #require(FileManager.default.contents(atPath: path))
+        var content = Array(head.prefix(4 + 1 + 8 + 8 + 32 + 8 + 32 + 8 + 8))
+        content[4] = 2
+        let mac = try KeyedHash.hash(content, key: harness.store.custody.subkeys.catalogMAC, outputLength: 32)
+        try Data(content + mac.withUnsafeBytes { Array($0) }).write(to: URL(fileURLWithPath: path))
     }
 
     @Test func aCallNeedingEveryTimelineIsAnsweredWhenTheBackgroundIndexCompletesWhileReadsAreAnsweredAtOnce() throws {
@@ -95,6 +112,30 @@ import VarlinkTransport
         #expect(second.isAnswered && second.error == nil, "\(second.replies)")
         #expect(third.isAnswered && third.error == "io.widgetd.TooLarge", "\(third.replies)")
         #expect(append.isAnswered && append.error == nil, "\(append.replies)")
+        harness.scheduler.run()
+        #expect(harness.service.timelines.index.isComplete)
+        #expect(harness.store.usage(of: "com.example.clock").widgets == 2)
+    }
+
+    /// After a crash as after an orderly stop: the catalog's head carries each
+    /// provider's usage by the files as folded (the crash's journal replayed into them),
+    /// so a provider's write is judged at once, before the background index completes.
+    @Test func afterACrashAProviderWriteIsJudgedBeforeTheBackgroundIndexCompletes() throws {
+        let harness = try ServiceHarness { configuration in
+            for i in configuration.providers.indices where configuration.providers[i].id == "com.example.clock" {
+                configuration.providers[i].maxWidgets = 2
+            }
+        }
+        // Stopped without a checkpoint: its last writes only in the journal.
+        try Self.restartedWithIndexToFill(harness, usageKnown: true)
+        #expect(harness.store.recoveredJournalRecords > 0)
+        let second = harness.call("io.widgetd.Provider.PutTimeline", harness.putParameters("com.example.clock/second"), run: false)
+        let third = harness.call("io.widgetd.Provider.PutTimeline", harness.putParameters("com.example.clock/third"), run: false)
+        // Answered while the index is still incomplete (four files, one a turn).
+        while !third.isAnswered, !harness.service.timelines.index.isComplete { harness.scheduler.turn() }
+        #expect(!harness.service.timelines.index.isComplete, "the writes waited for the index")
+        #expect(second.isAnswered && second.error == nil, "\(second.replies)")
+        #expect(third.isAnswered && third.error == "io.widgetd.TooLarge", "\(third.replies)")
         harness.scheduler.run()
         #expect(harness.service.timelines.index.isComplete)
         #expect(harness.store.usage(of: "com.example.clock").widgets == 2)

@@ -42,12 +42,18 @@ import WidgetdPOSIX
 /// journal it belonged to still holds its writes. Version 1 (one file holding every
 /// entry under one MAC) is still read, and rewritten as version 2 at that open.
 ///
-/// Version 3 is version 2 with a usage table after the anchors: what each provider
-/// stored, written only by an orderly stop's last save (`save(usage:)`), which the
-/// store makes when it knows the usage exactly. Every other save writes version 2, so
-/// no head written after a change to the files carries a table that a crash could
-/// leave stale. The ledger hands the table out as read (`loadedUsage`) and judges
-/// nothing by it; a table altered or planted fails the head's MAC like any other field.
+/// Version 3 is version 2 with a usage table after the anchors: what each provider's
+/// timeline files take as they are on disk (`foldedUsage`), so that a start, orderly
+/// or after a crash, judges quotas before it has read every file. It follows the
+/// files: every change of them (a fold, a batch written straight into its files, a
+/// delete) runs through `changeFiles`, which takes what the change did (`UsageChange`)
+/// into the table before the save that follows, and withholds the table from every
+/// head written while files are changing (a head carrying one is rewritten without it
+/// first), so that no crash leaves a table beside files it does not describe. A change
+/// it cannot judge, and a catalog made from files or rebuilt, leave the usage unknown
+/// (version 2) until an orderly stop writes the store's count (`save(usage:)`). The
+/// table may count too much, never too little. A table altered or planted fails the
+/// head's MAC like any other field.
 ///
 /// Memory holds the log's entries (`recent`) and one 16-byte key and 32-byte MAC per
 /// base block of 128; a lookup of a widget not in the log reads and verifies its block
@@ -106,8 +112,18 @@ final class GenerationLedger: @unchecked Sendable {
     /// The anchors the head carried when it was loaded (`none` for a new catalog or
     /// version 1).
     private(set) var loadedAnchors = AnchorValues.none
-    /// The usage table the head carried when it was loaded (`nil`: none, version 2).
-    private(set) var loadedUsage: UsageTable?
+    /// Each provider's usage by the timeline files as folded (`nil`: not known), which
+    /// every head written while no file is changing carries (guarded by `lock`).
+    private var knownUsage: UsageTable?
+    /// Whether a change of files is under way (`changeFiles`; guarded by `lock`): no
+    /// head carries the table meanwhile.
+    private var changing = false
+    /// Serialises the changes of files that the table follows (`changeFiles`).
+    private let changeLock = ThreadLock()
+    /// Whether the head on disk carries a table, and the anchors it carries (guarded by
+    /// `saveLock`).
+    private var headCarriesUsage = false
+    private var headAnchors = AnchorValues.none
     /// Whether a save since the last anchored one left changes the counter does not
     /// anchor yet (guarded by `saveLock`).
     private var savedSinceAnchor = false
@@ -146,11 +162,15 @@ final class GenerationLedger: @unchecked Sendable {
     /// The log size below which no compaction happens.
     static let defaultCompactionMinimum = 1024
 
-    /// An empty catalog (a new keybag's), not yet saved.
+    /// An empty catalog (a new keybag's), not yet saved, with `usage` as the files' usage
+    /// (`nil`: not known; an empty table: no file).
     static func empty(
-        stateDirectory: String, macKey: SecureBytes, anchor: RollbackAnchor, compactionMinimum: Int = defaultCompactionMinimum
+        stateDirectory: String, macKey: SecureBytes, anchor: RollbackAnchor, usage: UsageTable? = nil,
+        compactionMinimum: Int = defaultCompactionMinimum
     ) -> GenerationLedger {
-        GenerationLedger(stateDirectory: stateDirectory, macKey: macKey, anchor: anchor, compactionMinimum: compactionMinimum)
+        let made = GenerationLedger(stateDirectory: stateDirectory, macKey: macKey, anchor: anchor, compactionMinimum: compactionMinimum)
+        made.knownUsage = usage
+        return made
     }
 
     /// Reads and verifies `STATE/catalog` (its head, its base's block table and its
@@ -183,7 +203,8 @@ final class GenerationLedger: @unchecked Sendable {
                 throw .corrupt(file: path, reason: .malformed)
             }
             try catalog.readHead(Array(content.prefix(fixed)), path: path)
-            catalog.loadedUsage = usage
+            catalog.knownUsage = usage
+            catalog.headCarriesUsage = true
         default:
             throw .corrupt(file: path, reason: .unsupportedVersion)
         }
@@ -203,6 +224,7 @@ final class GenerationLedger: @unchecked Sendable {
                  UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: 101, as: UInt64.self)))
             }
         loadedAnchors = AnchorValues(keybag: keybagAnchor, catalog: catalogAnchor)
+        headAnchors = loadedAnchors
         let tableMAC = Array(content[21..<53])
         let chain = Array(content[61..<93])
         if sequence != 0 {
@@ -398,25 +420,82 @@ final class GenerationLedger: @unchecked Sendable {
         savedSinceAnchor = false
     }
 
-    /// An orderly stop's last save: every record so far, and the head (version 3)
-    /// carrying `usage`, which the store knows to be exact with the files. Anchored as
-    /// `anchorIfSavedSince` would (if a save since the last anchor is not anchored yet
-    /// and a counter anchors at all), else carrying the last anchor. The next save of
-    /// any kind writes a head without it.
+    /// An orderly stop's last save: every record so far, and the head carrying `usage`,
+    /// which the store counted and knows to be exact with the files (nothing journaled,
+    /// no write in flight): it replaces the table the changes kept, which may count too
+    /// much. Anchored as `anchorIfSavedSince` would (if a save since the last anchor is
+    /// not anchored yet and a counter anchors at all), else carrying the last anchor.
     func save(usage: UsageTable) throws(LedgerError) {
+        changeLock.lock()
+        defer { changeLock.unlock() }
+        lock.withLock { knownUsage = usage }
         saveLock.lock()
         defer { saveLock.unlock() }
         let pending = lock.withLock { unsaved.count > 0 }
         guard anchor.isAnchoring, savedSinceAnchor || pending else {
-            try saveRecords(carrying: anchor.current, usage: usage)
+            try saveRecords(carrying: anchor.current)
             return
         }
         try anchoring { () throws(KeyError) in
             try anchor.anchor([.catalog]) { (values) throws(KeyError) in
-                try throughLedger { () throws(LedgerError) in try saveRecords(carrying: values, usage: usage) }
+                try throughLedger { () throws(LedgerError) in try saveRecords(carrying: values) }
             }
         }
         savedSinceAnchor = false
+    }
+
+    // MARK: Usage
+
+    /// Each provider's usage by the timeline files as folded, or `nil` if not known.
+    var foldedUsage: UsageTable? { lock.withLock { knownUsage } }
+
+    /// Runs `change`, which replaces or removes timeline files (and records what it
+    /// wrote) and returns what that did to each provider's usage, then takes it into
+    /// the table and runs `save`, which makes the records durable. Changes take turns.
+    ///
+    /// While `change` runs no head carries the table; with `withholding`, a head on
+    /// disk that carries one is first rewritten without it (a change whose files are
+    /// written before its save: a crash in between must not leave the old table beside
+    /// them). A delete, whose record is saved before its file goes, needs none. A
+    /// change that throws, or that it cannot judge, leaves the usage unknown.
+    func changeFiles(
+        withholding: Bool, _ change: () throws(LedgerError) -> UsageChange, thenSave save: () throws(LedgerError) -> Void
+    ) throws(LedgerError) {
+        changeLock.lock()
+        defer { changeLock.unlock() }
+        let known = lock.withLock { () -> Bool in
+            changing = knownUsage != nil
+            return changing
+        }
+        if known, withholding {
+            do throws(LedgerError) { try withholdUsage() } catch {
+                lock.withLock { changing = false }
+                throw error
+            }
+        }
+        let made: UsageChange
+        do throws(LedgerError) { made = try change() } catch {
+            lock.withLock {
+                knownUsage = nil
+                changing = false
+            }
+            throw error
+        }
+        lock.withLock {
+            knownUsage = knownUsage.flatMap { made.applied(to: $0) }
+            changing = false
+        }
+        try save()
+    }
+
+    /// Rewrites the head without the table (the same base, log and anchors), unless
+    /// it carries none already.
+    private func withholdUsage() throws(LedgerError) {
+        saveLock.lock()
+        defer { saveLock.unlock() }
+        guard headCarriesUsage else { return }
+        let base = lock.withLock { self.base }
+        try writeHead(base: base, logBytes: logBytes, chain: logChain, anchors: headAnchors, usage: nil)
     }
 
     /// Saves anchored if a save since the last anchor is not anchored yet and a counter
@@ -439,10 +518,10 @@ final class GenerationLedger: @unchecked Sendable {
     /// or compacts when the log has grown past its share of the base. On failure the
     /// records stay to be saved by the next call. The caller holds `saveLock` (or is
     /// alone, see `save(carrying:)`).
-    private func saveRecords(carrying anchors: AnchorValues, usage: UsageTable? = nil) throws(LedgerError) {
-        let batch: [(FileDigest, UInt64)] = lock.withLock {
+    private func saveRecords(carrying anchors: AnchorValues) throws(LedgerError) {
+        let (batch, usage): ([(FileDigest, UInt64)], UsageTable?) = lock.withLock {
             defer { unsaved = DigestTable() }
-            return Array(zip(unsaved.keys, unsaved.values))
+            return (Array(zip(unsaved.keys, unsaved.values)), changing ? nil : knownUsage)
         }
         do throws(LedgerError) {
             let baseCount = lock.withLock { base?.count ?? 0 }
@@ -561,7 +640,11 @@ final class GenerationLedger: @unchecked Sendable {
         w.u64(anchors.catalog)
         usage?.write(to: &w)
         let mac = try GenerationLedgerBase.mac([w.bytes[...]], key: macKey)
+        // Not known to carry a table until the new head is in place (a failure may leave either).
+        headCarriesUsage = headCarriesUsage || usage != nil
         try FileSystem.writeAtomically(directory: stateDirectory, name: Self.fileName, bytes: w.bytes + mac)
+        headCarriesUsage = usage != nil
+        headAnchors = anchors
     }
 
     /// Removes the bases the head no longer names (a compaction's predecessor, or one a

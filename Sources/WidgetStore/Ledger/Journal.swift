@@ -47,6 +47,10 @@ import WidgetdPOSIX
 /// must not replace newer files), and saves the generations it wrote after the files
 /// and before the region is emptied, anchored to the rollback counter when there is
 /// one (`GenerationLedger.saveAnchored`): one counter increment per fold, none per write.
+/// It keeps the catalog's usage table with the files too (`GenerationLedger.changeFiles`):
+/// each file it replaces is judged as it was before (`UsageChange.removing`), each
+/// record it writes counted, so that a start after a crash, once its replay is folded,
+/// knows every provider's usage.
 ///
 /// Threading: `append`, `fold` and `discard` may run on any thread and take turns
 /// (`writeLock`); a region's fold holds `foldLock`, which an append that needs that
@@ -83,6 +87,8 @@ final class Journal: @unchecked Sendable {
         Journal.foldQueue.async(execute: work)
     }
     private static let foldQueue = DispatchQueue(label: "widgetd.journal.fold")
+    /// Opens the metadata of a file a fold replaces, to judge whether it counted.
+    private let metadataKey: SecureBytes
 
     /// One region of the file and the records it holds; its fields change under
     /// `stateLock` (the journal's locks say who may change them).
@@ -124,7 +130,7 @@ final class Journal: @unchecked Sendable {
     /// folds any records a crash left in it into `timelinesDirectory`.
     init(
         stateDirectory: String, timelinesDirectory: String, capacity: Int = Journal.defaultCapacity, macKey: SecureBytes,
-        ledger: GenerationLedger, folding: JournalFolding = .inBackground
+        metadataKey: SecureBytes, ledger: GenerationLedger, folding: JournalFolding = .inBackground
     ) throws(LedgerError) {
         precondition(capacity > Self.overhead, "a journal must hold at least one record")
         let path = "\(stateDirectory)/\(Self.fileName)"
@@ -147,6 +153,7 @@ final class Journal: @unchecked Sendable {
         self.capacity = capacity
         self.macKey = macKey
         self.ledger = ledger
+        self.metadataKey = metadataKey
         self.folding = folding
         recoveredRecords = replayed.reduce(0) { $0 + $1.count }
         // Folded where they were read (a region's place depends on the file's size,
@@ -319,18 +326,35 @@ final class Journal: @unchecked Sendable {
             admitted.append((key, bytes))
         }
         let all = admitted.map { (name: $0.key.fileName, bytes: $0.value) }
-        // In slices, so that a fold of many widgets does not start a thread for each.
-        var start = 0
-        while start < all.count {
-            let slice = Array(all[start..<min(start + Self.filesPerFoldSlice, all.count)])
-            if let failure = try FileSystem.writeAtomically(directory: directory, files: slice).compactMap({ $0 }).first {
-                throw failure
+        let (directory, ledger, metadataKey) = (directory, ledger, metadataKey)
+        try ledger.changeFiles(withholding: true, { () throws(LedgerError) -> UsageChange in
+            var change = UsageChange()
+            for (key, bytes) in admitted {
+                guard let sealed = try? TimelineFile.parse(bytes, expected: nil, file: "") else {
+                    change.lose()
+                    continue
+                }
+                let widget = Array(sealed.header.widget.description.utf8)[...]
+                // One that cannot be read is a doubt, which takes nothing off (`UsageChange`).
+                let previous = (try? FileSystem.readFile("\(directory)/\(key.fileName)", limit: TimelineFile.maximumFileBytes)) ?? nil
+                change.removing(previous, key: key, expected: widget, ledger: ledger, metadataKey: metadataKey)
+                change.adding(widget: widget, fileBytes: bytes.count)
             }
-            start += slice.count
-        }
-        ledger.record(files: admitted.map { (key: $0.key, bytes: $0.value) })
-        // Anchored (DESIGN §9): a fold is where the catalog's rollback window closes.
-        try ledger.saveAnchored()
+            // In slices, so that a fold of many widgets does not start a thread for each.
+            var start = 0
+            while start < all.count {
+                let slice = Array(all[start..<min(start + Self.filesPerFoldSlice, all.count)])
+                if let failure = try FileSystem.writeAtomically(directory: directory, files: slice).compactMap({ $0 }).first {
+                    throw failure
+                }
+                start += slice.count
+            }
+            ledger.record(files: admitted.map { (key: $0.key, bytes: $0.value) })
+            return change
+        }, thenSave: { () throws(LedgerError) in
+            // Anchored (DESIGN §9): a fold is where the catalog's rollback window closes.
+            try ledger.saveAnchored()
+        })
     }
 
     /// How many files a fold replaces at a time.

@@ -342,15 +342,17 @@ enum TimelineFile {
     }
 
     /// Decrypts and checks the class-`none` section: with the device's metadata subkey
-    /// (versions 2 to 4) or class D's key pair (version 1).
+    /// (versions 2 to 4) or class D's key pair (version 1; without one, such a file
+    /// is refused as unreadable).
     static func openMetadata(
-        _ sealed: Sealed, metadataKey: SecureBytes, classD: KeyPair, file: String
+        _ sealed: Sealed, metadataKey: SecureBytes, classD: KeyPair?, file: String
     ) throws(LedgerError) -> TimelineMetadata {
+        if case .version1 = sealed.keys, classD == nil { throw .corrupt(file: file, reason: .unsupportedVersion) }
         let plaintext: SecureBytes
         do {
             switch sealed.keys {
             case .version1(let sealedKey, _):
-                let key = try SealedBox.open(sealedKey, keyPair: classD)
+                let key = try SealedBox.open(sealedKey, keyPair: classD!)
                 defer { key.zeroInPlace() }
                 plaintext = try AEAD.open(sealed.metadata, key: key, associatedData: metadataLabel1 + sealed.headerBytes)
             case .exchange, .classWrap:

@@ -3,7 +3,7 @@
 // index filled in slices, placeholders, and a file's verification: `readSealed`,
 // `record`, `recordAbsent`, `forget`, `indexNext`, `nextDue`, the quotas' `usage`),
 // the entry table (`TimelineIndex`) with the views kept in step with it (`WidgetOrder`,
-// `ProviderUsageTally`, `UsageSinceStop`, `KeyGenerationTally`, `NextReloadDue`), the caches
+// `ProviderUsageTally`, `UsageSinceOpen`, `KeyGenerationTally`, `NextReloadDue`), the caches
 // (`PlaintextCache`, `PlaceholderCache`), `ProviderQuota`, and one `OpenReport` per open.
 // Reads, puts, deletes and pages go through `TimelineStore` and `WritePipeline`.
 // It must not reach into the keys part beyond `KeyCustody`'s face (subkeys and the key
@@ -172,7 +172,7 @@ final class TimelineDirectory {
             forget(name)
             // Its share is not known now: neither is its provider's usage, until the
             // index is complete (counted as none, it could let a provider past its quota).
-            index.forgetUsageSinceStop()
+            index.forgetUsageSinceOpen()
             forgotAfterFailure = true
         }
     }
@@ -213,8 +213,8 @@ final class TimelineDirectory {
 
     // MARK: Usage
 
-    /// Starts from the usage table an orderly stop left, exact with the files as this
-    /// open found them (the journal held no write): the quotas are judged by it, and
+    /// Starts from the usage table the catalog's head carried, which describes the files
+    /// as this open left them (its replay folded): the quotas are judged by it, and
     /// the files writes and deletes touch, until the index is complete.
     func startUsage(from table: UsageTable) {
         guard !isComplete else { return }
@@ -222,19 +222,19 @@ final class TimelineDirectory {
     }
 
     /// What `provider`'s files take, for its quota: by the index once complete, else by
-    /// the usage an orderly stop left and the files touched since; `nil` if not known.
+    /// the usage the catalog gave at open and the files touched since; `nil` if not known.
     func usage(of provider: String) -> ProviderUsage? {
-        isComplete ? index.usage(of: provider) : index.usageSinceStop(of: provider)
+        isComplete ? index.usage(of: provider) : index.usageSinceOpen(of: provider)
     }
 
     /// Whether every provider's usage is known (see `usage(of:)`).
-    var isUsageKnown: Bool { isComplete || index.hasUsageSinceStop }
+    var isUsageKnown: Bool { isComplete || index.hasUsageSinceOpen }
 
     /// Every provider's usage, exact with the files, for an orderly stop to leave in the
     /// catalog; `nil` if it is not known.
     var usageTable: UsageTable? {
         guard !forgotAfterFailure else { return nil }
-        return isComplete ? index.usageTable : index.usageTableSinceStop
+        return isComplete ? index.usageTable : index.usageTableSinceOpen
     }
 
     /// Whether a file was forgotten after a failed write (its share unknown) since the
@@ -243,11 +243,11 @@ final class TimelineDirectory {
 
     /// Notes that a write or a delete is about to change file `name` of `widget`: its
     /// share before is read from the disk first if the index has no verdict yet, so
-    /// that the usage since the stop takes off what the stop's table counted for it.
+    /// that the usage since the open takes off what the open's table counted for it.
     func touch(name: String, widget: WidgetID) {
-        guard let key = FileDigest(fileName: name), !isComplete, index.hasUsageSinceStop else { return }
+        guard let key = FileDigest(fileName: name), !isComplete, index.hasUsageSinceOpen else { return }
         // A file that fails verification counts for nobody, as the index counts it; one
-        // that cannot be read is counted as the stop's table did, never less.
+        // that cannot be read is counted as the open's table did, never less.
         if index[key] == nil { _ = try? indexedMetadata(name: name, widget: widget, includingPlaceholder: false) }
         index.touch(key)
     }
@@ -279,7 +279,7 @@ final class TimelineDirectory {
                 scan = nil
                 isComplete = true
                 // Its own tally is exact now, and answers the quotas.
-                index.forgetUsageSinceStop()
+                index.forgetUsageSinceOpen()
                 // Absence is implied from now on: what was recorded of it goes.
                 index.removeAbsent()
                 try removeLeftovers()

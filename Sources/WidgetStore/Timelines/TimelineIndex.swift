@@ -16,7 +16,7 @@ import WidgetModel
 /// change, each its own type: the present files in widget id order (`WidgetOrder`), so
 /// that a page of `ListWidgets` and a provider's widgets cost what they return, not the
 /// store's size; each provider's usage for the quotas (`ProviderUsageTally`, and while
-/// the index is partial after an orderly stop, `UsageSinceStop`); the files
+/// the index is partial, by the catalog's table at open, `UsageSinceOpen`); the files
 /// per key generation (`KeyGenerationTally`); and the earliest reload still to announce
 /// (`NextReloadDue`). With the announced bit of each entry it answers the reload
 /// schedule (DESIGN §2), so the daemon keeps no map per timeline.
@@ -148,9 +148,9 @@ struct TimelineIndex {
     private var nextReloadDue = NextReloadDue()
     /// Each provider's present widgets and their files' bytes, kept in step (`account`).
     private var usages = ProviderUsageTally()
-    /// Each provider's usage by the table of an orderly stop and the files touched since
+    /// Each provider's usage by the catalog's table at open and the files touched since
     /// (`nil`: not known); kept in step (`account`) until the index is complete.
-    private var usageSinceStop: UsageSinceStop?
+    private var usageSinceOpen: UsageSinceOpen?
     /// The present files of classes A, B and C per key generation, kept in step (`account`).
     private var keyGenerations = KeyGenerationTally()
 
@@ -183,33 +183,33 @@ struct TimelineIndex {
     /// Every provider's usage by the present files (exact once the index is complete).
     var usageTable: UsageTable { usages.table }
 
-    /// What `provider`'s files take by the usage an orderly stop left and the files
+    /// What `provider`'s files take by the usage the catalog gave at open and the files
     /// touched since, or `nil` if that is not known.
-    func usageSinceStop(of provider: String) -> ProviderUsage? { usageSinceStop?.usage(of: provider) }
+    func usageSinceOpen(of provider: String) -> ProviderUsage? { usageSinceOpen?.usage(of: provider) }
 
-    /// Every provider's usage by the usage an orderly stop left and the files touched
+    /// Every provider's usage by the usage the catalog gave at open and the files touched
     /// since, or `nil` if that is not known.
-    var usageTableSinceStop: UsageTable? { usageSinceStop?.all }
+    var usageTableSinceOpen: UsageTable? { usageSinceOpen?.all }
 
-    /// Whether the usage an orderly stop left is in use (see `usageSinceStop(of:)`).
-    var hasUsageSinceStop: Bool { usageSinceStop != nil }
+    /// Whether the usage the catalog gave at open is in use (see `usageSinceOpen(of:)`).
+    var hasUsageSinceOpen: Bool { usageSinceOpen != nil }
 
-    /// Starts from the usage table an orderly stop left (exact with the files now).
-    mutating func startUsage(from table: UsageTable) { usageSinceStop = UsageSinceStop(table) }
+    /// Starts from the usage table the catalog gave at open (the files as folded now).
+    mutating func startUsage(from table: UsageTable) { usageSinceOpen = UsageSinceOpen(table) }
 
-    /// Stops answering by the stop's table: the index is complete and its own tally is
+    /// Stops answering by the open's table: the index is complete and its own tally is
     /// exact, or a touched file's share is no longer known.
-    mutating func forgetUsageSinceStop() { usageSinceStop = nil }
+    mutating func forgetUsageSinceOpen() { usageSinceOpen = nil }
 
     /// Notes that a write or a delete is about to change file `key`: from the first
     /// time, its share as the index holds it now (verified from the disk, or none) is
-    /// taken as its share in the stop's table, and its changes count from then on.
+    /// taken as its share in the open's table, and its changes count from then on.
     mutating func touch(_ key: FileDigest) {
-        guard usageSinceStop != nil, !usageSinceStop!.isTouched(key) else { return }
+        guard usageSinceOpen != nil, !usageSinceOpen!.isTouched(key) else { return }
         let share: (widget: ArraySlice<UInt8>, fileBytes: Int)? = entries[key].flatMap {
             $0.isPresent ? (widget: widgetBytes($0), fileBytes: Int($0.fileBytes)) : nil
         }
-        usageSinceStop!.touch(key, share: share)
+        usageSinceOpen!.touch(key, share: share)
     }
 
     /// Records a verified or just-written file's metadata and size; its reload is not announced.
@@ -431,13 +431,13 @@ struct TimelineIndex {
     }
 
     /// Adds (`sign` 1) or removes (-1) a present entry's share of its provider's usage
-    /// and of its key generation's files (and of the usage since the stop, for a
+    /// and of its key generation's files (and of the usage since the open, for a
     /// touched file `key`). Entries recorded by `replace` are markers, which count for nobody.
     private mutating func account(_ entry: Entry, _ key: FileDigest, _ sign: Int) {
         guard entry.isPresent else { return }
         usages.count(widget: widgetBytes(entry), fileBytes: Int(entry.fileBytes), sign)
-        if usageSinceStop?.isTouched(key) == true {
-            usageSinceStop!.count(widget: widgetBytes(entry), fileBytes: Int(entry.fileBytes), sign)
+        if usageSinceOpen?.isTouched(key) == true {
+            usageSinceOpen!.count(widget: widgetBytes(entry), fileBytes: Int(entry.fileBytes), sign)
         }
         if Self.protectionClass(detail: entry.detail) != .none { keyGenerations.count(entry.keyGeneration, sign) }
     }

@@ -53,12 +53,15 @@ extension TimelineStore {
 
     /// The catalog a new keybag is saved beside: empty, or for a keybag of the previous
     /// version (which had none) the generations its timeline files hold now (from their
-    /// headers: the trust a first open of this version has to give them).
+    /// headers: the trust a first open of this version has to give them). An empty one
+    /// knows the usage (no file: a new keybag has none beside it, `prepareStateDirectory`);
+    /// one made from files does not.
     static func makeCatalog(
         stateDirectory: String, timelines: String, subkeys: DeviceSubkeys, anchor: RollbackAnchor, fromFiles: Bool,
         carrying anchors: AnchorValues
     ) throws(LedgerError) {
-        let made = GenerationLedger.empty(stateDirectory: stateDirectory, macKey: subkeys.catalogMAC, anchor: anchor)
+        let made = GenerationLedger.empty(
+            stateDirectory: stateDirectory, macKey: subkeys.catalogMAC, anchor: anchor, usage: fromFiles ? nil : UsageTable())
         if fromFiles {
             for name in try FileSystem.list(timelines) {
                 guard let key = FileDigest(fileName: name),
@@ -211,9 +214,8 @@ extension TimelineStore {
             guard FileSystem.exists("\(stateDirectory)/\(Journal.fileName)") else { return nil }
             let leftover = try fromLedger { () throws(LedgerError) in try Journal(
                 stateDirectory: stateDirectory, timelinesDirectory: timelinesDirectory, macKey: custody.subkeys.journalMAC,
-                ledger: timelines.ledger
+                metadataKey: custody.subkeys.timelineMetadata, ledger: timelines.ledger
             ) }
-            replayedJournalAtOpen = replayedJournalAtOpen || leftover.recoveredRecords > 0
             try fromLedger { () throws(LedgerError) in try leftover.fold() }
             try fromLedger { () throws(LedgerError) in try FileSystem.remove("\(stateDirectory)/\(Journal.fileName)") }
             try fromLedger { () throws(LedgerError) in try FileSystem.syncDirectory(stateDirectory) }
@@ -222,12 +224,10 @@ extension TimelineStore {
         do throws(StoreError) {
             let opened = try fromLedger { () throws(LedgerError) in try Journal(
                 stateDirectory: stateDirectory, timelinesDirectory: timelinesDirectory, capacity: journalCapacity,
-                macKey: custody.subkeys.journalMAC, ledger: timelines.ledger, folding: journalFolding) }
-            replayedJournalAtOpen = replayedJournalAtOpen || opened.recoveredRecords > 0
+                macKey: custody.subkeys.journalMAC, metadataKey: custody.subkeys.timelineMetadata, ledger: timelines.ledger,
+                folding: journalFolding) }
             return opened
         } catch .io(_, _, Errno(rawValue: ENOSPC)) {
-            // Its records may have been folded before the preallocation failed.
-            replayedJournalAtOpen = true
             // A full disk: its records (if any) are folded already; writes go straight to
             // their files, as without a journal, and it is tried again at the next open.
             try fromLedger { () throws(LedgerError) in try FileSystem.remove("\(stateDirectory)/\(Journal.fileName)") }

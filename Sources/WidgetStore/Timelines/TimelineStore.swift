@@ -55,8 +55,6 @@ public final class TimelineStore {
     /// Batches prepared and not finished yet. While one is in flight no key generation
     /// is dropped: a write that fails leaves the previous file, perhaps sealed to one.
     var writesInFlight = 0
-    /// Whether opening the journal found writes in it (a crash, or a run without one).
-    var replayedJournalAtOpen = false
 
     /// Opens (or creates) the store in `stateDirectory`, its device key from the state
     /// directory or the systemd credential (`FileDeviceKeySource`). See
@@ -188,9 +186,9 @@ public final class TimelineStore {
         // Folds what a crash left in the journal into the files before anything reads them.
         journal = try openJournal()
         timelines.journal = journal
-        // Exact only if no write came after the stop that wrote it: a crash leaves
-        // journaled writes (replayed just now) or a head without a table.
-        if let usage = ledger.loadedUsage, !replayedJournalAtOpen { timelines.startUsage(from: usage) }
+        // The catalog's table follows the files as folded, the replay just now included:
+        // known unless a change it could not judge (or a catalog made from files) lost it.
+        if let usage = ledger.foldedUsage { timelines.startUsage(from: usage) }
         reportOpened()
     }
 
@@ -253,8 +251,8 @@ public final class TimelineStore {
     /// had nothing to do and the catalog was saved since its last anchor.
     ///
     /// When every provider's usage is known and no write is in flight, the catalog's
-    /// last save carries it (`GenerationLedger.save(usage:)`): the next open whose
-    /// journal holds no write judges quotas by it before its index is complete.
+    /// last save carries it (`GenerationLedger.save(usage:)`), replacing the table the
+    /// catalog kept through the folds (which may count too much, or have been lost).
     ///
     /// Then drops the key generations no file is sealed to any more (see `keyGenerationsInUse`).
     public func checkpoint() throws(StoreError) {
@@ -354,16 +352,16 @@ public final class TimelineStore {
     func classPublicKey(_ c: ProtectionClass) -> PublicKey { custody.keybag.publicKey(c) }
 
     /// What `provider`'s stored timelines take, as its quota is judged: by the index once
-    /// complete, else by the usage the last orderly stop left and the files touched
+    /// complete, else by the usage the catalog's table gave at open and the files touched
     /// since; when neither is known (`isUsageKnown` false), of the files indexed so far.
     public func usage(of provider: String) -> ProviderUsage {
         timelines.usage(of: provider) ?? timelines.index.usage(of: provider)
     }
 
     /// Whether every provider's usage is known without reading the rest of the store:
-    /// the index is complete, or the last stop was orderly (its usage table in the
-    /// catalog) and this open replayed no journaled write. A write with a quota is then
-    /// judged at once; otherwise it completes the index first.
+    /// the index is complete, or the catalog's head carried a usage table (after an
+    /// orderly stop or a crash alike: `GenerationLedger.foldedUsage`). A write with a
+    /// quota is then judged at once; otherwise it completes the index first.
     public var isUsageKnown: Bool { timelines.isUsageKnown }
 
     /// A widget's body, from the cache or decrypted (and then cached). Throws
@@ -488,9 +486,18 @@ public final class TimelineStore {
             throw .widgetNotFound
         }
         // Recorded durably before the file goes: a crash in between leaves the widget
-        // deleted, and its file, put back from a backup, ignored.
-        try fromLedger { () throws(LedgerError) in try timelines.ledger.recordDeleted(key, generation: TimelineFile.generation(of: bytes) ?? 0) }
-        try fromLedger { () throws(LedgerError) in try timelines.ledger.save() }
+        // deleted, and its file, put back from a backup, ignored. The catalog's usage
+        // table loses the file's share in the same save (a file of a deleted widget
+        // counts for nobody, gone or not).
+        let (ledger, metadataKey) = (timelines.ledger, custody.subkeys.timelineMetadata)
+        try fromLedger { () throws(LedgerError) in
+            try ledger.changeFiles(withholding: false, { () throws(LedgerError) -> UsageChange in
+                var change = UsageChange()
+                change.removing(bytes, key: key, expected: Array(widget.description.utf8)[...], ledger: ledger, metadataKey: metadataKey)
+                try ledger.recordDeleted(key, generation: TimelineFile.generation(of: bytes) ?? 0)
+                return change
+            }, thenSave: { () throws(LedgerError) in try ledger.save() })
+        }
         timelines.forget(name)
         guard try fromLedger({ () throws(LedgerError) in try FileSystem.remove(path) }) else {
             timelines.recordAbsent(key)

@@ -138,7 +138,7 @@ extension TimelineStore {
     /// A staged write is recorded in the index at once, so the next write's quota
     /// counts it (and a batch still committing); a write that then fails is indexed
     /// again from the disk. A quota is judged by the complete index, or before it by the
-    /// usage an orderly stop left and the files touched since (`isUsageKnown`); never
+    /// usage the catalog's table gave at open and the files touched since (`isUsageKnown`); never
     /// by a partial index alone: without either, the first write with a quota completes
     /// the index (DESIGN: fail closed), however large the store.
     public func prepareWrites(_ writes: [TimelineWrite]) -> PreparedWrites {
@@ -227,10 +227,9 @@ extension TimelineStore {
         let generations = prepared.staged.map(\.metadata.generation)
         let outcomes: [StoreError?]
         if let journal = prepared.journal {
-            outcomes = journaled(
-                files, into: journal, directory: prepared.directory, generations: generations, ledger: prepared.ledger)
+            outcomes = journaled(files, into: journal, generations: generations, prepared: prepared)
         } else {
-            outcomes = replaced(files, directory: prepared.directory, generations: generations, ledger: prepared.ledger)
+            outcomes = replaced(files, generations: generations, prepared: prepared)
         }
         return CommittedWrites(prepared: prepared, outcomes: outcomes)
     }
@@ -239,30 +238,59 @@ extension TimelineStore {
     /// generations in the catalog durably (a failure to do so fails the batch: its
     /// files would escape the rollback check).
     private static func replaced(
-        _ files: [(name: String, bytes: @Sendable () throws(LedgerError) -> [UInt8])], directory: String,
-        generations: [UInt64], ledger: GenerationLedger
+        _ files: [(name: String, bytes: @Sendable () throws(LedgerError) -> [UInt8])], generations: [UInt64],
+        prepared: PreparedWrites
     ) -> [StoreError?] {
         do throws(LedgerError) {
-            let outcomes = try FileSystem.writeAtomically(directory: directory, sealing: files)
-            try recordWritten(files.map(\.name), generations, outcomes, in: ledger)
+            let outcomes = try writeDirectly(
+                files, generations: generations, sizes: prepared.staged.map(\.fileBytes), prepared: prepared)
             return outcomes.map { $0.map(StoreError.init) }
         } catch {
             return Array(repeating: StoreError(error), count: files.count)
         }
     }
 
-    /// Records in `ledger` the generation of each file written straight into place
-    /// (its outcome `nil`), and saves it if any was.
-    private static func recordWritten(
-        _ names: [String], _ generations: [UInt64], _ outcomes: [LedgerError?], in ledger: GenerationLedger
-    ) throws(LedgerError) {
+    /// Writes files straight into place (one group commit), records the generation of
+    /// each written in the catalog and saves it if any was, as one change of files that
+    /// the catalog's usage table follows (`GenerationLedger.changeFiles`): each file's
+    /// previous share is judged before it is replaced, its new one (`sizes`) counted;
+    /// a file that failed may be either, so the usage is then unknown.
+    private static func writeDirectly(
+        _ files: [(name: String, bytes: @Sendable () throws(LedgerError) -> [UInt8])], generations: [UInt64], sizes: [Int],
+        prepared: PreparedWrites
+    ) throws(LedgerError) -> [LedgerError?] {
+        let (ledger, directory, metadataKey) = (prepared.ledger, prepared.directory, prepared.metadataKey)
+        // Every name in a batch is one the store made, each its widget's.
+        let widgets = Dictionary(prepared.staged.map { ($0.name, Array($0.metadata.widget.description.utf8)) }) { first, _ in first }
+        var outcomes: [LedgerError?] = []
         var written = false
-        for (index, name) in names.enumerated() where outcomes[index] == nil {
-            guard let key = FileDigest(fileName: name) else { continue }
-            ledger.record(key, generation: generations[index])
-            written = true
-        }
-        if written { try ledger.save() }
+        try ledger.changeFiles(withholding: true, { () throws(LedgerError) -> UsageChange in
+            var change = UsageChange()
+            var judged = Set<String>()
+            for file in files where judged.insert(file.name).inserted {
+                let previous = (try? FileSystem.readFile("\(directory)/\(file.name)", limit: TimelineFile.maximumFileBytes)) ?? nil
+                change.removing(
+                    previous, key: FileDigest(fileName: file.name)!, expected: widgets[file.name]?[...], ledger: ledger,
+                    metadataKey: metadataKey)
+            }
+            outcomes = try FileSystem.writeAtomically(directory: directory, sealing: files)
+            // A name written twice in the batch holds its last write.
+            var last: [String: Int] = [:]
+            for (index, file) in files.enumerated() { last[file.name] = index }
+            for (index, file) in files.enumerated() {
+                if outcomes[index] != nil { change.lose() }
+                guard outcomes[index] == nil, let key = FileDigest(fileName: file.name) else { continue }
+                ledger.record(key, generation: generations[index])
+                written = true
+                if last[file.name] == index, let widget = widgets[file.name] {
+                    change.adding(widget: widget[...], fileBytes: sizes[index])
+                }
+            }
+            return change
+        }, thenSave: { () throws(LedgerError) in
+            if written { try ledger.save() }
+        })
+        return outcomes
     }
 
     /// Seals each file and appends the batch to the journal with one `fdatasync`. A
@@ -270,7 +298,7 @@ extension TimelineStore {
     /// so that no older journaled write of theirs can replay over them.
     private static func journaled(
         _ files: [(name: String, bytes: @Sendable () throws(LedgerError) -> [UInt8])], into journal: Journal,
-        directory: String, generations: [UInt64], ledger: GenerationLedger
+        generations: [UInt64], prepared: PreparedWrites
     ) -> [StoreError?] {
         var outcomes = [StoreError?](repeating: nil, count: files.count)
         var batch: [(key: FileDigest, bytes: [UInt8])] = []
@@ -288,9 +316,9 @@ extension TimelineStore {
         do throws(LedgerError) {
             if try journal.append(batch) { return outcomes }
             try journal.fold()
-            let direct = try FileSystem.writeAtomically(
-                directory: directory, files: batch.map { (name: $0.key.fileName, bytes: $0.bytes) })
-            try recordWritten(batch.map(\.key.fileName), slots.map { generations[$0] }, direct, in: ledger)
+            let direct = try writeDirectly(
+                batch.map { file in (name: file.key.fileName, bytes: { @Sendable () throws(LedgerError) -> [UInt8] in file.bytes }) },
+                generations: slots.map { generations[$0] }, sizes: batch.map(\.bytes.count), prepared: prepared)
             for (slot, error) in zip(slots, direct) { outcomes[slot] = error.map(StoreError.init) }
         } catch {
             for slot in slots { outcomes[slot] = StoreError(error) }

@@ -181,12 +181,12 @@ import WidgetCrypto
         #expect(throws: LedgerError.corrupt(file: path(GenerationLedger.fileName), reason: .authenticationFailure)) { _ = try load() }
     }
 
-    /// Version 3: an orderly stop's head carries each provider's usage under the MAC;
-    /// the next save of any kind writes version 2, without it.
-    @Test func aStopsHeadCarriesTheUsageTableAndTheNextSaveDropsIt() throws {
+    /// Version 3: once the usage is known, every head carries each provider's usage
+    /// under the MAC; a catalog that does not know it writes version 2.
+    @Test func everyHeadCarriesTheUsageTableOnceItIsKnown() throws {
         let catalog = try filled(30, batch: 10)
         #expect(try bytes(GenerationLedger.fileName)[4] == 2)
-        #expect(try load().loadedUsage == nil)
+        #expect(try load().foldedUsage == nil)
         let table = UsageTable(rows: [
             "com.example.clock": .init(widgets: 3, bytes: 4096), "com.example.a": .init(widgets: 1, bytes: 1 << 40),
         ])
@@ -197,14 +197,15 @@ import WidgetCrypto
         // Sorted by id: "com.example.a" first.
         #expect(head[109..<113].elementsEqual([2, 0, 0, 0]) && head[114..<127].elementsEqual(Array("com.example.a".utf8)))
         let loaded = try load()
-        #expect(loaded.loadedUsage == table)
+        #expect(loaded.foldedUsage == table)
         #expect(try loaded.lastGeneration(Self.key(1)) == 50)
+        catalog.record(Self.key(2), generation: 51)
         try catalog.save()
-        #expect(try bytes(GenerationLedger.fileName)[4] == 2)
-        #expect(try load().loadedUsage == nil)
+        #expect(try bytes(GenerationLedger.fileName)[4] == 3)
+        #expect(try load().foldedUsage == table)
         // An empty table is a known usage of nothing, not an unknown one.
         try catalog.save(usage: UsageTable())
-        #expect(try load().loadedUsage == UsageTable())
+        #expect(try load().foldedUsage == UsageTable())
     }
 
     @Test func anAlteredOrMalformedUsageTableIsAStartError() throws {

@@ -20,15 +20,15 @@ import WidgetModel
             placeholder: placeholder)
     }
 
-    /// The usage an orderly stop left is a view of the entries, not a running sum of
+    /// The usage the catalog gave at open is a view of the entries, not a running sum of
     /// each write's difference: what indexing finds of an untouched file changes
     /// nothing (the table counts it), and every later verdict on a touched file — a
     /// staged write, the previous file indexed again after the write failed, a file
     /// found damaged, a delete — moves it as it moves the index's own tally.
-    @Test func theUsageSinceAStopFollowsEveryVerdictOnTheFilesTouched() {
+    @Test func theUsageSinceTheOpenFollowsEveryVerdictOnTheFilesTouched() {
         var index = TimelineIndex()
         index.startUsage(from: UsageTable(rows: ["com.example.mail": .init(widgets: 2, bytes: 300)]))
-        func usage() -> ProviderUsage? { index.usageSinceStop(of: "com.example.mail") }
+        func usage() -> ProviderUsage? { index.usageSinceOpen(of: "com.example.mail") }
         let other = widget("com.example.mail/outbox")
         // Indexing finds the two files the table counts.
         index.record(key(1), metadata(mail), fileBytes: 100)
@@ -50,7 +50,7 @@ import WidgetModel
         index.forget(key(2))
         index.recordAbsent(key(2))
         #expect(usage() == ProviderUsage(widgets: 1, bytes: 50))
-        #expect(index.usageTableSinceStop == UsageTable(rows: ["com.example.mail": .init(widgets: 1, bytes: 50)]))
+        #expect(index.usageTableSinceOpen == UsageTable(rows: ["com.example.mail": .init(widgets: 1, bytes: 50)]))
         #expect(index.usage(of: "com.example.mail") == ProviderUsage(widgets: 1, bytes: 50))
     }
 

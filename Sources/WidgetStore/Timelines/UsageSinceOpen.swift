@@ -1,6 +1,6 @@
-/// Each provider's usage while the index is still partial, known because the last stop
-/// was orderly: the usage table that stop left in the catalog (`UsageTable`, exact
-/// then), corrected by every file changed since. A view of the index's entry table
+/// Each provider's usage while the index is still partial, known because the catalog's
+/// head carried a usage table at open (`UsageTable`: the files as folded, the open's
+/// replay included; exact, or counting too much), corrected by every file changed since. A view of the index's entry table
 /// (`TimelineIndex`), kept in step like `ProviderUsageTally`: for each file a write or
 /// a delete touched since the start, its share when first touched is taken off the
 /// table and its share now is added. So the quota needs no pass over the store, and
@@ -8,8 +8,8 @@
 /// counts it already); once the index is complete its own tally takes over.
 ///
 /// It holds a key per file touched before the index completes, and nothing after.
-struct UsageSinceStop {
-    /// The table the stop left.
+struct UsageSinceOpen {
+    /// The table the catalog carried at open.
     private var table: [String: ProviderUsage]
     /// The touched files' shares when first touched.
     private var before = ProviderUsageTally()
@@ -30,7 +30,7 @@ struct UsageSinceStop {
             widgets: stopped.widgets - taken.widgets + added.widgets, bytes: stopped.bytes - taken.bytes + added.bytes)
     }
 
-    /// Every provider's usage, as an orderly stop writes it.
+    /// Every provider's usage, as an orderly stop writes it (`GenerationLedger.save(usage:)`).
     var all: UsageTable {
         var rows: [String: UsageTable.Row] = [:]
         for provider in Set(table.keys).union(before.providers).union(now.providers) {
@@ -45,7 +45,7 @@ struct UsageSinceStop {
     func isTouched(_ key: FileDigest) -> Bool { !touched.isEmpty && touched.contains(key) }
 
     /// Marks file `key` touched, its share now (`widget`'s id bytes and `fileBytes`, or
-    /// `nil` if it counts for nobody) taken as its share when the stop left the table.
+    /// `nil` if it counts for nobody) taken as its share in the table at open.
     mutating func touch(_ key: FileDigest, share: (widget: ArraySlice<UInt8>, fileBytes: Int)?) {
         guard touched.insert(key).inserted, let share else { return }
         before.count(widget: share.widget, fileBytes: share.fileBytes, 1)
