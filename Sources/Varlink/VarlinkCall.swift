@@ -75,6 +75,15 @@ public struct VarlinkCall: Sendable {
         try self.init(message: WipingBuffer(copying: bytes))
     }
 
+    /// Decodes as ``init(decodingDeferringParameters:)`` does, taking `message` (from
+    /// `UnsafeMutableRawBufferPointer.allocate`, the caller's own copy of a message) as
+    /// the call's buffer instead of copying it once more: it is zeroed and deallocated
+    /// when the last copy of the call is released, or at once when this throws. The
+    /// caller must not use it afterwards.
+    public init(adoptingDeferringParameters message: UnsafeMutableRawBufferPointer) throws(VarlinkCallDecodingError) {
+        try self.init(message: WipingBuffer(adopting: message))
+    }
+
     private init(message: WipingBuffer) throws(VarlinkCallDecodingError) {
         let scanned: Result<EnvelopeScan, JSONReadError> = message.withBytes { buffer in
             Result { () throws(JSONReadError) in try EnvelopeScan(buffer) }

@@ -337,18 +337,15 @@ final class VarlinkConnection: IOEventHandler {
         case notAJSONObject
     }
 
-    /// Decodes a message copied out of the framer, then zeroes and frees the copy (the
-    /// decoded call keeps its own wiping copy; no array of it is made). The parameters
+    /// Decodes a message copied out of the framer; the call takes the copy as its own
+    /// wiping buffer, so no other copy of the message (content, passcodes) is made,
+    /// and it is zeroed and freed with the call, or at once if it is not one. The parameters
     /// are checked as JSON here, as the rest of the message, by the handler's walk that
     /// decodes them (``VarlinkCallHandler/readParameters(of:)``): a message that is not
     /// JSON closes the connection when it is framed, whatever its method.
     private static func decode(_ copy: UnsafeMutableRawBufferPointer, readingParametersWith handler: any VarlinkCallHandler) -> Decoded {
-        defer {
-            SecretWipe.zero(copy)
-            copy.deallocate()
-        }
         do {
-            var call = try VarlinkCall(decodingDeferringParameters: UnsafeRawBufferPointer(copy))
+            var call = try VarlinkCall(adoptingDeferringParameters: copy)
             try handler.readParameters(of: &call)
             // A handler that neither walked nor checked them leaves them to be checked.
             try call.checkParameters()
