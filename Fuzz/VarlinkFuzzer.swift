@@ -6,7 +6,7 @@
 // would; any crash, trap or leak is a finding. Each message is also decoded the event
 // loop's way (the envelope scanned, the parameters checked by a walk or alone): a
 // message that one way refuses as not JSON and the other does not, or that is refused
-// when it is JSON text, traps.
+// when it is a JSON object (or accepted when it is not), traps.
 import StrictJSON
 import Varlink
 
@@ -45,7 +45,11 @@ public func fuzzVarlink(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
 
 /// The deferred scan, with each kind of walk, refuses what the whole scan refuses.
 private func checkDeferredScan(_ message: [UInt8]) {
-    let isJSON = message.withUnsafeBytes { (try? JSONReader.validate($0)) != nil }
+    // A call is a JSON object; other JSON text (`2`, `[]`) is refused as not one, too.
+    let isJSONObject = message.withUnsafeBytes { bytes in
+        var reader = JSONReader(bytes)
+        return (try? JSONReader.validate(bytes)) != nil && (try? reader.peek()) == .object
+    }
     func outcome(_ decode: () throws -> VarlinkCall) -> String {
         do {
             let call = try decode()
@@ -56,7 +60,7 @@ private func checkDeferredScan(_ message: [UInt8]) {
         }
     }
     let whole = outcome { try VarlinkCall(decoding: message) }
-    precondition((whole == "\(VarlinkCallDecodingError.notAJSONObject)") == !isJSON)
+    precondition((whole == "\(VarlinkCallDecodingError.notAJSONObject)") == !isJSONObject)
     for walk in 0..<3 {
         let deferred = outcome {
             try message.withUnsafeBytes { bytes in

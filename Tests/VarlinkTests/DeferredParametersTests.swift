@@ -111,15 +111,20 @@ import StrictJSON
         // Not JSON in the envelope after the parameters.
         #"{"method":"a.B","parameters":{},"more":tru}"#,
         #"{"method":"a.B","parameters":{} x"#,
+        // JSON text that is not an object.
+        "2", "[]", #""x""#, "",
     ]
 
     @Test(arguments: DeferredParametersTests.messages, Walk.allCases)
     func aWalkRefusesExactlyWhatTheWholeScanRefuses(text: String, walk: Walk) {
         let bytes = Array(text.utf8)
         let whole = Self.outcome { try VarlinkCall(decoding: bytes) }
-        // The reference: a message is not a call iff it is not JSON text, checked alone.
-        let isJSON = bytes.withUnsafeBytes { (try? JSONReader.validate($0)) != nil }
-        #expect((whole.error == .notAJSONObject) == !isJSON)
+        // The reference: a message is not a call iff it is not a JSON object, checked alone.
+        let isJSONObject = bytes.withUnsafeBytes { buffer in
+            var reader = JSONReader(buffer)
+            return (try? JSONReader.validate(buffer)) != nil && (try? reader.peek()) == .object
+        }
+        #expect((whole.error == .notAJSONObject) == !isJSONObject)
         #expect(Self.deferred(bytes, walk) == whole)
     }
 
