@@ -41,6 +41,14 @@ public struct JSONReader {
         self.init(bytes, isValidated: true)
     }
 
+    /// A reader at the start of `bytes`, a value nested `depth` arrays and objects deep
+    /// in an enclosing document (a Varlink call's parameters: depth 1), so that the
+    /// nesting limit counts the enclosing levels as reading the whole document would.
+    public init(_ bytes: UnsafeRawBufferPointer, depth: Int) {
+        self.init(bytes, isValidated: false)
+        self.depth = depth
+    }
+
     private init(_ bytes: UnsafeRawBufferPointer, isValidated: Bool) {
         self.bytes = bytes
         self.offset = 0
@@ -461,6 +469,46 @@ public struct JSONReader {
             }
         }
         guard offset <= bytes.count else { throw syntax("unexpected end") }
+    }
+
+    /// Skips the object or array the reader stands on looking only at brackets, quotes
+    /// and escapes, for bytes that are checked later as a whole (a Varlink call's
+    /// parameters, checked by the walk that decodes them): it finds where the value ends
+    /// in valid JSON text, and checks nothing else. It stays inside the bytes, and
+    /// throws a syntax error when the value is not closed or nests deeper than
+    /// ``maximumDepth`` (counting the levels the reader is in), which the full check
+    /// would throw too.
+    public mutating func skipUncheckedContainer() throws(JSONReadError) {
+        let kind = try peek()
+        guard kind == .object || kind == .array else { throw mismatch(kind, "an object or an array") }
+        let count = bytes.count
+        var level = 0
+        repeat {
+            switch bytes[offset] {
+            case UInt8(ascii: "{"), UInt8(ascii: "["):
+                level += 1
+                guard depth + level <= Self.maximumDepth else { throw syntax("nests deeper than \(Self.maximumDepth) levels") }
+                offset += 1
+            case UInt8(ascii: "}"), UInt8(ascii: "]"):
+                level -= 1
+                offset += 1
+            case UInt8(ascii: "\""):
+                offset += 1
+                while true {
+                    offset = JSONByteScan.firstSpecial(in: bytes, from: offset)
+                    guard offset < count else { throw syntax("unterminated string") }
+                    let byte = bytes[offset]
+                    if byte == UInt8(ascii: "\"") { break }
+                    // An escape's next byte is never the string's end; a control
+                    // character is refused by the full check, here passed over.
+                    offset += byte == UInt8(ascii: "\\") ? 2 : 1
+                }
+                offset += 1
+            default:
+                offset += 1
+            }
+        } while level > 0 && offset < count
+        guard level == 0 else { throw syntax("unexpected end") }
     }
 
     /// The slow path: a string with escapes, unescaped into scratch that is zeroed after.

@@ -28,6 +28,13 @@ final class WipingBuffer: @unchecked Sendable {
         self.count = bytes.count
     }
 
+    /// Takes `storage` (from `UnsafeMutableRawBufferPointer.allocate`, and no one
+    /// else's any more) as the buffer, without a copy: zeroed and deallocated with it.
+    init(adopting storage: UnsafeMutableRawBufferPointer) {
+        self.storage = storage
+        self.count = storage.count
+    }
+
     /// The number of meaningful bytes.
     let count: Int
 

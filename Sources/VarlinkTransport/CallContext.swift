@@ -27,6 +27,14 @@ public protocol VarlinkCallHandler: AnyObject {
     /// The connection closed: drop its watches and pending contexts.
     func connectionClosed(_ id: ConnectionID)
 
+    /// Checks `call`'s parameters as JSON text, or walks them with
+    /// ``VarlinkCall/readParameters(_:)`` to decode them in the same pass: called as the
+    /// message is framed, before the call waits its turn, so that it must be pure (no
+    /// state read or changed; a value the walk refuses is answered when the call is
+    /// handled). Throws ``VarlinkCallDecodingError/notAJSONObject`` when they are not
+    /// JSON: the connection is closed.
+    func readParameters(of call: inout VarlinkCall) throws(VarlinkCallDecodingError)
+
     /// The final reply to `message` (a message without its NUL, viewed in place in the
     /// connection's buffer) if the handler recognises it byte for byte as a call it can
     /// answer without decoding it, e.g. a repeated `GetPresentation` whose answer is
@@ -47,6 +55,11 @@ public protocol VarlinkCallHandler: AnyObject {
 }
 
 extension VarlinkCallHandler {
+    /// The parameters are checked alone; the handler decodes them when it handles the call.
+    public func readParameters(of call: inout VarlinkCall) throws(VarlinkCallDecodingError) {
+        try call.checkParameters()
+    }
+
     /// No call is answered without decoding it.
     public func cachedReply(
         to message: UnsafeRawBufferPointer, connection: ConnectionID, peer: PeerCredentials, now: Date, permit: inout UInt64,

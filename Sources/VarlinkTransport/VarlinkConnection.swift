@@ -312,7 +312,7 @@ final class VarlinkConnection: IOEventHandler {
                 continue
             }
             let call: VarlinkCall
-            switch Self.decode(uncached) {
+            switch Self.decode(uncached, readingParametersWith: handler) {
             case .call(let decoded):
                 call = decoded
             case .notAJSONObject:
@@ -337,15 +337,19 @@ final class VarlinkConnection: IOEventHandler {
         case notAJSONObject
     }
 
-    /// Decodes a message copied out of the framer, then zeroes and frees the copy (the
-    /// decoded call keeps its own wiping copy; no array of it is made).
-    private static func decode(_ copy: UnsafeMutableRawBufferPointer) -> Decoded {
-        defer {
-            SecretWipe.zero(copy)
-            copy.deallocate()
-        }
+    /// Decodes a message copied out of the framer; the call takes the copy as its own
+    /// wiping buffer, so no other copy of the message (content, passcodes) is made,
+    /// and it is zeroed and freed with the call, or at once if it is not one. The parameters
+    /// are checked as JSON here, as the rest of the message, by the handler's walk that
+    /// decodes them (``VarlinkCallHandler/readParameters(of:)``): a message that is not
+    /// JSON closes the connection when it is framed, whatever its method.
+    private static func decode(_ copy: UnsafeMutableRawBufferPointer, readingParametersWith handler: any VarlinkCallHandler) -> Decoded {
         do {
-            return .call(try VarlinkCall(decoding: UnsafeRawBufferPointer(copy)))
+            var call = try VarlinkCall(adoptingDeferringParameters: copy)
+            try handler.readParameters(of: &call)
+            // A handler that neither walked nor checked them leaves them to be checked.
+            try call.checkParameters()
+            return .call(call)
         } catch {
             switch error {
             case .notAJSONObject: return .notAJSONObject

@@ -1,43 +1,47 @@
 import FoundationEssentials
 import StrictJSON
+import Varlink
 import WidgetModel
 import WidgetdWire
 
 extension PutTimelineParameters {
-    /// Reads a call's parameters in place with `JSONReader` (see `ProviderParameters`).
-    static func read(from bytes: UnsafeRawBufferPointer?) throws(ServiceError) -> PutTimelineParameters {
-        let members = try ProviderParameters(bytes)
+    /// The call's parameters, as walked when the message was framed
+    /// (`ProviderParameters.read(of:)`) or, for a call decoded otherwise, walked now.
+    static func read(from call: VarlinkCall) throws(ServiceError) -> PutTimelineParameters {
+        let members = try ProviderParameters.walked(call, .putTimeline)
         let widget = try members.widget()
         let family = try members.family()
-        guard let entries = try members.timelinePart(.entries, Entry.readArray) else { throw .invalidTimeline("missing \"entries\"") }
+        guard let entries = try members.timelinePart(\.entries) else { throw .invalidTimeline("missing \"entries\"") }
         return PutTimelineParameters(
             widget: widget, family: family, entries: entries,
-            policy: try members.timelinePart(.policy, ReloadPolicy.read),
-            placeholder: try members.timelinePart(.placeholder, Placeholder.read))
+            policy: try members.timelinePart(\.policy),
+            placeholder: try members.timelinePart(\.placeholder))
     }
 }
 
 extension AppendEntriesParameters {
-    /// Reads a call's parameters in place with `JSONReader` (see `ProviderParameters`).
-    static func read(from bytes: UnsafeRawBufferPointer?) throws(ServiceError) -> AppendEntriesParameters {
-        let members = try ProviderParameters(bytes)
+    /// The call's parameters, as `PutTimelineParameters.read(from:)` has them.
+    static func read(from call: VarlinkCall) throws(ServiceError) -> AppendEntriesParameters {
+        let members = try ProviderParameters.walked(call, .appendEntries)
         let widget = try members.widget()
-        guard let entries = try members.timelinePart(.entries, Entry.readArray) else { throw .invalidTimeline("missing \"entries\"") }
+        guard let entries = try members.timelinePart(\.entries) else { throw .invalidTimeline("missing \"entries\"") }
         return AppendEntriesParameters(widget: widget, entries: entries)
     }
 }
 
-/// The members of a `PutTimeline` or `AppendEntries` parameters object, located in one
-/// pass and then decoded in a fixed order (`widget`, `family`, `entries`, `policy`,
-/// `placeholder`), so that the first problem named does not depend on member order.
+/// The members of a `PutTimeline` or `AppendEntries` parameters object, read in one
+/// walk that also checks the bytes as JSON text (`VarlinkCall.readParameters`), then
+/// judged in a fixed order (`widget`, `family`, `entries`, `policy`, `placeholder`), so
+/// that the first problem named does not depend on member order.
 ///
 /// `widget` and `family` problems are `InvalidParameter` naming the member; problems in
 /// `entries`, `policy` and `placeholder` are `InvalidTimeline` with the path inside
 /// them. Unknown members are ignored, as Varlink allows; a known member given twice is
-/// refused. The envelope scan has already checked the bytes are JSON text, so they are
-/// read with `JSONReader(validated:)`.
-struct ProviderParameters {
-    /// The members it reads, in the order they are decoded.
+/// refused. A value the walk refuses is skipped again by the checking reader, so the
+/// rest of the message is still checked: only bytes that are not JSON text end the walk
+/// (and the connection).
+struct ProviderParameters: Sendable {
+    /// The members it reads, in the order they are judged.
     enum Member: Int {
         case widget, family, entries, policy, placeholder
 
@@ -54,68 +58,146 @@ struct ProviderParameters {
         var name: String { Self.names[rawValue] }
     }
 
-    private let bytes: UnsafeRawBufferPointer
-    /// Where each member's value starts, by `Member.rawValue` (one slot per member): fixed slots rather than a
-    /// dictionary, which cost every write an allocation and five hashed inserts.
-    private var offsets = InlineArray<5, Int?>(repeating: nil)
+    /// The methods whose parameters these are: `AppendEntries` decodes neither
+    /// `family`, `policy` nor `placeholder` (it only refuses them twice).
+    enum Method: Sendable {
+        case putTimeline, appendEntries
+    }
 
-    init(_ bytes: UnsafeRawBufferPointer?) throws(ServiceError) {
-        guard let bytes else {
-            self.bytes = UnsafeRawBufferPointer(start: nil, count: 0)
-            return
+    /// A member as the walk found it.
+    enum Value<T: Sendable>: Sendable {
+        case null
+        case read(T)
+        /// Not what the member must be: for a timeline part, the reason with its path.
+        case refused(String)
+    }
+
+    private var duplicate: Member?
+    private var widgetValue: Value<String>?
+    private var familyValue: Value<String>?
+    fileprivate var entries: Value<[Entry]>?
+    fileprivate var policy: Value<ReloadPolicy>?
+    fileprivate var placeholder: Value<Placeholder>?
+
+    /// Walks the parameters for `call`'s method, if it is one of these; the walk checks
+    /// them as JSON text at once (see `VarlinkCallHandler.readParameters(of:)`).
+    static func read(of call: inout VarlinkCall) throws(VarlinkCallDecodingError) -> Bool {
+        let method: Method
+        switch call.method {
+        case WidgetdMethod.putTimeline.fullName: method = .putTimeline
+        case WidgetdMethod.appendEntries.fullName: method = .appendEntries
+        default: return false
         }
-        self.bytes = bytes
-        var reader = JSONReader(validated: bytes)
-        var offsets = InlineArray<5, Int?>(repeating: nil)
-        var duplicate: Member?
-        do {
-            try reader.readObject { (reader, key) throws(JSONReadError) in
-                _ = try reader.peek()
-                if let member = Member(key) {
-                    if offsets[member.rawValue] != nil, duplicate == nil { duplicate = member }
-                    offsets[member.rawValue] = reader.offset
-                }
-                // The envelope scan checked these bytes: locating the next member is enough.
-                try reader.skipCheckedValue()
+        try call.readParameters { (reader) throws(JSONReadError) in try ProviderParameters(walking: &reader, for: method) }
+        return true
+    }
+
+    /// The members of `call`'s parameters: walked when it was framed, or walked now.
+    static func walked(_ call: VarlinkCall, _ method: Method) throws(ServiceError) -> ProviderParameters {
+        if let walked = call.walkedParameters(as: ProviderParameters.self) { return walked }
+        return try call.withParameterBytes { (bytes) throws(ServiceError) in
+            var reader = bytes.map { JSONReader(validated: $0) }
+            do {
+                return try ProviderParameters(walking: &reader, for: method)
+            } catch {
+                throw ServiceError.invalidParameter("")
             }
-        } catch {
-            throw ServiceError.invalidParameter("")
         }
+    }
+
+    /// Reads the members with `reader` (nil: no parameters), which it leaves past the
+    /// object. Throws only a syntax error: the bytes are not JSON text.
+    init(walking reader: inout JSONReader?, for method: Method) throws(JSONReadError) {
+        guard var walker = reader else { return }
+        var members = self
+        // Timeline parts refused, with where: their reasons are written once the whole
+        // object is known to be JSON (a path is found by walking it again).
+        var refusals: [(Member, JSONReadError)] = []
+        /// Reads one value with `read`; a value `read` refuses is skipped with the
+        /// checking reader, so that a syntax error in it still ends the walk.
+        func value<T>(_ reader: inout JSONReader, _ member: Member, _ read: (inout JSONReader) throws(JSONReadError) -> T)
+            throws(JSONReadError) -> Value<T>
+        {
+            let start = reader
+            do {
+                if try reader.readNull() { return .null }
+                return .read(try read(&reader))
+            } catch {
+                reader = start
+                try reader.skipValue()
+                refusals.append((member, error))
+                return .refused("")
+            }
+        }
+        try walker.readObject { (reader, key) throws(JSONReadError) in
+            guard let member = Member(key) else { return try reader.skipValue() }
+            _ = try reader.peek()
+            let seen: Bool
+            switch member {
+            case .widget: seen = members.widgetValue != nil
+            case .family: seen = members.familyValue != nil
+            case .entries: seen = members.entries != nil
+            case .policy: seen = members.policy != nil
+            case .placeholder: seen = members.placeholder != nil
+            }
+            // A member given twice is refused whatever its values: the second is only checked.
+            if seen {
+                if members.duplicate == nil { members.duplicate = member }
+                return try reader.skipValue()
+            }
+            switch (member, method) {
+            case (.widget, _): members.widgetValue = try value(&reader, member) { (reader) throws(JSONReadError) in try reader.readString() }
+            case (.entries, _): members.entries = try value(&reader, member, Entry.readArray)
+            case (.family, .putTimeline):
+                members.familyValue = try value(&reader, member) { (reader) throws(JSONReadError) in try reader.readString() }
+            case (.policy, .putTimeline): members.policy = try value(&reader, member, ReloadPolicy.read)
+            case (.placeholder, .putTimeline): members.placeholder = try value(&reader, member, Placeholder.read)
+            // Not read by this method: present, so that a second one is refused.
+            case (.family, .appendEntries): try reader.skipValue(); members.familyValue = .null
+            case (.policy, .appendEntries): try reader.skipValue(); members.policy = .null
+            case (.placeholder, .appendEntries): try reader.skipValue(); members.placeholder = .null
+            }
+        }
+        for (member, error) in refusals {
+            func reason() -> String { InvalidTimeline(reading: error, in: walker.bytes).reason }
+            switch member {
+            case .widget, .family: break
+            case .entries: members.entries = .refused(reason())
+            case .policy: members.policy = .refused(reason())
+            case .placeholder: members.placeholder = .refused(reason())
+            }
+        }
+        reader = walker
+        self = members
+    }
+
+    /// The required `widget` string; a duplicate member is judged first.
+    func widget() throws(ServiceError) -> String {
         if let duplicate {
             switch duplicate {
             case .widget, .family: throw ServiceError.invalidParameter(duplicate.name)
             case .entries, .policy, .placeholder: throw ServiceError.invalidTimeline("duplicate key \"\(duplicate.name)\"")
             }
         }
-        self.offsets = offsets
-    }
-
-    /// The required `widget` string.
-    func widget() throws(ServiceError) -> String {
-        guard let offset = offsets[Member.widget.rawValue] else { throw ServiceError.invalidParameter("widget") }
-        var reader = JSONReader(validated: bytes).reader(at: offset)
-        guard let text = try? reader.readString() else { throw ServiceError.invalidParameter("widget") }
+        guard case .read(let text) = widgetValue else { throw ServiceError.invalidParameter("widget") }
         return text
     }
 
     /// The optional `family` string; null counts as absent.
     func family() throws(ServiceError) -> String? {
-        guard let offset = offsets[Member.family.rawValue] else { return nil }
-        var reader = JSONReader(validated: bytes).reader(at: offset)
-        guard let isNull = try? reader.readNull(), !isNull else { return nil }
-        guard let text = try? reader.readString() else { throw ServiceError.invalidParameter("family") }
-        return text
+        switch familyValue {
+        case nil, .null: return nil
+        case .read(let text): return text
+        case .refused: throw ServiceError.invalidParameter("family")
+        }
     }
 
-    /// A member read with `read`, or nil when absent or null; errors are `InvalidTimeline`.
-    func timelinePart<T>(_ member: Member, _ read: (inout JSONReader) throws(JSONReadError) -> T) throws(ServiceError) -> T? {
-        guard let offset = offsets[member.rawValue] else { return nil }
-        var reader = JSONReader(validated: bytes).reader(at: offset)
-        do {
-            if try reader.readNull() { return nil }
-            return try read(&reader)
-        } catch {
-            throw ServiceError.invalidTimeline(InvalidTimeline(reading: error, in: bytes).reason)
+    /// A timeline part, or nil when absent or null; a refused one is `InvalidTimeline`.
+    func timelinePart<T>(_ member: KeyPath<ProviderParameters, Value<T>?>) throws(ServiceError) -> T? {
+        switch self[keyPath: member] {
+        case nil, .null: return nil
+        case .read(let value): return value
+        case .refused(let reason): throw ServiceError.invalidTimeline(reason)
         }
     }
 }

@@ -32,7 +32,7 @@ extension TimelineService {
     }
 
     func putTimeline(_ call: VarlinkCall, _ context: CallContext, _ authority: PeerAuthority) throws(ServiceError) {
-        let parameters = try call.withParameterBytes { (bytes) throws(ServiceError) in try PutTimelineParameters.read(from: bytes) }
+        let parameters = try PutTimelineParameters.read(from: call)
         guard let (widget, registration) = try providedWidget(
             parameters.widget, context, authority, method: call.method)
         else { return }
@@ -103,7 +103,7 @@ extension TimelineService {
     }
 
     func appendEntries(_ call: VarlinkCall, _ context: CallContext, _ authority: PeerAuthority) throws(ServiceError) {
-        let parameters = try call.withParameterBytes { (bytes) throws(ServiceError) in try AppendEntriesParameters.read(from: bytes) }
+        let parameters = try AppendEntriesParameters.read(from: call)
         guard let (widget, registration) = try providedWidget(
             parameters.widget, context, authority, method: call.method)
         else { return }

@@ -51,6 +51,13 @@ final class WidgetService: VarlinkCallHandler {
         device.reportMemoryNotLocked()
     }
 
+    /// `PutTimeline` and `AppendEntries` are decoded in the walk that checks their
+    /// parameters as JSON (`ProviderParameters`); every other call's are checked alone.
+    func readParameters(of call: inout VarlinkCall) throws(VarlinkCallDecodingError) {
+        guard try !ProviderParameters.read(of: &call) else { return }
+        try call.checkParameters()
+    }
+
     func cachedReply(
         to message: UnsafeRawBufferPointer, connection: ConnectionID, peer: PeerCredentials, now: Date, permit: inout UInt64,
         protection: inout (any OutputTag)?

@@ -90,8 +90,8 @@ import Testing
         #expect(throws: VarlinkCallDecodingError.notAJSONObject) { try VarlinkCall(decoding: bytes) }
     }
 
-    /// The event loop decodes a message viewed in place in its buffer: the same call,
-    /// or the same refusal, as from an array of the same bytes.
+    /// The event loop decodes a message viewed in place in its buffer, or adopts its own
+    /// copy of it: the same call, or the same refusal, as from an array of the same bytes.
     @Test(arguments: [
         #"{"method":"io.widgetd.Host.Watch","more":true,"parameters":{"widget":"a/b"}}"#,
         #"{"method":"a.b.C","oneway":true,"upgrade":true,"extra":[1,{"x":null}]}"#,
@@ -109,6 +109,24 @@ import Testing
         let fromArray = Result { () throws(VarlinkCallDecodingError) in try call(text) }
         let inPlace = Array(text.utf8).withUnsafeBytes { bytes in
             Result { () throws(VarlinkCallDecodingError) in try VarlinkCall(decoding: bytes) }
+        }
+        let adopted = Array(text.utf8).withUnsafeBytes { bytes in
+            let copy = UnsafeMutableRawBufferPointer.allocate(byteCount: bytes.count, alignment: 1)
+            copy.copyMemory(from: bytes)
+            return Result { () throws(VarlinkCallDecodingError) in
+                var call = try VarlinkCall(adoptingDeferringParameters: copy)
+                try call.checkParameters()
+                return call
+            }
+        }
+        switch (adopted, fromArray) {
+        case (.success(let decoded), .success(let expected)):
+            #expect(decoded.method == expected.method && decoded.more == expected.more && decoded.oneway == expected.oneway)
+            #expect(decoded.withParameterBytes { $0.map { Array($0) } } == expected.withParameterBytes { $0.map { Array($0) } })
+        case (.failure(let error), .failure(let expected)):
+            #expect(error == expected)
+        default:
+            Issue.record("adopted: \(adopted), from an array: \(fromArray)")
         }
         switch (fromArray, inPlace) {
         case (.success(let expected), .success(let decoded)):

@@ -37,6 +37,15 @@ private final class EchoHandler: VarlinkCallHandler {
 
     struct WidgetParameters: Codable { let widget: String }
 
+    /// When set, the handler leaves every call's parameters unchecked as they are framed
+    /// (neither walked nor checked): the connection must check them itself.
+    var leavesParametersUnchecked = false
+
+    func readParameters(of call: inout VarlinkCall) throws(VarlinkCallDecodingError) {
+        guard !leavesParametersUnchecked else { return }
+        try call.checkParameters()
+    }
+
     func cachedReply(
         to message: UnsafeRawBufferPointer, connection: ConnectionID, peer: PeerCredentials, now: Date, permit: inout UInt64,
         protection: inout (any OutputTag)?
@@ -423,6 +432,27 @@ private final class Harness {
         #expect(harness.server.connectionCount == 1)
         #expect(harness.handler.closed.count == 1)
         #expect(!harness.logs.records(event: "connection_closed").isEmpty)
+    }
+
+    /// Parameters are checked as the message is framed, for a method served or not,
+    /// the service's own included, and also when the handler leaves them unchecked.
+    @Test(arguments: [false, true])
+    func parametersThatAreNotJSONCloseTheConnectionWhateverTheMethod(handlerLeavesThem: Bool) throws {
+        let harness = try Harness()
+        harness.handler.leavesParametersUnchecked = handlerLeavesThem
+        var bad: [TestClient] = []
+        for method in ["io.widgetd.Host.GetPresentation", "io.widgetd.Host.Nothing", "com.example.Nothing.Call", "org.varlink.service.GetInfo"] {
+            for parameters in [#"{"widget":"a/b","x":[1,]}"#, #"{"widget":"a/\q"}"#, #"{"widget":7,"x":"\ud800"}"#] {
+                let client = try harness.client()
+                client.send(#"{"method":"\#(method)","parameters":\#(parameters)}"#)
+                bad.append(client)
+            }
+        }
+        let good = try harness.client()
+        good.send(presentation)
+        #expect(try harness.run { bad.allSatisfy(\.isAtEOF) && good.replies.count == 1 })
+        #expect(bad.allSatisfy { $0.replies.isEmpty })
+        #expect(harness.handler.calls == ["GetPresentation"])
     }
 
     @Test func oversizedMessageIsAnsweredThenTheConnectionClosed() throws {

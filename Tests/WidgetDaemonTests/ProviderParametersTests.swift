@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import StrictJSON
 import Varlink
 @testable import WidgetDaemon
 import WidgetModel
@@ -11,9 +12,33 @@ import WidgetdWire
 @Suite struct ProviderParametersTests {
     private static let entry = #"{"date":"2026-01-01T00:00:00Z","fields":{"t":{"value":1}}}"#
 
+    /// The message of a call with `json` as its parameters (none when nil).
+    static func message(_ method: WidgetdMethod, _ json: String?) -> [UInt8] {
+        Array((json.map { #"{"method":"\#(method.fullName)","parameters":\#($0)}"# } ?? #"{"method":"\#(method.fullName)"}"#).utf8)
+    }
+
+    /// The call as the event loop decodes it: its parameters walked once, as framed.
+    static func framed(_ message: [UInt8]) throws -> VarlinkCall {
+        try message.withUnsafeBytes { bytes in
+            var call = try VarlinkCall(decodingDeferringParameters: bytes)
+            let walked = try ProviderParameters.read(of: &call)
+            #expect(walked && call.walkedParameters(as: ProviderParameters.self) != nil)
+            return call
+        }
+    }
+
+    /// Reads the parameters as framed, and from a call checked whole (parameters read
+    /// when handled): both must agree.
     private func read(_ json: String?) throws -> PutTimelineParameters {
-        guard let json else { return try PutTimelineParameters.read(from: nil) }
-        return try Array(json.utf8).withUnsafeBytes { try PutTimelineParameters.read(from: $0) }
+        let message = Self.message(.putTimeline, json)
+        let framed = Result { try PutTimelineParameters.read(from: try Self.framed(message)) }
+        let checked = Result { try PutTimelineParameters.read(from: try VarlinkCall(decoding: message)) }
+        switch (framed, checked) {
+        case (.success(let a), .success(let b)): #expect(a == b)
+        case (.failure(let a as ServiceError), .failure(let b as ServiceError)): #expect(a == b)
+        default: Issue.record("framed \(framed), checked \(checked)")
+        }
+        return try framed.get()
     }
 
     @Test func readsEveryMember() throws {
@@ -57,6 +82,74 @@ import WidgetdWire
         } catch {
             Issue.record("unexpected \(error)")
         }
+    }
+}
+
+/// The walk that decodes `PutTimeline`'s and `AppendEntries`' parameters is the one that
+/// checks them as JSON: bytes that are not JSON text anywhere in them, also after a value
+/// it refuses or in a member it does not read, make the message not a call (the
+/// connection is closed), exactly as the scan of the whole message decides.
+@Suite struct ProviderParametersWalkTests {
+    static let entry = #"{"date":"2026-01-01T00:00:00Z","fields":{"t":{"value":1}}}"#
+
+    static let notJSON: [String] = [
+        #"{"widget":"a/\q","entries":[]}"#,
+        #"{"widget":"a/b","entries":[\#(entry),{"date":01}]}"#,
+        #"{"widget":5,"entries":[1,]}"#,
+        #"{"widget":"a/b","family":7,"entries":[],"x":"\ud800"}"#,
+        #"{"widget":"a/b","entries":[{"date":"soon","fields":{}},{"date":tru}]}"#,
+        #"{"widget":"a/b","entries":[],"policy":{"kind":"after","date":-}}"#,
+        #"{"widget":"a/b","entries":[],"placeholder":{"fields":{"t":{"value":1,"privacy":"x"}},"z":[}}"#,
+        #"{"widget":"a/b","widget":"a/c\x","entries":[]}"#,
+        #"{"widget":"a/b","entries":[],"entries":[1,]}"#,
+        #"{"extra":{"deep":[1,2,{"x":"\u12"}]},"widget":"a/b","entries":[]}"#,
+        #"{"widget":"a/b","entries":[]"#,
+        #"{"widget":"a/b","entries":[],}"#,
+        #"{"widget":"a/b" "entries":[]}"#,
+    ]
+
+    @Test(arguments: notJSON, [WidgetdMethod.putTimeline, .appendEntries])
+    func bytesThatAreNotJSONMakeNoCall(json: String, method: WidgetdMethod) {
+        let message = ProviderParametersTests.message(method, json)
+        #expect(message.withUnsafeBytes { (try? JSONReader.validate($0)) == nil })
+        #expect(throws: VarlinkCallDecodingError.notAJSONObject) { try VarlinkCall(decoding: message) }
+        #expect(throws: VarlinkCallDecodingError.notAJSONObject) { try ProviderParametersTests.framed(message) }
+    }
+
+    /// `AppendEntries` reads neither `family`, `policy` nor `placeholder`, but checks them.
+    @Test(arguments: [#"{"widget":"a/b","entries":[],"family":"\ud800"}"#, #"{"widget":"a/b","entries":[],"policy":{"kind":}}"#])
+    func membersAppendEntriesIgnoresAreChecked(json: String) {
+        let message = ProviderParametersTests.message(.appendEntries, json)
+        #expect(throws: VarlinkCallDecodingError.notAJSONObject) { try ProviderParametersTests.framed(message) }
+    }
+
+    /// Refusals are named as when the parameters are read at handling, for both methods.
+    @Test(arguments: [
+        nil,
+        #"{"widget":"a/b","entries":[],"family":7,"policy":{"kind":"x"},"placeholder":null}"#,
+        #"{"widget":"a/b","entries":[{"date":"soon","fields":{}}]}"#,
+        #"{"widget":"a/b","entries":[],"policy":null,"policy":{"kind":"never"}}"#,
+        #"{"widget":"a/b","entries":null}"#,
+        #"{"widget":"a/b","entries":[\#(entry)],"placeholder":{"fields":{"t":{"value":1,"privacy":"x"}}}}"#,
+    ])
+    func appendEntriesIsReadAsWhenHandled(json: String?) {
+        let message = ProviderParametersTests.message(.appendEntries, json)
+        let framed = Result { try AppendEntriesParameters.read(from: try ProviderParametersTests.framed(message)) }
+        let checked = Result { try AppendEntriesParameters.read(from: try VarlinkCall(decoding: message)) }
+        switch (framed, checked) {
+        case (.success(let a), .success(let b)): #expect(a == b)
+        case (.failure(let a as ServiceError), .failure(let b as ServiceError)): #expect(a == b)
+        default: Issue.record("framed \(framed), checked \(checked)")
+        }
+    }
+
+    /// Every other method's parameters are checked alone, and not walked.
+    @Test func otherMethodsAreCheckedNotWalked() throws {
+        var call = try Array(#"{"method":"io.widgetd.Host.GetPresentation","parameters":{"widget":"a/b"}}"#.utf8).withUnsafeBytes {
+            try VarlinkCall(decodingDeferringParameters: $0)
+        }
+        #expect(try !ProviderParameters.read(of: &call))
+        #expect(call.walkedParameters(as: ProviderParameters.self) == nil)
     }
 }
 
