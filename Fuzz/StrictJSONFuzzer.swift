@@ -22,9 +22,9 @@ public func fuzzStrictJSON(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         call.withParameterBytes { parameters in
             guard let parameters else { return }
             precondition((try? JSONReader.validate(parameters)) != nil, "parameters are not JSON")
-            // The provider parameters' structural skip relies on that check; it must not trap.
-            _ = try? PutTimelineParameters.read(from: parameters)
         }
+        // Reading PutTimeline's parameters from a checked call must not trap.
+        _ = try? PutTimelineParameters.read(from: call)
     }
     guard let strict = try? Timeline.decode(from: bytes) else { return 0 }
     let codable: Timeline
