@@ -69,11 +69,14 @@ final class GroupCommitter {
     static let maxWritesPerCommit = 64
 
     /// How many group commits run at once. While one runs, new writes gather into the
-    /// next batch, which then shares one key agreement per class and one `fdatasync`:
-    /// the busier the writers, the larger the batches. Measured at 8 writers
-    /// (docs/BENCHMARKS.md): one at a time beat two or four, whose smaller batches each
-    /// paid their own X25519 exchanges and sync.
-    static let maxConcurrentCommits = 1
+    /// next batch, which then shares one `fdatasync`: the busier the writers, the larger
+    /// the batches. Two, so that the next batch is sealed and waiting at the journal
+    /// while the running one syncs, and its append starts the moment that sync returns:
+    /// with one, the disk idled for the hand-back to the loop, the next batch's
+    /// numbering and the hand-over and sealing of it. The journal still appends one
+    /// batch at a time, each answered only once its own `fdatasync` returned. Measured
+    /// at 8 writers (docs/BENCHMARKS.md, "Durable writes, eight connections").
+    static let maxConcurrentCommits = 2
 
     /// Where group commits run: sealing and the journal append, off the loop, so that it
     /// keeps reading and checking the next calls. Concurrent, so that

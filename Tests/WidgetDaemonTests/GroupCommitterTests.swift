@@ -102,6 +102,62 @@ import WidgetdPOSIX
         #expect(announcedBeforeRead == 1 && announced == 1)
     }
 
+    /// While a batch syncs, the next one is handed to a worker too, so that it waits at
+    /// the journal sealed and appends the moment the first sync returns; a third waits
+    /// for one of them to finish. Every writer is still answered.
+    @Test func aSecondBatchStartsWhileTheFirstCommitsAndAThirdWaits() throws {
+        let harness = try ServiceHarness()
+        let workers = HeldWorkScheduler(harness.scheduler)
+        let committer = GroupCommitter(store: harness.store, scheduler: workers, commitsLoneWritesOnLoop: false)
+        var answered = 0
+        committer.reply = { batch, results in
+            answered += batch.count
+            #expect(results.allSatisfy { (try? $0.get()) != nil })
+        }
+        for (widget, running) in [(Self.weather, 1), (Self.clock, 2), (Self.mail, 2)] {
+            committer.accept(Self.item(widget))
+            harness.scheduler.turn()
+            #expect(workers.held == running, "commits running once \(widget) was accepted: \(workers.held)")
+        }
+        while workers.held > 0 {
+            workers.runOne()
+            harness.scheduler.run()
+        }
+        #expect(answered == 3)
+    }
+
+    /// A write of an empty class-`none` timeline to `widget`, for a committer of the test's own.
+    static func item(_ widget: String) -> GroupCommitter.Item {
+        let context = CallContext(
+            connection: ConnectionID(rawValue: 1), peer: PeerCredentials(pid: 1, uid: 0, gid: 0), wantsMore: false,
+            isOneway: false, logger: .disabled, deliverProtected: { _, _, _ in }, isConnectionOpen: { true })
+        let body = try! SecureBytes(copying: UnsafeRawBufferPointer(start: nil, count: 0))
+        let write = TimelineStore.TimelineWrite(
+            widget: try! WidgetID(widget), protectionClass: .none, family: nil, reloadDue: nil, body: body, placeholder: nil)
+        return (context, write)
+    }
+
+    /// `ManualScheduler`, except that work meant for a worker waits until ``runOne()``
+    /// runs it, oldest first: a commit is running for as long as the test says.
+    final class HeldWorkScheduler: Scheduling, @unchecked Sendable {
+        let base: ManualScheduler
+        private var work: [@Sendable () -> Void] = []
+        init(_ base: ManualScheduler) { self.base = base }
+        /// How many handed-over pieces of work wait.
+        var held: Int { work.count }
+        func runOne() { work.removeFirst()() }
+        var now: Date { base.now }
+        var clocks: ClockReading { base.clocks }
+        func scheduleTimer(at deadline: TimerDeadline, _ body: @escaping () -> Void) -> ScheduledTimer {
+            base.scheduleTimer(at: deadline, body)
+        }
+        func onWallClockSet(_ body: @escaping () -> Void) { base.onWallClockSet(body) }
+        func cancelTimer(_ timer: ScheduledTimer) { base.cancelTimer(timer) }
+        func execute(_ body: @escaping @Sendable () -> Void) { base.execute(body) }
+        func runInBackground(on queue: DispatchQueue, _ work: @escaping @Sendable () -> Void) { self.work.append(work) }
+        var isOnLoopThread: Bool { true }
+    }
+
     /// A clock that moves `step` nanoseconds each time it is read: every commit takes `step`.
     final class SteppingClock: Sendable {
         let step: UInt64
