@@ -2,8 +2,9 @@
 ///
 /// Written twice by its callers: once with no buffer to measure, then into a buffer of
 /// exactly that size (a locked one for decrypted content), so no growable heap copy of
-/// the output ever exists. Strings escape only what JSON requires (`"`, `\` and
-/// control characters); numbers use Swift's shortest round-tripping form.
+/// the output ever exists; or once into a buffer large enough for the usual output,
+/// again only when ``fits`` says it was not. Strings escape only what JSON requires
+/// (`"`, `\` and control characters); numbers use Swift's shortest round-tripping form.
 public struct JSONWriter {
     private let buffer: UnsafeMutableRawBufferPointer?
     /// The bytes written (or counted) so far.
@@ -18,15 +19,18 @@ public struct JSONWriter {
         buffer = nil
     }
 
-    /// A writer into `buffer`, which must be at least as large as the count of a
-    /// measuring pass over the same values.
+    /// A writer into `buffer`. What does not fit is counted and not written: ``fits``
+    /// then says so, and the caller writes again into a buffer of ``count`` bytes.
     public init(into buffer: UnsafeMutableRawBufferPointer) {
         self.buffer = buffer
     }
 
+    /// Whether everything written so far is in the buffer (always, for a counting writer).
+    public var fits: Bool { count <= (buffer?.count ?? Int.max) }
+
     /// Writes one ASCII byte such as `{` or `,`.
     public mutating func byte(_ value: UInt8) {
-        if let buffer { buffer[count] = value }
+        if let buffer, count < buffer.count { buffer[count] = value }
         count += 1
     }
 
@@ -44,7 +48,7 @@ public struct JSONWriter {
     /// Writes bytes as they are. Not generic, so that callers in other modules do not
     /// go through unspecialised collection witnesses for every byte.
     public mutating func raw(_ bytes: UnsafeRawBufferPointer) {
-        if let buffer, bytes.count > 0 {
+        if let buffer, bytes.count > 0, bytes.count <= buffer.count - count {
             UnsafeMutableRawBufferPointer(rebasing: buffer[count..<(count + bytes.count)]).copyMemory(from: bytes)
         }
         count += bytes.count

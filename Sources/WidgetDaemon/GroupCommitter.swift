@@ -37,6 +37,11 @@ final class GroupCommitter {
     /// or the previous figure less a sixteenth if that is more, so one stall counts for
     /// the next few dozen commits.
     private(set) var recentSlowestCommitNanoseconds: UInt64 = 0
+    /// The connection whose call the loop served last (``served(_:)``).
+    private var lastCaller: ConnectionID?
+    /// How many commits from now a call of another connection still counts: while it
+    /// does, a lone write goes to the worker after a slow commit (see ``startCommits()``).
+    private(set) var othersActiveCommits = 0
     /// Answers the calls of a durable batch (each write's result, in order).
     var reply: ([Item], [Result<UInt64, StoreError>]) -> Void = { _, _ in }
     /// Announces a batch once the store has applied it (same arguments).
@@ -59,10 +64,34 @@ final class GroupCommitter {
     /// have been quick for a while.
     static let loopCommitLimitNanoseconds: UInt64 = 500_000
 
-    /// Counts a commit's time into ``recentSlowestCommitNanoseconds``.
+    /// How many commits a call of another connection than the last caller's counts for
+    /// (``othersActiveCommits``): at a lone writer's pace, 64 commits span 30 ms on a quick
+    /// disk and about a second on one whose syncs stall.
+    static let othersActiveCommitCount = 64
+
+    /// Counts a commit's time into ``recentSlowestCommitNanoseconds``, and the commit
+    /// against ``othersActiveCommits``.
     private func measured(_ nanoseconds: UInt64) {
         let decayed = recentSlowestCommitNanoseconds - recentSlowestCommitNanoseconds / 16
         recentSlowestCommitNanoseconds = max(nanoseconds, decayed)
+        if othersActiveCommits > 0 { othersActiveCommits -= 1 }
+    }
+
+    /// Notes that the loop is serving a call of `connection` (every call, the cached
+    /// replies too): a call of another connection than the last one's means someone
+    /// besides a lone writer waits on the loop.
+    func served(_ connection: ConnectionID) {
+        guard connection != lastCaller else { return }
+        if lastCaller != nil { othersActiveCommits = Self.othersActiveCommitCount }
+        lastCaller = connection
+    }
+
+    /// Whether a lone write may hold the loop for its sync: recent commits were quick,
+    /// or the writer is the only caller the loop has served for a while, so that no
+    /// other call waits behind a stalled sync (docs/BENCHMARKS.md, "Durable writes, one
+    /// connection").
+    private var loopMayWaitForSync: Bool {
+        recentSlowestCommitNanoseconds < Self.loopCommitLimitNanoseconds || othersActiveCommits == 0
     }
 
     /// The most writes one group commit takes.
@@ -123,7 +152,8 @@ final class GroupCommitter {
     /// calls came, while batches of different widgets overlap.
     ///
     /// A lone write is committed here, on the loop, when no commit runs, its commit is
-    /// one journal append (no fold) and recent commits were quick: handing it to a worker
+    /// one journal append (no fold) and recent commits were quick or no other connection
+    /// has called for a while (``loopMayWaitForSync``): handing it to a worker
     /// and its result back costs two thread wake-ups, more than the loop would do
     /// meanwhile (docs/BENCHMARKS.md, "Durable writes, one connection"). A batch of
     /// several means writers are busy: it goes to the worker, and the loop gathers the
@@ -141,8 +171,7 @@ final class GroupCommitter {
         pending = waiting
         guard !batch.isEmpty else { return }
         let prepared = store.prepareWrites(batch.map(\.write))
-        if commitsLoneWritesOnLoop, inFlight.isEmpty, batch.count == 1,
-            recentSlowestCommitNanoseconds < Self.loopCommitLimitNanoseconds, prepared.isJournalAppendOnly
+        if commitsLoneWritesOnLoop, inFlight.isEmpty, batch.count == 1, loopMayWaitForSync, prepared.isJournalAppendOnly
         {
             let start = nanoseconds()
             let committed = TimelineStore.commit(prepared)

@@ -42,7 +42,7 @@ extension TimelineService {
             if let placeholder = parameters.placeholder { try TimelineValidator.validate(placeholder: placeholder, limits: limits) }
         }
         let placeholder = parameters.placeholder?.canonicalJSON
-        let body = try Self.secureEncode(timeline)
+        let body = try bodies.encode(timeline)
         guard quotasAreJudgedNow else {
             // Its quota is judged on the complete index: it waits for it, holding only the
             // sealed-to-be body (secure memory), and is accepted under the registration,
@@ -113,7 +113,7 @@ extension TimelineService {
         try ServiceError.fromTimeline { () throws(InvalidTimeline) in
             try TimelineValidator.validate(entries: parameters.entries, limits: limits)
         }
-        let entries = try Self.secureEncode(Timeline(entries: parameters.entries))
+        let entries = try bodies.encode(Timeline(entries: parameters.entries))
         let text = parameters.widget
         try whenIndexed(context, method: call.method) { [unowned self] (authority) throws(ServiceError) in
             guard let (widget, registration) = try providedWidget(text, context, authority, method: WidgetdMethod.appendEntries.fullName)
@@ -208,7 +208,7 @@ extension TimelineService {
         _ timeline: Timeline, for widget: WidgetID, class protectionClass: ProtectionClass,
         family: String?, placeholder: [UInt8]?, quota: ProviderQuota
     ) throws(ServiceError) -> UInt64 {
-        let body = try Self.secureEncode(timeline)
+        let body = try bodies.encode(timeline)
         // Dropped first: a failed write may still have left the new file in place.
         responder.forget(widget)
         let generation = try ServiceError.fromStore { () throws(StoreError) in
@@ -221,21 +221,6 @@ extension TimelineService {
         refreshWatches(widget)
         reschedule()
         return generation
-    }
-
-    /// Writes a timeline's canonical JSON straight into secure memory: measured first,
-    /// then written into a locked buffer of exactly that size, so no heap copy of the
-    /// content is made. The validator has rejected non-finite numbers already.
-    static func secureEncode(_ timeline: Timeline) throws(ServiceError) -> SecureBytes {
-        let body: SecureBytes
-        do { body = try SecureBytes.zeroed(count: timeline.canonicalJSONCount) } catch { throw .unexpected(ErrorType(of: error)) }
-        body.withUnsafeMutableBytes { buffer in
-            var writer = JSONWriter(into: buffer)
-            timeline.write(to: &writer)
-            // Both passes walk the same value the same way; anything else is a bug.
-            precondition(writer.count == buffer.count, "the canonical JSON changed size between passes")
-        }
-        return body
     }
 
     /// Decrypts (or takes from the cache) and decodes a timeline for its provider, who

@@ -37,6 +37,8 @@ final class TimelineService {
     let reloads: ReloadSchedule
     /// PutTimeline calls accepted, committed together.
     let committer: GroupCommitter
+    /// Writes the canonical bodies the store seals.
+    let bodies = CanonicalBodyEncoder()
     /// Cached `GetPresentation` replies and the memory of requests that reach them.
     var responder: PresentationResponder
     /// The one loop timer for the next thing that changes by itself.

@@ -34,6 +34,7 @@ final class WidgetService: VarlinkCallHandler {
     }
 
     func handle(_ call: VarlinkCall, context: CallContext) {
+        timelines.committer.served(context.connection)
         let authority = access.authority(for: context)
         guard let row = MethodTable.row(call.method) else {
             // Not an io.widgetd method: only an administrator learns that it does not exist.
@@ -62,7 +63,8 @@ final class WidgetService: VarlinkCallHandler {
         to message: UnsafeRawBufferPointer, connection: ConnectionID, peer: PeerCredentials, now: Date, permit: inout UInt64,
         protection: inout (any OutputTag)?
     ) -> UnsafeRawBufferPointer? {
-        timelines.cachedReply(
+        timelines.committer.served(connection)
+        return timelines.cachedReply(
             to: message, connection: connection, peer: peer, now: now, permit: &permit, protection: &protection)
     }
 

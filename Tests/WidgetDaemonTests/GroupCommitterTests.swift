@@ -203,10 +203,47 @@ import WidgetdPOSIX
         return (committer, { answered }, item)
     }
 
+    /// A call of a host's connection (2) then of the writer's (1), as the loop serves them.
+    static func anotherConnectionCalls(_ committer: GroupCommitter) {
+        committer.served(ConnectionID(rawValue: 2))
+        committer.served(ConnectionID(rawValue: 1))
+    }
+
+    /// Only a lone writer calling: nothing else waits on the loop, so its writes are
+    /// committed there however slow the syncs; a call of another connection sends them
+    /// to the worker for the next `othersActiveCommitCount` commits.
+    @Test func slowCommitsStayOnTheLoopWhileNoOtherConnectionCalls() throws {
+        let harness = try ServiceHarness()
+        let slow = GroupCommitter.loopCommitLimitNanoseconds
+        let (committer, answered, item) = Self.committer(harness, commitTakes: 8 * slow)
+        committer.served(ConnectionID(rawValue: 1))
+        for expected in 1...3 {
+            committer.served(ConnectionID(rawValue: 1))
+            committer.accept(item())
+            harness.scheduler.turn()
+            #expect(answered() == expected && !harness.scheduler.hasHandedOverWork)
+        }
+        Self.anotherConnectionCalls(committer)
+        var onWorker = 0
+        for _ in 0..<(GroupCommitter.othersActiveCommitCount + 2) {
+            committer.accept(item())
+            harness.scheduler.turn()
+            if harness.scheduler.hasHandedOverWork {
+                onWorker += 1
+                harness.scheduler.turn()
+            }
+        }
+        #expect(answered() == 3 + GroupCommitter.othersActiveCommitCount + 2)
+        #expect(onWorker == GroupCommitter.othersActiveCommitCount, "on the worker: \(onWorker)")
+        #expect(committer.othersActiveCommits == 0)
+    }
+
     @Test func aSlowCommitSendsTheNextLoneWritesToTheWorkerUntilCommitsAreQuickAgain() throws {
         let harness = try ServiceHarness()
         let slow = GroupCommitter.loopCommitLimitNanoseconds
         let (committer, answered, item) = Self.committer(harness, commitTakes: slow)
+        // A host calls between the writer's calls: a stalled sync on the loop would hold it.
+        Self.anotherConnectionCalls(committer)
         committer.accept(item())
         harness.scheduler.turn()
         // On the loop (nothing measured yet); it took the limit.
@@ -222,6 +259,7 @@ import WidgetdPOSIX
         // faded, then the loop again.
         let durations = CommitDurations([8 * slow] + Array(repeating: slow / 10, count: 60))
         let sequenced = GroupCommitter(store: harness.store, scheduler: harness.scheduler, nanoseconds: { durations.read() })
+        Self.anotherConnectionCalls(sequenced)
         var sequencedAnswered = 0
         sequenced.reply = { batch, _ in sequencedAnswered += batch.count }
         var onWorker = 0
