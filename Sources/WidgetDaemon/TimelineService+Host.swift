@@ -156,19 +156,25 @@ extension TimelineService {
         let now = self.now
         let metadata = read?.metadata[widget] ?? readableMetadata(widget, withPlaceholder: false)
         let (protectionClass, decision) = try decide(widget, on: surface, metadata: metadata)
-        var timeline: Timeline?
+        // What the rules read of the timeline: the pass's excerpt if its entry is still
+        // the current one, else the whole timeline, decoded now.
+        var timeline: TimelineExcerpt?
         if decision != .placeholder, metadata != nil {
-            timeline = read?.timelines[widget] ?? readableTimeline(widget)
+            if let excerpt = read?.timelines[widget], excerpt.covers(now) {
+                timeline = excerpt
+            } else {
+                timeline = readableTimeline(widget).map { TimelineExcerpt($0, at: now) }
+            }
         }
         // Content shows no placeholder value: only the other modes read it (from the
         // store's cache, which the read of the timeline just filled, or the file).
-        let showsContent = decision == .content && timeline?.currentEntry(at: now) != nil
+        let showsContent = decision == .content && timeline?.entry != nil
         let placeholderBytes = showsContent || metadata == nil ? nil : readableMetadata(widget)?.placeholder
         let placeholder = placeholderBytes.flatMap { try? Placeholder.decode(from: $0, limits: limits) }
         let presentation = PresentationRules.present(
-            decision, widget: widget, timeline: timeline, placeholder: placeholder,
+            decision, widget: widget, excerpt: timeline, placeholder: placeholder,
             reloadDue: metadata?.reloadDue, surface: surface, now: now)
-        let nextChange = PresentationRules.nextChange(of: presentation, timeline: timeline, now: now)
+        let nextChange = PresentationRules.nextChange(of: presentation, excerpt: timeline, now: now)
         // A host never reads an open class-B timeline while locked: no openTimeline.
         let protection = presentation.mode == .placeholder ? nil : ReplyProtection(protectionClass: protectionClass)
         return (presentation, nextChange, protection)
@@ -273,9 +279,10 @@ extension TimelineService {
     /// it leaves (a file that fails, one more than the cache holds) the pass reads
     /// and reports as it would have.
     ///
-    /// Each body is decoded on the thread that opened it (`Timeline.decode`, validation
-    /// included, as `readableTimeline` does); returns the timelines of the bodies the
-    /// store cached, and the metadata it read. A body that does not decode, or metadata
+    /// Each body is decoded on the thread that opened it, as far as a presentation reads
+    /// it (`TimelineExcerpt.decode`: every date, the policy, the current entry validated;
+    /// a body it cannot vouch for gets `readableTimeline`'s whole decode and verdict);
+    /// returns the excerpts of the bodies the store cached, and the metadata it read. A body that does not decode, or metadata
     /// that could not be read, is absent, so the pass reads it again and logs it as it
     /// would have.
     private func openTimelinesTogether(for watches: [Subscriptions.PresentationWatch]) -> PassReads {
@@ -296,17 +303,21 @@ extension TimelineService {
             widgets.append(watch.widget)
         }
         guard widgets.count > 1 else { return read }
+        // A presentation reads one entry's fields: the others are skipped unread.
+        let now = self.now
         read.timelines = store.prefetchBodies(widgets, perform: openBodies) { [limits] bytes in
-            try? Timeline.decode(from: bytes, limits: limits)
+            try? TimelineExcerpt.decode(from: bytes, at: now, limits: limits)
         }
         return read
     }
 
     /// What a refresh pass read ahead of its presentations, by widget: the metadata
-    /// (without its placeholder) and the timelines decoded with their bodies.
+    /// (without its placeholder) and the timelines decoded with their bodies, as
+    /// excerpts at the pass's start (a presentation made once another entry is current
+    /// decodes its timeline again).
     struct PassReads {
         var metadata: [WidgetID: TimelineMetadata] = [:]
-        var timelines: [WidgetID: Timeline] = [:]
+        var timelines: [WidgetID: TimelineExcerpt] = [:]
     }
 
     /// What one refresh pass presents: a widget on a surface.
