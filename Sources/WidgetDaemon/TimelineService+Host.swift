@@ -327,6 +327,8 @@ extension TimelineService {
     private func presentTogether(
         _ watches: [Subscriptions.PresentationWatch], read: PassReads, into shown: inout [WatchTarget: SharedPresentation]
     ) {
+        // A pass that read no timeline ahead (a lock's: placeholders) has none to present.
+        guard read.timelines.count > 1 else { return }
         let now = self.now
         var jobs: [ContentJob] = []
         var protections: [ReplyProtection] = []
