@@ -156,19 +156,25 @@ extension TimelineService {
         let now = self.now
         let metadata = read?.metadata[widget] ?? readableMetadata(widget, withPlaceholder: false)
         let (protectionClass, decision) = try decide(widget, on: surface, metadata: metadata)
-        var timeline: Timeline?
+        // What the rules read of the timeline: the pass's excerpt if its entry is still
+        // the current one, else the whole timeline, decoded now.
+        var timeline: TimelineExcerpt?
         if decision != .placeholder, metadata != nil {
-            timeline = read?.timelines[widget] ?? readableTimeline(widget)
+            if let excerpt = read?.timelines[widget], excerpt.covers(now) {
+                timeline = excerpt
+            } else {
+                timeline = readableTimeline(widget).map { TimelineExcerpt($0, at: now) }
+            }
         }
         // Content shows no placeholder value: only the other modes read it (from the
         // store's cache, which the read of the timeline just filled, or the file).
-        let showsContent = decision == .content && timeline?.currentEntry(at: now) != nil
+        let showsContent = decision == .content && timeline?.entry != nil
         let placeholderBytes = showsContent || metadata == nil ? nil : readableMetadata(widget)?.placeholder
         let placeholder = placeholderBytes.flatMap { try? Placeholder.decode(from: $0, limits: limits) }
         let presentation = PresentationRules.present(
-            decision, widget: widget, timeline: timeline, placeholder: placeholder,
+            decision, widget: widget, excerpt: timeline, placeholder: placeholder,
             reloadDue: metadata?.reloadDue, surface: surface, now: now)
-        let nextChange = PresentationRules.nextChange(of: presentation, timeline: timeline, now: now)
+        let nextChange = PresentationRules.nextChange(of: presentation, excerpt: timeline, now: now)
         // A host never reads an open class-B timeline while locked: no openTimeline.
         let protection = presentation.mode == .placeholder ? nil : ReplyProtection(protectionClass: protectionClass)
         return (presentation, nextChange, protection)
@@ -238,6 +244,7 @@ extension TimelineService {
         let read = widget == nil ? openTimelinesTogether(for: watches) : nil
         var shown: [WatchTarget: SharedPresentation] = [:]
         defer { for entry in shown.values { entry.wipe() } }
+        if let read { presentTogether(watches, read: read, into: &shown) }
         for watch in watches where watch.context.isOpen {
             let target = WatchTarget(widget: watch.widget, surface: watch.surface)
             let entry: SharedPresentation
@@ -273,9 +280,10 @@ extension TimelineService {
     /// it leaves (a file that fails, one more than the cache holds) the pass reads
     /// and reports as it would have.
     ///
-    /// Each body is decoded on the thread that opened it (`Timeline.decode`, validation
-    /// included, as `readableTimeline` does); returns the timelines of the bodies the
-    /// store cached, and the metadata it read. A body that does not decode, or metadata
+    /// Each body is decoded on the thread that opened it, as far as a presentation reads
+    /// it (`TimelineExcerpt.decode`: every date, the policy, the current entry validated;
+    /// a body it cannot vouch for gets `readableTimeline`'s whole decode and verdict);
+    /// returns the excerpts of the bodies the store cached, and the metadata it read. A body that does not decode, or metadata
     /// that could not be read, is absent, so the pass reads it again and logs it as it
     /// would have.
     private func openTimelinesTogether(for watches: [Subscriptions.PresentationWatch]) -> PassReads {
@@ -296,21 +304,115 @@ extension TimelineService {
             widgets.append(watch.widget)
         }
         guard widgets.count > 1 else { return read }
+        // A presentation reads one entry's fields: the others are skipped unread.
+        let now = self.now
         read.timelines = store.prefetchBodies(widgets, perform: openBodies) { [limits] bytes in
-            try? Timeline.decode(from: bytes, limits: limits)
+            try? TimelineExcerpt.decode(from: bytes, at: now, limits: limits)
         }
         return read
     }
 
+    /// Presents, encodes and digests together, on both cores (`presentReplies`), what
+    /// the pass shows as content from the excerpts it read ahead: the loop decides each
+    /// (widget, surface) first, and only a content decision with a current entry needs
+    /// nothing more of the store (no placeholder), so only those go; the rest are
+    /// presented on the loop as the pass meets them. Each reply is the one
+    /// `presentation(of:on:read:)` would make at the instant taken here, which the
+    /// excerpt must cover.
+    ///
+    /// The replies hold decrypted content: they join `shown`, zeroed when the pass ends.
+    /// If the key state or settings changed while they were made (a lock: only with
+    /// an injected executor, the loop waiting in it otherwise), every one is zeroed and
+    /// none shown; the pass then presents each under the new state.
+    private func presentTogether(
+        _ watches: [Subscriptions.PresentationWatch], read: PassReads, into shown: inout [WatchTarget: SharedPresentation]
+    ) {
+        // A pass that read no timeline ahead (a lock's: placeholders) has none to present.
+        guard read.timelines.count > 1 else { return }
+        let now = self.now
+        var jobs: [ContentJob] = []
+        var protections: [ReplyProtection] = []
+        var seen = Set<WatchTarget>()
+        for watch in watches where watch.context.isOpen {
+            let target = WatchTarget(widget: watch.widget, surface: watch.surface)
+            guard seen.insert(target).inserted, shown[target] == nil,
+                let metadata = read.metadata[watch.widget], let excerpt = read.timelines[watch.widget],
+                excerpt.entry != nil, excerpt.covers(now),
+                case let (protectionClass, decision)? = try? decide(watch.widget, on: watch.surface, metadata: metadata),
+                decision == .content
+            else { continue }
+            jobs.append(ContentJob(target: target, excerpt: excerpt, reloadDue: metadata.reloadDue))
+            protections.append(ReplyProtection(protectionClass: protectionClass))
+        }
+        guard jobs.count > 1 else { return }
+        let stamp = device.presentationStamp
+        let made = ContentReplies(count: jobs.count)
+        presentReplies(jobs.count) { [jobs] index in
+            let job = jobs[index]
+            let presentation = PresentationRules.present(
+                .content, widget: job.target.widget, excerpt: job.excerpt, placeholder: nil,
+                reloadDue: job.reloadDue, surface: job.target.surface, now: now)
+            let nextChange = PresentationRules.nextChange(of: presentation, excerpt: job.excerpt, now: now)
+            let encoded = ExactReply.encode(presentation: presentation, continues: true)
+            made.store(index, (presentation, nextChange, encoded, try? PresentationDigest(of: encoded)))
+        }
+        let overtaken = device.presentationStamp != stamp
+        for (index, job) in jobs.enumerated() {
+            guard var reply = made.take(index) else { continue }
+            guard !overtaken else {
+                VarlinkReply.wipe(&reply.encoded)
+                continue
+            }
+            shown[job.target] = SharedPresentation(
+                .success((reply.presentation, reply.nextChange, protections[index])), encoded: reply.encoded, digest: reply.digest)
+        }
+    }
+
+    /// One presentation `presentTogether` has made on another thread: a content
+    /// decision and the excerpt it shows.
+    private struct ContentJob: Sendable {
+        let target: WatchTarget
+        let excerpt: TimelineExcerpt
+        let reloadDue: Date?
+    }
+
+    /// The replies of one `presentTogether` call: each slot written by the one thread
+    /// that made it, and taken on the loop once every thread is done. A reply never
+    /// taken is zeroed when this is released.
+    private final class ContentReplies: @unchecked Sendable {
+        typealias Reply = (presentation: Presentation, nextChange: Date?, encoded: [UInt8], digest: PresentationDigest?)
+        private let slots: UnsafeMutableBufferPointer<Reply?>
+
+        init(count: Int) {
+            slots = .allocate(capacity: count)
+            slots.initialize(repeating: nil)
+        }
+
+        deinit {
+            for index in slots.indices where slots[index] != nil { VarlinkReply.wipe(&slots[index]!.encoded) }
+            slots.deinitialize()
+            slots.deallocate()
+        }
+
+        func store(_ index: Int, _ reply: Reply) { slots[index] = reply }
+
+        func take(_ index: Int) -> Reply? {
+            defer { slots[index] = nil }
+            return slots[index]
+        }
+    }
+
     /// What a refresh pass read ahead of its presentations, by widget: the metadata
-    /// (without its placeholder) and the timelines decoded with their bodies.
+    /// (without its placeholder) and the timelines decoded with their bodies, as
+    /// excerpts at the pass's start (a presentation made once another entry is current
+    /// decodes its timeline again).
     struct PassReads {
         var metadata: [WidgetID: TimelineMetadata] = [:]
-        var timelines: [WidgetID: Timeline] = [:]
+        var timelines: [WidgetID: TimelineExcerpt] = [:]
     }
 
     /// What one refresh pass presents: a widget on a surface.
-    private struct WatchTarget: Hashable {
+    private struct WatchTarget: Hashable, Sendable {
         let widget: WidgetID
         let surface: Surface
     }
@@ -324,6 +426,16 @@ extension TimelineService {
 
         init(_ outcome: Result<(presentation: Presentation, nextChange: Date?, protection: ReplyProtection?), ServiceError>) {
             self.outcome = outcome
+        }
+
+        /// A presentation whose reply and digest were made already (`presentTogether`).
+        init(
+            _ outcome: Result<(presentation: Presentation, nextChange: Date?, protection: ReplyProtection?), ServiceError>,
+            encoded: [UInt8], digest: PresentationDigest?
+        ) {
+            self.outcome = outcome
+            self.encoded = encoded
+            digested = .some(digest)
         }
 
         /// The reply with `continues: true`; only for a successful outcome.

@@ -48,6 +48,9 @@ final class TimelineService {
     /// How a refresh pass has the store decrypt the timelines it will show (tests
     /// inject their own, to run it in steps or to see it used).
     var openBodies: TimelineStore.ConcurrentWork = TimelineStore.onTwoThreads
+    /// How a refresh pass presents and encodes the content replies it makes together
+    /// (tests inject their own, to see it used or to lock midway).
+    var presentReplies: TimelineStore.ConcurrentWork = TimelineStore.onTwoThreads
 
     /// Drops (zeroed) the unsent replies holding content its reader may no longer read,
     /// and closes their connections: the server's, set by the daemon (see

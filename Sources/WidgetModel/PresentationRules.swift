@@ -69,12 +69,25 @@ public enum PresentationRules {
         _ decision: PresentationDecision, widget: WidgetID, timeline: Timeline?, placeholder: Placeholder?,
         reloadDue: Date?, surface: Surface, now: Date
     ) -> Presentation {
+        present(
+            decision, widget: widget, excerpt: decision.needsTimeline ? timeline.map { TimelineExcerpt($0, at: now) } : nil,
+            placeholder: placeholder, reloadDue: reloadDue, surface: surface, now: now)
+    }
+
+    /// Phase 2 from what it reads of the timeline: its excerpt at `now` (the current
+    /// entry and every entry's date), which must ``TimelineExcerpt/covers(_:)`` `now`.
+    /// The same presentation as from the whole timeline.
+    public static func present(
+        _ decision: PresentationDecision, widget: WidgetID, excerpt: TimelineExcerpt?, placeholder: Placeholder?,
+        reloadDue: Date?, surface: Surface, now: Date
+    ) -> Presentation {
         let standIns = placeholder?.fields ?? FieldList()
 
         var mode = PresentationMode.placeholder
         var shown: PresentedEntry?
         var validUntil: Date?
-        if decision.needsTimeline, let timeline, let current = timeline.currentEntry(at: now) {
+        if decision.needsTimeline, let timeline = excerpt, let current = timeline.entry {
+            assert(timeline.covers(now), "an excerpt made for another entry than the one current now")
             let redact = decision == .redacted
             mode = redact ? .redacted : .content
             // The entry's fields in its order; a redacted one keeps its place.
@@ -114,6 +127,12 @@ public enum PresentationRules {
     public static func nextChange(of presentation: Presentation, timeline: Timeline?, now: Date) -> Date? {
         guard presentation.mode != .placeholder else { return nil }
         return timeline?.nextChange(after: now)
+    }
+
+    /// `nextChange(of:timeline:now:)` from the excerpt `present` was given.
+    public static func nextChange(of presentation: Presentation, excerpt: TimelineExcerpt?, now: Date) -> Date? {
+        guard presentation.mode != .placeholder else { return nil }
+        return excerpt?.nextChange(after: now)
     }
 
     /// Both phases at once, for tests and callers that already hold the timeline.

@@ -35,9 +35,7 @@ public struct Timeline: Sendable, Hashable {
     /// When every entry is in the future, the first one is shown already and stays
     /// until the second one's date.
     public func validUntil(at now: Date) -> Date? {
-        guard let index = currentIndex(at: now) else { return nil }
-        let from = max(now, entries[index].date)
-        return entries[(index + 1)...].first(where: { $0.date > from })?.date
+        Self.validUntil(entries.lazy.map(\.date), at: now)
     }
 
     /// When the provider should be asked for a new timeline, or nil for never.
@@ -46,11 +44,7 @@ public struct Timeline: Sendable, Hashable {
     /// once (`Date.distantPast`): an empty timeline has nothing left to show, so the
     /// provider should be asked. `after(d)` is due at `d`; `never` is never due.
     public var reloadDue: Date? {
-        switch policy {
-        case .atEnd: entries.last?.date ?? .distantPast
-        case .after(let date): date
-        case .never: nil
-        }
+        Self.reloadDue(policy, lastDate: entries.last?.date)
     }
 
     /// Whether the reload is due at `now` and this timeline is therefore stale.
@@ -63,8 +57,7 @@ public struct Timeline: Sendable, Hashable {
     ///
     /// The daemon sleeps until then to push updates to watchers.
     public func nextChange(after now: Date) -> Date? {
-        let candidates = [validUntil(at: now), reloadDue.flatMap { $0 > now ? $0 : nil }]
-        return candidates.compactMap { $0 }.min()
+        Self.nextChange(validUntil: validUntil(at: now), reloadDue: reloadDue, after: now)
     }
 
     /// Decodes and validates a timeline from raw JSON bytes (`{"entries":[…],"policy"?:{…}}`).
@@ -82,8 +75,36 @@ public struct Timeline: Sendable, Hashable {
     }
 
     private func currentIndex(at now: Date) -> Int? {
-        guard !entries.isEmpty else { return nil }
-        return entries.lastIndex(where: { $0.date <= now }) ?? 0
+        Self.currentIndex(entries.lazy.map(\.date), at: now)
+    }
+
+    // The rules above over the entries' dates alone (sorted), shared with
+    // `TimelineExcerpt`, which has no other entry than the current one.
+
+    static func currentIndex<Dates: RandomAccessCollection<Date>>(_ dates: Dates, at now: Date) -> Int?
+    where Dates.Index == Int {
+        guard !dates.isEmpty else { return nil }
+        return dates.lastIndex(where: { $0 <= now }) ?? 0
+    }
+
+    static func validUntil<Dates: RandomAccessCollection<Date>>(_ dates: Dates, at now: Date) -> Date?
+    where Dates.Index == Int {
+        guard let index = currentIndex(dates, at: now) else { return nil }
+        let from = max(now, dates[index])
+        return dates[(index + 1)...].first(where: { $0 > from })
+    }
+
+    static func reloadDue(_ policy: ReloadPolicy, lastDate: Date?) -> Date? {
+        switch policy {
+        case .atEnd: lastDate ?? .distantPast
+        case .after(let date): date
+        case .never: nil
+        }
+    }
+
+    static func nextChange(validUntil: Date?, reloadDue: Date?, after now: Date) -> Date? {
+        let candidates = [validUntil, reloadDue.flatMap { $0 > now ? $0 : nil }]
+        return candidates.compactMap { $0 }.min()
     }
 
     private static func sorted(_ entries: [Entry]) -> [Entry] {

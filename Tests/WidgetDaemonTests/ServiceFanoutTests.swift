@@ -224,4 +224,54 @@ import WidgetStore
         #expect(midway.map(\.encoded) == beforeAny.map(\.encoded))
         #expect(afterAll.map(\.encoded) == beforeAny.map(\.encoded))
     }
+
+    /// The content replies the unlock's pass presents and encodes on two threads are the
+    /// bytes it makes on the loop, and every host is sent its own; a lock that comes
+    /// while they are made shows none of them.
+    @Test func theRepliesPresentedTogetherAreTheLoopsAndALockShowsNone() throws {
+        func unlockPass(_ presentReplies: ((ServiceHarness) -> TimelineStore.ConcurrentWork)?) throws -> (hosts: [ServiceHarness.Call], made: [Int]) {
+            let harness = try ServiceHarness(classAGrace: 0)
+            var made: [Int] = []
+            if let presentReplies {
+                let work = presentReplies(harness)
+                harness.service.timelines.presentReplies = { count, body in
+                    made.append(count)
+                    work(count, body)
+                }
+            }
+            harness.ok("io.widgetd.Device.SetPasscode", ["new": "1234"])
+            let widgets = (0..<4).map { "com.example.health/ring-\($0)" }
+            for (index, widget) in widgets.enumerated() {
+                harness.ok("io.widgetd.Provider.PutTimeline", harness.putParameters(widget, secret: "SECRET-\(index)"))
+            }
+            harness.ok("io.widgetd.Device.Lock")
+            let hosts = (widgets + widgets).map { widget in
+                harness.call("io.widgetd.Host.Watch", ["widget": widget, "surface": "homeScreen"], more: true)
+            }
+            harness.ok("io.widgetd.Device.Unlock", ["passcode": "1234"])
+            return (hosts, made)
+        }
+        // Nothing made together: the pass presents each on the loop.
+        let onLoop = try unlockPass { _ in { _, _ in } }
+        let onTwoThreads = try unlockPass { _ in TimelineStore.onTwoThreads }
+        #expect(onTwoThreads.made == [4])
+        for (index, host) in onTwoThreads.hosts.enumerated() {
+            #expect(host.replies.count == 2 && host.mode == "content" && Self.secret(host) == "SECRET-\(index % 4)")
+        }
+        #expect(onTwoThreads.hosts.map(\.encoded) == onLoop.hosts.map(\.encoded))
+        #expect(onTwoThreads.hosts.map(\.protections) == onLoop.hosts.map(\.protections))
+
+        let locked = try unlockPass { harness in
+            let store = harness.store!
+            let now = harness.scheduler.clocks
+            return { count, work in
+                for index in 0..<count {
+                    if index == 2 { store.lock(now: now) }
+                    work(index)
+                }
+            }
+        }
+        #expect(locked.made == [4])
+        for host in locked.hosts { #expect(Self.secret(host) == nil) }
+    }
 }
