@@ -137,6 +137,9 @@ private final class BodyBatch<Decoded: Sendable>: @unchecked Sendable {
     private let reader: SealedFileReader
     private let keyPairs: HeldKeyPairs
     private let decode: @Sendable (UnsafeRawBufferPointer) -> Decoded?
+    /// Where the bodies are decrypted: kept together in the cache, they share regions
+    /// (`SecureSlab`) rather than mapping one each.
+    private let slab = SecureSlab()
     /// What reading each widget's file gave; `nil` where it failed (`readBody` meets the
     /// failure again and reports it) or there is no file.
     private let results: UnsafeMutableBufferPointer<Read?>
@@ -170,7 +173,7 @@ private final class BodyBatch<Decoded: Sendable>: @unchecked Sendable {
             guard let (sealed, metadata, _) = try reader.readSealed(name: key.fileName, expected: widget) else { return }
             try reader.refuseIfRolledBack(key, generation: metadata.generation, file: path)
             guard let pair = keyPairs.keyPair(metadata.protectionClass, generation: metadata.keyGeneration),
-                let body = try? TimelineFile.openBody(sealed, classKey: pair, file: path)
+                let body = try? TimelineFile.openBody(sealed, classKey: pair, file: path, in: slab)
             else {
                 results[index] = (key, metadata, nil)
                 return
