@@ -50,9 +50,21 @@ struct SealedFileReader: @unchecked Sendable {
     /// the file's size. `expected` nil accepts any widget whose own file name is `name`.
     /// `nil` when there is no such file, or the catalog says its widget was deleted.
     func readSealed(name: String, expected: WidgetID?) throws(StoreError) -> (TimelineFile.Sealed, TimelineMetadata, fileBytes: Int)? {
+        try readSealed(name: name, key: FileDigest(fileName: name), expected: expected, nameIsExpected: false)
+    }
+
+    /// `readSealed(name:expected:)` for the file of `widget`, whose index key (`indexKey(for:)`)
+    /// is `key`: its name is spelled once and not hashed again to check it, since the
+    /// header must name `widget` and `key` is `widget`'s.
+    func readSealed(key: FileDigest, of widget: WidgetID) throws(StoreError) -> (TimelineFile.Sealed, TimelineMetadata, fileBytes: Int)? {
+        try readSealed(name: key.fileName, key: key, expected: widget, nameIsExpected: true)
+    }
+
+    private func readSealed(
+        name: String, key: FileDigest?, expected: WidgetID?, nameIsExpected: Bool
+    ) throws(StoreError) -> (TimelineFile.Sealed, TimelineMetadata, fileBytes: Int)? {
         let path = "\(directory)/\(name)"
         let bytes: [UInt8]
-        let key = FileDigest(fileName: name)
         let fromFile: Bool
         if let journal, let key, let journaled = journal.pending(key) {
             // Written, durable in the journal, not folded into its file yet.
@@ -67,7 +79,7 @@ struct SealedFileReader: @unchecked Sendable {
         // A deleted widget's file put back (from a backup) is no widget's: ignored.
         if fromFile, let key, try fromLedger({ () throws(LedgerError) in try ledger.verdict(key, generation: sealed.header.generation) }) == .deleted { return nil }
         // A file renamed onto another widget's name is not that widget's.
-        guard try indexKey(for: sealed.header.widget).fileName == name else { throw .corrupt(file: path, reason: .wrongWidget) }
+        if !nameIsExpected, try indexKey(for: sealed.header.widget).fileName != name { throw .corrupt(file: path, reason: .wrongWidget) }
         let metadata = try fromLedger { () throws(LedgerError) in
             try TimelineFile.openMetadata(sealed, metadataKey: metadataKey, classD: classD, file: path)
         }

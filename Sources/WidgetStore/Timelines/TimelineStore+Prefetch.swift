@@ -169,8 +169,8 @@ private final class BodyBatch<Decoded: Sendable>: @unchecked Sendable {
         let widget = widgets[index]
         do throws(StoreError) {
             let key = try reader.indexKey(for: widget)
+            guard let (sealed, metadata, _) = try reader.readSealed(key: key, of: widget) else { return }
             let path = "\(reader.directory)/\(key.fileName)"
-            guard let (sealed, metadata, _) = try reader.readSealed(name: key.fileName, expected: widget) else { return }
             try reader.refuseIfRolledBack(key, generation: metadata.generation, file: path)
             guard let pair = keyPairs.keyPair(metadata.protectionClass, generation: metadata.keyGeneration),
                 let body = try? TimelineFile.openBody(sealed, classKey: pair, file: path, in: slab)
