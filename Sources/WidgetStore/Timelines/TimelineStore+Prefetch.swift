@@ -54,6 +54,11 @@ extension TimelineStore {
     /// those the ordinary way. A value is what `decode` makes of the body `readBody`
     /// would return until the store's state next changes; the caller keeps it no
     /// longer than that.
+    ///
+    /// Specialised here for the refresh pass's excerpts: unspecialised across the module
+    /// boundary, the per-body bookkeeping on the store's thread (`cacheOpened`, the
+    /// results of `BodyBatch`) goes through generic metadata and witness calls.
+    @_specialize(exported: true, where Decoded == TimelineExcerpt)
     public func prefetchBodies<Decoded: Sendable>(
         _ widgets: [WidgetID], perform: ConcurrentWork = TimelineStore.onTwoThreads,
         decode: @escaping @Sendable (UnsafeRawBufferPointer) -> Decoded?
