@@ -34,7 +34,7 @@ public final class SecureBytes: @unchecked Sendable {
     /// Whether `sodium_init` succeeded. Swift runs a static initialiser once even when
     /// several threads race to it, which is the guarantee `sodium_init` asks for; the
     /// crypto layer's own call to it finds the library ready (it may be called again).
-    private static let isSodiumReady: Bool = sodium_init() >= 0
+    static let isSodiumReady: Bool = sodium_init() >= 0
 
     /// Allocates `capacity` bytes of secure memory holding `count` zero bytes.
     private init(count: Int, capacity: Int) throws(SecureMemoryError) {

@@ -39,6 +39,8 @@ public final class SecureSlab: Sendable {
     /// `count` zero bytes, carved out of the current chunk (or a new one), or in a region
     /// of their own when large.
     public func zeroed(count: Int) throws(SecureMemoryError) -> SecureBytes {
+        // sodium_malloc aborts before sodium_init: a slab may be the process's first secret.
+        guard SecureBytes.isSodiumReady else { throw .initializationFailed }
         let size = Swift.max(count, 1)
         guard size <= Self.chunkSize / 4 else { return try SecureBytes.zeroed(count: count) }
         let slot = (size + Self.alignment - 1) / Self.alignment * Self.alignment

