@@ -27,11 +27,14 @@ public final class SecureBytes: @unchecked Sendable {
     /// and zeroed on release, but the kernel may swap it out, so what is kept long
     /// (a cache) should not be kept in it.
     public private(set) var isLocked: Bool
+    /// The `SecureSlab` chunk the bytes are carved out of, kept alive by them; `nil` for
+    /// a region of their own.
+    private var chunk: SecureChunk?
 
     /// Whether `sodium_init` succeeded. Swift runs a static initialiser once even when
     /// several threads race to it, which is the guarantee `sodium_init` asks for; the
     /// crypto layer's own call to it finds the library ready (it may be called again).
-    private static let isSodiumReady: Bool = sodium_init() >= 0
+    static let isSodiumReady: Bool = sodium_init() >= 0
 
     /// Allocates `capacity` bytes of secure memory holding `count` zero bytes.
     private init(count: Int, capacity: Int) throws(SecureMemoryError) {
@@ -44,9 +47,24 @@ public final class SecureBytes: @unchecked Sendable {
         self.count = count
     }
 
+    /// `count` zero bytes in `slot` bytes at `offset` of a slab's chunk (zero already: a
+    /// chunk is zeroed when it is made, and each slot of it is handed out once).
+    init(count: Int, slot: Int, at offset: Int, of chunk: SecureChunk) {
+        pointer = chunk.pointer + offset
+        isLocked = chunk.isLocked
+        capacity = slot
+        self.count = count
+        self.chunk = chunk
+    }
+
     deinit {
-        // Zeroed whole either way: kept for reuse, or by sodium_free before unmapping.
-        SecureRegionCache.release(pointer, size: capacity, isLocked: isLocked)
+        // Zeroed whole either way: a slab's slot here (its chunk goes with its last
+        // buffer); a region of its own kept for reuse, or by sodium_free before unmapping.
+        if chunk != nil {
+            sodium_memzero(pointer, capacity)
+        } else {
+            SecureRegionCache.release(pointer, size: capacity, isLocked: isLocked)
+        }
     }
 
     /// `count` zero bytes, ready to be written through `withUnsafeMutableBytes`.
@@ -112,7 +130,12 @@ public final class SecureBytes: @unchecked Sendable {
         let newCapacity = SecureRegionCache.regionSize(for: Swift.max(minimumCapacity, capacity * 2))
         guard let region = SecureRegionCache.allocate(size: newCapacity) else { throw .outOfSecureMemory }
         region.pointer.copyMemory(from: pointer, byteCount: count)
-        SecureRegionCache.release(pointer, size: capacity, isLocked: isLocked)
+        if chunk != nil {
+            sodium_memzero(pointer, capacity)
+            chunk = nil
+        } else {
+            SecureRegionCache.release(pointer, size: capacity, isLocked: isLocked)
+        }
         pointer = region.pointer
         isLocked = region.isLocked
         capacity = newCapacity

@@ -77,15 +77,20 @@ public enum AEAD {
     /// Throws `.authenticationFailure` if any byte of `sealed`, the key or the
     /// associated data differs from what was sealed; no plaintext is returned then.
     /// The corresponding C function is `crypto_aead_xchacha20poly1305_ietf_decrypt`.
+    /// With `slab`, the plaintext is carved out of it (`SecureSlab`: for many kept together).
     public static func open(
-        _ sealed: UnsafeRawBufferPointer, key: SecureBytes, associatedData: [UInt8]
+        _ sealed: UnsafeRawBufferPointer, key: SecureBytes, associatedData: [UInt8], in slab: SecureSlab? = nil
     ) throws(CryptoError) -> SecureBytes {
         try Sodium.ensureInitialized()
         guard key.count == keyByteCount else {
             throw .invalidLength(what: "AEAD key", expected: keyByteCount, actual: key.count)
         }
         guard sealed.count >= overhead, let base = sealed.baseAddress else { throw .authenticationFailure }
-        let plaintext = try CryptoError.mapping { () throws(SecureMemoryError) in try SecureBytes.zeroed(count: sealed.count - overhead) }
+        let plaintext = try CryptoError.mapping { () throws(SecureMemoryError) in
+            let count = sealed.count - overhead
+            if let slab { return try slab.zeroed(count: count) }
+            return try SecureBytes.zeroed(count: count)
+        }
         var written: UInt64 = 0
         let input = base.assumingMemoryBound(to: UInt8.self)
         let result = plaintext.withUnsafeMutableBytes { out in
@@ -105,8 +110,8 @@ public enum AEAD {
 
     /// Verifies and decrypts a sealed message held in an array.
     public static func open(
-        _ sealed: [UInt8], key: SecureBytes, associatedData: [UInt8]
+        _ sealed: [UInt8], key: SecureBytes, associatedData: [UInt8], in slab: SecureSlab? = nil
     ) throws(CryptoError) -> SecureBytes {
-        try sealed.withBytes { (s) throws(CryptoError) in try open(s, key: key, associatedData: associatedData) }
+        try sealed.withBytes { (s) throws(CryptoError) in try open(s, key: key, associatedData: associatedData, in: slab) }
     }
 }

@@ -373,27 +373,28 @@ enum TimelineFile {
 
     /// Decrypts the body into secure memory with the class key pair (of the file's
     /// class and key generation): one X25519 operation for an exchange (or a version-1
-    /// sealed box), a keyed hash for a class wrap.
-    static func openBody(_ sealed: Sealed, classKey: KeyPair, file: String) throws(LedgerError) -> SecureBytes {
+    /// sealed box), a keyed hash for a class wrap. With `slab`, the body is carved out of
+    /// it (many bodies opened together and kept).
+    static func openBody(_ sealed: Sealed, classKey: KeyPair, file: String, in slab: SecureSlab? = nil) throws(LedgerError) -> SecureBytes {
         do {
             switch sealed.keys {
             case .version1(_, let sealedKey):
                 let key = try SealedBox.open(sealedKey, keyPair: classKey)
                 defer { key.zeroInPlace() }
-                return try AEAD.open(sealed.body, key: key, associatedData: bodyLabel1 + sealed.headerBytes)
+                return try AEAD.open(sealed.body, key: key, associatedData: bodyLabel1 + sealed.headerBytes, in: slab)
             case .exchange(let ephemeral, let wrapped):
                 let kek = try KeyEncryptionKey.recover(ephemeral: ephemeral, keyPair: classKey)
                 defer { kek.zeroInPlace() }
                 let key = try AEAD.open(wrapped, key: kek, associatedData: bodyKeyLabel + sealed.headerBytes)
                 defer { key.zeroInPlace() }
-                return try AEAD.open(sealed.body, key: key, associatedData: bodyLabel + sealed.headerBytes)
+                return try AEAD.open(sealed.body, key: key, associatedData: bodyLabel + sealed.headerBytes, in: slab)
             case .classWrap(let wrapped):
                 let wrapKey = try ClassWrapKey.derive(
                     from: classKey, classCode: sealed.header.protectionClass.code, generation: sealed.header.keyGeneration)
                 defer { wrapKey.zeroInPlace() }
                 let key = try AEAD.open(wrapped, key: wrapKey, associatedData: bodyKeyLabel + sealed.headerBytes)
                 defer { key.zeroInPlace() }
-                return try AEAD.open(sealed.body, key: key, associatedData: bodyLabel + sealed.headerBytes)
+                return try AEAD.open(sealed.body, key: key, associatedData: bodyLabel + sealed.headerBytes, in: slab)
             }
         } catch {
             throw LedgerError.reading(file, error)

@@ -36,23 +36,65 @@ struct SealedFileReader: @unchecked Sendable {
     /// listing reveals no widget.
     static func indexKey(for widget: WidgetID, fileNameKey: SecureBytes) throws(StoreError) -> FileDigest {
         // The digest is public (it names a file): plain memory, no secure allocation.
-        var digest = [UInt8](repeating: 0, count: 16)
-        let hashed: Result<Void, CryptoError> = digest.withUnsafeMutableBytes { out in
-            Result { () throws(CryptoError) in
-                try KeyedHash.publicHash(Array(widget.description.utf8), key: fileNameKey, into: out)
+        // The id's bytes are laid out on the stack, not spelled as a String and copied
+        // into an array: this runs for every widget a refresh pass reads, on the loop.
+        let hashed: Result<FileDigest, CryptoError> = withIDBytes(widget) { id in
+            withUnsafeTemporaryAllocation(byteCount: 16, alignment: 8) { out in
+                Result { () throws(CryptoError) in
+                    try KeyedHash.publicHash(id, key: fileNameKey, into: out)
+                    return FileDigest(digest: UnsafeRawBufferPointer(out))
+                }
             }
         }
-        try crypto { () throws(CryptoError) in try hashed.get() }
-        return digest.withUnsafeBytes { FileDigest(digest: $0) }
+        return try crypto { () throws(CryptoError) in try hashed.get() }
+    }
+
+    /// Calls `body` with the bytes of `widget.description` (`PROVIDER/KIND[#INSTANCE]`,
+    /// at most 255), laid out in a buffer on the stack.
+    static func withIDBytes<R>(_ widget: WidgetID, _ body: (UnsafeRawBufferPointer) -> R) -> R {
+        let count = widget.provider.utf8.count + 1 + widget.kind.utf8.count + (widget.instance.map { $0.utf8.count + 1 } ?? 0)
+        return withUnsafeTemporaryAllocation(byteCount: count, alignment: 1) { buffer in
+            var at = 0
+            func put(_ text: String) {
+                for byte in text.utf8 {
+                    buffer[at] = byte
+                    at += 1
+                }
+            }
+            func put(_ byte: UInt8) {
+                buffer[at] = byte
+                at += 1
+            }
+            put(widget.provider)
+            put(UInt8(ascii: "/"))
+            put(widget.kind)
+            if let instance = widget.instance {
+                put(UInt8(ascii: "#"))
+                put(instance)
+            }
+            return body(UnsafeRawBufferPointer(buffer))
+        }
     }
 
     /// Reads, parses and verifies a timeline file's header and metadata; also returns
     /// the file's size. `expected` nil accepts any widget whose own file name is `name`.
     /// `nil` when there is no such file, or the catalog says its widget was deleted.
     func readSealed(name: String, expected: WidgetID?) throws(StoreError) -> (TimelineFile.Sealed, TimelineMetadata, fileBytes: Int)? {
+        try readSealed(name: name, key: FileDigest(fileName: name), expected: expected, nameIsExpected: false)
+    }
+
+    /// `readSealed(name:expected:)` for the file of `widget`, whose index key (`indexKey(for:)`)
+    /// is `key`: its name is spelled once and not hashed again to check it, since the
+    /// header must name `widget` and `key` is `widget`'s.
+    func readSealed(key: FileDigest, of widget: WidgetID) throws(StoreError) -> (TimelineFile.Sealed, TimelineMetadata, fileBytes: Int)? {
+        try readSealed(name: key.fileName, key: key, expected: widget, nameIsExpected: true)
+    }
+
+    private func readSealed(
+        name: String, key: FileDigest?, expected: WidgetID?, nameIsExpected: Bool
+    ) throws(StoreError) -> (TimelineFile.Sealed, TimelineMetadata, fileBytes: Int)? {
         let path = "\(directory)/\(name)"
         let bytes: [UInt8]
-        let key = FileDigest(fileName: name)
         let fromFile: Bool
         if let journal, let key, let journaled = journal.pending(key) {
             // Written, durable in the journal, not folded into its file yet.
@@ -67,7 +109,7 @@ struct SealedFileReader: @unchecked Sendable {
         // A deleted widget's file put back (from a backup) is no widget's: ignored.
         if fromFile, let key, try fromLedger({ () throws(LedgerError) in try ledger.verdict(key, generation: sealed.header.generation) }) == .deleted { return nil }
         // A file renamed onto another widget's name is not that widget's.
-        guard try indexKey(for: sealed.header.widget).fileName == name else { throw .corrupt(file: path, reason: .wrongWidget) }
+        if !nameIsExpected, try indexKey(for: sealed.header.widget).fileName != name { throw .corrupt(file: path, reason: .wrongWidget) }
         let metadata = try fromLedger { () throws(LedgerError) in
             try TimelineFile.openMetadata(sealed, metadataKey: metadataKey, classD: classD, file: path)
         }

@@ -54,6 +54,11 @@ extension TimelineStore {
     /// those the ordinary way. A value is what `decode` makes of the body `readBody`
     /// would return until the store's state next changes; the caller keeps it no
     /// longer than that.
+    ///
+    /// Specialised here for the refresh pass's excerpts: unspecialised across the module
+    /// boundary, the per-body bookkeeping on the store's thread (`cacheOpened`, the
+    /// results of `BodyBatch`) goes through generic metadata and witness calls.
+    @_specialize(exported: true, where Decoded == TimelineExcerpt)
     public func prefetchBodies<Decoded: Sendable>(
         _ widgets: [WidgetID], perform: ConcurrentWork = TimelineStore.onTwoThreads,
         decode: @escaping @Sendable (UnsafeRawBufferPointer) -> Decoded?
@@ -137,6 +142,9 @@ private final class BodyBatch<Decoded: Sendable>: @unchecked Sendable {
     private let reader: SealedFileReader
     private let keyPairs: HeldKeyPairs
     private let decode: @Sendable (UnsafeRawBufferPointer) -> Decoded?
+    /// Where the bodies are decrypted: kept together in the cache, they share regions
+    /// (`SecureSlab`) rather than mapping one each.
+    private let slab = SecureSlab()
     /// What reading each widget's file gave; `nil` where it failed (`readBody` meets the
     /// failure again and reports it) or there is no file.
     private let results: UnsafeMutableBufferPointer<Read?>
@@ -166,11 +174,11 @@ private final class BodyBatch<Decoded: Sendable>: @unchecked Sendable {
         let widget = widgets[index]
         do throws(StoreError) {
             let key = try reader.indexKey(for: widget)
+            guard let (sealed, metadata, _) = try reader.readSealed(key: key, of: widget) else { return }
             let path = "\(reader.directory)/\(key.fileName)"
-            guard let (sealed, metadata, _) = try reader.readSealed(name: key.fileName, expected: widget) else { return }
             try reader.refuseIfRolledBack(key, generation: metadata.generation, file: path)
             guard let pair = keyPairs.keyPair(metadata.protectionClass, generation: metadata.keyGeneration),
-                let body = try? TimelineFile.openBody(sealed, classKey: pair, file: path)
+                let body = try? TimelineFile.openBody(sealed, classKey: pair, file: path, in: slab)
             else {
                 results[index] = (key, metadata, nil)
                 return
