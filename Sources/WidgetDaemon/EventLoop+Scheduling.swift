@@ -7,11 +7,11 @@ import WidgetdPOSIX
 extension EventLoop: Scheduling {
     @discardableResult
     func scheduleTimer(at deadline: TimerDeadline, _ body: @escaping () -> Void) -> ScheduledTimer {
-        ScheduledTimer(id: AnyHashable(schedule(at: deadline, body)))
+        ScheduledTimer(id: .loop(schedule(at: deadline, body)))
     }
 
     func cancelTimer(_ timer: ScheduledTimer) {
-        guard let id = timer.id.base as? TimerID else { return }
+        guard case .loop(let id) = timer.id else { return }
         cancel(id)
     }
 

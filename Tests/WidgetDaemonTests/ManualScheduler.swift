@@ -34,11 +34,11 @@ final class ManualScheduler: Scheduling, @unchecked Sendable {
     func scheduleTimer(at deadline: TimerDeadline, _ body: @escaping () -> Void) -> ScheduledTimer {
         nextID += 1
         timers.append(Timer(id: nextID, deadline: deadline, body: body))
-        return ScheduledTimer(id: AnyHashable(nextID))
+        return ScheduledTimer(id: .numbered(nextID))
     }
 
     func cancelTimer(_ timer: ScheduledTimer) {
-        guard let id = timer.id.base as? Int else { return }
+        guard case .numbered(let id) = timer.id else { return }
         timers.removeAll { $0.id == id }
     }
 

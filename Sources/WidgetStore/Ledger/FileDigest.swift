@@ -49,12 +49,22 @@ struct FileDigest: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// The file name this digest spells.
+    /// Spelled into one buffer: a write names its file several times (index, quota,
+    /// journal), and a `String(radix:)` per half, padded and joined, allocates each step.
     var fileName: String {
-        func hex(_ word: UInt64) -> String {
-            let digits = String(word, radix: 16)
-            return String(repeating: "0", count: 16 - digits.count) + digits
+        let suffix = TimelineFile.fileExtension.utf8
+        return String(unsafeUninitializedCapacity: 32 + suffix.count) { buffer in
+            let digits: StaticString = "0123456789abcdef"
+            func spell(_ word: UInt64, at start: Int) {
+                for nibble in 0..<16 {
+                    buffer[start + nibble] = digits.utf8Start[Int(truncatingIfNeeded: word >> UInt64(60 - 4 * nibble)) & 0xF]
+                }
+            }
+            spell(high, at: 0)
+            spell(low, at: 16)
+            _ = UnsafeMutableBufferPointer(rebasing: buffer[32...]).initialize(from: suffix)
+            return 32 + suffix.count
         }
-        return hex(high) + hex(low) + TimelineFile.fileExtension
     }
 
     var description: String { fileName }

@@ -144,9 +144,31 @@ enum TimelineFile {
     /// Not thread-safe: one writer (thread) per scratch.
     final class KeyScratch: @unchecked Sendable {
         let bodyKey: SecureBytes
+        /// One draw from the CSPRNG per file: the body key, then its three seals'
+        /// nonces. Each separate draw is a `getrandom` call; one draw makes one.
+        private let draw: SecureBytes
+        /// How many nonces a file's seals take (metadata, body key, body).
+        static let noncesPerFile = 3
 
         init() throws(SecureMemoryError) {
             bodyKey = try SecureBytes.zeroed(count: AEAD.keyByteCount)
+            draw = try SecureBytes.zeroed(count: AEAD.keyByteCount + Self.noncesPerFile * AEAD.nonceByteCount)
+        }
+
+        /// Fills `bodyKey` with fresh random bytes and returns the file's nonces, each
+        /// its own fresh bytes, from one draw (zeroed again before this returns).
+        func refill() -> [[UInt8]] {
+            draw.refillRandom()
+            defer { draw.zeroInPlace() }
+            return draw.withUnsafeBytes { drawn in
+                bodyKey.withUnsafeMutableBytes { key in
+                    key.copyMemory(from: UnsafeRawBufferPointer(rebasing: drawn.prefix(AEAD.keyByteCount)))
+                }
+                return (0..<Self.noncesPerFile).map { index in
+                    let start = AEAD.keyByteCount + index * AEAD.nonceByteCount
+                    return Array(drawn[start..<start + AEAD.nonceByteCount])
+                }
+            }
         }
 
         /// The scratches of every writer thread, each taken by one thread at a time.
@@ -195,8 +217,9 @@ enum TimelineFile {
     /// Builds a file (the current version). `wrap` is what wraps the body key: a KEK
     /// agreed with the class public key (no class secret needed; it may serve every
     /// file of a batch of that class) or the class wrap key. `metadataKey` is the
-    /// device's metadata subkey. `keys` is a reused buffer for the body key (zeroed
-    /// again before this returns); nil allocates a fresh one. `version` is the current
+    /// device's metadata subkey. `keys` is a reused buffer for the body key, drawn
+    /// with the seals' nonces in one CSPRNG call (zeroed again before this returns);
+    /// nil allocates a fresh one. `version` is the current
     /// one but for tests that write files as versions 2 and 3 did (an exchange only).
     static func encode(
         _ metadata: TimelineMetadata, body: SecureBytes, wrap: BodyWrap, metadataKey: SecureBytes,
@@ -208,14 +231,17 @@ enum TimelineFile {
             widget: metadata.widget, version: version, wrapKind: wrap.kind)
         let headerBytes = header.encoded
         let bodyKey: SecureBytes
+        // Without a scratch, each seal draws its own nonce.
+        var nonces: [[UInt8]?] = Array(repeating: nil, count: KeyScratch.noncesPerFile)
         if let keys {
             bodyKey = keys.bodyKey
-            bodyKey.refillRandom()
+            nonces = keys.refill()
         } else {
             bodyKey = try AEAD.generateKey()
         }
         defer { bodyKey.zeroInPlace() }
-        let sealedMetadata = try AEAD.seal(encodeMetadata(metadata), key: metadataKey, associatedData: metadataLabel + headerBytes)
+        let sealedMetadata = try AEAD.seal(
+            encodeMetadata(metadata), key: metadataKey, nonce: nonces[0], associatedData: metadataLabel + headerBytes)
         var w = ByteWriter(
             reservingCapacity: headerBytes.count + 4 + sealedMetadata.count + bodyKeyByteCount(wrap.kind) + 4 + body.count
                 + AEAD.overhead)
@@ -224,11 +250,11 @@ enum TimelineFile {
         switch wrap {
         case .exchange(let kek):
             w.raw(kek.ephemeralPublicKey.bytes)
-            w.raw(try AEAD.seal(bodyKey, key: kek.key, associatedData: bodyKeyLabel + headerBytes))
+            w.raw(try AEAD.seal(bodyKey, key: kek.key, nonce: nonces[1], associatedData: bodyKeyLabel + headerBytes))
         case .classKey(let wrapKey):
-            w.raw(try AEAD.seal(bodyKey, key: wrapKey, associatedData: bodyKeyLabel + headerBytes))
+            w.raw(try AEAD.seal(bodyKey, key: wrapKey, nonce: nonces[1], associatedData: bodyKeyLabel + headerBytes))
         }
-        w.block(try AEAD.seal(body, key: bodyKey, associatedData: bodyLabel + headerBytes))
+        w.block(try AEAD.seal(body, key: bodyKey, nonce: nonces[2], associatedData: bodyLabel + headerBytes))
         return w.bytes
     }
 
