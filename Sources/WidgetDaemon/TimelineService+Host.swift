@@ -243,6 +243,8 @@ extension TimelineService {
         // zeroed, as the decode in `presentation` does.
         let read = widget == nil ? openTimelinesTogether(for: watches) : nil
         var shown: [WatchTarget: SharedPresentation] = [:]
+        // Sized once: grown as it fills, every key would be hashed again at each doubling.
+        shown.reserveCapacity(watches.count)
         defer { for entry in shown.values { entry.wipe() } }
         if let read { presentTogether(watches, read: read, into: &shown) }
         for watch in watches where watch.context.isOpen {
@@ -288,19 +290,26 @@ extension TimelineService {
     /// would have.
     private func openTimelinesTogether(for watches: [Subscriptions.PresentationWatch]) -> PassReads {
         var read = PassReads()
-        var decided = Set<WatchTarget>()
-        var needed = Set<WidgetID>()
+        var decided = Set<WatchTarget>(minimumCapacity: watches.count)
+        // A widget shown on two surfaces may be listed twice: `prefetchBodies` opens each
+        // once, and a set of the widgets needed would cost two more hashes of each id.
         var widgets: [WidgetID] = []
-        for watch in watches where watch.context.isOpen && !needed.contains(watch.widget) {
-            guard decided.insert(WatchTarget(widget: watch.widget, surface: watch.surface)).inserted,
+        widgets.reserveCapacity(watches.count)
+        read.metadata.reserveCapacity(watches.count)
+        for watch in watches where watch.context.isOpen {
+            guard decided.insert(WatchTarget(widget: watch.widget, surface: watch.surface)).inserted else { continue }
+            let metadata: TimelineMetadata
+            if let known = read.metadata[watch.widget] {
+                metadata = known
+            } else {
                 // Errors are the presentation's to report, once.
-                let metadata = read.metadata[watch.widget] ?? (try? store.metadataWithoutPlaceholder(watch.widget))
-            else { continue }
-            read.metadata[watch.widget] = metadata
+                guard let fetched = try? store.metadataWithoutPlaceholder(watch.widget) else { continue }
+                read.metadata[watch.widget] = fetched
+                metadata = fetched
+            }
             guard case let (protectionClass, decision)? = try? decide(watch.widget, on: watch.surface, metadata: metadata),
                 decision != .placeholder, store.isKeyAvailable(protectionClass)
             else { continue }
-            needed.insert(watch.widget)
             widgets.append(watch.widget)
         }
         guard widgets.count > 1 else { return read }
@@ -331,8 +340,10 @@ extension TimelineService {
         guard read.timelines.count > 1 else { return }
         let now = self.now
         var jobs: [ContentJob] = []
+        jobs.reserveCapacity(read.timelines.count)
         var protections: [ReplyProtection] = []
-        var seen = Set<WatchTarget>()
+        protections.reserveCapacity(read.timelines.count)
+        var seen = Set<WatchTarget>(minimumCapacity: watches.count)
         for watch in watches where watch.context.isOpen {
             let target = WatchTarget(widget: watch.widget, surface: watch.surface)
             guard seen.insert(target).inserted, shown[target] == nil,
@@ -397,8 +408,7 @@ extension TimelineService {
         func store(_ index: Int, _ reply: Reply) { slots[index] = reply }
 
         func take(_ index: Int) -> Reply? {
-            defer { slots[index] = nil }
-            return slots[index]
+            slots[index].take()
         }
     }
 

@@ -72,7 +72,8 @@ extension TimelineStore {
         guard !awaitingPasscodeToRebuildCatalog else { return (0, [:]) }
         let epoch = custody.lockEpoch
         var chosen: [WidgetID] = []
-        var seen = Set<WidgetID>()
+        chosen.reserveCapacity(widgets.count)
+        var seen = Set<WidgetID>(minimumCapacity: widgets.count)
         // Never more than the cache keeps: a body evicted before it is shown is opened twice.
         let room = max(cache.limit - cache.count, 0)
         for widget in widgets where chosen.count < room && !cache.contains(widget) && seen.insert(widget).inserted {
@@ -92,7 +93,7 @@ extension TimelineStore {
     private func cacheOpened<Decoded: Sendable>(_ batch: BodyBatch<Decoded>, epoch: LockEpoch) -> (cached: Int, decoded: [WidgetID: Decoded]) {
         let locked = custody.lockEpoch != epoch
         var cached = 0
-        var decoded: [WidgetID: Decoded] = [:]
+        var decoded = [WidgetID: Decoded](minimumCapacity: batch.widgets.count)
         for index in batch.widgets.indices {
             guard let (key, metadata, opened) = batch.take(index) else { continue }
             timelines.setPlaceholder(key, metadata.placeholder, generation: metadata.generation)
@@ -192,8 +193,8 @@ private final class BodyBatch<Decoded: Sendable>: @unchecked Sendable {
 
     /// What reading widget `index`'s file gave, taken out of its slot.
     func take(_ index: Int) -> Read? {
-        defer { results[index] = nil }
-        return results[index]
+        // Moved out, not copied: no retain of the slot's references for a copy then released.
+        results[index].take()
     }
 }
 
