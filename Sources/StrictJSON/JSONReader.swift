@@ -200,6 +200,117 @@ public struct JSONReader {
         } while try nextElement(closedBy: UInt8(ascii: "]"))
     }
 
+    // MARK: In place
+
+    // Readers that hand back the bytes of a string, key or number where they stand in
+    // the document, checked as the readers above check them, for a caller that copies
+    // them on (into secure memory) with no `String` in between.
+
+    /// Reads a string with no escapes and returns its bytes between the quotes; nil,
+    /// the reader unmoved, for a string with escapes (`readString` unescapes those).
+    public mutating func readUnescapedString() throws(JSONReadError) -> UnsafeRawBufferPointer? {
+        let kind = try peek()
+        guard kind == .string else { throw mismatch(kind, "a string") }
+        return try scanUnescaped()
+    }
+
+    /// Reads an object as `readObject` does, handing `member` each key's bytes (nil
+    /// for a key with escapes, which is checked all the same).
+    public mutating func readObjectInPlace(
+        _ member: (inout JSONReader, UnsafeRawBufferPointer?) throws(JSONReadError) -> Void
+    ) throws(JSONReadError) {
+        let kind = try peek()
+        guard kind == .object else { throw mismatch(kind, "an object") }
+        guard try open(closedBy: UInt8(ascii: "}")) else { return }
+        repeat {
+            skipWhitespace()
+            guard offset < bytes.count, bytes[offset] == UInt8(ascii: "\"") else { throw syntax("expected a key") }
+            let key = try scanUnescaped()
+            if key == nil { _ = try scanString(decode: false) }
+            skipWhitespace()
+            guard offset < bytes.count, bytes[offset] == UInt8(ascii: ":") else { throw syntax("expected ':'") }
+            offset += 1
+            try member(&self, key)
+        } while try nextElement(closedBy: UInt8(ascii: "}"))
+    }
+
+    /// Reads a number and returns its literal bytes, with `readNumberText`'s checks
+    /// (one beyond a `Double`'s range is a mismatch, `is malformed`).
+    public mutating func readNumberBytes() throws(JSONReadError) -> UnsafeRawBufferPointer {
+        let kind = try peek()
+        guard kind == .number else { throw mismatch(kind, "a number") }
+        let start = offset
+        let (isInteger, digits) = try scanNumber()
+        let literal = UnsafeRawBufferPointer(rebasing: bytes[start..<offset])
+        if !(isInteger && digits <= 15), !Self.isWithinDoubleRange(literal) {
+            throw JSONReadError.mismatch(at: start, "is malformed")
+        }
+        return literal
+    }
+
+    /// Whether a number literal (of the JSON grammar) is finite as a `Double`: at once
+    /// when its decimal exponent is well inside the range, else as `strtod` says.
+    private static func isWithinDoubleRange(_ literal: UnsafeRawBufferPointer) -> Bool {
+        var index = literal[0] == UInt8(ascii: "-") ? 1 : 0
+        var integerDigits = 0
+        while index < literal.count, literal[index] &- UInt8(ascii: "0") < 10 {
+            integerDigits += 1
+            index += 1
+        }
+        while index < literal.count, literal[index] | 0x20 != UInt8(ascii: "e") { index += 1 }
+        var exponent = 0
+        if index < literal.count {
+            index += 1
+            var negative = false
+            if literal[index] == UInt8(ascii: "+") || literal[index] == UInt8(ascii: "-") {
+                negative = literal[index] == UInt8(ascii: "-")
+                index += 1
+            }
+            // More than four exponent digits: not decided here.
+            guard literal.count - index <= 4 else { return isFiniteByConversion(literal) }
+            while index < literal.count {
+                exponent = exponent * 10 + Int(literal[index] &- UInt8(ascii: "0"))
+                index += 1
+            }
+            if negative { exponent = -exponent }
+        }
+        // Below 10^300 in magnitude (underflow to zero is finite).
+        if integerDigits + exponent <= 300 { return true }
+        return isFiniteByConversion(literal)
+    }
+
+    private static func isFiniteByConversion(_ literal: UnsafeRawBufferPointer) -> Bool {
+        var text = String(decoding: literal, as: UTF8.self)
+        defer { zero(&text) }
+        return Double(text)?.isFinite ?? false
+    }
+
+    /// Scans a string from its opening quote as `scanString` does; nil, the reader back
+    /// on the quote, when it has an escape.
+    private mutating func scanUnescaped() throws(JSONReadError) -> UnsafeRawBufferPointer? {
+        let quote = offset
+        offset += 1
+        let start = offset
+        while offset < bytes.count {
+            offset = JSONByteScan.firstSpecial(in: bytes, from: offset)
+            guard offset < bytes.count else { break }
+            let byte = bytes[offset]
+            if byte == UInt8(ascii: "\"") {
+                let raw = UnsafeRawBufferPointer(rebasing: bytes[start..<offset])
+                offset += 1
+                guard isValidated || Self.isValidUTF8(raw) else { throw JSONReadError(.syntax, at: start, "invalid UTF-8") }
+                return raw
+            }
+            if byte == UInt8(ascii: "\\") {
+                offset = quote
+                return nil
+            }
+            guard byte >= 0x20 else { throw syntax("control character in a string") }
+            offset += 1
+        }
+        throw syntax("unterminated string")
+    }
+
     /// Enters the object or array the reader stands on; `false` (and left again) when
     /// it is empty.
     private mutating func open(closedBy close: UInt8) throws(JSONReadError) -> Bool {

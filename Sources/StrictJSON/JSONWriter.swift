@@ -54,6 +54,20 @@ public struct JSONWriter {
         count += bytes.count
     }
 
+    /// Inserts bytes at `position` (at most ``count``), moving what was written after
+    /// it: for a member whose place comes before members written earlier.
+    public mutating func insert(_ bytes: UnsafeRawBufferPointer, at position: Int) {
+        precondition(position >= 0 && position <= count, "insertion outside the output")
+        if let buffer, let base = buffer.baseAddress, let source = bytes.baseAddress, bytes.count > 0,
+            count + bytes.count <= buffer.count
+        {
+            // Overlapping regions are allowed by `copyMemory` (a `memmove`).
+            (base + position + bytes.count).copyMemory(from: base + position, byteCount: count - position)
+            (base + position).copyMemory(from: source, byteCount: bytes.count)
+        }
+        count += bytes.count
+    }
+
     /// Writes `text` as a JSON string; runs that need no escape are copied at once.
     public mutating func string(_ text: String) {
         byte(UInt8(ascii: "\""))

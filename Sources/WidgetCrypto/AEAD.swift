@@ -33,6 +33,19 @@ public enum AEAD {
         }
         let nonce: [UInt8]
         if let given = suppliedNonce { nonce = given } else { nonce = try Sodium.randomBytes(count: nonceByteCount) }
+        return try nonce.withBytes { (nonce) throws(CryptoError) in
+            try seal(plaintext, key: key, nonce: nonce, associatedData: associatedData)
+        }
+    }
+
+    /// Encrypts with a nonce the caller drew (held where it likes: no array needed).
+    public static func seal(
+        _ plaintext: UnsafeRawBufferPointer, key: SecureBytes, nonce: UnsafeRawBufferPointer, associatedData: [UInt8]
+    ) throws(CryptoError) -> [UInt8] {
+        try Sodium.ensureInitialized()
+        guard key.count == keyByteCount else {
+            throw .invalidLength(what: "AEAD key", expected: keyByteCount, actual: key.count)
+        }
         guard nonce.count == nonceByteCount else {
             throw .invalidLength(what: "AEAD nonce", expected: nonceByteCount, actual: nonce.count)
         }
@@ -46,7 +59,7 @@ public enum AEAD {
                         out.baseAddress!.assumingMemoryBound(to: UInt8.self) + nonceByteCount, &written,
                         plaintext.baseAddress?.assumingMemoryBound(to: UInt8.self), UInt64(plaintext.count),
                         ad.baseAddress?.assumingMemoryBound(to: UInt8.self), UInt64(ad.count),
-                        nil, nonce, k.baseAddress!.assumingMemoryBound(to: UInt8.self))
+                        nil, nonce.baseAddress!.assumingMemoryBound(to: UInt8.self), k.baseAddress!.assumingMemoryBound(to: UInt8.self))
                 }
             }
         }

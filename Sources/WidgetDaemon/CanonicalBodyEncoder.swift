@@ -26,14 +26,27 @@ final class CanonicalBodyEncoder {
 
     init() {}
 
-    /// The canonical bytes of `timeline` in a buffer of exactly their size. The
-    /// validator has rejected non-finite numbers already.
-    func encode(_ timeline: Timeline) throws(ServiceError) -> SecureBytes {
+    /// The scratch, allocated at its first use.
+    private func allocatedScratch() -> SecureBytes? {
         if !scratchAllocated {
             scratchAllocated = true
             scratch = try? SecureBytes.zeroed(count: Self.scratchBytes)
         }
-        if let scratch {
+        return scratch
+    }
+
+    /// Lends the scratch to `body` (nil if secure memory refused it), which must leave
+    /// it zeroed: a `PutTimeline`'s entries are written into it as the message is
+    /// walked (`ProviderParameters`, `CanonicalEntries`).
+    func withScratch<R, E: Error>(_ body: (UnsafeMutableRawBufferPointer?) throws(E) -> R) throws(E) -> R {
+        guard let scratch = allocatedScratch() else { return try body(nil) }
+        return try scratch.withUnsafeMutableBytes { (buffer) throws(E) in try body(buffer) }
+    }
+
+    /// The canonical bytes of `timeline` in a buffer of exactly their size. The
+    /// validator has rejected non-finite numbers already.
+    func encode(_ timeline: Timeline) throws(ServiceError) -> SecureBytes {
+        if let scratch = allocatedScratch() {
             let body = try scratch.withUnsafeMutableBytes { (buffer) throws(ServiceError) -> SecureBytes? in
                 var writer = JSONWriter(into: buffer)
                 timeline.write(to: &writer)

@@ -47,6 +47,8 @@ struct PresentationRequestTable {
     /// The slot remembered for exactly these bytes.
     @inline(__always)
     func slot(for message: UnsafeRawBufferPointer) -> PresentationCache.Slot? {
+        // Never remembered (a write's message, say): not worth hashing.
+        guard message.count <= maxMessageBytes else { return nil }
         guard let bucket = bucket(of: message, hash: hash(message)), hashes[bucket] != 0 else { return nil }
         return slots[bucket]
     }

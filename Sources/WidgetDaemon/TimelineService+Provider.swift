@@ -32,7 +32,9 @@ extension TimelineService {
     }
 
     func putTimeline(_ call: VarlinkCall, _ context: CallContext, _ authority: PeerAuthority) throws(ServiceError) {
-        let parameters = try PutTimelineParameters.read(from: call)
+        let members = try ProviderParameters.walked(call, .putTimeline, transcribingWith: bodies, limits: limits)
+        if let transcript = members.transcript { return try putTimeline(members, transcript, call, context, authority) }
+        let parameters = try PutTimelineParameters.read(members)
         guard let (widget, registration) = try providedWidget(
             parameters.widget, context, authority, method: call.method)
         else { return }
@@ -55,6 +57,36 @@ extension TimelineService {
             }
         }
         accept(widget, registration, family: parameters.family, reloadDue: timeline.reloadDue, body: body, placeholder: placeholder, context)
+    }
+
+    /// `putTimeline` for entries already written into their canonical body as the
+    /// message was walked (`ProviderParameters.Transcript`): judged in the same order,
+    /// with the same errors, as the entries read as values, which were valid.
+    private func putTimeline(
+        _ members: ProviderParameters, _ transcript: ProviderParameters.Transcript, _ call: VarlinkCall,
+        _ context: CallContext, _ authority: PeerAuthority
+    ) throws(ServiceError) {
+        let text = try members.widget()
+        let family = try members.family()
+        let policy = try members.timelinePart(\.policy) ?? .atEnd
+        let placeholder = try members.timelinePart(\.placeholder)
+        guard let (widget, registration) = try providedWidget(text, context, authority, method: call.method) else { return }
+        try ServiceError.fromTimeline { () throws(InvalidTimeline) in
+            try TimelineValidator.validate(policy: policy)
+            if let placeholder { try TimelineValidator.validate(placeholder: placeholder, limits: limits) }
+        }
+        let placeholderJSON = placeholder?.canonicalJSON
+        guard let result = transcript.body else { preconditionFailure("a refused policy is thrown above") }
+        let body = try result.get()
+        let reloadDue = CanonicalEntries.reloadDue(policy, lastDate: transcript.lastDate)
+        guard quotasAreJudgedNow else {
+            return try whenIndexed(context, method: call.method) { [unowned self] (authority) throws(ServiceError) in
+                guard let (widget, registration) = try providedWidget(text, context, authority, method: WidgetdMethod.putTimeline.fullName)
+                else { return }
+                accept(widget, registration, family: family, reloadDue: reloadDue, body: body, placeholder: placeholderJSON, context)
+            }
+        }
+        accept(widget, registration, family: family, reloadDue: reloadDue, body: body, placeholder: placeholderJSON, context)
     }
 
     /// Whether a write's quota is judged now: the index is complete, or the store knows

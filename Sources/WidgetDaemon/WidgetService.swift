@@ -55,7 +55,7 @@ final class WidgetService: VarlinkCallHandler {
     /// `PutTimeline` and `AppendEntries` are decoded in the walk that checks their
     /// parameters as JSON (`ProviderParameters`); every other call's are checked alone.
     func readParameters(of call: inout VarlinkCall) throws(VarlinkCallDecodingError) {
-        guard try !ProviderParameters.read(of: &call) else { return }
+        guard try !ProviderParameters.read(of: &call, transcribingWith: timelines.bodies, limits: timelines.limits) else { return }
         try call.checkParameters()
     }
 

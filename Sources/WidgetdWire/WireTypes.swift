@@ -267,11 +267,31 @@ public struct GenerationReply: Codable, Sendable, Equatable {
     /// A generation reply.
     public init(generation: UInt64) { self.generation = generation }
 
-    /// The whole reply, NUL-terminated, written directly: it answers every write, and
-    /// `JSONEncoder` cost ≈ 3.5% of the daemon's CPU under writes. Same bytes as
+    /// The whole reply, NUL-terminated, written directly into one array of its exact
+    /// size (no `String`, no intermediate array): it answers every write. Same bytes as
     /// `VarlinkReply.encode(parameters: self)` (a test compares them).
     public var encodedReply: [UInt8] {
-        VarlinkReply.encode(encodedParameters: Array(#"{"generation":\#(generation)}"#.utf8))
+        let opening: StaticString = #"{"parameters":{"generation":"#
+        var digits = 1
+        var rest = generation / 10
+        while rest > 0 {
+            digits += 1
+            rest /= 10
+        }
+        let count = opening.utf8CodeUnitCount + digits + 3
+        return [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+            let start = UnsafeBufferPointer(start: opening.utf8Start, count: opening.utf8CodeUnitCount)
+            _ = buffer.initialize(fromContentsOf: start)
+            var value = generation
+            for index in stride(from: start.count + digits - 1, through: start.count, by: -1) {
+                buffer[index] = UInt8(ascii: "0") + UInt8(value % 10)
+                value /= 10
+            }
+            buffer[count - 3] = UInt8(ascii: "}")
+            buffer[count - 2] = UInt8(ascii: "}")
+            buffer[count - 1] = 0
+            initialized = count
+        }
     }
 }
 

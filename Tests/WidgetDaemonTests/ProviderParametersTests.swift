@@ -153,6 +153,72 @@ import WidgetdWire
     }
 }
 
+/// With a scratch, `PutTimeline`'s usual entries are written into the canonical body as
+/// the message is walked: the body `CanonicalBodyEncoder` writes for the timeline they
+/// make, and the same members otherwise; entries that are not the usual kind are read.
+@Suite struct ProviderParametersTranscriptTests {
+    static let entry = #"{"date":"2026-01-01T00:00:00Z","fields":{"t":{"value":1,"privacy":"public"}}}"#
+
+    static func walk(_ json: String, checked: Bool = false) throws -> ProviderParameters {
+        let message = ProviderParametersTests.message(.putTimeline, json)
+        let bodies = CanonicalBodyEncoder()
+        if checked {
+            return try ProviderParameters.walked(try VarlinkCall(decoding: message), .putTimeline, transcribingWith: bodies)
+        }
+        return try message.withUnsafeBytes { bytes in
+            var call = try VarlinkCall(decodingDeferringParameters: bytes)
+            #expect(try ProviderParameters.read(of: &call, transcribingWith: bodies))
+            return try #require(call.walkedParameters(as: ProviderParameters.self))
+        }
+    }
+
+    @Test(arguments: [false, true])
+    func theUsualEntriesBecomeTheBody(checked: Bool) throws {
+        let json = #"{"widget":"a/b","policy":{"kind":"never"},"entries":[\#(Self.entry),\#(Self.entry)],"family":"systemSmall"}"#
+        let members = try Self.walk(json, checked: checked)
+        let transcript = try #require(members.transcript)
+        let body = try #require(try transcript.body?.get())
+        let general = try PutTimelineParameters.read(from: try VarlinkCall(decoding: ProviderParametersTests.message(.putTimeline, json)))
+        let expected = try CanonicalBodyEncoder.encodeMeasuringFirst(Timeline(entries: general.entries, policy: .never))
+        #expect(body.withUnsafeBytes { Array($0) } == expected.withUnsafeBytes { Array($0) })
+        #expect(transcript.lastDate == general.entries.last?.date)
+        #expect(try members.widget() == "a/b" && members.family() == "systemSmall")
+        #expect(try members.timelinePart(\.policy) == .never)
+    }
+
+    @Test func aRefusedPolicyLeavesNoBodyAndIsNamed() throws {
+        let members = try Self.walk(#"{"widget":"a/b","entries":[\#(Self.entry)],"policy":{"kind":"x"}}"#)
+        #expect(members.transcript != nil && members.transcript?.body == nil)
+        #expect(throws: ServiceError.invalidTimeline(#"policy.kind: must be "atEnd", "after" or "never""#)) {
+            try members.timelinePart(\.policy)
+        }
+    }
+
+    @Test(arguments: [
+        #"{"widget":"a/b","entries":[{"date":"2027-01-01T00:00:00Z","fields":{}},\#(entry)]}"#,
+        #"{"widget":"a/b","entries":[{"date":"soon","fields":{}}]}"#,
+        #"{"widget":"a/b","entries":null}"#,
+        #"{"widget":"a/b","entries":[],"entries":[]}"#,
+    ])
+    func otherEntriesAreReadAsBefore(json: String) throws {
+        let members = try Self.walk(json)
+        let general = Result { try PutTimelineParameters.read(from: try VarlinkCall(decoding: ProviderParametersTests.message(.putTimeline, json))) }
+        let walked = Result { try PutTimelineParameters.read(members) }
+        switch (walked, general) {
+        case (.success(let a), .success(let b)): #expect(a == b && members.transcript == nil)
+        case (.failure(let a as ServiceError), .failure(let b as ServiceError)): #expect(a == b)
+        default: Issue.record("walked \(walked), general \(general)")
+        }
+    }
+
+    /// Bytes that are not JSON after transcribed entries still make no call.
+    @Test func aSyntaxErrorAfterTheEntriesStillEndsTheWalk() {
+        #expect(throws: VarlinkCallDecodingError.notAJSONObject) {
+            try Self.walk(#"{"widget":"a/b","entries":[\#(Self.entry)],"x":[1,]}"#)
+        }
+    }
+}
+
 /// The reply every write gets, written without `JSONEncoder`, is the encoder's bytes.
 @Suite struct GenerationReplyTests {
     @Test(arguments: [UInt64(0), 1, 42, 1_000_000, UInt64.max])

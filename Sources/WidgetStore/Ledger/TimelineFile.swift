@@ -157,16 +157,33 @@ enum TimelineFile {
 
         /// Fills `bodyKey` with fresh random bytes and returns the file's nonces, each
         /// its own fresh bytes, from one draw (zeroed again before this returns).
-        func refill() -> [[UInt8]] {
+        func refill() -> Nonces {
             draw.refillRandom()
             defer { draw.zeroInPlace() }
             return draw.withUnsafeBytes { drawn in
                 bodyKey.withUnsafeMutableBytes { key in
                     key.copyMemory(from: UnsafeRawBufferPointer(rebasing: drawn.prefix(AEAD.keyByteCount)))
                 }
-                return (0..<Self.noncesPerFile).map { index in
-                    let start = AEAD.keyByteCount + index * AEAD.nonceByteCount
-                    return Array(drawn[start..<start + AEAD.nonceByteCount])
+                return Nonces(UnsafeRawBufferPointer(rebasing: drawn[AEAD.keyByteCount...]))
+            }
+        }
+
+        /// A file's nonces (metadata, body key, body), held inline: no array per nonce.
+        /// Not secret: each is written in the clear before its ciphertext.
+        struct Nonces {
+            private var bytes: (SIMD32<UInt8>, SIMD32<UInt8>, SIMD16<UInt8>) = (.zero, .zero, .zero)
+
+            init(_ drawn: UnsafeRawBufferPointer) {
+                precondition(drawn.count == noncesPerFile * AEAD.nonceByteCount && MemoryLayout.size(ofValue: bytes) >= drawn.count)
+                withUnsafeMutableBytes(of: &bytes) { $0.copyMemory(from: drawn) }
+            }
+
+            /// Runs `body` with nonce number `index`.
+            func withNonce<R, E: Error>(_ index: Int, _ body: (UnsafeRawBufferPointer) throws(E) -> R) throws(E) -> R {
+                precondition(index >= 0 && index < noncesPerFile)
+                var copy = bytes
+                return try withUnsafeBytes(of: &copy) { (all) throws(E) in
+                    try body(UnsafeRawBufferPointer(rebasing: all[(index * AEAD.nonceByteCount)..<((index + 1) * AEAD.nonceByteCount)]))
                 }
             }
         }
@@ -232,7 +249,7 @@ enum TimelineFile {
         let headerBytes = header.encoded
         let bodyKey: SecureBytes
         // Without a scratch, each seal draws its own nonce.
-        var nonces: [[UInt8]?] = Array(repeating: nil, count: KeyScratch.noncesPerFile)
+        var nonces: KeyScratch.Nonces?
         if let keys {
             bodyKey = keys.bodyKey
             nonces = keys.refill()
@@ -240,8 +257,21 @@ enum TimelineFile {
             bodyKey = try AEAD.generateKey()
         }
         defer { bodyKey.zeroInPlace() }
-        let sealedMetadata = try AEAD.seal(
-            encodeMetadata(metadata), key: metadataKey, nonce: nonces[0], associatedData: metadataLabel + headerBytes)
+        /// Seals with nonce number `index` of the draw, or a fresh one.
+        func seal(_ plaintext: UnsafeRawBufferPointer, _ key: SecureBytes, _ index: Int, _ associatedData: [UInt8])
+            throws(CryptoError) -> [UInt8]
+        {
+            guard let nonces else { return try AEAD.seal(plaintext, key: key, associatedData: associatedData) }
+            return try nonces.withNonce(index) { (nonce) throws(CryptoError) in
+                try AEAD.seal(plaintext, key: key, nonce: nonce, associatedData: associatedData)
+            }
+        }
+        func seal(_ plaintext: SecureBytes, _ key: SecureBytes, _ index: Int, _ associatedData: [UInt8]) throws(CryptoError) -> [UInt8] {
+            try plaintext.withUnsafeBytes { (bytes) throws(CryptoError) in try seal(bytes, key, index, associatedData) }
+        }
+        let sealedMetadata = try encodeMetadata(metadata).withBytes { (bytes) throws(CryptoError) in
+            try seal(bytes, metadataKey, 0, metadataLabel + headerBytes)
+        }
         var w = ByteWriter(
             reservingCapacity: headerBytes.count + 4 + sealedMetadata.count + bodyKeyByteCount(wrap.kind) + 4 + body.count
                 + AEAD.overhead)
@@ -250,11 +280,11 @@ enum TimelineFile {
         switch wrap {
         case .exchange(let kek):
             w.raw(kek.ephemeralPublicKey.bytes)
-            w.raw(try AEAD.seal(bodyKey, key: kek.key, nonce: nonces[1], associatedData: bodyKeyLabel + headerBytes))
+            w.raw(try seal(bodyKey, kek.key, 1, bodyKeyLabel + headerBytes))
         case .classKey(let wrapKey):
-            w.raw(try AEAD.seal(bodyKey, key: wrapKey, nonce: nonces[1], associatedData: bodyKeyLabel + headerBytes))
+            w.raw(try seal(bodyKey, wrapKey, 1, bodyKeyLabel + headerBytes))
         }
-        w.block(try AEAD.seal(body, key: bodyKey, nonce: nonces[2], associatedData: bodyLabel + headerBytes))
+        w.block(try seal(body, bodyKey, 2, bodyLabel + headerBytes))
         return w.bytes
     }
 

@@ -12,8 +12,8 @@ import WidgetModel
         var keys: [[UInt8]] = []
         var nonces: [[UInt8]] = []
         for _ in 0..<2 {
-            let drawn = scratch.refill()
-            #expect(drawn.count == TimelineFile.KeyScratch.noncesPerFile)
+            let refilled = scratch.refill()
+            let drawn = (0..<TimelineFile.KeyScratch.noncesPerFile).map { refilled.withNonce($0) { Array($0) } }
             #expect(drawn.allSatisfy { $0.count == AEAD.nonceByteCount })
             nonces += drawn
             keys.append(scratch.bodyKey.withUnsafeBytes { Array($0) })
