@@ -317,9 +317,8 @@ struct TimelineIndex {
     func unannouncedDue(at now: Date) -> [WidgetID] {
         let limit = now.timeIntervalSinceReferenceDate
         var found: [WidgetID] = []
-        table.walk(from: nil) { id, entry in
-            if let due = entry.pendingDue, due <= limit { found.append(Self.widget(id)) }
-            return true
+        table.forEachPendingDue(spellingIDs: true, readingBlocksWithEarliest: { $0 <= limit }) { id, due in
+            if due <= limit { found.append(Self.widget(id)) }
         }
         return found.sorted()
     }
@@ -331,9 +330,9 @@ struct TimelineIndex {
             return known.map(Date.init(timeIntervalSinceReferenceDate:))
         }
         var answer: Double?
-        table.walk(from: nil) { _, entry in
-            if let due = entry.pendingDue, due > now, answer.map({ due < $0 }) ?? true { answer = due }
-            return true
+        // A block can hold a better answer only if its earliest pending due is before the best so far.
+        table.forEachPendingDue(spellingIDs: false, readingBlocksWithEarliest: { $0 < (answer ?? .infinity) }) { _, due in
+            if due > now, answer.map({ due < $0 }) ?? true { answer = due }
         }
         nextReloadDue.remember(answer, after: now)
         return answer.map(Date.init(timeIntervalSinceReferenceDate:))

@@ -7,9 +7,9 @@ import Glibc
 /// Each block holds up to `splitCount` entries back to back. An entry is the length
 /// of the id it shares with the one before it in the block (0 for a block's first,
 /// which is thus its whole id), its suffix's length and bytes, then its fields' length
-/// (so that a search skips them in one step) and its fields: a flag byte, the
-/// generation, the file's size and the key generation as varints, the due date's 8
-/// bytes when it has one, and the family's code (or name). Sorted neighbours
+/// (so that a search skips them in one step) and its fields: a flag byte, the due
+/// date's 8 bytes when it has one, the generation, the file's size and the key
+/// generation as varints, and the family's code (or name). Sorted neighbours
 /// share most of their id (a provider's prefix, a kind), so an entry costs its id's
 /// differing tail and about 7 bytes (15 with a due date).
 ///
@@ -48,11 +48,15 @@ struct WidgetTable {
         /// padding sorts first): the binary search compares these, in the one array of
         /// blocks, and reads a block's bytes only between two that tie.
         var head = Head()
+        /// The earliest reload due of its entries not yet announced (infinity: none),
+        /// so that the reload schedule's passes read only the blocks that can answer.
+        var earliestDue = Double.infinity
 
         init(bytes: [UInt8], count: Int) {
             self.bytes = bytes
             self.count = count
             head = bytes.withUnsafeBufferPointer { Head(UnsafeBufferPointer(rebasing: $0[2..<2 + Int($0[1])])) }
+            earliestDue = WidgetTable.earliestDue(bytes)
         }
     }
 
@@ -182,6 +186,51 @@ struct WidgetTable {
         }
     }
 
+    /// Calls `body` with each entry's reload due, where it has one not yet announced,
+    /// in id order, and its id (empty unless `spellingIDs`; valid only during the
+    /// call). Reads the flag byte and the due only (the due comes first among the
+    /// fields), so that a pass over a million entries costs milliseconds.
+    /// Only the blocks whose earliest pending due `reads` accepts are read.
+    func forEachPendingDue(
+        spellingIDs: Bool, readingBlocksWithEarliest reads: (Double) -> Bool, _ body: (UnsafeBufferPointer<UInt8>, Double) -> Void
+    ) {
+        let pending = Self.dueFlag | Self.announcedFlag
+        withScratch { scratch in
+            for block in blocks where reads(block.earliestDue) {
+                block.bytes.withUnsafeBufferPointer { bytes in
+                    var offset = 0
+                    while offset < bytes.count {
+                        var length = 0
+                        if spellingIDs {
+                            length = Self.readID(bytes, &offset, into: scratch)
+                        } else {
+                            offset += 2 + Int(bytes[offset + 1])
+                        }
+                        if bytes[offset + 1] & pending == Self.dueFlag {
+                            body(UnsafeBufferPointer(start: scratch, count: length), Self.readDue(bytes, offset + 2))
+                        }
+                        offset = Self.skipFields(bytes, offset)
+                    }
+                }
+            }
+        }
+    }
+
+    /// The earliest pending due among a block's entries (infinity: none).
+    private static func earliestDue(_ bytes: [UInt8]) -> Double {
+        let pending = dueFlag | announcedFlag
+        return bytes.withUnsafeBufferPointer { bytes in
+            var earliest = Double.infinity
+            var offset = 0
+            while offset < bytes.count {
+                offset += 2 + Int(bytes[offset + 1])
+                if bytes[offset + 1] & pending == dueFlag { earliest = min(earliest, readDue(bytes, offset + 2)) }
+                offset = skipFields(bytes, offset)
+            }
+            return earliest
+        }
+    }
+
     // MARK: Changing
 
     /// Sets the entry of `id`, adding it if it is not held.
@@ -202,6 +251,7 @@ struct WidgetTable {
         if place.isEqual {
             // The id stays: the next entry's shared length with it too.
             Self.splice(&blocks[place.block].bytes, place.start..<place.end, with: piece)
+            blocks[place.block].earliestDue = Self.earliestDue(blocks[place.block].bytes)
             return
         }
         defer { if place.start == 0 { refreshHead(place.block) } }
@@ -211,6 +261,7 @@ struct WidgetTable {
             end = following.headerEnd
         }
         Self.splice(&blocks[place.block].bytes, place.start..<end, with: piece)
+        blocks[place.block].earliestDue = Self.earliestDue(blocks[place.block].bytes)
         blocks[place.block].count += 1
         count += 1
         if blocks[place.block].count >= Self.splitCount { split(place.block) }
@@ -233,6 +284,7 @@ struct WidgetTable {
             end = following.headerEnd
         }
         Self.splice(&blocks[place.block].bytes, place.start..<end, with: piece)
+        blocks[place.block].earliestDue = Self.earliestDue(blocks[place.block].bytes)
         blocks[place.block].count -= 1
         count -= 1
         if place.start == 0, blocks[place.block].count > 0 { refreshHead(place.block) }
@@ -405,12 +457,20 @@ struct WidgetTable {
 
     /// Reads the id header at `offset` into `id` (whose first bytes hold the previous
     /// id) and returns the id's length; `offset` moves to the entry's fields.
+    @inline(__always)
     private static func readID(_ bytes: UnsafeBufferPointer<UInt8>, _ offset: inout Int, into id: UnsafeMutablePointer<UInt8>) -> Int {
         let shared = Int(bytes[offset])
         let suffix = Int(bytes[offset + 1])
         (id + shared).update(from: bytes.baseAddress! + offset + 2, count: suffix)
         offset += 2 + suffix
         return shared + suffix
+    }
+
+    @inline(__always)
+    private static func readDue(_ bytes: UnsafeBufferPointer<UInt8>, _ offset: Int) -> Double {
+        var pattern: UInt64 = 0
+        for i in 0..<8 { pattern |= UInt64(bytes[offset + i]) << (8 * UInt64(i)) }
+        return Double(bitPattern: pattern)
     }
 
     private static func skipVarint(_ bytes: UnsafeBufferPointer<UInt8>, _ offset: Int) -> Int {
@@ -442,12 +502,14 @@ struct WidgetTable {
 
     /// The offset after the fields starting at `offset`: their length byte says, unless
     /// they are longer than 254 bytes (an inline family).
+    @inline(__always)
     private static func skipFields(_ bytes: UnsafeBufferPointer<UInt8>, _ offset: Int) -> Int {
         let length = Int(bytes[offset])
         if length < 255 { return offset + 1 + length }
         let flags = bytes[offset + 1]
-        var offset = skipVarint(bytes, skipVarint(bytes, skipVarint(bytes, offset + 2)))
+        var offset = offset + 2
         if flags & dueFlag != 0 { offset += 8 }
+        offset = skipVarint(bytes, skipVarint(bytes, skipVarint(bytes, offset)))
         if flags & familyFlag != 0 { offset = skipVarint(bytes, offset) }
         if flags & inlineFamilyFlag != 0 { offset += 1 + Int(bytes[offset]) }
         return offset
@@ -456,16 +518,14 @@ struct WidgetTable {
     private static func readFields(_ bytes: UnsafeBufferPointer<UInt8>, _ offset: inout Int) -> Entry {
         let flags = bytes[offset + 1]
         offset += 2
+        var due = Double.nan
+        if flags & dueFlag != 0 {
+            due = readDue(bytes, offset)
+            offset += 8
+        }
         let generation = readVarint(bytes, &offset)
         let fileBytes = UInt32(truncatingIfNeeded: readVarint(bytes, &offset))
         let keyGeneration = UInt32(truncatingIfNeeded: readVarint(bytes, &offset))
-        var due = Double.nan
-        if flags & dueFlag != 0 {
-            var pattern: UInt64 = 0
-            for i in 0..<8 { pattern |= UInt64(bytes[offset + i]) << (8 * UInt64(i)) }
-            due = Double(bitPattern: pattern)
-            offset += 8
-        }
         var family: UInt32 = 0
         if flags & familyFlag != 0 { family = UInt32(truncatingIfNeeded: readVarint(bytes, &offset)) }
         var inline: [UInt8]?
@@ -490,13 +550,13 @@ struct WidgetTable {
         let lengthAt = bytes.count
         bytes.append(0)
         bytes.append(flags)
-        appendVarint(entry.generation, to: &bytes)
-        appendVarint(UInt64(entry.fileBytes), to: &bytes)
-        appendVarint(UInt64(entry.keyGeneration), to: &bytes)
         if !entry.due.isNaN {
             let pattern = entry.due.bitPattern
             for i in 0..<8 { bytes.append(UInt8(truncatingIfNeeded: pattern >> (8 * UInt64(i)))) }
         }
+        appendVarint(entry.generation, to: &bytes)
+        appendVarint(UInt64(entry.fileBytes), to: &bytes)
+        appendVarint(UInt64(entry.keyGeneration), to: &bytes)
         if entry.family != 0 { appendVarint(UInt64(entry.family), to: &bytes) }
         if let inline = entry.inlineFamily {
             precondition(inline.count <= 255, "a family name is at most 255 bytes")
@@ -520,6 +580,7 @@ struct WidgetTable {
     }
 
     /// Negative, zero or positive as `a` sorts before, with or after `b` (by bytes).
+    @inline(__always)
     private static func compare(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Int {
         let common = min(a.count, b.count)
         if common > 0 {

@@ -58,6 +58,18 @@ import Testing
                 #expect(walked.map(\.0) == sorted, "step \(step)")
                 #expect(zip(walked, sorted).allSatisfy { same($0.1, model[$1]) })
                 for probe in 0..<1_500 { #expect(same(table.entry(for: id(probe)), model[id(probe)])) }
+                // The reload schedule's pass, reading only the blocks that can answer.
+                let limit = Double(step) / 6
+                var due: [[UInt8]] = []
+                table.forEachPendingDue(spellingIDs: true, readingBlocksWithEarliest: { $0 <= limit }) { id, at in
+                    if at <= limit { due.append(Array(id)) }
+                }
+                #expect(due == sorted.filter { model[$0]!.pendingDue.map { $0 <= limit } == true })
+                var earliest: Double?
+                table.forEachPendingDue(spellingIDs: false, readingBlocksWithEarliest: { $0 < (earliest ?? .infinity) }) { _, at in
+                    if at > limit, at < (earliest ?? .infinity) { earliest = at }
+                }
+                #expect(earliest == model.values.compactMap(\.pendingDue).filter { $0 > limit }.min())
                 // A walk from any bound starts at the first id not before it.
                 for probe in stride(from: 0, to: 1_500, by: 37) {
                     let bound = id(probe)
