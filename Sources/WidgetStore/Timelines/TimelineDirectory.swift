@@ -2,8 +2,8 @@
 // is the store's facade over all three parts): `TimelineDirectory` (file names, the
 // index filled in slices, placeholders, and a file's verification: `readSealed`,
 // `record`, `recordAbsent`, `forget`, `indexNext`, `nextDue`, the quotas' `usage`),
-// the entry table (`TimelineIndex`) with the views kept in step with it (`WidgetOrder`,
-// `ProviderUsageTally`, `UsageSinceOpen`, `KeyGenerationTally`, `NextReloadDue`), the caches
+// the index (`TimelineIndex`, over `WidgetTable`) with the views kept in step with it
+// (`ProviderUsageTally`, `UsageSinceOpen`, `KeyGenerationTally`, `NextReloadDue`), the caches
 // (`PlaintextCache`, `PlaceholderCache`), `ProviderQuota`, and one `OpenReport` per open.
 // Reads, puts, deletes and pages go through `TimelineStore` and `WritePipeline`.
 // It must not reach into the keys part beyond `KeyCustody`'s face (subkeys and the key
@@ -21,7 +21,7 @@ import WidgetModel
 ///
 /// The store owns its directory, so what is recorded stays true until restart; it
 /// spares listing, reloads and presentations an X25519 operation per file per call.
-/// Compact (about 50 bytes and the widget id per file): placeholders are read back
+/// Compact (about 20 bytes per file for ids that share a prefix): placeholders are read back
 /// from the verified file when needed. Reads go to the journal first: a write durable
 /// there and not folded yet is the file's current content.
 ///
@@ -52,6 +52,9 @@ final class TimelineDirectory {
     private(set) var isComplete = false
     /// The directory being read for the index, from its first need until its end.
     private var scan: DirectoryStream?
+    /// Whether the scan is reading a file: what it records needs no marker (see
+    /// `TimelineIndex.record`), since the scan meets each name once.
+    private var scanning = false
     /// Temporary files the reading found (see `removeLeftovers`).
     private var leftovers: [String] = []
     /// Whether a batch of writes is in flight (set by the store).
@@ -116,9 +119,10 @@ final class TimelineDirectory {
 
     /// `indexedMetadata(name:widget:includingPlaceholder:)` for the file of `key`: its
     /// name is spelled only when the file is read (an answer from the index, the common
-    /// one, spells and parses none).
+    /// one, spells and parses none). Without `widget`, only a verdict the index keeps by
+    /// digest is known (the scan's question, before it reads the file).
     func indexedMetadata(key: FileDigest, widget: WidgetID?, includingPlaceholder: Bool = true) throws(StoreError) -> TimelineMetadata? {
-        switch index[key] {
+        switch index.verdict(key, widget: widget) {
         case .present(let summary):
             guard summary.hasPlaceholder, includingPlaceholder else { return TimelineMetadata(summary, placeholder: nil) }
             if let placeholder = placeholders.placeholder(key, generation: summary.generation) {
@@ -142,17 +146,17 @@ final class TimelineDirectory {
     func verify(name: String, key: FileDigest, widget: WidgetID?) throws(StoreError) -> TimelineMetadata? {
         do throws(StoreError) {
             guard let (_, metadata, fileBytes) = try readSealed(name: name, expected: widget) else {
-                recordAbsent(key)
+                recordAbsent(key, widget: widget)
                 return nil
             }
-            index.record(key, metadata, fileBytes: fileBytes)
+            index.record(key, metadata, fileBytes: fileBytes, marked: !isComplete && !scanning)
             placeholders.set(key, metadata.placeholder, generation: metadata.generation)
             return metadata
         } catch {
             // Only the file's own verdict is recorded: a catalog block that fails its MAC
             // is thrown (the read fails closed) but asked again next time.
             guard case .corrupt(let file, let reason) = error, file == "\(self.path)/\(name)" else { throw error }
-            index.recordCorrupt(key, reason)
+            index.recordCorrupt(key, widget: widget, reason)
             placeholders.remove(key)
             throw error
         }
@@ -169,7 +173,7 @@ final class TimelineDirectory {
         } catch {
             // A verdict on the file is recorded by `verify`; an I/O error may pass.
             if case .corrupt = error { return }
-            forget(name)
+            forget(name, widget: widget)
             // Its share is not known now: neither is its provider's usage, until the
             // index is complete (counted as none, it could let a provider past its quota).
             index.forgetUsageSinceOpen()
@@ -182,7 +186,7 @@ final class TimelineDirectory {
     /// Records metadata just written under file `name`, `fileBytes` long.
     func record(_ name: String, _ metadata: TimelineMetadata, fileBytes: Int) {
         guard let key = FileDigest(fileName: name) else { return }
-        index.record(key, metadata, fileBytes: fileBytes)
+        index.record(key, metadata, fileBytes: fileBytes, marked: !isComplete)
         placeholders.set(key, metadata.placeholder, generation: metadata.generation)
     }
 
@@ -197,17 +201,17 @@ final class TimelineDirectory {
         placeholders.set(key, placeholder, generation: generation)
     }
 
-    /// Forgets what the index knows of file `name`: the next question reads the disk.
-    func forget(_ name: String) {
+    /// Forgets what the index knows of `widget`'s file `name`: the next question reads the disk.
+    func forget(_ name: String, widget: WidgetID) {
         guard let key = FileDigest(fileName: name) else { return }
-        index.forget(key)
+        index.forget(key, widget: widget)
         placeholders.remove(key)
     }
 
-    /// Records that no file `key` exists. Once the index covers every file, absence is
-    /// implied, so nothing is kept for it.
-    func recordAbsent(_ key: FileDigest) {
-        if isComplete { index.forget(key) } else { index.recordAbsent(key) }
+    /// Records that no file `key` (of `widget`, if known) exists. Once the index covers
+    /// every file, absence is implied, so nothing is kept for it.
+    func recordAbsent(_ key: FileDigest, widget: WidgetID?) {
+        if isComplete { index.forget(key, widget: widget) } else { index.recordAbsent(key, widget: widget) }
         placeholders.remove(key)
     }
 
@@ -248,12 +252,14 @@ final class TimelineDirectory {
         guard let key = FileDigest(fileName: name), !isComplete, index.hasUsageSinceOpen else { return }
         // A file that fails verification counts for nobody, as the index counts it; one
         // that cannot be read is counted as the open's table did, never less.
-        if index[key] == nil { _ = try? indexedMetadata(name: name, widget: widget, includingPlaceholder: false) }
-        index.touch(key)
+        if index.verdict(key, widget: widget) == nil {
+            _ = try? indexedMetadata(name: name, widget: widget, includingPlaceholder: false)
+        }
+        index.touch(key, widget: widget)
     }
 
-    /// Records that `key`'s current generation's due reload was announced.
-    func markAnnounced(_ key: FileDigest) { index.markAnnounced(key) }
+    /// Records that `widget`'s current generation's due reload was announced.
+    func markAnnounced(_ widget: WidgetID) { index.markAnnounced(widget) }
 
     /// The earliest unannounced reload due after `now` (see `TimelineIndex.nextDue`).
     func nextDue(after now: Date) -> Date? { index.nextDue(after: now) }
@@ -268,9 +274,6 @@ final class TimelineDirectory {
         guard !isComplete else { return nil }
         if scan == nil {
             scan = try fromLedger { () throws(LedgerError) in try DirectoryStream(self.path) }
-            // The catalog counts every widget ever made durable (deleted ones too): room
-            // for them at once, so a large index is neither copied as it grows nor half empty.
-            index.reserveCapacity(index.count + ledger.recordedCount)
         }
         var found: [TimelineMetadata] = []
         var verified = 0
@@ -291,7 +294,10 @@ final class TimelineDirectory {
             }
             guard let key = FileDigest(fileName: name) else { continue }
             verified += 1
-            guard index[key] == nil else { continue }
+            // Files recorded outside the scan are marked; the scan meets each name once.
+            guard !index.isMarked(key) else { continue }
+            scanning = true
+            defer { scanning = false }
             do throws(StoreError) {
                 if let metadata = try indexedMetadata(name: name, widget: nil) { found.append(metadata) }
             } catch {

@@ -481,8 +481,8 @@ public final class TimelineStore {
         if let journal, journal.pending(key) != nil { try fromLedger { () throws(LedgerError) in try journal.fold() } }
         let path = "\(timelinesDirectory)/\(name)"
         guard let bytes = try fromLedger({ () throws(LedgerError) in try FileSystem.readFile(path, limit: TimelineFile.maximumFileBytes) }) else {
-            timelines.forget(name)
-            timelines.recordAbsent(key)
+            timelines.forget(name, widget: widget)
+            timelines.recordAbsent(key, widget: widget)
             throw .widgetNotFound
         }
         // Recorded durably before the file goes: a crash in between leaves the widget
@@ -498,13 +498,13 @@ public final class TimelineStore {
                 return change
             }, thenSave: { () throws(LedgerError) in try ledger.save() })
         }
-        timelines.forget(name)
+        timelines.forget(name, widget: widget)
         guard try fromLedger({ () throws(LedgerError) in try FileSystem.remove(path) }) else {
-            timelines.recordAbsent(key)
+            timelines.recordAbsent(key, widget: widget)
             throw .widgetNotFound
         }
         try fromLedger { () throws(LedgerError) in try FileSystem.syncDirectory(timelinesDirectory) }
-        timelines.recordAbsent(key)
+        timelines.recordAbsent(key, widget: widget)
     }
 
     // MARK: Reload schedule
@@ -519,7 +519,7 @@ public final class TimelineStore {
     /// Records that `widget`'s current generation's due reload was announced; a new
     /// generation is due again.
     public func recordReloadAnnounced(_ widget: WidgetID) throws(StoreError) {
-        timelines.markAnnounced(try timelines.indexKey(for: widget))
+        timelines.markAnnounced(widget)
     }
 
     /// The earliest unannounced reload due after `now`, for the daemon's wake timer.
@@ -530,7 +530,7 @@ public final class TimelineStore {
     /// The generation the index holds for `widget`, without reading the disk; `nil`
     /// when none is indexed (not stored, or not verified yet).
     public func indexedGeneration(_ widget: WidgetID) throws(StoreError) -> UInt64? {
-        guard case .present(let summary) = timelines.index[try timelines.indexKey(for: widget)] else { return nil }
+        guard case .present(let summary) = timelines.index.verdict(try timelines.indexKey(for: widget), widget: widget) else { return nil }
         return summary.generation
     }
 

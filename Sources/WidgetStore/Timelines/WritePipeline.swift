@@ -383,7 +383,7 @@ extension TimelineStore {
     private func check(_ quota: ProviderQuota, name: String, widget: WidgetID, fileBytes: Int) throws(StoreError) {
         if !timelines.isUsageKnown { try timelines.indexAll() }
         let usage = timelines.usage(of: widget.provider) ?? timelines.index.usage(of: widget.provider)
-        let previous = FileDigest(fileName: name).flatMap { timelines.index.fileBytes($0) }
+        let previous = FileDigest(fileName: name).flatMap { timelines.index.fileBytes($0, widget: widget) }
         if previous == nil, usage.widgets + 1 > quota.maxWidgets { throw .tooManyWidgets(limit: quota.maxWidgets) }
         if usage.bytes - (previous ?? 0) + fileBytes > quota.maxBytes { throw .tooLarge(limit: quota.maxBytes) }
     }

@@ -10,11 +10,12 @@ import WidgetdPOSIX
 /// running beside it do not move the figure.
 @Suite struct IndexMemoryTests {
     /// The resident bytes an index of `count` synthetic timelines (ids like the
-    /// benchmark's) adds, per timeline, filled as the daemon fills it: room reserved for
-    /// the count first, every file recorded, absence dropped, free pages handed back.
+    /// benchmark's) adds, per timeline, filled as the daemon fills it: every file
+    /// recorded in the directory's order (not the ids'), absence dropped, free pages
+    /// handed back.
     /// A small index is filled first, so that the code's pages and the runtime's
     /// metadata are resident before the count starts.
-    static func bytesPerTimeline(count: Int, reserving reserved: Int? = nil) -> Double {
+    static func bytesPerTimeline(count: Int) -> Double {
         func resident() -> Int {
             // statm's second field: resident pages.
             let fields = (try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8))?.split(separator: " ") ?? []
@@ -23,7 +24,7 @@ import WidgetdPOSIX
         precondition(filled(1_000).count == 1_000)
         ProcessHygiene.returnFreeMemory()
         let before = resident()
-        let index = filled(count, reserving: reserved ?? count)
+        let index = filled(count)
         ProcessHygiene.returnFreeMemory()
         let after = resident()
         precondition(index.count == count)
@@ -31,11 +32,12 @@ import WidgetdPOSIX
     }
 
     /// An index of `count` timelines, filled as the catalog fills it.
-    private static func filled(_ count: Int, reserving reserved: Int? = nil) -> TimelineIndex {
+    private static func filled(_ count: Int) -> TimelineIndex {
         var index = TimelineIndex()
-        index.reserveCapacity(reserved ?? count)
         let families = ["systemSmall", "systemMedium", "accessoryCircular"]
-        for i in 0..<count {
+        for n in 0..<count {
+            // File names are keyed digests: the directory lists the ids in no order.
+            let i = Int((UInt64(n) &* 0x9E37_79B9 &+ 7) % UInt64(count))
             var digest = withUnsafeBytes(of: UInt64(i).bigEndian, Array.init)
             digest += withUnsafeBytes(of: (UInt64(i) &* 0x2545_F491_4F6C_DD1D).bigEndian, Array.init)
             index.record(
@@ -49,9 +51,9 @@ import WidgetdPOSIX
         return index
     }
 
-    /// The bound at 100,000 timelines, 92.0 bytes measured (a million takes minutes in
-    /// a debug build: set WIDGETD_INDEX_MEMORY_COUNT to measure it; 90.5 there).
-    static let boundPerTimeline = 96.0
+    /// The bound at 100,000 timelines, 20.0 bytes measured (a million takes minutes in
+    /// a debug build: set WIDGETD_INDEX_MEMORY_COUNT to measure it).
+    static let boundPerTimeline = 24.0
 
     @Test func anIndexTakesAtMostItsBoundPerStoredTimeline() async throws {
         let result = await #expect(processExitsWith: .success, observing: [\.standardOutputContent]) {
@@ -65,18 +67,16 @@ import WidgetdPOSIX
     }
 
     /// As the daemon runs: malloc fills every chunk it hands out (`M_PERTURB`), so spare
-    /// capacity is resident too, and the catalog's count fell short of the files by
-    /// 0.03% on the benchmark's million-timeline store. Growing by doubling made that
-    /// 150 bytes per timeline (the keys and values doubled at the end, the arena's ids
-    /// in twice their room); the bound is the one above and an eighth.
-    @Test func anIndexThatOutgrowsItsReservationUnderPerturbedMallocStaysWithinAnEighthMore() async throws {
+    /// capacity is resident too. Blocks that grew by doubling would leave up to half
+    /// of each resident and unused; the bound is the one above and an eighth.
+    @Test func anIndexUnderPerturbedMallocStaysWithinAnEighthMore() async throws {
         let result = await #expect(processExitsWith: .success, observing: [\.standardOutputContent]) {
             try ProcessHygiene.apply()
-            print(IndexMemoryTests.bytesPerTimeline(count: 100_000, reserving: 99_000))
+            print(IndexMemoryTests.bytesPerTimeline(count: 100_000))
         }
         let output = String(decoding: try #require(result).standardOutputContent, as: UTF8.self)
         let perTimeline = try #require(output.split(separator: "\n").last.flatMap { Double($0) })
-        print("index, perturbed malloc, outgrown reservation: \(perTimeline) resident bytes per stored timeline")
+        print("index, perturbed malloc: \(perTimeline) resident bytes per stored timeline")
         #expect(perTimeline <= Self.boundPerTimeline * 9 / 8)
     }
 }

@@ -35,20 +35,20 @@ import WidgetModel
         index.record(key(2), metadata(other), fileBytes: 200)
         #expect(usage() == ProviderUsage(widgets: 2, bytes: 300))
         // A write replaces the first (staged), then fails: the previous file is indexed again.
-        index.touch(key(1))
+        index.touch(key(1), widget: mail)
         index.record(key(1), metadata(mail, generation: 2), fileBytes: 500)
         #expect(usage() == ProviderUsage(widgets: 2, bytes: 700))
         index.record(key(1), metadata(mail), fileBytes: 100)
         #expect(usage() == ProviderUsage(widgets: 2, bytes: 300))
         // Found damaged at a re-verification: it counts for nobody, as in the index's tally.
-        index.recordCorrupt(key(1), .authenticationFailure)
+        index.recordCorrupt(key(1), widget: mail, .authenticationFailure)
         #expect(usage() == ProviderUsage(widgets: 1, bytes: 200))
         // A new widget (no file before) and a delete.
-        index.touch(key(3))
+        index.touch(key(3), widget: widget("com.example.mail/drafts"))
         index.record(key(3), metadata(widget("com.example.mail/drafts")), fileBytes: 50)
-        index.touch(key(2))
-        index.forget(key(2))
-        index.recordAbsent(key(2))
+        index.touch(key(2), widget: other)
+        index.forget(key(2), widget: other)
+        index.recordAbsent(key(2), widget: other)
         #expect(usage() == ProviderUsage(widgets: 1, bytes: 50))
         #expect(index.usageTableSinceOpen == UsageTable(rows: ["com.example.mail": .init(widgets: 1, bytes: 50)]))
         #expect(index.usage(of: "com.example.mail") == ProviderUsage(widgets: 1, bytes: 50))
@@ -70,16 +70,17 @@ import WidgetModel
         index.record(key(1), metadata(mail, protectionClass, family: "accessoryCircular", generation: 7, due: due, placeholder: [1]))
         index.record(key(2), metadata(weather, protectionClass, family: nil, generation: 2))
         #expect(
-            index[key(1)]
+            index.verdict(key(1), widget: mail)
                 == .present(.init(
                     widget: mail, protectionClass: protectionClass, family: "accessoryCircular", generation: 7,
                     reloadDue: due, hasPlaceholder: true)))
         #expect(
-            index[key(2)]
+            index.verdict(key(2), widget: weather)
                 == .present(.init(
                     widget: weather, protectionClass: protectionClass, family: nil, generation: 2, reloadDue: nil,
                     hasPlaceholder: false)))
-        #expect(index[key(3)] == nil)
+        #expect(index.verdict(key(3), widget: widget("com.example.mail/outbox")) == nil)
+        #expect(index.verdict(key(1), widget: nil) == nil)
     }
 
     /// The class is packed as its header code, which the file format fixes, never as
@@ -93,7 +94,7 @@ import WidgetModel
         #expect(protectionClass.code == detail)
         var index = TimelineIndex()
         index.record(key(1), metadata(weather, protectionClass))
-        #expect(index.packedClassDetail(key(1)) == detail)
+        #expect(index.packedClassDetail(weather) == detail)
         #expect(TimelineIndex.classDetail(protectionClass) == detail)
         #expect(TimelineIndex.protectionClass(detail: Int(detail)) == protectionClass)
     }
@@ -104,41 +105,48 @@ import WidgetModel
     ])
     func verdictsOtherThanPresentAreKept(reason: CorruptionReason) {
         var index = TimelineIndex()
-        index.recordCorrupt(key(1), reason)
-        index.recordAbsent(key(2))
-        #expect(index[key(1)] == .corrupt(reason))
-        #expect(index[key(2)] == .absent)
+        index.recordCorrupt(key(1), widget: nil, reason)
+        index.recordAbsent(key(2), widget: nil)
+        #expect(index.verdict(key(1), widget: mail) == .corrupt(reason))
+        #expect(index.verdict(key(2), widget: weather) == .absent)
+        #expect(index.verdict(key(2), widget: nil) == .absent)
         index.removeAbsent()
-        #expect(index[key(2)] == nil)
-        #expect(index[key(1)] == .corrupt(reason))
+        #expect(index.verdict(key(2), widget: weather) == nil)
+        #expect(index.verdict(key(1), widget: nil) == .corrupt(reason))
         #expect(index.summaries.isEmpty)
     }
 
     @Test func rewritesAndDeletionsKeepEveryOtherIdIntact() {
-        // Enough churn to compact the arena several times.
+        // Enough churn to split and merge the table's blocks many times.
         var index = TimelineIndex()
-        var expected: [FileDigest: WidgetID] = [:]
+        var expected: [Int: UInt64] = [:]
+        func k(_ i: Int) -> FileDigest { FileDigest(digest: [UInt8](repeating: 0, count: 14) + [UInt8(i / 256), UInt8(i % 256)]) }
+        func w(_ i: Int) -> WidgetID { widget("com.example.churn/w\(i % 7)#\(i)-" + String(repeating: "x", count: i % 100)) }
         for round in 0..<40 {
-            for i in 0..<200 {
-                let k = FileDigest(digest: [UInt8](repeating: 0, count: 14) + [UInt8(i / 256), UInt8(i % 256)])
-                let w = widget("com.example.churn/w\(i)#round-\(round)-" + String(repeating: "x", count: 100))
+            for i in 0..<600 where (i * 7 + round) % 5 < 3 {
                 if (i + round) % 3 == 0 {
-                    index.forget(k)
-                    expected[k] = nil
+                    index.forget(k(i), widget: w(i))
+                    expected[i] = nil
                 } else {
-                    index.record(k, metadata(w, generation: UInt64(round + 1)))
-                    expected[k] = w
+                    index.record(k(i), metadata(w(i), generation: UInt64(round + 1)))
+                    expected[i] = UInt64(round + 1)
                 }
             }
         }
-        for (k, w) in expected {
-            guard case .present(let summary) = index[k] else {
-                Issue.record("missing \(k)")
+        for i in 0..<600 {
+            let verdict = index.verdict(k(i), widget: w(i))
+            guard let generation = expected[i] else {
+                #expect(verdict == nil)
                 continue
             }
-            #expect(summary.widget == w)
+            guard case .present(let summary) = verdict else {
+                Issue.record("missing \(i)")
+                continue
+            }
+            #expect(summary.widget == w(i))
+            #expect(summary.generation == generation)
         }
-        #expect(index.summaries.count == expected.count)
+        #expect(index.summaries.map(\.widget) == expected.keys.map(w).sorted())
     }
 
     @Test func familiesBeyondTheInternTableStayExact() {
@@ -148,11 +156,11 @@ import WidgetModel
         for i in 0..<count {
             index.record(
                 FileDigest(digest: [UInt8](repeating: 9, count: 12) + withUnsafeBytes(of: UInt32(i).bigEndian, Array.init)),
-                metadata(mail, family: "family-\(i)"))
+                metadata(widget("com.example.mail/inbox#\(i)"), family: "family-\(i)"))
         }
         for i in [0, 1000, count - 11, count - 10, count - 1] {
             let k = FileDigest(digest: [UInt8](repeating: 9, count: 12) + withUnsafeBytes(of: UInt32(i).bigEndian, Array.init))
-            guard case .present(let summary) = index[k] else {
+            guard case .present(let summary) = index.verdict(k, widget: widget("com.example.mail/inbox#\(i)")) else {
                 Issue.record("missing \(i)")
                 continue
             }
@@ -168,7 +176,7 @@ import WidgetModel
         #expect(index.unannouncedDue(at: t0.addingTimeInterval(-1)).isEmpty)
         #expect(index.nextDue(after: t0.addingTimeInterval(-1)) == t0)
         #expect(index.unannouncedDue(at: t0) == [weather])
-        index.markAnnounced(key(1))
+        index.markAnnounced(weather)
         #expect(index.unannouncedDue(at: t0.addingTimeInterval(100)).isEmpty)
         #expect(index.nextDue(after: t0.addingTimeInterval(-1)) == nil)
     }
@@ -176,7 +184,7 @@ import WidgetModel
     @Test func aNewGenerationIsDueAgain() {
         var index = TimelineIndex()
         index.record(key(1), metadata(weather, generation: 1, due: t0))
-        index.markAnnounced(key(1))
+        index.markAnnounced(weather)
         index.record(key(1), metadata(weather, generation: 2, due: t0.addingTimeInterval(60)))
         #expect(index.unannouncedDue(at: t0.addingTimeInterval(30)).isEmpty)
         #expect(index.unannouncedDue(at: t0.addingTimeInterval(60)) == [weather])
@@ -186,9 +194,9 @@ import WidgetModel
         var index = TimelineIndex()
         index.record(key(1), metadata(weather, due: nil))
         index.record(key(2), metadata(mail, due: t0))
-        index.forget(key(2))
+        index.forget(key(2), widget: mail)
         index.record(key(3), metadata(widget("com.example.mail/outbox"), due: t0))
-        index.recordCorrupt(key(3), .authenticationFailure)
+        index.recordCorrupt(key(3), widget: widget("com.example.mail/outbox"), .authenticationFailure)
         #expect(index.unannouncedDue(at: .distantFuture).isEmpty)
         #expect(index.nextDue(after: .distantPast) == nil)
         #expect(index.summaries.map(\.widget) == [weather])
@@ -224,16 +232,16 @@ import WidgetModel
                 index.record(key(UInt8(i)), metadata(widgets[i], generation: generation, due: due))
                 model.items[i] = (due, generation, false)
             case 1:
-                index.forget(key(UInt8(i)))
+                index.forget(key(UInt8(i)), widget: widgets[i])
                 model.items[i] = nil
             case 2:
-                index.markAnnounced(key(UInt8(i)))
+                index.markAnnounced(widgets[i])
                 model.items[i]?.announced = true
             case 3:
-                index.recordCorrupt(key(UInt8(i)), .truncated)
+                index.recordCorrupt(key(UInt8(i)), widget: widgets[i], .truncated)
                 model.items[i] = nil
             case 4:
-                index.recordAbsent(key(UInt8(i)))
+                index.recordAbsent(key(UInt8(i)), widget: widgets[i])
                 model.items[i] = nil
             case 5:
                 // Time mostly moves on, sometimes back (a test clock, a clock step).
@@ -264,7 +272,7 @@ import WidgetModel
             let key = FileDigest(digest: [UInt8](repeating: UInt8(i), count: 16))
             index.record(
                 key, TimelineMetadata(widget: widget(id), protectionClass: .none, family: nil, generation: 1, reloadDue: nil, placeholder: nil))
-            if id == "a.b/gone" { index.forget(key) }
+            if id == "a.b/gone" { index.forget(key, widget: widget(id)) }
         }
         #expect(index.widgets(provider: provider, kind: kind) == expected.map(widget))
     }
