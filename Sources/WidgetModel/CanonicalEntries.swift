@@ -85,13 +85,7 @@ public enum CanonicalEntries {
             }
         }
         guard let date, hasFields else { throw refused(reader) }
-        if let relevance {
-            writer.raw(#","relevance":{"duration":"#)
-            writer.number(relevance.duration)
-            writer.raw(#","score":"#)
-            writer.number(relevance.score)
-            writer.byte(UInt8(ascii: "}"))
-        }
+        relevance?.write(to: &writer)
         writer.byte(UInt8(ascii: "}"))
         return date
     }

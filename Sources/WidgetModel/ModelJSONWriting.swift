@@ -34,13 +34,19 @@ extension Entry {
         RFC3339.write(date, to: &writer)
         writer.raw(#","fields":"#)
         Field.write(fields, to: &writer)
-        if let relevance {
-            writer.raw(#","relevance":{"duration":"#)
-            writer.number(relevance.duration)
-            writer.raw(#","score":"#)
-            writer.number(relevance.score)
-            writer.byte(UInt8(ascii: "}"))
-        }
+        relevance?.write(to: &writer)
+        writer.byte(UInt8(ascii: "}"))
+    }
+}
+
+extension Relevance {
+    /// Writes `,"relevance":{"duration":…,"score":…}`, the member an entry ends with:
+    /// the one spelling of it for `Entry.write` and `CanonicalEntries`.
+    func write(to writer: inout JSONWriter) {
+        writer.raw(#","relevance":{"duration":"#)
+        writer.number(duration)
+        writer.raw(#","score":"#)
+        writer.number(score)
         writer.byte(UInt8(ascii: "}"))
     }
 }
