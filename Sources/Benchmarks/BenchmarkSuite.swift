@@ -388,6 +388,31 @@ public final class BenchmarkSuite {
             skipped.append("SQLCipher: \(error)")
         }
 
+        // The two floors a lone write stands on, measured in the same rounds: the
+        // journal's (one record and its sync, in-process) and the transport's (the same
+        // message sent to the echo server and back, through the same client loop).
+        subjects.append(WriteSubject(subject: "pwrite+fdatasync, preallocated (journal floor)") { n in
+            let size = bodyBytes ?? bytes
+            let directory = self.root
+            return try ClosedLoop.run(workers: n, duration: self.options.duration) { index in
+                let append = try JournalAppend(path: "\(directory)/journal-floor-\(index)", bodyBytes: size)
+                return { try append.commit() }
+            }
+        })
+        let echoPath = "\(root)/echo-writes.sock"
+        let echo = try ServerProcess(
+            executable: options.benchBinary, arguments: ["--echo-server", echoPath], socketPath: echoPath,
+            log: "\(root)/echo-writes.log")
+        defer { echo.stop() }
+        try echo.waitUntilConnectable(framing: .nulTerminated)
+        subjects.append(WriteSubject(subject: "echo server, the PutTimeline message (transport floor)") { n in
+            try MultiplexedLoop.run(connections: n, duration: self.options.duration) { index in
+                .init(
+                    client: try SocketClient(path: echoPath, framing: .nulTerminated),
+                    request: VarlinkRequest.putTimeline("com.example.weather/writer-\(index)", bytes: bytes))
+            }
+        })
+
         let floorDirectory = "\(root)/floor"
         try FileManager.default.createDirectory(atPath: floorDirectory, withIntermediateDirectories: true)
         subjects.append(WriteSubject(subject: "write+fsync+rename+fsync(dir) (floor)") { n in

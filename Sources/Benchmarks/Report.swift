@@ -178,7 +178,7 @@ public enum Report {
         text += "- Date: \(formatter.string(from: date))\n- Machine: \(machine())\n"
         text += "- Every figure comes from one run, with one client (`Sources/Benchmarks/SocketClient.swift`) against each "
         text += "server in turn, closed loop: reads from one thread waiting on every connection with epoll "
-        text += "(`MultiplexedLoop.swift`; the servers alternate in rounds, `ReadRounds.swift`) and, in the rows marked \"thread per connection\", from one blocking thread per connection as separate host processes connect (`ClosedLoop.swift`, same rounds), widgetd's writes from the same one-thread loop (which then checks that the widgets' generations moved by the number of replies), SQLCipher's and the floor's in-process from one blocking thread per connection (`ClosedLoop.swift`).\n\n"
+        text += "(`MultiplexedLoop.swift`; the servers alternate in rounds, `ReadRounds.swift`) and, in the rows marked \"thread per connection\", from one blocking thread per connection as separate host processes connect (`ClosedLoop.swift`, same rounds), widgetd's writes from the same one-thread loop (which then checks that the widgets' generations moved by the number of replies), SQLCipher's and the disk floors' in-process from one blocking thread per connection (`ClosedLoop.swift`), the transport floor's (the echo server) from the one-thread loop.\n\n"
         text += tables(suite)
         text += "\n![latency against connections](benchmarks-latency.svg)\n\n"
         text += analysis
