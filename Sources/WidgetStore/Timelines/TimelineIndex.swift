@@ -184,10 +184,6 @@ struct TimelineIndex {
     /// (a record outside the scan while the index is partial).
     mutating func record(_ key: FileDigest, _ metadata: TimelineMetadata, fileBytes: Int, marked: Bool = false) {
         let id = Self.idBytes(metadata.widget)
-        if let old = table.entry(for: id) {
-            account(old, id, key, -1)
-            dropped(old)
-        }
         var family: UInt32 = 0
         var inline: [UInt8]?
         if let name = metadata.family {
@@ -198,7 +194,10 @@ struct TimelineIndex {
             fileBytes: UInt32(clamping: fileBytes), keyGeneration: metadata.keyGeneration, family: family,
             inlineFamily: inline, detail: Self.classDetail(metadata.protectionClass), announced: false,
             hasPlaceholder: metadata.placeholder != nil)
-        table.set(id, entry)
+        if let old = table.set(id, entry) {
+            account(old, id, key, -1)
+            dropped(old)
+        }
         if marked {
             markers[key] = Self.presentMarker
         } else if markers[key] != nil {

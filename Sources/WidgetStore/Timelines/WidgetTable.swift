@@ -233,8 +233,10 @@ struct WidgetTable {
 
     // MARK: Changing
 
-    /// Sets the entry of `id`, adding it if it is not held.
-    mutating func set(_ id: [UInt8], _ entry: Entry) {
+    /// Sets the entry of `id`, adding it if it is not held, and returns the entry it
+    /// replaced: one search serves a writer that must account for the old entry.
+    @discardableResult
+    mutating func set(_ id: [UInt8], _ entry: Entry) -> Entry? {
         precondition(id.count <= 255, "widget ids are at most 255 bytes")
         guard !blocks.isEmpty else {
             var bytes: [UInt8] = []
@@ -242,17 +244,21 @@ struct WidgetTable {
             Self.appendFields(entry, to: &bytes)
             blocks = [Block(bytes: bytes, count: 1)]
             count = 1
-            return
+            return nil
         }
         let place = locate(id)
         var piece: [UInt8] = []
         Self.appendHeader(id, sharing: Self.sharedLength(place.previous, id), to: &piece)
         Self.appendFields(entry, to: &piece)
         if place.isEqual {
+            let old = blocks[place.block].bytes.withUnsafeBufferPointer { bytes in
+                var offset = place.fieldsStart
+                return Self.readFields(bytes, &offset)
+            }
             // The id stays: the next entry's shared length with it too.
             Self.splice(&blocks[place.block].bytes, place.start..<place.end, with: piece)
             blocks[place.block].earliestDue = Self.earliestDue(blocks[place.block].bytes)
-            return
+            return old
         }
         defer { if place.start == 0 { refreshHead(place.block) } }
         var end = place.start
@@ -265,6 +271,7 @@ struct WidgetTable {
         blocks[place.block].count += 1
         count += 1
         if blocks[place.block].count >= Self.splitCount { split(place.block) }
+        return nil
     }
 
     /// Removes the entry of `id` and returns it, if held.

@@ -44,8 +44,8 @@ import Testing
                 #expect(same(removed, model.removeValue(forKey: key)), "step \(step)")
             } else {
                 let value = entry(UInt64(step), due: next(2) == 0 ? .nan : Double(step) / 3, family: UInt32(next(4)))
-                table.set(key, value)
-                model[key] = value
+                let replaced = table.set(key, value)
+                #expect(same(replaced, model.updateValue(value, forKey: key)), "step \(step)")
             }
             #expect(table.count == model.count)
             if step % 500 == 0 || step == 5_999 {
