@@ -6,19 +6,6 @@ import Testing
 /// is moved with libfaketime (restarting it with a later `FAKETIME` offset, by
 /// `SIGKILL`), so the whole delay schedule is walked without waiting an hour.
 @Suite struct BruteForceTests {
-    static let faketime = "/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1"
-    static var faketimeInstalled: Bool { FileManager.default.fileExists(atPath: faketime) }
-
-    /// Runs the daemon's wall clock `offset` seconds ahead; its monotonic clock (timers,
-    /// watchdog) stays real.
-    static func clock(_ offset: Double) -> [String] {
-        // Through a shell that is itself preloaded and then execs the daemon: a program
-        // exec'd straight into the preload sees an empty CommandLine.arguments (Swift
-        // 6.3.1 with libfaketime 0.9.10), and the daemon would lose its options.
-        ["/usr/bin/env", "LD_PRELOAD=\(faketime)", "FAKETIME=" + String(format: "%+.0f", offset),
-         "FAKETIME_DONT_FAKE_MONOTONIC=1", "/bin/sh", "-c", "exec \"$@\"", "sh"]
-    }
-
     /// Apple's schedule (DESIGN §3): the delay after the nth failed attempt, in seconds.
     static func delay(after failures: Int) -> Double {
         switch failures {
@@ -30,10 +17,10 @@ import Testing
         }
     }
 
-    @Test(.enabled(if: faketimeInstalled, "needs libfaketime (apt-get install libfaketime)"))
+    @Test(.enabled(if: FakeClock.installed, "needs libfaketime (apt-get install libfaketime)"))
     func theDelayScheduleHoldsAcrossSigkills() throws {
         let daemon = try DaemonProcess()
-        try daemon.start(launcher: Self.clock(0))
+        try daemon.start(launcher: FakeClock.launcher(offset: 0))
         try daemon.client().ok("io.widgetd.Device.SetPasscode", ["new": "1234"])
         var now = 0.0
         for attempt in 1...10 {
@@ -42,7 +29,7 @@ import Testing
             let wait = Self.delay(after: attempt - 1)
             if wait > 0 {
                 // Just before the delay ends, every passcode (the right one too) is refused.
-                try daemon.start(launcher: Self.clock(now + wait - 5))
+                try daemon.start(launcher: FakeClock.launcher(offset: now + wait - 5))
                 let early = try daemon.client().call("io.widgetd.Device.Unlock", ["passcode": "1234"])
                 #expect(early.error == "io.widgetd.TryAgainLater", "attempt \(attempt)")
                 let retry = early.parameters["retryAfter"] as? Double ?? 0
@@ -52,7 +39,7 @@ import Testing
                 daemon.kill9()
                 now += wait + 1
             }
-            try daemon.start(launcher: Self.clock(now))
+            try daemon.start(launcher: FakeClock.launcher(offset: now))
             let reply = try daemon.client().call("io.widgetd.Device.Unlock", ["passcode": "wrong-\(attempt)"])
             #expect(reply.error == "io.widgetd.WrongPasscode", "attempt \(attempt)")
             #expect(reply.parameters["failedAttempts"] as? Int == attempt)
@@ -66,7 +53,7 @@ import Testing
         }
         // The right passcode still works once the last delay has passed.
         daemon.kill9()
-        try daemon.start(launcher: Self.clock(now + 3601))
+        try daemon.start(launcher: FakeClock.launcher(offset: now + 3601))
         try daemon.client().ok("io.widgetd.Device.Unlock", ["passcode": "1234"])
         #expect(try daemon.client().ok("io.widgetd.Device.GetStatus")["failedAttempts"] as? Int == 0)
     }

@@ -7,29 +7,17 @@ import Testing
 /// (`FAKETIME_TIMESTAMP_FILE`, re-read on every call; `FAKETIME_DONT_FAKE_MONOTONIC=1`),
 /// as an NTP correction steps it.
 @Suite struct WallClockStepTests {
-    static let faketime = "/usr/lib/x86_64-linux-gnu/faketime/libfaketimeMT.so.1"
-    static var faketimeInstalled: Bool { FileManager.default.fileExists(atPath: faketime) }
-
-    /// Runs the daemon with its wall clock at the offset written in `file` (re-read on
-    /// every call); its monotonic clock stays real.
-    static func clock(readFrom file: URL) -> [String] {
-        // Through a preloaded shell that execs the daemon: a program exec'd straight into
-        // the preload loses its arguments (CommandLine.arguments is empty).
-        ["/usr/bin/env", "LD_PRELOAD=\(faketime)", "FAKETIME_TIMESTAMP_FILE=\(file.path)", "FAKETIME_NO_CACHE=1",
-         "FAKETIME_DONT_FAKE_MONOTONIC=1", "/bin/sh", "-c", "exec \"$@\"", "sh"]
-    }
-
     static func classAHeld(_ daemon: DaemonProcess) throws -> Bool {
         let classes = try daemon.client().ok("io.widgetd.Device.GetStatus")["classes"] as? [[String: Any]] ?? []
         return classes.contains { $0["class"] as? String == "complete" && $0["keyAvailable"] as? Bool == true }
     }
 
-    @Test(.enabled(if: faketimeInstalled, "needs libfaketime (apt-get install libfaketime)"))
+    @Test(.enabled(if: FakeClock.installed, "needs libfaketime (apt-get install libfaketime)"))
     func classAIsPurgedAfterItsGraceWhenTheWallClockStepsBackAnHour() throws {
         let daemon = try DaemonProcess(daemon: ["ClassAGraceSec=3"])
         let offset = daemon.root.appendingPathComponent("faketime")
         try "+0\n".write(to: offset, atomically: true, encoding: .utf8)
-        try daemon.start(launcher: Self.clock(readFrom: offset))
+        try daemon.start(launcher: FakeClock.launcher(readingOffsetFrom: offset))
         try daemon.client().ok("io.widgetd.Device.SetPasscode", ["new": "1234"])
         try daemon.client().ok("io.widgetd.Device.Lock")
         let locked = Date()
@@ -40,5 +28,11 @@ import Testing
         let purgedAfter = Date().timeIntervalSince(locked)
         #expect(try !Self.classAHeld(daemon), "class A still held \(purgedAfter) s after the lock")
         #expect(purgedAfter >= 2.9, "class A purged \(purgedAfter) s after the lock, before its grace ended")
+        // libfaketime's shared memory, made under the daemon's pid, goes with it.
+        let pid = try #require(daemon.process).processIdentifier
+        #expect(FileManager.default.fileExists(atPath: "/dev/shm/faketime_shm_\(pid)"))
+        daemon.stop()
+        #expect(!FileManager.default.fileExists(atPath: "/dev/shm/faketime_shm_\(pid)"))
+        #expect(!FileManager.default.fileExists(atPath: "/dev/shm/sem.faketime_sem_\(pid)"))
     }
 }

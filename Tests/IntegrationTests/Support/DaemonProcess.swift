@@ -26,6 +26,8 @@ final class DaemonProcess {
     var socketPath: String { root.appendingPathComponent("run/widgetd.sock").path }
     var logFile: URL { root.appendingPathComponent("widgetd.log") }
     private(set) var process: ChildProcess?
+    /// Whether the running daemon was started under libfaketime (``FakeClock``).
+    private var fakesClock = false
     /// The NOTIFY_SOCKET of the running daemon, kept open to hear reloads and stops.
     private var notify: NotifySocket?
 
@@ -116,6 +118,7 @@ final class DaemonProcess {
             command[0], Array(command.dropFirst()), environment: env, directory: workingDirectory?.path,
             standardOutput: log, standardError: log)
         self.process = process
+        fakesClock = FakeClock.isUsed(by: launcher)
         try waitForNotification("READY=1")
     }
 
@@ -138,9 +141,7 @@ final class DaemonProcess {
         guard let process else { return nil }
         if process.isRunning { kill(process.processIdentifier, SIGTERM) }
         process.waitUntilExit()
-        self.process = nil
-        notify?.close()
-        notify = nil
+        exited(process)
         return process.terminationStatus
     }
 
@@ -149,6 +150,12 @@ final class DaemonProcess {
         guard let process else { return }
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
+        exited(process)
+    }
+
+    /// Forgets the daemon that exited, and what it left behind.
+    private func exited(_ process: ChildProcess) {
+        if fakesClock { FakeClock.removeSharedMemory(of: process.processIdentifier) }
         self.process = nil
         notify?.close()
         notify = nil
