@@ -212,6 +212,22 @@ public final class BenchmarkSuite {
         }
     }
 
+    /// Starts the echo server (the transport's floor) at `root/NAME.sock`, logging to
+    /// `root/NAME.log`, and returns once it accepts connections.
+    private func startEchoServer(named name: String) throws -> ServerProcess {
+        let path = "\(root)/\(name).sock"
+        let echo = try ServerProcess(
+            executable: options.benchBinary, arguments: ["--echo-server", path], socketPath: path,
+            log: "\(root)/\(name).log")
+        do {
+            try echo.waitUntilConnectable(framing: .nulTerminated)
+        } catch {
+            echo.stop()
+            throw error
+        }
+        return echo
+    }
+
     // MARK: Host reads
 
     /// A read server as the rounds see it: what to call it and how to reach it.
@@ -278,14 +294,10 @@ public final class BenchmarkSuite {
             skipped.append("redis-server: not installed (apt-get install redis-server)")
         }
 
-        let echoPath = "\(root)/echo.sock"
-        let echo = try ServerProcess(
-            executable: options.benchBinary, arguments: ["--echo-server", echoPath], socketPath: echoPath,
-            log: "\(root)/echo.log")
+        let echo = try startEchoServer(named: "echo")
         defer { echo.stop() }
-        try echo.waitUntilConnectable(framing: .nulTerminated)
         servers.append(ReadServer(
-            subject: "echo server (floor)", process: echo, path: echoPath, framing: .nulTerminated, request: request))
+            subject: "echo server (floor)", process: echo, path: echo.socketPath, framing: .nulTerminated, request: request))
 
         let rounds = max(options.readRounds, 1)
         // Per server, its multiplexed rows then its thread-per-connection rows.
@@ -399,12 +411,9 @@ public final class BenchmarkSuite {
                 return { try append.commit() }
             }
         })
-        let echoPath = "\(root)/echo-writes.sock"
-        let echo = try ServerProcess(
-            executable: options.benchBinary, arguments: ["--echo-server", echoPath], socketPath: echoPath,
-            log: "\(root)/echo-writes.log")
+        let echo = try startEchoServer(named: "echo-writes")
         defer { echo.stop() }
-        try echo.waitUntilConnectable(framing: .nulTerminated)
+        let echoPath = echo.socketPath
         subjects.append(WriteSubject(subject: "echo server, the PutTimeline message (transport floor)") { n in
             try MultiplexedLoop.run(connections: n, duration: self.options.duration) { index in
                 .init(
