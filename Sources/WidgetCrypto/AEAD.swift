@@ -27,10 +27,7 @@ public enum AEAD {
     public static func seal(
         _ plaintext: UnsafeRawBufferPointer, key: SecureBytes, nonce suppliedNonce: [UInt8]? = nil, associatedData: [UInt8]
     ) throws(CryptoError) -> [UInt8] {
-        try Sodium.ensureInitialized()
-        guard key.count == keyByteCount else {
-            throw .invalidLength(what: "AEAD key", expected: keyByteCount, actual: key.count)
-        }
+        // The overload below checks the key and the nonce.
         let nonce: [UInt8]
         if let given = suppliedNonce { nonce = given } else { nonce = try Sodium.randomBytes(count: nonceByteCount) }
         return try nonce.withBytes { (nonce) throws(CryptoError) in
