@@ -251,10 +251,7 @@ struct WidgetTable {
         Self.appendHeader(id, sharing: Self.sharedLength(place.previous, id), to: &piece)
         Self.appendFields(entry, to: &piece)
         if place.isEqual {
-            let old = blocks[place.block].bytes.withUnsafeBufferPointer { bytes in
-                var offset = place.fieldsStart
-                return Self.readFields(bytes, &offset)
-            }
+            let old = storedEntry(at: place)
             // The id stays: the next entry's shared length with it too.
             Self.splice(&blocks[place.block].bytes, place.start..<place.end, with: piece)
             blocks[place.block].earliestDue = Self.earliestDue(blocks[place.block].bytes)
@@ -280,10 +277,7 @@ struct WidgetTable {
         guard !blocks.isEmpty else { return nil }
         let place = locate(id)
         guard place.isEqual else { return nil }
-        let old = blocks[place.block].bytes.withUnsafeBufferPointer { bytes in
-            var offset = place.fieldsStart
-            return Self.readFields(bytes, &offset)
-        }
+        let old = storedEntry(at: place)
         var piece: [UInt8] = []
         var end = place.end
         if let following = place.following {
@@ -357,6 +351,14 @@ struct WidgetTable {
         }
     }
 
+    /// The entry at `place`, which holds its id (`isEqual`).
+    private func storedEntry(at place: Place) -> Entry {
+        blocks[place.block].bytes.withUnsafeBufferPointer { bytes in
+            var offset = place.fieldsStart
+            return Self.readFields(bytes, &offset)
+        }
+    }
+
     /// The block that holds `target` or would: the last whose first id is not after it.
     private func blockIndex(for target: UnsafeBufferPointer<UInt8>) -> Int {
         let targetHead = Head(target)
@@ -387,23 +389,22 @@ struct WidgetTable {
 
     /// Takes block `block`'s head from its first id again.
     private mutating func refreshHead(_ block: Int) {
-        blocks[block].head = blocks[block].bytes.withUnsafeBufferPointer { Head(UnsafeBufferPointer(rebasing: $0[2..<2 + Int($0[1])])) }
+        blocks[block].head = withFirstID(block) { Head($0) }
     }
 
     /// Splits a full block into two halves.
     private mutating func split(_ block: Int) {
         let half = blocks[block].count / 2
         let (start, id, headerEnd) = blocks[block].bytes.withUnsafeBufferPointer { bytes in
-            var current = [UInt8](repeating: 0, count: 256)
-            return current.withUnsafeMutableBufferPointer { current in
+            withScratch { current in
                 var offset = 0
                 for _ in 0..<half {
-                    _ = Self.readID(bytes, &offset, into: current.baseAddress!)
+                    _ = Self.readID(bytes, &offset, into: current)
                     offset = Self.skipFields(bytes, offset)
                 }
                 let start = offset
-                let length = Self.readID(bytes, &offset, into: current.baseAddress!)
-                return (start, Array(current[..<length]), offset)
+                let length = Self.readID(bytes, &offset, into: current)
+                return (start, Array(UnsafeBufferPointer(start: current, count: length)), offset)
             }
         }
         let bytes = blocks[block].bytes
@@ -437,16 +438,15 @@ struct WidgetTable {
     /// The last id of block `block`.
     private func lastID(_ block: Int) -> [UInt8] {
         blocks[block].bytes.withUnsafeBufferPointer { bytes in
-            var current = [UInt8](repeating: 0, count: 256)
-            var length = 0
-            current.withUnsafeMutableBufferPointer { current in
+            withScratch { current in
                 var offset = 0
+                var length = 0
                 while offset < bytes.count {
-                    length = Self.readID(bytes, &offset, into: current.baseAddress!)
+                    length = Self.readID(bytes, &offset, into: current)
                     offset = Self.skipFields(bytes, offset)
                 }
+                return Array(UnsafeBufferPointer(start: current, count: length))
             }
-            return Array(current[..<length])
         }
     }
 
