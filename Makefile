@@ -9,7 +9,7 @@
 #   make completions          regenerate completions/ from the parsers (debug build)
 #   make phosh-plugin         phosh/: libphosh-plugin-widgetd.so, phosh's lock-screen plugin (GTK 3)
 #   make install-phosh-plugin install it into phosh's plugin directory, with its settings schema
-#   make check-phosh-plugin   its reply parser's unit tests (phosh/test-reply.c)
+#   make check-phosh-plugin   its reply parser's and stream's unit tests (phosh/test-*.c)
 #
 # The installed binary needs only glibc, libsodium and libsystemd: the Swift runtime
 # and FoundationEssentials (not full Foundation: no ICU) are linked into it
@@ -110,8 +110,15 @@ $(PHOSHBUILT)/test-reply: phosh/test-reply.c phosh/widgetd-reply.c phosh/widgetd
 	$(CC) $(PHOSH_CFLAGS) -std=gnu11 -o $@ phosh/test-reply.c phosh/widgetd-reply.c \
 	  $$(pkg-config --cflags --libs json-glib-1.0)
 
-check-phosh-plugin: $(PHOSHBUILT)/test-reply
+$(PHOSHBUILT)/test-stream: phosh/test-stream.c phosh/widgetd-stream.c phosh/widgetd-stream.h phosh/widgetd-reply.c \
+  phosh/widgetd-reply.h
+	@mkdir -p $(PHOSHBUILT)
+	$(CC) $(PHOSH_CFLAGS) -std=gnu11 -o $@ phosh/test-stream.c phosh/widgetd-stream.c phosh/widgetd-reply.c \
+	  $$(pkg-config --cflags --libs json-glib-1.0 gio-unix-2.0)
+
+check-phosh-plugin: $(PHOSHBUILT)/test-reply $(PHOSHBUILT)/test-stream
 	$(PHOSHBUILT)/test-reply
+	$(PHOSHBUILT)/test-stream
 
 install-phosh-plugin: phosh-plugin
 	$(INSTALL) -D -m 0644 $(PHOSHBUILT)/libphosh-plugin-widgetd.so $(DESTDIR)$(PHOSHPLUGINDIR)/libphosh-plugin-widgetd.so

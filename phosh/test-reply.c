@@ -133,6 +133,87 @@ test_nesting_deeper_than_the_bound_is_refused_unparsed (void)
   g_assert_nonnull (reply->error);
 }
 
+/* A reply nested `depth` deep behind `prefix` (inside the parameters object). */
+static GString *
+deep_behind (const char *prefix, int depth)
+{
+  GString *text = g_string_new ("{\"parameters\":{\"presentation\":");
+
+  g_string_append (text, prefix);
+  for (int i = 0; i < depth; i++)
+    g_string_append_c (text, '[');
+  for (int i = 0; i < depth; i++)
+    g_string_append_c (text, ']');
+  g_string_append (text, "}}");
+  return text;
+}
+
+static void
+test_comments_cannot_hide_nesting (void)
+{
+  /* json-glib skips C comments: a scan that took the quote inside one for a string
+   * counted none of what follows, and json-glib recursed 32,600 levels deep (a crash
+   * under a 4 MiB stack). */
+  static const char *const prefixes[] = { "/*\"*/", "/*\"*/ /*\"*/", "//\"\n", "'\"'," };
+
+  for (guint i = 0; i < G_N_ELEMENTS (prefixes); i++) {
+    GString *deep = deep_behind (prefixes[i], 100);
+    refused (deep->str, deep->len, WD_REPLY_ERROR_MALFORMED);
+    g_string_free (deep, TRUE);
+  }
+  {
+    GString *deep = deep_behind ("/*\"*/", 32600);
+    refused (deep->str, deep->len, WD_REPLY_ERROR_MALFORMED);
+    g_string_free (deep, TRUE);
+  }
+}
+
+static void
+test_only_strict_json_is_read (void)
+{
+  /* What json-glib reads beyond RFC 8259 is refused, whatever it holds. */
+  static const char *const cases[] = {
+    "{\"error\":\"a\"/**/}",
+    "{\"error\":\"a\"}/**/",
+    "{/**/\"error\":\"a\"}",
+    "{\"error\":'a'}",
+    "{'error':\"a\"}",
+    "{\"parameters\":{\"n\":0x10}}",
+    "{\"parameters\":{\"n\":.5}}",
+    "{\"parameters\":{\"n\":01}}",
+    "{\"parameters\":{\"n\":1.}}",
+    "{\"parameters\":{\"n\":1e}}",
+    "{\"parameters\":{\"n\":-}}",
+    "{\"parameters\":{\"n\":tru}}",
+    "{\"parameters\":{\"n\":[1,]}}",
+    "{\"parameters\":{\"n\":1,}}",
+    "{\"parameters\":{\"n\" 1}}",
+    "{\"parameters\":{\"n\":[1}}",
+    "{\"parameters\":{\"n\":{]}}",
+    "{\"error\":\"\\x41\"}",
+    "{\"error\":\"\\'\"}",
+    "{\"error\":\"\\u12\"}",
+    "{\"error\":\"a\tb\"}",
+    "{\"error\":\"a\"",
+    "{\"error\":\"a\\\"}",
+    "{\"error\":\"a\"}}",
+  };
+  /* And what it allows is read. */
+  static const char *const allowed[] = {
+    " {\"parameters\":{\"n\":[-0.5e+3,1E-2,0,true,false,null,\"\\u00e9\\n\\/\",{},[]]}} \r\n",
+    "{\"error\":\"a/**/b\"}",
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
+    g_test_message ("refused: %s", cases[i]);
+    refused (cases[i], strlen (cases[i]), WD_REPLY_ERROR_MALFORMED);
+  }
+  for (guint i = 0; i < G_N_ELEMENTS (allowed); i++) {
+    g_autoptr (WdReply) reply = parse (allowed[i]);
+    g_assert_nonnull (reply);
+  }
+}
+
 static void
 test_what_is_not_one_utf8_json_object_is_refused (void)
 {
@@ -267,6 +348,8 @@ main (int argc, char **argv)
   g_test_add_func ("/reply/a-reply-longer-than-the-bound-is-refused", test_a_reply_longer_than_the_bound_is_refused);
   g_test_add_func ("/reply/nesting-deeper-than-the-bound-is-refused-unparsed",
                    test_nesting_deeper_than_the_bound_is_refused_unparsed);
+  g_test_add_func ("/reply/comments-cannot-hide-nesting", test_comments_cannot_hide_nesting);
+  g_test_add_func ("/reply/only-strict-json-is-read", test_only_strict_json_is_read);
   g_test_add_func ("/reply/what-is-not-one-utf8-json-object-is-refused",
                    test_what_is_not_one_utf8_json_object_is_refused);
   g_test_add_func ("/reply/a-presentation-without-its-members-is-refused",

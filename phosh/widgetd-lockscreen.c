@@ -5,8 +5,14 @@
  * - Nothing here waits: widgetd is reached only through WdStream's asynchronous
  *   calls, and a widgetd that is absent, restarting or failing costs phosh one timer.
  * - What a card draws comes only from the latest reply of its own Watch stream, and
- *   every reply rebuilds the card's fields: a label that showed content is cleared
- *   and destroyed as soon as a reply no longer allows it, never merely hidden.
+ *   every reply drawn rebuilds the card's fields: a label that showed content is
+ *   cleared and destroyed as soon as a reply no longer allows it, never merely hidden.
+ * - A card is redrawn at most once per frame of phosh's frame clock: a reply that
+ *   shows no less than what is drawn waits for the next frame if the card was redrawn
+ *   in this one (a newer reply replaces it meanwhile). One that shows less (a lock's
+ *   placeholder, a redaction) is drawn at once, whatever the frame: hiding never waits.
+ *   With replies read below drawing's priority (WdStream), a listener that floods
+ *   valid replies costs a card one rebuild per frame and never holds a frame back.
  * - Losing widgetd drops every card's content at once (the lock state is then
  *   unknown), shows a neutral empty state, and retries with a growing delay.
  * - A redacted field is a bar whose accessible name is "redacted": neither the
@@ -85,6 +91,13 @@ struct _Card {
   GtkWidget              *fields;
   GtkWidget              *stale;
   WdStream               *watch;
+  /* The latest reply not drawn yet (it waits for the next frame), and its wait. */
+  WdPresentation         *pending;
+  guint                   tick;
+  guint                   idle;
+  /* The mode drawn (-1: none), and the frame clock's frame it was drawn in. */
+  int                     drawn_mode;
+  gint64                  drawn_frame;
 };
 
 /* The families DESIGN names, each drawn by one layout. */
@@ -286,6 +299,7 @@ present (Card *card, const WdPresentation *presentation)
     [WD_MODE_PLACEHOLDER] = "locked, placeholder",
   };
 
+  card->drawn_mode = presentation != NULL ? (int) presentation->mode : -1;
   clear_box (card->fields);
   set_class (card->frame, "placeholder", presentation != NULL && presentation->mode == WD_MODE_PLACEHOLDER);
   set_class (card->frame, "redacted", presentation != NULL && presentation->mode == WD_MODE_REDACTED);
@@ -299,6 +313,90 @@ present (Card *card, const WdPresentation *presentation)
   name_card (card, states[presentation->mode], presentation->stale);
 }
 
+/* How much a mode shows: a reply that shows less is drawn at once. */
+static int
+openness (int mode)
+{
+  switch (mode) {
+  case WD_MODE_CONTENT:
+    return 3;
+  case WD_MODE_REDACTED:
+    return 2;
+  case WD_MODE_PLACEHOLDER:
+    return 1;
+  default:
+    return 0;
+  }
+}
+
+static void
+cancel_pending (Card *card)
+{
+  if (card->tick != 0) {
+    gtk_widget_remove_tick_callback (card->frame, card->tick);
+    card->tick = 0;
+  }
+  g_clear_handle_id (&card->idle, g_source_remove);
+  g_clear_pointer (&card->pending, wd_presentation_free);
+}
+
+/* Draws the pending reply, noting the frame it is drawn in. */
+static void
+draw_pending (Card *card)
+{
+  g_autoptr (WdPresentation) presentation = g_steal_pointer (&card->pending);
+  GdkFrameClock *clock = gtk_widget_get_frame_clock (card->frame);
+
+  cancel_pending (card);
+  card->drawn_frame = clock != NULL ? gdk_frame_clock_get_frame_counter (clock) : -1;
+  present (card, presentation);
+}
+
+static gboolean
+on_card_tick (GtkWidget *widget, GdkFrameClock *clock, gpointer data)
+{
+  Card *card = data;
+
+  (void) widget;
+  (void) clock;
+  card->tick = 0;
+  draw_pending (card);
+  return G_SOURCE_REMOVE;
+}
+
+static gboolean
+on_card_idle (gpointer data)
+{
+  Card *card = data;
+
+  card->idle = 0;
+  draw_pending (card);
+  return G_SOURCE_REMOVE;
+}
+
+/* Draws `presentation` (taken) now, or at the next frame if the card was drawn in this
+ * one and it shows no less than what is drawn. */
+static void
+schedule_present (Card *card, WdPresentation *presentation)
+{
+  GdkFrameClock *clock = gtk_widget_get_frame_clock (card->frame);
+
+  g_clear_pointer (&card->pending, wd_presentation_free);
+  card->pending = presentation;
+  if (openness (presentation->mode) < openness (card->drawn_mode) ||
+      (clock != NULL && gdk_frame_clock_get_frame_counter (clock) != card->drawn_frame)) {
+    draw_pending (card);
+    return;
+  }
+  if (card->tick != 0 || card->idle != 0)
+    return;
+  if (clock != NULL)
+    card->tick = gtk_widget_add_tick_callback (card->frame, on_card_tick, card, NULL);
+  else
+    /* Not realized, so not drawn: once per batch of replies read (reads come below). */
+    card->idle = g_idle_add_full (G_PRIORITY_HIGH_IDLE + 30, on_card_idle, card, NULL);
+}
+
 static Card *
 card_new (PhoshWidgetdLockscreen *owner, const char *widget, const char *family)
 {
@@ -307,6 +405,8 @@ card_new (PhoshWidgetdLockscreen *owner, const char *widget, const char *family)
   Layout layout = families[index].layout;
 
   card->owner = owner;
+  card->drawn_mode = -1;
+  card->drawn_frame = -1;
   card->widget = g_strdup (widget);
   card->family = g_strdup (families[index].family);
   card->frame = gtk_box_new (GTK_ORIENTATION_VERTICAL, 2);
@@ -341,6 +441,7 @@ card_free (gpointer data)
     g_clear_object (&card->watch);
   }
   if (card->frame != NULL) {
+    cancel_pending (card);
     clear_box (card->fields);
     gtk_widget_destroy (card->frame);
   }
@@ -435,6 +536,7 @@ on_watch (WdStream *stream, const WdReply *reply, const GError *error, gpointer 
       /* A bad reply drops its own stream; the card keeps nothing of it. */
       g_debug ("widgetd: %s: %s", card->widget, error->message);
       g_clear_object (&card->watch);
+      cancel_pending (card);
       present (card, NULL);
       return;
     }
@@ -455,11 +557,12 @@ on_watch (WdStream *stream, const WdReply *reply, const GError *error, gpointer 
     g_debug ("widgetd: %s: %s", card->widget, parse_error != NULL ? parse_error->message : "another widget's reply");
     wd_stream_close (card->watch);
     g_clear_object (&card->watch);
+    cancel_pending (card);
     present (card, NULL);
     return;
   }
   self->backoff_ms = BACKOFF_FIRST_MS;
-  present (card, presentation);
+  schedule_present (card, g_steal_pointer (&presentation));
 }
 
 static void

@@ -16,50 +16,191 @@ malformed (GError **error, const char *what)
   return FALSE;
 }
 
+/* Where a strict scan stands: what may come next. */
+typedef enum {
+  SCAN_VALUE,
+  /* After "[": a value or "]". */
+  SCAN_VALUE_OR_END,
+  /* After "{": a key or "}". */
+  SCAN_KEY_OR_END,
+  /* After "," in an object. */
+  SCAN_KEY,
+  SCAN_COLON,
+  SCAN_AFTER_VALUE,
+} ScanState;
+
+static gboolean
+is_space (char c)
+{
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+/* Skips a string whose opening quote is at text[*i]; *i ends on its closing quote. */
+static gboolean
+scan_string (const char *text, gsize len, gsize *i)
+{
+  for (gsize j = *i + 1; j < len; j++) {
+    guchar c = (guchar) text[j];
+
+    if (c == '"') {
+      *i = j;
+      return TRUE;
+    }
+    if (c < 0x20)
+      return FALSE;
+    if (c != '\\')
+      continue;
+    if (++j >= len)
+      return FALSE;
+    switch (text[j]) {
+    case '"': case '\\': case '/': case 'b': case 'f': case 'n': case 'r': case 't':
+      break;
+    case 'u':
+      for (int k = 0; k < 4; k++)
+        if (++j >= len || !g_ascii_isxdigit (text[j]))
+          return FALSE;
+      break;
+    default:
+      return FALSE;
+    }
+  }
+  return FALSE;
+}
+
+/* Skips a number starting at text[*i]; *i ends on its last character. */
+static gboolean
+scan_number (const char *text, gsize len, gsize *i)
+{
+  gsize j = *i;
+
+  if (text[j] == '-')
+    j++;
+  if (j >= len || !g_ascii_isdigit (text[j]))
+    return FALSE;
+  if (text[j] == '0')
+    j++;
+  else
+    while (j < len && g_ascii_isdigit (text[j]))
+      j++;
+  if (j < len && text[j] == '.') {
+    if (++j >= len || !g_ascii_isdigit (text[j]))
+      return FALSE;
+    while (j < len && g_ascii_isdigit (text[j]))
+      j++;
+  }
+  if (j < len && (text[j] == 'e' || text[j] == 'E')) {
+    j++;
+    if (j < len && (text[j] == '+' || text[j] == '-'))
+      j++;
+    if (j >= len || !g_ascii_isdigit (text[j]))
+      return FALSE;
+    while (j < len && g_ascii_isdigit (text[j]))
+      j++;
+  }
+  *i = j - 1;
+  return TRUE;
+}
+
+static gboolean
+scan_word (const char *text, gsize len, gsize *i, const char *word)
+{
+  gsize n = strlen (word);
+
+  if (len - *i < n || memcmp (text + *i, word, n) != 0)
+    return FALSE;
+  *i += n - 1;
+  return TRUE;
+}
+
 gboolean
 wd_json_depth_within (const char *text, gsize len, guint max_depth)
 {
+  /* Whether each open container is an object. */
+  g_autofree gboolean *objects = g_new0 (gboolean, max_depth + 1);
+  ScanState state = SCAN_VALUE;
   guint depth = 0;
-  gboolean in_string = FALSE, closed = FALSE;
 
-  /* json-glib's parser recurses once per level, and ignores what follows the first
-   * value: both are checked first, by a scan that only needs to know where strings
-   * are. */
+  /* json-glib's parser recurses once per level and ignores what follows the first
+   * value, but it also reads what JSON is not: comments, single-quoted strings, hex
+   * numbers. A scan that knew only where double-quoted strings are would lose track
+   * of the nesting behind a comment holding a quote (slash, star, quote, star, slash). So the text is read as strict
+   * JSON (RFC 8259) here first, and anything else refused: what passes, json-glib
+   * reads with exactly the nesting counted. */
   for (gsize i = 0; i < len; i++) {
     char c = text[i];
 
-    if (closed) {
-      if (c != ' ' && c != '\t' && c != '\n' && c != '\r')
-        return FALSE;
+    if (is_space (c))
       continue;
-    }
-    if (in_string) {
-      if (c == '\\')
-        i++;
-      else if (c == '"')
-        in_string = FALSE;
-      continue;
-    }
-    switch (c) {
-    case '"':
-      in_string = TRUE;
-      break;
-    case '[':
-    case '{':
-      if (++depth > max_depth)
+    switch (state) {
+    case SCAN_COLON:
+      if (c != ':')
         return FALSE;
-      break;
-    case ']':
-    case '}':
+      state = SCAN_VALUE;
+      continue;
+    case SCAN_KEY_OR_END:
+    case SCAN_KEY:
+      if (c == '}' && state == SCAN_KEY_OR_END)
+        goto close;
+      if (c != '"' || !scan_string (text, len, &i))
+        return FALSE;
+      state = SCAN_COLON;
+      continue;
+    case SCAN_AFTER_VALUE:
       if (depth == 0)
         return FALSE;
-      closed = --depth == 0;
-      break;
-    default:
+      if (c == ',') {
+        state = objects[depth] ? SCAN_KEY : SCAN_VALUE;
+        continue;
+      }
+      if (c == (objects[depth] ? '}' : ']'))
+        goto close;
+      return FALSE;
+    case SCAN_VALUE_OR_END:
+      if (c == ']')
+        goto close;
+      G_GNUC_FALLTHROUGH;
+    case SCAN_VALUE:
       break;
     }
+    /* A value. */
+    switch (c) {
+    case '{':
+    case '[':
+      if (++depth > max_depth)
+        return FALSE;
+      objects[depth] = c == '{';
+      state = c == '{' ? SCAN_KEY_OR_END : SCAN_VALUE_OR_END;
+      continue;
+    case '"':
+      if (!scan_string (text, len, &i))
+        return FALSE;
+      break;
+    case 't':
+      if (!scan_word (text, len, &i, "true"))
+        return FALSE;
+      break;
+    case 'f':
+      if (!scan_word (text, len, &i, "false"))
+        return FALSE;
+      break;
+    case 'n':
+      if (!scan_word (text, len, &i, "null"))
+        return FALSE;
+      break;
+    default:
+      if (c != '-' && !g_ascii_isdigit (c))
+        return FALSE;
+      if (!scan_number (text, len, &i))
+        return FALSE;
+      break;
+    }
+    state = SCAN_AFTER_VALUE;
+    continue;
+  close:
+    depth--;
+    state = SCAN_AFTER_VALUE;
   }
-  return TRUE;
+  return state == SCAN_AFTER_VALUE && depth == 0;
 }
 
 WdReply *
@@ -79,7 +220,7 @@ wd_reply_parse (const char *text, gsize len, GError **error)
     return NULL;
   }
   if (!wd_json_depth_within (text, len, WD_REPLY_MAX_DEPTH)) {
-    malformed (error, "nested too deeply, or more than one value");
+    malformed (error, "not strict JSON, nested too deeply, or more than one value");
     return NULL;
   }
 

@@ -5,7 +5,8 @@
  * fuzzed (fuzz-reply.c).
  *
  * Every input is bounded: a reply longer than WD_REPLY_MAX bytes, nested deeper than
- * WD_REPLY_MAX_DEPTH, not valid UTF-8 or not exactly one JSON object is refused before
+ * WD_REPLY_MAX_DEPTH, not valid UTF-8 or not exactly one strict JSON object (json-glib
+ * also reads comments and single-quoted strings: they are refused) is refused before
  * json-glib sees it; a presentation keeps at most WD_MAX_FIELDS fields and at most
  * WD_MAX_TEXT characters of each value; a widget list at most WD_MAX_CANDIDATES
  * widgets. A refused reply drops the stream it came on, never the shell.
@@ -103,8 +104,9 @@ void       wd_widget_info_free (WdWidgetInfo *info);
 char *wd_call_text (const char *method, JsonNode *parameters, gboolean more);
 
 /*
- * Whether `text` has no object or array nested deeper than `max_depth`, and nothing
- * but white space after its first object or array.
+ * Whether `text` is one strict JSON value (RFC 8259: no comments, no single-quoted
+ * strings, no hex numbers, none of what json-glib reads beyond JSON), with no object
+ * or array nested deeper than `max_depth`, and nothing but white space after it.
  */
 gboolean wd_json_depth_within (const char *text, gsize len, guint max_depth);
 

@@ -7,9 +7,13 @@
 
 #include <gio/gunixsocketaddress.h>
 #include <string.h>
+#include <unistd.h>
 
 /* Bytes asked of the socket per read. */
 #define CHUNK 4096
+/* Replies are read below GTK's drawing (GDK_PRIORITY_REDRAW, G_PRIORITY_HIGH_IDLE + 20):
+ * a listener that never stops sending cannot keep phosh from drawing a frame. */
+#define READ_PRIORITY G_PRIORITY_DEFAULT_IDLE
 
 struct _WdStream {
   GObject             parent;
@@ -165,7 +169,7 @@ read_more (WdStream *self)
     return;
   self->reading = TRUE;
   g_input_stream_read_async (g_io_stream_get_input_stream (G_IO_STREAM (self->connection)), self->chunk, CHUNK,
-                             G_PRIORITY_DEFAULT, self->cancellable, on_read, g_object_ref (self));
+                             READ_PRIORITY, self->cancellable, on_read, g_object_ref (self));
 }
 
 static void
@@ -193,6 +197,33 @@ write_call (WdStream *self)
   read_more (self);
 }
 
+/*
+ * Whether the listener may be sent a call: the process that called listen() on the
+ * socket (SO_PEERCRED, which the kernel recorded then) is this user or root, as
+ * pam_widgetd requires. Anyone else listening on the path (a directory another account
+ * can write to, a path bound first by someone else) is sent nothing, not even a Watch,
+ * whose replies it could forge.
+ */
+static gboolean
+trust_listener (WdStream *self, GSocketConnection *connection, GError **error)
+{
+  GSocket *socket = g_socket_connection_get_socket (connection);
+  g_autoptr (GCredentials) credentials = g_socket_get_credentials (socket, error);
+  uid_t uid;
+
+  if (credentials == NULL)
+    return FALSE;
+  uid = g_credentials_get_unix_user (credentials, error);
+  if (uid == (uid_t) -1)
+    return FALSE;
+  if (uid != geteuid () && uid != 0) {
+    g_set_error (error, G_IO_ERROR, G_IO_ERROR_PERMISSION_DENIED,
+                 "%s is served by uid %u, neither this user nor root: nothing sent", self->socket_path, (unsigned) uid);
+    return FALSE;
+  }
+  return TRUE;
+}
+
 static void
 on_connected (GObject *source, GAsyncResult *result, gpointer data)
 {
@@ -202,6 +233,12 @@ on_connected (GObject *source, GAsyncResult *result, gpointer data)
 
   self->connecting = FALSE;
   if (connection == NULL) {
+    fail (self, error);
+    return;
+  }
+  if (!self->finished && !trust_listener (self, connection, &error)) {
+    g_io_stream_close_async (G_IO_STREAM (connection), G_PRIORITY_DEFAULT, NULL, NULL, NULL);
+    g_object_unref (connection);
     fail (self, error);
     return;
   }

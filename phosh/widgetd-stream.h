@@ -9,6 +9,11 @@
  * wd_reply_parse refuses, fails the stream. A stream fails once: the callback gets
  * the error, the socket is closed, and no callback follows.
  *
+ * Only a listener that is this user or root (SO_PEERCRED) is sent anything: any other
+ * fails the stream with G_IO_ERROR_PERMISSION_DENIED before a byte is written. Replies
+ * are read at a priority below GTK's drawing, so that a flood of them never holds a
+ * frame back.
+ *
  * SPDX-License-Identifier: Apache-2.0
  */
 #pragma once

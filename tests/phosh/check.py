@@ -14,8 +14,11 @@ each card's accessible id, what phosh's accessible tree holds at every step:
   reply (the median of ROUNDS locks) and its secret is nowhere in phosh's tree; the
   class-C card stays;
 - "allow access when locked" off: no card shows a sensitive value;
-- a widgetd that answers a Watch with a malformed or endless reply: that card shows
-  nothing, phosh runs on.
+- a widgetd that answers a Watch with a malformed or endless reply, or one nested 32,600
+  deep behind a C comment: that card shows nothing, phosh runs on;
+- a listener that floods valid Watch replies: phoc still composes changed frames (at
+  least 5 a second; the plugin redraws a card at most once a frame);
+- a listener run by another user (nobody): it is sent nothing, not even the first call.
 
 It measures lock → placeholder and unlock → content from the reply to the AT-SPI
 name change of the card (docs/BENCHMARKS.md), and takes the screenshots.
@@ -29,11 +32,13 @@ SEAT_OUT, PHOSH_PID_FILE, WIDGETD_PID_FILE, FAKE_SOCKET, ROUNDS (timing rounds, 
 import faulthandler
 import json
 import os
+import shutil
 import signal
 import socket
 import statistics
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 
@@ -417,7 +422,7 @@ def timed(daemon, events, plugin, method, parameters, widget, expected_name, exp
 
 def fake_widgetd(path, watch_reply):
     """A Varlink server on `path` that lists one widget and answers its Watch with
-    `watch_reply` (bytes)."""
+    `watch_reply`: bytes, or a function of the connection that sends what it likes."""
     server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     server.bind(path)
     server.listen(8)
@@ -444,7 +449,10 @@ def fake_widgetd(path, watch_reply):
                         connection.sendall(json.dumps(reply).encode() + b"\0")
                     else:
                         try:
-                            connection.sendall(watch_reply)
+                            if callable(watch_reply):
+                                watch_reply(connection)
+                            else:
+                                connection.sendall(watch_reply)
                         except OSError:
                             return
 
@@ -458,6 +466,94 @@ def fake_widgetd(path, watch_reply):
 
     threading.Thread(target=accept, daemon=True).start()
     return server
+
+
+BAD = "com.example.bad/card"
+
+
+def bad_presentation(fields):
+    """A valid Watch reply of the fake widgetd's card, whose fields are `fields` (JSON text)."""
+    return (b'{"parameters":{"presentation":{"widget":"com.example.bad/card","surface":"lockScreen",'
+            b'"mode":"content","reasons":[],"luminanceReduced":false,"stale":false,'
+            b'"entry":{"fields":' + fields + b'}}},"continues":true}\0')
+
+
+# Behind a C comment holding a quote, which json-glib skips: an array 32,600 deep (the
+# most that fits in a reply), which json-glib reads recursively (4-6 MiB of stack).
+COMMENTED = bad_presentation(b'{"title":{"value":"Deep"},"deep":{"value":/*"*/' + b"[" * 32600 + b"]" * 32600 + b"}}")
+
+
+class Flood:
+    """Sends valid Watch replies as fast as the connection takes them, each drawing
+    another number, until stopped."""
+
+    def __init__(self):
+        self.stopped = threading.Event()
+        self.batch = b"".join(bad_presentation(b'{"title":{"value":"Flood"},"n":{"value":"%d"}}' % i)
+                              for i in range(500))
+
+    def __call__(self, connection):
+        while not self.stopped.is_set():
+            connection.sendall(self.batch)
+
+
+def count_frames(ms):
+    """The frames in which phoc's output changed during `ms` milliseconds (seat-helper)."""
+    with open(ENV["SEAT_OUT"]) as f:
+        mark = len(f.read())
+    seat(f"frames {ms}")
+
+    def reported():
+        with open(ENV["SEAT_OUT"]) as f:
+            for line in f.read()[mark:].splitlines():
+                if line.startswith("frames "):
+                    return int(line.split()[1]) + 1
+        return None
+
+    frames = wait_for("the frame count", reported, ms / 1000 + 30) - 1
+    if frames < 0:
+        raise Failure("seat-helper could not count frames (wlr-screencopy)")
+    return frames
+
+
+FOREIGN_LISTENER = r"""
+import socket, sys
+server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+server.bind(sys.argv[1])
+server.listen(8)
+print("listening", flush=True)
+while True:
+    connection, _ = server.accept()
+    print("accepted", flush=True)
+    connection.settimeout(10)
+    total = 0
+    try:
+        while True:
+            chunk = connection.recv(65536)
+            if not chunk:
+                break
+            total += len(chunk)
+    except OSError:
+        pass
+    print(f"bytes {total}", flush=True)
+    connection.close()
+"""
+
+
+def foreign_listener(path):
+    """A listener on `path` run by nobody, which answers nothing and reports what it was
+    sent; returns (the process, its report lines)."""
+    lines = []
+    process = subprocess.Popen(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/python3",
+                                "-c", FOREIGN_LISTENER, path], stdout=subprocess.PIPE, text=True)
+
+    def read():
+        for line in process.stdout:
+            lines.append(line.strip())
+
+    threading.Thread(target=read, daemon=True).start()
+    wait_for("nobody's listener", lambda: "listening" in lines, 30)
+    return process, lines
 
 
 def set_plugin_setting(key, value):
@@ -627,17 +723,59 @@ def main():
         screenshot("phosh-locked.png")
         daemon.ctl("settings", "set", "lock-screen-widgets", "on")
 
-        # A widgetd that answers badly: the card shows nothing, phosh runs on.
+        # A widgetd that answers badly: the card shows nothing, phosh runs on. (phosh runs
+        # with a 4 MiB stack: tests/phosh/start-phosh.)
         for label, reply in (("malformed", b"{\"parameters\": " + b"[" * 1000 + b"]" * 1000 + b"}\0"),
-                             ("endless", b"{\"parameters\": \"" + b"x" * (256 * 1024))):
+                             ("endless", b"{\"parameters\": \"" + b"x" * (256 * 1024)),
+                             ("commented", COMMENTED)):
             path = f"{ENV['FAKE_SOCKET']}.{label}"
             server = fake_widgetd(path, reply)
             set_plugin_setting("socket", f"'{path}'")
-            wait_for(f"the {label} card dropped", lambda: plugin.mode("com.example.bad/card") == "unavailable")
+            wait_for(f"the {label} card dropped", lambda: plugin.mode(BAD) == "unavailable")
             pump(1.0)
             phosh_alive()
+            if plugin.mode(BAD) != "unavailable":
+                raise Failure(f"the {label} reply was drawn: {plugin.state(BAD)}")
             server.close()
             log(f"a {label} Watch reply: that card shows nothing, phosh runs on: ok")
+
+        # A listener that floods valid replies: phosh keeps drawing (at most one redraw of
+        # the card per frame, replies read below drawing's priority).
+        flood = Flood()
+        path = f"{ENV['FAKE_SOCKET']}.flood"
+        server = fake_widgetd(path, flood)
+        set_plugin_setting("socket", f"'{path}'")
+        wait_for("the flooded card drawn", lambda: plugin.mode(BAD) == "content")
+        show_cards_page(plugin)
+        frames = count_frames(3000)
+        flood.stopped.set()
+        server.close()
+        results["flood_frames_per_s"] = round(frames / 3.0, 1)
+        log(f"a listener flooding valid Watch replies: phoc composed {frames} changed frames in 3 s")
+        if frames < 15:
+            raise Failure(f"a flood of Watch replies held phosh's drawing back: {frames} frames in 3 s")
+        phosh_alive()
+
+        # A listener that is neither this user (root here) nor root: sent nothing, not even
+        # the first call; the plugin shows its empty state and retries.
+        directory = tempfile.mkdtemp(prefix="widgetd-foreign-")
+        os.chmod(directory, 0o777)
+        path = os.path.join(directory, "widgetd.sock")
+        listener, lines = foreign_listener(path)
+        try:
+            set_plugin_setting("socket", f"'{path}'")
+            wait_for("two connections to nobody's listener, each closed",
+                     lambda: sum(line.startswith("bytes ") for line in lines) >= 2, 30)
+            sent = sum(int(line.split()[1]) for line in lines if line.startswith("bytes "))
+            if sent != 0:
+                raise Failure(f"the plugin sent {sent} bytes to a listener run by nobody")
+            if plugin.cards() or plugin.empty_text() != "Widgets unavailable":
+                raise Failure(f"a listener run by nobody: {plugin.empty_text()!r}, {len(plugin.cards())} cards")
+        finally:
+            listener.kill()
+            listener.wait()
+            shutil.rmtree(directory, ignore_errors=True)
+        log("a listener run by another user: sent nothing, the plugin shows \"Widgets unavailable\": ok")
         set_plugin_setting("socket", f"'{ENV['WIDGETD_SOCKET']}'")
         wait_for("the cards back", lambda: plugin.mode(HEART) == "placeholder" and plugin.mode(FORECAST) == "content")
 
