@@ -60,7 +60,10 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
   g_autoptr (WdReply) reply = NULL;
   g_autoptr (WdPresentation) presentation = NULL;
   g_autoptr (GPtrArray) list = NULL;
+  g_autoptr (WdWidgetInfo) event = NULL;
   g_autofree char *next = NULL;
+  WdWidgetEventKind kind;
+  WdOutcome outcome;
 
   check_scan_agrees ((const char *) data, size);
   reply = wd_reply_parse ((const char *) data, size, NULL);
@@ -68,5 +71,7 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
     return 0;
   presentation = wd_presentation_from_reply (reply, NULL);
   list = wd_widget_list_from_reply (reply, &next, NULL);
+  event = wd_widget_event_from_reply (reply, &kind, NULL);
+  (void) wd_outcome_from_reply (reply, &outcome, NULL);
   return 0;
 }

@@ -338,6 +338,246 @@ test_a_call_escapes_its_parameters (void)
   g_assert_cmpstr (text, ==, "{\"method\":\"io.widgetd.Host.Watch\",\"parameters\":{\"widget\":\"a\\\"}/b\"},\"more\":true}");
 }
 
+/* A presentation as widgetd writes it with roles and actions (DESIGN §12, §13). */
+static const char ring[] =
+  "{\"parameters\":{\"presentation\":{\"actions\":["
+  "{\"authentication\":\"alwaysAllowed\",\"available\":true,\"icon\":\"media-playback-start-symbolic\","
+  "\"id\":\"play\",\"isOn\":false,\"kind\":\"toggle\",\"title\":\"Play\"},"
+  "{\"authentication\":\"requiresAuthentication\",\"available\":false,\"id\":\"open\",\"kind\":\"button\","
+  "\"redacted\":true,\"requires\":\"unlock\",\"title\":null},"
+  "{\"authentication\":\"requiresAuthentication\",\"available\":false,\"icon\":\"/etc/passwd\",\"id\":\"reply\","
+  "\"kind\":\"button\",\"requires\":\"unlock\",\"title\":\"Reply\"}],"
+  "\"entry\":{\"date\":\"2026-11-29T14:00:00Z\",\"fields\":{"
+  "\"name\":{\"role\":\"title\",\"value\":\"Battery\"},"
+  "\"percent\":{\"role\":\"value\",\"value\":\"80 %%\"},"
+  "\"level\":{\"range\":[0,100],\"role\":\"gauge\",\"value\":%s},"
+  "\"until\":{\"role\":\"date\",\"style\":\"%s\",\"value\":\"%s\"},"
+  "\"state\":{\"role\":\"detail\",\"value\":\"Discharging\"},"
+  "\"glyph\":{\"role\":\"icon\",\"value\":\"%s\"},"
+  "\"raw\":{\"value\":42},"
+  "\"future\":{\"role\":\"sparkline\",\"value\":[1,2]}}},"
+  "\"luminanceReduced\":false,\"mode\":\"%s\",\"reasons\":[%s],\"stale\":false,\"surface\":\"lockScreen\","
+  "\"widget\":\"org.example.power/battery\"}},\"continues\":true}";
+
+static WdPresentation *
+ring_presentation (const char *gauge, const char *style, const char *date, const char *icon, const char *mode,
+                   const char *reasons)
+{
+  g_autofree char *text = g_strdup_printf (ring, gauge, style, date, icon, mode, reasons);
+
+  return presentation (text);
+}
+
+static WdField *
+field_named (WdPresentation *p, const char *name)
+{
+  for (guint i = 0; i < p->fields->len; i++) {
+    WdField *field = g_ptr_array_index (p->fields, i);
+    if (g_str_equal (field->name, name))
+      return field;
+  }
+  g_assert_not_reached ();
+}
+
+static void
+test_roles_are_read_with_their_values (void)
+{
+  g_autoptr (WdPresentation) p =
+    ring_presentation ("80", "timer", "2026-11-29T14:05:00+01:00", "battery-good-symbolic", "content", "");
+  WdField *field;
+
+  g_assert_true (p->has_roles);
+  g_assert_false (p->invalidated);
+  g_assert_cmpint (field_named (p, "name")->role, ==, WD_ROLE_TITLE);
+  g_assert_cmpstr (field_named (p, "name")->text, ==, "Battery");
+  g_assert_cmpint (field_named (p, "percent")->role, ==, WD_ROLE_VALUE);
+  g_assert_cmpint (field_named (p, "state")->role, ==, WD_ROLE_DETAIL);
+  g_assert_cmpint (field_named (p, "raw")->role, ==, WD_ROLE_NONE);
+  g_assert_cmpint (field_named (p, "future")->role, ==, WD_ROLE_OTHER);
+
+  field = field_named (p, "level");
+  g_assert_cmpint (field->role, ==, WD_ROLE_GAUGE);
+  g_assert_true (field->has_gauge);
+  g_assert_cmpfloat (field->gauge, ==, 80);
+  g_assert_cmpfloat (field->gauge_min, ==, 0);
+  g_assert_cmpfloat (field->gauge_max, ==, 100);
+
+  field = field_named (p, "until");
+  g_assert_cmpint (field->role, ==, WD_ROLE_DATE);
+  g_assert_cmpint (field->style, ==, WD_DATE_TIMER);
+  g_assert_nonnull (field->date);
+  g_assert_cmpint (g_date_time_to_unix (field->date), ==, 1795957500);
+
+  field = field_named (p, "glyph");
+  g_assert_cmpint (field->role, ==, WD_ROLE_ICON);
+  g_assert_cmpstr (field->icon, ==, "battery-good-symbolic");
+}
+
+static void
+test_values_that_do_not_fit_their_role_are_not_drawn (void)
+{
+  /* A gauge outside its range is clamped; one that is no number, an icon that is a path
+   * or a URL, a date that is not RFC 3339: nothing drawn of them. */
+  g_autoptr (WdPresentation) high = ring_presentation ("250", "time", "now", "/usr/share/icons/x.png", "content", "");
+  g_autoptr (WdPresentation) text = ring_presentation ("\"full\"", "bogus", "2026-11-29", "https://e.org/i", "content", "");
+  g_autoptr (WdPresentation) upper = ring_presentation ("1", "relative", "2026-11-29T14:00:00Z", "Battery", "content", "");
+
+  g_assert_cmpfloat (field_named (high, "level")->gauge, ==, 100);
+  g_assert_null (field_named (high, "until")->date);
+  g_assert_null (field_named (high, "glyph")->icon);
+  g_assert_false (field_named (text, "level")->has_gauge);
+  g_assert_cmpint (field_named (text, "until")->style, ==, WD_DATE_TIME);
+  g_assert_null (field_named (text, "until")->date);
+  g_assert_null (field_named (text, "glyph")->icon);
+  g_assert_cmpint (field_named (upper, "until")->style, ==, WD_DATE_RELATIVE);
+  g_assert_null (field_named (upper, "glyph")->icon);
+  g_assert_false (wd_icon_name_is_plain (""));
+  g_assert_false (wd_icon_name_is_plain ("a.b"));
+  g_assert_true (wd_icon_name_is_plain ("mail-unread-symbolic"));
+  {
+    g_autofree char *long_name = g_strnfill (WD_MAX_ICON + 1, 'a');
+    g_assert_false (wd_icon_name_is_plain (long_name));
+    long_name[WD_MAX_ICON] = '\0';
+    g_assert_true (wd_icon_name_is_plain (long_name));
+  }
+}
+
+static void
+test_redaction_keeps_the_role_and_nothing_hidden (void)
+{
+  /* In placeholder mode every field but a public one is redacted: the gauge is empty,
+   * the date neither kept nor ticking, the text gone; the icon is the placeholder's. */
+  g_autoptr (WdPresentation) p =
+    ring_presentation ("0.5", "timer", "2026-11-29T14:05:00Z", "battery-missing-symbolic", "placeholder", "\"placeholder\"");
+  WdField *level = field_named (p, "level"), *until = field_named (p, "until"), *glyph = field_named (p, "glyph");
+
+  g_assert_true (p->has_roles);
+  g_assert_cmpint (level->role, ==, WD_ROLE_GAUGE);
+  g_assert_true (level->redacted);
+  g_assert_false (level->has_gauge);
+  g_assert_cmpfloat (level->gauge_max, ==, 100);
+  g_assert_cmpint (until->role, ==, WD_ROLE_DATE);
+  g_assert_true (until->redacted);
+  g_assert_null (until->date);
+  g_assert_null (until->text);
+  g_assert_true (glyph->redacted);
+  g_assert_null (glyph->text);
+  g_assert_cmpstr (glyph->icon, ==, "battery-missing-symbolic");
+}
+
+static void
+test_actions_are_read_with_their_availability (void)
+{
+  g_autoptr (WdPresentation) p =
+    ring_presentation ("1", "time", "2026-11-29T14:05:00Z", "battery", "content", "\"invalidated\"");
+  WdAction *play, *open, *reply;
+
+  g_assert_true (p->invalidated);
+  g_assert_cmpuint (p->actions->len, ==, 3);
+  play = g_ptr_array_index (p->actions, 0);
+  open = g_ptr_array_index (p->actions, 1);
+  reply = g_ptr_array_index (p->actions, 2);
+  g_assert_cmpstr (play->id, ==, "play");
+  g_assert_cmpstr (play->title, ==, "Play");
+  g_assert_cmpstr (play->icon, ==, "media-playback-start-symbolic");
+  g_assert_true (play->toggle);
+  g_assert_false (play->is_on);
+  g_assert_true (play->available);
+  g_assert_false (play->requires_unlock);
+  g_assert_cmpstr (open->id, ==, "open");
+  g_assert_null (open->title);
+  g_assert_true (open->redacted);
+  g_assert_false (open->toggle);
+  g_assert_false (open->available);
+  g_assert_true (open->requires_unlock);
+  g_assert_null (reply->icon);
+  g_assert_cmpstr (reply->title, ==, "Reply");
+}
+
+static void
+test_entries_without_roles_have_none (void)
+{
+  g_autofree char *text = g_strdup_printf (heart, "content", "false", "{\"value\":64}");
+  g_autoptr (WdPresentation) p = presentation (text);
+
+  g_assert_false (p->has_roles);
+  g_assert_cmpuint (p->actions->len, ==, 0);
+  for (guint i = 0; i < p->fields->len; i++)
+    g_assert_cmpint (((WdField *) g_ptr_array_index (p->fields, i))->role, ==, WD_ROLE_NONE);
+}
+
+static void
+test_bad_actions_are_refused_and_cut_to_the_bound (void)
+{
+  static const char *const bad[] = {
+    "{\"parameters\":{\"presentation\":{\"widget\":\"w\",\"mode\":\"content\",\"actions\":{},\"entry\":{\"fields\":{}}}}}",
+    "{\"parameters\":{\"presentation\":{\"widget\":\"w\",\"mode\":\"content\",\"actions\":[1],\"entry\":{\"fields\":{}}}}}",
+    "{\"parameters\":{\"presentation\":{\"widget\":\"w\",\"mode\":\"content\",\"actions\":[{\"id\":\"a\"}],"
+    "\"entry\":{\"fields\":{}}}}}",
+  };
+  GString *many = g_string_new ("{\"parameters\":{\"presentation\":{\"widget\":\"w\",\"mode\":\"content\",\"actions\":[");
+  g_autoptr (WdPresentation) p = NULL;
+
+  for (guint i = 0; i < G_N_ELEMENTS (bad); i++) {
+    g_autoptr (WdReply) reply = parse (bad[i]);
+    g_autoptr (GError) error = NULL;
+    g_autoptr (WdPresentation) refused_presentation = wd_presentation_from_reply (reply, &error);
+    g_assert_null (refused_presentation);
+    g_assert_error (error, WD_REPLY_ERROR, WD_REPLY_ERROR_MALFORMED);
+  }
+  for (int i = 0; i < WD_MAX_ACTIONS * 2; i++)
+    g_string_append_printf (many, "%s{\"id\":\"a%d\",\"kind\":\"button\",\"title\":\"A\",\"available\":true}", i ? "," : "", i);
+  g_string_append (many, "],\"entry\":{\"fields\":{}}}}}");
+  p = presentation (many->str);
+  g_string_free (many, TRUE);
+  g_assert_cmpuint (p->actions->len, ==, WD_MAX_ACTIONS);
+}
+
+static void
+test_outcomes_and_widget_events_are_read (void)
+{
+  static const struct { const char *text; WdOutcome outcome; } outcomes[] = {
+    { "{\"parameters\":{\"outcome\":\"delivered\"}}", WD_OUTCOME_DELIVERED },
+    { "{\"parameters\":{\"outcome\":\"held\"},\"continues\":true}", WD_OUTCOME_HELD },
+    { "{\"parameters\":{\"outcome\":\"expired\"}}", WD_OUTCOME_EXPIRED },
+  };
+  static const char *const events[] = { "added", "removed", "changed" };
+
+  for (guint i = 0; i < G_N_ELEMENTS (outcomes); i++) {
+    g_autoptr (WdReply) reply = parse (outcomes[i].text);
+    WdOutcome outcome;
+    g_assert_true (wd_outcome_from_reply (reply, &outcome, NULL));
+    g_assert_cmpint (outcome, ==, outcomes[i].outcome);
+  }
+  {
+    g_autoptr (WdReply) reply = parse ("{\"parameters\":{\"outcome\":\"done\"}}");
+    g_autoptr (GError) error = NULL;
+    WdOutcome outcome;
+    g_assert_false (wd_outcome_from_reply (reply, &outcome, &error));
+    g_assert_error (error, WD_REPLY_ERROR, WD_REPLY_ERROR_MALFORMED);
+  }
+  for (guint i = 0; i < G_N_ELEMENTS (events); i++) {
+    g_autofree char *text = g_strdup_printf ("{\"parameters\":{\"event\":\"%s\",\"widget\":{\"widget\":\"a/b\","
+                                             "\"provider\":\"a\",\"kind\":\"b\",\"family\":\"systemSmall\","
+                                             "\"class\":\"complete\",\"generation\":3}},\"continues\":true}", events[i]);
+    g_autoptr (WdReply) reply = parse (text);
+    WdWidgetEventKind kind;
+    g_autoptr (WdWidgetInfo) info = wd_widget_event_from_reply (reply, &kind, NULL);
+    g_assert_nonnull (info);
+    g_assert_cmpint (kind, ==, (WdWidgetEventKind) i);
+    g_assert_cmpstr (info->widget, ==, "a/b");
+    g_assert_cmpstr (info->family, ==, "systemSmall");
+  }
+  {
+    g_autoptr (WdReply) reply = parse ("{\"parameters\":{\"event\":\"added\",\"widget\":{}}}");
+    WdWidgetEventKind kind;
+    g_autoptr (GError) error = NULL;
+    g_autoptr (WdWidgetInfo) info = wd_widget_event_from_reply (reply, &kind, &error);
+    g_assert_null (info);
+    g_assert_error (error, WD_REPLY_ERROR, WD_REPLY_ERROR_MALFORMED);
+  }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -359,5 +599,13 @@ main (int argc, char **argv)
                    test_a_widget_list_gives_ids_families_and_the_next_page);
   g_test_add_func ("/reply/a-widget-list-is-cut-to-the-candidate-bound", test_a_widget_list_is_cut_to_the_candidate_bound);
   g_test_add_func ("/reply/a-call-escapes-its-parameters", test_a_call_escapes_its_parameters);
+  g_test_add_func ("/reply/roles-are-read-with-their-values", test_roles_are_read_with_their_values);
+  g_test_add_func ("/reply/values-that-do-not-fit-their-role-are-not-drawn",
+                   test_values_that_do_not_fit_their_role_are_not_drawn);
+  g_test_add_func ("/reply/redaction-keeps-the-role-and-nothing-hidden", test_redaction_keeps_the_role_and_nothing_hidden);
+  g_test_add_func ("/reply/actions-are-read-with-their-availability", test_actions_are_read_with_their_availability);
+  g_test_add_func ("/reply/entries-without-roles-have-none", test_entries_without_roles_have_none);
+  g_test_add_func ("/reply/bad-actions-are-refused-and-cut-to-the-bound", test_bad_actions_are_refused_and_cut_to_the_bound);
+  g_test_add_func ("/reply/outcomes-and-widget-events-are-read", test_outcomes_and_widget_events_are_read);
   return g_test_run ();
 }

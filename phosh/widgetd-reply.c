@@ -5,6 +5,7 @@
  */
 #include "widgetd-reply.h"
 
+#include <math.h>
 #include <string.h>
 
 G_DEFINE_QUARK (wd-reply-error-quark, wd_reply_error)
@@ -341,7 +342,157 @@ field_free (gpointer data)
 
   g_free (field->name);
   g_free (field->text);
+  g_free (field->icon);
+  g_clear_pointer (&field->date, g_date_time_unref);
   g_free (field);
+}
+
+static void
+action_free (gpointer data)
+{
+  WdAction *action = data;
+
+  g_free (action->id);
+  g_free (action->title);
+  g_free (action->icon);
+  g_free (action);
+}
+
+gboolean
+wd_icon_name_is_plain (const char *name)
+{
+  gsize length = name != NULL ? strlen (name) : 0;
+
+  if (length == 0 || length > WD_MAX_ICON)
+    return FALSE;
+  for (gsize i = 0; i < length; i++)
+    if (!g_ascii_islower (name[i]) && !g_ascii_isdigit (name[i]) && name[i] != '-')
+      return FALSE;
+  return TRUE;
+}
+
+static gboolean
+number_member (JsonNode *node, double *number)
+{
+  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node))
+    return FALSE;
+  switch (json_node_get_value_type (node)) {
+  case G_TYPE_INT64:
+  case G_TYPE_DOUBLE:
+    *number = json_node_get_double (node);
+    return isfinite (*number);
+  default:
+    return FALSE;
+  }
+}
+
+static gboolean
+boolean_member (JsonObject *object, const char *name)
+{
+  JsonNode *node = json_object_get_member (object, name);
+
+  return node != NULL && JSON_NODE_HOLDS_VALUE (node) && json_node_get_value_type (node) == G_TYPE_BOOLEAN &&
+         json_node_get_boolean (node);
+}
+
+static WdRole
+role_named (const char *role)
+{
+  static const struct { const char *name; WdRole role; } roles[] = {
+    { "title", WD_ROLE_TITLE }, { "value", WD_ROLE_VALUE }, { "detail", WD_ROLE_DETAIL },
+    { "icon", WD_ROLE_ICON },   { "gauge", WD_ROLE_GAUGE }, { "date", WD_ROLE_DATE },
+  };
+
+  if (role == NULL)
+    return WD_ROLE_NONE;
+  for (guint i = 0; i < G_N_ELEMENTS (roles); i++)
+    if (g_str_equal (roles[i].name, role))
+      return roles[i].role;
+  return WD_ROLE_OTHER;
+}
+
+static WdDateStyle
+style_named (const char *style)
+{
+  if (style != NULL && g_str_equal (style, "date"))
+    return WD_DATE_DATE;
+  if (style != NULL && g_str_equal (style, "relative"))
+    return WD_DATE_RELATIVE;
+  if (style != NULL && g_str_equal (style, "timer"))
+    return WD_DATE_TIMER;
+  return WD_DATE_TIME;
+}
+
+/* Reads what a field's role needs: its icon, gauge or date. A value that does not fit
+ * its role (widgetd refuses those at write time) is drawn as nothing. */
+static void
+read_role (WdField *field, JsonObject *object)
+{
+  JsonNode *value = json_object_get_member (object, "value");
+  JsonNode *range = json_object_get_member (object, "range");
+  const char *text = value != NULL && JSON_NODE_HOLDS_VALUE (value) && json_node_get_value_type (value) == G_TYPE_STRING
+                       ? json_node_get_string (value)
+                       : NULL;
+
+  field->role = role_named (string_member (object, "role"));
+  switch (field->role) {
+  case WD_ROLE_ICON:
+    /* A redacted icon is drawn as the placeholder's: the value widgetd put in its
+     * place is that sample, never the hidden one. */
+    if (wd_icon_name_is_plain (text))
+      field->icon = g_strdup (text);
+    break;
+  case WD_ROLE_GAUGE:
+    field->gauge_min = 0;
+    field->gauge_max = 1;
+    if (range != NULL && JSON_NODE_HOLDS_ARRAY (range) && json_array_get_length (json_node_get_array (range)) == 2) {
+      double low, high;
+      if (number_member (json_array_get_element (json_node_get_array (range), 0), &low) &&
+          number_member (json_array_get_element (json_node_get_array (range), 1), &high) && low < high) {
+        field->gauge_min = low;
+        field->gauge_max = high;
+      }
+    }
+    if (!field->redacted && number_member (value, &field->gauge)) {
+      field->gauge = CLAMP (field->gauge, field->gauge_min, field->gauge_max);
+      field->has_gauge = TRUE;
+    }
+    break;
+  case WD_ROLE_DATE:
+    field->style = style_named (string_member (object, "style"));
+    if (!field->redacted && text != NULL)
+      field->date = g_date_time_new_from_iso8601 (text, NULL);
+    break;
+  default:
+    break;
+  }
+}
+
+static WdAction *
+read_action (JsonObject *object)
+{
+  const char *id = string_member (object, "id");
+  const char *title = string_member (object, "title");
+  const char *icon = string_member (object, "icon");
+  const char *kind = string_member (object, "kind");
+  const char *requires = string_member (object, "requires");
+  WdAction *action;
+
+  if (id == NULL || kind == NULL)
+    return NULL;
+  action = g_new0 (WdAction, 1);
+  action->id = bounded_text (id);
+  action->redacted = boolean_member (object, "redacted");
+  /* A redacted title is the placeholder's (a sample), or none. */
+  if (title != NULL)
+    action->title = bounded_text (title);
+  if (wd_icon_name_is_plain (icon))
+    action->icon = g_strdup (icon);
+  action->toggle = g_str_equal (kind, "toggle");
+  action->is_on = boolean_member (object, "isOn");
+  action->available = boolean_member (object, "available");
+  action->requires_unlock = !action->available && requires != NULL && g_str_equal (requires, "unlock");
+  return action;
 }
 
 WdPresentation *
@@ -369,6 +520,7 @@ wd_presentation_from_reply (const WdReply *reply, GError **error)
   presentation = g_new0 (WdPresentation, 1);
   presentation->widget = g_strdup (widget);
   presentation->fields = g_ptr_array_new_with_free_func (field_free);
+  presentation->actions = g_ptr_array_new_with_free_func (action_free);
   if (g_str_equal (mode, "content")) {
     presentation->mode = WD_MODE_CONTENT;
   } else if (g_str_equal (mode, "redacted")) {
@@ -383,6 +535,39 @@ wd_presentation_from_reply (const WdReply *reply, GError **error)
   node = json_object_get_member (object, "stale");
   if (node != NULL && JSON_NODE_HOLDS_VALUE (node) && json_node_get_value_type (node) == G_TYPE_BOOLEAN)
     presentation->stale = json_node_get_boolean (node);
+
+  node = json_object_get_member (object, "reasons");
+  if (node != NULL && JSON_NODE_HOLDS_ARRAY (node)) {
+    JsonArray *reasons = json_node_get_array (node);
+    for (guint i = 0; i < json_array_get_length (reasons); i++) {
+      JsonNode *reason = json_array_get_element (reasons, i);
+      if (JSON_NODE_HOLDS_VALUE (reason) && json_node_get_value_type (reason) == G_TYPE_STRING &&
+          g_str_equal (json_node_get_string (reason), "invalidated"))
+        presentation->invalidated = TRUE;
+    }
+  }
+
+  node = json_object_get_member (object, "actions");
+  if (node != NULL && !JSON_NODE_HOLDS_NULL (node)) {
+    JsonArray *actions;
+
+    if (!JSON_NODE_HOLDS_ARRAY (node)) {
+      malformed (error, "actions is not an array");
+      return NULL;
+    }
+    actions = json_node_get_array (node);
+    for (guint i = 0; i < json_array_get_length (actions) && presentation->actions->len < WD_MAX_ACTIONS; i++) {
+      JsonNode *element = json_array_get_element (actions, i);
+      WdAction *action = JSON_NODE_HOLDS_OBJECT (element)
+                           ? read_action (json_node_get_object (element))
+                           : NULL;
+      if (action == NULL) {
+        malformed (error, "action without id or kind");
+        return NULL;
+      }
+      g_ptr_array_add (presentation->actions, action);
+    }
+  }
 
   node = json_object_get_member (object, "entry");
   if (node == NULL || !JSON_NODE_HOLDS_OBJECT (node)) {
@@ -435,6 +620,9 @@ wd_presentation_from_reply (const WdReply *reply, GError **error)
     }
     if (!field->redacted)
       field->text = value_text (json_object_get_member (field_object, "value"));
+    read_role (field, field_object);
+    if (field->role != WD_ROLE_NONE)
+      presentation->has_roles = TRUE;
     g_ptr_array_add (presentation->fields, field);
   }
   return g_steal_pointer (&presentation);
@@ -447,6 +635,7 @@ wd_presentation_free (WdPresentation *presentation)
     return;
   g_free (presentation->widget);
   g_clear_pointer (&presentation->fields, g_ptr_array_unref);
+  g_clear_pointer (&presentation->actions, g_ptr_array_unref);
   g_free (presentation);
 }
 
@@ -498,6 +687,51 @@ wd_widget_info_free (WdWidgetInfo *info)
   g_free (info->widget);
   g_free (info->family);
   g_free (info);
+}
+
+gboolean
+wd_outcome_from_reply (const WdReply *reply, WdOutcome *outcome, GError **error)
+{
+  const char *text = string_member (reply->parameters, "outcome");
+
+  if (text != NULL && g_str_equal (text, "delivered"))
+    *outcome = WD_OUTCOME_DELIVERED;
+  else if (text != NULL && g_str_equal (text, "held"))
+    *outcome = WD_OUTCOME_HELD;
+  else if (text != NULL && g_str_equal (text, "expired"))
+    *outcome = WD_OUTCOME_EXPIRED;
+  else
+    return malformed (error, "no outcome");
+  return TRUE;
+}
+
+WdWidgetInfo *
+wd_widget_event_from_reply (const WdReply *reply, WdWidgetEventKind *kind, GError **error)
+{
+  const char *event = string_member (reply->parameters, "event");
+  JsonNode *node = json_object_get_member (reply->parameters, "widget");
+  const char *widget;
+  WdWidgetInfo *info;
+
+  if (event != NULL && g_str_equal (event, "added"))
+    *kind = WD_WIDGET_ADDED;
+  else if (event != NULL && g_str_equal (event, "removed"))
+    *kind = WD_WIDGET_REMOVED;
+  else if (event != NULL && g_str_equal (event, "changed"))
+    *kind = WD_WIDGET_CHANGED;
+  else {
+    malformed (error, "no event");
+    return NULL;
+  }
+  if (node == NULL || !JSON_NODE_HOLDS_OBJECT (node) ||
+      (widget = string_member (json_node_get_object (node), "widget")) == NULL) {
+    malformed (error, "event without widget");
+    return NULL;
+  }
+  info = g_new0 (WdWidgetInfo, 1);
+  info->widget = g_strdup (widget);
+  info->family = g_strdup (string_member (json_node_get_object (node), "family"));
+  return info;
 }
 
 char *

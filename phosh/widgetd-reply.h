@@ -30,6 +30,10 @@ G_BEGIN_DECLS
 #define WD_MAX_TEXT 120
 /* Widgets read from ListWidgets when none are picked. */
 #define WD_MAX_CANDIDATES 64
+/* Actions drawn per card; the rest are dropped (widgetd allows 8). */
+#define WD_MAX_ACTIONS 8
+/* The longest icon name drawn (DESIGN §12: [a-z0-9-], at most 64 bytes). */
+#define WD_MAX_ICON 64
 
 #define WD_REPLY_ERROR (wd_reply_error_quark ())
 GQuark wd_reply_error_quark (void);
@@ -56,23 +60,93 @@ typedef enum {
   WD_MODE_PLACEHOLDER,
 } WdMode;
 
+/* A field's layout role (DESIGN §12); WD_ROLE_NONE: none given. */
+typedef enum {
+  WD_ROLE_NONE,
+  WD_ROLE_TITLE,
+  WD_ROLE_VALUE,
+  WD_ROLE_DETAIL,
+  WD_ROLE_ICON,
+  WD_ROLE_GAUGE,
+  WD_ROLE_DATE,
+  /* A role this plugin does not know: the field has a role, and is not drawn. */
+  WD_ROLE_OTHER,
+} WdRole;
+
+/* How a date field is drawn. */
+typedef enum {
+  WD_DATE_TIME,
+  WD_DATE_DATE,
+  WD_DATE_RELATIVE,
+  WD_DATE_TIMER,
+} WdDateStyle;
+
 /* One field as it may be drawn. */
 typedef struct {
-  char     *name;
+  char       *name;
   /* The value as text; NULL when redacted: nothing of a hidden value is kept. */
-  char     *text;
-  gboolean  redacted;
+  char       *text;
+  gboolean    redacted;
+  WdRole      role;
+  /* WD_ROLE_ICON: the icon name, if it is a plain one (a redacted icon's is the
+   * placeholder's, a sample); else NULL. */
+  char       *icon;
+  /* WD_ROLE_GAUGE: the range (default [0, 1]), and the value (clamped to it) when
+   * has_gauge; a redacted gauge has none and is drawn empty. */
+  double      gauge_min;
+  double      gauge_max;
+  double      gauge;
+  gboolean    has_gauge;
+  /* WD_ROLE_DATE: the style, and the date unless redacted or not RFC 3339. */
+  WdDateStyle style;
+  GDateTime  *date;
 } WdField;
+
+/* One action a card may offer (DESIGN §13). */
+typedef struct {
+  char     *id;
+  /* What the button says; NULL when redacted without the placeholder's title. */
+  char     *title;
+  gboolean  redacted;
+  /* A plain icon name, or NULL. */
+  char     *icon;
+  gboolean  toggle;
+  gboolean  is_on;
+  /* Runs now without an unlock; else `requires_unlock` (held until an unlock). */
+  gboolean  available;
+  gboolean  requires_unlock;
+} WdAction;
+
+/* PerformAction's outcome. */
+typedef enum {
+  WD_OUTCOME_DELIVERED,
+  WD_OUTCOME_HELD,
+  WD_OUTCOME_EXPIRED,
+} WdOutcome;
+
+/* A WatchWidgets event. */
+typedef enum {
+  WD_WIDGET_ADDED,
+  WD_WIDGET_REMOVED,
+  WD_WIDGET_CHANGED,
+} WdWidgetEventKind;
 
 /* What the lock screen may show of a widget now. */
 typedef struct {
   char      *widget;
   WdMode     mode;
   gboolean   stale;
+  /* The reasons include "invalidated": drawn "Out of date". */
+  gboolean   invalidated;
   gboolean   has_relevance;
   double     relevance;
   /* WdField, in the order the reply gives them. */
   GPtrArray *fields;
+  /* Whether any field has a role: then only fields with roles are drawn, and no
+   * field's name (DESIGN §12). */
+  gboolean   has_roles;
+  /* WdAction, in the reply's order. */
+  GPtrArray *actions;
 } WdPresentation;
 
 /* One entry of ListWidgets. */
@@ -99,6 +173,18 @@ void            wd_presentation_free (WdPresentation *presentation);
  */
 GPtrArray *wd_widget_list_from_reply (const WdReply *reply, char **next, GError **error);
 void       wd_widget_info_free (WdWidgetInfo *info);
+
+/*
+ * The outcome of a PerformAction reply (one without an error); FALSE and `error` when
+ * it is not one of "delivered", "held" or "expired".
+ */
+gboolean wd_outcome_from_reply (const WdReply *reply, WdOutcome *outcome, GError **error);
+
+/* The event of a WatchWidgets reply, and its widget (NULL and `error` if malformed). */
+WdWidgetInfo *wd_widget_event_from_reply (const WdReply *reply, WdWidgetEventKind *kind, GError **error);
+
+/* Whether `name` is a plain icon name: [a-z0-9-], 1 to WD_MAX_ICON bytes. */
+gboolean wd_icon_name_is_plain (const char *name);
 
 /* The text of a call: `{"method": METHOD, "parameters": PARAMETERS[, "more": true]}`. */
 char *wd_call_text (const char *method, JsonNode *parameters, gboolean more);
