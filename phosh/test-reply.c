@@ -578,6 +578,35 @@ test_outcomes_and_widget_events_are_read (void)
   }
 }
 
+static void
+test_dates_are_drawn_in_their_style (void)
+{
+  g_autoptr (GTimeZone) utc = g_time_zone_new_utc ();
+  g_autoptr (GDateTime) date = g_date_time_new (utc, 2026, 11, 29, 14, 5, 0);
+  static const struct { WdDateStyle style; int offset; const char *text; } cases[] = {
+    { WD_DATE_TIME, 0, "14:05" },
+    { WD_DATE_DATE, 0, "29 Nov 2026" },
+    { WD_DATE_RELATIVE, -300, "in 5 min" },
+    { WD_DATE_RELATIVE, -30, "now" },
+    { WD_DATE_RELATIVE, 7200, "2 h ago" },
+    { WD_DATE_RELATIVE, -3 * 86400, "in 3 d" },
+    { WD_DATE_TIMER, -299, "04:59" },
+    { WD_DATE_TIMER, -298, "04:58" },
+    { WD_DATE_TIMER, 61, "01:01" },
+    { WD_DATE_TIMER, -3899, "1:04:59" },
+  };
+
+  /* The clock is given: "now" is the date moved by the offset. */
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
+    g_autoptr (GDateTime) now = g_date_time_add_seconds (date, cases[i].offset);
+    g_autofree char *text = wd_date_text (cases[i].style, date, now);
+    g_assert_cmpstr (text, ==, cases[i].text);
+  }
+  g_assert_cmpuint (wd_date_tick_seconds (WD_DATE_TIMER), ==, 1);
+  g_assert_cmpuint (wd_date_tick_seconds (WD_DATE_RELATIVE), ==, 60);
+  g_assert_cmpuint (wd_date_tick_seconds (WD_DATE_TIME), ==, 0);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -607,5 +636,6 @@ main (int argc, char **argv)
   g_test_add_func ("/reply/entries-without-roles-have-none", test_entries_without_roles_have_none);
   g_test_add_func ("/reply/bad-actions-are-refused-and-cut-to-the-bound", test_bad_actions_are_refused_and_cut_to_the_bound);
   g_test_add_func ("/reply/outcomes-and-widget-events-are-read", test_outcomes_and_widget_events_are_read);
+  g_test_add_func ("/reply/dates-are-drawn-in-their-style", test_dates_are_drawn_in_their_style);
   return g_test_run ();
 }

@@ -33,8 +33,8 @@
 /* ListWidgets pages read to find the widgets to show. */
 #define LIST_PAGE 64
 #define LIST_MAX_PAGES 16
-/* How often the first page is listed again for widgets stored since: widgetd
- * announces no new widget to hosts. */
+/* How often the first page is listed again for widgets stored since, with a widgetd
+ * that has no Host.WatchWidgets (older than this plugin). */
 #define RESCAN_MS (30 * 1000)
 /* The surface this host draws. */
 #define SURFACE "lockScreen"
@@ -49,6 +49,15 @@ typedef enum {
 } Phase;
 
 typedef struct _Card Card;
+
+typedef enum {
+  ACTION_IDLE,
+  /* PerformAction sent, no outcome yet. */
+  ACTION_SENT,
+  /* Held: it waits for an unlock. */
+  ACTION_HELD,
+  ACTION_EXPIRED,
+} ActionState;
 
 struct _PhoshWidgetdLockscreen {
   GtkBox      parent;
@@ -76,6 +85,10 @@ struct _PhoshWidgetdLockscreen {
   guint       retry_source;
   guint       rescan_source;
   WdStream   *probe;
+  /* Host.WatchWidgets: new, removed and changed widgets, as widgetd stores them; and
+  * whether one came during the discovery. */
+  WdStream   *widget_events;
+  gboolean    changed;
 };
 
 G_DEFINE_TYPE (PhoshWidgetdLockscreen, phosh_widgetd_lockscreen, GTK_TYPE_BOX)
@@ -98,6 +111,19 @@ struct _Card {
   /* The mode drawn (-1: none), and the frame clock's frame it was drawn in. */
   int                     drawn_mode;
   gint64                  drawn_frame;
+  /* The presentation drawn (redrawn when an action's state changes). */
+  WdPresentation         *drawn;
+  /* The action performed last: its connection (which holds it while it waits for an
+   * unlock), its id and state, and for a toggle the state it sets. */
+  WdStream               *action_stream;
+  char                   *action_id;
+  ActionState             action_state;
+  gboolean                action_toggles;
+  gboolean                action_toggle_to;
+  /* Toggles' states set by delivered actions (id → isOn), shown until the provider's
+   * new timeline arrives. */
+  GHashTable             *toggled;
+  guint                   redraw_idle;
 };
 
 /* The families DESIGN names, each drawn by one layout. */
@@ -139,6 +165,14 @@ static const char css[] =
   ".widgetd-card .widgetd-redacted { background-color: alpha(@theme_fg_color, 0.35); border-radius: 4px;"
   " min-width: 64px; min-height: 12px; margin: 3px 0; }\n"
   ".widgetd-card .widgetd-stale { font-size: smaller; color: @warning_color; }\n"
+  ".widgetd-card .widgetd-title { font-weight: bold; }\n"
+  ".widgetd-card .widgetd-big { font-size: 200%; font-weight: bold; }\n"
+  ".widgetd-card.accessoryRectangular .widgetd-value { font-size: larger; }\n"
+  ".widgetd-card .widgetd-detail { font-size: smaller; opacity: 0.8; }\n"
+  ".widgetd-card .widgetd-inside { font-weight: bold; font-size: smaller; }\n"
+  ".widgetd-card .widgetd-actions { margin-top: 6px; }\n"
+  ".widgetd-card .widgetd-action { border-radius: 12px; padding: 2px 10px; min-height: 24px; }\n"
+  ".widgetd-card .widgetd-action.widgetd-held { border: 1px dashed @theme_fg_color; }\n"
   ".widgetd-empty { opacity: 0.6; }\n";
 
 static void restart (PhoshWidgetdLockscreen *self);
@@ -239,6 +273,340 @@ name_label (const WdField *field)
   return label;
 }
 
+/* --- layout roles (DESIGN §12) ------------------------------------------------------ */
+
+/*
+ * A gauge drawn as a ring (accessoryCircular): a GtkLevelBar that draws itself as an
+ * arc, so that its accessible object is the level bar's, whose AtkValue gives the
+ * value, minimum and maximum.
+ */
+#define WD_TYPE_RING (wd_ring_get_type ())
+G_DECLARE_FINAL_TYPE (WdRing, wd_ring, WD, RING, GtkLevelBar)
+
+struct _WdRing {
+  GtkLevelBar parent;
+};
+
+G_DEFINE_TYPE (WdRing, wd_ring, GTK_TYPE_LEVEL_BAR)
+
+#define RING_SIZE 60
+#define RING_WIDTH 5.0
+
+static gboolean
+wd_ring_draw (GtkWidget *widget, cairo_t *cr)
+{
+  GtkLevelBar *bar = GTK_LEVEL_BAR (widget);
+  GtkStyleContext *context = gtk_widget_get_style_context (widget);
+  double low = gtk_level_bar_get_min_value (bar), high = gtk_level_bar_get_max_value (bar);
+  double fraction = high > low ? (gtk_level_bar_get_value (bar) - low) / (high - low) : 0;
+  double width = gtk_widget_get_allocated_width (widget), height = gtk_widget_get_allocated_height (widget);
+  double radius = MIN (width, height) / 2 - RING_WIDTH / 2;
+  GdkRGBA colour;
+
+  gtk_style_context_get_color (context, gtk_style_context_get_state (context), &colour);
+  cairo_set_line_width (cr, RING_WIDTH);
+  cairo_set_line_cap (cr, CAIRO_LINE_CAP_ROUND);
+  cairo_set_source_rgba (cr, colour.red, colour.green, colour.blue, colour.alpha * 0.25);
+  cairo_arc (cr, width / 2, height / 2, radius, 0, 2 * G_PI);
+  cairo_stroke (cr);
+  if (fraction > 0) {
+    cairo_set_source_rgba (cr, colour.red, colour.green, colour.blue, colour.alpha);
+    cairo_arc (cr, width / 2, height / 2, radius, -G_PI / 2, -G_PI / 2 + 2 * G_PI * CLAMP (fraction, 0, 1));
+    cairo_stroke (cr);
+  }
+  return FALSE;
+}
+
+static void
+wd_ring_measure (GtkWidget *widget, int *minimum, int *natural)
+{
+  (void) widget;
+  *minimum = *natural = RING_SIZE;
+}
+
+static void
+wd_ring_class_init (WdRingClass *klass)
+{
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  widget_class->draw = wd_ring_draw;
+  widget_class->get_preferred_width = wd_ring_measure;
+  widget_class->get_preferred_height = wd_ring_measure;
+}
+
+static void
+wd_ring_init (WdRing *self)
+{
+  (void) self;
+}
+
+/* A gauge: a ring or a bar whose AtkValue is the field's; a redacted one is empty and
+ * named "redacted". */
+static GtkWidget *
+gauge_widget (const WdField *field, gboolean ring)
+{
+  GtkWidget *gauge = ring ? g_object_new (WD_TYPE_RING, NULL) : gtk_level_bar_new ();
+
+  gtk_level_bar_set_min_value (GTK_LEVEL_BAR (gauge), field->gauge_min);
+  gtk_level_bar_set_max_value (GTK_LEVEL_BAR (gauge), field->gauge_max);
+  gtk_level_bar_set_value (GTK_LEVEL_BAR (gauge), field->has_gauge ? field->gauge : field->gauge_min);
+  gtk_style_context_add_class (gtk_widget_get_style_context (gauge), "widgetd-gauge");
+  if (!ring)
+    gtk_widget_set_valign (gauge, GTK_ALIGN_CENTER);
+  set_accessible_name (gauge, field->redacted ? "redacted" : field->name);
+  return gauge;
+}
+
+/* A date label keeps its date and style, and ticks while it is mapped. */
+typedef struct {
+  GDateTime  *date;
+  WdDateStyle style;
+  guint       source;
+} DateTick;
+
+static void
+date_tick_free (gpointer data)
+{
+  DateTick *tick = data;
+
+  g_clear_handle_id (&tick->source, g_source_remove);
+  g_date_time_unref (tick->date);
+  g_free (tick);
+}
+
+static void
+update_date_label (GtkWidget *label)
+{
+  DateTick *tick = g_object_get_data (G_OBJECT (label), "widgetd-date");
+  g_autoptr (GDateTime) now = g_date_time_new_now_local ();
+  g_autofree char *text = wd_date_text (tick->style, tick->date, now);
+
+  /* The label's text is what is drawn: AT-SPI reads the same. */
+  gtk_label_set_text (GTK_LABEL (label), text);
+}
+
+static gboolean
+on_date_tick (gpointer data)
+{
+  update_date_label (data);
+  return G_SOURCE_CONTINUE;
+}
+
+static void
+on_date_mapped (GtkWidget *label, gpointer data)
+{
+  DateTick *tick = g_object_get_data (G_OBJECT (label), "widgetd-date");
+  guint seconds = wd_date_tick_seconds (tick->style);
+
+  (void) data;
+  update_date_label (label);
+  if (seconds != 0 && tick->source == 0)
+    tick->source = seconds == 1 ? g_timeout_add (1000, on_date_tick, label)
+                                : g_timeout_add_seconds (seconds, on_date_tick, label);
+}
+
+static void
+on_date_unmapped (GtkWidget *label, gpointer data)
+{
+  DateTick *tick = g_object_get_data (G_OBJECT (label), "widgetd-date");
+
+  (void) data;
+  g_clear_handle_id (&tick->source, g_source_remove);
+}
+
+/* A date field's label: drawn in its style, ticking (timer, relative) only while it is
+ * mapped. A redacted date (or one that is not RFC 3339) is neither shown nor ticking. */
+static GtkWidget *
+date_label (const WdField *field, Layout layout, gboolean large)
+{
+  DateTick *tick;
+  GtkWidget *label;
+
+  if (field->date == NULL)
+    return value_label (field, layout);
+  label = gtk_label_new ("");
+  gtk_style_context_add_class (gtk_widget_get_style_context (label), large ? "widgetd-big" : "widgetd-detail");
+  gtk_label_set_xalign (GTK_LABEL (label), layout == LAYOUT_CIRCULAR ? 0.5f : 0.0f);
+  tick = g_new0 (DateTick, 1);
+  tick->date = g_date_time_ref (field->date);
+  tick->style = field->style;
+  g_object_set_data_full (G_OBJECT (label), "widgetd-date", tick, date_tick_free);
+  g_signal_connect (label, "map", G_CALLBACK (on_date_mapped), NULL);
+  g_signal_connect (label, "unmap", G_CALLBACK (on_date_unmapped), NULL);
+  update_date_label (label);
+  return label;
+}
+
+/* A text field in a role: its value (or a redaction bar) in the role's style. */
+static GtkWidget *
+role_label (const WdField *field, Layout layout, const char *style)
+{
+  GtkWidget *label = value_label (field, layout);
+
+  if (!field->redacted) {
+    gtk_style_context_remove_class (gtk_widget_get_style_context (label), "widgetd-value");
+    gtk_style_context_add_class (gtk_widget_get_style_context (label), style);
+  }
+  return label;
+}
+
+static GtkWidget *
+icon_image (const char *icon, GtkIconSize size)
+{
+  /* Icon names only, from the theme: never a file. */
+  GtkWidget *image = gtk_image_new_from_icon_name (icon, size);
+
+  gtk_style_context_add_class (gtk_widget_get_style_context (image), "widgetd-icon");
+  return image;
+}
+
+typedef struct {
+  const WdField *title, *value, *icon, *gauge;
+  /* Details and dates (other than one drawn as the value), in field order. */
+  const WdField *details[WD_MAX_FIELDS];
+  guint          n_details;
+} Roles;
+
+static void
+gather_roles (const WdPresentation *presentation, Roles *roles)
+{
+  memset (roles, 0, sizeof *roles);
+  for (guint i = 0; i < presentation->fields->len; i++) {
+    const WdField *field = g_ptr_array_index (presentation->fields, i);
+
+    switch (field->role) {
+    case WD_ROLE_TITLE:
+      if (roles->title == NULL)
+        roles->title = field;
+      break;
+    case WD_ROLE_VALUE:
+      if (roles->value == NULL)
+        roles->value = field;
+      break;
+    case WD_ROLE_ICON:
+      if (roles->icon == NULL)
+        roles->icon = field;
+      break;
+    case WD_ROLE_GAUGE:
+      if (roles->gauge == NULL)
+        roles->gauge = field;
+      break;
+    case WD_ROLE_DETAIL:
+    case WD_ROLE_DATE:
+      roles->details[roles->n_details++] = field;
+      break;
+    default:
+      /* No role, or one unknown: data for custom hosts, not drawn. */
+      break;
+    }
+  }
+  /* A date with no value beside it is the main figure. */
+  if (roles->value == NULL)
+    for (guint i = 0; i < roles->n_details; i++)
+      if (roles->details[i]->role == WD_ROLE_DATE) {
+        roles->value = roles->details[i];
+        memmove (&roles->details[i], &roles->details[i + 1], (roles->n_details - i - 1) * sizeof roles->details[0]);
+        roles->n_details--;
+        break;
+      }
+}
+
+static GtkWidget *
+field_widget (const WdField *field, Layout layout, const char *style)
+{
+  if (field->role == WD_ROLE_DATE)
+    return date_label (field, layout, g_str_equal (style, "widgetd-big"));
+  return role_label (field, layout, style);
+}
+
+/* Draws an entry whose fields have roles, in the family's terms (DESIGN §12): no
+ * field's name; fields without a role are not drawn. */
+static void
+draw_roles (Card *card, const WdPresentation *presentation)
+{
+  guint index = family_index (card->family);
+  Layout layout = families[index].layout;
+  GtkContainer *box = GTK_CONTAINER (card->fields);
+  Roles roles;
+  guint lines;
+
+  gather_roles (presentation, &roles);
+  switch (layout) {
+  case LAYOUT_INLINE:
+    /* Icon and value (or title) on one line. */
+    if (roles.icon != NULL && roles.icon->icon != NULL)
+      gtk_container_add (box, icon_image (roles.icon->icon, GTK_ICON_SIZE_MENU));
+    if (roles.value != NULL || roles.title != NULL)
+      gtk_container_add (box, field_widget (roles.value != NULL ? roles.value : roles.title, layout, "widgetd-inline"));
+    break;
+  case LAYOUT_CIRCULAR: {
+    /* A gauge ring with the value or the icon inside. */
+    GtkWidget *overlay = gtk_overlay_new (), *inside = NULL;
+
+    gtk_widget_set_halign (overlay, GTK_ALIGN_CENTER);
+    if (roles.gauge != NULL)
+      gtk_container_add (GTK_CONTAINER (overlay), gauge_widget (roles.gauge, TRUE));
+    if (roles.value != NULL)
+      inside = field_widget (roles.value, layout, "widgetd-inside");
+    else if (roles.icon != NULL && roles.icon->icon != NULL)
+      inside = icon_image (roles.icon->icon, GTK_ICON_SIZE_LARGE_TOOLBAR);
+    if (inside != NULL) {
+      gtk_widget_set_halign (inside, GTK_ALIGN_CENTER);
+      gtk_widget_set_valign (inside, GTK_ALIGN_CENTER);
+      if (roles.gauge != NULL)
+        gtk_overlay_add_overlay (GTK_OVERLAY (overlay), inside);
+      else
+        gtk_container_add (GTK_CONTAINER (overlay), inside);
+    }
+    gtk_container_add (box, overlay);
+    break;
+  }
+  case LAYOUT_RECTANGULAR:
+    /* Title, then value and details: three lines at most. */
+    lines = 0;
+    if (roles.title != NULL && lines < 3) {
+      gtk_container_add (box, field_widget (roles.title, layout, "widgetd-title"));
+      lines++;
+    }
+    if (roles.value != NULL && lines < 3) {
+      gtk_container_add (box, field_widget (roles.value, layout, "widgetd-value"));
+      lines++;
+    }
+    for (guint i = 0; i < roles.n_details && lines < 3; i++, lines++)
+      gtk_container_add (box, field_widget (roles.details[i], layout, "widgetd-detail"));
+    if (roles.gauge != NULL && lines < 3)
+      gtk_container_add (box, gauge_widget (roles.gauge, FALSE));
+    break;
+  case LAYOUT_SMALL:
+  case LAYOUT_MEDIUM:
+  case LAYOUT_LARGE: {
+    /* Title with the icon beside it, the value large, the details, the gauge as a bar. */
+    GtkWidget *header = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
+    guint max_details = layout == LAYOUT_SMALL ? 2 : layout == LAYOUT_MEDIUM ? 3 : WD_MAX_FIELDS;
+
+    if (roles.title != NULL) {
+      GtkWidget *title = field_widget (roles.title, layout, "widgetd-title");
+      gtk_widget_set_hexpand (title, TRUE);
+      gtk_container_add (GTK_CONTAINER (header), title);
+    }
+    if (roles.icon != NULL && roles.icon->icon != NULL) {
+      GtkWidget *image = icon_image (roles.icon->icon, GTK_ICON_SIZE_LARGE_TOOLBAR);
+      gtk_widget_set_halign (image, GTK_ALIGN_END);
+      gtk_widget_set_hexpand (image, roles.title == NULL);
+      gtk_container_add (GTK_CONTAINER (header), image);
+    }
+    gtk_container_add (box, header);
+    if (roles.value != NULL)
+      gtk_container_add (box, field_widget (roles.value, layout, "widgetd-big"));
+    for (guint i = 0; i < roles.n_details && i < max_details; i++)
+      gtk_container_add (box, field_widget (roles.details[i], layout, "widgetd-detail"));
+    if (roles.gauge != NULL)
+      gtk_container_add (box, gauge_widget (roles.gauge, FALSE));
+    break;
+  }
+  }
+}
+
 /* Lays the fields out in the family's terms, in the order the presentation gives. */
 static void
 draw_fields (Card *card, const WdPresentation *presentation)
@@ -275,7 +643,6 @@ draw_fields (Card *card, const WdPresentation *presentation)
       break;
     }
   }
-  gtk_widget_show_all (card->fields);
 }
 
 static void
@@ -289,9 +656,227 @@ set_class (GtkWidget *widget, const char *name, gboolean on)
     gtk_style_context_remove_class (context, name);
 }
 
-/* Draws a presentation, or (NULL) the neutral state of a card without one. */
+/* --- actions (DESIGN §13) ----------------------------------------------------------- */
+
+static void present (Card *card, WdPresentation *presentation);
+
+/* Redraws the card from its drawn presentation (an action's state changed). */
 static void
-present (Card *card, const WdPresentation *presentation)
+redraw (Card *card)
+{
+  if (card->drawn != NULL)
+    present (card, g_steal_pointer (&card->drawn));
+}
+
+static gboolean
+on_redraw_idle (gpointer data)
+{
+  Card *card = data;
+
+  card->redraw_idle = 0;
+  redraw (card);
+  return G_SOURCE_REMOVE;
+}
+
+static const WdAction *
+find_action (const WdPresentation *presentation, const char *id)
+{
+  for (guint i = 0; presentation != NULL && i < presentation->actions->len; i++) {
+    const WdAction *action = g_ptr_array_index (presentation->actions, i);
+    if (g_str_equal (action->id, id))
+      return action;
+  }
+  return NULL;
+}
+
+/* The state a toggle shows: the one it was set to by a delivered action, until the
+ * provider's new timeline arrives; else the presentation's. */
+static gboolean
+shown_is_on (Card *card, const WdAction *action)
+{
+  gpointer value;
+
+  if (g_hash_table_lookup_extended (card->toggled, action->id, NULL, &value))
+    return GPOINTER_TO_INT (value);
+  return action->is_on;
+}
+
+/* A new presentation: a toggle's own state is shown again once the provider answered
+ * (the presentation agrees with it, or no longer waits: not invalidated). */
+static void
+settle_toggles (Card *card, const WdPresentation *presentation)
+{
+  GHashTableIter iter;
+  gpointer key, value;
+
+  g_hash_table_iter_init (&iter, card->toggled);
+  while (g_hash_table_iter_next (&iter, &key, &value)) {
+    const WdAction *action = find_action (presentation, key);
+    if (action == NULL || action->is_on == GPOINTER_TO_INT (value) || !presentation->invalidated)
+      g_hash_table_iter_remove (&iter);
+  }
+}
+
+static void
+end_action (Card *card)
+{
+  if (card->action_stream != NULL) {
+    wd_stream_close (card->action_stream);
+    g_clear_object (&card->action_stream);
+  }
+}
+
+static void
+on_action_reply (WdStream *stream, const WdReply *reply, const GError *error, gpointer data)
+{
+  Card *card = data;
+  WdOutcome outcome;
+
+  (void) stream;
+  if (error != NULL || reply->error != NULL || !wd_outcome_from_reply (reply, &outcome, NULL)) {
+    /* Not available any more, no provider, widgetd gone: nothing runs, nothing waits. */
+    g_debug ("widgetd: %s: action %s: %s", card->widget, card->action_id,
+             error != NULL ? error->message : reply->error != NULL ? reply->error : "no outcome");
+    card->action_state = ACTION_IDLE;
+    if (error == NULL)
+      end_action (card);
+    else
+      g_clear_object (&card->action_stream);
+    redraw (card);
+    return;
+  }
+  switch (outcome) {
+  case WD_OUTCOME_DELIVERED:
+    if (card->action_toggles)
+      g_hash_table_insert (card->toggled, g_strdup (card->action_id), GINT_TO_POINTER (card->action_toggle_to));
+    card->action_state = ACTION_IDLE;
+    break;
+  case WD_OUTCOME_HELD:
+    card->action_state = ACTION_HELD;
+    break;
+  case WD_OUTCOME_EXPIRED:
+    card->action_state = ACTION_EXPIRED;
+    break;
+  }
+  if (!reply->continues)
+    end_action (card);
+  redraw (card);
+}
+
+/* Performs an action of the drawn presentation: asynchronously, with "more" so that a
+ * held action's final outcome comes on the same connection (which holds it). */
+static void
+perform (Card *card, const WdAction *action)
+{
+  g_autoptr (JsonBuilder) builder = json_builder_new ();
+  g_autoptr (JsonNode) parameters = NULL;
+
+  /* A newer action replaces one that waits (widgetd expires it with its connection). */
+  end_action (card);
+  g_free (card->action_id);
+  card->action_id = g_strdup (action->id);
+  card->action_toggles = action->toggle;
+  card->action_toggle_to = !shown_is_on (card, action);
+  card->action_state = ACTION_SENT;
+  json_builder_begin_object (builder);
+  json_builder_set_member_name (builder, "widget");
+  json_builder_add_string_value (builder, card->widget);
+  json_builder_set_member_name (builder, "surface");
+  json_builder_add_string_value (builder, SURFACE);
+  json_builder_set_member_name (builder, "action");
+  json_builder_add_string_value (builder, action->id);
+  json_builder_end_object (builder);
+  parameters = json_builder_get_root (builder);
+  card->action_stream = wd_stream_new (card->owner->socket_path, on_action_reply, card);
+  wd_stream_call (card->action_stream, "io.widgetd.Host.PerformAction", parameters, TRUE);
+}
+
+static void
+on_action_clicked (GtkButton *button, gpointer data)
+{
+  Card *card = data;
+  const WdAction *action = find_action (card->drawn, g_object_get_data (G_OBJECT (button), "widgetd-action"));
+
+  if (action != NULL)
+    perform (card, action);
+  /* The button shows what the outcome says, not GTK's own flip of a toggle; redrawn
+   * once this click's handlers are done with the button. */
+  if (card->redraw_idle == 0)
+    card->redraw_idle = g_idle_add_full (G_PRIORITY_HIGH_IDLE, on_redraw_idle, card, NULL);
+}
+
+/* The actions as buttons and toggles, each named by its title (or "redacted"). One
+ * that needs an unlock carries a lock emblem and says so in its description; the one
+ * performed shows that it waits for the unlock, or that it expired. */
+static void
+draw_actions (Card *card, const WdPresentation *presentation)
+{
+  Layout layout = families[family_index (card->family)].layout;
+  GtkWidget *row;
+  const char *status = NULL;
+
+  /* Inline and circular accessories are too small for buttons. */
+  if (presentation->actions->len == 0 || layout == LAYOUT_INLINE || layout == LAYOUT_CIRCULAR)
+    return;
+  row = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
+  gtk_style_context_add_class (gtk_widget_get_style_context (row), "widgetd-actions");
+  for (guint i = 0; i < presentation->actions->len; i++) {
+    const WdAction *action = g_ptr_array_index (presentation->actions, i);
+    gboolean mine = card->action_id != NULL && g_str_equal (card->action_id, action->id);
+    GtkWidget *button = action->toggle ? gtk_toggle_button_new () : gtk_button_new ();
+    GtkWidget *content = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 4);
+    GtkWidget *label;
+    g_autofree char *description = NULL;
+
+    if (action->requires_unlock)
+      gtk_container_add (GTK_CONTAINER (content), icon_image ("changes-prevent-symbolic", GTK_ICON_SIZE_MENU));
+    if (action->icon != NULL)
+      gtk_container_add (GTK_CONTAINER (content), icon_image (action->icon, GTK_ICON_SIZE_MENU));
+    if (action->redacted && action->title == NULL) {
+      label = gtk_label_new ("");
+      gtk_style_context_add_class (gtk_widget_get_style_context (label), "widgetd-redacted");
+    } else {
+      label = gtk_label_new (action->title != NULL ? action->title : action->id);
+    }
+    gtk_container_add (GTK_CONTAINER (content), label);
+    gtk_container_add (GTK_CONTAINER (button), content);
+    gtk_style_context_add_class (gtk_widget_get_style_context (button), "widgetd-action");
+    set_class (button, "widgetd-held", mine && card->action_state == ACTION_HELD);
+    if (action->toggle)
+      gtk_toggle_button_set_active (GTK_TOGGLE_BUTTON (button), shown_is_on (card, action));
+    /* The accessible name is the title, never the hidden one. */
+    set_accessible_name (button, action->redacted ? "redacted" : action->title != NULL ? action->title : action->id);
+    set_accessible_name (label, action->redacted ? "redacted" : action->title != NULL ? action->title : action->id);
+    if (mine && card->action_state == ACTION_HELD)
+      description = g_strdup ("Waiting for unlock");
+    else if (action->requires_unlock)
+      description = g_strdup_printf ("Unlock to %s", action->redacted ? "use" : action->title != NULL ? action->title : action->id);
+    if (description != NULL) {
+      atk_object_set_description (gtk_widget_get_accessible (button), description);
+      gtk_widget_set_tooltip_text (button, description);
+    }
+    atk_object_set_accessible_id (gtk_widget_get_accessible (button), action->id);
+    g_object_set_data_full (G_OBJECT (button), "widgetd-action", g_strdup (action->id), g_free);
+    g_signal_connect (button, "clicked", G_CALLBACK (on_action_clicked), card);
+    gtk_container_add (GTK_CONTAINER (row), button);
+    if (mine && card->action_state == ACTION_HELD)
+      status = "Waiting for unlock";
+    else if (mine && card->action_state == ACTION_EXPIRED)
+      status = "Expired";
+  }
+  gtk_container_add (GTK_CONTAINER (card->fields), row);
+  if (status != NULL) {
+    GtkWidget *label = gtk_label_new (status);
+    gtk_style_context_add_class (gtk_widget_get_style_context (label), "widgetd-detail");
+    gtk_label_set_xalign (GTK_LABEL (label), 0.0f);
+    atk_object_set_accessible_id (gtk_widget_get_accessible (label), "widgetd-action-status");
+    gtk_container_add (GTK_CONTAINER (card->fields), label);
+  }
+}
+
+/* Draws a presentation (taken), or (NULL) the neutral state of a card without one. */
+static void
+present (Card *card, WdPresentation *presentation)
 {
   static const char *const states[] = {
     [WD_MODE_CONTENT] = "content",
@@ -301,16 +886,25 @@ present (Card *card, const WdPresentation *presentation)
 
   card->drawn_mode = presentation != NULL ? (int) presentation->mode : -1;
   clear_box (card->fields);
+  g_clear_pointer (&card->drawn, wd_presentation_free);
+  card->drawn = presentation;
   set_class (card->frame, "placeholder", presentation != NULL && presentation->mode == WD_MODE_PLACEHOLDER);
   set_class (card->frame, "redacted", presentation != NULL && presentation->mode == WD_MODE_REDACTED);
-  set_class (card->frame, "stale", presentation != NULL && presentation->stale);
-  gtk_widget_set_visible (card->stale, presentation != NULL && presentation->stale);
+  /* "Out of date" as iOS 17 means it: invalidated (an action waits for its provider's
+   * answer, or a due reload went unanswered for long), not merely due for a reload. */
+  set_class (card->frame, "invalidated", presentation != NULL && presentation->invalidated);
+  gtk_widget_set_visible (card->stale, presentation != NULL && presentation->invalidated);
   if (presentation == NULL) {
     name_card (card, "unavailable", FALSE);
     return;
   }
-  draw_fields (card, presentation);
-  name_card (card, states[presentation->mode], presentation->stale);
+  if (presentation->has_roles)
+    draw_roles (card, presentation);
+  else
+    draw_fields (card, presentation);
+  draw_actions (card, presentation);
+  gtk_widget_show_all (card->fields);
+  name_card (card, states[presentation->mode], presentation->invalidated);
 }
 
 /* How much a mode shows: a reply that shows less is drawn at once. */
@@ -344,11 +938,12 @@ cancel_pending (Card *card)
 static void
 draw_pending (Card *card)
 {
-  g_autoptr (WdPresentation) presentation = g_steal_pointer (&card->pending);
+  WdPresentation *presentation = g_steal_pointer (&card->pending);
   GdkFrameClock *clock = gtk_widget_get_frame_clock (card->frame);
 
   cancel_pending (card);
   card->drawn_frame = clock != NULL ? gdk_frame_clock_get_frame_counter (clock) : -1;
+  settle_toggles (card, presentation);
   present (card, presentation);
 }
 
@@ -407,6 +1002,7 @@ card_new (PhoshWidgetdLockscreen *owner, const char *widget, const char *family)
   card->owner = owner;
   card->drawn_mode = -1;
   card->drawn_frame = -1;
+  card->toggled = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   card->widget = g_strdup (widget);
   card->family = g_strdup (families[index].family);
   card->frame = gtk_box_new (GTK_ORIENTATION_VERTICAL, 2);
@@ -442,9 +1038,14 @@ card_free (gpointer data)
   }
   if (card->frame != NULL) {
     cancel_pending (card);
+    end_action (card);
+    g_clear_handle_id (&card->redraw_idle, g_source_remove);
     clear_box (card->fields);
     gtk_widget_destroy (card->frame);
   }
+  g_clear_pointer (&card->drawn, wd_presentation_free);
+  g_clear_pointer (&card->toggled, g_hash_table_unref);
+  g_free (card->action_id);
   g_free (card->widget);
   g_free (card->family);
   g_free (card);
@@ -475,12 +1076,22 @@ close_probe (PhoshWidgetdLockscreen *self)
   }
 }
 
+static void
+close_widget_events (PhoshWidgetdLockscreen *self)
+{
+  if (self->widget_events != NULL) {
+    wd_stream_close (self->widget_events);
+    g_clear_object (&self->widget_events);
+  }
+}
+
 /* Drops every card and stream; nothing of what was shown is left. */
 static void
 reset (PhoshWidgetdLockscreen *self)
 {
   close_discovery (self);
   close_probe (self);
+  close_widget_events (self);
   g_clear_handle_id (&self->rescan_source, g_source_remove);
   g_ptr_array_set_size (self->cards, 0);
   g_ptr_array_set_size (self->listed, 0);
@@ -618,13 +1229,15 @@ by_relevance (gconstpointer a, gconstpointer b)
 }
 
 static void schedule_rescan (PhoshWidgetdLockscreen *self);
+static void follow_widgets (PhoshWidgetdLockscreen *self);
 
 static void
 start_watches (PhoshWidgetdLockscreen *self)
 {
   close_discovery (self);
   self->phase = PHASE_WATCHING;
-  schedule_rescan (self);
+  if (self->widget_events == NULL)
+    schedule_rescan (self);
   if (self->picked != NULL && self->picked[0] != NULL) {
     for (guint i = 0; self->picked[i] != NULL && i < self->max_widgets; i++)
       show_card (self, self->picked[i], listed_family (self, self->picked[i]));
@@ -643,6 +1256,11 @@ start_watches (PhoshWidgetdLockscreen *self)
     }
   }
   update_empty (self, "No widgets");
+  if (self->changed) {
+    /* A widget was stored or deleted while the discovery ran: once more. */
+    g_debug ("widgetd: widgets changed during the discovery");
+    restart (self);
+  }
 }
 
 static void
@@ -850,6 +1468,77 @@ schedule_rescan (PhoshWidgetdLockscreen *self)
     self->rescan_source = g_timeout_add (RESCAN_MS, on_rescan, self);
 }
 
+static Card *
+find_card (PhoshWidgetdLockscreen *self, const char *widget)
+{
+  for (guint i = 0; i < self->cards->len; i++) {
+    Card *card = g_ptr_array_index (self->cards, i);
+    if (g_str_equal (card->widget, widget))
+      return card;
+  }
+  return NULL;
+}
+
+/* A WatchWidgets event: a widget that would be shown and is not (picked, or room left
+ * for it), or a shown one whose family changed or that went (another may take its
+ * place), starts the discovery again. */
+static void
+on_widget_event (WdStream *stream, const WdReply *reply, const GError *error, gpointer data)
+{
+  PhoshWidgetdLockscreen *self = data;
+  gboolean picking = self->picked != NULL && self->picked[0] != NULL;
+  g_autoptr (WdWidgetInfo) info = NULL;
+  WdWidgetEventKind kind;
+  gboolean shown;
+
+  (void) stream;
+  if (error == NULL && reply->error == NULL)
+    info = wd_widget_event_from_reply (reply, &kind, NULL);
+  if (info != NULL && self->phase != PHASE_WATCHING) {
+    /* During the discovery: it starts again once it is done. */
+    self->changed = TRUE;
+    return;
+  }
+  if (info == NULL) {
+    /* A widgetd without WatchWidgets, or this stream failed (the cards' own streams
+     * notice a lost widgetd): list again now and then instead. */
+    g_debug ("widgetd: WatchWidgets: %s", error != NULL ? error->message : reply->error != NULL ? reply->error : "malformed event");
+    if (error == NULL)
+      close_widget_events (self);
+    else
+      g_clear_object (&self->widget_events);
+    if (self->phase == PHASE_WATCHING)
+      schedule_rescan (self);
+    return;
+  }
+  shown = find_card (self, info->widget) != NULL;
+  switch (kind) {
+  case WD_WIDGET_ADDED:
+    if (shown || !(picking ? is_picked (self, info->widget) : self->cards->len < self->max_widgets))
+      return;
+    break;
+  case WD_WIDGET_CHANGED:
+    if (!shown && !(picking ? is_picked (self, info->widget) : self->cards->len < self->max_widgets))
+      return;
+    break;
+  case WD_WIDGET_REMOVED:
+    if (!shown || picking)
+      return;
+    break;
+  }
+  g_debug ("widgetd: %s was %s", info->widget,
+           kind == WD_WIDGET_ADDED ? "added" : kind == WD_WIDGET_REMOVED ? "removed" : "changed");
+  restart (self);
+}
+
+static void
+follow_widgets (PhoshWidgetdLockscreen *self)
+{
+  close_widget_events (self);
+  self->widget_events = wd_stream_new (self->socket_path, on_widget_event, self);
+  wd_stream_call (self->widget_events, "io.widgetd.Host.WatchWidgets", NULL, TRUE);
+}
+
 static void
 read_settings (PhoshWidgetdLockscreen *self)
 {
@@ -872,10 +1561,14 @@ static void
 restart (PhoshWidgetdLockscreen *self)
 {
   reset (self);
+  self->changed = FALSE;
   g_clear_handle_id (&self->retry_source, g_source_remove);
   read_settings (self);
   update_empty (self, "Widgets unavailable");
   self->phase = PHASE_LIST;
+  /* Widgets stored from now on are told before the listing starts, so that none falls
+   * between the two (widgetd reads the connections in the order they wrote). */
+  follow_widgets (self);
   self->discovery = wd_stream_new (self->socket_path, on_discovery, self);
   list_page (self, NULL);
 }

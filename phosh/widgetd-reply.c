@@ -689,6 +689,52 @@ wd_widget_info_free (WdWidgetInfo *info)
   g_free (info);
 }
 
+char *
+wd_date_text (WdDateStyle style, GDateTime *date, GDateTime *now)
+{
+  g_autoptr (GDateTime) local = g_date_time_to_timezone (date, g_date_time_get_timezone (now));
+  gint64 seconds = g_date_time_to_unix (date) - g_date_time_to_unix (now);
+  gint64 span = ABS (seconds);
+
+  switch (style) {
+  case WD_DATE_TIME:
+    return g_date_time_format (local, "%H:%M");
+  case WD_DATE_DATE:
+    return g_date_time_format (local, "%-d %b %Y");
+  case WD_DATE_RELATIVE: {
+    g_autofree char *amount = NULL;
+
+    if (span < 60)
+      return g_strdup ("now");
+    if (span < 3600)
+      amount = g_strdup_printf ("%" G_GINT64_FORMAT " min", span / 60);
+    else if (span < 86400)
+      amount = g_strdup_printf ("%" G_GINT64_FORMAT " h", span / 3600);
+    else
+      amount = g_strdup_printf ("%" G_GINT64_FORMAT " d", span / 86400);
+    return seconds > 0 ? g_strdup_printf ("in %s", amount) : g_strdup_printf ("%s ago", amount);
+  }
+  case WD_DATE_TIMER:
+  default:
+    if (span >= 3600)
+      return g_strdup_printf ("%" G_GINT64_FORMAT ":%02d:%02d", span / 3600, (int) (span / 60 % 60), (int) (span % 60));
+    return g_strdup_printf ("%02d:%02d", (int) (span / 60), (int) (span % 60));
+  }
+}
+
+guint
+wd_date_tick_seconds (WdDateStyle style)
+{
+  switch (style) {
+  case WD_DATE_TIMER:
+    return 1;
+  case WD_DATE_RELATIVE:
+    return 60;
+  default:
+    return 0;
+  }
+}
+
 gboolean
 wd_outcome_from_reply (const WdReply *reply, WdOutcome *outcome, GError **error)
 {

@@ -183,6 +183,16 @@ gboolean wd_outcome_from_reply (const WdReply *reply, WdOutcome *outcome, GError
 /* The event of a WatchWidgets reply, and its widget (NULL and `error` if malformed). */
 WdWidgetInfo *wd_widget_event_from_reply (const WdReply *reply, WdWidgetEventKind *kind, GError **error);
 
+/*
+ * A date as drawn in its style at `now` (both in the same time zone as the text is
+ * meant): "time" 14:05, "date" 29 Nov 2026, "relative" "in 5 min" / "2 h ago" / "now",
+ * "timer" 04:59 or 1:04:59, counting down to the date and then up from it.
+ */
+char *wd_date_text (WdDateStyle style, GDateTime *date, GDateTime *now);
+
+/* How often a date in `style` changes as drawn, in seconds (0: it does not tick). */
+guint wd_date_tick_seconds (WdDateStyle style);
+
 /* Whether `name` is a plain icon name: [a-z0-9-], 1 to WD_MAX_ICON bytes. */
 gboolean wd_icon_name_is_plain (const char *name);
 

@@ -24,7 +24,7 @@ It measures lock → placeholder and unlock → content from the reply to the AT
 name change of the card (docs/BENCHMARKS.md), and takes the screenshots.
 
 Environment: WIDGETD_BIN, WIDGETCTL, WIDGETD_CONFIG, WIDGETD_STATE, WIDGETD_SOCKET,
-WIDGETD_TIMELINES (a directory with heart.json, forecast.json), ARTIFACTS, SEAT_FIFO,
+WIDGETD_TIMELINES (a directory with heart.json, forecast.json, media.json), ARTIFACTS, SEAT_FIFO,
 SEAT_OUT, PHOSH_PID_FILE, WIDGETD_PID_FILE, FAKE_SOCKET, ROUNDS (timing rounds, default
 10), CHECK_DEADLINE (seconds before the check gives up with every thread's stack; 240).
 """
@@ -46,6 +46,7 @@ from gi.repository import Gio, GLib  # noqa: E402
 
 HEART = "com.example.health/heart"
 FORECAST = "com.example.weather/forecast"
+MEDIA = "com.example.media/player"
 # The sensitive values: neither may be in phosh's tree when the lock hides it.
 SECRETS = {HEART: "64 bpm", FORECAST: "Rue de la République"}
 # The forecast's field values in its timeline's order (temperature, location, summary),
@@ -60,6 +61,8 @@ PASSCODE = "1234"
 ENV = os.environ
 ROUNDS = int(ENV.get("ROUNDS", "10"))
 # AT-SPI's constants (atspi-constants.h).
+STATE_CHECKED = 4
+STATE_PRESSED = 20
 STATE_SHOWING = 25
 ACCESSIBLE = "org.a11y.atspi.Accessible"
 
@@ -145,6 +148,23 @@ class A11y:
 
     def text(self, node):
         return self.call(node, "org.a11y.atspi.Text", "GetText", GLib.Variant("(ii)", (0, -1)))[0]
+
+    def states(self, node):
+        low, high = self.call(node, ACCESSIBLE, "GetState")[0]
+        return low | high << 32
+
+    def description(self, node):
+        return self.property(node, "Description")
+
+    def value(self, node):
+        """(current, minimum, maximum) of AtkValue."""
+        get = lambda name: self.call(node, "org.freedesktop.DBus.Properties", "Get",  # noqa: E731
+                                     GLib.Variant("(ss)", ("org.a11y.atspi.Value", name)))[0]
+        return get("CurrentValue"), get("MinimumValue"), get("MaximumValue")
+
+    def press(self, node):
+        """Does the node's first action (a button's click), as a screen reader would."""
+        return self.call(node, "org.a11y.atspi.Action", "DoAction", GLib.Variant("(i)", (0,)))[0]
 
     def register(self, event, callback):
         """Asks the applications for `event` (they send only what someone listens to)
@@ -261,6 +281,18 @@ class Plugin:
         if card is not None:
             A11Y.walk(card, visit)
         return [name for _, _, name in sorted(found)]
+
+    def find(self, widget, accessible_id):
+        card = self.card(widget)
+        return A11Y.find_id(card, accessible_id) if card is not None else None
+
+    def nodes(self, widget, role):
+        """The card's nodes of `role`, in tree order."""
+        card = self.card(widget)
+        found = []
+        if card is not None:
+            A11Y.walk(card, lambda node: found.append(node) if A11Y.role(node) == role else None)
+        return found
 
     def mode(self, widget):
         state = self.state(widget)
@@ -395,6 +427,51 @@ class WatchTap:
             if seen == mode:
                 return when
         return None
+
+
+class ActionTap:
+    """io.widgetd.Provider.WatchActions for every provider (root is an admin), read on a
+    thread of its own: what the providers receive when the plugin's buttons are pressed."""
+
+    def __init__(self):
+        self.deliveries = []
+        self.connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.connection.connect(ENV["WIDGETD_SOCKET"])
+        call = {"method": "io.widgetd.Provider.WatchActions", "parameters": {}, "more": True}
+        self.connection.sendall(json.dumps(call).encode() + b"\0")
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self):
+        buffer = b""
+        while True:
+            try:
+                chunk = self.connection.recv(65536)
+            except OSError:
+                return
+            if not chunk:
+                return
+            buffer += chunk
+            while b"\0" in buffer:
+                message, buffer = buffer.split(b"\0", 1)
+                reply = json.loads(message)
+                if "error" in reply:
+                    self.deliveries.append(("error", reply["error"]))
+                else:
+                    self.deliveries.append(reply.get("parameters", {}))
+
+    def delivered(self, mark, widget, action):
+        for delivery in self.deliveries[mark:]:
+            if isinstance(delivery, tuple):
+                raise Failure(f"WatchActions failed: {delivery[1]}")
+            if delivery.get("widget") == widget and delivery.get("action") == action:
+                return delivery
+        return None
+
+
+def press_action(plugin, widget, action_id):
+    node = wait_for(f"the {action_id} button of {widget}", lambda: plugin.find(widget, action_id))
+    if not A11Y.press(node):
+        raise Failure(f"the {action_id} button of {widget} did not take the press")
 
 
 # The tap beside the plugin's Watch of HEART, and the plugin's own part of each timed
@@ -630,17 +707,24 @@ def main():
         log("widgetd absent: phosh runs locked, the plugin shows \"Widgets unavailable\": ok")
 
         # widgetd started empty: the plugin connects (its retry) and finds nothing. Then a
-        # class-A and a class-C widget are stored, and a passcode set: the cards come
-        # (widgetd announces no new widget: the plugin's periodic listing finds them).
+        # class-A, a class-C and a class-D widget are stored, and a passcode set: the cards
+        # come, told by Host.WatchWidgets (well before the 30 s the plugin once re-listed
+        # every widget after).
         daemon.start()
         wait_for("the plugin connected to an empty widgetd", lambda: plugin.empty_text() == "No widgets", 60)
         timelines = ENV["WIDGETD_TIMELINES"]
+        stored = time.monotonic()
         daemon.ctl("put", HEART, os.path.join(timelines, "heart.json"))
         daemon.ctl("put", FORECAST, os.path.join(timelines, "forecast.json"))
+        daemon.ctl("put", MEDIA, os.path.join(timelines, "media.json"))
         daemon.ctl("passcode", "set", "--passcode-stdin", stdin=PASSCODE + "\n")
-        wait_for("both cards with content",
-                 lambda: plugin.mode(HEART) == "content" and plugin.mode(FORECAST) == "content", 90)
-        log("widgetd started: the plugin connects; widgets stored later come, with content: ok")
+        try:
+            wait_for("the three cards with content",
+                     lambda: all(plugin.mode(w) == "content" for w in (HEART, FORECAST, MEDIA)), 20)
+        except Failure as failure:
+            raise Failure(f"{failure}: {[plugin.state(w) for w in (HEART, FORECAST, MEDIA)]}") from None
+        log(f"widgetd started: the plugin connects; widgets stored later come with content, "
+            f"{time.monotonic() - stored:.1f} s after the first was stored (WatchWidgets): ok")
 
         # Stopped: every card goes. Started again (before the first unlock): they come back.
         daemon.stop()
@@ -649,6 +733,7 @@ def main():
             raise Failure(f"a secret stayed in phosh's tree after widgetd stopped: {secrets_in_tree(app)}")
         daemon.start()
         TAP = WatchTap(HEART)
+        actions = ActionTap()
         wait_for("both cards with their placeholders",
                  lambda: plugin.mode(HEART) == "placeholder" and plugin.mode(FORECAST) == "placeholder", 60)
         if secrets_in_tree(app):
@@ -666,11 +751,43 @@ def main():
         if missing:
             raise Failure(f"unlocked, yet no content in {missing}")
         log(f"unlock: both cards show content ({unlock * 1000:.1f} ms from the reply to the AT-SPI change): ok")
-        # The forecast's reload is overdue: its card says so, the heart's does not.
-        if not plugin.state(FORECAST)[0].endswith(", out of date") or "out of date" in plugin.state(HEART)[0]:
-            raise Failure(f"stale is not marked as it should be: {plugin.state(FORECAST)[0]!r}, {plugin.state(HEART)[0]!r}")
+        # The forecast's reload is overdue, which does not make its content wrong (iOS 17):
+        # "out of date" is for invalidated only, and neither card is.
+        if "out of date" in plugin.state(FORECAST)[0] or "out of date" in plugin.state(HEART)[0]:
+            raise Failure(f"a due reload was drawn out of date: {plugin.state(FORECAST)[0]!r}, {plugin.state(HEART)[0]!r}")
+
+        # Unlocked, an action that needs an unlock runs at once: its provider receives it.
+        mark = len(actions.deliveries)
+        press_action(plugin, HEART, "open")
+        delivery = wait_for("the provider's delivery of open", lambda: actions.delivered(mark, HEART, "open"), 10)
+        if delivery.get("whileLocked") is not False:
+            raise Failure(f"unlocked, open was delivered as {delivery}")
+        # Until the provider answers with a new timeline the card is invalidated, drawn
+        # "out of date" (iOS 17's meaning); the provider's answer ends it.
+        wait_for("the heart card out of date while its provider answers",
+                 lambda: plugin.state(HEART)[0] == card_name(HEART, "content") + ", out of date", 10)
+        daemon.ctl("put", HEART, os.path.join(ENV["WIDGETD_TIMELINES"], "heart.json"))
+        wait_for("the heart card up to date again", lambda: plugin.state(HEART)[0] == card_name(HEART, "content"), 10)
+        log("unlocked: pressing Open (AT-SPI) delivers it to the provider; the card is out of date until "
+            "the provider's new timeline: ok")
         show_cards_page(plugin)
         screenshot("phosh-unlocked.png")
+        # Roles: no field's name is drawn once a field has a role; the gauge's AtkValue is
+        # its value and range; the timer's text is what is drawn, and it ticks by itself while
+        # shown (the cards' page is on screen now).
+        heart_labels = plugin.state(HEART)[1]
+        named = [name for name in ("title", "heartRate", "steps", "symbol") if name in heart_labels]
+        if named or "64 bpm" not in heart_labels or "4,210 steps" not in heart_labels:
+            raise Failure(f"the heart card, drawn from roles: {heart_labels}")
+        gauges = plugin.nodes(MEDIA, "level bar")
+        if len(gauges) != 1 or A11Y.value(gauges[0]) != (0.25, 0.0, 1.0):
+            raise Failure(f"the media card's gauge: {[A11Y.value(g) for g in gauges]}")
+        timer = lambda: [A11Y.text(n) for n in plugin.nodes(MEDIA, "label")  # noqa: E731
+                         if len(A11Y.text(n)) == 5 and A11Y.text(n)[2] == ":"]
+        first = wait_for("the media card's timer", timer)
+        ticked = wait_for("the timer ticking", lambda: timer() != first and timer(), 5)
+        log(f"roles: no field names, the gauge's AtkValue (0.25 of 0-1), the timer ticks ({first[0]} then {ticked[0]}): ok")
+
         # The card draws its fields in the order the timeline gives them.
         drawn = plugin.drawn_order(FORECAST, FORECAST_ORDER)
         if drawn != FORECAST_ORDER:
@@ -709,6 +826,38 @@ def main():
             raise Failure(f"locks reached the tree in {results['lock_to_placeholder_ms']['median']} ms (median; limit "
                           f"{LOCK_DEADLINE * 1000:.0f} ms) and {results['lock_to_placeholder_ms']['max']} ms at most "
                           f"(limit {LOCK_ROUND_LIMIT * 1000:.0f} ms)")
+
+        # Locked: an action always allowed is delivered at once (a toggle with its new
+        # state, which the button shows); one that needs an unlock is held, the card says
+        # it waits, and the unlock delivers it.
+        mark = len(actions.deliveries)
+        press_action(plugin, MEDIA, "play")
+        delivery = wait_for("the provider's delivery of play", lambda: actions.delivered(mark, MEDIA, "play"), 10)
+        if delivery.get("whileLocked") is not True or delivery.get("isOn") is not True:
+            raise Failure(f"locked, play was delivered as {delivery}")
+        wait_for("the play toggle shown on",
+                 lambda: A11Y.states(plugin.find(MEDIA, "play")) & (1 << STATE_CHECKED | 1 << STATE_PRESSED), 10)
+        press_action(plugin, HEART, "open")
+        status = wait_for("the held action's status", lambda: plugin.find(HEART, "widgetd-action-status"), 10)
+        if A11Y.text(status) != "Waiting for unlock" or actions.delivered(mark, HEART, "open"):
+            raise Failure(f"locked, open: {A11Y.text(status)!r}, delivered {actions.delivered(mark, HEART, 'open')}")
+        if A11Y.name(plugin.find(HEART, "open")) != "Open":
+            raise Failure(f"the action's accessible name is {A11Y.name(plugin.find(HEART, 'open'))!r}, not its title")
+        daemon.call("io.widgetd.Device.Unlock", {"passcode": PASSCODE})
+        wait_for("the held open delivered by the unlock", lambda: actions.delivered(mark, HEART, "open"), 10)
+        wait_for("the status gone", lambda: plugin.mode(HEART) == "content" and not plugin.find(HEART, "widgetd-action-status"))
+        # The providers answer with new timelines (the player now playing).
+        daemon.ctl("put", HEART, os.path.join(ENV["WIDGETD_TIMELINES"], "heart.json"))
+        with open(os.path.join(ENV["WIDGETD_TIMELINES"], "media.json")) as f:
+            playing = f.read().replace('"isOn": false', '"isOn": true')
+        daemon.ctl("put", MEDIA, "-", stdin=playing)
+        wait_for("both answered", lambda: plugin.state(HEART)[0] == card_name(HEART, "content")
+                 and plugin.state(MEDIA)[0] == card_name(MEDIA, "content")
+                 and A11Y.states(plugin.find(MEDIA, "play")) & (1 << STATE_CHECKED | 1 << STATE_PRESSED), 10)
+        daemon.call("io.widgetd.Device.Lock", {})
+        wait_for("the heart placeholder again", lambda: plugin.mode(HEART) == "placeholder")
+        log("locked: Play (always allowed) delivered at once, the toggle shown on; Open held, "
+            "\"Waiting for unlock\", delivered by the unlock: ok")
 
         # "Allow access when locked" off: no sensitive value on any card.
         daemon.ctl("settings", "set", "lock-screen-widgets", "off")
@@ -778,6 +927,7 @@ def main():
         log("a listener run by another user: sent nothing, the plugin shows \"Widgets unavailable\": ok")
         set_plugin_setting("socket", f"'{ENV['WIDGETD_SOCKET']}'")
         wait_for("the cards back", lambda: plugin.mode(HEART) == "placeholder" and plugin.mode(FORECAST) == "content")
+        actions.connection.close()
 
         # What is shown: the most relevant first, at most max-widgets; or the picked ones, in
         # their order. Unlocked, so that the class-A widget's relevance is known (a
@@ -791,7 +941,7 @@ def main():
         set_plugin_setting("max-widgets", "3")
         wait_for("the picked cards in their order", lambda: shown() == [FORECAST, HEART])
         set_plugin_setting("widgets", "@as []")
-        wait_for("every card again, most relevant first", lambda: shown() == [HEART, FORECAST])
+        wait_for("every card again, most relevant first", lambda: shown() == [HEART, FORECAST, MEDIA])
         log("shown: the most relevant first, at most max-widgets; picked widgets in their order: ok")
         phosh_alive()
     finally:
