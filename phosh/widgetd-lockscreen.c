@@ -17,6 +17,11 @@
  *   unknown), shows a neutral empty state, and retries with a growing delay.
  * - A redacted field is a bar whose accessible name is "redacted": neither the
  *   hidden value nor the placeholder's sample ever sits where the value would be.
+ * - An entry with layout roles is drawn from them (DESIGN §12), without field names;
+ *   one without is drawn as before. Dates tick only while their label is mapped.
+ * - Actions (DESIGN §13) are performed on connections of their own, asynchronously:
+ *   widgetd decides what runs; the card only shows what it answered (held, expired)
+ *   and a delivered toggle's new state until the provider's timeline follows.
  *
  * SPDX-License-Identifier: Apache-2.0
  */

@@ -837,10 +837,19 @@ def main():
             raise Failure(f"locked, play was delivered as {delivery}")
         wait_for("the play toggle shown on",
                  lambda: A11Y.states(plugin.find(MEDIA, "play")) & (1 << STATE_CHECKED | 1 << STATE_PRESSED), 10)
+        # Held, and no unlock within ActionHoldSec= (6 s here): it expires, and says so.
         press_action(plugin, HEART, "open")
-        status = wait_for("the held action's status", lambda: plugin.find(HEART, "widgetd-action-status"), 10)
-        if A11Y.text(status) != "Waiting for unlock" or actions.delivered(mark, HEART, "open"):
-            raise Failure(f"locked, open: {A11Y.text(status)!r}, delivered {actions.delivered(mark, HEART, 'open')}")
+        status = lambda: plugin.find(HEART, "widgetd-action-status")  # noqa: E731
+        wait_for("the held action's status", lambda: status() and A11Y.text(status()) == "Waiting for unlock", 10)
+        held = time.monotonic()
+        wait_for("the held action expired", lambda: status() and A11Y.text(status()) == "Expired", 20)
+        if actions.delivered(mark, HEART, "open"):
+            raise Failure("an expired action was delivered")
+        log(f"locked: Open held, \"Waiting for unlock\", then \"Expired\" after {time.monotonic() - held:.1f} s: ok")
+        press_action(plugin, HEART, "open")
+        wait_for("the held action's status", lambda: status() and A11Y.text(status()) == "Waiting for unlock", 10)
+        if actions.delivered(mark, HEART, "open"):
+            raise Failure(f"locked, open was delivered before the unlock: {actions.delivered(mark, HEART, 'open')}")
         if A11Y.name(plugin.find(HEART, "open")) != "Open":
             raise Failure(f"the action's accessible name is {A11Y.name(plugin.find(HEART, 'open'))!r}, not its title")
         daemon.call("io.widgetd.Device.Unlock", {"passcode": PASSCODE})
