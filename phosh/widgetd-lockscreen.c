@@ -178,6 +178,7 @@ static const char css[] =
   ".widgetd-card .widgetd-actions { margin-top: 6px; }\n"
   ".widgetd-card .widgetd-action { border-radius: 12px; padding: 2px 10px; min-height: 24px; }\n"
   ".widgetd-card .widgetd-action.widgetd-held { border: 1px dashed @theme_fg_color; }\n"
+  ".widgetd-card .widgetd-action:checked { background-color: alpha(@theme_fg_color, 0.85); color: @theme_bg_color; }\n"
   ".widgetd-empty { opacity: 0.6; }\n";
 
 static void restart (PhoshWidgetdLockscreen *self);

@@ -47,6 +47,7 @@ from gi.repository import Gio, GLib  # noqa: E402
 HEART = "com.example.health/heart"
 FORECAST = "com.example.weather/forecast"
 MEDIA = "com.example.media/player"
+BATTERY = "com.example.power/battery"
 # The sensitive values: neither may be in phosh's tree when the lock hides it.
 SECRETS = {HEART: "64 bpm", FORECAST: "Rue de la République"}
 # The forecast's field values in its timeline's order (temperature, location, summary),
@@ -717,12 +718,13 @@ def main():
         daemon.ctl("put", HEART, os.path.join(timelines, "heart.json"))
         daemon.ctl("put", FORECAST, os.path.join(timelines, "forecast.json"))
         daemon.ctl("put", MEDIA, os.path.join(timelines, "media.json"))
+        daemon.ctl("put", BATTERY, os.path.join(timelines, "battery.json"))
         daemon.ctl("passcode", "set", "--passcode-stdin", stdin=PASSCODE + "\n")
         try:
-            wait_for("the three cards with content",
-                     lambda: all(plugin.mode(w) == "content" for w in (HEART, FORECAST, MEDIA)), 20)
+            wait_for("the four cards with content",
+                     lambda: all(plugin.mode(w) == "content" for w in (HEART, FORECAST, MEDIA, BATTERY)), 20)
         except Failure as failure:
-            raise Failure(f"{failure}: {[plugin.state(w) for w in (HEART, FORECAST, MEDIA)]}") from None
+            raise Failure(f"{failure}: {[plugin.state(w) for w in (HEART, FORECAST, MEDIA, BATTERY)]}") from None
         log(f"widgetd started: the plugin connects; widgets stored later come with content, "
             f"{time.monotonic() - stored:.1f} s after the first was stored (WatchWidgets): ok")
 
@@ -784,9 +786,12 @@ def main():
             raise Failure(f"the media card's gauge: {[A11Y.value(g) for g in gauges]}")
         timer = lambda: [A11Y.text(n) for n in plugin.nodes(MEDIA, "label")  # noqa: E731
                          if len(A11Y.text(n)) == 5 and A11Y.text(n)[2] == ":"]
+        rings = plugin.nodes(BATTERY, "level bar")
+        if len(rings) != 1 or A11Y.value(rings[0]) != (80.0, 0.0, 100.0) or "80%" not in plugin.state(BATTERY)[1]:
+            raise Failure(f"the battery's ring: {[A11Y.value(g) for g in rings]}, {plugin.state(BATTERY)}")
         first = wait_for("the media card's timer", timer)
         ticked = wait_for("the timer ticking", lambda: timer() != first and timer(), 5)
-        log(f"roles: no field names, the gauge's AtkValue (0.25 of 0-1), the timer ticks ({first[0]} then {ticked[0]}): ok")
+        log(f"roles: no field names, the gauges' AtkValue (bar 0.25 of 0-1, ring 80 of 0-100), the timer ticks ({first[0]} then {ticked[0]}): ok")
 
         # The card draws its fields in the order the timeline gives them.
         drawn = plugin.drawn_order(FORECAST, FORECAST_ORDER)
