@@ -832,6 +832,7 @@ draw_actions (Card *card, const WdPresentation *presentation)
     GtkWidget *button = action->toggle ? gtk_toggle_button_new () : gtk_button_new ();
     GtkWidget *content = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 4);
     GtkWidget *label;
+    const char *name;
     g_autofree char *description = NULL;
 
     if (action->requires_unlock)
@@ -843,6 +844,10 @@ draw_actions (Card *card, const WdPresentation *presentation)
       gtk_style_context_add_class (gtk_widget_get_style_context (label), "widgetd-redacted");
     } else {
       label = gtk_label_new (action->title != NULL ? action->title : action->id);
+      /* A long title does not widen the card: it ends in an ellipsis (the accessible
+       * name keeps it whole). */
+      gtk_label_set_ellipsize (GTK_LABEL (label), PANGO_ELLIPSIZE_END);
+      gtk_label_set_max_width_chars (GTK_LABEL (label), 18);
     }
     gtk_container_add (GTK_CONTAINER (content), label);
     gtk_container_add (GTK_CONTAINER (button), content);
@@ -850,13 +855,15 @@ draw_actions (Card *card, const WdPresentation *presentation)
     set_class (button, "widgetd-held", mine && card->action_state == ACTION_HELD);
     if (action->toggle)
       gtk_toggle_button_set_active (GTK_TOGGLE_BUTTON (button), shown_is_on (card, action));
-    /* The accessible name is the title, never the hidden one. */
-    set_accessible_name (button, action->redacted ? "redacted" : action->title != NULL ? action->title : action->id);
-    set_accessible_name (label, action->redacted ? "redacted" : action->title != NULL ? action->title : action->id);
+    /* The accessible name is the title drawn (a redacted action's is the placeholder's
+     * sample), "redacted" when there is none: never the hidden one. */
+    name = action->title != NULL ? action->title : action->redacted ? "redacted" : action->id;
+    set_accessible_name (button, name);
+    set_accessible_name (label, name);
     if (mine && card->action_state == ACTION_HELD)
       description = g_strdup ("Waiting for unlock");
     else if (action->requires_unlock)
-      description = g_strdup_printf ("Unlock to %s", action->redacted ? "use" : action->title != NULL ? action->title : action->id);
+      description = g_strdup_printf ("Unlock to %s", action->title != NULL ? action->title : action->redacted ? "use" : action->id);
     if (description != NULL) {
       atk_object_set_description (gtk_widget_get_accessible (button), description);
       gtk_widget_set_tooltip_text (button, description);

@@ -881,6 +881,11 @@ def main():
             raise Failure(f"with lock-screen widgets off, sensitive values are in phosh's tree: {leaked}")
         if "redacted" not in plugin.state(FORECAST)[1] or "18 °C" not in plugin.state(FORECAST)[1]:
             raise Failure(f"the redacted card should show a bar and its ordinary fields: {plugin.state(FORECAST)}")
+        # A sensitive action's title is withheld as a field's value: its button is named
+        # "redacted" (and the secret in its title is nowhere in the tree, checked above).
+        refresh = plugin.find(FORECAST, "refresh")
+        if refresh is None or A11Y.name(refresh) != "redacted":
+            raise Failure(f"the sensitive action's button: {A11Y.name(refresh) if refresh else None!r}")
         log("lock-screen widgets off: no card shows a sensitive value, the redacted one draws a bar: ok")
         pump(0.5)
         screenshot("phosh-locked.png")
