@@ -210,6 +210,28 @@ final class GroupCommitter {
         complete(batch, TimelineStore.commit(store.prepareWrites(batch.map(\.write))))
     }
 
+    /// Waits for the accepted writes a call must see (`MethodTable.WriteWait`): for
+    /// `own`, applies the answered batches only (no wait, no sync).
+    func settle(_ waits: MethodTable.WriteWait) {
+        switch waits {
+        case .none: break
+        case .own: applyAnswered()
+        case .all: if hasUnansweredWrites { commitAll() }
+        }
+    }
+
+    /// Makes the accepted writes of `widget` durable, answered and applied (a call that
+    /// reads and rewrites it: it builds on them), waiting for no other widget's: its
+    /// running commit, then its waiting writes committed on their own.
+    func settle(_ widget: WidgetID) {
+        applyAnswered()
+        for commit in inFlight where commit.widgets.contains(widget) { finish(commit) }
+        guard pending.contains(where: { $0.write.widget == widget }) else { return }
+        let batch = pending.filter { $0.write.widget == widget }
+        pending.removeAll { $0.write.widget == widget }
+        complete(batch, TimelineStore.commit(store.prepareWrites(batch.map(\.write))))
+    }
+
     /// Takes a worker's commit (waiting for it if needed) and completes it. Does
     /// nothing if it was taken already.
     private func finish(_ commit: InFlightCommit) {
@@ -236,7 +258,7 @@ final class GroupCommitter {
     }
 
     /// Applies the answered batches to the store, oldest first, and announces each.
-    private func applyAnswered() {
+    func applyAnswered() {
         while !answered.isEmpty {
             let (batch, committed) = answered.removeFirst()
             announce(batch, store.finishWrites(committed))

@@ -162,6 +162,8 @@ extension TimelineService {
     private func append(
         _ entries: [Entry], to widget: WidgetID, named text: String, _ registration: ProviderRegistration, _ context: CallContext
     ) throws(ServiceError) {
+        // It builds on the widget's accepted writes (its provider's), none other.
+        committer.settle(widget)
         guard let metadata = try ServiceError.fromStore({ () throws(StoreError) in try store.metadata(widget) }) else {
             throw .widgetNotFound(text)
         }
@@ -203,6 +205,8 @@ extension TimelineService {
         let parameters = try call.decodedParameters(WidgetParameters.self)
         guard let (widget, _) = try providedWidget(parameters.widget, context, authority, method: call.method)
         else { return }
+        // Deleted after the widget's accepted writes (its provider's), none other.
+        committer.settle(widget)
         guard try ServiceError.fromStore({ () throws(StoreError) in try store.metadata(widget) }) != nil else {
             throw .widgetNotFound(parameters.widget)
         }
