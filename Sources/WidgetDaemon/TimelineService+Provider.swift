@@ -211,12 +211,23 @@ extension TimelineService {
             throw .widgetNotFound(parameters.widget)
         }
         responder.forget(widget)
-        try ServiceError.fromStore { () throws(StoreError) in try store.deleteTimeline(widget) }
-        dropUnreadableOutput()
-        reloads.removed(widget)
-        context.logger.with("widget.id", "\(widget)").info("timeline deleted", event: "timeline_deleted")
-        context.reply(Empty())
-        refreshWatches(widget)
+        let prepared = try ServiceError.fromStore { () throws(StoreError) in try store.prepareDelete(widget) }
+        // The catalog's save (its syncs) runs off the loop; answered once applied.
+        let method = call.method
+        committer.delete(prepared) { [unowned self] result in
+            do throws(ServiceError) {
+                try ServiceError.fromStore { () throws(StoreError) in try result.get() }
+            } catch {
+                return context.fail(with: error, method: method)
+            }
+            // A read meanwhile may have cached it again.
+            responder.forget(widget)
+            dropUnreadableOutput()
+            reloads.removed(widget)
+            context.logger.with("widget.id", "\(widget)").info("timeline deleted", event: "timeline_deleted")
+            context.reply(Empty())
+            refreshWatches(widget)
+        }
     }
 
     func watchReloads(_ call: VarlinkCall, _ context: CallContext, _ authority: PeerAuthority) throws(ServiceError) {

@@ -142,6 +142,24 @@ import WidgetdPOSIX
         #expect(read.contains("SECOND") && read.contains("APPENDED") && !read.contains("FIRST"))
     }
 
+    /// A delete's catalog save runs on a worker, never on the loop: the call is answered
+    /// once it is durable and applied, and other calls are served meanwhile.
+    @Test func aDeleteSavesOffTheLoopAndIsAnsweredOnceApplied() throws {
+        let harness = try ServiceHarness()
+        harness.ok("io.widgetd.Provider.PutTimeline", harness.putParameters(Self.clock))
+        let delete = harness.call("io.widgetd.Provider.DeleteTimeline", ["widget": Self.clock], run: false)
+        #expect(!delete.isAnswered, "the delete's save ran on the loop")
+        #expect(harness.scheduler.hasHandedOverWork)
+        let stranger = PeerCredentials(pid: 1, uid: 5000, gid: 5000, groups: [5001])
+        #expect(harness.call("io.widgetd.Device.GetStatus", peer: stranger, run: false).isAnswered)
+        harness.scheduler.run()
+        #expect(delete.isAnswered && delete.error == nil, "\(delete.replies)")
+        #expect(harness.call("io.widgetd.Provider.GetTimeline", ["widget": Self.clock]).error == "io.widgetd.WidgetNotFound")
+        // And after a restart.
+        try harness.restart()
+        #expect(harness.call("io.widgetd.Provider.GetTimeline", ["widget": Self.clock]).error == "io.widgetd.WidgetNotFound")
+    }
+
     /// While a batch syncs, the next one is handed to a worker too, so that it waits at
     /// the journal sealed and appends the moment the first sync returns; a third waits
     /// for one of them to finish. Every writer is still answered.

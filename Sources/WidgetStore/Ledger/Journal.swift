@@ -243,11 +243,14 @@ final class Journal: @unchecked Sendable {
         }
     }
 
-    /// Drops `key`'s records from what is served and folded (a delete, which the catalog
-    /// recorded durably first: a replay of them after a crash is refused by it).
-    func forget(_ key: FileDigest) {
+    /// Drops `key`'s records up to `generation` from what is served and folded (a
+    /// delete, which the catalog recorded durably first: a replay of them after a crash
+    /// is refused by it); a newer one, written after the delete, stays.
+    func forget(_ key: FileDigest, upTo generation: UInt64) {
         stateLock.withLock {
-            for region in regions { region.files[key] = nil }
+            for region in regions {
+                if let bytes = region.files[key], (TimelineFile.generation(of: bytes) ?? 0) <= generation { region.files[key] = nil }
+            }
         }
     }
 

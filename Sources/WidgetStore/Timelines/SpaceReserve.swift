@@ -13,8 +13,8 @@ import WidgetdPOSIX
 /// The file holds nothing (zeros) and is no part of the store's contents: a wipe leaves
 /// it, and its loss costs only the reserve.
 ///
-/// Threading: the store's thread.
-final class SpaceReserve {
+/// Threading: any thread (a delete's save runs off the store's); its calls take turns.
+final class SpaceReserve: @unchecked Sendable {
     static let fileName = "reserve"
     /// Enough for many deletes' catalog saves (each a log append and a 141-byte head)
     /// and a compaction of a catalog of some ten thousand widgets.
@@ -22,8 +22,12 @@ final class SpaceReserve {
 
     let path: String
     let bytes: Int
+    /// Whether the file holds its room now (guarded by `lock`).
+    private var held = false
+    private let lock = ThreadLock()
+
     /// Whether the file holds its room now.
-    private(set) var isHeld = false
+    var isHeld: Bool { lock.withLock { held } }
 
     init(stateDirectory: String, bytes: Int = SpaceReserve.defaultBytes) {
         path = "\(stateDirectory)/\(Self.fileName)"
@@ -34,7 +38,9 @@ final class SpaceReserve {
     /// file system has not the room (or the file cannot be made): then it is tried again later.
     @discardableResult
     func replenish() -> Bool {
-        guard !isHeld, bytes > 0 else { return isHeld }
+        lock.lock()
+        defer { lock.unlock() }
+        guard !held, bytes > 0 else { return held }
         guard let fd = try? FileSystem.openFile(path, flags: O_RDWR | O_CREAT) else { return false }
         defer { Syscall.close(fd) }
         // posix_fallocate returns the error itself; a partial allocation is given back.
@@ -43,14 +49,16 @@ final class SpaceReserve {
             return false
         }
         guard fsync(fd.rawValue) == 0 else { return false }
-        isHeld = true
+        held = true
         return true
     }
 
     /// Gives the room back to the file system; `false` if there was none to give.
     func release() -> Bool {
-        guard isHeld else { return false }
-        isHeld = false
+        lock.lock()
+        defer { lock.unlock() }
+        guard held else { return false }
+        held = false
         guard let fd = try? FileSystem.openFile(path, flags: O_RDWR) else { return false }
         defer { Syscall.close(fd) }
         return ftruncate(fd.rawValue, 0) == 0

@@ -495,7 +495,32 @@ public final class TimelineStore {
     /// throws has changed nothing: the catalog's record is taken back in memory if its
     /// save fails, and the file goes only once the record is durable. On a full file
     /// system the save may take the space reserve (`SpaceReserve`).
+    ///
+    /// The three steps, `prepareDelete`, `commitDelete` and `finishDelete`, can be taken
+    /// apart, so that the save's syncs run off the store's thread.
     public func deleteTimeline(_ widget: WidgetID) throws(StoreError) {
+        let prepared = try prepareDelete(widget)
+        try finishDelete(prepared, Self.commitDelete(prepared))
+    }
+
+    /// A delete checked on the store's thread, ready for `commitDelete` on any thread.
+    public struct PreparedDelete: @unchecked Sendable {
+        public let widget: WidgetID
+        let key: FileDigest
+        let path: String
+        let timelinesDirectory: String
+        /// The file as it was read (`nil`: the widget is in the journal only).
+        let bytes: [UInt8]?
+        /// What the deletion is recorded at: above every generation written or being written.
+        let generation: UInt64
+        let ledger: GenerationLedger
+        let metadataKey: SecureBytes
+        let reserve: SpaceReserve
+    }
+
+    /// Checks a delete and fixes the generation it is recorded at; `widgetNotFound` if
+    /// the widget has no timeline. Changes nothing but the index's knowledge of it.
+    public func prepareDelete(_ widget: WidgetID) throws(StoreError) -> PreparedDelete {
         // A deletion is recorded in the catalog, which is not rebuilt yet.
         guard !awaitingPasscodeToRebuildCatalog else { throw .protectedDataUnavailable }
         reserve.replenish()
@@ -515,37 +540,68 @@ public final class TimelineStore {
         let generation = max(
             journaled.flatMap(TimelineFile.generation(of:)) ?? 0, bytes.flatMap(TimelineFile.generation(of:)) ?? 0,
             (try? indexedGeneration(widget)).flatMap { $0 } ?? 0)
-        // Recorded durably before the file goes: a crash in between leaves the widget
-        // deleted, and its file, put back from a backup, ignored. The catalog's usage
-        // table loses the file's share in the same save (a file of a deleted widget
-        // counts for nobody, gone or not; a journaled write was never in it).
-        let (ledger, metadataKey) = (timelines.ledger, custody.subkeys.timelineMetadata)
-        try reserve.retryingOnFullDisk { () throws(StoreError) in
-            try fromLedger { () throws(LedgerError) in
-                let before = ledger.entry(key)
-                try ledger.changeFiles(withholding: false, { () throws(LedgerError) -> UsageChange in
-                    var change = UsageChange()
-                    change.removing(bytes, key: key, expected: Array(widget.description.utf8)[...], ledger: ledger, metadataKey: metadataKey)
-                    try ledger.recordDeleted(key, generation: generation)
-                    return change
-                }, thenSave: { () throws(LedgerError) in
-                    do throws(LedgerError) { try ledger.save() } catch {
-                        // Not durable: not deleted, in memory either (no later save may carry it).
-                        ledger.restore(key, before)
-                        throw error
-                    }
-                })
+        return PreparedDelete(
+            widget: widget, key: key, path: path, timelinesDirectory: timelinesDirectory, bytes: bytes,
+            generation: generation, ledger: timelines.ledger, metadataKey: custody.subkeys.timelineMetadata, reserve: reserve)
+    }
+
+    /// Records the deletion durably in the catalog, then removes the file (if it still
+    /// holds a generation the deletion covers). Touches no store state but the catalog
+    /// (which locks its own) and the reserve: may run on any thread. On failure the
+    /// catalog is as it was.
+    public static func commitDelete(_ prepared: PreparedDelete) -> Result<Void, StoreError> {
+        let (key, ledger, metadataKey, bytes, generation) = (
+            prepared.key, prepared.ledger, prepared.metadataKey, prepared.bytes, prepared.generation
+        )
+        let expected = Array(prepared.widget.description.utf8)[...]
+        return Result { () throws(StoreError) in
+            // Recorded durably before the file goes: a crash in between leaves the widget
+            // deleted, and its file, put back from a backup, ignored. The catalog's usage
+            // table loses the file's share in the same save (a file of a deleted widget
+            // counts for nobody, gone or not; a journaled write was never in it).
+            try prepared.reserve.retryingOnFullDisk { () throws(StoreError) in
+                try fromLedger { () throws(LedgerError) in
+                    let before = ledger.entry(key)
+                    try ledger.changeFiles(withholding: false, { () throws(LedgerError) -> UsageChange in
+                        var change = UsageChange()
+                        change.removing(bytes, key: key, expected: expected, ledger: ledger, metadataKey: metadataKey)
+                        try ledger.recordDeleted(key, generation: generation)
+                        return change
+                    }, thenSave: { () throws(LedgerError) in
+                        do throws(LedgerError) { try ledger.save() } catch {
+                            // Not durable: not deleted, in memory either (no later save may carry it).
+                            ledger.restore(key, before)
+                            throw error
+                        }
+                        // Deleted from here on. Inside the change, so that no fold replaces
+                        // the file meanwhile: only a file the deletion covers goes (a
+                        // failed removal leaves it, ignored, to the next reading of the directory).
+                        guard bytes != nil,
+                            let current = try? FileSystem.readFile(prepared.path, limit: TimelineFile.maximumFileBytes),
+                            (TimelineFile.generation(of: current) ?? 0) <= generation,
+                            (try? FileSystem.remove(prepared.path)) == true
+                        else { return }
+                        _ = try? FileSystem.syncDirectory(prepared.timelinesDirectory)
+                    })
+                }
             }
         }
-        // Deleted from here on, whatever follows: the file is ignored by the catalog
-        // until it goes (a failed removal leaves it to the next reading of the directory).
-        cache.remove(widget)
-        journal?.forget(key)
-        timelines.forget(name, widget: widget)
-        if bytes != nil, (try? fromLedger({ () throws(LedgerError) in try FileSystem.remove(path) })) == true {
-            _ = try? fromLedger { () throws(LedgerError) in try FileSystem.syncDirectory(timelinesDirectory) }
+    }
+
+    /// Applies a committed delete on the store's thread (cache, journal, index), or
+    /// throws its failure, having changed nothing.
+    public func finishDelete(_ prepared: PreparedDelete, _ result: Result<Void, StoreError>) throws(StoreError) {
+        let name = prepared.key.fileName
+        if case .failure(let error) = result {
+            timelines.forget(name, widget: prepared.widget)
+            throw error
         }
-        timelines.recordAbsent(key, widget: widget)
+        // A write numbered after the delete was prepared (above it) stands.
+        journal?.forget(prepared.key, upTo: prepared.generation)
+        if let newer = (try? indexedGeneration(prepared.widget)).flatMap({ $0 }), newer > prepared.generation { return }
+        cache.remove(prepared.widget)
+        timelines.forget(name, widget: prepared.widget)
+        timelines.recordAbsent(prepared.key, widget: prepared.widget)
     }
 
     // MARK: Reload schedule
