@@ -9,8 +9,7 @@ What it promises its provider:
 
 - ``publish(widget, timeline)`` states what the widget should hold. The latest
   wins; a timeline equal to the one widgetd already holds is not written; writes
-  are at least ``min_interval`` seconds apart (a player skipping through a playlist
-  costs a few writes a second, not one per signal).
+  are bounded to ``WRITE_RATE`` a second after a burst of ``WRITE_BURST``.
 - widgetd absent, stopping or restarting: the link reconnects with a doubling
   backoff (``backoff_initial`` to ``backoff_max``) and writes every published
   timeline again, since a restarted store may hold an older one.
@@ -35,8 +34,11 @@ from gi.repository import GLib
 from widgetd import _protocol as wire
 from widgetd._errors import Error
 
-#: Seconds between two writes at least.
-MIN_INTERVAL = 0.25
+#: Writes per second in the long run, and how many may follow at once after a
+#: quiet time (a token bucket): a change after a pause is written at once, a player
+#: skipping through a playlist costs a few writes a second, not one per signal.
+WRITE_RATE = 4.0
+WRITE_BURST = 4.0
 BACKOFF_INITIAL = 0.1
 BACKOFF_MAX = 10.0
 
@@ -159,7 +161,8 @@ class Link:
         log: logging.Logger,
         on_reload: Optional[Callable[[str, str], None]] = None,
         on_action: Optional[Callable[[Dict[str, Any]], None]] = None,
-        min_interval: float = MIN_INTERVAL,
+        write_rate: float = WRITE_RATE,
+        write_burst: float = WRITE_BURST,
         backoff_initial: float = BACKOFF_INITIAL,
         backoff_max: float = BACKOFF_MAX,
         clock: Callable[[], float] = time.monotonic,
@@ -169,7 +172,9 @@ class Link:
         self.log = log
         self.on_reload = on_reload
         self.on_action = on_action
-        self.min_interval = min_interval
+        self.write_rate = write_rate
+        self.write_burst = write_burst
+        self._tokens = write_burst
         self.backoff_initial = backoff_initial
         self.backoff_max = backoff_max
         self.clock = clock
@@ -179,7 +184,7 @@ class Link:
         self._calls: Optional[_Connection] = None
         self._streams: List[_Connection] = []
         self._in_flight: Optional[tuple] = None
-        self._last_write = -1e9
+        self._refilled = clock()
         self._backoff = 0.0
         self._retry_source = 0
         self._flush_source = 0
@@ -304,7 +309,10 @@ class Link:
     def _schedule_flush(self) -> None:
         if not self._connected or self._in_flight is not None or self._flush_source:
             return
-        wait = self._last_write + self.min_interval - self.clock()
+        now = self.clock()
+        self._tokens = min(self.write_burst, self._tokens + (now - self._refilled) * self.write_rate)
+        self._refilled = now
+        wait = (1.0 - self._tokens) / self.write_rate
         if wait > 0:
             self._flush_source = GLib.timeout_add(max(1, int(wait * 1000 + 0.999)), self._flush)
         else:
@@ -326,8 +334,9 @@ class Link:
                 continue
             call = wire.put_timeline(widget, timeline.get("entries", []), timeline.get("family"),
                                      timeline.get("policy"), timeline.get("placeholder"))
+            self.log.debug("writing %s (%d entries)", widget, len(timeline.get("entries", [])))
             self._in_flight = (widget, encoded)
-            self._last_write = self.clock()
+            self._tokens -= 1.0
             self._calls.send(call)
             break
         return False

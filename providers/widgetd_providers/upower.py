@@ -146,6 +146,7 @@ class PowerProvider(Provider):
         peripherals = [_battery(proxy) for _, proxy in sorted(self.peripherals.items())]
         problems: list = []
         shown = power.fields(display, peripherals, problems)
+        self.log.debug("display device: %s", display)
         self.left_out(["UPower " + p for p in problems])
         timeline = power.timeline(display, peripherals, _dt.datetime.now(_dt.timezone.utc))
         self.show(power.WIDGET, timeline, shown)
