@@ -228,10 +228,15 @@ install-providers:
 	$(INSTALL) -d $(DESTDIR)$(PROVIDERCONFDIR)
 	$(INSTALL) -m 0644 providers/providers.d/*.conf $(DESTDIR)$(PROVIDERCONFDIR)/
 	$(INSTALL) -D -m 0644 man/widgetd-providers.8 $(DESTDIR)$(MANDIR)/man8/widgetd-providers.8
+	for p in $(PROVIDERS); do \
+	  echo '.so man8/widgetd-providers.8' > $(DESTDIR)$(MANDIR)/man8/widgetd-provider-$$p.8; \
+	  chmod 0644 $(DESTDIR)$(MANDIR)/man8/widgetd-provider-$$p.8; \
+	done
 
 uninstall-providers:
 	for p in $(PROVIDERS); do \
-	  rm -f $(DESTDIR)$(BINDIR)/widgetd-provider-$$p $(DESTDIR)$(SYSTEMDUSERUNITDIR)/widgetd-provider-$$p.service; \
+	  rm -f $(DESTDIR)$(BINDIR)/widgetd-provider-$$p $(DESTDIR)$(SYSTEMDUSERUNITDIR)/widgetd-provider-$$p.service \
+	    $(DESTDIR)$(MANDIR)/man8/widgetd-provider-$$p.8; \
 	done
 	rm -rf $(DESTDIR)$(PROVIDERLIBDIR) $(DESTDIR)$(PROVIDERCONFDIR)
 	rmdir $(DESTDIR)$(LIBDIR)/widgetd 2>/dev/null || true
