@@ -165,3 +165,47 @@ def perform_action(socket: str, widget: str, surface: str, action: str) -> Dict[
         return client._run(call)
     finally:
         client.close()
+
+
+#: ``WIDGETD_PROVIDER_BENCH=N``: each service test also measures N changes.
+BENCH_ROUNDS = int(os.environ.get("WIDGETD_PROVIDER_BENCH", "0") or 0)
+
+
+def percentile(samples: List[float], fraction: float) -> float:
+    """The nearest-rank percentile of ``samples``."""
+    ordered = sorted(samples)
+    rank = max(1, int(-(-fraction * len(ordered) // 1)))
+    return ordered[min(rank, len(ordered)) - 1]
+
+
+def report(name: str, samples: List[float]) -> str:
+    line = "bench %s: %d changes, source to host p50 %.1f ms, p99 %.1f ms, max %.1f ms" % (
+        name, len(samples), percentile(samples, 0.5) * 1000, percentile(samples, 0.99) * 1000, max(samples) * 1000)
+    print(line)
+    return line
+
+
+def idle(process: "subprocess.Popen", seconds: float) -> str:
+    """CPU time, context switches and resident memory of ``process`` over ``seconds``
+    in which nothing changes (the benchmark's idle row; a measurement, so it sleeps)."""
+    def sample() -> tuple:
+        with open("/proc/%d/stat" % process.pid) as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        ticks = int(fields[11]) + int(fields[12])
+        switches = 0
+        rss = 0
+        with open("/proc/%d/status" % process.pid) as f:
+            for line in f:
+                if line.startswith(("voluntary_ctxt_switches", "nonvoluntary_ctxt_switches")):
+                    switches += int(line.split()[1])
+                elif line.startswith("VmRSS:"):
+                    rss = int(line.split()[1])
+        return ticks, switches, rss
+    before = sample()
+    time.sleep(seconds)
+    after = sample()
+    hz = os.sysconf("SC_CLK_TCK")
+    line = "idle over %gs: CPU %.2f s, %d context switches, RSS %.1f MiB" % (
+        seconds, (after[0] - before[0]) / hz, after[1] - before[1], after[2] / 1024)
+    print(line)
+    return line

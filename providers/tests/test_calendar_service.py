@@ -21,7 +21,7 @@ from gi.repository import ECal, EDataServer, Gio, GLib, ICalGLib  # noqa: E402
 
 import widgetd  # noqa: E402
 
-from .services import DEADLINE, PASSCODE, Host, ProviderProcess, actions, redacted, start_daemon, value  # noqa: E402
+from .services import BENCH_ROUNDS, DEADLINE, PASSCODE, Host, idle, report, ProviderProcess, actions, redacted, start_daemon, value  # noqa: E402
 
 WIDGET = "org.widgetd.calendar/upcoming"
 FACTORY = "evolution-calendar-factory"
@@ -168,6 +168,24 @@ class CalendarServiceTests(unittest.TestCase):
         with widgetd.Client(self.daemon.socket) as c:
             c.unlock(PASSCODE)
         self.host.wait_for(lambda p: value(p, "title") == "While widgetd was away", "after widgetd restarted")
+
+
+    @unittest.skipUnless(BENCH_ROUNDS, "WIDGETD_PROVIDER_BENCH=N measures N changes")
+    def test_0_benchmark(self) -> None:
+        now = _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0)
+        samples = []
+        for round_ in range(BENCH_ROUNDS):
+            time.sleep(0.3)
+            title = "Bench %d" % round_
+            start = now + _dt.timedelta(minutes=1)  # earlier than every other event: shown first
+            started = time.monotonic()
+            uid = self.add(title, start - _dt.timedelta(seconds=round_ + 1), start)
+            self.host.wait_for(lambda p: value(p, "title") == title, title)
+            samples.append(time.monotonic() - started)
+            self.remove(uid)
+        report("calendar (ECal create_object to Host.Watch)", samples)
+        time.sleep(1)
+        idle(self.provider.process, 10)
 
 
 if __name__ == "__main__":

@@ -11,7 +11,7 @@ import unittest
 
 import widgetd
 
-from .services import PASSCODE, Host, ProviderProcess, actions, perform_action, redacted, start_daemon, value
+from .services import BENCH_ROUNDS, PASSCODE, Host, idle, report, ProviderProcess, actions, perform_action, redacted, start_daemon, value
 
 WIDGET = "org.widgetd.media/nowPlaying"
 MPRIS_PLUGIN = "/usr/lib/mpv-mpris/mpris.so"
@@ -135,6 +135,25 @@ class MediaServiceTests(unittest.TestCase):
         with widgetd.Client(self.daemon.socket) as c:
             c.unlock(PASSCODE)
         self.host.wait_for(lambda p: value(p, "state") == "Paused", "paused after the restart")
+
+
+    @unittest.skipUnless(BENCH_ROUNDS, "WIDGETD_PROVIDER_BENCH=N measures N changes")
+    def test_9_benchmark(self) -> None:
+        from gi.repository import Gio
+        bus = Gio.bus_get_sync(Gio.BusType.SESSION, None)
+        samples = []
+        for round_ in range(BENCH_ROUNDS):
+            method, state = (("Pause", "Paused"), ("Play", "Playing"))[round_ % 2]
+            time.sleep(0.3)
+            started = time.monotonic()
+            bus.call_sync("org.mpris.MediaPlayer2.mpv", "/org/mpris/MediaPlayer2", "org.mpris.MediaPlayer2.Player",
+                          method, None, None, Gio.DBusCallFlags.NONE, 5000, None)
+            self.host.wait_for(lambda p: value(p, "state") == state, state)
+            samples.append(time.monotonic() - started)
+        report("media (MPRIS Pause/Play to Host.Watch)", samples)
+        playerctl("pause")
+        self.host.wait_for(lambda p: value(p, "state") == "Paused", "paused")
+        idle(self.provider.process, 10)
 
 
 if __name__ == "__main__":

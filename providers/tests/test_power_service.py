@@ -13,7 +13,7 @@ import gi
 gi.require_version("UMockdev", "1.0")
 from gi.repository import UMockdev  # noqa: E402
 
-from .services import Host, ProviderProcess, start_daemon, value  # noqa: E402
+from .services import BENCH_ROUNDS, Host, ProviderProcess, idle, report, start_daemon, value  # noqa: E402
 
 WIDGET = "org.widgetd.power/battery"
 UPOWERD = "/usr/libexec/upowerd"
@@ -92,6 +92,21 @@ class PowerServiceTests(unittest.TestCase):
         self.assertIn("connected to widgetd", self.provider.log())
         self.set_level("48000000")
         self.host.wait_for(lambda p: value(p, "gauge") == 0.8, "at 80 % again")
+
+
+    @unittest.skipUnless(BENCH_ROUNDS, "WIDGETD_PROVIDER_BENCH=N measures N changes")
+    def test_9_benchmark(self) -> None:
+        self.host.wait_for(lambda p: value(p, "gauge") is not None, "with a gauge")
+        samples = []
+        for round_ in range(BENCH_ROUNDS):
+            energy, level = (("30000000", 0.5), ("36000000", 0.6))[round_ % 2]
+            time.sleep(0.3)  # past the write bucket's refill: each change stands alone
+            started = time.monotonic()
+            self.set_level(energy)
+            self.host.wait_for(lambda p: value(p, "gauge") == level, "at %g" % level)
+            samples.append(time.monotonic() - started)
+        report("power (umockdev uevent to Host.Watch)", samples)
+        idle(self.provider.process, 10)
 
 
 if __name__ == "__main__":
