@@ -229,7 +229,8 @@ class Link:
             if self.on_action is not None:
                 streams.append((watch_actions(self.provider), self._on_action_message))
             for call, handler in streams:
-                connection = _Connection(self.socket_path, self._stream_handler(call, handler), self._on_stream_closed)
+                connection = _Connection(self.socket_path, lambda message: None, self._on_stream_closed)
+                connection._on_message = self._stream_handler(call, handler, connection)
                 connection.send(call, more=True)
                 self._streams.append(connection)
         except OSError as error:
@@ -281,15 +282,20 @@ class Link:
 
     # --- Streams ------------------------------------------------------------------
 
-    def _stream_handler(self, call: wire.Call, handler: Callable[[Dict[str, Any]], None]) -> Callable[[Dict[str, Any]], None]:
+    def _stream_handler(self, call: wire.Call, handler: Callable[[Dict[str, Any]], None],
+                        connection: _Connection) -> Callable[[Dict[str, Any]], None]:
         def handle(message: Dict[str, Any]) -> None:
             try:
                 parameters = wire.reply_parameters(message)
             except Error as error:
-                # A daemon without this method (or this parameter): say so once. The
-                # stream has ended; the connection stays, so a restart is still seen.
+                # A daemon without this method (or this parameter): say so once, and
+                # close the connection (idle, widgetd would close it, which would read as
+                # a restart). The other streams, and the next write, still see a restart.
                 self.log_once("stream:" + call.method + error.name, logging.WARNING,
                               "widgetd refused %s: %s", call.method.rsplit(".", 1)[1], error.name)
+                connection.close()
+                if connection in self._streams:
+                    self._streams.remove(connection)
                 return
             self._backoff = 0.0
             handler(parameters)
