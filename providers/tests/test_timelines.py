@@ -160,6 +160,19 @@ class MediaTests(unittest.TestCase):
         self.assertEqual(timeline["entries"], [])
         self.assertEqual(timeline["placeholder"], media.placeholder())
 
+    def test_a_state_the_last_timeline_foresaw_is_not_written_again(self) -> None:
+        playing = media.shown(self.player(), [])             # at 20 s of 200 s
+        later = playing._replace(position=playing.position + 10.2)
+        last = ("mpv", playing, 100.0)
+        self.assertTrue(media.foreseen(last, "mpv", later, 110.0))
+        self.assertFalse(media.foreseen(last, "mpv", later, 105.0))                   # a seek
+        self.assertFalse(media.foreseen(last, "vlc", later, 110.0))                   # another player
+        self.assertFalse(media.foreseen(last, "mpv", later._replace(title="B"), 110.0))
+        paused = media.shown(self.player(status="Paused"), [])
+        self.assertTrue(media.foreseen(("mpv", paused, 100.0), "mpv", paused, 500.0))
+        self.assertFalse(media.foreseen(None, "mpv", playing, 100.0))
+        self.assertFalse(media.foreseen(("mpv", None, 100.0), "mpv", playing, 100.0))
+
     def test_the_active_player_is_the_one_playing_else_the_latest(self) -> None:
         self.assertEqual(media.choose({"a": ("Playing", 1), "b": ("Paused", 5)}), "a")
         self.assertEqual(media.choose({"a": ("Paused", 1), "b": ("Stopped", 5)}), "b")

@@ -162,6 +162,25 @@ def timeline(state: Optional[Shown], now: _dt.datetime) -> Dict[str, Any]:
     return {"family": FAMILY, "entries": entries, "policy": {"kind": "never"}, "placeholder": placeholder()}
 
 
+def foreseen(last: Optional[Tuple[Optional[str], Optional[Shown], float]], name: Optional[str],
+             state: Optional[Shown], now: float) -> bool:
+    """Whether the timeline written for ``last`` (player, state, monotonic time read)
+    already shows ``state`` of player ``name`` read at ``now``: all but the position
+    equal, and the position where that timeline foresaw it, within a second. So a
+    signal that changes nothing the widget shows (a volume change, a position read
+    again as it moves) writes nothing."""
+    if last is None or state is None or last[1] is None:
+        return False
+    before_name, before, at = last
+    if before_name != name or before._replace(position=None) != state._replace(position=None):
+        return False
+    if state.position is None or before.position is None:
+        return state.position == before.position
+    moving = state.status == "Playing" and state.length is not None
+    expected = before.position + ((now - at) * state.rate if moving else 0.0)
+    return abs(state.position - expected) < 1.0
+
+
 def choose(players: Dict[str, Tuple[str, int]]) -> Optional[str]:
     """The active player among ``{name: (status, last change)}``: the one playing
     most recently changed, else the most recently changed."""

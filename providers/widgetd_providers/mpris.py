@@ -13,6 +13,7 @@ from __future__ import annotations
 import datetime as _dt
 import itertools
 import sys
+import time
 from typing import Any, Dict, Optional
 
 from gi.repository import Gio, GLib
@@ -63,6 +64,9 @@ class MediaProvider(Provider):
         self.bus: Optional[Gio.DBusConnection] = None
         self.players: Dict[str, _Player] = {}
         self.subscription = 0
+        # What the last timeline showed: the player, its state, and when it was read
+        # (monotonic seconds).
+        self._last: Optional[tuple] = None
 
     def start(self) -> None:
         self.update()
@@ -181,15 +185,19 @@ class MediaProvider(Provider):
             problems: list = []
             state = media.shown(player.state(), problems)
             self.left_out(["MPRIS " + p for p in problems])
+        now = time.monotonic()
+        name = player.name if player else None
+        if media.foreseen(self._last, name, state, now):
+            return
+        self._last = (name, state, now)
         timeline = media.timeline(state, _dt.datetime.now(_dt.timezone.utc))
-        # The position moves by itself: an equal state read later is the same show
-        # only if it is where the last timeline foresaw it; key on what was read.
         self.show(media.WIDGET, timeline, (player.name if player else None, state))
 
     # --- widgetd's requests ------------------------------------------------------
 
     def reload(self, widget: str, reason: str) -> None:
         self.forget(widget)
+        self._last = None
         self.update()
 
     def perform(self, event: Dict[str, Any]) -> None:
@@ -201,6 +209,7 @@ class MediaProvider(Provider):
         if method is None or player is None or self.bus is None:
             self.log.warning("action %s: nothing to do it on", action if method else "(unknown)")
             self.forget(media.WIDGET)
+            self._last = None
             self.update()
             return
         self.log.info("action %s%s: %s", action, " (while locked)" if event.get("whileLocked") else "", method)
@@ -213,6 +222,7 @@ class MediaProvider(Provider):
             # widgetd waits for a new timeline after an action: write one even when
             # the player's state did not change (its signals write the rest).
             self.forget(media.WIDGET)
+            self._last = None
             self.update()
 
         self.bus.call(player.name, PATH, PLAYER, method, None, None, Gio.DBusCallFlags.NONE, 2000, None, done)
