@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import sys
 import time
 import unittest
 
@@ -136,6 +137,27 @@ class MediaServiceTests(unittest.TestCase):
             c.unlock(PASSCODE)
         self.host.wait_for(lambda p: value(p, "state") == "Paused", "paused after the restart")
 
+
+    def test_6_a_player_sending_the_wrong_types_is_shown_without_them(self) -> None:
+        playerctl("pause")
+        self.host.wait_for(lambda p: value(p, "state") == "Paused", "paused")
+        hostile = subprocess.Popen([sys.executable, os.path.join(os.path.dirname(__file__), "hostile_player.py"), "hostile"],
+                                   stdout=subprocess.PIPE, text=True)
+        try:
+            self.assertEqual(hostile.stdout.readline().strip(), "ready")
+            shown = self.host.wait_for(lambda p: value(p, "title") == "Unknown title", "the liar's state, cleaned")
+            self.assertEqual(value(shown, "state"), "Playing")
+            self.assertIsNone(value(shown, "artist"))
+            self.assertIsNone(value(shown, "position"))
+            self.assertEqual([a["id"] for a in actions(shown)], ["playPause"])  # CanGoNext "yes" is not true
+            self.assertTrue(self.provider.alive())
+            log = self.provider.log()
+            self.assertEqual(log.count("xesam:title: not text (int)"), 1, log)
+        finally:
+            hostile.terminate()
+            hostile.wait()
+            hostile.stdout.close()
+        self.host.wait_for(lambda p: value(p, "title") == TITLE, "mpv again once the liar quit")
 
     @unittest.skipUnless(BENCH_ROUNDS, "WIDGETD_PROVIDER_BENCH=N measures N changes")
     def test_9_benchmark(self) -> None:
