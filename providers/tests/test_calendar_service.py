@@ -21,7 +21,8 @@ from gi.repository import ECal, EDataServer, Gio, GLib, ICalGLib  # noqa: E402
 
 import widgetd  # noqa: E402
 
-from .services import BENCH_ROUNDS, DEADLINE, PASSCODE, Host, idle, report, ProviderProcess, actions, redacted, start_daemon, value  # noqa: E402
+from .services import (BENCH_ROUNDS, DEADLINE, PASSCODE, Host, ProviderProcess, actions, idle,  # noqa: E402
+                       perform_action, redacted, report, start_daemon, value)
 
 WIDGET = "org.widgetd.calendar/upcoming"
 FACTORY = "evolution-calendar-factory"
@@ -147,7 +148,7 @@ class CalendarServiceTests(unittest.TestCase):
         self.assertNotIn("zzzz", log)
         self.assertEqual(log.count("event title: too long"), 1, log)
 
-    def test_4_the_calendar_factory_restarting_is_followed(self) -> None:
+    def test_7_the_calendar_factory_restarting_is_followed(self) -> None:
         # The factory of this test's own session bus, by its pid (not by name: other
         # sessions on the machine have theirs).
         bus = Gio.bus_get_sync(Gio.BusType.SESSION, None)
@@ -160,7 +161,7 @@ class CalendarServiceTests(unittest.TestCase):
         self.host.wait_for(lambda p: value(p, "title") == "After the restart", "after the factory restarted")
         self.assertIn("backend died", self.provider.log())
 
-    def test_5_widgetd_restarting_gets_the_timeline_again(self) -> None:
+    def test_8_widgetd_restarting_gets_the_timeline_again(self) -> None:
         now = _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0)
         self.daemon.stop()
         self.add_elsewhere("While widgetd was away", now + _dt.timedelta(minutes=15), now + _dt.timedelta(minutes=25))
@@ -169,6 +170,31 @@ class CalendarServiceTests(unittest.TestCase):
             c.unlock(PASSCODE)
         self.host.wait_for(lambda p: value(p, "title") == "While widgetd was away", "after widgetd restarted")
 
+
+    def test_4_open_waits_for_an_unlock_and_then_reaches_the_provider(self) -> None:
+        now = _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0)
+        self.add("Standup", now + _dt.timedelta(minutes=3), now + _dt.timedelta(minutes=4))
+        self.host.wait_for(lambda p: value(p, "title") == "Standup", "with the event")
+        with widgetd.Client(self.daemon.socket) as c:
+            c.lock()
+        try:
+            try:
+                outcome = perform_action(self.daemon.socket, WIDGET, "lockScreen", "open")
+            except widgetd.Error as error:
+                if "MethodNotFound" in error.name:
+                    self.skipTest("this widgetd has no Host.PerformAction")
+                raise
+            self.assertEqual(outcome.get("outcome"), "held", outcome)  # requiresAuthentication
+            self.assertNotIn("open:", self.provider.log())
+        finally:
+            with widgetd.Client(self.daemon.socket) as c:
+                c.unlock(PASSCODE)
+        outcome = perform_action(self.daemon.socket, WIDGET, "lockScreen", "open")
+        self.assertEqual(outcome.get("outcome"), "delivered", outcome)
+        end = time.monotonic() + DEADLINE
+        while "open:" not in self.provider.log():  # the provider's log is the only witness here
+            self.assertLess(time.monotonic(), end, self.provider.log())
+            time.sleep(0.05)
 
     @unittest.skipUnless(BENCH_ROUNDS, "WIDGETD_PROVIDER_BENCH=N measures N changes")
     def test_0_benchmark(self) -> None:

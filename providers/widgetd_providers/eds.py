@@ -12,6 +12,7 @@ The ``open`` action starts the default calendar application (``text/calendar``).
 from __future__ import annotations
 
 import datetime as _dt
+import os
 import sys
 from typing import Any, Dict, List, Optional, Tuple
 
@@ -277,18 +278,31 @@ class CalendarProvider(Provider):
         if event.get("action") != "open":
             self.log.warning("unknown action on %s", calendar.WIDGET)
         else:
-            application = Gio.AppInfo.get_default_for_type("text/calendar", False)
-            if application is None:
-                self.log.warning("open: no application for text/calendar")
-            else:
-                try:
-                    application.launch([], None)
-                    self.log.info("open: started %s", application.get_id())
-                except GLib.Error as error:
-                    self.log.warning("open: %s: %s", application.get_id(), error.message)
+            self._open_calendar()
         # widgetd waits for a timeline after an action.
         self.forget(calendar.WIDGET)
         self.update()
+
+    def _open_calendar(self) -> None:
+        """Starts the default application for text/calendar. Under systemd it is started
+        as a transient unit of the user manager (``systemd-run --user``), so that it gets
+        none of this unit's sandbox (no network, a read-only home)."""
+        application = Gio.AppInfo.get_default_for_type("text/calendar", False)
+        if application is None:
+            self.log.warning("open: no application for text/calendar")
+            return
+        desktop_file = application.get_filename() if hasattr(application, "get_filename") else None
+        run = GLib.find_program_in_path("systemd-run")
+        try:
+            if os.environ.get("INVOCATION_ID") and run and desktop_file:
+                process = Gio.Subprocess.new([run, "--user", "--collect", "--quiet", "--",
+                                              "gio", "launch", desktop_file], Gio.SubprocessFlags.NONE)
+                process.wait_async(None, None, None)
+            else:
+                application.launch([], None)
+            self.log.info("open: started %s", application.get_id())
+        except GLib.Error as error:
+            self.log.warning("open: %s: %s", application.get_id(), error.message)
 
 
 def _text(value: Any) -> Any:
