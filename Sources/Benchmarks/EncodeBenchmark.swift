@@ -39,7 +39,7 @@ public enum EncodeBenchmark {
         return try [PresentationDecision.content, .redacted].map { decision in
             let presentation = PresentationRules.present(
                 decision, widget: widget, timeline: timeline, placeholder: parts.placeholder, reloadDue: nil,
-                surface: .lockScreen, now: Date())
+                surface: .lockScreen, now: Date(), state: .locked)
             let viaTree = { try treeReply(presentation) }
             let byHand = { writtenReply(presentation) }
             let sample = try viaTree()

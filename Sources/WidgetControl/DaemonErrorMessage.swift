@@ -53,7 +53,7 @@ enum DaemonErrorMessage {
             return failure.reported(as: CommandFailure.Name.malformedReply, ["message": .string(failure.message)])
         case .protectedDataUnavailable, .permissionDenied, .widgetNotFound, .providerNotRegistered, .unavailableOnSurface,
             .invalidTimeline, .tooLarge, .wrongPasscode, .tryAgainLater, .passcodeRequired, .unlockInterrupted, .wiped,
-            .storageFailure, .invalidParameter, .otherVarlinkError:
+            .storageFailure, .actionNotAvailable, .providerUnavailable, .invalidParameter, .otherVarlinkError:
             // The socket returns error replies, which widgetctl reads with their parameters
             // (failure(forErrorReply:…)): it never throws these.
             return CommandFailure("widgetd failed: \(error)")
@@ -178,6 +178,13 @@ enum DaemonErrorMessage {
         case .storageFailure?:
             return CommandFailure(
                 "widgetd cannot use its state directory: \(string("reason")) (see its log: journalctl -u widgetd)")
+        case .actionNotAvailable?:
+            return CommandFailure(
+                "no action \(string("action")) is shown on this surface now (widgetctl get WIDGET --surface S lists the actions)")
+        case .providerUnavailable?:
+            return CommandFailure(
+                "provider \(string("provider")) is not running: nothing watches its actions (start it, or give its providers.d/ file Unit=)",
+                exitCode: .unavailable)
         case nil:
             return varlinkServiceFailure(name: name, parameter: string("parameter"))
         }

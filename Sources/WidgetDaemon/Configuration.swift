@@ -10,6 +10,12 @@ package struct Configuration: Sendable, Equatable {
     /// `[Daemon] ClassAGraceSec=`: seconds after a lock before the class-A key and
     /// plaintext are purged.
     var classAGraceSeconds: Double = 10
+    /// `[Daemon] ActionHoldSec=`: seconds an action that needs an unlock waits for one
+    /// (DESIGN §13), on the monotonic clock.
+    var actionHoldSeconds: Double = 30
+    /// `[Daemon] StaleAfterSec=`: seconds a due reload may go unanswered before the
+    /// content is presented `invalidated` (DESIGN §4).
+    var staleAfterSeconds: Double = 3600
     /// `[Daemon] WipeAfterFailedAttempts=`: crypto-erase after this many failed
     /// unlocks; `nil` (`off`, the default) never wipes.
     var wipeAfterFailedAttempts: Int? = nil

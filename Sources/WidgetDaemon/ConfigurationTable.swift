@@ -209,6 +209,10 @@ enum ConfigurationTable {
     static let keys: [ConfigurationKey<Configuration>] = [
         .init("Daemon", "ClassAGraceSec", \.classAGraceSeconds, .seconds(), default: "10",
               "How long after a lock the class-A key and plaintext are kept."),
+        .init("Daemon", "ActionHoldSec", \.actionHoldSeconds, .seconds(), default: "30",
+              "How long an action that needs an unlock waits for one."),
+        .init("Daemon", "StaleAfterSec", \.staleAfterSeconds, .seconds(), default: "1h",
+              "How long a due reload may go unanswered before hosts show \"out of date\"."),
         .init("Daemon", "WipeAfterFailedAttempts", \.wipeAfterFailedAttempts, .attemptLimit, default: "off",
               "Crypto-erase every timeline after this many failed unlocks."),
         .init("Daemon", "PasscodeKDF", \.passcodeKDF,

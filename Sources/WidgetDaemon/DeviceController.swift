@@ -127,12 +127,14 @@ final class DeviceController {
         case .lock(.inactivity):
             // Locked for `RequirePasscodeAfterSec=`: class C goes too, before-first-unlock again.
             store.requirePasscode()
+            follower?.deviceLocked()
             guard store.deviceState != before.state else { return [] }
             lockedBy = .inactivity
             return [.state]
         case .lock(let reason):
             // Before sleep, classes A and B go at once (DESIGN §8).
             store.lock(now: now, purgeAtOnce: reason == .sleep)
+            follower?.deviceLocked()
             // The lock that ended the unlocked state says why; later ones change nothing.
             if before.state == .unlocked { lockedBy = reason }
             return [.state]
@@ -236,6 +238,9 @@ protocol DeviceChangeFollower: AnyObject {
     /// The key state and settings presentations depend on now: replies made under
     /// another stamp go, and unsent replies their readers may no longer read are dropped.
     func presentationStampChanged(to stamp: PresentationCache.Stamp)
+    /// A lock (of any reason, the device locked already or not): what waited for an
+    /// unlock expires (held actions, DESIGN §13).
+    func deviceLocked()
     /// The change is answered and published: watches are re-presented if it published
     /// events, and the wake timer is re-armed.
     func deviceChanged(publishedEvents: Bool)

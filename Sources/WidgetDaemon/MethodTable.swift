@@ -76,6 +76,9 @@ enum MethodTable {
         Row(.watchReloads, .provider) {
             (service, call, context, authority) throws(ServiceError) in try service.timelines.watchReloads(call, context, authority)
         },
+        Row(.watchActions, .provider, commitsAcceptedWritesFirst: false) {
+            (service, call, context, authority) throws(ServiceError) in try service.timelines.watchActions(call, context, authority)
+        },
         Row(.listProviders, .provider) {
             (service, call, context, authority) throws(ServiceError) in try service.timelines.listProviders(call, context, authority)
         },
@@ -83,6 +86,10 @@ enum MethodTable {
         Row(.getPresentation, .host) { (service, call, context, _) throws(ServiceError) in try service.timelines.getPresentation(call, context) },
         Row(.watch, .host) { (service, call, context, _) throws(ServiceError) in try service.timelines.watch(call, context) },
         Row(.reloadTimelines, .host) { (service, call, context, _) throws(ServiceError) in try service.timelines.reloadTimelines(call, context) },
+        Row(.performAction, .host) { (service, call, context, _) throws(ServiceError) in try service.timelines.performAction(call, context) },
+        Row(.watchWidgets, .host, commitsAcceptedWritesFirst: false) {
+            (service, call, context, _) throws(ServiceError) in try service.timelines.watchWidgets(call, context)
+        },
     ]
 
     /// The rows by method.

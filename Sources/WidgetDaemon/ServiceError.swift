@@ -29,6 +29,10 @@ enum ServiceError: Error, Equatable {
     /// The state directory failed (disk full, I/O error, corrupt file); the reason names
     /// the operation, never content.
     case storageFailure(String)
+    /// The action is not in what the surface shows now.
+    case actionNotAvailable(String)
+    /// No connection of the widget's provider watches its actions.
+    case providerUnavailable(String)
     /// A parameter the interface allows but whose value is wrong (standard Varlink error).
     case invalidParameter(String)
     /// A standard Varlink error of the protocol layer (a parameter that does not decode,
@@ -73,6 +77,10 @@ enum ServiceError: Error, Equatable {
         case .unlockInterrupted: VarlinkError(name: "io.widgetd.UnlockInterrupted")
         case .wiped: VarlinkError(name: "io.widgetd.Wiped")
         case .storageFailure(let reason): VarlinkError(name: "io.widgetd.StorageFailure", parameters: Self.object(["reason": .string(reason)]))
+        case .actionNotAvailable(let action):
+            VarlinkError(name: "io.widgetd.ActionNotAvailable", parameters: Self.object(["action": .string(action)]))
+        case .providerUnavailable(let provider):
+            VarlinkError(name: "io.widgetd.ProviderUnavailable", parameters: Self.object(["provider": .string(provider)]))
         case .invalidParameter(let name): VarlinkError.invalidParameter(name)
         case .varlink(let error): error
         case .store(let error): (Self.answering(error) ?? .storageFailure("\(error)")).varlinkError

@@ -3,7 +3,7 @@ import Varlink
 import VarlinkTransport
 import WidgetModel
 
-/// The open streams of the timeline side: `Watch` and `WatchReloads` calls that
+/// The open streams of the timeline side: `Watch`, `WatchReloads` and `WatchWidgets` calls that
 /// asked for `more` and are answered again whenever what they watch changes.
 struct Subscriptions {
     /// A host's `Watch(widget, surface)`.
@@ -41,6 +41,8 @@ struct Subscriptions {
     /// change below (the only ones there are).
     private var byWidget: [WidgetID: [PresentationWatch]] = [:]
     private(set) var reloadWatches: [ReloadWatch] = []
+    /// Hosts' `WatchWidgets()` streams.
+    private(set) var widgetWatches: [CallContext] = []
 
     mutating func add(_ watch: PresentationWatch) {
         watches.append(watch)
@@ -48,6 +50,12 @@ struct Subscriptions {
     }
 
     mutating func add(_ watch: ReloadWatch) { reloadWatches.append(watch) }
+
+    mutating func addWidgetWatch(_ context: CallContext) { widgetWatches.append(context) }
+
+    /// Whether any host follows the stored widgets (a write then looks up whether its
+    /// widget is new, which costs a lookup no one needs otherwise).
+    var followsWidgets: Bool { widgetWatches.contains { $0.isOpen } }
 
     /// Drops every stream of a closed connection, and any whose connection is gone.
     mutating func remove(connection: ConnectionID) {
@@ -59,6 +67,7 @@ struct Subscriptions {
         }
         unindex(gone)
         reloadWatches.removeAll { $0.context.connection == connection || !$0.context.isOpen }
+        widgetWatches.removeAll { $0.connection == connection || !$0.isOpen }
     }
 
     /// Drops one presentation watch whose call has ended.

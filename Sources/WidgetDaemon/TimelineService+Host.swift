@@ -125,6 +125,22 @@ extension TimelineService {
         reschedule()
     }
 
+    /// `Host.WatchWidgets()`: every widget stored, deleted or given a new family from now on.
+    func watchWidgets(_ call: VarlinkCall, _ context: CallContext) throws(ServiceError) {
+        guard context.wantsMore else { throw .varlink(.expectedMore) }
+        subscriptions.addWidgetWatch(context)
+    }
+
+    /// Tells the hosts following the stored widgets of one change.
+    func publish(_ event: WidgetEvent.Kind, _ metadata: (widget: WidgetID, family: String?, protectionClass: ProtectionClass, generation: UInt64)) {
+        let info = WidgetInfo(
+            widget: metadata.widget.description, provider: metadata.widget.provider, kind: metadata.widget.kind,
+            family: metadata.family, class: metadata.protectionClass, generation: metadata.generation)
+        for context in subscriptions.widgetWatches where context.isOpen {
+            context.stream(WidgetEvent(event: event, widget: info))
+        }
+    }
+
     func reloadTimelines(_ call: VarlinkCall, _ context: CallContext) throws(ServiceError) {
         let parameters = try call.decodedParameters(ReloadTimelinesParameters.self)
         try whenIndexed(context, method: call.method) { [unowned self] (_) throws(ServiceError) in
@@ -135,6 +151,9 @@ extension TimelineService {
             context.reply(Empty())
         }
     }
+
+    /// `[Daemon] StaleAfterSec=` in force.
+    var staleAfter: TimeInterval { access.authorization.configuration.staleAfterSeconds }
 
     private func presentationTarget(_ call: VarlinkCall) throws(ServiceError) -> (WidgetID, Surface) {
         let parameters = try call.decodedParameters(PresentationParameters.self)
@@ -173,8 +192,9 @@ extension TimelineService {
         let placeholder = placeholderBytes.flatMap { try? Placeholder.decode(from: $0, limits: limits) }
         let presentation = PresentationRules.present(
             decision, widget: widget, excerpt: timeline, placeholder: placeholder,
-            reloadDue: metadata?.reloadDue, surface: surface, now: now)
-        let nextChange = PresentationRules.nextChange(of: presentation, excerpt: timeline, now: now)
+            reloadDue: metadata?.reloadDue, surface: surface, now: now, state: store.deviceState, staleAfter: staleAfter,
+            actionPending: actions.awaitingTimeline.contains(widget))
+        let nextChange = PresentationRules.nextChange(of: presentation, excerpt: timeline, now: now, staleAfter: staleAfter)
         // A host never reads an open class-B timeline while locked: no openTimeline.
         let protection = presentation.mode == .placeholder ? nil : ReplyProtection(protectionClass: protectionClass)
         return (presentation, nextChange, protection)
@@ -352,18 +372,23 @@ extension TimelineService {
                 case let (protectionClass, decision)? = try? decide(watch.widget, on: watch.surface, metadata: metadata),
                 decision == .content
             else { continue }
-            jobs.append(ContentJob(target: target, excerpt: excerpt, reloadDue: metadata.reloadDue))
+            jobs.append(
+                ContentJob(
+                    target: target, excerpt: excerpt, reloadDue: metadata.reloadDue,
+                    actionPending: actions.awaitingTimeline.contains(watch.widget)))
             protections.append(ReplyProtection(protectionClass: protectionClass))
         }
         guard jobs.count > 1 else { return }
         let stamp = device.presentationStamp
         let made = ContentReplies(count: jobs.count)
+        let (state, staleAfter) = (store.deviceState, self.staleAfter)
         presentReplies(jobs.count) { [jobs] index in
             let job = jobs[index]
             let presentation = PresentationRules.present(
                 .content, widget: job.target.widget, excerpt: job.excerpt, placeholder: nil,
-                reloadDue: job.reloadDue, surface: job.target.surface, now: now)
-            let nextChange = PresentationRules.nextChange(of: presentation, excerpt: job.excerpt, now: now)
+                reloadDue: job.reloadDue, surface: job.target.surface, now: now, state: state, staleAfter: staleAfter,
+                actionPending: job.actionPending)
+            let nextChange = PresentationRules.nextChange(of: presentation, excerpt: job.excerpt, now: now, staleAfter: staleAfter)
             let encoded = ExactReply.encode(presentation: presentation, continues: true)
             made.store(index, (presentation, nextChange, encoded, try? PresentationDigest(of: encoded)))
         }
@@ -385,6 +410,7 @@ extension TimelineService {
         let target: WatchTarget
         let excerpt: TimelineExcerpt
         let reloadDue: Date?
+        let actionPending: Bool
     }
 
     /// The replies of one `presentTogether` call: each slot written by the one thread

@@ -105,6 +105,7 @@ extension TimelineService {
         // Accepted: from now on a read of this widget sees it, on the cached path too
         // (`cachedReply`): its cached replies go, and the decoded path commits it first.
         responder.forget(widget)
+        noteWidgetEvent(widget, family: family)
         committer.accept((context, write))
     }
 
@@ -123,9 +124,12 @@ extension TimelineService {
     func announce(_ batch: [GroupCommitter.Item], _ results: [Result<UInt64, StoreError>]) {
         var written: [WidgetID] = []
         for (item, result) in zip(batch, results) {
+            let write = item.write
+            let event = widgetEvents.removeValue(forKey: write.widget)
             guard case .success(let generation) = result else { continue }
-            stored(item.write.widget, generation: generation)
-            if !written.contains(item.write.widget) { written.append(item.write.widget) }
+            stored(write.widget, generation: generation)
+            if let event { publish(event, (write.widget, write.family, write.protectionClass, generation)) }
+            if !written.contains(write.widget) { written.append(write.widget) }
         }
         announceDueReloads()
         for widget in written { refreshWatches(widget) }
@@ -203,13 +207,15 @@ extension TimelineService {
         let parameters = try call.decodedParameters(WidgetParameters.self)
         guard let (widget, _) = try providedWidget(parameters.widget, context, authority, method: call.method)
         else { return }
-        guard try ServiceError.fromStore({ () throws(StoreError) in try store.metadata(widget) }) != nil else {
+        guard let metadata = try ServiceError.fromStore({ () throws(StoreError) in try store.metadata(widget) }) else {
             throw .widgetNotFound(parameters.widget)
         }
         responder.forget(widget)
         try ServiceError.fromStore { () throws(StoreError) in try store.deleteTimeline(widget) }
         dropUnreadableOutput()
         reloads.removed(widget)
+        actionsAnswered(widget)
+        publish(.removed, (widget, metadata.family, metadata.protectionClass, metadata.generation))
         context.logger.with("widget.id", "\(widget)").info("timeline deleted", event: "timeline_deleted")
         context.reply(Empty())
         refreshWatches(widget)
@@ -226,9 +232,23 @@ extension TimelineService {
 
     // MARK: Storage
 
+    /// Remembers, for a write about to be committed, whether it adds `widget` or gives
+    /// it a new family: what `WatchWidgets` streams once it is stored. Only while a host
+    /// follows the widgets: the lookup is not free.
+    private func noteWidgetEvent(_ widget: WidgetID, family: String?) {
+        guard subscriptions.followsWidgets, widgetEvents[widget] == nil else { return }
+        switch (try? store.metadataWithoutPlaceholder(widget)) ?? nil {
+        case nil: widgetEvents[widget] = .added
+        case let known? where known.family != family: widgetEvents[widget] = .changed
+        case _?: break
+        }
+    }
+
     /// A new generation of `widget` is durable: its cached presentations are stale.
     private func stored(_ widget: WidgetID, generation: UInt64) {
         responder.forget(widget)
+        // The provider answered the actions performed on it: no longer `invalidated`.
+        actionsAnswered(widget)
         reloads.stored(widget, generation: generation)
         // Once per write: the metadata is built only when debug is enabled.
         logger.debug(

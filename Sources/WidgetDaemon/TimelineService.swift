@@ -31,8 +31,12 @@ final class TimelineService {
     /// Timeline limits for validation of provider input.
     var limits: TimelineLimits
 
-    /// Open streams: `Watch`, `WatchReloads`.
+    /// Open streams: `Watch`, `WatchReloads`, `WatchWidgets`.
     var subscriptions = Subscriptions()
+    /// Performed actions: the providers' streams, held actions, bounds (DESIGN §13).
+    let actions = ActionDesk()
+    /// What `WatchWidgets` will say of each accepted write once it is stored.
+    var widgetEvents: [WidgetID: WidgetEvent.Kind] = [:]
     /// When each stored timeline's reload falls due, and which were announced.
     let reloads: ReloadSchedule
     /// PutTimeline calls accepted, committed together.
@@ -152,6 +156,7 @@ final class TimelineService {
     func connectionClosed(_ id: ConnectionID) {
         subscriptions.remove(connection: id)
         index.remove(connection: id)
+        if let held = actions.connectionClosed(id), let timer = held.timer { scheduler.cancelTimer(timer) }
     }
 
     /// Drops (zeroed) the unsent output of every connection holding a reply its reader
@@ -182,7 +187,13 @@ extension TimelineService: DeviceChangeFollower {
 
     func forgetPresentations() { responder.forgetAll() }
 
-    func storeWiped() { dropUnsentOutput { _ in true } }
+    func storeWiped() {
+        dropUnsentOutput { _ in true }
+        expireHeldActions()
+        actions.forgetAll()
+    }
+
+    func deviceLocked() { expireHeldActions() }
 
     func configurationReplaced() {
         responder.revokePermits()
@@ -200,6 +211,8 @@ extension TimelineService: DeviceChangeFollower {
     func deviceChanged(publishedEvents: Bool) {
         // An unlock shows content again, a lock redacts it, new settings change what shows.
         if publishedEvents { refreshWatches(nil) }
+        // An unlock delivers the actions held for it, once the watches show the unlock.
+        followHeldActions()
         reschedule()
     }
 }

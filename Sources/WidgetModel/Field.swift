@@ -1,23 +1,36 @@
-/// One named value of an entry or placeholder: `{"value": any JSON, "privacy"?: …}`.
+/// One named value of an entry or placeholder: `{"value": any JSON, "privacy"?: …,
+/// "role"?: …, "range"?: [min, max], "style"?: …}`.
 public struct Field: Sendable, Hashable {
     /// The value, any JSON.
     public var value: JSONValue
     /// Whether the field is sensitive, public, or (nil) ordinary.
     public var privacy: Privacy?
+    /// What the field is on a drawn widget (DESIGN §12); nil: data for custom hosts.
+    public var role: FieldRole?
+    /// A gauge's bounds; nil is `[0, 1]`. Only with role `gauge`.
+    public var range: GaugeRange?
+    /// How a date is drawn. Only with role `date`; nil draws it as `date`.
+    public var style: DateStyle?
 
     /// Makes a field.
-    public init(value: JSONValue, privacy: Privacy? = nil) {
+    public init(value: JSONValue, privacy: Privacy? = nil, role: FieldRole? = nil, range: GaugeRange? = nil, style: DateStyle? = nil) {
         self.value = value
         self.privacy = privacy
+        self.role = role
+        self.range = range
+        self.style = style
     }
+
+    /// The bounds a gauge is drawn within: its `range`, or `[0, 1]`.
+    public var gaugeRange: GaugeRange { range ?? .unit }
 }
 
 extension Field: Codable {
     private enum CodingKeys: String, CodingKey, CaseIterable {
-        case value, privacy
+        case value, privacy, role, range, style
     }
 
-    /// Decodes a field, rejecting unknown keys; `"privacy": null` counts as absent.
+    /// Decodes a field, rejecting unknown keys; a null member counts as absent.
     public init(from decoder: any Decoder) throws {
         try decoder.rejectUnknownKeys(CodingKeys.self)
         let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -26,13 +39,19 @@ extension Field: Codable {
         }
         value = try container.decode(JSONValue.self, forKey: .value)
         privacy = try container.decodeIfPresent(Privacy.self, forKey: .privacy)
+        role = try container.decodeIfPresent(FieldRole.self, forKey: .role)
+        range = try container.decodeIfPresent(GaugeRange.self, forKey: .range)
+        style = try container.decodeIfPresent(DateStyle.self, forKey: .style)
     }
 
-    /// Encodes `value` always and `privacy` only when set.
+    /// Encodes `value` always and the other members only when set.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(value, forKey: .value)
         try container.encodeIfPresent(privacy, forKey: .privacy)
+        try container.encodeIfPresent(role, forKey: .role)
+        try container.encodeIfPresent(range, forKey: .range)
+        try container.encodeIfPresent(style, forKey: .style)
     }
 }
 

@@ -40,12 +40,13 @@ extension Entry {
         return entries
     }
 
-    /// Reads `{"date": RFC 3339, "relevance"?: …, "fields": {…}}`.
+    /// Reads `{"date": RFC 3339, "relevance"?: …, "fields": {…}, "actions"?: […]}`.
     public static func read(from reader: inout JSONReader) throws(JSONReadError) -> Entry {
         let start = try reader.objectStart()
         var date: Date?
         var relevance: Relevance?
         var fields: FieldList<Field>?
+        var actions: [WidgetAction] = []
         var seen = SeenKeys(object: start)
         try reader.readObject { (reader, key) throws(JSONReadError) in
             switch key {
@@ -58,13 +59,16 @@ extension Entry {
             case "fields":
                 try seen.once(2, key)
                 fields = try Field.readFields(from: &reader)
+            case "actions":
+                try seen.once(3, key)
+                actions = try reader.readNull() ? [] : try WidgetAction.readArray(from: &reader)
             default:
                 throw seen.unknown(key)
             }
         }
         guard let date else { throw seen.missing("date") }
         guard let fields else { throw seen.missing("fields") }
-        return Entry(date: date, relevance: relevance, fields: fields)
+        return Entry(date: date, relevance: relevance, fields: fields, actions: actions)
     }
 }
 
@@ -119,11 +123,15 @@ extension Field {
         return fields
     }
 
-    /// Reads `{"value": any JSON, "privacy"?: "sensitive" | "public"}`.
+    /// Reads `{"value": any JSON, "privacy"?: "sensitive" | "public", "role"?: …,
+    /// "range"?: [min, max], "style"?: …}`.
     static func read(from reader: inout JSONReader) throws(JSONReadError) -> Field {
         let start = try reader.objectStart()
         var value: JSONValue?
         var privacy: Privacy?
+        var role: FieldRole?
+        var range: GaugeRange?
+        var style: DateStyle?
         var seen = SeenKeys(object: start)
         try reader.readObject { (reader, key) throws(JSONReadError) in
             switch key {
@@ -139,12 +147,101 @@ extension Field {
                     throw JSONReadError.mismatch(at: at, "must be \"sensitive\" or \"public\"")
                 }
                 privacy = known
+            case "role":
+                try seen.once(2, key)
+                guard try !reader.readNull() else { return }
+                role = try reader.readKnown(FieldRole.self, FieldRole.known)
+            case "range":
+                try seen.once(3, key)
+                guard try !reader.readNull() else { return }
+                range = try GaugeRange.read(from: &reader)
+            case "style":
+                try seen.once(4, key)
+                guard try !reader.readNull() else { return }
+                style = try reader.readKnown(DateStyle.self, DateStyle.known)
             default:
                 throw seen.unknown(key)
             }
         }
         guard let value else { throw seen.missing("value") }
-        return Field(value: value, privacy: privacy)
+        return Field(value: value, privacy: privacy, role: role, range: range, style: style)
+    }
+}
+
+extension GaugeRange {
+    /// Reads `[min, max]`: two numbers, nothing else.
+    static func read(from reader: inout JSONReader) throws(JSONReadError) -> GaugeRange {
+        let at = reader.offset
+        let problem = JSONReadError.mismatch(at: at, "must be [min, max]: two numbers")
+        guard try reader.peek() == .array else { throw problem }
+        var bounds: [Double] = []
+        try reader.readArray { (reader, index) throws(JSONReadError) in
+            guard index < 2, try reader.peek() == .number else { throw problem }
+            bounds.append(try reader.readNumber())
+        }
+        guard bounds.count == 2 else { throw problem }
+        return GaugeRange(lowerBound: bounds[0], upperBound: bounds[1])
+    }
+}
+
+extension WidgetAction {
+    /// Reads an `actions` array.
+    static func readArray(from reader: inout JSONReader) throws(JSONReadError) -> [WidgetAction] {
+        var actions: [WidgetAction] = []
+        try reader.readArray { (reader, _) throws(JSONReadError) in actions.append(try WidgetAction.read(from: &reader)) }
+        return actions
+    }
+
+    /// Reads `{"id", "title", "icon"?, "kind", "isOn"?, "authentication"?, "privacy"?}`.
+    static func read(from reader: inout JSONReader) throws(JSONReadError) -> WidgetAction {
+        let start = try reader.objectStart()
+        var id: String?
+        var title: String?
+        var icon: String?
+        var kind: ActionKind?
+        var isOn: Bool?
+        var authentication: AuthenticationPolicy?
+        var privacy: Privacy?
+        var seen = SeenKeys(object: start)
+        try reader.readObject { (reader, key) throws(JSONReadError) in
+            switch key {
+            case "id":
+                try seen.once(0, key)
+                id = try reader.readStringMember()
+            case "title":
+                try seen.once(1, key)
+                title = try reader.readStringMember()
+            case "icon":
+                try seen.once(2, key)
+                guard try !reader.readNull() else { return }
+                icon = try reader.readStringMember()
+            case "kind":
+                try seen.once(3, key)
+                kind = try reader.readKnown(ActionKind.self, ActionKind.known)
+            case "isOn":
+                try seen.once(4, key)
+                guard try !reader.readNull() else { return }
+                let kind = try reader.peek()
+                guard kind == .bool else { throw reader.mismatch(kind, "true or false") }
+                isOn = try reader.readBool()
+            case "authentication":
+                try seen.once(5, key)
+                guard try !reader.readNull() else { return }
+                authentication = try reader.readKnown(AuthenticationPolicy.self, AuthenticationPolicy.known)
+            case "privacy":
+                try seen.once(6, key)
+                guard try !reader.readNull() else { return }
+                privacy = try reader.readKnown(Privacy.self, #""sensitive" or "public""#)
+            default:
+                throw seen.unknown(key)
+            }
+        }
+        guard let id else { throw seen.missing("id") }
+        guard let title else { throw seen.missing("title") }
+        guard let kind else { throw seen.missing("kind") }
+        return WidgetAction(
+            id: id, title: title, icon: icon, kind: kind, isOn: isOn, authentication: authentication ?? .default,
+            privacy: privacy)
     }
 }
 
@@ -227,22 +324,26 @@ extension ReloadPolicy {
 }
 
 extension Placeholder {
-    /// Reads `{"fields": {…}}`.
+    /// Reads `{"fields": {…}, "actions"?: […]}`.
     public static func read(from reader: inout JSONReader) throws(JSONReadError) -> Placeholder {
         let start = try reader.objectStart()
         var fields: FieldList<Field>?
+        var actions: [WidgetAction] = []
         var seen = SeenKeys(object: start)
         try reader.readObject { (reader, key) throws(JSONReadError) in
             switch key {
             case "fields":
                 try seen.once(0, key)
                 fields = try Field.readFields(from: &reader)
+            case "actions":
+                try seen.once(1, key)
+                actions = try reader.readNull() ? [] : try WidgetAction.readArray(from: &reader)
             default:
                 throw seen.unknown(key)
             }
         }
         guard let fields else { throw seen.missing("fields") }
-        return Placeholder(fields: fields)
+        return Placeholder(fields: fields, actions: actions)
     }
 }
 
@@ -252,6 +353,25 @@ extension JSONReader {
         let kind = try peek()
         guard kind == .object else { throw mismatch(kind, "an object") }
         return offset
+    }
+
+    /// Reads a string naming one of `T`'s cases; anything else is `mismatch` with the
+    /// words listing them (the value is not echoed).
+    mutating func readKnown<T: RawRepresentable>(_: T.Type, _ known: String) throws(JSONReadError) -> T where T.RawValue == String {
+        _ = try peek()
+        let at = offset
+        let text = try? readString()
+        guard let text, let value = T(rawValue: text) else {
+            throw JSONReadError.mismatch(at: at, "must be \(known)")
+        }
+        return value
+    }
+
+    /// Reads a string, or throws the mismatch `Codable` decoding names.
+    mutating func readStringMember() throws(JSONReadError) -> String {
+        let kind = try peek()
+        guard kind == .string else { throw mismatch(kind, "a string") }
+        return try readString()
     }
 
     /// Reads an RFC 3339 date-time string.

@@ -28,9 +28,15 @@ extension Timeline {
 }
 
 extension Entry {
-    /// Writes `{"date":…,"fields":{…},"relevance"?:{…}}`.
+    /// Writes `{"actions"?:[…],"date":…,"fields":{…},"relevance"?:{…}}`.
     func write(to writer: inout JSONWriter) {
-        writer.raw(#"{"date":"#)
+        writer.byte(UInt8(ascii: "{"))
+        if !actions.isEmpty {
+            writer.raw(#""actions":"#)
+            WidgetAction.write(actions, to: &writer)
+            writer.byte(UInt8(ascii: ","))
+        }
+        writer.raw(#""date":"#)
         RFC3339.write(date, to: &writer)
         writer.raw(#","fields":"#)
         Field.write(fields, to: &writer)
@@ -64,7 +70,7 @@ extension Field {
         writer.byte(UInt8(ascii: "}"))
     }
 
-    /// Writes `{"privacy"?:…,"value":…}`.
+    /// Writes `{"privacy"?:…,"range"?:[…],"role"?:…,"style"?:…,"value":…}`.
     func write(to writer: inout JSONWriter) {
         writer.byte(UInt8(ascii: "{"))
         if let privacy {
@@ -72,8 +78,65 @@ extension Field {
             writer.string(privacy.rawValue)
             writer.byte(UInt8(ascii: ","))
         }
+        Self.writeLayout(role: role, range: range, style: style, to: &writer)
         writer.raw(#""value":"#)
         value.write(to: &writer)
+        writer.byte(UInt8(ascii: "}"))
+    }
+
+    /// Writes `"range"?:[…],"role"?:…,"style"?:…,` — the layout members between
+    /// `privacy` and the value of a stored field.
+    static func writeLayout(role: FieldRole?, range: GaugeRange?, style: DateStyle?, to writer: inout JSONWriter) {
+        if let range {
+            writer.raw(#""range":["#)
+            writer.number(range.lowerBound)
+            writer.byte(UInt8(ascii: ","))
+            writer.number(range.upperBound)
+            writer.raw("],")
+        }
+        if let role {
+            writer.raw(#""role":"#)
+            writer.string(role.rawValue)
+            writer.byte(UInt8(ascii: ","))
+        }
+        if let style {
+            writer.raw(#""style":"#)
+            writer.string(style.rawValue)
+            writer.byte(UInt8(ascii: ","))
+        }
+    }
+}
+
+extension WidgetAction {
+    /// Writes an `actions` array, actions in their order.
+    static func write(_ actions: [WidgetAction], to writer: inout JSONWriter) {
+        writer.byte(UInt8(ascii: "["))
+        for (index, action) in actions.enumerated() {
+            if index > 0 { writer.byte(UInt8(ascii: ",")) }
+            action.write(to: &writer)
+        }
+        writer.byte(UInt8(ascii: "]"))
+    }
+
+    /// Writes `{"authentication":…,"icon"?:…,"id":…,"isOn"?:…,"kind":…,"privacy"?:…,"title":…}`.
+    func write(to writer: inout JSONWriter) {
+        writer.raw(#"{"authentication":"#)
+        writer.string(authentication.rawValue)
+        if let icon {
+            writer.raw(#","icon":"#)
+            writer.string(icon)
+        }
+        writer.raw(#","id":"#)
+        writer.string(id)
+        if let isOn { writer.raw(isOn ? #","isOn":true"# : #","isOn":false"#) }
+        writer.raw(#","kind":"#)
+        writer.string(kind.rawValue)
+        if let privacy {
+            writer.raw(#","privacy":"#)
+            writer.string(privacy.rawValue)
+        }
+        writer.raw(#","title":"#)
+        writer.string(title)
         writer.byte(UInt8(ascii: "}"))
     }
 }
@@ -131,9 +194,15 @@ extension ReloadPolicy {
 }
 
 extension Placeholder {
-    /// Writes `{"fields":{…}}`.
+    /// Writes `{"actions"?:[…],"fields":{…}}`.
     public func write(to writer: inout JSONWriter) {
-        writer.raw(#"{"fields":"#)
+        writer.byte(UInt8(ascii: "{"))
+        if !actions.isEmpty {
+            writer.raw(#""actions":"#)
+            WidgetAction.write(actions, to: &writer)
+            writer.byte(UInt8(ascii: ","))
+        }
+        writer.raw(#""fields":"#)
         Field.write(fields, to: &writer)
         writer.byte(UInt8(ascii: "}"))
     }

@@ -22,11 +22,14 @@ public struct Presentation: Sendable, Hashable {
     public var entry: PresentedEntry
     /// When the shown entry is replaced by the next one, if any (nil for a placeholder).
     public var validUntil: Date?
+    /// What a host may perform on the shown entry (the placeholder's, in placeholder
+    /// mode), in the provider's order (DESIGN §13).
+    public var actions: [PresentedAction]
 
     /// Makes a presentation.
     public init(
         widget: WidgetID, surface: Surface, mode: PresentationMode, reasons: [PresentationReason],
-        luminanceReduced: Bool, stale: Bool, entry: PresentedEntry, validUntil: Date?
+        luminanceReduced: Bool, stale: Bool, entry: PresentedEntry, validUntil: Date?, actions: [PresentedAction] = []
     ) {
         self.widget = widget
         self.surface = surface
@@ -36,12 +39,13 @@ public struct Presentation: Sendable, Hashable {
         self.stale = stale
         self.entry = entry
         self.validUntil = validUntil
+        self.actions = actions
     }
 }
 
 extension Presentation: Codable {
     private enum CodingKeys: String, CodingKey {
-        case widget, surface, mode, reasons, luminanceReduced, stale, entry, validUntil
+        case widget, surface, mode, reasons, luminanceReduced, stale, entry, validUntil, actions
     }
 
     /// Decodes the wire shape (for clients such as `widgetctl`).
@@ -55,9 +59,11 @@ extension Presentation: Codable {
         stale = try container.decode(Bool.self, forKey: .stale)
         entry = try container.decode(PresentedEntry.self, forKey: .entry)
         validUntil = try container.decodeRFC3339IfPresent(forKey: .validUntil)
+        actions = try container.decodeIfPresent([PresentedAction].self, forKey: .actions) ?? []
     }
 
-    /// Encodes the wire shape; `validUntil` is RFC 3339 and omitted when nil.
+    /// Encodes the wire shape; `validUntil` is RFC 3339 and omitted when nil, `actions`
+    /// omitted when there are none (so a widget without actions is served as before).
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(widget, forKey: .widget)
@@ -68,5 +74,6 @@ extension Presentation: Codable {
         try container.encode(stale, forKey: .stale)
         try container.encode(entry, forKey: .entry)
         try container.encodeIfPresent(validUntil.map(RFC3339.format), forKey: .validUntil)
+        if !actions.isEmpty { try container.encode(actions, forKey: .actions) }
     }
 }

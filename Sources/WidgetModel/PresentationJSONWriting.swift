@@ -12,10 +12,19 @@ import StrictJSON
 // written here fails it.
 
 extension Presentation {
-    /// Writes `{"entry":…,"luminanceReduced":…,"mode":…,"reasons":[…],"stale":…,
+    /// Writes `{"actions"?:[…],"entry":…,"luminanceReduced":…,"mode":…,"reasons":[…],"stale":…,
     /// "surface":…,"validUntil"?:…,"widget":…}`, the bytes of its `Encodable` form.
     public func write(to writer: inout JSONWriter) {
-        writer.raw(#"{"entry":"#)
+        writer.byte(UInt8(ascii: "{"))
+        if !actions.isEmpty {
+            writer.raw(#""actions":["#)
+            for (index, action) in actions.enumerated() {
+                if index > 0 { writer.byte(UInt8(ascii: ",")) }
+                action.write(to: &writer)
+            }
+            writer.raw("],")
+        }
+        writer.raw(#""entry":"#)
         entry.write(to: &writer)
         writer.raw(luminanceReduced ? #","luminanceReduced":true,"mode":"# : #","luminanceReduced":false,"mode":"#)
         writer.string(mode.rawValue)
@@ -67,7 +76,7 @@ extension PresentedEntry {
 }
 
 extension PresentedField {
-    /// Writes `{"privacy"?:…,"redacted"?:true,"value":…}`.
+    /// Writes `{"privacy"?:…,"range"?:[…],"redacted"?:true,"role"?:…,"style"?:…,"value":…}`.
     func write(to writer: inout JSONWriter) {
         writer.byte(UInt8(ascii: "{"))
         switch privacy {
@@ -75,9 +84,53 @@ extension PresentedField {
         case .sensitive?: writer.raw(#""privacy":"sensitive","#)
         case .public?: writer.raw(#""privacy":"public","#)
         }
+        if let range {
+            writer.raw(#""range":["#)
+            writer.raw(JSONWriter.text(of: range.lowerBound))
+            writer.byte(UInt8(ascii: ","))
+            writer.raw(JSONWriter.text(of: range.upperBound))
+            writer.raw("],")
+        }
         if redacted { writer.raw(#""redacted":true,"#) }
+        if let role {
+            writer.raw(#""role":"#)
+            writer.string(role.rawValue)
+            writer.byte(UInt8(ascii: ","))
+        }
+        if let style {
+            writer.raw(#""style":"#)
+            writer.string(style.rawValue)
+            writer.byte(UInt8(ascii: ","))
+        }
         writer.raw(#""value":"#)
         value.write(to: &writer)
+        writer.byte(UInt8(ascii: "}"))
+    }
+}
+
+extension PresentedAction {
+    /// Writes `{"authentication":…,"available":…,"icon"?:…,"id":…,"isOn"?:…,"kind":…,
+    /// "redacted"?:true,"requires"?:…,"title":…}`.
+    func write(to writer: inout JSONWriter) {
+        writer.raw(#"{"authentication":"#)
+        writer.string(authentication.rawValue)
+        writer.raw(available ? #","available":true"# : #","available":false"#)
+        if let icon {
+            writer.raw(#","icon":"#)
+            writer.string(icon)
+        }
+        writer.raw(#","id":"#)
+        writer.string(id)
+        if let isOn { writer.raw(isOn ? #","isOn":true"# : #","isOn":false"#) }
+        writer.raw(#","kind":"#)
+        writer.string(kind.rawValue)
+        if redacted { writer.raw(#","redacted":true"#) }
+        if let requires {
+            writer.raw(#","requires":"#)
+            writer.string(requires)
+        }
+        writer.raw(#","title":"#)
+        if let title { writer.string(title) } else { writer.null() }
         writer.byte(UInt8(ascii: "}"))
     }
 }

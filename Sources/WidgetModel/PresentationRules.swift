@@ -65,26 +65,39 @@ public enum PresentationRules {
     ///     redacted fields.
     ///   - reloadDue: from the class-`none` metadata, so staleness is known while locked
     ///     (shown on redacted entries, never on a placeholder).
+    ///   - state: the device's lock state, which decides the actions' availability (§13).
+    ///   - staleAfter: how long a due reload may go unanswered before the content is
+    ///     `invalidated` (`[Daemon] StaleAfterSec=`).
+    ///   - actionPending: an action performed on the widget waits for its provider's new
+    ///     timeline: the content is `invalidated` until it comes.
     public static func present(
         _ decision: PresentationDecision, widget: WidgetID, timeline: Timeline?, placeholder: Placeholder?,
-        reloadDue: Date?, surface: Surface, now: Date
+        reloadDue: Date?, surface: Surface, now: Date, state: DeviceState, staleAfter: TimeInterval = defaultStaleAfter,
+        actionPending: Bool = false
     ) -> Presentation {
         present(
             decision, widget: widget, excerpt: decision.needsTimeline ? timeline.map { TimelineExcerpt($0, at: now) } : nil,
-            placeholder: placeholder, reloadDue: reloadDue, surface: surface, now: now)
+            placeholder: placeholder, reloadDue: reloadDue, surface: surface, now: now, state: state, staleAfter: staleAfter,
+            actionPending: actionPending)
     }
+
+    /// `[Daemon] StaleAfterSec=`'s default: a reload unanswered for an hour.
+    public static let defaultStaleAfter: TimeInterval = 3600
 
     /// Phase 2 from what it reads of the timeline: its excerpt at `now` (the current
     /// entry and every entry's date), which must ``TimelineExcerpt/covers(_:)`` `now`.
     /// The same presentation as from the whole timeline.
     public static func present(
         _ decision: PresentationDecision, widget: WidgetID, excerpt: TimelineExcerpt?, placeholder: Placeholder?,
-        reloadDue: Date?, surface: Surface, now: Date
+        reloadDue: Date?, surface: Surface, now: Date, state: DeviceState, staleAfter: TimeInterval = defaultStaleAfter,
+        actionPending: Bool = false
     ) -> Presentation {
         let standIns = placeholder?.fields ?? FieldList()
+        let standInActions = placeholder?.actions ?? []
 
         var mode = PresentationMode.placeholder
         var shown: PresentedEntry?
+        var actions: [PresentedAction] = []
         var validUntil: Date?
         if decision.needsTimeline, let timeline = excerpt, let current = timeline.entry {
             assert(timeline.covers(now), "an excerpt made for another entry than the one current now")
@@ -94,9 +107,15 @@ public enum PresentationRules {
             var shownFields = FieldList<PresentedField>()
             for (name, field) in current.fields {
                 // A replaced field is built from the stand-in alone, never from `field`.
-                shownFields.append(name, redact && field.privacy == .sensitive ? .replaced(by: standIns[name]?.value) : .shown(field))
+                shownFields.append(
+                    name,
+                    redact && field.privacy == .sensitive
+                        ? .replaced(by: standIns[name], role: field.role, style: field.style) : .shown(field))
             }
             shown = PresentedEntry(date: current.date, relevance: current.relevance, fields: shownFields)
+            actions = current.actions.map { action in
+                presented(action, redacted: redact && action.privacy == .sensitive, standIns: standInActions, state: state, surface: surface)
+            }
             validUntil = timeline.validUntil(at: now)
         }
 
@@ -106,12 +125,48 @@ public enum PresentationRules {
         case .content: []
         }
         let stale = mode != .placeholder && (reloadDue.map { now >= $0 } ?? false)
-        if stale { reasons.append(.invalidated) }
+        // iOS 17's meaning (DESIGN §4): the content is being updated, because an action
+        // waits for its answer or a due reload has gone unanswered for `staleAfter`. A
+        // due reload alone does not make content wrong.
+        let invalidated = mode != .placeholder
+            && (actionPending || (reloadDue.map { now >= $0.addingTimeInterval(staleAfter) } ?? false))
+        if invalidated { reasons.append(.invalidated) }
         let entry = shown ?? PresentedEntry(date: nil, relevance: nil, fields: placeholderFields(standIns))
+        if shown == nil {
+            actions = standInActions.map { action in
+                presented(action, redacted: action.privacy == .sensitive, standIns: standInActions, state: state, surface: surface)
+            }
+        }
 
         return Presentation(
             widget: widget, surface: surface, mode: mode, reasons: reasons,
-            luminanceReduced: surface == .alwaysOn, stale: stale, entry: entry, validUntil: validUntil)
+            luminanceReduced: surface == .alwaysOn, stale: stale, entry: entry, validUntil: validUntil, actions: actions)
+    }
+
+    /// Whether an action of `policy` may run now without an unlock (DESIGN §13's table):
+    /// `alwaysAllowed` always; the others only while unlocked, and
+    /// `requiresLocalDeviceAuthentication` never from a `remote` surface.
+    public static func mayRun(_ policy: AuthenticationPolicy, state: DeviceState, surface: Surface) -> Bool {
+        switch policy {
+        case .alwaysAllowed: true
+        case .requiresAuthentication: state == .unlocked
+        case .requiresLocalDeviceAuthentication: state == .unlocked && surface != .remote
+        }
+    }
+
+    /// An action as shown: its availability now, and its title replaced by the stand-in's
+    /// (the placeholder's action of the same id, or null) when `redacted`.
+    private static func presented(
+        _ action: WidgetAction, redacted: Bool, standIns: [WidgetAction], state: DeviceState, surface: Surface
+    ) -> PresentedAction {
+        let available = mayRun(action.authentication, state: state, surface: surface)
+        // An unlock cannot help a local-device action on a remote surface: nothing to wait for.
+        let unlockHelps = !(action.authentication == .requiresLocalDeviceAuthentication && surface == .remote)
+        let title = redacted ? standIns.first(where: { $0.id == action.id })?.title : action.title
+        return PresentedAction(
+            id: action.id, title: title, icon: action.icon, kind: action.kind, isOn: action.isOn,
+            authentication: action.authentication, available: available,
+            requires: available || !unlockHelps ? nil : PresentedAction.unlock, redacted: redacted)
     }
 
     /// When `presentation` changes by itself: the next entry's date or the reload falling
@@ -124,15 +179,22 @@ public enum PresentationRules {
     ///
     /// - Parameter timeline: the same timeline `present` was given (whose reload date is
     ///   the one the metadata holds: both are written together).
-    public static func nextChange(of presentation: Presentation, timeline: Timeline?, now: Date) -> Date? {
-        guard presentation.mode != .placeholder else { return nil }
-        return timeline?.nextChange(after: now)
+    public static func nextChange(
+        of presentation: Presentation, timeline: Timeline?, now: Date, staleAfter: TimeInterval = defaultStaleAfter
+    ) -> Date? {
+        nextChange(of: presentation, excerpt: timeline.map { TimelineExcerpt($0, at: now) }, now: now, staleAfter: staleAfter)
     }
 
     /// `nextChange(of:timeline:now:)` from the excerpt `present` was given.
-    public static func nextChange(of presentation: Presentation, excerpt: TimelineExcerpt?, now: Date) -> Date? {
-        guard presentation.mode != .placeholder else { return nil }
-        return excerpt?.nextChange(after: now)
+    ///
+    /// With `staleAfter`, the instant a due reload left unanswered makes the content
+    /// `invalidated` counts too.
+    public static func nextChange(
+        of presentation: Presentation, excerpt: TimelineExcerpt?, now: Date, staleAfter: TimeInterval = defaultStaleAfter
+    ) -> Date? {
+        guard presentation.mode != .placeholder, let excerpt else { return nil }
+        let invalidation = excerpt.reloadDue.map { $0.addingTimeInterval(staleAfter) }.flatMap { $0 > now ? $0 : nil }
+        return [excerpt.nextChange(after: now), invalidation].compactMap { $0 }.min()
     }
 
     /// Both phases at once, for tests and callers that already hold the timeline.
@@ -143,14 +205,15 @@ public enum PresentationRules {
         let decision = try decide(context)
         return present(
             decision, widget: context.widget, timeline: decision.needsTimeline ? timeline : nil,
-            placeholder: placeholder, reloadDue: timeline?.reloadDue, surface: context.surface, now: now)
+            placeholder: placeholder, reloadDue: timeline?.reloadDue, surface: context.surface, now: now,
+            state: context.state)
     }
 
     /// The placeholder's fields as shown, in its order: `public` ones as they are, the
     /// rest marked redacted.
     private static func placeholderFields(_ fields: FieldList<Field>) -> FieldList<PresentedField> {
         fields.mapValues { field in
-            field.privacy == .public ? .shown(field) : .replaced(by: field.value)
+            field.privacy == .public ? .shown(field) : .replaced(by: field, role: field.role, style: field.style)
         }
     }
 }

@@ -144,6 +144,9 @@ public struct TimelineExcerpt: Sendable, Hashable {
             case "fields":
                 try seen.once(2, key)
                 try skip(&reader)
+            case "actions":
+                try seen.once(3, key)
+                try skip(&reader)
             default:
                 throw seen.unknown(key)
             }

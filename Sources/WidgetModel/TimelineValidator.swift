@@ -34,6 +34,7 @@ public enum TimelineValidator {
                 }
             }
             try validate(fields: entry.fields, limits: limits, path: "\(here()).fields")
+            try validate(actions: entry.actions, path: "\(here()).actions")
         }
     }
 
@@ -47,6 +48,64 @@ public enum TimelineValidator {
     /// Validates a placeholder's fields with the same limits as an entry's.
     public static func validate(placeholder: Placeholder, limits: TimelineLimits = .default) throws(InvalidTimeline) {
         try validate(fields: placeholder.fields, limits: limits, path: "placeholder.fields")
+        try validate(actions: placeholder.actions, path: "placeholder.actions")
+    }
+
+    /// Most actions on one entry or placeholder: a widget shows a few buttons at most.
+    public static let maxActions = 8
+    /// Longest action id, in bytes.
+    public static let maxActionIDBytes = 64
+    /// Longest action title, in UTF-8 bytes.
+    public static let maxActionTitleBytes = 256
+    /// Longest icon name, in bytes (DESIGN §12).
+    public static let maxIconNameBytes = 64
+
+    /// Validates an entry's or placeholder's actions (DESIGN §13): bounded count and
+    /// sizes, unique ids, a toggle with `isOn` and a button without.
+    static func validate(actions: [WidgetAction], path: @autoclosure () -> String) throws(InvalidTimeline) {
+        guard actions.count <= maxActions else {
+            throw InvalidTimeline(reason: "\(path()): \(actions.count) actions; at most \(maxActions) are allowed")
+        }
+        for (index, action) in actions.enumerated() {
+            let problem: String? =
+                if !isActionID(action.id) {
+                    "id must be 1 to \(maxActionIDBytes) bytes of letters, digits, \".\", \"_\" or \"-\""
+                } else if actions[..<index].contains(where: { $0.id == action.id }) {
+                    "id \(ModelPath.quote(action.id)) is given twice"
+                } else if action.title.isEmpty || action.title.utf8.count > maxActionTitleBytes {
+                    "title must be 1 to \(maxActionTitleBytes) bytes"
+                } else if action.title.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) {
+                    "title contains a control character"
+                } else if let icon = action.icon, !isIconName(icon) {
+                    "icon \(iconRule)"
+                } else if action.kind == .toggle, action.isOn == nil {
+                    "a toggle needs \"isOn\""
+                } else if action.kind == .button, action.isOn != nil {
+                    "\"isOn\" is only allowed on a toggle"
+                } else {
+                    nil
+                }
+            if let problem { throw InvalidTimeline(reason: "\(path())[\(index)]: \(problem)") }
+        }
+    }
+
+    /// What an icon name may be, in the words of an error.
+    static let iconRule = "must be an icon name: 1 to 64 bytes of a-z, 0-9 and \"-\" (never a path or URL)"
+
+    /// Whether `name` is a plain freedesktop icon name as DESIGN §12 allows: `[a-z0-9-]`,
+    /// at most 64 bytes. Never a path or a URL: a host looks it up in its theme only.
+    public static func isIconName(_ name: String) -> Bool {
+        !name.isEmpty && name.utf8.count <= maxIconNameBytes
+            && name.utf8.allSatisfy { (0x61...0x7A).contains($0) || (0x30...0x39).contains($0) || $0 == 0x2D }
+    }
+
+    /// Whether `id` may name an action: letters, digits, `.`, `_`, `-`, at most 64 bytes.
+    public static func isActionID(_ id: String) -> Bool {
+        !id.isEmpty && id.utf8.count <= maxActionIDBytes
+            && id.utf8.allSatisfy {
+                (0x61...0x7A).contains($0) || (0x41...0x5A).contains($0) || (0x30...0x39).contains($0)
+                    || $0 == 0x2E || $0 == 0x5F || $0 == 0x2D
+            }
     }
 
     static func validate(
@@ -74,7 +133,39 @@ public enum TimelineValidator {
         }
         var budget = ValueBudget(remaining: limits.maxValueBytes, maxDepth: limits.maxNestingDepth)
         if let problem = budget.check(field.value, depth: 0) { return "value \(problem.description(limits))" }
-        return nil
+        return layoutProblem(field)
+    }
+
+    /// What is wrong with a field's role, range or style (DESIGN §12); nil when it fits.
+    /// The value itself is never quoted: it may be private.
+    private static func layoutProblem(_ field: Field) -> String? {
+        if field.range != nil, field.role != .gauge { return "\"range\" is only allowed with role \"gauge\"" }
+        if field.style != nil, field.role != .date { return "\"style\" is only allowed with role \"date\"" }
+        if let range = field.range {
+            guard range.lowerBound.isFinite, range.upperBound.isFinite else { return "range: must be finite numbers" }
+            guard range.lowerBound < range.upperBound else { return "range: is upside down; min must be less than max" }
+        }
+        switch field.role {
+        case nil, .title?, .value?, .detail?:
+            return nil
+        case .gauge?:
+            guard case .number(let number) = field.value, let gauge = Double(number.text), gauge.isFinite else {
+                return "role \"gauge\": value must be a number"
+            }
+            let range = field.gaugeRange
+            guard range.contains(gauge) else {
+                return "role \"gauge\": value lies outside its range [\(JSONWriter.text(of: range.lowerBound)), \(JSONWriter.text(of: range.upperBound))]"
+            }
+            return nil
+        case .icon?:
+            guard case .string(let name) = field.value, isIconName(name) else { return "role \"icon\": value \(iconRule)" }
+            return nil
+        case .date?:
+            guard case .string(let text) = field.value, (try? RFC3339.parse(text)).map(RFC3339.isRepresentable) == true else {
+                return "role \"date\": value must be an RFC 3339 date"
+            }
+            return nil
+        }
     }
 }
 

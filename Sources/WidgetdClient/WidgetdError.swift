@@ -31,6 +31,10 @@ public enum WidgetdError: Error, Sendable, Equatable {
     case wiped
     /// `StorageFailure(reason)`: the daemon's state directory failed.
     case storageFailure(reason: String)
+    /// `ActionNotAvailable(action)`: the action is not in what the surface shows now.
+    case actionNotAvailable(action: String)
+    /// `ProviderUnavailable(provider)`: no connection of the provider watches its actions.
+    case providerUnavailable(provider: String)
 
     /// `org.varlink.service.InvalidParameter(parameter)`: the daemon refused a parameter.
     case invalidParameter(parameter: String)
@@ -81,6 +85,8 @@ public enum WidgetdError: Error, Sendable, Equatable {
         case .unlockInterrupted: self = .unlockInterrupted
         case .wiped: self = .wiped
         case .storageFailure: self = .storageFailure(reason: string("reason"))
+        case .actionNotAvailable: self = .actionNotAvailable(action: string("action"))
+        case .providerUnavailable: self = .providerUnavailable(provider: string("provider"))
         }
     }
 }

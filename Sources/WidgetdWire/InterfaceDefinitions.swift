@@ -2,7 +2,7 @@ import Varlink
 
 // The interface definitions, embedded so the daemon serves them without reading files.
 // Each text equals its file in `interfaces/` byte for byte (a test checks this); edit the
-// file and copy it here.
+// file and run scripts/embed-interfaces.
 
 extension InterfaceDefinition {
     /// `io.widgetd.Device`: lock state, passcode and settings.
@@ -154,21 +154,50 @@ extension InterfaceDefinition {
 
         # One field of an entry.
         type Field (
-          # Any JSON value.
+          # Any JSON value; with a role, one that fits it.
           value: object,
           # One of "sensitive" (hidden when privacy requires) or "public" (never
           # hidden); absent for an ordinary field.
+          privacy: ?string,
+          # What the field is on a drawn widget: one of "title", "value", "detail",
+          # "icon" (a freedesktop icon name: a-z, 0-9 and "-", at most 64 bytes),
+          # "gauge" (a number within "range") or "date" (RFC 3339, drawn in "style").
+          # Absent: data for custom hosts, not drawn once any field has a role.
+          role: ?string,
+          # A gauge's [min, max]; absent is [0, 1].
+          range: ?[]float,
+          # How a date is drawn: one of "time", "date", "relative" or "timer".
+          style: ?string
+        )
+
+        # Something a host may perform on an entry. A host names only its "id": what it
+        # does is the provider's, fixed here.
+        type Action (
+          # Letters, digits, ".", "_" and "-", at most 64 bytes; unique in its entry.
+          id: string,
+          title: string,
+          # A freedesktop icon name.
+          icon: ?string,
+          # One of "button" or "toggle".
+          kind: string,
+          # A toggle's state as shown; only on a toggle, which needs it.
+          isOn: ?bool,
+          # One of "alwaysAllowed", "requiresAuthentication" (the default) or
+          # "requiresLocalDeviceAuthentication": what a locked device asks first.
+          authentication: ?string,
+          # "sensitive": the title is redacted as a sensitive field's value is.
           privacy: ?string
         )
 
         # How relevant an entry is, and for how many seconds.
         type Relevance (score: float, duration: float)
 
-        # One timeline entry. "date" is RFC 3339.
+        # One timeline entry. "date" is RFC 3339. At most 8 actions.
         type Entry (
           date: string,
           relevance: ?Relevance,
-          fields: [string]Field
+          fields: [string]Field,
+          actions: ?[]Action
         )
 
         # When the provider wants to be asked for a new timeline.
@@ -181,7 +210,7 @@ extension InterfaceDefinition {
 
         # An entry-shaped sample without private data, shown while content is
         # unavailable.
-        type Placeholder (fields: [string]Field)
+        type Placeholder (fields: [string]Field, actions: ?[]Action)
 
         # Replaces a widget's timeline; the placeholder is kept until replaced.
         method PutTimeline(
@@ -212,6 +241,20 @@ extension InterfaceDefinition {
         # Streams reload requests for the caller's providers (call with "more").
         # "reason" is one of "due" or "requested".
         method WatchReloads() -> (widget: string, reason: string)
+
+        # Streams the actions hosts perform on the caller's widgets (call with "more"), or on
+        # those of the provider named. Each performed action goes to one watching connection
+        # of its widget's provider, once. "id" is the delivery's own number; "action" the
+        # action's id; "isOn" a toggle's new state (the opposite of what was shown);
+        # "whileLocked" whether the device was locked when it was delivered.
+        method WatchActions(provider: ?string) -> (
+          id: int,
+          widget: string,
+          action: string,
+          isOn: ?bool,
+          surface: string,
+          whileLocked: bool
+        )
 
         # A registered provider, as its providers.d/ file declares it.
         type ProviderInfo (
@@ -305,6 +348,33 @@ extension InterfaceDefinition {
           # One of "sensitive" or "public"; absent for an ordinary field.
           privacy: ?string,
           # True when the real value was replaced.
+          redacted: ?bool,
+          # As stored: "title", "value", "detail", "icon", "gauge" or "date". Kept when
+          # redacted: a redacted gauge is drawn empty, a redacted date not at all.
+          role: ?string,
+          # A gauge's [min, max] (absent: [0, 1]); when redacted, the placeholder's.
+          range: ?[]float,
+          # A date's style: "time", "date", "relative" or "timer".
+          style: ?string
+        )
+
+        # An action of the presented entry (the placeholder's, in placeholder mode).
+        type PresentedAction (
+          id: string,
+          # Null when redacted and the placeholder has no action of this id.
+          title: ?string,
+          icon: ?string,
+          # One of "button" or "toggle".
+          kind: string,
+          isOn: ?bool,
+          # One of "alwaysAllowed", "requiresAuthentication" or
+          # "requiresLocalDeviceAuthentication".
+          authentication: string,
+          # Whether PerformAction runs it now, without an unlock.
+          available: bool,
+          # "unlock" when it is not available until an unlock.
+          requires: ?string,
+          # True when the real title was replaced.
           redacted: ?bool
         )
 
@@ -328,7 +398,9 @@ extension InterfaceDefinition {
           stale: bool,
           entry: PresentedEntry,
           # RFC 3339: the date of the next entry, if any.
-          validUntil: ?string
+          validUntil: ?string,
+          # What the host may perform; absent when there is nothing.
+          actions: ?[]PresentedAction
         )
 
         # The stored widgets, of one provider if given, in widget id order; works in every
@@ -345,6 +417,23 @@ extension InterfaceDefinition {
 
         # Asks providers to reload their timelines, all or those given.
         method ReloadTimelines(provider: ?string, kind: ?string) -> ()
+
+        # Performs an action of the presentation "surface" shows now. "outcome" is one of
+        # "delivered" (its provider has it), "held" (it waits for an unlock within
+        # ActionHoldSec=; a caller that asked for more replies then hears "delivered" or "expired")
+        # or "expired" (no unlock came, the lock or the action went away, or a newer held
+        # action of the connection replaced it).
+        method PerformAction(widget: string, surface: string, action: string) -> (outcome: string)
+
+        # Streams the stored widgets as they change (call with "more"): "event" is one of
+        # "added", "removed" or "changed" (a new family or class).
+        method WatchWidgets() -> (event: string, widget: WidgetInfo)
+
+        # The action is not in what the surface shows now.
+        error ActionNotAvailable (action: string)
+
+        # No connection of the widget's provider watches its actions.
+        error ProviderUnavailable (provider: string)
 
         # The caller may not do this.
         error PermissionDenied ()

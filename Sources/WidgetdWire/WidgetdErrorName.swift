@@ -27,6 +27,10 @@ public enum WidgetdErrorName: String, Sendable, Hashable, CaseIterable {
     case wiped = "io.widgetd.Wiped"
     /// The state directory failed (`reason`).
     case storageFailure = "io.widgetd.StorageFailure"
+    /// The action is not in what the surface shows now (`action`).
+    case actionNotAvailable = "io.widgetd.ActionNotAvailable"
+    /// No connection of the widget's provider watches its actions (`provider`).
+    case providerUnavailable = "io.widgetd.ProviderUnavailable"
 
     /// The error for a reply's full error name, or `nil` when widgetd defines none by that name.
     public init?(fullName: String) { self.init(rawValue: fullName) }

@@ -34,6 +34,8 @@ public enum WidgetdMethod: String, Sendable, Hashable, CaseIterable {
     case deleteTimeline = "io.widgetd.Provider.DeleteTimeline"
     /// `WatchReloads() -> (widget, reason)`, streamed.
     case watchReloads = "io.widgetd.Provider.WatchReloads"
+    /// `WatchActions(provider?) -> (id, widget, action, isOn?, surface, whileLocked)`, streamed.
+    case watchActions = "io.widgetd.Provider.WatchActions"
     /// `ListProviders() -> (providers, disabled?)`: the registered providers the caller may see.
     case listProviders = "io.widgetd.Provider.ListProviders"
 
@@ -46,6 +48,10 @@ public enum WidgetdMethod: String, Sendable, Hashable, CaseIterable {
     case watch = "io.widgetd.Host.Watch"
     /// `ReloadTimelines(provider?, kind?)`.
     case reloadTimelines = "io.widgetd.Host.ReloadTimelines"
+    /// `PerformAction(widget, surface, action) -> (outcome)`, with `more` for a held one's end.
+    case performAction = "io.widgetd.Host.PerformAction"
+    /// `WatchWidgets() -> (event, widget)`, streamed.
+    case watchWidgets = "io.widgetd.Host.WatchWidgets"
 
     /// The method for a call's full name, or `nil` when widgetd declares none by that name.
     public init?(fullName: String) { self.init(rawValue: fullName) }
@@ -59,9 +65,10 @@ public enum WidgetdMethod: String, Sendable, Hashable, CaseIterable {
         case .getStatus, .setPasscode, .unlock, .lock, .wipe, .getSettings, .setSettings, .reportPasscodeOutOfStep,
             .monitor:
             .device
-        case .putTimeline, .appendEntries, .getTimeline, .closeTimeline, .deleteTimeline, .watchReloads, .listProviders:
+        case .putTimeline, .appendEntries, .getTimeline, .closeTimeline, .deleteTimeline, .watchReloads, .watchActions,
+            .listProviders:
             .provider
-        case .listWidgets, .getPresentation, .watch, .reloadTimelines: .host
+        case .listWidgets, .getPresentation, .watch, .reloadTimelines, .performAction, .watchWidgets: .host
         }
     }
 
@@ -71,7 +78,7 @@ public enum WidgetdMethod: String, Sendable, Hashable, CaseIterable {
     /// Whether the method streams its replies (it must be called with `more`).
     public var streams: Bool {
         switch self {
-        case .monitor, .watchReloads, .watch: true
+        case .monitor, .watchReloads, .watch, .watchActions, .watchWidgets: true
         default: false
         }
     }

@@ -511,3 +511,100 @@ public struct ProviderListReply: Codable, Sendable, Equatable {
         self.disabled = disabled
     }
 }
+
+// MARK: Actions (DESIGN §13)
+
+/// `Provider.WatchActions(provider?)`: the caller's providers' actions, or one provider's.
+public struct WatchActionsParameters: Codable, Sendable, Equatable {
+    /// Only this provider's widgets (a per-user app names itself).
+    public var provider: String?
+
+    /// A watch request.
+    public init(provider: String? = nil) { self.provider = provider }
+}
+
+/// One performed action, as `WatchActions` streams it to the widget's provider.
+public struct ActionDelivery: Codable, Sendable, Equatable {
+    /// The delivery's own number, unique while the daemon runs.
+    public var id: UInt64
+    /// The widget it was performed on.
+    public var widget: String
+    /// The action's id, as the entry gave it.
+    public var action: String
+    /// A toggle's new state: the opposite of what was shown. Absent for a button.
+    public var isOn: Bool?
+    /// The surface the host performed it from.
+    public var surface: String
+    /// Whether the device was locked when it was delivered.
+    public var whileLocked: Bool
+
+    /// A delivery.
+    public init(id: UInt64, widget: String, action: String, isOn: Bool?, surface: String, whileLocked: Bool) {
+        self.id = id
+        self.widget = widget
+        self.action = action
+        self.isOn = isOn
+        self.surface = surface
+        self.whileLocked = whileLocked
+    }
+}
+
+/// `Host.PerformAction(widget, surface, action)`.
+public struct PerformActionParameters: Codable, Sendable, Equatable {
+    /// The widget id.
+    public var widget: String
+    /// The surface the host shows it on.
+    public var surface: String
+    /// The action's id.
+    public var action: String
+
+    /// A request to perform an action.
+    public init(widget: String, surface: String, action: String) {
+        self.widget = widget
+        self.surface = surface
+        self.action = action
+    }
+}
+
+/// What became of a performed action (DESIGN §13).
+public enum ActionOutcome: String, Codable, Sendable, Equatable {
+    /// Its provider has it.
+    case delivered
+    /// It waits for an unlock within `ActionHoldSec=`.
+    case held
+    /// No unlock came in time, a lock or the presentation dropped it, or a newer held
+    /// action of the same connection replaced it.
+    case expired
+}
+
+/// The reply of `Host.PerformAction`.
+public struct PerformActionReply: Codable, Sendable, Equatable {
+    /// What became of it.
+    public var outcome: ActionOutcome
+
+    /// A reply.
+    public init(outcome: ActionOutcome) { self.outcome = outcome }
+}
+
+/// One change of the stored widgets, as `Host.WatchWidgets` streams it.
+public struct WidgetEvent: Codable, Sendable, Equatable {
+    /// What happened to the widget.
+    public enum Kind: String, Codable, Sendable {
+        /// It was stored for the first time (or again after a delete).
+        case added
+        /// It was deleted.
+        case removed
+        /// Its family or class changed.
+        case changed
+    }
+    /// What happened.
+    public var event: Kind
+    /// The widget as it is now (as it was, for `removed`).
+    public var widget: WidgetInfo
+
+    /// An event.
+    public init(event: Kind, widget: WidgetInfo) {
+        self.event = event
+        self.widget = widget
+    }
+}

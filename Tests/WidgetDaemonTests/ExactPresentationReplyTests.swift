@@ -39,13 +39,13 @@ import WidgetModel
                 for reloadDue in [nil, Date(timeIntervalSince1970: 1_767_225_000)] {
                     all.append(PresentationRules.present(
                         decision, widget: widget, timeline: timeline, placeholder: placeholder, reloadDue: reloadDue,
-                        surface: surface, now: Date(timeIntervalSince1970: 1_767_225_601.5)))
+                        surface: surface, now: Date(timeIntervalSince1970: 1_767_225_601.5), state: .unlocked))
                 }
             }
             // No timeline and no placeholder: the empty stand-in.
             all.append(PresentationRules.present(
                 decision, widget: widget, timeline: nil, placeholder: nil, reloadDue: nil, surface: .lockScreen,
-                now: Date(timeIntervalSince1970: 1_767_225_601)))
+                now: Date(timeIntervalSince1970: 1_767_225_601), state: .unlocked))
         }
         return all
     }

@@ -35,7 +35,7 @@ import Testing
     func presentationsListFieldsInTheTimelinesOrder(decision: PresentationDecision, order: [String]) throws {
         let presentation = PresentationRules.present(
             decision, widget: Fixtures.widget, timeline: try Self.timeline, placeholder: try Self.placeholder,
-            reloadDue: nil, surface: .lockScreen, now: Fixtures.at(30))
+            reloadDue: nil, surface: .lockScreen, now: Fixtures.at(30), state: .unlocked)
         #expect(presentation.entry.fields.keys == order)
         // And so on the wire: written straight from the encoder's tree.
         let text = String(decoding: try JSONTreeEncoder.bytes(presentation), as: UTF8.self)

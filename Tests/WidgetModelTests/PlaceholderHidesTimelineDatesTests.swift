@@ -46,7 +46,7 @@ struct HiddenTimelineCase: Sendable, CustomTestStringConvertible {
             let readable = decision.needsTimeline && !c.unreadable ? timeline : nil
             let presentation = PresentationRules.present(
                 decision, widget: Fixtures.widget, timeline: readable, placeholder: Fixtures.placeholder,
-                reloadDue: timeline?.reloadDue, surface: c.rule.surface, now: Self.now)
+                reloadDue: timeline?.reloadDue, surface: c.rule.surface, now: Self.now, state: .unlocked)
             #expect(presentation.mode == .placeholder, "\(name)")
             let nextChange = PresentationRules.nextChange(of: presentation, timeline: readable, now: Self.now)
             shown.append((name, try Self.bytes(presentation), nextChange))
@@ -67,12 +67,13 @@ struct HiddenTimelineCase: Sendable, CustomTestStringConvertible {
         let ended = try #require(Self.timelines[0].timeline)
         let stale = PresentationRules.present(
             try PresentationRules.decide(context), widget: Fixtures.widget, timeline: ended,
-            placeholder: Fixtures.placeholder, reloadDue: ended.reloadDue, surface: .homeScreen, now: Self.now)
-        #expect(stale.stale && stale.reasons == [.invalidated])
+            placeholder: Fixtures.placeholder, reloadDue: ended.reloadDue, surface: .homeScreen, now: Self.now, state: .unlocked)
+        // A due reload alone leaves the content as it is (DESIGN §4): stale, not invalidated.
+        #expect(stale.stale && stale.reasons == [])
         let runsOn = try #require(Self.timelines[2].timeline)
         let fresh = PresentationRules.present(
             .content, widget: Fixtures.widget, timeline: runsOn, placeholder: nil, reloadDue: runsOn.reloadDue,
-            surface: .homeScreen, now: Self.now)
+            surface: .homeScreen, now: Self.now, state: .unlocked)
         #expect(fresh.validUntil == Fixtures.at(1200))
         #expect(PresentationRules.nextChange(of: fresh, timeline: runsOn, now: Self.now) == Fixtures.at(1200))
     }

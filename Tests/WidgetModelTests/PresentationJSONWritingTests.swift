@@ -59,7 +59,7 @@ import Testing
         let placeholder = PresentedEntry(date: nil, relevance: nil, fields: [
             "z": PresentedField(value: .string("--°")),
             "a": PresentedField(value: .string("Account"), privacy: .public),
-            "m": .replaced(by: .string("— €")),
+            "m": .replaced(by: Field(value: .string("— €"))),
         ])
         for entry in [empty, placeholder] {
             let presentation = Presentation(

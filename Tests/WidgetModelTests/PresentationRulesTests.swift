@@ -155,7 +155,7 @@ func expectedOutcome(_ c: RuleCase) -> Outcome {
     func ruleFourShowsThePlaceholderWithoutAReadableTimeline(decision: PresentationDecision, timeline: Timeline?) {
         let presentation = PresentationRules.present(
             decision, widget: Fixtures.widget, timeline: timeline, placeholder: Fixtures.placeholder,
-            reloadDue: nil, surface: .homeScreen, now: Fixtures.t0)
+            reloadDue: nil, surface: .homeScreen, now: Fixtures.t0, state: .unlocked)
         #expect(presentation.mode == .placeholder)
         #expect(presentation.reasons == [.placeholder])
         #expect(presentation.entry.fields.count == 3)
@@ -164,7 +164,7 @@ func expectedOutcome(_ c: RuleCase) -> Outcome {
     @Test func aPlaceholderDecisionNeverLooksAtTheTimeline() {
         let presentation = PresentationRules.present(
             .placeholder, widget: Fixtures.widget, timeline: Fixtures.timeline, placeholder: nil,
-            reloadDue: nil, surface: .lockScreen, now: Fixtures.at(30))
+            reloadDue: nil, surface: .lockScreen, now: Fixtures.at(30), state: .unlocked)
         #expect(presentation.mode == .placeholder)
         #expect(presentation.entry == PresentedEntry(date: nil, relevance: nil, fields: [:]))
         #expect(presentation.validUntil == nil)
@@ -178,7 +178,7 @@ func expectedOutcome(_ c: RuleCase) -> Outcome {
         for (now, due) in [(599.0, false), (600.0, true), (601.0, true)] {
             let presentation = PresentationRules.present(
                 decision, widget: Fixtures.widget, timeline: decision.needsTimeline ? Fixtures.timeline : nil,
-                placeholder: Fixtures.placeholder, reloadDue: Fixtures.at(600), surface: .alwaysOn, now: Fixtures.at(now))
+                placeholder: Fixtures.placeholder, reloadDue: Fixtures.at(600), surface: .alwaysOn, now: Fixtures.at(now), state: .unlocked)
             let base: [PresentationReason] = switch decision {
             case .placeholder: [.placeholder]
             case .redacted: [.privacy]
@@ -186,12 +186,21 @@ func expectedOutcome(_ c: RuleCase) -> Outcome {
             }
             let stale = due && decision != .placeholder
             #expect(presentation.stale == stale)
-            #expect(presentation.reasons == base + (stale ? [.invalidated] : []))
+            // Due is not wrong: `invalidated` waits for `StaleAfterSec=` (below).
+            #expect(presentation.reasons == base)
             #expect(presentation.luminanceReduced)
+        }
+        for (now, invalidated) in [(699.0, false), (700.0, true)] {
+            let presentation = PresentationRules.present(
+                decision, widget: Fixtures.widget, timeline: decision.needsTimeline ? Fixtures.timeline : nil,
+                placeholder: Fixtures.placeholder, reloadDue: Fixtures.at(600), surface: .alwaysOn, now: Fixtures.at(now),
+                state: .unlocked, staleAfter: 100)
+            let shown = invalidated && decision != .placeholder
+            #expect(presentation.reasons.contains(.invalidated) == shown)
         }
         let never = PresentationRules.present(
             decision, widget: Fixtures.widget, timeline: nil, placeholder: nil,
-            reloadDue: nil, surface: .homeScreen, now: .distantFuture)
+            reloadDue: nil, surface: .homeScreen, now: .distantFuture, state: .unlocked)
         #expect(!never.stale)
     }
 
@@ -203,7 +212,7 @@ func expectedOutcome(_ c: RuleCase) -> Outcome {
             for: context, timeline: Fixtures.timeline, placeholder: nil, now: Fixtures.at(600))
         #expect(presentation.mode == .content)
         #expect(presentation.stale)
-        #expect(presentation.reasons == [.invalidated])
+        #expect(presentation.reasons == [])
         #expect(presentation.validUntil == nil)
     }
 }

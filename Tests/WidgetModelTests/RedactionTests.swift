@@ -8,7 +8,7 @@ import Testing
                          placeholder: Placeholder? = Fixtures.placeholder) -> Presentation {
         PresentationRules.present(
             decision, widget: Fixtures.widget, timeline: timeline, placeholder: placeholder,
-            reloadDue: timeline.reloadDue, surface: .lockScreen, now: Fixtures.at(30))
+            reloadDue: timeline.reloadDue, surface: .lockScreen, now: Fixtures.at(30), state: .unlocked)
     }
 
     @Test func contentShowsEveryFieldAsStored() throws {

@@ -67,10 +67,10 @@ import Testing
                     for placeholder in [nil, Fixtures.placeholder] {
                         let fromWhole = PresentationRules.present(
                             decision, widget: Fixtures.widget, timeline: whole, placeholder: placeholder,
-                            reloadDue: whole.reloadDue, surface: surface, now: now)
+                            reloadDue: whole.reloadDue, surface: surface, now: now, state: .unlocked)
                         let fromExcerpt = PresentationRules.present(
                             decision, widget: Fixtures.widget, excerpt: excerpt, placeholder: placeholder,
-                            reloadDue: whole.reloadDue, surface: surface, now: now)
+                            reloadDue: whole.reloadDue, surface: surface, now: now, state: .unlocked)
                         #expect(fromExcerpt == fromWhole, "\(name) at \(seconds), \(decision)")
                         #expect(
                             PresentationRules.nextChange(of: fromExcerpt, excerpt: excerpt, now: now)

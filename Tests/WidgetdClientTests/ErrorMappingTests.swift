@@ -19,6 +19,8 @@ import WidgetdWire
         (.unlockInterrupted, [:], .unlockInterrupted),
         (.wiped, [:], .wiped),
         (.storageFailure, ["reason": .string("write timeline")], .storageFailure(reason: "write timeline")),
+        (.actionNotAvailable, ["action": .string("open")], .actionNotAvailable(action: "open")),
+        (.providerUnavailable, ["provider": .string("org.x")], .providerUnavailable(provider: "org.x")),
     ]
 
     @Test func theTableCoversEveryErrorOfTheInterfaces() {

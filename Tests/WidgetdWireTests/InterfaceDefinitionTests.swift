@@ -29,8 +29,8 @@ import WidgetdWire
 
     @Test(arguments: [
         ("io.widgetd.Device", ["GetStatus", "SetPasscode", "Unlock", "Lock", "Wipe", "GetSettings", "SetSettings", "ReportPasscodeOutOfStep", "Monitor"]),
-        ("io.widgetd.Provider", ["PutTimeline", "AppendEntries", "GetTimeline", "CloseTimeline", "DeleteTimeline", "WatchReloads", "ListProviders"]),
-        ("io.widgetd.Host", ["ListWidgets", "GetPresentation", "Watch", "ReloadTimelines"]),
+        ("io.widgetd.Provider", ["PutTimeline", "AppendEntries", "GetTimeline", "CloseTimeline", "DeleteTimeline", "WatchReloads", "WatchActions", "ListProviders"]),
+        ("io.widgetd.Host", ["ListWidgets", "GetPresentation", "Watch", "ReloadTimelines", "PerformAction", "WatchWidgets"]),
         ("org.varlink.service", ["GetInfo", "GetInterfaceDescription"]),
     ])
     func declaresEveryMethodOfTheDesign(interface: String, methods: [String]) {
@@ -45,7 +45,10 @@ import WidgetdWire
             "InvalidTimeline", "TooLarge", "TryAgainLater", "Wiped", "StorageFailure",
         ])
         #expect(InterfaceDefinition.host.errors
-            == ["PermissionDenied", "WidgetNotFound", "ProviderNotRegistered", "UnavailableOnSurface", "TryAgainLater", "Wiped", "StorageFailure"])
+            == [
+                "PermissionDenied", "WidgetNotFound", "ProviderNotRegistered", "UnavailableOnSurface", "TryAgainLater", "Wiped",
+                "StorageFailure", "ActionNotAvailable", "ProviderUnavailable",
+            ])
     }
 
     /// python3 with the `varlink` package, or `nil` when it is not installed.

@@ -23,7 +23,7 @@ import WidgetdWire
         #expect(WidgetdMethod(fullName: method.fullName) == method)
     }
 
-    @Test func streamingMethodsAreTheThreeThatSayCallWithMore() {
+    @Test func streamingMethodsAreTheOnesThatSayCallWithMore() {
         let documented = Set(WidgetdMethod.allCases.filter { method in
             // Each streaming method's comment in the IDL says to call it with "more".
             let text = method.interface.definition.text
@@ -32,7 +32,7 @@ import WidgetdWire
             return comment.contains { $0.contains("\"more\"") }
         })
         #expect(Set(WidgetdMethod.allCases.filter(\.streams)) == documented)
-        #expect(documented == [.monitor, .watchReloads, .watch])
+        #expect(documented == [.monitor, .watchReloads, .watch, .watchActions, .watchWidgets])
     }
 
     @Test func errorEnumCoversEveryDeclaredErrorAndNothingElse() {

@@ -1,0 +1,149 @@
+import FoundationEssentials
+import Logging
+import Varlink
+import VarlinkTransport
+import WidgetdPOSIX
+import WidgetModel
+import WidgetdWire
+
+/// Actions (DESIGN §13): a host performs what its surface shows now, under the action's
+/// authentication policy; the widget's provider hears of it through `WatchActions`.
+///
+/// The rule that makes this safe is the first check of ``performAction(_:_:_:)``: the
+/// action must be in the presentation that surface is shown *now*, made by the same
+/// rules as `GetPresentation`. A host cannot run a class-A entry's action while the lock
+/// screen shows its placeholder, nor a redacted title's action it cannot read.
+extension TimelineService {
+    /// `Host.PerformAction(widget, surface, action) -> (outcome)`.
+    func performAction(_ call: VarlinkCall, _ context: CallContext) throws(ServiceError) {
+        let parameters = try call.decodedParameters(PerformActionParameters.self)
+        let widget = try widgetID(parameters.widget)
+        guard let surface = Surface(rawValue: parameters.surface) else { throw .invalidParameter("surface") }
+        let clocks = scheduler.clocks
+        if let wait = actions.admit(context.connection, at: clocks.monotonic) { throw .tryAgainLater(retryAfter: wait) }
+
+        let presented = try presentedAction(parameters.action, of: widget, on: surface)
+        let state = store.deviceState
+        if PresentationRules.mayRun(presented.authentication, state: state, surface: surface) {
+            try deliver(presented, of: widget, on: surface, performedBy: context)
+            context.reply(PerformActionReply(outcome: .delivered))
+            return
+        }
+        // A remote surface is another device: nothing there can unlock this one.
+        guard surface != .remote else { throw .unavailableOnSurface(surface) }
+        hold(presented.id, of: widget, on: surface, context, at: clocks.monotonic)
+    }
+
+    /// The action `id` as `surface` shows it of `widget` now, or `ActionNotAvailable`.
+    private func presentedAction(_ id: String, of widget: WidgetID, on surface: Surface) throws(ServiceError) -> PresentedAction {
+        let (presentation, _, _) = try presentation(of: widget, on: surface)
+        guard let action = presentation.actions.first(where: { $0.id == id }) else { throw .actionNotAvailable(id) }
+        return action
+    }
+
+    /// Sends a performed action to one watching connection of its provider.
+    private func deliver(
+        _ action: PresentedAction, of widget: WidgetID, on surface: Surface, performedBy host: CallContext
+    ) throws(ServiceError) {
+        guard let watcher = actions.watcher(for: widget) else { throw .providerUnavailable(widget.provider) }
+        guard actions.providerHasRoom(widget.provider) else { throw .tryAgainLater(retryAfter: 1) }
+        let whileLocked = store.deviceState != .unlocked
+        let id = actions.delivered(widget)
+        // A toggle is performed by flipping what the host showed.
+        let isOn = action.kind == .toggle ? !(action.isOn ?? false) : nil
+        watcher.context.stream(
+            ActionDelivery(
+                id: id, widget: widget.description, action: action.id, isOn: isOn, surface: surface.rawValue,
+                whileLocked: whileLocked))
+        if whileLocked {
+            // Who acted on a locked device, and on what; never the title, which may be private.
+            host.logger.with("widget.id", "\(widget)").info(
+                "action delivered while locked", event: "action_delivered_locked",
+                metadata: ["action.id": "\(action.id)", "host.uid": "\(host.peer.uid)"])
+        }
+        // Its presentations now say `invalidated` until the provider answers.
+        responder.forget(widget)
+        refreshWatches(widget)
+        reschedule()
+    }
+
+    /// Holds an action until an unlock within `ActionHoldSec=`; a newer held action of
+    /// the same connection replaces it (the old one expires).
+    private func hold(_ action: String, of widget: WidgetID, on surface: Surface, _ context: CallContext, at now: MonotonicInstant) {
+        let seconds = access.authorization.configuration.actionHoldSeconds
+        let held = ActionDesk.Held(
+            context: context, widget: widget, surface: surface, action: action, deadline: now.addingTimeInterval(seconds))
+        if let replaced = actions.hold(held) { end(replaced, .expired) }
+        held.timer = scheduler.scheduleTimer(at: .monotonic(held.deadline)) { [weak self, weak held] in
+            guard let self, let held, let due = actions.take(held) else { return }
+            end(due, .expired)
+        }
+        if context.wantsMore {
+            context.stream(PerformActionReply(outcome: .held))
+        } else {
+            // Without `more` the host hears only this; the action still waits for the unlock.
+            context.reply(PerformActionReply(outcome: .held))
+        }
+    }
+
+    /// Ends a held action with its final outcome (sent only if its host streams).
+    private func end(_ held: ActionDesk.Held, _ outcome: ActionOutcome) {
+        if let timer = held.timer { scheduler.cancelTimer(timer) }
+        guard held.context.isOpen, held.context.wantsMore else { return }
+        held.context.reply(PerformActionReply(outcome: outcome))
+    }
+
+    /// The device changed: an unlock delivers every held action its surface still shows
+    /// (re-checked against the presentation now); a lock or a wipe expires them all.
+    func followHeldActions() {
+        guard !actions.held.isEmpty else { return }
+        switch store.deviceState {
+        case .unlocked:
+            for held in actions.takeAllHeld() {
+                do throws(ServiceError) {
+                    let presented = try presentedAction(held.action, of: held.widget, on: held.surface)
+                    guard PresentationRules.mayRun(presented.authentication, state: .unlocked, surface: held.surface) else {
+                        end(held, .expired)
+                        continue
+                    }
+                    try deliver(presented, of: held.widget, on: held.surface, performedBy: held.context)
+                    end(held, .delivered)
+                } catch .actionNotAvailable {
+                    end(held, .expired)
+                } catch {
+                    if let timer = held.timer { scheduler.cancelTimer(timer) }
+                    if held.context.isOpen, held.context.wantsMore {
+                        held.context.fail(with: error, method: WidgetdMethod.performAction.fullName)
+                    }
+                }
+            }
+        case .locked, .beforeFirstUnlock:
+            break
+        }
+    }
+
+    /// A lock, a wipe or a stop: every held action expires (DESIGN §13).
+    func expireHeldActions() {
+        for held in actions.takeAllHeld() { end(held, .expired) }
+    }
+
+    /// `Provider.WatchActions(provider?)`: a provider's stream of performed actions.
+    func watchActions(_ call: VarlinkCall, _ context: CallContext, _ authority: PeerAuthority) throws(ServiceError) {
+        guard context.wantsMore else { throw .varlink(.expectedMore) }
+        let parameters = try call.decodedParameters(WatchActionsParameters.self)
+        var providers: Set<String>? = authority.isAdmin ? nil : authority.providers
+        if let named = parameters.provider {
+            guard WidgetID.isValidProviderID(named) else { throw .invalidParameter("provider") }
+            guard authority.isAdmin || authority.providers.contains(named) else {
+                throw .permissionDenied(provider: named, user: nil, group: nil)
+            }
+            providers = [named]
+        }
+        actions.add(ActionDesk.Watcher(context: context, providers: providers))
+    }
+
+    /// A new timeline of `widget`, or its deletion, answers the actions performed on it.
+    func actionsAnswered(_ widget: WidgetID) {
+        if actions.answered(widget) { responder.forget(widget) }
+    }
+}
