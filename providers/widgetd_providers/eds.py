@@ -251,8 +251,10 @@ class CalendarProvider(Provider):
 
     def update(self) -> None:
         now = _dt.datetime.now(_dt.timezone.utc)
-        if not any(entry.complete for entry in self.calendars.values()):
-            # No calendar read yet (evolution-data-server absent, or starting): the placeholder.
+        entries = self.calendars.values()
+        if not any(e.complete for e in entries) or not all(e.complete or e.retry_source for e in entries):
+            # Not every calendar read yet (evolution-data-server absent or starting): the
+            # placeholder, rather than "no more events" before the last calendar answered.
             self.show(calendar.WIDGET, calendar.absent(), None)
             return
         events = self.events()

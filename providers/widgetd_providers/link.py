@@ -229,10 +229,7 @@ class Link:
             if self.on_action is not None:
                 streams.append((watch_actions(self.provider), self._on_action_message))
             for call, handler in streams:
-                connection = _Connection(self.socket_path, lambda message: None, self._on_stream_closed)
-                connection._on_message = self._stream_handler(call, handler, connection)
-                connection.send(call, more=True)
-                self._streams.append(connection)
+                self._open_stream(call, handler)
         except OSError as error:
             self._close_all()
             self._retry(error.strerror or str(error))
@@ -282,6 +279,13 @@ class Link:
 
     # --- Streams ------------------------------------------------------------------
 
+    def _open_stream(self, call: wire.Call, handler: Callable[[Dict[str, Any]], None]) -> None:
+        """Opens a connection for the streaming ``call``; raises OSError if it cannot."""
+        connection = _Connection(self.socket_path, lambda message: None, self._on_stream_closed)
+        connection._on_message = self._stream_handler(call, handler, connection)
+        connection.send(call, more=True)
+        self._streams.append(connection)
+
     def _stream_handler(self, call: wire.Call, handler: Callable[[Dict[str, Any]], None],
                         connection: _Connection) -> Callable[[Dict[str, Any]], None]:
         def handle(message: Dict[str, Any]) -> None:
@@ -296,6 +300,12 @@ class Link:
                 connection.close()
                 if connection in self._streams:
                     self._streams.remove(connection)
+                if error.name.endswith(".InvalidParameter") and call.parameters.get("provider"):
+                    # A widgetd from before WatchReloads(provider): ask for the caller's own.
+                    try:
+                        self._open_stream(wire.Call(call.method, {}, result=call.result), handler)
+                    except OSError as failure:
+                        self._lost(failure.strerror or str(failure))
                 return
             self._backoff = 0.0
             handler(parameters)
