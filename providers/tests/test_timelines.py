@@ -235,6 +235,16 @@ class CalendarTests(unittest.TestCase):
         events = [self.event(NOW + _dt.timedelta(minutes=5 * i), NOW + _dt.timedelta(minutes=5 * i + 1)) for i in range(200)]
         self.assertEqual(len(calendar.timeline(events, NOW, UTC)["entries"]), calendar.MAX_ENTRIES)
 
+    def test_midnight_and_local_times_follow_daylight_saving(self) -> None:
+        from zoneinfo import ZoneInfo
+        berlin = ZoneInfo("Europe/Berlin")
+        now = _dt.datetime(2026, 3, 29, 10, 0, tzinfo=UTC)          # the day summer time starts
+        self.assertEqual(calendar.next_midnight(now, berlin), _dt.datetime(2026, 3, 29, 22, 0, tzinfo=UTC))
+        event = self.event(_dt.datetime(2026, 3, 30, 7, 0, tzinfo=UTC), _dt.datetime(2026, 3, 30, 8, 0, tzinfo=UTC))
+        first = self.event(_dt.datetime(2026, 3, 29, 12, 0, tzinfo=UTC), _dt.datetime(2026, 3, 29, 13, 0, tzinfo=UTC))
+        fields = calendar.timeline([first, event], now, berlin)["entries"][0]["fields"]
+        self.assertEqual(fields["event2"]["value"], "Tomorrow 09:00 Dentist")   # CEST, UTC+2
+
     def test_no_calendar_is_the_placeholder(self) -> None:
         self.assertEqual(calendar.absent()["entries"], [])
 

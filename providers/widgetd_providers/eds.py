@@ -33,6 +33,23 @@ RETRY_MAX = 60.0
 
 
 def _local_zone() -> _dt.tzinfo:
+    """The local time zone with its rules (``TZ``, else ``/etc/localtime``'s name), so
+    that midnight and "HH:MM" stay right across a daylight-saving change; a fixed
+    offset only when neither names one."""
+    import zoneinfo
+    names = [os.environ.get("TZ", "").lstrip(":")]
+    try:
+        target = os.path.realpath("/etc/localtime")
+        if "/zoneinfo/" in target:
+            names.append(target.split("/zoneinfo/", 1)[1])
+    except OSError:
+        pass
+    for name in names:
+        if name:
+            try:
+                return zoneinfo.ZoneInfo(name)
+            except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+                continue
     return _dt.datetime.now().astimezone().tzinfo or _dt.timezone.utc
 
 
@@ -229,8 +246,8 @@ class CalendarProvider(Provider):
                 return True
             if last <= first:
                 last = first + (_dt.timedelta(days=1) if all_day else _dt.timedelta(0))
-            out.append(calendar.Event(first, last, all_day, _text(instance.get_summary()),
-                                      _text(instance.get_location()), uid + "/" + first.isoformat()))
+            out.append(calendar.Event(first, last, all_day, instance.get_summary(), instance.get_location(),
+                                      uid + "/" + first.isoformat()))
             return len(out) < calendar.MAX_ENTRIES
 
         client = entry.client
@@ -305,11 +322,6 @@ class CalendarProvider(Provider):
             self.log.info("open: started %s", application.get_id())
         except GLib.Error as error:
             self.log.warning("open: %s: %s", application.get_id(), error.message)
-
-
-def _text(value: Any) -> Any:
-    """A summary or location as GI gives it: a str, or None."""
-    return value
 
 
 def main() -> int:
