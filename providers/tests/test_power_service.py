@@ -9,6 +9,7 @@ import time
 import unittest
 
 import gi
+import widgetd
 
 gi.require_version("UMockdev", "1.0")
 from gi.repository import UMockdev  # noqa: E402
@@ -93,6 +94,31 @@ class PowerServiceTests(unittest.TestCase):
         self.set_level("48000000")
         self.host.wait_for(lambda p: value(p, "gauge") == 0.8, "at 80 % again")
 
+
+    def generation(self) -> int:
+        with widgetd.Client(self.daemon.socket) as c:
+            return c.get_timeline(WIDGET)["generation"]
+
+    def test_4_only_changes_are_written_and_at_a_bounded_rate(self) -> None:
+        self.set_level("48000000")
+        self.host.wait_for(lambda p: value(p, "gauge") == 0.8, "at 80 %")
+        before = self.generation()
+        for _ in range(5):  # uevents that change nothing the widget shows
+            self.testbed.uevent(self.battery, "change")
+        self.set_level("30000000")
+        self.host.wait_for(lambda p: value(p, "gauge") == 0.5, "at 50 %")
+        self.assertEqual(self.generation(), before + 1)
+
+        before = self.generation()
+        started = time.monotonic()
+        for percent in range(21, 61):  # 40 changes as fast as the testbed makes them
+            self.set_level(str(percent * 600000))
+        self.host.wait_for(lambda p: value(p, "gauge") == 0.6, "at the last level, 60 %")
+        elapsed = time.monotonic() - started
+        writes = self.generation() - before
+        # The bucket: a burst of 4, then 4 a second (link.py), plus the one in flight.
+        self.assertLessEqual(writes, 4 + 4 * elapsed + 1, "%d writes in %.2fs" % (writes, elapsed))
+        print("power: 40 changes in a burst, %d writes over %.2fs" % (writes, elapsed))
 
     @unittest.skipUnless(BENCH_ROUNDS, "WIDGETD_PROVIDER_BENCH=N measures N changes")
     def test_9_benchmark(self) -> None:
