@@ -25,6 +25,7 @@ from gi.repository import ECal, EDataServer, Gio, GLib, GObject, ICalGLib  # noq
 
 from . import calendar  # noqa: E402
 from .runner import Provider, main as run  # noqa: E402
+from .text import MAX_INPUT  # noqa: E402
 
 #: Seconds a new calendar client waits for its backend to say it is online: a
 #: local calendar never does (no network), so this is what connecting costs.
@@ -246,8 +247,8 @@ class CalendarProvider(Provider):
                 return True
             if last <= first:
                 last = first + (_dt.timedelta(days=1) if all_day else _dt.timedelta(0))
-            out.append(calendar.Event(first, last, all_day, instance.get_summary(), instance.get_location(),
-                                      uid + "/" + first.isoformat()))
+            out.append(calendar.Event(first, last, all_day, _bounded(instance.get_summary()),
+                                      _bounded(instance.get_location()), uid + "/" + first.isoformat()))
             return len(out) < calendar.MAX_ENTRIES
 
         client = entry.client
@@ -322,6 +323,12 @@ class CalendarProvider(Provider):
             self.log.info("open: started %s", application.get_id())
         except GLib.Error as error:
             self.log.warning("open: %s: %s", application.get_id(), error.message)
+
+
+def _bounded(value: Any) -> Any:
+    """A text kept no longer than cleaning looks at (one character more, so that
+    cleaning still sees it was too long): a 10 MB title is not held in memory."""
+    return value[: MAX_INPUT + 1] if isinstance(value, str) else value
 
 
 def main() -> int:

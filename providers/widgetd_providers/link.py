@@ -190,7 +190,7 @@ class Link:
         self._flush_source = 0
         self._connected = False
         self._logged: set = set()
-        #: Writes answered (successful or not): tests and the benchmark read it.
+        #: Writes answered (successful or not), for a debugger's eye.
         self.writes = 0
 
     # --- What the provider calls -----------------------------------------------
