@@ -171,6 +171,24 @@ class CalendarServiceTests(unittest.TestCase):
         self.host.wait_for(lambda p: value(p, "title") == "While widgetd was away", "after widgetd restarted")
 
 
+    def test_5_a_recurring_event_is_one_entry_per_occurrence(self) -> None:
+        now = _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0)
+        start = now + _dt.timedelta(minutes=10)
+        component = ICalGLib.Component.new_vevent()
+        component.set_summary("Medication")
+        component.set_dtstart(_utc(start))
+        component.set_dtend(_utc(start + _dt.timedelta(minutes=5)))
+        component.add_property(ICalGLib.Property.new_from_string("RRULE:FREQ=HOURLY;COUNT=3"))
+        ok, uid = self.client.create_object_sync(component, ECal.OperationFlags.NONE, None)
+        self.addCleanup(self.remove, uid)
+        self.host.wait_for(lambda p: value(p, "title") == "Medication", "with the recurring event")
+        with widgetd.Client(self.daemon.socket) as c:
+            dates = [e["date"] for e in c.get_timeline(WIDGET)["entries"]]
+        for hour in range(3):
+            for moment in (start + _dt.timedelta(hours=hour), start + _dt.timedelta(hours=hour, minutes=5)):
+                self.assertTrue(any(d.startswith(moment.strftime("%Y-%m-%dT%H:%M:%S")) for d in dates),
+                                (moment, dates))
+
     def test_4_open_waits_for_an_unlock_and_then_reaches_the_provider(self) -> None:
         now = _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0)
         self.add("Standup", now + _dt.timedelta(minutes=3), now + _dt.timedelta(minutes=4))
