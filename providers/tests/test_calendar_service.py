@@ -189,6 +189,27 @@ class CalendarServiceTests(unittest.TestCase):
                 self.assertTrue(any(d.startswith(moment.strftime("%Y-%m-%dT%H:%M:%S")) for d in dates),
                                 (moment, dates))
 
+    def test_6_a_calendar_added_then_disabled_is_followed(self) -> None:
+        registry = EDataServer.SourceRegistry.new_sync(None)
+        source = EDataServer.Source.new(None, None)
+        source.set_display_name("Work")
+        source.set_parent("local-stub")
+        source.get_extension(EDataServer.SOURCE_EXTENSION_CALENDAR).set_backend_name("local")
+        registry.commit_source_sync(source, None)
+        client = ECal.Client.connect_sync(source, ECal.ClientSourceType.EVENTS, 1, None)
+        now = _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0)
+        component = ICalGLib.Component.new_vevent()
+        component.set_summary("Board meeting")
+        component.set_dtstart(_utc(now + _dt.timedelta(minutes=2)))
+        component.set_dtend(_utc(now + _dt.timedelta(minutes=3)))
+        client.create_object_sync(component, ECal.OperationFlags.NONE, None)
+        self.host.wait_for(lambda p: value(p, "title") == "Board meeting", "with the new calendar's event")
+        registered = registry.ref_source(source.get_uid())
+        registered.set_enabled(False)
+        registered.write_sync(None)
+        self.host.wait_for(lambda p: value(p, "title") != "Board meeting" and p["mode"] == "content",
+                           "without the disabled calendar's event")
+
     def test_4_open_waits_for_an_unlock_and_then_reaches_the_provider(self) -> None:
         now = _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0)
         self.add("Standup", now + _dt.timedelta(minutes=3), now + _dt.timedelta(minutes=4))
