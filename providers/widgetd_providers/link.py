@@ -22,7 +22,6 @@ What it promises its provider:
 
 from __future__ import annotations
 
-import errno
 import json
 import logging
 import socket as _socket

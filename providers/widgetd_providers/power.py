@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import math
-from typing import Any, Dict, List, Mapping, NamedTuple, Optional, Sequence
+from typing import Any, Dict, List, NamedTuple, Optional, Sequence
 
 from .text import clean, clean_icon
 
