@@ -181,7 +181,10 @@ public final class VarlinkServer {
         }
         // The one place a peer's identity enters the logs: every later event of this
         // connection, and of each of its calls (CallContext.logger), carries it.
-        let peerLogger = logger.with("peer.uid", String(peer.uid)).with("peer.pid", String(peer.pid))
+        var peerLogger = logger.with("peer.uid", String(peer.uid)).with("peer.pid", String(peer.pid))
+        // A sandboxed app, or a peer whose sandbox could not be told (and why): what its
+        // authority was judged on besides its uid.
+        if peer.sandbox != .unconfined { peerLogger = peerLogger.with("peer.sandbox", peer.sandbox.description) }
         let isPrivileged = mayUseReserve(peer)
         if !isPrivileged {
             let refusal: String? =
