@@ -124,7 +124,7 @@ public final class VarlinkServer {
     /// sooner than that, and a message begun later brings the sweep forward itself.
     ///
     /// One timer for all connections, not one per connection re-armed on every call: a
-    /// request costs no timer work, only the stamp of ``VarlinkConnection/lastActivity``.
+    /// request costs no timer work, only the stamps behind ``VarlinkConnection/idleSince``.
     private func closeExpiredConnections() {
         sweep = nil
         let idleTimeout = limits.idleTimeoutSeconds
@@ -141,8 +141,8 @@ public final class VarlinkServer {
                 }
                 consider(due)
             }
-            if idleTimeout > 0, connection.isIdle {
-                let due = connection.lastActivity.addingTimeInterval(idleTimeout)
+            if idleTimeout > 0, let idleSince = connection.idleSince {
+                let due = idleSince.addingTimeInterval(idleTimeout)
                 if due <= now { connection.closeIdle() } else { consider(due) }
             }
         }
