@@ -11,7 +11,12 @@ import TestSupport
 struct SandboxedAppEndToEndTests {
     /// Runs `calls` (method, parameters) from python in a sandbox whose `/.flatpak-info`
     /// names `appID`, a connection per call, and returns each reply's error name or "ok".
-    private func results(app appID: String, daemon: DaemonProcess, calls: [(String, [String: Any])]) throws -> [String] {
+    /// With `uid`, python runs as that user (and gid), through `setpriv`; the sandbox then
+    /// needs a user namespace of its own, as an ordinary user's bwrap does. With no
+    /// `appID`, it runs outside any sandbox.
+    private func results(
+        app appID: String?, as uid: UInt32? = nil, daemon: DaemonProcess, calls: [(String, [String: Any])]
+    ) throws -> [String] {
         let script = """
             import json, socket, sys
             out = []
@@ -28,17 +33,22 @@ struct SandboxedAppEndToEndTests {
                 s.close()
             print(json.dumps(out))
             """
-        let info = daemon.root.appendingPathComponent("flatpak-info-\(appID)").path
-        try "[Application]\nname=\(appID)\nruntime=runtime/org.example.Platform/x86_64/1\n".write(
-            toFile: info, atomically: true, encoding: .utf8)
-        let run = daemon.root.appendingPathComponent("run").path
-        let result = try ChildProcess.run("/usr/bin/bwrap", [
-            "--ro-bind", "/usr", "/usr", "--symlink", "usr/lib", "/lib", "--symlink", "usr/lib64", "/lib64",
-            "--symlink", "usr/bin", "/bin", "--ro-bind", info, "/.flatpak-info", "--proc", "/proc", "--dev", "/dev",
-            "--bind", run, run, "--die-with-parent",
-            "/usr/bin/python3", "-c", script, daemon.socketPath,
-            String(decoding: try JSONSerialization.data(withJSONObject: calls.map { [$0.0, $0.1] }), as: UTF8.self),
-        ])
+        var command = ["/usr/bin/python3", "-c", script, daemon.socketPath,
+            String(decoding: try JSONSerialization.data(withJSONObject: calls.map { [$0.0, $0.1] }), as: UTF8.self)]
+        if let appID {
+            let info = daemon.root.appendingPathComponent("flatpak-info-\(appID)").path
+            try "[Application]\nname=\(appID)\nruntime=runtime/org.example.Platform/x86_64/1\n".write(
+                toFile: info, atomically: true, encoding: .utf8)
+            chmod(info, 0o644)
+            let run = daemon.root.appendingPathComponent("run").path
+            command = ["/usr/bin/bwrap"] + (uid == nil ? [] : ["--unshare-user"]) + [
+                "--ro-bind", "/usr", "/usr", "--symlink", "usr/lib", "/lib", "--symlink", "usr/lib64", "/lib64",
+                "--symlink", "usr/bin", "/bin", "--ro-bind", info, "/.flatpak-info", "--proc", "/proc", "--dev", "/dev",
+                "--bind", run, run, "--die-with-parent",
+            ] + command
+        }
+        if let uid { command = ["/usr/bin/setpriv", "--reuid=\(uid)", "--regid=\(uid)", "--clear-groups"] + command }
+        let result = try ChildProcess.run(command[0], Array(command.dropFirst()))
         #expect(result.status == 0, "\(result.error)")
         return try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String] ?? []
     }
@@ -92,6 +102,29 @@ struct SandboxedAppEndToEndTests {
         #expect((status["settings"] as? [String: Any])?["lockScreenWidgetsAccess"] as? Bool == true)
         try owner.ok("io.widgetd.Provider.GetTimeline", ["widget": "com.example.clock/world"])
         try owner.ok("io.widgetd.Provider.GetTimeline", ["widget": "com.example.weather/forecast"])
+    }
+
+    /// A per-user instance's shape: the daemon runs as an ordinary user, and so do its
+    /// owner's programs and the app (whose bwrap then makes a user namespace). The
+    /// owner outside a sandbox is the owner; the app, of the same uid, is its provider.
+    @Test func onAPerUserInstanceTheOwnerIsTheOwnerAndItsAppIsConfined() throws {
+        let owner: UInt32 = 65534
+        let daemon = try DaemonProcess()
+        try "[Provider]\nId=com.example.weather\nApp=com.example.Weather\nDataProtection=none\n".write(
+            to: daemon.root.appendingPathComponent("etc/providers.d/com.example.weather.conf"),
+            atomically: true, encoding: .utf8)
+        try daemon.start(user: (owner, owner))
+        let calls: [(String, [String: Any])] = [
+            ("io.widgetd.Provider.PutTimeline", Fixtures.putParameters("com.example.weather/forecast")),
+            ("io.widgetd.Provider.PutTimeline", Fixtures.putParameters("com.example.clock/world")),
+            ("io.widgetd.Host.ListWidgets", [:]),
+            ("io.widgetd.Device.Lock", [:]),
+        ]
+        let app = try results(app: "com.example.Weather", as: owner, daemon: daemon, calls: calls)
+        #expect(app == ["ok"] + Array(repeating: "io.widgetd.PermissionDenied", count: 3))
+        #expect(daemon.log.contains("flatpak:com.example.Weather"))
+        // The same uid outside a sandbox: the owner (the daemon's own uid), everything.
+        #expect(try results(app: nil, as: owner, daemon: daemon, calls: calls) == ["ok", "ok", "ok", "ok"])
     }
 
     @Test func aSandboxedAppWithoutAProviderMayOnlyAskForStatusAndInfo() throws {
