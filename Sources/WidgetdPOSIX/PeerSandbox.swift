@@ -79,6 +79,25 @@ public enum PeerSandbox: Sendable, Hashable, CustomStringConvertible {
         return of(pidfd: pidfd, proc: proc)
     }
 
+    /// Why this kernel hands out no pidfd of a socket's peer (`SO_PEERPIDFD`, Linux
+    /// 6.5), tried on a socket pair; `nil` if it does. Without it every peer's sandbox
+    /// is unknown, which the daemon says once at start.
+    public static func peerPIDFDUnavailable() -> Errno? {
+        var fds: [CInt] = [-1, -1]
+        do {
+            try Syscall.retrying("socketpair") { socketpair(AF_UNIX, shim_SOCK_STREAM, 0, &fds) }
+        } catch {
+            return error.errno
+        }
+        defer { for fd in fds { Syscall.close(FileDescriptor(rawValue: fd)) } }
+        do {
+            Syscall.close(try Syscall.peerPIDFD(FileDescriptor(rawValue: fds[0])))
+            return nil
+        } catch {
+            return error.errno
+        }
+    }
+
     /// The sandbox of the process `pidfd` refers to.
     ///
     /// A pidfd pins the process, not its number: once the process is reaped the number
