@@ -559,12 +559,10 @@ final class VarlinkConnection: IOEventHandler {
             }
             if sent == bytes.count { return }
         }
-        // The writable event sends them.
-        let beginsToWait = pendingOutputCount == 0
+        // The writable event sends them. Waiting output makes the connection idle
+        // (idleSince), counted from now, when it begins to wait (updateInterest notes
+        // it), not from a call that may have begun long ago (a stream).
         guard append(UnsafeRawBufferPointer(rebasing: bytes[sent...]), protection: protection) else { return }
-        // Waiting output makes the connection idle (idleSince): counted from now, not
-        // from a call that may have begun long ago (a stream).
-        if beginsToWait { lastMoved = loop.turnInstant }
         updateInterest()
     }
 
