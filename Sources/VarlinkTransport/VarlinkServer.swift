@@ -5,7 +5,7 @@ import Varlink
 import WidgetdPOSIX
 
 /// Serves Varlink on a listening Unix socket: accepts clients, reads their peer
-/// credentials, and hands their calls to a ``VarlinkCallHandler``.
+/// credentials and sandbox once, at accept, and hands their calls to a ``VarlinkCallHandler``.
 ///
 /// The server answers `org.varlink.service` itself (for every peer), and answers calls
 /// to unknown interfaces or methods with the standard errors before the handler sees
