@@ -103,7 +103,7 @@ public enum PeerSandbox: Sendable, Hashable, CustomStringConvertible {
     /// A pidfd pins the process, not its number: once the process is reaped the number
     /// is free again, and `/proc/PID` may by then be another process's. So:
     /// 1. the pid is read from the pidfd (`/proc/self/fdinfo/FD`, `Pid:`; `-1` once the
-    ///    process has exited, `0` when it is outside this pid namespace);
+    ///    process has been reaped, `0` when it is outside this pid namespace);
     /// 2. `/proc/PID` is opened as a directory descriptor;
     /// 3. the pidfd is asked again: if it still names PID, its process held PID all along
     ///    from step 1 to step 3 (a pid is never handed back to a process once reaped),
@@ -158,8 +158,9 @@ public enum PeerSandbox: Sendable, Hashable, CustomStringConvertible {
         return .flatpak(appID: appID)
     }
 
-    /// The pid a pidfd refers to, from its `fdinfo`: positive while the process lives,
-    /// `-1` once it has exited, `0` outside this pid namespace; `nil` if unreadable.
+    /// The pid a pidfd refers to, from its `fdinfo`: positive until the process is
+    /// reaped (a zombie keeps its pid), `-1` after, `0` outside this pid namespace;
+    /// `nil` if unreadable.
     static func pid(of pidfd: FileDescriptor, proc: String) -> Int32? {
         guard let fdinfo = try? Syscall.openReadOnly("\(proc)/self/fdinfo/\(pidfd.rawValue)") else { return nil }
         defer { Syscall.close(fdinfo) }
