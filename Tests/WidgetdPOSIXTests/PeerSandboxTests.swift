@@ -121,6 +121,34 @@ struct PeerSandboxTests {
         #expect(sandbox == .unknown(.noPeerPIDFD(Errno(rawValue: ENOPROTOOPT))))
     }
 
+    /// An app whose process connected and exited, but is not reaped yet (a zombie keeps
+    /// its pid, and its pidfd still names it): a zombie's root does not open, so its
+    /// `/.flatpak-info` cannot be looked for; that is unknown, never unconfined.
+    @Test func aZombieThatConnectedIsUnknownNotUnconfined() throws {
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let (listener, path, info) = try setUp()
+        defer { Syscall.close(listener) }
+        // The child connects and exits; the parent neither waits for it nor exits.
+        let client = try sandboxedClient(
+            path: path, info: info,
+            then: "import os\ns.close()\nif os.fork() == 0:\n    c=socket.socket(socket.AF_UNIX); c.connect(sys.argv[1]); c.sendall(b'x'); os._exit(0)\ntime.sleep(60)\n")
+        defer { client.signal(SIGKILL) }
+        // The first connection is the parent's, closed at once; the second the child's.
+        Syscall.close(try accept(listener))
+        let fd = try accept(listener)
+        defer { Syscall.close(fd) }
+        let pid = try PeerCredentials.of(socket: fd).pid
+        // Wait until the child is a zombie (its state in /proc/PID/stat is Z).
+        var isZombie = false
+        for _ in 0..<1000 where !isZombie {
+            let stat = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)) ?? ""
+            isZombie = stat.split(separator: ")").last?.split(separator: " ").first == "Z"
+            if !isZombie { usleep(10_000) }
+        }
+        #expect(isZombie)
+        #expect(try PeerCredentials.of(socket: fd).sandbox == .unknown(.peerGone))
+    }
+
     /// The attack a pid alone allows: an app connects and exits, and its pid goes to a
     /// process outside any sandbox before the daemon looks. `/proc/PID` then shows that
     /// process (unconfined); the pidfd the kernel took at connect still names the app,
