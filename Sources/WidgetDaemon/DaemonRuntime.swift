@@ -93,6 +93,11 @@ final class DaemonRuntime {
             logger: logger)
         // Weak: the runtime owns both.
         service.timelines.dropUnsentOutput = { [weak server] unreadable in server?.dropUnsentOutput(where: unreadable) }
+        if let errno = PeerSandbox.peerPIDFDUnavailable() {
+            logger.warning(
+                "this kernel gives no pidfd of a connection's peer (SO_PEERPIDFD: \(errno)): sandboxed apps cannot be told apart, and peers of the daemon's own user may only call GetStatus",
+                event: "peer_pidfd_unavailable")
+        }
         // Read at each connection, so a reloaded configuration's groups apply to the next ones.
         server.mayUseReserve = { [unowned service] peer in service.access.authorization.mayUseReserve(peer) }
         sessionOptions = configuration.session

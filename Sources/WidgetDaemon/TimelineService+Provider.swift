@@ -307,7 +307,7 @@ extension TimelineService {
             .sorted { $0.id < $1.id }
         let providers = visible.map {
             ProviderInfo(
-                id: $0.id, class: $0.dataProtection, user: $0.uid, group: $0.gid, file: $0.file,
+                id: $0.id, class: $0.dataProtection, user: $0.uid, group: $0.gid, app: $0.app, file: $0.file,
                 maxWidgets: $0.maxWidgets, maxBytes: $0.maxBytes)
         }
         let disabled = authority.isAdmin
