@@ -10,6 +10,9 @@
 #   make phosh-plugin         phosh/: libphosh-plugin-widgetd.so, phosh's lock-screen plugin (GTK 3)
 #   make install-phosh-plugin install it into phosh's plugin directory, with its settings schema
 #   make check-phosh-plugin   its reply parser's and stream's unit tests (phosh/test-*.c)
+#   make install-providers    providers/: widgetd-provider-calendar, -media, -power (Python 3,
+#                             GObject introspection), their user units and providers.d files
+#                             (make install does it too; Debian: the widgetd-providers package)
 #
 # The installed binary needs only glibc, libsodium and libsystemd: the Swift runtime
 # and FoundationEssentials (not full Foundation: no ICU) are linked into it
@@ -66,7 +69,7 @@ PAMMODULEDIR ?= $(or $(PAMLIBDIR),/lib/$(shell $(CC) -print-multiarch))/security
 PAMCONFIGDIR ?= /usr/share/pam-configs
 PAMBUILT     = $(SCRATCH)/pam
 
-.PHONY: all build pam install uninstall ldd package test-systemd clean completions \
+.PHONY: all build pam install install-daemon install-providers uninstall uninstall-providers ldd package test-systemd clean completions \
         phosh-plugin install-phosh-plugin uninstall-phosh-plugin check-phosh-plugin
 
 all: build pam
@@ -161,7 +164,9 @@ ldd:
 	done
 
 # install does not build: build as yourself, install as root (`make && sudo make install`).
-install: $(PAMBUILT)/pam_widgetd.so
+install: install-daemon install-providers
+
+install-daemon: $(PAMBUILT)/pam_widgetd.so
 	@[ -x $(BUILT)/widgetd ] || { echo "$(BUILT)/widgetd is missing: run make first" >&2; exit 1; }
 	$(INSTALL) -D -m 0644 $(PAMBUILT)/pam_widgetd.so $(DESTDIR)$(PAMMODULEDIR)/pam_widgetd.so
 	if [ -n "$(STRIP)" ]; then $(STRIP) $(DESTDIR)$(PAMMODULEDIR)/pam_widgetd.so; fi
@@ -176,7 +181,7 @@ install: $(PAMBUILT)/pam_widgetd.so
 	  sed 's|/usr/bin/widgetd|$(BINDIR)/widgetd|g' $$u > $(DESTDIR)$(SYSTEMDSYSTEMUNITDIR)/$${u##*/}; \
 	  chmod 0644 $(DESTDIR)$(SYSTEMDSYSTEMUNITDIR)/$${u##*/}; \
 	done
-	for u in systemd/user/*.service systemd/user/*.socket; do \
+	for u in systemd/user/widgetd.service systemd/user/widgetd.socket; do \
 	  sed 's|/usr/bin/widgetd|$(BINDIR)/widgetd|g' $$u > $(DESTDIR)$(SYSTEMDUSERUNITDIR)/$${u##*/}; \
 	  chmod 0644 $(DESTDIR)$(SYSTEMDUSERUNITDIR)/$${u##*/}; \
 	done
@@ -209,12 +214,47 @@ install: $(PAMBUILT)/pam_widgetd.so
 	  $(INSTALL) -D -m 0644 completions/$$p.fish $(DESTDIR)$(FISHCOMPLETIONDIR)/$$p.fish; \
 	done
 
+# widgetd's own providers (DESIGN §14): Python 3 programs on GObject introspection. Their
+# library, and the Python client's modules they use, go to a directory of their own
+# (PROVIDERLIBDIR), which the launchers name; the providers.d files are templates for a
+# user's ~/.config/widgetd/providers.d/ (User= is that user's), kept under DATADIR.
+PROVIDERS     = calendar media power
+PROVIDERLIBDIR ?= $(LIBDIR)/widgetd/providers
+PROVIDERCONFDIR ?= $(DATADIR)/widgetd/providers.d
+
+install-providers:
+	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(SYSTEMDUSERUNITDIR) $(DESTDIR)$(PROVIDERLIBDIR)/widgetd_providers $(DESTDIR)$(PROVIDERLIBDIR)/widgetd
+	$(INSTALL) -m 0644 providers/widgetd_providers/*.py $(DESTDIR)$(PROVIDERLIBDIR)/widgetd_providers/
+	$(INSTALL) -m 0644 clients/python/widgetd/*.py $(DESTDIR)$(PROVIDERLIBDIR)/widgetd/
+	for p in $(PROVIDERS); do \
+	  sed 's|^LIBRARY = None$$|LIBRARY = "$(PROVIDERLIBDIR)"|' providers/bin/widgetd-provider-$$p > $(DESTDIR)$(BINDIR)/widgetd-provider-$$p; \
+	  chmod 0755 $(DESTDIR)$(BINDIR)/widgetd-provider-$$p; \
+	  sed 's|/usr/bin/widgetd|$(BINDIR)/widgetd|g' systemd/user/widgetd-provider-$$p.service > $(DESTDIR)$(SYSTEMDUSERUNITDIR)/widgetd-provider-$$p.service; \
+	  chmod 0644 $(DESTDIR)$(SYSTEMDUSERUNITDIR)/widgetd-provider-$$p.service; \
+	done
+	$(INSTALL) -d $(DESTDIR)$(PROVIDERCONFDIR)
+	$(INSTALL) -m 0644 providers/providers.d/*.conf $(DESTDIR)$(PROVIDERCONFDIR)/
+	$(INSTALL) -D -m 0644 man/widgetd-providers.8 $(DESTDIR)$(MANDIR)/man8/widgetd-providers.8
+	for p in $(PROVIDERS); do \
+	  echo '.so man8/widgetd-providers.8' > $(DESTDIR)$(MANDIR)/man8/widgetd-provider-$$p.8; \
+	  chmod 0644 $(DESTDIR)$(MANDIR)/man8/widgetd-provider-$$p.8; \
+	done
+
+uninstall-providers:
+	for p in $(PROVIDERS); do \
+	  rm -f $(DESTDIR)$(BINDIR)/widgetd-provider-$$p $(DESTDIR)$(SYSTEMDUSERUNITDIR)/widgetd-provider-$$p.service \
+	    $(DESTDIR)$(MANDIR)/man8/widgetd-provider-$$p.8; \
+	done
+	rm -rf $(DESTDIR)$(PROVIDERLIBDIR) $(DESTDIR)$(PROVIDERCONFDIR)
+	rmdir $(DESTDIR)$(LIBDIR)/widgetd 2>/dev/null || true
+	rm -f $(DESTDIR)$(MANDIR)/man8/widgetd-providers.8
+
 # Leaves /etc/widgetd (the administrator's) and /var/lib/widgetd (the data) alone.
-uninstall:
+uninstall: uninstall-providers
 	rm -f $(DESTDIR)$(BINDIR)/widgetd $(DESTDIR)$(BINDIR)/widgetctl
 	rm -f $(DESTDIR)$(PAMMODULEDIR)/pam_widgetd.so $(DESTDIR)$(PAMCONFIGDIR)/widgetd $(DESTDIR)$(MANDIR)/man8/pam_widgetd.8
 	for u in systemd/*.service systemd/*.socket; do rm -f $(DESTDIR)$(SYSTEMDSYSTEMUNITDIR)/$${u##*/}; done
-	for u in systemd/user/*.service systemd/user/*.socket; do rm -f $(DESTDIR)$(SYSTEMDUSERUNITDIR)/$${u##*/}; done
+	for u in systemd/user/widgetd.service systemd/user/widgetd.socket; do rm -f $(DESTDIR)$(SYSTEMDUSERUNITDIR)/$${u##*/}; done
 	rm -f $(DESTDIR)$(SYSUSERSDIR)/widgetd.conf $(DESTDIR)$(TMPFILESDIR)/widgetd.conf
 	rm -rf $(DESTDIR)$(DOCDIR) $(DESTDIR)$(VARLINKDIR)
 	rmdir $(DESTDIR)$(DATADIR)/widgetd 2>/dev/null || true

@@ -132,7 +132,7 @@ let package = Package(
         .testTarget(name: "SecureMemoryTests", dependencies: ["SecureMemory"]),
         .testTarget(name: "WidgetCryptoTests", dependencies: ["WidgetCrypto", "SecureMemory"]),
         .testTarget(name: "WidgetTPMTests", dependencies: ["WidgetTPM", "SecureMemory", "TestSupport"]),
-        .testTarget(name: "WidgetdPOSIXTests", dependencies: ["WidgetdPOSIX"]),
+        .testTarget(name: "WidgetdPOSIXTests", dependencies: ["WidgetdPOSIX", "TestSupport"]),
         // WidgetdWire: the server's tests serve widgetd's own interfaces.
         .testTarget(
             name: "VarlinkTransportTests",

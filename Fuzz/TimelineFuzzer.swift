@@ -1,5 +1,8 @@
 // libFuzzer harness: timeline and placeholder validation (`Timeline.decode`,
-// `Placeholder.decode`), the parsers every provider's input goes through.
+// `Placeholder.decode`), the parsers every provider's input goes through, and the
+// presentation of what they accept: layout roles, actions and their policies in every
+// lock state, written as a host receives them.
+import StrictJSON
 import WidgetModel
 
 @_cdecl("LLVMFuzzerTestOneInput")
@@ -12,6 +15,17 @@ public func fuzzTimeline(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         _ = timeline.validUntil(at: now)
         _ = timeline.isStale(at: now)
         _ = timeline.nextChange(after: now)
+        let placeholder = try? Placeholder.decode(from: bytes)
+        let widget = try! WidgetID("fuzz.provider/kind")
+        for decision in PresentationDecision.allCases {
+            for state in [DeviceState.beforeFirstUnlock, .locked, .unlocked] {
+                let presentation = PresentationRules.present(
+                    decision, widget: widget, timeline: timeline, placeholder: placeholder, reloadDue: timeline.reloadDue,
+                    surface: .lockScreen, now: now, state: state, actionPending: state == .locked)
+                var writer = JSONWriter()
+                presentation.write(to: &writer)
+            }
+        }
     }
     _ = try? Placeholder.decode(from: bytes)
     return 0

@@ -13,7 +13,13 @@
 #include <sys/eventfd.h>
 #include <sys/signalfd.h>
 #include <sys/timerfd.h>
+#include <sys/stat.h>
 #include <time.h>
+
+/* Linux 6.5 (asm-generic/socket.h); glibc 2.36's headers do not name it yet. */
+#ifndef SO_PEERPIDFD
+#define SO_PEERPIDFD 77
+#endif
 
 const uint32_t shim_EPOLLIN = EPOLLIN, shim_EPOLLOUT = EPOLLOUT, shim_EPOLLERR = EPOLLERR,
                shim_EPOLLHUP = EPOLLHUP, shim_EPOLLRDHUP = EPOLLRDHUP;
@@ -117,6 +123,28 @@ int shim_peer_groups(int fd, gid_t *groups, int max) {
     if (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, groups, &len) != 0) return -1;
     return (int)(len / sizeof(gid_t));
 }
+
+int shim_peer_pidfd(int fd) {
+    int pidfd = -1;
+    socklen_t len = sizeof(pidfd);
+    if (getsockopt(fd, SOL_SOCKET, SO_PEERPIDFD, &pidfd, &len) != 0) return -1;
+    return pidfd;
+}
+
+int shim_open_directory_path(int dirfd, const char *path) {
+    return openat(dirfd >= 0 ? dirfd : AT_FDCWD, path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+}
+
+int shim_open_regular_file_at(int dirfd, const char *name) {
+    int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    if (fd < 0) return -1;
+    struct stat st;
+    if (fstat(fd, &st) != 0) { int saved = errno; close(fd); errno = saved; return -1; }
+    if (!S_ISREG(st.st_mode)) { close(fd); errno = EINVAL; return -1; }
+    return fd;
+}
+
+int shim_open_read_only(const char *path) { return open(path, O_RDONLY | O_CLOEXEC); }
 
 int shim_unix_stream_socket(void) { return socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0); }
 

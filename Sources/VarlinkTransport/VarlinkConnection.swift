@@ -79,11 +79,19 @@ final class VarlinkConnection: IOEventHandler {
     private var lifecycle = ConnectionLifecycle()
     /// Whether the connection is closed.
     var isClosed: Bool { lifecycle.isClosed }
-    /// When the client's last complete message arrived, its last call ended, its
-    /// output began to wait, or its socket last took waiting output (the client read):
-    /// the start of its idleness, for ``VarlinkServer``'s idle timeout. Bytes of an unfinished message do not
+    /// When the client's last complete message arrived, its last call ended, or its
+    /// socket last took waiting output (the client read): the start of its idleness
+    /// while nothing waits on it (``idleSince``). Bytes of an unfinished message do not
     /// count: one byte now and then must not keep a connection forever.
-    private(set) var lastActivity: MonotonicInstant
+    private var lastActivity: MonotonicInstant
+    /// When what waits on the client (``waitsOnClient``) last moved: it began to wait,
+    /// the socket took some of the waiting output, or the backlog went on because the
+    /// socket became writable. What the client sends meanwhile does not count: a client
+    /// that never reads would otherwise keep its connection by sending.
+    private var lastMoved: MonotonicInstant
+    /// Whether something waited on the client when last noted, so that the moment it
+    /// begins to wait is stamped once (``noteWhetherItWaitsOnTheClient()``).
+    private var waitedOnClient = false
     /// When the unfinished message the framer holds began (the turn its first bytes
     /// were read), for ``VarlinkServer``'s message deadline; `nil` while none is.
     private(set) var messageBegan: MonotonicInstant?
@@ -121,15 +129,38 @@ final class VarlinkConnection: IOEventHandler {
         self.onClose = onClose
         self.framer = MessageFramer(maxMessageBytes: limits.maxMessageBytes)
         self.lastActivity = loop.turnInstant
+        self.lastMoved = loop.turnInstant
     }
 
-    /// Whether the client is doing nothing: no call in progress (a `more` stream is one
-    /// until its final reply), none waiting, none left in the framer; or, whatever it
-    /// queued, it leaves output unread. Calls that wait behind replies the client does
-    /// not read are not activity: counted as such, a client that pipelines calls and
-    /// never reads would hold its connection forever.
-    var isIdle: Bool {
-        !isClosed && (pendingOutputCount > 0 || (current == nil && queueStart == queue.count && !hasBacklog))
+    /// Whether the connection waits on its client to read: replies wait unsent, or
+    /// calls wait in the framer for the socket to become writable (a backlog with no
+    /// call in progress; the replies before it fill the kernel's buffer, unread).
+    private var waitsOnClient: Bool {
+        pendingOutputCount > 0 || (hasBacklog && current == nil)
+    }
+
+    /// Since when the connection has been idle, for ``VarlinkServer``'s idle timeout;
+    /// `nil` while it is not.
+    ///
+    /// - While it waits on its client to read (``waitsOnClient``), since its output or
+    ///   backlog last moved (``lastMoved``), whatever the client sends meanwhile: calls
+    ///   and messages that pile up behind replies nobody reads are not activity.
+    /// - Else, with no call in progress (a `more` stream is one until its final reply)
+    ///   and none queued, since the client's last complete message, the end of its last
+    ///   call, or its last read (``lastActivity``).
+    /// - Else (a call in progress, calls queued behind it) it is not idle.
+    var idleSince: MonotonicInstant? {
+        guard !isClosed else { return nil }
+        if waitsOnClient { return lastMoved }
+        if current == nil, queueStart == queue.count { return lastActivity }
+        return nil
+    }
+
+    /// Stamps the moment the connection begins to wait on its client.
+    private func noteWhetherItWaitsOnTheClient() {
+        let waits = waitsOnClient
+        if waits, !waitedOnClient { lastMoved = loop.turnInstant }
+        waitedOnClient = waits
     }
 
     /// Closes the connection because it was idle too long.
@@ -174,8 +205,12 @@ final class VarlinkConnection: IOEventHandler {
         batchOutputWaited = pendingOutputCount > 0
         isBatching = true
         outputOrder.gathering = self
-        // Writable interest is also how a backlog waits for its next turn (below).
-        if events.contains(.writable), !isClosed, hasBacklog { resume() }
+        // Writable interest is also how a backlog waits for its next turn (below). The
+        // socket took more: what waits on the client moved.
+        if events.contains(.writable), !isClosed, hasBacklog {
+            lastMoved = loop.turnInstant
+            resume()
+        }
         if !isClosed, events.contains(.readable) || events.contains(.hangup) { readAvailable() }
         endBatch()
         if !isClosed, events.contains(.hangup), !events.contains(.readable) { close(reason: nil) }
@@ -466,6 +501,9 @@ final class VarlinkConnection: IOEventHandler {
 
     private var pendingOutputCount: Int { output.count + (heldReply?.count ?? 0) }
 
+    /// The bytes of replies waiting to be sent, for tests.
+    var unsentByteCountForTesting: Int { pendingOutputCount }
+
     private func enqueue(_ bytes: [UInt8], protection: (any OutputTag)? = nil) {
         bytes.withUnsafeBytes { enqueue($0, protection: protection) }
     }
@@ -521,12 +559,10 @@ final class VarlinkConnection: IOEventHandler {
             }
             if sent == bytes.count { return }
         }
-        // The writable event sends them.
-        let beginsToWait = pendingOutputCount == 0
+        // The writable event sends them. Waiting output makes the connection idle
+        // (idleSince), counted from now, when it begins to wait (updateInterest notes
+        // it), not from a call that may have begun long ago (a stream).
         guard append(UnsafeRawBufferPointer(rebasing: bytes[sent...]), protection: protection) else { return }
-        // Waiting output makes the connection idle (isIdle): counted from now, not
-        // from a call that may have begun long ago (a stream).
-        if beginsToWait { lastActivity = loop.turnInstant }
         updateInterest()
     }
 
@@ -617,7 +653,10 @@ final class VarlinkConnection: IOEventHandler {
             guard let written else { break }
             output.removeFirst(written)
             // The client read: waiting output is idle only while the socket takes none.
-            if written > 0 { lastActivity = loop.turnInstant }
+            if written > 0 {
+                lastMoved = loop.turnInstant
+                lastActivity = loop.turnInstant
+            }
         }
         updateInterest()
         closeIfDone()
@@ -627,6 +666,7 @@ final class VarlinkConnection: IOEventHandler {
     /// gathered replies would ask for writability just before they leave, at the batch's
     /// end, which decides (two `epoll_ctl` a request for nothing).
     private func updateInterest() {
+        noteWhetherItWaitsOnTheClient()
         guard !isClosed, !isBatching, let watch else { return }
         var interest: IOEvents = []
         if lifecycle.readsInput, !hasBacklog, queue.count - queueStart < limits.maxQueuedCalls {

@@ -5,7 +5,7 @@ import Varlink
 import WidgetdPOSIX
 
 /// Serves Varlink on a listening Unix socket: accepts clients, reads their peer
-/// credentials, and hands their calls to a ``VarlinkCallHandler``.
+/// credentials and sandbox once, at accept, and hands their calls to a ``VarlinkCallHandler``.
 ///
 /// The server answers `org.varlink.service` itself (for every peer), and answers calls
 /// to unknown interfaces or methods with the standard errors before the handler sees
@@ -124,7 +124,7 @@ public final class VarlinkServer {
     /// sooner than that, and a message begun later brings the sweep forward itself.
     ///
     /// One timer for all connections, not one per connection re-armed on every call: a
-    /// request costs no timer work, only the stamp of ``VarlinkConnection/lastActivity``.
+    /// request costs no timer work, only the stamps behind ``VarlinkConnection/idleSince``.
     private func closeExpiredConnections() {
         sweep = nil
         let idleTimeout = limits.idleTimeoutSeconds
@@ -141,8 +141,8 @@ public final class VarlinkServer {
                 }
                 consider(due)
             }
-            if idleTimeout > 0, connection.isIdle {
-                let due = connection.lastActivity.addingTimeInterval(idleTimeout)
+            if idleTimeout > 0, let idleSince = connection.idleSince {
+                let due = idleSince.addingTimeInterval(idleTimeout)
                 if due <= now { connection.closeIdle() } else { consider(due) }
             }
         }
@@ -181,7 +181,10 @@ public final class VarlinkServer {
         }
         // The one place a peer's identity enters the logs: every later event of this
         // connection, and of each of its calls (CallContext.logger), carries it.
-        let peerLogger = logger.with("peer.uid", String(peer.uid)).with("peer.pid", String(peer.pid))
+        var peerLogger = logger.with("peer.uid", String(peer.uid)).with("peer.pid", String(peer.pid))
+        // A sandboxed app, or a peer whose sandbox could not be told (and why): what its
+        // authority was judged on besides its uid.
+        if peer.sandbox != .unconfined { peerLogger = peerLogger.with("peer.sandbox", peer.sandbox.description) }
         let isPrivileged = mayUseReserve(peer)
         if !isPrivileged {
             let refusal: String? =

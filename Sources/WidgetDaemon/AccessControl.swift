@@ -2,7 +2,9 @@ import VarlinkTransport
 import WidgetdPOSIX
 
 /// The authorization in force and the authority it gives each open connection's peer,
-/// computed once at the connection's first call. One instance, shared by the dispatch,
+/// computed once at the connection's first call from the identity read when the
+/// connection was accepted (credentials and sandbox, ``PeerCredentials``), which
+/// nothing the peer does afterwards changes. One instance, shared by the dispatch,
 /// the ``DeviceController`` (a reloaded configuration replaces it) and the
 /// ``TimelineService`` (provider registrations, the cached path's permission).
 final class AccessControl {

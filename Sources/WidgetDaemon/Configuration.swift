@@ -122,6 +122,9 @@ struct ProviderRegistration: Sendable, Equatable {
     var uid: UInt32?
     /// `Group=`: members of this gid may write for this provider.
     var gid: UInt32?
+    /// `App=`: the Flatpak application id whose sandboxed processes may write for this
+    /// provider (with `User=`/`Group=` too, only those whose credentials they admit).
+    var app: String?
     /// `DataProtection=`: the class every timeline of this provider is stored under.
     var dataProtection: ProtectionClass
     /// `MaxWidgets=` (else `[Daemon] MaxWidgetsPerProvider=`): the most widgets this
@@ -143,13 +146,14 @@ struct ProviderRegistration: Sendable, Equatable {
 
     /// Creates a registration.
     init(
-        id: String, uid: UInt32?, gid: UInt32?,
+        id: String, uid: UInt32?, gid: UInt32?, app: String? = nil,
         dataProtection: ProtectionClass = .completeUntilFirstUserAuthentication,
         maxWidgets: Int = defaultMaxWidgets, maxBytes: Int = defaultMaxBytes, file: String = ""
     ) {
         self.id = id
         self.uid = uid
         self.gid = gid
+        self.app = app
         self.dataProtection = dataProtection
         self.maxWidgets = maxWidgets
         self.maxBytes = maxBytes
@@ -159,8 +163,23 @@ struct ProviderRegistration: Sendable, Equatable {
     /// The quota the store enforces on this provider's writes.
     var quota: ProviderQuota { ProviderQuota(maxWidgets: maxWidgets, maxBytes: maxBytes) }
 
-    /// Whether a peer may write for this provider: it is its `User=`, or a member of its `Group=`.
+    /// Whether a peer may write for this provider. An app in a Flatpak sandbox may if it
+    /// is this provider's `App=`, and, when `User=` or `Group=` is set as well, its
+    /// credentials match them: an application id is only what the sandbox's file says,
+    /// and on a system instance another user could write that file into a sandbox of
+    /// their own. Any other peer may if it is the `User=` or a member of the `Group=`.
+    /// (Whether a peer whose sandbox is unknown is judged here at all is
+    /// ``Authorization``'s decision.)
     func admits(_ peer: PeerCredentials) -> Bool {
+        if case .flatpak(let appID) = peer.sandbox {
+            guard let app, app == appID else { return false }
+            return (uid == nil && gid == nil) || admitsCredentials(of: peer)
+        }
+        return admitsCredentials(of: peer)
+    }
+
+    /// Whether the peer is the `User=` or a member of the `Group=`.
+    private func admitsCredentials(of peer: PeerCredentials) -> Bool {
         if let uid, peer.uid == uid { return true }
         if let gid, peer.isMember(of: gid) { return true }
         return false

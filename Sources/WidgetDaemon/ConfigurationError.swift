@@ -16,7 +16,7 @@ package struct ConfigurationError: Error, Sendable, Equatable, CustomStringConve
         case invalidValue(key: String, value: String, expected: String)
         /// A `[Provider]` without a required key.
         case missingKey(section: String, key: String)
-        /// A `[Provider]` with neither `User=` nor `Group=`: nobody could write for it.
+        /// A `[Provider]` with none of `User=`, `Group=` and `App=`: nobody could write for it.
         case noWriter
         /// A provider id that is not a valid provider id.
         case invalidProviderID(String)
@@ -57,7 +57,7 @@ package struct ConfigurationError: Error, Sendable, Equatable, CustomStringConve
         case .unknownKey(let section, let key): "unknown key '\(key)' in section [\(section)]"
         case .invalidValue(let key, let value, let expected): "invalid value '\(value)' for \(key)=: expected \(expected)"
         case .missingKey(let section, let key): "[\(section)] needs \(key)="
-        case .noWriter: "[Provider] needs User= or Group=: otherwise nobody may write for it"
+        case .noWriter: "[Provider] needs User=, Group= or App=: otherwise nobody may write for it"
         case .invalidProviderID(let id):
             "invalid provider id '\(id)': printable ASCII without '/', '#' or '..', at most 255 bytes"
         case .duplicateProvider(let id, let firstFile, let firstLine):

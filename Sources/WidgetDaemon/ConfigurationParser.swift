@@ -230,12 +230,12 @@ package struct ConfigurationParser {
                 throw ConfigurationError(
                     file: source.path, line: draft.headerLine, reason: .missingKey(section: "Provider", key: "Id"))
             }
-            guard draft.uid != nil || draft.gid != nil else {
+            guard draft.uid != nil || draft.gid != nil || draft.app != nil else {
                 throw ConfigurationError(file: source.path, line: draft.headerLine, reason: .noWriter)
             }
             result.append((
                 ProviderRegistration(
-                    id: id.value, uid: draft.uid, gid: draft.gid, dataProtection: draft.dataProtection,
+                    id: id.value, uid: draft.uid, gid: draft.gid, app: draft.app, dataProtection: draft.dataProtection,
                     maxWidgets: draft.maxWidgets ?? defaults.maxWidgetsPerProvider,
                     maxBytes: draft.maxBytes ?? defaults.maxBytesPerProvider, file: source.path),
                 id.line

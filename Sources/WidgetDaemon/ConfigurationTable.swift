@@ -1,4 +1,5 @@
 import WidgetModel
+import WidgetdPOSIX
 
 /// What a configuration table writes into; an empty value (`Key=`) resets a field to
 /// its value in ``defaults``.
@@ -173,6 +174,8 @@ struct ProviderDraft: ConfigurationTarget {
     var uid: UInt32?
     /// `Group=`.
     var gid: UInt32?
+    /// `App=`.
+    var app: String?
     /// `DataProtection=`.
     var dataProtection: ProtectionClass = .completeUntilFirstUserAuthentication
     /// `MaxWidgets=`; `nil` takes `[Daemon] MaxWidgetsPerProvider=`.
@@ -181,6 +184,21 @@ struct ProviderDraft: ConfigurationTarget {
     var maxBytes: Int?
 
     static var defaults: ProviderDraft { ProviderDraft() }
+}
+
+extension ConfigurationValue where Value == String? {
+    /// `App=`: a valid Flatpak application id (`com.example.Weather`).
+    static var applicationID: Self {
+        Self { _, assignment throws(ConfigurationError) in
+            guard FlatpakInfo.isValidApplicationID(assignment.value) else {
+                throw assignment.error(.invalidValue(
+                    key: assignment.key, value: assignment.value,
+                    expected: "a Flatpak application id: three or more dot-separated elements of letters, digits, '_' and '-', "
+                        + "none beginning with a digit, at most 255 bytes"))
+            }
+            return assignment.value
+        }
+    }
 }
 
 extension ConfigurationValue where Value == ProviderDraft.IDLine? {
@@ -278,6 +296,8 @@ enum ConfigurationTable {
               "The user allowed to write for the provider."),
         .init("Provider", "Group", \.gid, .group, default: nil,
               "A group whose members may write for the provider."),
+        .init("Provider", "App", \.app, .applicationID, default: nil,
+              "The Flatpak application id of the sandboxed app that writes for the provider."),
         .init("Provider", "DataProtection", \.dataProtection,
               .choice(expected: ProtectionClass.allCases.map(\.rawValue).joined(separator: ", ")),
               default: "completeUntilFirstUserAuthentication",

@@ -93,6 +93,11 @@ final class DaemonRuntime {
             logger: logger)
         // Weak: the runtime owns both.
         service.timelines.dropUnsentOutput = { [weak server] unreadable in server?.dropUnsentOutput(where: unreadable) }
+        if let errno = PeerSandbox.peerPIDFDUnavailable() {
+            logger.warning(
+                "this kernel gives no pidfd of a connection's peer (SO_PEERPIDFD: \(errno)): sandboxed apps cannot be told apart, and peers of the daemon's own user may only call GetStatus",
+                event: "peer_pidfd_unavailable")
+        }
         // Read at each connection, so a reloaded configuration's groups apply to the next ones.
         server.mayUseReserve = { [unowned service] peer in service.access.authorization.mayUseReserve(peer) }
         sessionOptions = configuration.session
@@ -174,7 +179,13 @@ final class DaemonRuntime {
             logger.warning(
                 "writes go straight to their files: no room for the journal", event: "journal_unavailable", error: reason)
         }
-        if store.recoveredJournalRecords > 0 {
+        if let reason = store.journalUnfoldedAtOpen {
+            // Kept, never removed: every acknowledged write is served from the journal
+            // and folded into its file by the first fold with room (or the next start).
+            logger.warning(
+                "journaled writes kept in the journal: no room to fold them; free space on the state directory's file system",
+                event: "journal_unfolded", error: reason, metadata: ["records": "\(store.recoveredJournalRecords)"])
+        } else if store.recoveredJournalRecords > 0 {
             // Writes acknowledged before an unclean stop, now in their files: nothing was lost.
             logger.notice(
                 "journaled writes recovered", event: "journal_recovered",

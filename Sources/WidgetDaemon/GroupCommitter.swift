@@ -112,8 +112,56 @@ final class GroupCommitter {
     /// `maxConcurrentCommits` above one would let batches of different widgets overlap.
     private static let commitQueue = DispatchQueue(label: "widgetd.commit", attributes: .concurrent)
 
-    /// Whether any accepted write is not yet answered, or answered but not yet applied.
-    var hasUnansweredWrites: Bool { !pending.isEmpty || !inFlight.isEmpty || !answered.isEmpty }
+    /// Whether any accepted write (or delete) is not yet answered, or answered but not yet applied.
+    var hasUnansweredWrites: Bool { !pending.isEmpty || !inFlight.isEmpty || !answered.isEmpty || !deletes.isEmpty }
+
+    // MARK: Deletes
+
+    /// A `DeleteTimeline` whose catalog save (its syncs) runs on a worker.
+    private final class InFlightDelete: @unchecked Sendable {
+        let prepared: TimelineStore.PreparedDelete
+        /// Answers the call once the store has applied it; loop only.
+        let answer: (Result<Void, StoreError>) -> Void
+        /// Set by the worker before it signals `done`.
+        var result: Result<Void, StoreError>?
+        let done = DispatchSemaphore(value: 0)
+
+        init(_ prepared: TimelineStore.PreparedDelete, answer: @escaping (Result<Void, StoreError>) -> Void) {
+            self.prepared = prepared
+            self.answer = answer
+        }
+    }
+
+    /// The deletes running on workers, oldest first.
+    private var deletes: [InFlightDelete] = []
+
+    /// Where deletes' saves run: one at a time (the catalog takes its changes in turn anyway).
+    private static let deleteQueue = DispatchQueue(label: "widgetd.delete")
+
+    /// Commits a prepared delete off the loop (`TimelineStore.commitDelete`: the
+    /// catalog's save and the file's removal), then applies it on the loop and calls
+    /// `answer` with its outcome: the loop never waits for a delete's syncs, except a
+    /// call that must see it (``settle(_:)-widget``, ``commitAll()``).
+    func delete(_ prepared: TimelineStore.PreparedDelete, answer: @escaping (Result<Void, StoreError>) -> Void) {
+        let delete = InFlightDelete(prepared, answer: answer)
+        deletes.append(delete)
+        let committer = SchedulerBound(self, scheduler: scheduler)
+        scheduler.runInBackground(on: Self.deleteQueue) { [scheduler] in
+            delete.result = TimelineStore.commitDelete(prepared)
+            delete.done.signal()
+            scheduler.execute { committer.value.finish(delete) }
+        }
+    }
+
+    /// Takes a worker's delete (waiting for it if needed), applies it and answers it.
+    /// Does nothing if it was taken already.
+    private func finish(_ delete: InFlightDelete) {
+        guard let index = deletes.firstIndex(where: { $0 === delete }) else { return }
+        delete.done.wait()
+        deletes.remove(at: index)
+        let result = delete.result!
+        delete.answer(Result { () throws(StoreError) in try store.finishDelete(delete.prepared, result) })
+    }
 
     /// Accepts a sealed write; it is committed with the others the loop reads this turn.
     func accept(_ item: Item) {
@@ -201,12 +249,36 @@ final class GroupCommitter {
     /// writes as if each had been committed alone before it.
     func commitAll() {
         applyAnswered()
+        for delete in deletes { finish(delete) }
         for commit in inFlight { finish(commit) }
         if let commitTimer { scheduler.cancelTimer(commitTimer) }
         commitTimer = nil
         let batch = pending
         pending = []
         guard !batch.isEmpty else { return }
+        complete(batch, TimelineStore.commit(store.prepareWrites(batch.map(\.write))))
+    }
+
+    /// Waits for the accepted writes a call must see (`MethodTable.WriteWait`): for
+    /// `own`, applies the answered batches only (no wait, no sync).
+    func settle(_ waits: MethodTable.WriteWait) {
+        switch waits {
+        case .none: break
+        case .own: applyAnswered()
+        case .all: if hasUnansweredWrites { commitAll() }
+        }
+    }
+
+    /// Makes the accepted writes of `widget` durable, answered and applied (a call that
+    /// reads and rewrites it: it builds on them), waiting for no other widget's: its
+    /// running commit, then its waiting writes committed on their own.
+    func settle(_ widget: WidgetID) {
+        applyAnswered()
+        for delete in deletes where delete.prepared.widget == widget { finish(delete) }
+        for commit in inFlight where commit.widgets.contains(widget) { finish(commit) }
+        guard pending.contains(where: { $0.write.widget == widget }) else { return }
+        let batch = pending.filter { $0.write.widget == widget }
+        pending.removeAll { $0.write.widget == widget }
         complete(batch, TimelineStore.commit(store.prepareWrites(batch.map(\.write))))
     }
 
@@ -236,7 +308,7 @@ final class GroupCommitter {
     }
 
     /// Applies the answered batches to the store, oldest first, and announces each.
-    private func applyAnswered() {
+    func applyAnswered() {
         while !answered.isEmpty {
             let (batch, committed) = answered.removeFirst()
             announce(batch, store.finishWrites(committed))

@@ -29,36 +29,53 @@ enum MethodTable {
         let method: WidgetdMethod
         /// Who may call it.
         let role: MethodRole
-        /// Whether the accepted `PutTimeline` writes are committed (and answered) before
-        /// it runs, so that it sees them as if each had been committed alone before it.
-        /// Only `PutTimeline` itself does not: its writes gather into one group commit.
-        let commitsAcceptedWritesFirst: Bool
+        /// Which accepted writes it waits for, after its role check (`WriteWait`).
+        let waits: WriteWait
         /// Answers the call; the caller's authority is for widget-level checks.
         let handle: @Sendable (WidgetService, VarlinkCall, CallContext, PeerAuthority) throws(ServiceError) -> Void
 
         init(
-            _ method: WidgetdMethod, _ role: MethodRole, commitsAcceptedWritesFirst: Bool = true,
+            _ method: WidgetdMethod, _ role: MethodRole, waits: WriteWait = .own,
             _ handle: @escaping @Sendable (WidgetService, VarlinkCall, CallContext, PeerAuthority) throws(ServiceError) -> Void
         ) {
             self.method = method
             self.role = role
-            self.commitsAcceptedWritesFirst = commitsAcceptedWritesFirst
+            self.waits = waits
             self.handle = handle
         }
+    }
+
+    /// Which accepted `PutTimeline` writes a call waits for before it runs, always after
+    /// its role check: a call that is refused waits for nothing.
+    ///
+    /// A connection's calls are answered in order (`VarlinkConnection`), so a caller's
+    /// own writes are answered before its next call runs; `own` applies the answered
+    /// ones to the store (no wait, no sync) and waits for no other peer's commit: a
+    /// write not answered yet may be seen or not, as if it had not happened yet. A call
+    /// that reads and rewrites one widget (`AppendEntries`, `DeleteTimeline`) also
+    /// settles that widget's accepted writes (`GroupCommitter.settle`), its provider's.
+    enum WriteWait {
+        /// None (`PutTimeline`: its writes gather into one group commit).
+        case none
+        /// The caller's own, answered (see above): every call but these two others.
+        case own
+        /// Every accepted write committed and answered first (`Wipe`, `SetPasscode`:
+        /// administrators' calls that change what every write is sealed or kept under).
+        case all
     }
 
     /// The rows, in IDL order.
     static let rows: [Row] = [
         Row(.getStatus, .anyone) { (service, call, context, _) throws(ServiceError) in try service.device.getStatus(call, context) },
-        Row(.setPasscode, .admin) { (service, call, context, _) throws(ServiceError) in try service.device.setPasscode(call, context) },
+        Row(.setPasscode, .admin, waits: .all) { (service, call, context, _) throws(ServiceError) in try service.device.setPasscode(call, context) },
         Row(.unlock, .unlocker) { (service, call, context, _) throws(ServiceError) in try service.device.unlock(call, context) },
         Row(.lock, .unlocker) { (service, call, context, _) throws(ServiceError) in try service.device.lock(call, context) },
-        Row(.wipe, .admin) { (service, call, context, _) throws(ServiceError) in try service.device.wipe(call, context) },
+        Row(.wipe, .admin, waits: .all) { (service, call, context, _) throws(ServiceError) in try service.device.wipe(call, context) },
         Row(.getSettings, .admin) { (service, call, context, _) throws(ServiceError) in try service.device.getSettings(call, context) },
         Row(.setSettings, .admin) { (service, call, context, _) throws(ServiceError) in try service.device.setSettings(call, context) },
         Row(.monitor, .admin) { (service, call, context, _) throws(ServiceError) in try service.device.monitor(call, context) },
         Row(.reportPasscodeOutOfStep, .admin) { (service, call, context, _) throws(ServiceError) in try service.device.reportPasscodeOutOfStep(call, context) },
-        Row(.putTimeline, .provider, commitsAcceptedWritesFirst: false) {
+        Row(.putTimeline, .provider, waits: .none) {
             (service, call, context, authority) throws(ServiceError) in try service.timelines.putTimeline(call, context, authority)
         },
         Row(.appendEntries, .provider) {
@@ -76,7 +93,7 @@ enum MethodTable {
         Row(.watchReloads, .provider) {
             (service, call, context, authority) throws(ServiceError) in try service.timelines.watchReloads(call, context, authority)
         },
-        Row(.watchActions, .provider, commitsAcceptedWritesFirst: false) {
+        Row(.watchActions, .provider) {
             (service, call, context, authority) throws(ServiceError) in try service.timelines.watchActions(call, context, authority)
         },
         Row(.listProviders, .provider) {
@@ -87,7 +104,7 @@ enum MethodTable {
         Row(.watch, .host) { (service, call, context, _) throws(ServiceError) in try service.timelines.watch(call, context) },
         Row(.reloadTimelines, .host) { (service, call, context, _) throws(ServiceError) in try service.timelines.reloadTimelines(call, context) },
         Row(.performAction, .host) { (service, call, context, _) throws(ServiceError) in try service.timelines.performAction(call, context) },
-        Row(.watchWidgets, .host, commitsAcceptedWritesFirst: false) {
+        Row(.watchWidgets, .host) {
             (service, call, context, _) throws(ServiceError) in try service.timelines.watchWidgets(call, context)
         },
     ]

@@ -166,6 +166,8 @@ extension TimelineService {
     private func append(
         _ entries: [Entry], to widget: WidgetID, named text: String, _ registration: ProviderRegistration, _ context: CallContext
     ) throws(ServiceError) {
+        // It builds on the widget's accepted writes (its provider's), none other.
+        committer.settle(widget)
         guard let metadata = try ServiceError.fromStore({ () throws(StoreError) in try store.metadata(widget) }) else {
             throw .widgetNotFound(text)
         }
@@ -207,18 +209,31 @@ extension TimelineService {
         let parameters = try call.decodedParameters(WidgetParameters.self)
         guard let (widget, _) = try providedWidget(parameters.widget, context, authority, method: call.method)
         else { return }
+        // Deleted after the widget's accepted writes (its provider's), none other.
+        committer.settle(widget)
         guard let metadata = try ServiceError.fromStore({ () throws(StoreError) in try store.metadata(widget) }) else {
             throw .widgetNotFound(parameters.widget)
         }
         responder.forget(widget)
-        try ServiceError.fromStore { () throws(StoreError) in try store.deleteTimeline(widget) }
-        dropUnreadableOutput()
-        reloads.removed(widget)
-        actionsAnswered(widget)
-        publish(.removed, (widget, metadata.family, metadata.protectionClass, metadata.generation))
-        context.logger.with("widget.id", "\(widget)").info("timeline deleted", event: "timeline_deleted")
-        context.reply(Empty())
-        refreshWatches(widget)
+        let prepared = try ServiceError.fromStore { () throws(StoreError) in try store.prepareDelete(widget) }
+        // The catalog's save (its syncs) runs off the loop; answered once applied.
+        let method = call.method
+        committer.delete(prepared) { [unowned self] result in
+            do throws(ServiceError) {
+                try ServiceError.fromStore { () throws(StoreError) in try result.get() }
+            } catch {
+                return context.fail(with: error, method: method)
+            }
+            // A read meanwhile may have cached it again.
+            responder.forget(widget)
+            dropUnreadableOutput()
+            reloads.removed(widget)
+            actionsAnswered(widget)
+            publish(.removed, (widget, metadata.family, metadata.protectionClass, metadata.generation))
+            context.logger.with("widget.id", "\(widget)").info("timeline deleted", event: "timeline_deleted")
+            context.reply(Empty())
+            refreshWatches(widget)
+        }
     }
 
     func watchReloads(_ call: VarlinkCall, _ context: CallContext, _ authority: PeerAuthority) throws(ServiceError) {
@@ -292,7 +307,7 @@ extension TimelineService {
             .sorted { $0.id < $1.id }
         let providers = visible.map {
             ProviderInfo(
-                id: $0.id, class: $0.dataProtection, user: $0.uid, group: $0.gid, file: $0.file,
+                id: $0.id, class: $0.dataProtection, user: $0.uid, group: $0.gid, app: $0.app, file: $0.file,
                 maxWidgets: $0.maxWidgets, maxBytes: $0.maxBytes)
         }
         let disabled = authority.isAdmin

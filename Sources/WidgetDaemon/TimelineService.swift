@@ -137,11 +137,9 @@ final class TimelineService {
                 waiter.context.deny(waiter.method)
                 continue
             }
-            // As in `handle`: a waiting call sees the writes accepted before it committed
-            // (an AppendEntries behind a PutTimeline of the same widget builds on it).
-            if MethodTable.row(waiter.method)?.commitsAcceptedWritesFirst ?? true, committer.hasUnansweredWrites {
-                committer.commitAll()
-            }
+            // As in `handle`: the writes it must see (an AppendEntries behind a
+            // PutTimeline of the same widget settles that widget's and builds on it).
+            committer.settle(MethodTable.row(waiter.method)?.waits ?? .all)
             do throws(ServiceError) { try waiter.work(authority) } catch {
                 waiter.context.fail(with: error, method: waiter.method)
             }

@@ -42,10 +42,10 @@ final class WidgetService: VarlinkCallHandler {
             let known = WidgetdInterface(rawValue: call.interface) != nil
             return context.fail(known ? .methodNotFound(call.method) : .interfaceNotFound(call.interface))
         }
-        // Every other call sees the accepted writes committed, exactly as if each had
-        // been committed on its own before it.
-        if row.commitsAcceptedWritesFirst, timelines.committer.hasUnansweredWrites { timelines.committer.commitAll() }
+        // The role first: a call refused waits for no commit. Then only the writes it
+        // must see (`MethodTable.WriteWait`): no other peer's commit is waited for here.
         guard access.authorization.permits(authority, role: row.role) else { return context.deny(call.method) }
+        timelines.committer.settle(row.waits)
         do throws(ServiceError) { try row.handle(self, call, context, authority) } catch {
             context.fail(with: error, method: call.method)
         }

@@ -15,13 +15,17 @@ public struct PeerCredentials: Sendable, Equatable, Hashable {
     public var gid: UInt32
     /// The peer's supplementary group ids.
     public var groups: [UInt32]
+    /// Whether the peer runs in a Flatpak sandbox, and as which app, read at accept
+    /// through its pidfd (``PeerSandbox``).
+    public var sandbox: PeerSandbox
 
-    /// Creates credentials, e.g. for tests.
-    public init(pid: Int32, uid: UInt32, gid: UInt32, groups: [UInt32] = []) {
+    /// Creates credentials, e.g. for tests (unconfined unless `sandbox` says otherwise).
+    public init(pid: Int32, uid: UInt32, gid: UInt32, groups: [UInt32] = [], sandbox: PeerSandbox = .unconfined) {
         self.pid = pid
         self.uid = uid
         self.gid = gid
         self.groups = groups
+        self.sandbox = sandbox
     }
 
     /// Whether the peer has `gid` as its primary or a supplementary group.
@@ -29,18 +33,20 @@ public struct PeerCredentials: Sendable, Equatable, Hashable {
         self.gid == gid || groups.contains(gid)
     }
 
-    /// Reads a connected Unix socket's peer credentials and supplementary groups.
+    /// Reads a connected Unix socket's peer credentials, supplementary groups and sandbox.
     ///
     /// The corresponding C calls are `getsockopt(SO_PEERCRED)` and
     /// `getsockopt(SO_PEERGROUPS)`; when the latter is unavailable the groups are read
     /// from `/proc/PID/status`, which is racy against pid reuse but better than none.
+    /// The sandbox is read through `getsockopt(SO_PEERPIDFD)` (``PeerSandbox/of(socket:proc:peerPIDFD:)``),
+    /// never through the pid.
     public static func of(socket fd: FileDescriptor) throws(SystemError) -> PeerCredentials {
         var pid: pid_t = 0
         var uid: uid_t = 0
         var gid: gid_t = 0
         try Syscall.retrying("getsockopt(SO_PEERCRED)") { shim_peer_credentials(fd.rawValue, &pid, &uid, &gid) }
         let groups = peerGroups(fd) ?? procGroups(pid: pid) ?? []
-        return PeerCredentials(pid: pid, uid: uid, gid: gid, groups: groups)
+        return PeerCredentials(pid: pid, uid: uid, gid: gid, groups: groups, sandbox: PeerSandbox.of(socket: fd))
     }
 
     /// The groups from `SO_PEERGROUPS`, growing the buffer on `ERANGE`.

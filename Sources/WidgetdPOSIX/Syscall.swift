@@ -180,3 +180,34 @@ public enum Syscall {
         }
     }
 }
+
+extension Syscall {
+    /// A pidfd of a connected Unix socket's peer, taken by the kernel when it connected.
+    ///
+    /// The corresponding C call is `getsockopt(SO_PEERPIDFD)` (Linux 6.5).
+    public static func peerPIDFD(_ socket: FileDescriptor) throws(SystemError) -> FileDescriptor {
+        FileDescriptor(rawValue: try retrying("getsockopt(SO_PEERPIDFD)") { shim_peer_pidfd(socket.rawValue) })
+    }
+
+    /// A descriptor of a directory that only names it (`O_PATH`), for `openat`.
+    ///
+    /// The corresponding C call is `openat(O_PATH | O_DIRECTORY | O_CLOEXEC)`.
+    static func openDirectoryPath(_ path: String, relativeTo directory: FileDescriptor? = nil) throws(SystemError) -> FileDescriptor {
+        FileDescriptor(rawValue: try retrying("open(\(path))") { shim_open_directory_path(directory?.rawValue ?? -1, path) })
+    }
+
+    /// A regular file in `directory`, opened to read without following a symbolic link
+    /// at its name (`ELOOP`) or blocking on a FIFO (anything but a regular file: `EINVAL`).
+    ///
+    /// The corresponding C call is `openat(O_RDONLY | O_NOFOLLOW | O_NONBLOCK)`, then `fstat`.
+    static func openRegularFile(_ name: String, relativeTo directory: FileDescriptor) throws(SystemError) -> FileDescriptor {
+        FileDescriptor(rawValue: try retrying("open(\(name))") { shim_open_regular_file_at(directory.rawValue, name) })
+    }
+
+    /// A file opened to read.
+    ///
+    /// The corresponding C call is `open(O_RDONLY | O_CLOEXEC)`.
+    static func openReadOnly(_ path: String) throws(SystemError) -> FileDescriptor {
+        FileDescriptor(rawValue: try retrying("open(\(path))") { shim_open_read_only(path) })
+    }
+}

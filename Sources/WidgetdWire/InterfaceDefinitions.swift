@@ -265,6 +265,8 @@ extension InterfaceDefinition {
           # User= and Group=: the uid and gid that may write for it; absent when not set.
           user: ?int,
           group: ?int,
+          # App=: the Flatpak application id whose sandboxed app may write for it; absent when not set.
+          app: ?string,
           # The providers.d/ file that registers it.
           file: string,
           # MaxWidgets= and MaxBytes= in force.

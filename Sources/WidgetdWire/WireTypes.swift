@@ -459,6 +459,8 @@ public struct ProviderInfo: Codable, Sendable, Equatable {
     public var user: UInt32?
     /// `Group=`: members of this gid may write for it.
     public var group: UInt32?
+    /// `App=`: the Flatpak application id whose sandboxed app may write for it.
+    public var app: String?
     /// The `providers.d/` file that registers it.
     public var file: String
     /// `MaxWidgets=` in force.
@@ -468,12 +470,14 @@ public struct ProviderInfo: Codable, Sendable, Equatable {
 
     /// A provider's description.
     public init(
-        id: String, class: ProtectionClass, user: UInt32?, group: UInt32?, file: String, maxWidgets: Int, maxBytes: Int
+        id: String, class: ProtectionClass, user: UInt32?, group: UInt32?, app: String? = nil, file: String, maxWidgets: Int,
+        maxBytes: Int
     ) {
         self.id = id
         self.class = `class`
         self.user = user
         self.group = group
+        self.app = app
         self.file = file
         self.maxWidgets = maxWidgets
         self.maxBytes = maxBytes

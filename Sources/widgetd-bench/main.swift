@@ -7,7 +7,8 @@ import Foundation
 // BENCHMARKS.md and the plot there (default: docs/ when run from the package root).
 let arguments = Array(CommandLine.arguments.dropFirst())
 let usage = """
-    usage: widgetd-bench [--smoke] [--only reads,writes,growth,fanout | --only decode | --only encode | --only containers]
+    usage: widgetd-bench [--smoke] [--only reads,writes,growth,fanout | --only decode | --only encode | --only containers
+                         | --only actions]
                          [--growth 0,1000,...] [--duration SECONDS] [--rounds N] [--connections 1,8,32]
                          [--threaded-connections 8] [--fanout-hosts 100,1000] [--growth-store ROOT] [--output DIR]
     Measures widgetd beside redis-server, SQLCipher and the floors; without --output,
@@ -24,6 +25,8 @@ let usage = """
     by hand, interleaved (no daemon, no report written).
     --only containers: our timer heap, call queue and syscalls against swift-collections'
     and swift-system's, interleaved (no daemon, no report written).
+    --only actions: an alwaysAllowed action from host to provider beside a GetPresentation
+    round trip, interleaved against one daemon (no report written; with --smoke, briefly).
     WIDGETD_BIN=PATH measures another widgetd; WIDGETD_BASELINE_BIN=PATH adds a second
     widgetd to the read and write rounds and the fan-out rows (an A/B in the same run).
 
@@ -68,6 +71,12 @@ do {
     let executable = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
     let directory = executable.deletingLastPathComponent().path
     let widgetd = ProcessInfo.processInfo.environment["WIDGETD_BIN"] ?? "\(directory)/widgetd"
+    if let index = arguments.firstIndex(of: "--only"), index + 1 < arguments.count, arguments[index + 1] == "actions" {
+        let smoke = arguments.contains("--smoke")
+        let result = try ActionBenchmark.run(binary: widgetd, rounds: smoke ? 1 : 5, perRound: smoke ? 16 : 120)
+        print(ActionBenchmark.report(result), terminator: "")
+        exit(0)
+    }
     let baseline = ProcessInfo.processInfo.environment["WIDGETD_BASELINE_BIN"].flatMap { $0.isEmpty ? nil : $0 }
     let command = (["widgetd-bench"] + arguments).joined(separator: " ")
     let smoke = arguments.contains("--smoke")

@@ -85,6 +85,8 @@ struct MemoryHygieneTests {
         let tag = UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(16)
         let marker = "MARK\(tag)ER"
         let passcode = "PASS\(tag.reversed())CODE"
+        // A sensitive action's title is content too (DESIGN §13).
+        let title = "TITLE\(tag)ACT"
         let widget = "com.example.health/rings"
         let client = try daemon.client()
         try client.ok("io.widgetd.Device.SetPasscode", ["new": passcode])
@@ -101,11 +103,28 @@ struct MemoryHygieneTests {
         try watcher.send("io.widgetd.Host.Watch", ["widget": widget, "surface": "homeScreen"], more: true)
         #expect(Fixtures.field(try watcher.receive().parameters, "balance")["value"] as? String == marker)
         for _ in 0..<3 { try client.ok("io.widgetd.Provider.GetTimeline", ["widget": widget]) }
+        var acted = Fixtures.putParameters(widget + "#act", secret: marker)
+        acted["entries"] = (acted["entries"] as? [[String: Any]] ?? []).map { entry in
+            var entry = entry
+            entry["actions"] = [["id": "reply", "title": title, "kind": "button", "privacy": "sensitive", "authentication": "alwaysAllowed"]]
+            return entry
+        }
+        try client.ok("io.widgetd.Provider.PutTimeline", acted)
+        let provider = try daemon.client()
+        _ = try provider.ok("io.widgetd.Device.GetStatus")
+        try provider.send("io.widgetd.Provider.WatchActions", more: true)
+        let withAction = try client.ok("io.widgetd.Host.GetPresentation", ["widget": widget + "#act", "surface": "homeScreen"])
+        #expect((Fixtures.presentation(withAction)["actions"] as? [[String: Any]])?.first?["title"] as? String == title)
+        #expect(try client.ok(
+            "io.widgetd.Host.PerformAction", ["widget": widget + "#act", "surface": "homeScreen", "action": "reply"]
+        )["outcome"] as? String == "delivered")
+        #expect(try provider.receive().parameters["action"] as? String == "reply")
         try client.ok("io.widgetd.Provider.AppendEntries", [
             "widget": widget, "entries": [Fixtures.entry(at: Date().addingTimeInterval(7200), secret: marker)],
         ])
         // The marker is in memory now (the search works).
         #expect(try Self.search(pid: pid, for: [marker]).isEmpty == false)
+        #expect(try Self.search(pid: pid, for: [title]).isEmpty == false)
 
         try client.ok("io.widgetd.Device.Lock")
         // The watcher gets the placeholder pushed at once.
@@ -121,7 +140,7 @@ struct MemoryHygieneTests {
         // One more round trip, so the event loop has finished whatever the purge started.
         try client.ok("io.widgetd.Device.GetStatus")
 
-        let findings = try Self.search(pid: pid, for: [marker, passcode])
+        let findings = try Self.search(pid: pid, for: [marker, passcode, title])
         #expect(findings.isEmpty, "secrets left in memory:\n\(findings.map(\.description).joined(separator: "\n"))")
     }
 

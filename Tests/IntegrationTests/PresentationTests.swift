@@ -106,18 +106,22 @@ import Testing
         #expect(try show(client, "org.unknown/x", "homeScreen").error == "io.widgetd.WidgetNotFound")
     }
 
-    @Test func staleTimelinesAreMarkedInvalidated() throws {
-        let daemon = try DaemonProcess()
+    /// A due reload makes the content stale, not wrong (DESIGN §4): `invalidated` only
+    /// once the reload has gone unanswered for `StaleAfterSec=`.
+    @Test(arguments: [("1h", false), ("30min", true)])
+    func staleTimelinesAreInvalidatedOnlyAfterStaleAfterSec(staleAfter: String, invalidated: Bool) throws {
+        let daemon = try DaemonProcess(daemon: ["StaleAfterSec=\(staleAfter)"])
         try daemon.start()
         let client = try daemon.client()
         let past = Date().addingTimeInterval(-3600)
+        // Due 59 minutes ago.
         try client.ok("io.widgetd.Provider.PutTimeline", [
             "widget": weather, "entries": [Fixtures.entry(at: past)],
             "policy": ["kind": "after", "date": Fixtures.rfc3339(past.addingTimeInterval(60))],
         ])
         let shown = Fixtures.presentation(try show(client, weather, "homeScreen").parameters)
         #expect(shown["stale"] as? Bool == true)
-        #expect((shown["reasons"] as? [String])?.contains("invalidated") == true)
+        #expect((shown["reasons"] as? [String])?.contains("invalidated") == invalidated)
     }
 
     @Test func providerInputIsValidated() throws {

@@ -795,6 +795,59 @@ private final class Harness {
         #expect(harness.logs.records(event: "connection_idle").count == 1)
     }
 
+    /// The attack of a client that pipelines calls and never reads, with replies small
+    /// enough to all fit in the kernel's socket buffer: nothing waits unsent, but the
+    /// socket stops being writable, so the calls left for a later turn (the backlog)
+    /// wait for a writability that never comes. Neither its output nor its backlog
+    /// moves: idle, though every call it made was answered.
+    @Test func aBacklogWaitingBehindRepliesInTheKernelsBufferIsIdleOnceItStopsMoving() throws {
+        let clock = TestClock()
+        let harness = try Harness(limits: ServerLimits(idleTimeoutSeconds: 60), clock: clock)
+        // 16 replies of 1 KiB a turn: after a few turns the socket holds more than the
+        // quarter of its buffer that keeps it writable, and less than the buffer.
+        harness.handler.largeReplyBytes = 1 << 10
+        let client = try harness.client()
+        if let watch = client.watch { harness.loop.unwatch(watch) }
+        client.send(bytes: (0..<200).flatMap { _ in Array(presentation.utf8) + [0] })
+        #expect(try harness.run { harness.handler.calls.count >= 2 * VarlinkConnection.callsPerTurn })
+        try harness.run(for: 0.1)
+        let answered = harness.handler.calls.count
+        // The shape: calls wait in the backlog, and no reply waits unsent.
+        #expect(answered < 200)
+        #expect(harness.server.connectionsForTesting.first?.unsentByteCountForTesting == 0)
+        clock.advance(by: 50)
+        try harness.run(for: 0.05)
+        #expect(harness.server.connectionCount == 1)
+        // 61 s since the backlog last moved: idle.
+        clock.advance(by: 11)
+        #expect(try harness.run { harness.server.connectionCount == 0 })
+        #expect(harness.logs.records(event: "connection_idle").count == 1)
+        #expect(harness.handler.calls.count == answered)
+    }
+
+    /// A client that never reads but sends a call now and then: each is answered behind
+    /// the unread replies, and none is activity. Idle a timeout after its output began
+    /// to wait, whatever it sent since.
+    @Test func callsSentWhileRepliesWaitUnreadDoNotKeepAConnectionPastTheIdleTimeout() throws {
+        let clock = TestClock()
+        let harness = try Harness(limits: ServerLimits(idleTimeoutSeconds: 60), clock: clock)
+        harness.handler.largeReplyBytes = 100 << 10
+        let client = try harness.client()
+        if let watch = client.watch { harness.loop.unwatch(watch) }
+        client.send(presentation, presentation, presentation, presentation)
+        #expect(try harness.run { harness.handler.calls.count == 4 })
+        try harness.run(for: 0.05)
+        #expect((harness.server.connectionsForTesting.first?.unsentByteCountForTesting ?? 0) > 0)
+        // A new call every 25 s: 75 s after the output began to wait.
+        for count in 5...7 {
+            clock.advance(by: 25)
+            client.send(presentation)
+            #expect(try harness.run { harness.handler.calls.count == count || harness.server.connectionCount == 0 })
+        }
+        #expect(try harness.run { harness.server.connectionCount == 0 })
+        #expect(harness.logs.records(event: "connection_idle").count == 1)
+    }
+
     @Test func aMessageNotFinishedWithinMessageTimeoutClosesItsConnection() throws {
         let clock = TestClock()
         let harness = try Harness(limits: ServerLimits(idleTimeoutSeconds: 600, messageTimeoutSeconds: 10), clock: clock)

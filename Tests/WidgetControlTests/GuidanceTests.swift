@@ -34,8 +34,8 @@ import WidgetdWire
         let result = widgetctl(["providers"], socket: server.path)
         #expect(result.exitCode == 0)
         #expect(result.standardOutput == """
-            PROVIDER             CLASS                                 USER  GROUP  FILE
-            com.example.weather  completeUntilFirstUserAuthentication  root  -      /etc/widgetd/providers.d/weather.conf
+            PROVIDER             CLASS                                 USER  GROUP  APP  FILE
+            com.example.weather  completeUntilFirstUserAuthentication  root  -      -    /etc/widgetd/providers.d/weather.conf
 
             Disabled (these files register no provider):
               /etc/widgetd/providers.d/bad.conf:3: missing DataProtection=

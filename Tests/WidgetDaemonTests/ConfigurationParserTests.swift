@@ -122,6 +122,24 @@ private struct TableResolver: AccountResolver {
         #expect(!health.admits(PeerCredentials(pid: 1, uid: 5, gid: 5, groups: [2002])))
     }
 
+    @Test func aProviderMayBeRegisteredByTheSandboxedAppThatWritesForIt() throws {
+        let configuration = try parse(providers: [
+            "[Provider]\nId=com.example.weather\nApp=com.example.Weather\n",
+            "[Provider]\nId=com.example.mail\nUser=1002\nApp=com.example.Mail\n",
+        ])
+        let weather = try #require(configuration.provider(id: "com.example.weather"))
+        #expect(weather.app == "com.example.Weather" && weather.uid == nil && weather.gid == nil)
+        #expect(weather.admits(PeerCredentials(pid: 1, uid: 5, gid: 5, sandbox: .flatpak(appID: "com.example.Weather"))))
+        #expect(!weather.admits(PeerCredentials(pid: 1, uid: 5, gid: 5, sandbox: .flatpak(appID: "com.example.Mail"))))
+        // App= alone admits no unsandboxed peer: only the sandboxed app writes for it.
+        #expect(!weather.admits(PeerCredentials(pid: 1, uid: 5, gid: 5)))
+        let mail = try #require(configuration.provider(id: "com.example.mail"))
+        #expect(mail.admits(PeerCredentials(pid: 1, uid: 1002, gid: 1, sandbox: .flatpak(appID: "com.example.Mail"))))
+        #expect(!mail.admits(PeerCredentials(pid: 1, uid: 5, gid: 5, sandbox: .flatpak(appID: "com.example.Mail"))))
+        #expect(!mail.admits(PeerCredentials(pid: 1, uid: 1002, gid: 1, sandbox: .flatpak(appID: "com.example.Weather"))))
+        #expect(mail.admits(PeerCredentials(pid: 1, uid: 1002, gid: 1)))
+    }
+
     /// Each bad input, where it is, and why: every rejection names its file and line.
     @Test(arguments: [
         ("ClassAGraceSec=1\n", "widgetd.conf:1: 'ClassAGraceSec=' appears before any [Section]"),
@@ -155,10 +173,11 @@ private struct TableResolver: AccountResolver {
         ("[Provider]\nId=com.example.a\nUser=nobody-known\n", "providers.d/0.conf:3: error: unknown user 'nobody-known' (no provider of this file is registered)"),
         ("[Provider]\nId=com/example\nUser=1\n", "providers.d/0.conf:2: error: invalid provider id 'com/example': printable ASCII without '/', '#' or '..', at most 255 bytes (no provider of this file is registered)"),
         ("[Provider]\nUser=1\n", "providers.d/0.conf:1: error: [Provider] needs Id= (no provider of this file is registered)"),
-        ("[Provider]\nId=com.example.a\n", "providers.d/0.conf:1: error: [Provider] needs User= or Group=: otherwise nobody may write for it (no provider of this file is registered)"),
+        ("[Provider]\nId=com.example.a\n", "providers.d/0.conf:1: error: [Provider] needs User=, Group= or App=: otherwise nobody may write for it (no provider of this file is registered)"),
         ("[Provider]\nId=com.example.a\nUser=1\nDataProtection=secret\n", "providers.d/0.conf:4: error: invalid value 'secret' for DataProtection=: expected complete, completeUnlessOpen, completeUntilFirstUserAuthentication, none (no provider of this file is registered)"),
         ("[Provider]\nId=com.example.a\nUser=1\nDataProtecton=complete\n", "providers.d/0.conf:4: error: unknown key 'DataProtecton' in section [Provider] (no provider of this file is registered)"),
         ("[Daemon]\nClassAGraceSec=1\n", "providers.d/0.conf:1: error: unknown section [Daemon] (no provider of this file is registered)"),
+        ("[Provider]\nId=com.example.a\nApp=com.example\n", "providers.d/0.conf:3: error: invalid value 'com.example' for App=: expected a Flatpak application id: three or more dot-separated elements of letters, digits, '_' and '-', none beginning with a digit, at most 255 bytes (no provider of this file is registered)"),
     ])
     func aBadProviderFileDisablesOnlyItsProviders(text: String, message: String) throws {
         let configuration = try parse(providers: [text, "[Provider]\nId=com.example.good\nUser=1\n"])
@@ -280,7 +299,7 @@ private struct TableResolver: AccountResolver {
             "widgetd.conf:3: warning: unknown key 'Foo' in section [Daemon]",
             "widgetd.conf:4: error: invalid value '0' for MaxConnections=: expected a number from 1 to 65536",
             "widgetd.conf.d/a.conf:1: error: expected [Section], Key=Value or a comment",
-            "providers.d/x.conf:1: error: [Provider] needs User= or Group=: otherwise nobody may write for it (no provider of this file is registered)",
+            "providers.d/x.conf:1: error: [Provider] needs User=, Group= or App=: otherwise nobody may write for it (no provider of this file is registered)",
         ])
     }
 

@@ -102,6 +102,64 @@ import WidgetdPOSIX
         #expect(announcedBeforeRead == 1 && announced == 1)
     }
 
+    /// A call waits for no other peer's commit, and a call refused by its role check for
+    /// none at all: a stranger's `GetStatus` and its refused `GetTimeline` are answered
+    /// while a provider's writes still wait to be committed, which then go through as
+    /// usual (issue 40: every call used to commit them first, on the loop).
+    @Test func otherPeersCallsWaitForNoCommitAndARefusedCallCommitsNothing() throws {
+        let harness = try ServiceHarness()
+        let writes = [Self.weather, Self.clock].map {
+            harness.call("io.widgetd.Provider.PutTimeline", harness.putParameters($0), run: false)
+        }
+        let stranger = PeerCredentials(pid: 1, uid: 5000, gid: 5000, groups: [5001])
+        let status = harness.call("io.widgetd.Device.GetStatus", peer: stranger, run: false)
+        #expect(status.isAnswered && status.error == nil)
+        let refused = harness.call("io.widgetd.Provider.GetTimeline", ["widget": Self.weather], peer: stranger, run: false)
+        #expect(refused.error == "io.widgetd.PermissionDenied")
+        #expect(writes.allSatisfy { !$0.isAnswered }, "the provider's writes were committed for someone else's call")
+        #expect(!Self.journalHoldsARecord(harness))
+        harness.scheduler.run()
+        #expect(writes.allSatisfy { $0.isAnswered && $0.error == nil })
+        // Its own next call sees them (its calls are answered in order).
+        #expect(harness.ok("io.widgetd.Provider.GetTimeline", ["widget": Self.weather])["generation"] as? Int == 1)
+    }
+
+    /// An `AppendEntries` builds on its widget's accepted write, which it commits first;
+    /// another widget's accepted write goes on waiting for its group commit.
+    @Test func anAppendSettlesItsOwnWidgetsWritesOnly() throws {
+        let harness = try ServiceHarness()
+        harness.ok("io.widgetd.Provider.PutTimeline", harness.putParameters(Self.clock, secret: "FIRST"))
+        let put = harness.call("io.widgetd.Provider.PutTimeline", harness.putParameters(Self.clock, secret: "SECOND"), run: false)
+        let other = harness.call("io.widgetd.Provider.PutTimeline", harness.putParameters(Self.weather), run: false)
+        let entry = ServiceHarness.entry(at: harness.scheduler.now.addingTimeInterval(7200), secret: "APPENDED")
+        let append = harness.call("io.widgetd.Provider.AppendEntries", ["widget": Self.clock, "entries": [entry]], run: false)
+        #expect(put.isAnswered && put.error == nil)
+        #expect(append.isAnswered && append.error == nil, "\(append.replies)")
+        #expect(!other.isAnswered)
+        harness.scheduler.run()
+        #expect(other.isAnswered && other.error == nil)
+        let read = "\(harness.ok("io.widgetd.Provider.GetTimeline", ["widget": Self.clock]))"
+        #expect(read.contains("SECOND") && read.contains("APPENDED") && !read.contains("FIRST"))
+    }
+
+    /// A delete's catalog save runs on a worker, never on the loop: the call is answered
+    /// once it is durable and applied, and other calls are served meanwhile.
+    @Test func aDeleteSavesOffTheLoopAndIsAnsweredOnceApplied() throws {
+        let harness = try ServiceHarness()
+        harness.ok("io.widgetd.Provider.PutTimeline", harness.putParameters(Self.clock))
+        let delete = harness.call("io.widgetd.Provider.DeleteTimeline", ["widget": Self.clock], run: false)
+        #expect(!delete.isAnswered, "the delete's save ran on the loop")
+        #expect(harness.scheduler.hasHandedOverWork)
+        let stranger = PeerCredentials(pid: 1, uid: 5000, gid: 5000, groups: [5001])
+        #expect(harness.call("io.widgetd.Device.GetStatus", peer: stranger, run: false).isAnswered)
+        harness.scheduler.run()
+        #expect(delete.isAnswered && delete.error == nil, "\(delete.replies)")
+        #expect(harness.call("io.widgetd.Provider.GetTimeline", ["widget": Self.clock]).error == "io.widgetd.WidgetNotFound")
+        // And after a restart.
+        try harness.restart()
+        #expect(harness.call("io.widgetd.Provider.GetTimeline", ["widget": Self.clock]).error == "io.widgetd.WidgetNotFound")
+    }
+
     /// While a batch syncs, the next one is handed to a worker too, so that it waits at
     /// the journal sealed and appends the moment the first sync returns; a third waits
     /// for one of them to finish. Every writer is still answered.

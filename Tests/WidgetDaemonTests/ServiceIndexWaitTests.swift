@@ -107,6 +107,8 @@ import WidgetCrypto
         let append = harness.call(
             "io.widgetd.Provider.AppendEntries",
             ["widget": Self.clock, "entries": [ServiceHarness.entry(at: ServiceHarness.start.addingTimeInterval(7200))]], run: false)
+        // One turn starts their group commit on the worker, the next answers it.
+        harness.scheduler.turn()
         harness.scheduler.turn()
         #expect(!harness.service.timelines.index.isComplete, "four files, one a turn")
         #expect(second.isAnswered && second.error == nil, "\(second.replies)")

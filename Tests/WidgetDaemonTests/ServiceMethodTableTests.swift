@@ -26,10 +26,10 @@ import WidgetdWire
         #expect(MethodTable.rows.count == declared.count)
     }
 
-    /// Only PutTimeline's writes gather: every other call that reads sees them committed
-    /// first. The two streams that only start listening read nothing stored.
+    /// Only PutTimeline's writes gather: every other call sees them committed first.
     @Test func onlyPutTimelineLetsAcceptedWritesWait() {
-        #expect(MethodTable.rows.filter { !$0.commitsAcceptedWritesFirst }.map(\.method) == [.putTimeline, .watchActions, .watchWidgets])
+        #expect(MethodTable.rows.filter { $0.waits == .none }.map(\.method) == [.putTimeline])
+        #expect(MethodTable.rows.filter { $0.waits == .all }.map(\.method) == [.setPasscode, .wipe])
     }
 
     /// An unknown method has no row: only an administrator hears that it does not exist.

@@ -51,6 +51,25 @@ import WidgetdPOSIX
         #expect((disabled.first?["reason"] as? String)?.contains("DataProtection") == true)
     }
 
+    @Test func aSandboxedAppSeesOnlyTheProviderItsAppIsAndAnAdministratorSeesItsApp() throws {
+        let harness = try ServiceHarness { configuration in
+            configuration.providers = configuration.providers.map {
+                var registration = $0
+                if registration.id == "com.example.weather" { registration.app = "com.example.Weather" }
+                return registration
+            }
+        }
+        let admin = harness.ok("io.widgetd.Provider.ListProviders")["providers"] as? [[String: Any]] ?? []
+        #expect(admin.first { $0["id"] as? String == "com.example.weather" }?["app"] as? String == "com.example.Weather")
+        #expect(admin.first { $0["id"] as? String == "com.example.clock" }?["app"] == nil)
+        // As root, which outside a sandbox is an administrator.
+        let app = PeerCredentials(pid: 2, uid: 0, gid: 0, sandbox: .flatpak(appID: "com.example.Weather"))
+        let call = harness.call("io.widgetd.Provider.ListProviders", peer: app)
+        #expect(call.error == nil)
+        #expect((call.parameters["providers"] as? [[String: Any]] ?? []).map { $0["id"] as? String } == ["com.example.weather"])
+        #expect(harness.call("io.widgetd.Device.Lock", peer: app).error == "io.widgetd.PermissionDenied")
+    }
+
     @Test func aProvidersUserSeesOnlyItsOwnAndNoDisabledFile() throws {
         let harness = try Self.harness()
         let call = harness.call(

@@ -39,6 +39,7 @@ import WidgetModel
         #expect(try reopened.listTimelines().isEmpty)
         // A fresh store, and nothing left over (no set-aside timelines either).
         let left = try FileManager.default.contentsOfDirectory(atPath: f.state).sorted()
-        #expect(left == ["catalog", "journal", "keybag", "settings", "timelines"], "\(left)")
+        // (The space reserve holds nothing: a wipe leaves it.)
+        #expect(left == ["catalog", "journal", "keybag", "reserve", "settings", "timelines"], "\(left)")
     }
 }

@@ -2,7 +2,7 @@
 // everything that was not made durable (the LazyFS / ALICE model).
 //
 //   powercut-fs [--forget-fdatasync | --forget-fsync | --forget-dirsync | --forget-dirsync-of DIR] [--torn SEED]
-//               [--control FILE] [--stats FILE] BACKING SHADOW MOUNTPOINT
+//               [--sync-delay-ms N] [--control FILE] [--stats FILE] BACKING SHADOW MOUNTPOINT
 //
 // Every operation is passed through to BACKING at once, so the daemon on MOUNTPOINT sees
 // an ordinary file system. Beside it the file system keeps what a disk would still hold
@@ -34,6 +34,11 @@
 // fsync, --forget-dirsync-of DIR only for the directory DIR (relative to BACKING). A test
 // that cannot tell these from the honest mode cannot see a missing sync.
 //
+// --sync-delay-ms N makes every fsync, fdatasync and directory fsync take N ms more (a
+// slow disk: eMMC and SD cards take tens of ms), for tests of what waits for a sync.
+// Being single-threaded, the file system then serves nothing else meanwhile, as a disk
+// with one queue would not either.
+//
 // At exit one line of statistics is written to the stats FILE (or stderr): operation
 // counts and how much the cut forgot.
 //
@@ -58,6 +63,7 @@
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
+#include <time.h>
 #include <sys/types.h>
 #include <unistd.h>
 
@@ -85,6 +91,14 @@ static char shadow[PATH_MAX];
 static const char *control_path;
 static const char *stats_path;
 static int forget_fdatasync, forget_fsync, forget_dirsync;
+/// --sync-delay-ms: what every sync takes on top.
+static long sync_delay_ms;
+
+static void slow_sync(void) {
+    if (sync_delay_ms <= 0) return;
+    struct timespec delay = {sync_delay_ms / 1000, (sync_delay_ms % 1000) * 1000000L};
+    while (nanosleep(&delay, &delay) != 0 && errno == EINTR) {}
+}
 static const char *forget_dirsync_of;  // only of this directory (a path under BACKING)
 static int torn;                       // --torn SEED: keep some unsynced changes at the cut
 
@@ -379,6 +393,7 @@ static int pc_fsyncdir(const char *path, int datasync, struct fuse_file_info *fi
     (void)datasync;
     OFF_OR("fsyncdir");
     count.fsyncdir++;
+    slow_sync();
     if (forget_dirsync) { count.forgotten_fsyncdir++; return 0; }
     (void)path;  // NULL with nullpath_ok: the open directory says which it is
     int dfd = dirfd((DIR *)(uintptr_t)fi->fh);
@@ -593,6 +608,7 @@ static int pc_fsync(const char *path, int datasync, struct fuse_file_info *fi) {
     (void)path;
     OFF_OR(datasync ? "fdatasync" : "fsync");
     if (datasync) count.fdatasync++; else count.fsync++;
+    slow_sync();
     if (datasync && forget_fdatasync) { count.forgotten_fdatasync++; return 0; }
     if (!datasync && forget_fsync) { count.forgotten_fsync++; return 0; }
     int fd = (int)fi->fh;
@@ -792,7 +808,7 @@ static void write_stats(void) {
 
 static void usage(void) {
     fprintf(stderr, "usage: powercut-fs [--forget-fdatasync|--forget-fsync|--forget-dirsync|--forget-dirsync-of DIR] "
-                    "[--torn SEED] "
+                    "[--torn SEED] [--sync-delay-ms N] "
                     "[--control FILE] [--stats FILE] "
                     "BACKING SHADOW MOUNTPOINT\n");
     exit(64);
@@ -807,6 +823,7 @@ int main(int argc, char **argv) {
         else if (!strcmp(argv[i], "--forget-dirsync-of") && i + 1 < argc) forget_dirsync_of = argv[++i];
         else if (!strcmp(argv[i], "--control") && i + 1 < argc) control_path = argv[++i];
         else if (!strcmp(argv[i], "--stats") && i + 1 < argc) stats_path = argv[++i];
+        else if (!strcmp(argv[i], "--sync-delay-ms") && i + 1 < argc) sync_delay_ms = strtol(argv[++i], NULL, 10);
         else if (!strcmp(argv[i], "--torn") && i + 1 < argc) { torn = 1; srandom((unsigned)strtoul(argv[++i], NULL, 10)); }
         else usage();
     }

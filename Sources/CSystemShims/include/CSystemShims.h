@@ -69,6 +69,20 @@ void shim_ignore_sigpipe(void);
 /// Fills up to `max` gids; returns their number, or -1 with errno (ERANGE: `max` too small).
 int shim_peer_groups(int fd, gid_t *groups, int max);
 
+/// getsockopt(SO_PEERPIDFD): a pidfd (close-on-exec) of the process that connected,
+/// taken by the kernel at connect time, so that it names that process even after its
+/// pid is reused. Returns the descriptor, or -1 with errno (ENOPROTOOPT on kernels
+/// before 6.5, which lack the option; ESRCH if the peer is already gone).
+int shim_peer_pidfd(int fd);
+/// open(path, O_PATH | O_DIRECTORY | O_CLOEXEC), or openat(dirfd, ...) when `dirfd` >= 0.
+int shim_open_directory_path(int dirfd, const char *path);
+/// openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC), then
+/// fstat: a regular file only. Returns the descriptor, or -1 with errno (ELOOP for a
+/// symbolic link, EINVAL for anything not a regular file).
+int shim_open_regular_file_at(int dirfd, const char *name);
+/// open(path, O_RDONLY | O_CLOEXEC).
+int shim_open_read_only(const char *path);
+
 /// socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0). Glibc's SOCK_* enum
 /// is not reliably visible to Swift once another C module has included <sys/socket.h>.
 int shim_unix_stream_socket(void);

@@ -28,13 +28,14 @@ extension Widgetctl {
             if list.providers.isEmpty {
                 lines.append("No provider registered.")
             } else {
-                let rows = [["PROVIDER", "CLASS", "USER", "GROUP", "FILE"]] + list.providers.map {
+                let rows = [["PROVIDER", "CLASS", "USER", "GROUP", "APP", "FILE"]] + list.providers.map {
                     [
                         TerminalText.sanitize($0.id), $0.class.rawValue, $0.user.map(AccountName.user) ?? "-",
-                        $0.group.map(AccountName.group) ?? "-", TerminalText.sanitize($0.file),
+                        $0.group.map(AccountName.group) ?? "-", $0.app.map(TerminalText.sanitize) ?? "-",
+                        TerminalText.sanitize($0.file),
                     ]
                 }
-                let widths = (0..<5).map { column in rows.map { $0[column].count }.max() ?? 0 }
+                let widths = (0..<6).map { column in rows.map { $0[column].count }.max() ?? 0 }
                 for row in rows {
                     let cells = row.enumerated().map { index, cell in
                         index == row.count - 1 ? cell : cell + String(repeating: " ", count: widths[index] - cell.count)

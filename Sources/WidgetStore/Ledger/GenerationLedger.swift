@@ -380,6 +380,27 @@ final class GenerationLedger: @unchecked Sendable {
         }
     }
 
+    /// What memory holds for `key` (its log value and its unsaved one), for `restore`.
+    struct Entry {
+        fileprivate let recent: UInt64?
+        fileprivate let unsaved: UInt64?
+    }
+
+    /// What memory holds for `key` now.
+    func entry(_ key: FileDigest) -> Entry {
+        lock.withLock { Entry(recent: recent[key], unsaved: unsaved[key]) }
+    }
+
+    /// Puts back what memory held for `key` (a change whose save failed: nothing of it
+    /// may be carried by a later save). Call inside the change (`changeFiles`), which
+    /// keeps every other change out meanwhile.
+    func restore(_ key: FileDigest, _ entry: Entry) {
+        lock.withLock {
+            recent[key] = entry.recent
+            unsaved[key] = entry.unsaved
+        }
+    }
+
     // MARK: Saving
 
     /// Makes every record so far durable, carrying the last anchor (not anchored: a
@@ -485,7 +506,12 @@ final class GenerationLedger: @unchecked Sendable {
             knownUsage = knownUsage.flatMap { made.applied(to: $0) }
             changing = false
         }
-        try save()
+        do throws(LedgerError) { try save() } catch {
+            // The files may be as the change left them or not (a delete's stays until
+            // its record is durable): the table no longer knows which.
+            lock.withLock { knownUsage = nil }
+            throw error
+        }
     }
 
     /// Rewrites the head without the table (the same base, log and anchors), unless

@@ -74,8 +74,8 @@ final class Journal: @unchecked Sendable {
     private let stateDirectory: String
     /// Where the timeline files are folded to.
     private let directory: String
-    /// The size of each region.
-    private let capacity: Int
+    /// The size of each region (the file's half, as found, when an open could not fold).
+    private var capacity: Int
     private let macKey: SecureBytes
     private let fd: FileDescriptor
     /// The generations the folds record.
@@ -112,7 +112,7 @@ final class Journal: @unchecked Sendable {
         }
     }
 
-    private let regions: [Region]
+    private var regions: [Region]
     /// Serialises `append`, `fold` and `discard`.
     private let writeLock = ThreadLock()
     /// Held by whoever folds a sealed region; an append that needs it waits for it.
@@ -123,11 +123,28 @@ final class Journal: @unchecked Sendable {
     /// The region appends go to.
     private var active = 0
 
-    /// How many records the open replayed (they were folded into their files at once).
+    /// How many records the open replayed (folded into their files at once, unless
+    /// `unfoldedAtOpen`).
     let recoveredRecords: Int
 
+    /// Why the open could not fold the records it replayed (no space left on the file
+    /// system), or `nil`: they stay in the journal, where they are served from
+    /// (`pending`) and folded again by the next fold, once there is room. The journal is
+    /// never emptied before every record is durably in its file.
+    private(set) var unfoldedAtOpen: LedgerError?
+
+    /// The file-name digests of the records not folded yet (an open that could not fold
+    /// them: the index learns of them from here).
+    var pendingKeys: [FileDigest] {
+        stateLock.withLock { Array(Set(regions.flatMap { $0.files.keys })) }
+    }
+
     /// Opens (creating and preallocating it if needed) `stateDirectory/journal`, and
-    /// folds any records a crash left in it into `timelinesDirectory`.
+    /// folds any records a crash left in it into `timelinesDirectory`. On a full file
+    /// system (`ENOSPC`) records that cannot be folded are kept where they are and
+    /// served from there (`unfoldedAtOpen`), the file's regions as found; only a file
+    /// whose records do not fit that shape (one region of an older version, larger than
+    /// half the file) makes the open throw, the journal untouched.
     init(
         stateDirectory: String, timelinesDirectory: String, capacity: Int = Journal.defaultCapacity, macKey: SecureBytes,
         metadataKey: SecureBytes, ledger: GenerationLedger, folding: JournalFolding = .inBackground
@@ -138,7 +155,7 @@ final class Journal: @unchecked Sendable {
         guard let fd = try FileSystem.openFile(path, flags: O_RDWR | O_CREAT) else {
             throw .io(operation: "open", path: path, errno: .noSuchFileOrDirectory)
         }
-        let replayed: [[Record]]
+        let replayed: [ReplayedRegion]
         do throws(LedgerError) {
             replayed = try Self.read(fd: fd, path: path, macKey: macKey)
             regions = [Region(base: 0, epoch: try Self.newEpoch()), Region(base: capacity, epoch: try Self.newEpoch())]
@@ -155,16 +172,48 @@ final class Journal: @unchecked Sendable {
         self.ledger = ledger
         self.metadataKey = metadataKey
         self.folding = folding
-        recoveredRecords = replayed.reduce(0) { $0 + $1.count }
+        recoveredRecords = replayed.reduce(0) { $0 + $1.records.count }
         // Folded where they were read (a region's place depends on the file's size,
         // which the preallocation below may change), each region's records into their files.
-        for records in replayed where !records.isEmpty {
-            var newest: [FileDigest: [UInt8]] = [:]
-            for record in records { newest[record.key] = record.bytes }
-            try foldRecords(newest)
+        do throws(LedgerError) {
+            for region in replayed where !region.records.isEmpty {
+                var newest: [FileDigest: [UInt8]] = [:]
+                for record in region.records { newest[record.key] = record.bytes }
+                try foldRecords(newest)
+            }
+        } catch .io(let operation, let failedPath, Errno(rawValue: ENOSPC)) {
+            // Not folded: nothing is emptied, and the records are served from here.
+            try adopt(replayed, fileSize: Self.size(of: fd, path: path))
+            unfoldedAtOpen = .io(operation: operation, path: failedPath, errno: Errno(rawValue: ENOSPC))
+            return
         }
         if recoveredRecords > 0 { try zeroFirstHeaders(fileSize: Self.size(of: fd, path: path)) }
         try preallocate()
+    }
+
+    /// Takes the regions as the file holds them (an open that could not fold them): each
+    /// at its place, its records pending, appends continuing after them in the same
+    /// epoch. Throws, the file untouched, if a region's records run past its half (a
+    /// file of one region, as older versions wrote it).
+    private func adopt(_ replayed: [ReplayedRegion], fileSize: Int) throws(LedgerError) {
+        let half = fileSize / 2
+        guard half > Self.overhead, replayed.count == 2, replayed.allSatisfy({ $0.byteCount <= half }) else {
+            throw .io(operation: "fold (a journal of an older shape, on a full file system)", path: path, errno: Errno(rawValue: ENOSPC))
+        }
+        capacity = half
+        var adopted: [Region] = []
+        for (index, found) in replayed.enumerated() {
+            let region = Region(base: index * half, epoch: found.epoch ?? regions[index].epoch)
+            region.tail = found.byteCount
+            region.sequence = UInt64(found.records.count)
+            for record in found.records { region.files[record.key] = record.bytes }
+            adopted.append(region)
+        }
+        stateLock.withLock {
+            regions = adopted
+            // Appends go where there is more room; `pending` weighs generations, not regions.
+            active = adopted[0].tail <= adopted[1].tail ? 0 : 1
+        }
     }
 
     deinit { Syscall.close(fd) }
@@ -186,8 +235,22 @@ final class Journal: @unchecked Sendable {
     /// The newest journaled bytes of the file `key` names, or `nil` if its file is current.
     func pending(_ key: FileDigest) -> [UInt8]? {
         stateLock.withLock {
-            // The active region's records are newer than the other's.
-            regions[active].files[key] ?? regions[1 - active].files[key]
+            // The active region's records are newer than the other's, except in regions
+            // an open took as it found them (`adopt`): the higher generation wins.
+            let (newer, older) = (regions[active].files[key], regions[1 - active].files[key])
+            guard let newer, let older else { return newer ?? older }
+            return (TimelineFile.generation(of: older) ?? 0) > (TimelineFile.generation(of: newer) ?? 0) ? older : newer
+        }
+    }
+
+    /// Drops `key`'s records up to `generation` from what is served and folded (a
+    /// delete, which the catalog recorded durably first: a replay of them after a crash
+    /// is refused by it); a newer one, written after the delete, stays.
+    func forget(_ key: FileDigest, upTo generation: UInt64) {
+        stateLock.withLock {
+            for region in regions {
+                if let bytes = region.files[key], (TimelineFile.generation(of: bytes) ?? 0) <= generation { region.files[key] = nil }
+            }
         }
     }
 
@@ -321,13 +384,15 @@ final class Journal: @unchecked Sendable {
     /// Writes the files of `records` the catalog admits into place durably, then saves
     /// their generations in the catalog.
     private func foldRecords(_ records: [FileDigest: [UInt8]]) throws(LedgerError) {
-        var admitted: [(key: FileDigest, value: [UInt8])] = []
-        for (key, bytes) in records where try ledger.admits(key, generation: TimelineFile.generation(of: bytes) ?? 0) {
-            admitted.append((key, bytes))
-        }
-        let all = admitted.map { (name: $0.key.fileName, bytes: $0.value) }
         let (directory, ledger, metadataKey) = (directory, ledger, metadataKey)
         try ledger.changeFiles(withholding: true, { () throws(LedgerError) -> UsageChange in
+            // Judged inside the change, which a delete's takes turns with: not older than
+            // the catalog's record, nor of a widget deleted since.
+            var admitted: [(key: FileDigest, value: [UInt8])] = []
+            for (key, bytes) in records where try ledger.verdict(key, generation: TimelineFile.generation(of: bytes) ?? 0) == .current {
+                admitted.append((key, bytes))
+            }
+            let all = admitted.map { (name: $0.key.fileName, bytes: $0.value) }
             var change = UsageChange()
             for (key, bytes) in admitted {
                 guard let sealed = try? TimelineFile.parse(bytes, expected: nil, file: "") else {
@@ -432,18 +497,26 @@ final class Journal: @unchecked Sendable {
         let bytes: [UInt8]
     }
 
+    /// What a region held at open: its records in order, the bytes they take from the
+    /// region's start, and their epoch (`nil` if none).
+    struct ReplayedRegion {
+        var records: [Record] = []
+        var byteCount = 0
+        var epoch: [UInt8]?
+    }
+
     /// The records of each region's current epoch, in order, up to the first that does
     /// not verify or does not follow in sequence.
-    private static func read(fd: FileDescriptor, path: String, macKey: SecureBytes) throws(LedgerError) -> [[Record]] {
+    private static func read(fd: FileDescriptor, path: String, macKey: SecureBytes) throws(LedgerError) -> [ReplayedRegion] {
         let fileSize = try size(of: fd, path: path)
-        var regions: [[Record]] = []
+        var regions: [ReplayedRegion] = []
         for base in regionBases(fileSize: fileSize) {
             // Most opens find an empty region: its first header says so without reading the rest.
             var first = [UInt8](repeating: 0, count: headerByteCount)
             guard try FileSystem.readAt(fd, into: &first, at: base, path: path) == headerByteCount,
                 Array(first.prefix(4)) == magic
             else {
-                regions.append([])
+                regions.append(ReplayedRegion())
                 continue
             }
             // To the file's end: the first region's records stop before the second's
@@ -451,13 +524,18 @@ final class Journal: @unchecked Sendable {
             // records past the middle.
             var contents = [UInt8](repeating: 0, count: fileSize - base)
             let count = try FileSystem.readAt(fd, into: &contents, at: base, path: path)
-            regions.append(try parse(contents.prefix(count), macKey: macKey))
+            regions.append(try parseRegion(contents.prefix(count), macKey: macKey))
         }
         return regions
     }
 
     /// The valid records at the front of `contents` (see `read`).
     static func parse(_ contents: ArraySlice<UInt8>, macKey: SecureBytes) throws(LedgerError) -> [Record] {
+        try parseRegion(contents, macKey: macKey).records
+    }
+
+    /// `parse`, with the bytes the records take and their epoch.
+    private static func parseRegion(_ contents: ArraySlice<UInt8>, macKey: SecureBytes) throws(LedgerError) -> ReplayedRegion {
         var records: [Record] = []
         var offset = contents.startIndex
         var epoch: ArraySlice<UInt8>? = nil
@@ -479,7 +557,7 @@ final class Journal: @unchecked Sendable {
             records.append(Record(key: key, bytes: Array(contents[offset + headerByteCount..<end])))
             offset = end + macByteCount
         }
-        return records
+        return ReplayedRegion(records: records, byteCount: offset - contents.startIndex, epoch: epoch.map(Array.init))
     }
 
     /// Makes the file exactly two regions of allocated blocks, so that appends

@@ -95,19 +95,17 @@ struct SealedFileReader: @unchecked Sendable {
     ) throws(StoreError) -> (TimelineFile.Sealed, TimelineMetadata, fileBytes: Int)? {
         let path = "\(directory)/\(name)"
         let bytes: [UInt8]
-        let fromFile: Bool
         if let journal, let key, let journaled = journal.pending(key) {
             // Written, durable in the journal, not folded into its file yet.
             bytes = journaled
-            fromFile = false
         } else {
             guard let read = try fromLedger({ () throws(LedgerError) in try FileSystem.readFile(path, limit: TimelineFile.maximumFileBytes) }) else { return nil }
             bytes = read
-            fromFile = true
         }
         let sealed = try fromLedger { () throws(LedgerError) in try TimelineFile.parse(bytes, expected: expected, file: path) }
-        // A deleted widget's file put back (from a backup) is no widget's: ignored.
-        if fromFile, let key, try fromLedger({ () throws(LedgerError) in try ledger.verdict(key, generation: sealed.header.generation) }) == .deleted { return nil }
+        // A deleted widget's file put back (from a backup) is no widget's: ignored; so is
+        // a journaled write the delete left in the journal (it recorded itself above it).
+        if let key, try fromLedger({ () throws(LedgerError) in try ledger.verdict(key, generation: sealed.header.generation) }) == .deleted { return nil }
         // A file renamed onto another widget's name is not that widget's.
         if !nameIsExpected, try indexKey(for: sealed.header.widget).fileName != name { throw .corrupt(file: path, reason: .wrongWidget) }
         let metadata = try fromLedger { () throws(LedgerError) in

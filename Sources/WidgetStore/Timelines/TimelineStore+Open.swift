@@ -227,9 +227,17 @@ extension TimelineStore {
                 macKey: custody.subkeys.journalMAC, metadataKey: custody.subkeys.timelineMetadata, ledger: timelines.ledger,
                 folding: journalFolding) }
             return opened
-        } catch .io(_, _, Errno(rawValue: ENOSPC)) {
-            // A full disk: its records (if any) are folded already; writes go straight to
-            // their files, as without a journal, and it is tried again at the next open.
+        } catch .io(let operation, let path, Errno(rawValue: ENOSPC)) {
+            // A full disk. Removed only if it holds no record: every acknowledged write it
+            // held is then durably in its file (the open folded them and emptied it, or
+            // there were none), and writes go straight to their files, as without a
+            // journal, until the next open tries again. One whose records are still in
+            // it is never removed: the open keeps it and serves from it when it can
+            // (`Journal.unfoldedAtOpen`), and otherwise this start fails, the journal
+            // as it was, with the reason.
+            guard !(try fromLedger({ () throws(LedgerError) in try Journal.holdsRecords(stateDirectory: stateDirectory) })) else {
+                throw .io(operation: operation, path: path, errno: Errno(rawValue: ENOSPC))
+            }
             try fromLedger { () throws(LedgerError) in try FileSystem.remove("\(stateDirectory)/\(Journal.fileName)") }
             try fromLedger { () throws(LedgerError) in try FileSystem.syncDirectory(stateDirectory) }
             journalUnavailable = .io(operation: "preallocate", path: "\(stateDirectory)/\(Journal.fileName)", errno: Errno(rawValue: ENOSPC))

@@ -52,6 +52,8 @@ public final class TimelineStore {
     }
     let journalCapacity: Int
     let journalFolding: JournalFolding
+    /// Room held back for a delete on a full file system (`SpaceReserve`).
+    let reserve: SpaceReserve
     /// Batches prepared and not finished yet. While one is in flight no key generation
     /// is dropped: a write that fails leaves the previous file, perhaps sealed to one.
     var writesInFlight = 0
@@ -115,6 +117,7 @@ public final class TimelineStore {
         self.journalFolding = journalFolding
         let timelinesPath = "\(stateDirectory)/timelines"
         self.timelinesDirectory = timelinesPath
+        self.reserve = SpaceReserve(stateDirectory: stateDirectory)
         self.configuration = configuration
         self.cache = PlaintextCache(
             limit: configuration.maxCachedTimelines, requireLockedMemory: configuration.requireLockedMemory)
@@ -186,9 +189,18 @@ public final class TimelineStore {
         // Folds what a crash left in the journal into the files before anything reads them.
         journal = try openJournal()
         timelines.journal = journal
-        // The catalog's table follows the files as folded, the replay just now included:
-        // known unless a change it could not judge (or a catalog made from files) lost it.
-        if let usage = ledger.foldedUsage { timelines.startUsage(from: usage) }
+        if let journal, journal.unfoldedAtOpen != nil {
+            // Not folded (a full disk): served from the journal, and indexed from there,
+            // since a widget written only there has no file the index would find.
+            for key in journal.pendingKeys { _ = try? timelines.verify(name: key.fileName, key: key, widget: nil) }
+        } else if let usage = ledger.foldedUsage {
+            // The catalog's table follows the files as folded, the replay just now included:
+            // known unless a change it could not judge (or a catalog made from files) lost it.
+            // (Not with records left unfolded, which it does not count: the first write
+            // with a quota then reads every file, as without a table.)
+            timelines.startUsage(from: usage)
+        }
+        reserve.replenish()
         reportOpened()
     }
 
@@ -244,6 +256,12 @@ public final class TimelineStore {
     /// How many journaled writes the open found and folded into their files: writes
     /// acknowledged before a crash (or a stop) that had not reached their files yet.
     public var recoveredJournalRecords: Int { journal?.recoveredRecords ?? 0 }
+
+    /// Why the open could not fold the journaled writes it found (no space left on the
+    /// file system), or `nil`. They stay in the journal and are served from there; the
+    /// next fold with room (a full region, an orderly stop, the next start) writes them
+    /// into their files. Until then what does not fit in the journal fails cleanly.
+    public var journalUnfoldedAtOpen: StoreError? { journal?.unfoldedAtOpen.map(StoreError.init) }
 
     /// Folds the journal into the timeline files now (each widget's newest write once)
     /// and empties it; an orderly stop calls this so the files alone hold everything.
@@ -470,41 +488,120 @@ public final class TimelineStore {
 
     /// Deletes a widget's timeline durably; `widgetNotFound` if there is none. The
     /// deletion is recorded in the catalog: the file restored later is ignored.
+    ///
+    /// One catalog save, never a fold: the widget's journaled writes stay in the journal
+    /// and are refused by the catalog wherever they would replay (a fold, a start after
+    /// a crash), since the deletion is recorded above the newest of them. A delete that
+    /// throws has changed nothing: the catalog's record is taken back in memory if its
+    /// save fails, and the file goes only once the record is durable. On a full file
+    /// system the save may take the space reserve (`SpaceReserve`).
+    ///
+    /// The three steps, `prepareDelete`, `commitDelete` and `finishDelete`, can be taken
+    /// apart, so that the save's syncs run off the store's thread.
     public func deleteTimeline(_ widget: WidgetID) throws(StoreError) {
+        let prepared = try prepareDelete(widget)
+        try finishDelete(prepared, Self.commitDelete(prepared))
+    }
+
+    /// A delete checked on the store's thread, ready for `commitDelete` on any thread.
+    public struct PreparedDelete: @unchecked Sendable {
+        public let widget: WidgetID
+        let key: FileDigest
+        let path: String
+        let timelinesDirectory: String
+        /// The file as it was read (`nil`: the widget is in the journal only).
+        let bytes: [UInt8]?
+        /// What the deletion is recorded at: above every generation written or being written.
+        let generation: UInt64
+        let ledger: GenerationLedger
+        let metadataKey: SecureBytes
+        let reserve: SpaceReserve
+    }
+
+    /// Checks a delete and fixes the generation it is recorded at; `widgetNotFound` if
+    /// the widget has no timeline. Changes nothing but the index's knowledge of it.
+    public func prepareDelete(_ widget: WidgetID) throws(StoreError) -> PreparedDelete {
         // A deletion is recorded in the catalog, which is not rebuilt yet.
         guard !awaitingPasscodeToRebuildCatalog else { throw .protectedDataUnavailable }
-        cache.remove(widget)
+        reserve.replenish()
         let key = try timelines.indexKey(for: widget)
         let name = key.fileName
-        timelines.touch(name: name, widget: widget)
-        // Its journaled writes go to the file first: none may replay after the removal.
-        if let journal, journal.pending(key) != nil { try fromLedger { () throws(LedgerError) in try journal.fold() } }
         let path = "\(timelinesDirectory)/\(name)"
-        guard let bytes = try fromLedger({ () throws(LedgerError) in try FileSystem.readFile(path, limit: TimelineFile.maximumFileBytes) }) else {
+        let journaled = journal?.pending(key)
+        let bytes = try fromLedger { () throws(LedgerError) in try FileSystem.readFile(path, limit: TimelineFile.maximumFileBytes) }
+        guard journaled != nil || bytes != nil else {
             timelines.forget(name, widget: widget)
             timelines.recordAbsent(key, widget: widget)
             throw .widgetNotFound
         }
-        // Recorded durably before the file goes: a crash in between leaves the widget
-        // deleted, and its file, put back from a backup, ignored. The catalog's usage
-        // table loses the file's share in the same save (a file of a deleted widget
-        // counts for nobody, gone or not).
-        let (ledger, metadataKey) = (timelines.ledger, custody.subkeys.timelineMetadata)
-        try fromLedger { () throws(LedgerError) in
-            try ledger.changeFiles(withholding: false, { () throws(LedgerError) -> UsageChange in
-                var change = UsageChange()
-                change.removing(bytes, key: key, expected: Array(widget.description.utf8)[...], ledger: ledger, metadataKey: metadataKey)
-                try ledger.recordDeleted(key, generation: TimelineFile.generation(of: bytes) ?? 0)
-                return change
-            }, thenSave: { () throws(LedgerError) in try ledger.save() })
+        timelines.touch(name: name, widget: widget)
+        // Above every generation written or being written (a batch still committing is
+        // indexed already), so that none of them replays or is served after this.
+        let generation = max(
+            journaled.flatMap(TimelineFile.generation(of:)) ?? 0, bytes.flatMap(TimelineFile.generation(of:)) ?? 0,
+            (try? indexedGeneration(widget)).flatMap { $0 } ?? 0)
+        return PreparedDelete(
+            widget: widget, key: key, path: path, timelinesDirectory: timelinesDirectory, bytes: bytes,
+            generation: generation, ledger: timelines.ledger, metadataKey: custody.subkeys.timelineMetadata, reserve: reserve)
+    }
+
+    /// Records the deletion durably in the catalog, then removes the file (if it still
+    /// holds a generation the deletion covers). Touches no store state but the catalog
+    /// (which locks its own) and the reserve: may run on any thread. On failure the
+    /// catalog is as it was.
+    public static func commitDelete(_ prepared: PreparedDelete) -> Result<Void, StoreError> {
+        let (key, ledger, metadataKey, bytes, generation) = (
+            prepared.key, prepared.ledger, prepared.metadataKey, prepared.bytes, prepared.generation
+        )
+        let expected = Array(prepared.widget.description.utf8)[...]
+        return Result { () throws(StoreError) in
+            // Recorded durably before the file goes: a crash in between leaves the widget
+            // deleted, and its file, put back from a backup, ignored. The catalog's usage
+            // table loses the file's share in the same save (a file of a deleted widget
+            // counts for nobody, gone or not; a journaled write was never in it).
+            try prepared.reserve.retryingOnFullDisk { () throws(StoreError) in
+                try fromLedger { () throws(LedgerError) in
+                    let before = ledger.entry(key)
+                    try ledger.changeFiles(withholding: false, { () throws(LedgerError) -> UsageChange in
+                        var change = UsageChange()
+                        change.removing(bytes, key: key, expected: expected, ledger: ledger, metadataKey: metadataKey)
+                        try ledger.recordDeleted(key, generation: generation)
+                        return change
+                    }, thenSave: { () throws(LedgerError) in
+                        do throws(LedgerError) { try ledger.save() } catch {
+                            // Not durable: not deleted, in memory either (no later save may carry it).
+                            ledger.restore(key, before)
+                            throw error
+                        }
+                        // Deleted from here on. Inside the change, so that no fold replaces
+                        // the file meanwhile: only a file the deletion covers goes (a
+                        // failed removal leaves it, ignored, to the next reading of the directory).
+                        guard bytes != nil,
+                            let current = try? FileSystem.readFile(prepared.path, limit: TimelineFile.maximumFileBytes),
+                            (TimelineFile.generation(of: current) ?? 0) <= generation,
+                            (try? FileSystem.remove(prepared.path)) == true
+                        else { return }
+                        _ = try? FileSystem.syncDirectory(prepared.timelinesDirectory)
+                    })
+                }
+            }
         }
-        timelines.forget(name, widget: widget)
-        guard try fromLedger({ () throws(LedgerError) in try FileSystem.remove(path) }) else {
-            timelines.recordAbsent(key, widget: widget)
-            throw .widgetNotFound
+    }
+
+    /// Applies a committed delete on the store's thread (cache, journal, index), or
+    /// throws its failure, having changed nothing.
+    public func finishDelete(_ prepared: PreparedDelete, _ result: Result<Void, StoreError>) throws(StoreError) {
+        let name = prepared.key.fileName
+        if case .failure(let error) = result {
+            timelines.forget(name, widget: prepared.widget)
+            throw error
         }
-        try fromLedger { () throws(LedgerError) in try FileSystem.syncDirectory(timelinesDirectory) }
-        timelines.recordAbsent(key, widget: widget)
+        // A write numbered after the delete was prepared (above it) stands.
+        journal?.forget(prepared.key, upTo: prepared.generation)
+        if let newer = (try? indexedGeneration(prepared.widget)).flatMap({ $0 }), newer > prepared.generation { return }
+        cache.remove(prepared.widget)
+        timelines.forget(name, widget: prepared.widget)
+        timelines.recordAbsent(prepared.key, widget: prepared.widget)
     }
 
     // MARK: Reload schedule

@@ -331,9 +331,14 @@ extension TimelineStore {
     public func finishWrites(_ committed: CommittedWrites) -> [Result<UInt64, StoreError>] {
         let prepared = committed.prepared
         writesInFlight -= 1
+        // Taken again as soon as there is room, before another write can take it.
+        if !reserve.isHeld { reserve.replenish() }
         for (slot, item) in prepared.staged.enumerated() {
             let write = prepared.writes[item.index]
-            if committed.outcomes[slot] != nil {
+            // A delete while it committed recorded itself above it: deleted, not written.
+            let key = FileDigest(fileName: item.name)
+            let deleted = key.flatMap { try? timelines.ledger.verdict($0, generation: item.metadata.generation) } == .deleted
+            if committed.outcomes[slot] != nil || deleted {
                 timelines.reindexFromDisk(name: item.name, widget: write.widget)
                 continue
             }

@@ -142,8 +142,8 @@ import WidgetModel
         }
         try store.checkpoint()
         let before = try f.snapshot()
-        // + device.key, keybag, settings, catalog and journal, and the catalog's log once it records a widget
-        #expect(before.count == timelines + 5 + (timelines > 0 ? 1 : 0))
+        // + device.key, keybag, settings, catalog, journal and the space reserve, and the catalog's log once it records a widget
+        #expect(before.count == timelines + 6 + (timelines > 0 ? 1 : 0))
         try store.setPasscode(current: secure("1234"), new: secure("5678"), now: .at(t0))
         try store.setPasscode(current: secure("5678"), new: nil, now: .at(t0))
         let after = try f.snapshot()
