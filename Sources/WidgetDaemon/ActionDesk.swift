@@ -32,6 +32,8 @@ final class ActionDesk {
         let deadline: MonotonicInstant
         /// Its expiry timer, cancelled when it ends another way.
         var timer: ScheduledTimer?
+        /// It waits for its provider to start and watch (`Unit=`), not for an unlock.
+        var awaitsProvider = false
 
         init(context: CallContext, widget: WidgetID, surface: Surface, action: String, deadline: MonotonicInstant) {
             self.context = context
@@ -125,6 +127,20 @@ final class ActionDesk {
     func takeAllHeld() -> [Held] {
         defer { held.removeAll() }
         return Array(held.values)
+    }
+
+    /// Takes out the held actions that wait for `provider` to watch.
+    func takeHeld(awaiting provider: String) -> [Held] {
+        let taken = held.values.filter { $0.awaitsProvider && $0.widget.provider == provider }
+        for action in taken { held[action.context.connection] = nil }
+        return taken
+    }
+
+    /// Takes out the held actions that wait for an unlock.
+    func takeHeldAwaitingUnlock() -> [Held] {
+        let taken = held.values.filter { !$0.awaitsProvider }
+        for action in taken { held[action.context.connection] = nil }
+        return taken
     }
 
     /// Takes one held action out if it is still held (its timer fired).

@@ -127,6 +127,9 @@ struct ProviderRegistration: Sendable, Equatable {
     var app: String?
     /// `DataProtection=`: the class every timeline of this provider is stored under.
     var dataProtection: ProtectionClass
+    /// `Unit=`: the systemd user unit that runs this provider, started on demand when an
+    /// action or a due reload finds none of its connections watching (DESIGN §14).
+    var unit: String?
     /// `MaxWidgets=` (else `[Daemon] MaxWidgetsPerProvider=`): the most widgets this
     /// provider may have stored at once.
     var maxWidgets: Int
@@ -147,7 +150,7 @@ struct ProviderRegistration: Sendable, Equatable {
     /// Creates a registration.
     init(
         id: String, uid: UInt32?, gid: UInt32?, app: String? = nil,
-        dataProtection: ProtectionClass = .completeUntilFirstUserAuthentication,
+        dataProtection: ProtectionClass = .completeUntilFirstUserAuthentication, unit: String? = nil,
         maxWidgets: Int = defaultMaxWidgets, maxBytes: Int = defaultMaxBytes, file: String = ""
     ) {
         self.id = id
@@ -155,6 +158,7 @@ struct ProviderRegistration: Sendable, Equatable {
         self.gid = gid
         self.app = app
         self.dataProtection = dataProtection
+        self.unit = unit
         self.maxWidgets = maxWidgets
         self.maxBytes = maxBytes
         self.file = file

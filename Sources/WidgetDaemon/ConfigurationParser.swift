@@ -235,7 +235,7 @@ package struct ConfigurationParser {
             }
             result.append((
                 ProviderRegistration(
-                    id: id.value, uid: draft.uid, gid: draft.gid, app: draft.app, dataProtection: draft.dataProtection,
+                    id: id.value, uid: draft.uid, gid: draft.gid, app: draft.app, dataProtection: draft.dataProtection, unit: draft.unit,
                     maxWidgets: draft.maxWidgets ?? defaults.maxWidgetsPerProvider,
                     maxBytes: draft.maxBytes ?? defaults.maxBytesPerProvider, file: source.path),
                 id.line

@@ -178,6 +178,8 @@ struct ProviderDraft: ConfigurationTarget {
     var app: String?
     /// `DataProtection=`.
     var dataProtection: ProtectionClass = .completeUntilFirstUserAuthentication
+    /// `Unit=`.
+    var unit: String?
     /// `MaxWidgets=`; `nil` takes `[Daemon] MaxWidgetsPerProvider=`.
     var maxWidgets: Int?
     /// `MaxBytes=`; `nil` takes `[Daemon] MaxBytesPerProvider=`.
@@ -195,6 +197,18 @@ extension ConfigurationValue where Value == String? {
                     key: assignment.key, value: assignment.value,
                     expected: "a Flatpak application id: three or more dot-separated elements of letters, digits, '_' and '-', "
                         + "none beginning with a digit, at most 255 bytes"))
+            }
+            return assignment.value
+        }
+    }
+
+    /// `Unit=`: a systemd service unit's name (`widgetd-provider-media.service`).
+    static var serviceUnit: Self {
+        Self { _, assignment throws(ConfigurationError) in
+            guard ProviderRegistration.isValidServiceUnit(assignment.value) else {
+                throw assignment.error(.invalidValue(
+                    key: assignment.key, value: assignment.value,
+                    expected: "a service unit's name ending in .service: letters, digits and ':', '_', '.', '-', '@', at most 255 bytes"))
             }
             return assignment.value
         }
@@ -302,6 +316,8 @@ enum ConfigurationTable {
               .choice(expected: ProtectionClass.allCases.map(\.rawValue).joined(separator: ", ")),
               default: "completeUntilFirstUserAuthentication",
               "The class every timeline of the provider is stored under."),
+        .init("Provider", "Unit", \.unit, .serviceUnit, default: nil,
+              "The systemd user unit started when an action or a due reload finds the provider not running."),
         .init("Provider", "MaxWidgets", \.maxWidgets, .count(in: ConfigurationParser.widgetQuotaRange),
               default: "MaxWidgetsPerProvider=",
               "The most widgets the provider may have stored at once."),

@@ -93,6 +93,9 @@ final class DaemonRuntime {
             logger: logger)
         // Weak: the runtime owns both.
         service.timelines.dropUnsentOutput = { [weak server] unreadable in server?.dropUnsentOutput(where: unreadable) }
+        // Providers with `Unit=` are started on demand by the user's systemd manager,
+        // reached at the first start (a system instance has none, and logs that then).
+        service.timelines.unitStarter = SystemdUserManager(loop: loop, logger: logger)
         if let errno = PeerSandbox.peerPIDFDUnavailable() {
             logger.warning(
                 "this kernel gives no pidfd of a connection's peer (SO_PEERPIDFD: \(errno)): sandboxed apps cannot be told apart, and peers of the daemon's own user may only call GetStatus",

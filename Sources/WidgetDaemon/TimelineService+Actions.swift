@@ -25,7 +25,12 @@ extension TimelineService {
         let presented = try presentedAction(parameters.action, of: widget, on: surface)
         let state = store.deviceState
         if PresentationRules.mayRun(presented.authentication, state: state, surface: surface) {
-            try deliver(presented, of: widget, on: surface, performedBy: context)
+            do {
+                try deliver(presented, of: widget, on: surface, performedBy: context)
+            } catch .providerUnavailable(let provider) where startProvider(provider) {
+                // Started on demand (`Unit=`): held until it watches, as for an unlock.
+                return hold(presented.id, of: widget, on: surface, context, at: clocks.monotonic, awaitingProvider: true)
+            }
             context.reply(PerformActionReply(outcome: .delivered))
             return
         }
@@ -33,6 +38,25 @@ extension TimelineService {
         guard surface != .remote else { throw .unavailableOnSurface(surface) }
         hold(presented.id, of: widget, on: surface, context, at: clocks.monotonic)
     }
+
+    /// Asks the user's systemd manager to start `provider`'s `Unit=`, if it has one and
+    /// this instance has a manager to ask; at most once per ``unitRestartInterval`` per
+    /// unit, so that a provider that fails at start is not started in a loop. Returns
+    /// whether the provider may be on its way (asked now or lately).
+    @discardableResult
+    func startProvider(_ provider: String) -> Bool {
+        guard let starter = unitStarter,
+            let unit = access.authorization.providers.first(where: { $0.id == provider })?.unit
+        else { return false }
+        let now = scheduler.clocks.monotonic
+        if let last = unitsStarted[unit], now.timeIntervalSince(last) < Self.unitRestartInterval { return true }
+        unitsStarted[unit] = now
+        starter.start(unit)
+        return true
+    }
+
+    /// The least time between two starts of one provider's unit, in seconds.
+    static let unitRestartInterval: Double = 10
 
     /// The action `id` as `surface` shows it of `widget` now, or `ActionNotAvailable`.
     private func presentedAction(_ id: String, of widget: WidgetID, on surface: Surface) throws(ServiceError) -> PresentedAction {
@@ -69,10 +93,14 @@ extension TimelineService {
 
     /// Holds an action until an unlock within `ActionHoldSec=`; a newer held action of
     /// the same connection replaces it (the old one expires).
-    private func hold(_ action: String, of widget: WidgetID, on surface: Surface, _ context: CallContext, at now: MonotonicInstant) {
+    private func hold(
+        _ action: String, of widget: WidgetID, on surface: Surface, _ context: CallContext, at now: MonotonicInstant,
+        awaitingProvider: Bool = false
+    ) {
         let seconds = access.authorization.configuration.actionHoldSeconds
         let held = ActionDesk.Held(
             context: context, widget: widget, surface: surface, action: action, deadline: now.addingTimeInterval(seconds))
+        held.awaitsProvider = awaitingProvider
         if let replaced = actions.hold(held) { end(replaced, .expired) }
         held.timer = scheduler.scheduleTimer(at: .monotonic(held.deadline)) { [weak self, weak held] in
             guard let self, let held, let due = actions.take(held) else { return }
@@ -99,26 +127,39 @@ extension TimelineService {
         guard !actions.held.isEmpty else { return }
         switch store.deviceState {
         case .unlocked:
-            for held in actions.takeAllHeld() {
-                do throws(ServiceError) {
-                    let presented = try presentedAction(held.action, of: held.widget, on: held.surface)
-                    guard PresentationRules.mayRun(presented.authentication, state: .unlocked, surface: held.surface) else {
-                        end(held, .expired)
-                        continue
-                    }
-                    try deliver(presented, of: held.widget, on: held.surface, performedBy: held.context)
-                    end(held, .delivered)
-                } catch .actionNotAvailable {
-                    end(held, .expired)
-                } catch {
-                    if let timer = held.timer { scheduler.cancelTimer(timer) }
-                    if held.context.isOpen, held.context.wantsMore {
-                        held.context.fail(with: error, method: WidgetdMethod.performAction.fullName)
-                    }
-                }
-            }
+            for held in actions.takeHeldAwaitingUnlock() { retry(held) }
         case .locked, .beforeFirstUnlock:
             break
+        }
+    }
+
+    /// Tries a held action again now that what it waited for came (an unlock, or its
+    /// provider watching): delivered if the surface still shows it and its policy lets
+    /// it run now; held again for what it still waits for (the unlock, or a provider
+    /// started on demand), with the same deadline; expired otherwise.
+    private func retry(_ held: ActionDesk.Held) {
+        do throws(ServiceError) {
+            let presented = try presentedAction(held.action, of: held.widget, on: held.surface)
+            guard PresentationRules.mayRun(presented.authentication, state: store.deviceState, surface: held.surface) else {
+                held.awaitsProvider = false
+                if let replaced = actions.hold(held) { end(replaced, .expired) }
+                return
+            }
+            do {
+                try deliver(presented, of: held.widget, on: held.surface, performedBy: held.context)
+            } catch .providerUnavailable(let provider) where startProvider(provider) {
+                held.awaitsProvider = true
+                if let replaced = actions.hold(held) { end(replaced, .expired) }
+                return
+            }
+            end(held, .delivered)
+        } catch .actionNotAvailable {
+            end(held, .expired)
+        } catch {
+            if let timer = held.timer { scheduler.cancelTimer(timer) }
+            if held.context.isOpen, held.context.wantsMore {
+                held.context.fail(with: error, method: WidgetdMethod.performAction.fullName)
+            }
         }
     }
 
@@ -140,6 +181,10 @@ extension TimelineService {
             providers = [named]
         }
         actions.add(ActionDesk.Watcher(context: context, providers: providers))
+        // A provider started on demand: the actions that waited for it are delivered now.
+        for provider in providers ?? Set(actions.held.values.map(\.widget.provider)) {
+            for held in actions.takeHeld(awaiting: provider) { retry(held) }
+        }
     }
 
     /// A new timeline of `widget`, or its deletion, answers the actions performed on it.

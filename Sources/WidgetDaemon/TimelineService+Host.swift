@@ -514,11 +514,20 @@ extension TimelineService {
     }
 
     /// Announces every due, unannounced reload to the providers listening.
+    ///
+    /// A due reload that no connection of its provider hears starts the provider's
+    /// `Unit=`, if it has one (DESIGN §14): the provider then watches, and hears it.
     func announceDueReloads() {
-        // Nobody would hear it: spare the pass over every stored timeline.
-        guard subscriptions.reloadWatches.contains(where: { $0.context.isOpen }) else { return }
-        for widget in reloads.due(at: now) where announce(ReloadRequest(widget: widget.description, reason: .due)) {
-            reloads.announced(widget)
+        // Nobody would hear it, and nobody is started for it: spare the pass over every
+        // stored timeline.
+        let startsOnDemand = unitStarter != nil && access.authorization.providers.contains { $0.unit != nil }
+        guard startsOnDemand || subscriptions.reloadWatches.contains(where: { $0.context.isOpen }) else { return }
+        for widget in reloads.due(at: now) {
+            if announce(ReloadRequest(widget: widget.description, reason: .due)) {
+                reloads.announced(widget)
+            } else if startsOnDemand {
+                startProvider(widget.provider)
+            }
         }
     }
 

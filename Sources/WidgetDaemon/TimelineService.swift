@@ -37,6 +37,11 @@ final class TimelineService {
     let actions = ActionDesk()
     /// What `WatchWidgets` will say of each accepted write once it is stored.
     var widgetEvents: [WidgetID: WidgetEvent.Kind] = [:]
+    /// Who starts a provider's `Unit=` on demand (the user's systemd manager; tests
+    /// inject their own); nil: none is started.
+    var unitStarter: (any UnitStarter)?
+    /// When each unit was last asked for, on the monotonic clock.
+    var unitsStarted: [String: MonotonicInstant] = [:]
     /// When each stored timeline's reload falls due, and which were announced.
     let reloads: ReloadSchedule
     /// PutTimeline calls accepted, committed together.

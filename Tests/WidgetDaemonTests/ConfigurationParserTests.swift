@@ -5,7 +5,7 @@ import WidgetModel
 @testable import WidgetDaemon
 
 /// A fixed account table instead of the system's.
-private struct TableResolver: AccountResolver {
+struct TableResolver: AccountResolver {
     var users = ["weather": UInt32(1001), "health": 1002]
     var groups = ["widgetd-admin": UInt32(2001), "widgetd-hosts": 2002, "mail": 2003]
     func userID(named name: String) -> UInt32? { users[name] }
