@@ -10,6 +10,9 @@
 #   make phosh-plugin         phosh/: libphosh-plugin-widgetd.so, phosh's lock-screen plugin (GTK 3)
 #   make install-phosh-plugin install it into phosh's plugin directory, with its settings schema
 #   make check-phosh-plugin   its reply parser's unit tests (phosh/test-reply.c)
+#   make install-gnome-extension  gnome-shell/: the GNOME Shell extension widgetd@io.widgetd,
+#                             with its settings schema and man page (nothing to build: GJS)
+#   make uninstall-gnome-extension  remove it again
 #
 # The installed binary needs only glibc, libsodium and libsystemd: the Swift runtime
 # and FoundationEssentials (not full Foundation: no ICU) are linked into it
@@ -67,7 +70,8 @@ PAMCONFIGDIR ?= /usr/share/pam-configs
 PAMBUILT     = $(SCRATCH)/pam
 
 .PHONY: all build pam install uninstall ldd package test-systemd clean completions \
-        phosh-plugin install-phosh-plugin uninstall-phosh-plugin check-phosh-plugin
+        phosh-plugin install-phosh-plugin uninstall-phosh-plugin check-phosh-plugin \
+        install-gnome-extension uninstall-gnome-extension
 
 all: build pam
 
@@ -125,6 +129,28 @@ install-phosh-plugin: phosh-plugin
 uninstall-phosh-plugin:
 	rm -f $(DESTDIR)$(PHOSHPLUGINDIR)/libphosh-plugin-widgetd.so $(DESTDIR)$(PHOSHPLUGINDIR)/widgetd.plugin
 	rm -f $(DESTDIR)$(GSCHEMADIR)/sm.puri.phosh.plugins.widgetd.gschema.xml $(DESTDIR)$(MANDIR)/man7/phosh-plugin-widgetd.7
+	if [ -z "$(DESTDIR)" ]; then glib-compile-schemas $(GSCHEMADIR); fi
+
+# The GNOME Shell extension (DESIGN §15): JavaScript for GNOME Shell 43, installed where
+# the shell finds system extensions (DATADIR/gnome-shell/extensions/UUID). Not part of
+# `install` either (Debian: the binary package gnome-shell-extension-widgetd). Its settings
+# schema goes where GSettings reads system schemas, compiled unless DESTDIR is set.
+GNOMEEXTDIR   ?= $(DATADIR)/gnome-shell/extensions/widgetd@io.widgetd
+GNOME_FILES   = gnome-shell/metadata.json gnome-shell/extension.js gnome-shell/card.js \
+                gnome-shell/varlink.js gnome-shell/stylesheet.css
+
+install-gnome-extension:
+	$(INSTALL) -d $(DESTDIR)$(GNOMEEXTDIR)
+	$(INSTALL) -m 0644 $(GNOME_FILES) $(DESTDIR)$(GNOMEEXTDIR)/
+	$(INSTALL) -D -m 0644 gnome-shell/schemas/org.gnome.shell.extensions.widgetd.gschema.xml \
+	  $(DESTDIR)$(GSCHEMADIR)/org.gnome.shell.extensions.widgetd.gschema.xml
+	$(INSTALL) -D -m 0644 man/gnome-shell-extension-widgetd.7 $(DESTDIR)$(MANDIR)/man7/gnome-shell-extension-widgetd.7
+	if [ -z "$(DESTDIR)" ]; then glib-compile-schemas $(GSCHEMADIR); fi
+
+uninstall-gnome-extension:
+	rm -rf $(DESTDIR)$(GNOMEEXTDIR)
+	rm -f $(DESTDIR)$(GSCHEMADIR)/org.gnome.shell.extensions.widgetd.gschema.xml
+	rm -f $(DESTDIR)$(MANDIR)/man7/gnome-shell-extension-widgetd.7
 	if [ -z "$(DESTDIR)" ]; then glib-compile-schemas $(GSCHEMADIR); fi
 
 build: $(STATICCXX)/libstdc++.a
