@@ -13,6 +13,7 @@
 #   make install-gnome-extension  gnome-shell/: the GNOME Shell extension widgetd@io.widgetd,
 #                             with its settings schema and man page (nothing to build: GJS)
 #   make uninstall-gnome-extension  remove it again
+#   make check-gnome-extension  its unit tests under gjs (tests/gnome/test-format.js)
 #
 # The installed binary needs only glibc, libsodium and libsystemd: the Swift runtime
 # and FoundationEssentials (not full Foundation: no ICU) are linked into it
@@ -71,7 +72,7 @@ PAMBUILT     = $(SCRATCH)/pam
 
 .PHONY: all build pam install uninstall ldd package test-systemd clean completions \
         phosh-plugin install-phosh-plugin uninstall-phosh-plugin check-phosh-plugin \
-        install-gnome-extension uninstall-gnome-extension
+        install-gnome-extension uninstall-gnome-extension check-gnome-extension
 
 all: build pam
 
@@ -137,7 +138,11 @@ uninstall-phosh-plugin:
 # schema goes where GSettings reads system schemas, compiled unless DESTDIR is set.
 GNOMEEXTDIR   ?= $(DATADIR)/gnome-shell/extensions/widgetd@io.widgetd
 GNOME_FILES   = gnome-shell/metadata.json gnome-shell/extension.js gnome-shell/card.js \
-                gnome-shell/varlink.js gnome-shell/stylesheet.css
+                gnome-shell/format.js gnome-shell/varlink.js gnome-shell/stylesheet.css
+
+# The parts that need no shell (the reply parser, value and date text), under plain gjs.
+check-gnome-extension:
+	gjs -I gnome-shell tests/gnome/test-format.js
 
 install-gnome-extension:
 	$(INSTALL) -d $(DESTDIR)$(GNOMEEXTDIR)

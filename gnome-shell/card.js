@@ -9,71 +9,17 @@
 // label ever holds a value the presentation hides: the presentation only carries what
 // the surface may show, and each new one replaces every child.
 
-/* exported Card, formatDate, describe */
+/* exported Card, describe */
 
 const {Atk, Cally, Clutter, GLib, GObject, St} = imports.gi;
+const ExtensionUtils = imports.misc.extensionUtils;
+
+const {formatDate, truncate, valueText} = ExtensionUtils.getCurrentExtension().imports.format;
 
 const MAX_FIELDS = 16;
-const MAX_TEXT = 120;
 const MAX_ACTIONS = 4;
 const ICON_NAME = /^[a-z0-9-]{1,64}$/;
 const TEXT_ROLES = new Set(['title', 'value', 'detail']);
-
-function truncate(text) {
-    return text.length > MAX_TEXT ? `${text.slice(0, MAX_TEXT - 1)}…` : text;
-}
-
-function valueText(value) {
-    if (value === null || value === undefined)
-        return '—';
-    if (typeof value === 'string')
-        return truncate(value);
-    if (typeof value === 'number' || typeof value === 'boolean')
-        return String(value);
-    return truncate(JSON.stringify(value));
-}
-
-function twoDigits(n) {
-    return n < 10 ? `0${n}` : `${n}`;
-}
-
-// A date field's text at `nowUnix` (seconds), in its style; null when it is no date.
-function formatDate(value, style, nowUnix) {
-    if (typeof value !== 'string')
-        return null;
-    const date = GLib.DateTime.new_from_iso8601(value, null);
-    if (!date)
-        return null;
-    const local = date.to_local();
-    const delta = date.to_unix() - nowUnix;
-    switch (style) {
-    case 'date':
-        return local.format('%e %b %Y').trim();
-    case 'relative': {
-        const minutes = Math.round(Math.abs(delta) / 60);
-        let amount;
-        if (minutes < 1)
-            return 'now';
-        else if (minutes < 60)
-            amount = `${minutes} min`;
-        else if (minutes < 48 * 60)
-            amount = `${Math.round(minutes / 60)} h`;
-        else
-            amount = `${Math.round(minutes / 1440)} d`;
-        return delta > 0 ? `in ${amount}` : `${amount} ago`;
-    }
-    case 'timer': {
-        const total = Math.abs(Math.trunc(delta));
-        const hours = Math.floor(total / 3600);
-        const minutes = Math.floor(total / 60) % 60;
-        const seconds = total % 60;
-        return hours > 0 ? `${hours}:${twoDigits(minutes)}:${twoDigits(seconds)}`
-            : `${twoDigits(minutes)}:${twoDigits(seconds)}`;
-    }
-    default:
-        return local.format('%H:%M');
-    }
-}
 
 // The card's accessible description: its mode, and whether it is out of date.
 function describe(presentation) {
@@ -207,8 +153,6 @@ class WidgetdCard extends St.BoxLayout {
 
     // Draws `presentation` in place of whatever the card showed.
     present(presentation) {
-        // A toggle's new state is shown until the provider's new timeline arrives.
-        this._toggles.clear();
         for (const [id, text] of this._status) {
             if (text === 'Done')
                 this._status.delete(id);
@@ -349,7 +293,13 @@ class WidgetdCard extends St.BoxLayout {
 
     _button(action) {
         const toggle = action.kind === 'toggle';
-        const isOn = toggle && (this._toggles.has(action.id) ? this._toggles.get(action.id) : action.isOn === true);
+        // A toggle performed shows its new state until the provider's timeline changes it.
+        let isOn = toggle && action.isOn === true;
+        const pending = this._toggles.get(action.id);
+        if (toggle && pending && pending.from === isOn)
+            isOn = pending.to;
+        else
+            this._toggles.delete(action.id);
         const button = new St.Button({style_class: 'button widgetd-action', can_focus: true,
             toggle_mode: false, checked: isOn});
         const box = new St.BoxLayout({style_class: 'widgetd-action-box'});
@@ -392,7 +342,7 @@ class WidgetdCard extends St.BoxLayout {
             else if (outcome === 'delivered')
                 this._status.set(action.id, 'Done');
             if (outcome === 'delivered' && action.kind === 'toggle')
-                this._toggles.set(action.id, !(action.isOn === true));
+                this._toggles.set(action.id, {from: action.isOn === true, to: !(action.isOn === true)});
             this._redraw();
         });
     }

@@ -53,10 +53,10 @@ class LockScreenWidgets {
         this._backoff = BACKOFF_FIRST_MS;
         this._generation = 0;
         this._actions = new Set();
-        this._stack = null;
-        this._stackId = 0;
+        this._watched = [];       // [actor, handler ids...] that _place follows
+        this._placeId = 0;
         Main.layoutManager.screenShieldGroup.add_child(this._box);
-        this._monitorsId = Main.layoutManager.connect('monitors-changed', () => this._place());
+        this._monitorsId = Main.layoutManager.connect('monitors-changed', () => this._queuePlace());
         this._place();
         this._settingsId = this._settings.connect('changed', () => this._restart());
         this._connect();
@@ -65,7 +65,9 @@ class LockScreenWidgets {
     destroy() {
         this._settings.disconnect(this._settingsId);
         Main.layoutManager.disconnect(this._monitorsId);
-        this._unwatchStack();
+        this._unfollow();
+        if (this._placeId !== 0)
+            GLib.source_remove(this._placeId);
         this._reset();
         for (const connection of this._actions)
             connection.close();
@@ -73,39 +75,61 @@ class LockScreenWidgets {
         this._box.destroy();
     }
 
-    // Centred on the primary monitor, below the lock screen's clock (the last label of
-    // the unlock dialog's clock, its hint: shell-internal, hence the fallback).
+    // Centred on the primary monitor, below the lock screen's clock: below the last label
+    // of the unlock dialog's clock, its hint (shell-internal, hence the fallback). From
+    // the allocations, not the transformed position: the dialog slides its clock with a
+    // translation while it wakes, and that is no place to stay.
     _place() {
         const monitor = Main.layoutManager.primaryMonitor;
         if (!monitor)
             return;
         const width = Math.min(WIDTH, monitor.width - 32);
         let top = monitor.y + Math.round(monitor.height * 0.6);
-        const stack = Main.screenShield?._dialog?._clock?._hint;
-        if (stack && stack !== this._stack) {
-            this._unwatchStack();
-            this._stack = stack;
-            this._stackId = stack.connect('notify::allocation', () => this._place());
-            stack.connect('destroy', () => {
-                if (this._stack === stack) {
-                    this._stack = null;
-                    this._stackId = 0;
-                }
-            });
-        }
-        if (stack && stack.has_allocation()) {
-            const [, y] = stack.get_transformed_position();
-            top = Math.round(y + stack.height + 24);
+        const dialog = Main.screenShield?._dialog;
+        const hint = dialog?._clock?._hint;
+        this._follow([hint, dialog?._stack]);
+        const group = Main.layoutManager.screenShieldGroup;
+        if (hint && hint.has_allocation()) {
+            let y = hint.height;
+            let actor = hint;
+            while (actor && actor !== group) {
+                y += actor.y;
+                actor = actor.get_parent();
+            }
+            if (actor === group)
+                top = Math.round(y + 24);
         }
         this._box.set_width(width);
         this._box.set_position(monitor.x + Math.round((monitor.width - width) / 2), top);
     }
 
-    _unwatchStack() {
-        if (this._stack && this._stackId)
-            this._stack.disconnect(this._stackId);
-        this._stack = null;
-        this._stackId = 0;
+    // Once the current allocation is done, not inside it.
+    _queuePlace() {
+        if (this._placeId !== 0)
+            return;
+        this._placeId = GLib.idle_add(GLib.PRIORITY_DEFAULT, () => {
+            this._placeId = 0;
+            this._place();
+            return GLib.SOURCE_REMOVE;
+        });
+    }
+
+    // Follows the allocations of `actors` (what _place reads), until they go.
+    _follow(actors) {
+        actors = actors.filter(Boolean);
+        if (actors.length === this._watched.length && actors.every((a, i) => a === this._watched[i][0]))
+            return;
+        this._unfollow();
+        this._watched = actors.map(actor => [actor, actor.connect('notify::allocation', () => this._queuePlace()),
+            actor.connect('destroy', () => {
+                this._watched = this._watched.filter(([a]) => a !== actor);
+            })]);
+    }
+
+    _unfollow() {
+        for (const [actor, ...ids] of this._watched)
+            ids.forEach(id => actor.disconnect(id));
+        this._watched = [];
     }
 
     _socket() {

@@ -57,6 +57,8 @@ PASSCODE = "1234"
 ENV = os.environ
 ROUNDS = int(ENV.get("ROUNDS", "10"))
 ACCESSIBLE = "org.a11y.atspi.Accessible"
+# AT-SPI's constants (atspi-constants.h).
+STATE_CHECKED = 4
 
 
 def log(message):
@@ -174,6 +176,14 @@ class A11y:
                 pass
         return self.name(node)
 
+    def checked(self, node):
+        low, high = self.call(node, ACCESSIBLE, "GetState")[0]
+        return bool((low | high << 32) & (1 << STATE_CHECKED))
+
+    def extents(self, node):
+        """(x, y, width, height) on the screen."""
+        return self.call(node, "org.a11y.atspi.Component", "GetExtents", GLib.Variant("(u)", (0,)))[0]
+
     def press(self, node):
         """Performs the node's "press" action (org.a11y.atspi.Action)."""
         count = self.bus.call_sync(node[0], node[1], "org.freedesktop.DBus.Properties", "Get",
@@ -196,11 +206,17 @@ class A11y:
                   GLib.Variant("(sass)", (event, [], "")))
 
     def walk(self, node, visit, depth=0):
+        """Visits the subtree; a node destroyed while it is read is passed over (the
+        shell's tree changes under the walk: the lock screen builds and drops actors)."""
         if depth > 64:
             return
-        if visit(node) is False:
+        try:
+            if visit(node) is False:
+                return
+            children = self.children(node)
+        except GLib.Error:
             return
-        for child in self.children(node):
+        for child in children:
             self.walk(child, visit, depth + 1)
 
     def find(self, root, name):
@@ -487,6 +503,8 @@ def main():
         delivered = wait_for("the toggle at the provider", lambda: watcher.delivered("play"), 10)
         if delivered.get("isOn") is not True or delivered.get("whileLocked") is not True:
             raise Failure(f"the toggle was delivered as {delivered}")
+        # Shown on until the provider writes its new state.
+        wait_for("the toggle shown on", lambda: A11Y.checked(cards.named(PLAYER, "Play")), 10)
         # A requiresAuthentication button says so; pressed, it waits for the unlock.
         if "Needs unlock" not in cards.drawn(PLAYER):
             raise Failure(f"the button that needs the unlock does not say so: {cards.drawn(PLAYER)}")
@@ -507,7 +525,10 @@ def main():
             raise Failure(f"unlocked, yet no content: {cards.drawn(HEART)}")
         delivered = wait_for("the held action at the provider", lambda: watcher.delivered("open"), 10)
         wait_for("the button done", lambda: "Done" in cards.drawn(PLAYER), 10)
-        log(f"the held action reaches the provider on unlock (whileLocked {delivered.get('whileLocked')}): ok")
+        if not A11Y.checked(cards.named(PLAYER, "Play")):
+            raise Failure("the toggle went back off before its provider wrote anything")
+        log(f"the held action reaches the provider on unlock (whileLocked {delivered.get('whileLocked')}); "
+            "the toggle stays on: ok")
         screenshot("gnome-unlocked.png")
 
         # widgetctl lock: class A's secret leaves the tree.
@@ -517,6 +538,11 @@ def main():
             raise Failure("the class-A secret stayed in the shell's tree after widgetctl lock")
         log("widgetctl lock: class A's secret is gone from the shell's accessible tree: ok")
         screenshot("gnome-locked.png")
+        # On the screen (720×1280), below the clock's hint, in one centred column.
+        for widget in (HEART, FORECAST, PLAYER):
+            x, y, width, height = A11Y.extents(cards.card(widget))
+            if not (0 < x and x + width < 720 and 600 < y and y + height <= 1280):
+                raise Failure(f"the card {widget} is drawn at {(x, y, width, height)}, not on the screen below the clock")
 
         # Timings: rounds of unlock and lock.
         unlocks, locks = [], []
