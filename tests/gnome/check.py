@@ -591,11 +591,35 @@ def main():
         set_setting("socket", f"'{ENV['WIDGETD_SOCKET']}'")
         wait_for("the cards back", lambda: cards.mode(HEART) == "placeholder", 30)
 
+        # widgetd absent (no socket at the path): nothing drawn, the shell runs on.
+        set_setting("socket", f"'{ENV['FAKE_SOCKET']}.absent'")
+        wait_for("the cards gone", lambda: not cards.cards(), 10)
+        pump(1.0)
+        shell_alive()
+        set_setting("socket", f"'{ENV['WIDGETD_SOCKET']}'")
+        wait_for("the cards back", lambda: cards.mode(HEART) == "placeholder", 30)
+        log("no widgetd at the socket's path: nothing drawn, the shell runs on: ok")
+
         # The chosen widgets only, in their order.
         set_setting("widgets", f"['{PLAYER}', '{HEART}']")
         wait_for("the chosen cards", lambda: [A11Y.name(c) for c in cards.cards()] == [PLAYER, HEART], 10)
-        set_setting("widgets", "@as []")
         log("the widgets setting: the chosen cards only, in its order: ok")
+
+        # The accessory families, each from its roles.
+        daemon.ctl("unlock", "--passcode-stdin", stdin=PASSCODE + "\n")
+        for name in ("ring", "line", "rect"):
+            daemon.ctl("put", f"com.example.media/{name}", os.path.join(timelines, f"{name}.json"))
+        ring, line, rect = "com.example.media/ring", "com.example.media/line", "com.example.media/rect"
+        set_setting("widgets", f"['{ring}', '{line}', '{rect}']")
+        wait_for("the accessory cards", lambda: all(cards.mode(w) == "content" for w in (ring, line, rect)), 10)
+        if cards.named(ring, "40 %") is None or "40" not in cards.drawn(ring):
+            raise Failure(f"accessoryCircular: no ring at 40 % with its value inside: {cards.drawn(ring)}")
+        if cards.drawn(line) != ["80 %"]:
+            raise Failure(f"accessoryInline: not its value on one line: {cards.drawn(line)}")
+        if cards.drawn(rect) != ["Calendar", "Dentist", "Rue Neuve"]:
+            raise Failure(f"accessoryRectangular: not title, value, detail in three lines: {cards.drawn(rect)}")
+        set_setting("widgets", "@as []")
+        log("accessoryCircular, accessoryInline and accessoryRectangular drawn from their roles: ok")
         shell_alive()
         log("gnome-shell still running: ok")
     finally:
