@@ -14,6 +14,8 @@
 #                             with its settings schema and man page (nothing to build: GJS)
 #   make uninstall-gnome-extension  remove it again
 #   make check-gnome-extension  its unit tests under gjs (tests/gnome/test-format.js)
+#   make plasma-plugin        plasma/: the KDE Plasma lock-screen wallpaper's QML module (C++, Qt 5)
+#   make install-plasma-wallpaper  install the wallpaper io.widgetd.lockscreen and its QML module
 #
 # The installed binary needs only glibc, libsodium and libsystemd: the Swift runtime
 # and FoundationEssentials (not full Foundation: no ICU) are linked into it
@@ -72,7 +74,8 @@ PAMBUILT     = $(SCRATCH)/pam
 
 .PHONY: all build pam install uninstall ldd package test-systemd clean completions \
         phosh-plugin install-phosh-plugin uninstall-phosh-plugin check-phosh-plugin \
-        install-gnome-extension uninstall-gnome-extension check-gnome-extension
+        install-gnome-extension uninstall-gnome-extension check-gnome-extension \
+        plasma-plugin install-plasma-wallpaper uninstall-plasma-wallpaper
 
 all: build pam
 
@@ -157,6 +160,46 @@ uninstall-gnome-extension:
 	rm -f $(DESTDIR)$(GSCHEMADIR)/org.gnome.shell.extensions.widgetd.gschema.xml
 	rm -f $(DESTDIR)$(MANDIR)/man7/gnome-shell-extension-widgetd.7
 	if [ -z "$(DESTDIR)" ]; then glib-compile-schemas $(GSCHEMADIR); fi
+
+# The KDE Plasma lock screen's wallpaper plugin (DESIGN §15): a KPackage (QML) that the
+# greeter loads (kscreenlockerrc [Greeter] WallpaperPlugin=io.widgetd.lockscreen), and
+# the QML module io.widgetd.lockscreen (C++, QLocalSocket) it imports to reach widgetd.
+# Not part of `all` (Debian: the binary package plasma-wallpaper-widgetd).
+QT_MOC        ?= $(or $(wildcard /usr/lib/qt5/bin/moc),moc)
+PLASMA_PC     = Qt5Qml Qt5Network
+PLASMA_CXXFLAGS ?= -O2 -g -std=c++17 -Wall -Wextra -Werror -Wformat=2 -D_FORTIFY_SOURCE=2 -fstack-protector-strong
+PLASMABUILT   = $(SCRATCH)/plasma
+QMLDIR        ?= $(shell pkg-config --variable=libdir Qt5Qml 2>/dev/null)/qt5/qml
+PLASMAWALLPAPERDIR ?= $(DATADIR)/plasma/wallpapers/io.widgetd.lockscreen
+PLASMA_SOURCES = plasma/plugin/widgetdstream.cpp plasma/plugin/widgetdhost.cpp plasma/plugin/plugin.cpp
+PLASMA_HEADERS = plasma/plugin/widgetdstream.h plasma/plugin/widgetdhost.h
+
+plasma-plugin: $(PLASMABUILT)/libwidgetdlockscreenplugin.so
+
+$(PLASMABUILT)/moc_%.cpp: plasma/plugin/%.h
+	@mkdir -p $(PLASMABUILT)
+	$(QT_MOC) $$(pkg-config --cflags-only-I $(PLASMA_PC)) $< -o $@
+
+$(PLASMABUILT)/plugin.moc: plasma/plugin/plugin.cpp
+	@mkdir -p $(PLASMABUILT)
+	$(QT_MOC) $$(pkg-config --cflags-only-I $(PLASMA_PC)) $< -o $@
+
+$(PLASMABUILT)/libwidgetdlockscreenplugin.so: $(PLASMA_SOURCES) $(PLASMA_HEADERS) \
+    $(PLASMABUILT)/moc_widgetdstream.cpp $(PLASMABUILT)/moc_widgetdhost.cpp $(PLASMABUILT)/plugin.moc
+	$(CXX) $(PLASMA_CXXFLAGS) -fPIC -fvisibility=hidden -shared $(PAM_LDFLAGS) -Iplasma/plugin -I$(PLASMABUILT) -o $@ \
+	  $(PLASMA_SOURCES) $(PLASMABUILT)/moc_widgetdstream.cpp $(PLASMABUILT)/moc_widgetdhost.cpp \
+	  $$(pkg-config --cflags --libs $(PLASMA_PC))
+
+install-plasma-wallpaper: plasma-plugin
+	$(INSTALL) -D -m 0644 $(PLASMABUILT)/libwidgetdlockscreenplugin.so $(DESTDIR)$(QMLDIR)/io/widgetd/lockscreen/libwidgetdlockscreenplugin.so
+	if [ -n "$(STRIP)" ]; then $(STRIP) $(DESTDIR)$(QMLDIR)/io/widgetd/lockscreen/libwidgetdlockscreenplugin.so; fi
+	$(INSTALL) -D -m 0644 plasma/plugin/qmldir $(DESTDIR)$(QMLDIR)/io/widgetd/lockscreen/qmldir
+	$(INSTALL) -D -m 0644 plasma/package/metadata.json $(DESTDIR)$(PLASMAWALLPAPERDIR)/metadata.json
+	$(INSTALL) -D -m 0644 plasma/package/contents/ui/main.qml $(DESTDIR)$(PLASMAWALLPAPERDIR)/contents/ui/main.qml
+	$(INSTALL) -D -m 0644 plasma/package/contents/config/main.xml $(DESTDIR)$(PLASMAWALLPAPERDIR)/contents/config/main.xml
+
+uninstall-plasma-wallpaper:
+	rm -rf $(DESTDIR)$(QMLDIR)/io/widgetd/lockscreen $(DESTDIR)$(PLASMAWALLPAPERDIR)
 
 build: $(STATICCXX)/libstdc++.a
 	$(SWIFT) build $(SWIFTFLAGS) --product widgetd
