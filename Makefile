@@ -197,9 +197,11 @@ install-plasma-wallpaper: plasma-plugin
 	$(INSTALL) -D -m 0644 plasma/package/metadata.json $(DESTDIR)$(PLASMAWALLPAPERDIR)/metadata.json
 	$(INSTALL) -D -m 0644 plasma/package/contents/ui/main.qml $(DESTDIR)$(PLASMAWALLPAPERDIR)/contents/ui/main.qml
 	$(INSTALL) -D -m 0644 plasma/package/contents/config/main.xml $(DESTDIR)$(PLASMAWALLPAPERDIR)/contents/config/main.xml
+	$(INSTALL) -D -m 0644 man/plasma-wallpaper-widgetd.7 $(DESTDIR)$(MANDIR)/man7/plasma-wallpaper-widgetd.7
 
 uninstall-plasma-wallpaper:
 	rm -rf $(DESTDIR)$(QMLDIR)/io/widgetd/lockscreen $(DESTDIR)$(PLASMAWALLPAPERDIR)
+	rm -f $(DESTDIR)$(MANDIR)/man7/plasma-wallpaper-widgetd.7
 
 build: $(STATICCXX)/libstdc++.a
 	$(SWIFT) build $(SWIFTFLAGS) --product widgetd
