@@ -16,6 +16,7 @@
 #   make check-gnome-extension  its unit tests under gjs (tests/gnome/test-format.js)
 #   make plasma-plugin        plasma/: the KDE Plasma lock-screen wallpaper's QML module (C++, Qt 5)
 #   make install-plasma-wallpaper  install the wallpaper io.widgetd.lockscreen and its QML module
+#   make check-plasma-plugin  its reply parser's unit tests (plasma/plugin/test-reply.cpp)
 #
 # The installed binary needs only glibc, libsodium and libsystemd: the Swift runtime
 # and FoundationEssentials (not full Foundation: no ICU) are linked into it
@@ -75,7 +76,7 @@ PAMBUILT     = $(SCRATCH)/pam
 .PHONY: all build pam install uninstall ldd package test-systemd clean completions \
         phosh-plugin install-phosh-plugin uninstall-phosh-plugin check-phosh-plugin \
         install-gnome-extension uninstall-gnome-extension check-gnome-extension \
-        plasma-plugin install-plasma-wallpaper uninstall-plasma-wallpaper
+        plasma-plugin install-plasma-wallpaper uninstall-plasma-wallpaper check-plasma-plugin
 
 all: build pam
 
@@ -171,8 +172,9 @@ PLASMA_CXXFLAGS ?= -O2 -g -std=c++17 -Wall -Wextra -Werror -Wformat=2 -D_FORTIFY
 PLASMABUILT   = $(SCRATCH)/plasma
 QMLDIR        ?= $(shell pkg-config --variable=libdir Qt5Qml 2>/dev/null)/qt5/qml
 PLASMAWALLPAPERDIR ?= $(DATADIR)/plasma/wallpapers/io.widgetd.lockscreen
-PLASMA_SOURCES = plasma/plugin/widgetdstream.cpp plasma/plugin/widgetdhost.cpp plasma/plugin/plugin.cpp
-PLASMA_HEADERS = plasma/plugin/widgetdstream.h plasma/plugin/widgetdhost.h
+PLASMA_SOURCES = plasma/plugin/widgetdreply.cpp plasma/plugin/widgetdstream.cpp plasma/plugin/widgetdhost.cpp \
+                 plasma/plugin/plugin.cpp
+PLASMA_HEADERS = plasma/plugin/widgetdreply.h plasma/plugin/widgetdstream.h plasma/plugin/widgetdhost.h
 
 plasma-plugin: $(PLASMABUILT)/libwidgetdlockscreenplugin.so
 
@@ -189,6 +191,14 @@ $(PLASMABUILT)/libwidgetdlockscreenplugin.so: $(PLASMA_SOURCES) $(PLASMA_HEADERS
 	$(CXX) $(PLASMA_CXXFLAGS) -fPIC -fvisibility=hidden -shared $(PAM_LDFLAGS) -Iplasma/plugin -I$(PLASMABUILT) -o $@ \
 	  $(PLASMA_SOURCES) $(PLASMABUILT)/moc_widgetdstream.cpp $(PLASMABUILT)/moc_widgetdhost.cpp \
 	  $$(pkg-config --cflags --libs $(PLASMA_PC))
+
+$(PLASMABUILT)/test-reply: plasma/plugin/test-reply.cpp plasma/plugin/widgetdreply.cpp plasma/plugin/widgetdreply.h
+	@mkdir -p $(PLASMABUILT)
+	$(CXX) $(PLASMA_CXXFLAGS) -fPIC -o $@ plasma/plugin/test-reply.cpp plasma/plugin/widgetdreply.cpp \
+	  $$(pkg-config --cflags --libs Qt5Core)
+
+check-plasma-plugin: $(PLASMABUILT)/test-reply
+	$(PLASMABUILT)/test-reply
 
 install-plasma-wallpaper: plasma-plugin
 	$(INSTALL) -D -m 0644 $(PLASMABUILT)/libwidgetdlockscreenplugin.so $(DESTDIR)$(QMLDIR)/io/widgetd/lockscreen/libwidgetdlockscreenplugin.so

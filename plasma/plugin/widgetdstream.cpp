@@ -1,62 +1,10 @@
 #include "widgetdstream.h"
 
 #include <QJsonDocument>
-#include <QJsonValue>
-#include <QTextCodec>
 
 #include <sys/socket.h>
 #include <sys/types.h>
 #include <unistd.h>
-
-static bool withinDepth(const QByteArray &text, int limit)
-{
-    int depth = 0;
-    bool inString = false, escaped = false;
-    for (const char c : text) {
-        if (inString) {
-            if (escaped)
-                escaped = false;
-            else if (c == '\\')
-                escaped = true;
-            else if (c == '"')
-                inString = false;
-        } else if (c == '"') {
-            inString = true;
-        } else if (c == '[' || c == '{') {
-            if (++depth > limit)
-                return false;
-        } else if (c == ']' || c == '}') {
-            depth--;
-        }
-    }
-    return true;
-}
-
-bool widgetdParseReply(const QByteArray &bytes, QJsonObject *reply, QString *why)
-{
-    if (bytes.size() > WIDGETD_REPLY_MAX) {
-        *why = QStringLiteral("reply longer than %1 bytes").arg(WIDGETD_REPLY_MAX);
-        return false;
-    }
-    QTextCodec::ConverterState state;
-    QTextCodec::codecForName("UTF-8")->toUnicode(bytes.constData(), bytes.size(), &state);
-    if (state.invalidChars > 0 || bytes.contains('\0')) {
-        *why = QStringLiteral("reply is not UTF-8");
-        return false;
-    }
-    if (!withinDepth(bytes, WIDGETD_REPLY_MAX_DEPTH)) {
-        *why = QStringLiteral("reply nested deeper than %1").arg(WIDGETD_REPLY_MAX_DEPTH);
-        return false;
-    }
-    QJsonParseError error;
-    const QJsonDocument document = QJsonDocument::fromJson(bytes, &error);
-    if (error.error != QJsonParseError::NoError || !document.isObject()) {
-        *why = QStringLiteral("reply is not a JSON object");
-        return false;
-    }
-    *reply = document.object();
-    return true;
-}
 
 WidgetdStream::WidgetdStream(const QString &path, QObject *parent)
     : QObject(parent)

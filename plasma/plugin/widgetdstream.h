@@ -11,12 +11,7 @@
 #include <QObject>
 #include <QQueue>
 
-constexpr int WIDGETD_REPLY_MAX = 64 * 1024;
-constexpr int WIDGETD_REPLY_MAX_DEPTH = 32;
-
-// Parses one reply (without its NUL); on failure returns false and says why in `why`
-// (never the content).
-bool widgetdParseReply(const QByteArray &bytes, QJsonObject *reply, QString *why);
+#include "widgetdreply.h"
 
 class WidgetdStream : public QObject
 {

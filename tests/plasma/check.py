@@ -119,11 +119,13 @@ def main():
 
         watcher = g.ActionWatcher("com.example.media")
         g.pump(0.3)
-        press(cards.named(PLAYER, "Play"))
+        press(g.wait_for("the Play button", lambda: cards.named(PLAYER, "Play"), 10))
         delivered = g.wait_for("the toggle at the provider", lambda: watcher.delivered("play"), 10)
         if delivered.get("isOn") is not True or delivered.get("whileLocked") is not True:
             raise g.Failure(f"the toggle was delivered as {delivered}")
-        press(cards.named(PLAYER, "Open"))
+        # Each change rebuilds the card: find the button again once the toggle is drawn.
+        g.pump(0.5)
+        press(g.wait_for("the Open button", lambda: cards.named(PLAYER, "Open"), 10))
         g.wait_for("the button waiting", lambda: any("Waiting for unlock" in t for t in cards.drawn(PLAYER))
                    or g.A11Y.description(cards.named(PLAYER, "Open")) == "Waiting for unlock", 10)
         if watcher.delivered("open"):

@@ -92,7 +92,7 @@ Item {
 
                     Row {
                         spacing: 8
-                        visible: !!card.cardData.icon || (card.cardData.gauge && card.cardData.gauge.ring)
+                        visible: !!card.cardData.icon || !!(card.cardData.gauge && card.cardData.gauge.ring)
                         Image {
                             visible: !!card.cardData.icon
                             source: card.cardData.icon ? "image://icon/" + card.cardData.icon : ""

@@ -1,0 +1,13 @@
+// libFuzzer harness of the wallpaper's reply parser (scripts/fuzz N plasma-reply).
+#include "widgetdreply.h"
+
+#include <cstddef>
+#include <cstdint>
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    QJsonObject reply;
+    QString why;
+    widgetdParseReply(QByteArray(reinterpret_cast<const char *>(data), int(size)), &reply, &why);
+    return 0;
+}
