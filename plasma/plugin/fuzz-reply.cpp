@@ -8,6 +8,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     QJsonObject reply;
     QString why;
-    widgetdParseReply(QByteArray(reinterpret_cast<const char *>(data), int(size)), &reply, &why);
+    const QByteArray bytes(reinterpret_cast<const char *>(data), int(size));
+    if (widgetdParseReply(bytes, &reply, &why))
+        widgetdFieldOrder(bytes);
     return 0;
 }

@@ -43,6 +43,13 @@ int main()
     check("not JSON", !parses("{\"a\": "));
     check("an array", !parses("[1]"));
     check("two objects", !parses("{} {}"));
+    const QByteArray presentation = "{\"parameters\": {\"presentation\": {\"widget\": \"a/b\", \"entry\": "
+        "{\"fields\": {\"zeta\": {\"value\": {\"x\": 1, \"y\": [1, {\"k\": 2}]}}, \"al\\\"pha\": {\"value\": \"a,b\"},"
+        " \"mid\": {\"value\": null}}}, \"fields\": {\"not\": 1}}}, \"fields\": {\"no\": 1}}";
+    check("the presentation parses", parses(presentation));
+    const QStringList order = widgetdFieldOrder(presentation);
+    check("fields in the reply's order, nested keys and other \"fields\" left out",
+          order == QStringList({QStringLiteral("zeta"), QStringLiteral("al\"pha"), QStringLiteral("mid")}));
     if (failures) {
         std::fprintf(stderr, "%d failed\n", failures);
         return 1;

@@ -206,7 +206,8 @@ void WidgetdHost::watch(const QString &widget)
         drop(widget);
     });
     connect(card.stream, &WidgetdStream::reply, this,
-            [this, widget, generation](const QString &error, const QJsonObject &parameters, bool continues) {
+            [this, widget, generation](const QString &error, const QJsonObject &parameters, bool continues,
+                                       const QStringList &fieldOrder) {
         if (generation != m_generation || !m_cards.contains(widget))
             return;
         const QJsonObject presentation = parameters.value(QStringLiteral("presentation")).toObject();
@@ -217,6 +218,7 @@ void WidgetdHost::watch(const QString &widget)
         }
         Card &card = m_cards[widget];
         card.presentation = presentation;
+        card.fieldOrder = fieldOrder;
         card.shown = true;
         card.status.remove(QString());
         for (auto it = card.status.begin(); it != card.status.end();)
@@ -318,14 +320,20 @@ QVariantMap WidgetdHost::cardValue(const QString &widget, const Card &card) cons
     out.insert(QStringLiteral("family"), family);
     out.insert(QStringLiteral("description"), p.value(QStringLiteral("stale")).toBool() ? mode + QStringLiteral(", out of date") : mode);
 
-    // Fields in the entry's order (QJsonObject sorts keys: the order is lost, so roles
-    // decide it, and names sort as a fallback).
+    // Fields in the entry's order (the reply's, kept beside QJsonObject's sorted keys).
+    QStringList names;
+    for (const QString &name : card.fieldOrder)
+        if (fields.contains(name) && !names.contains(name))
+            names.append(name);
+    for (auto it = fields.begin(); it != fields.end(); ++it)
+        if (!names.contains(it.key()))
+            names.append(it.key());
     QList<QPair<QString, QJsonObject>> all;
     bool roles = false;
-    for (auto it = fields.begin(); it != fields.end() && all.size() < MAX_FIELDS; ++it) {
-        const QJsonObject f = it.value().toObject();
+    for (const QString &name : names.mid(0, MAX_FIELDS)) {
+        const QJsonObject f = fields.value(name).toObject();
         roles = roles || f.contains(QStringLiteral("role"));
-        all.append(qMakePair(it.key(), f));
+        all.append(qMakePair(name, f));
     }
     QVariantList lines;
     auto line = [](const QString &kind, const QJsonObject &f) {

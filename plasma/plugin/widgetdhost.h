@@ -43,6 +43,7 @@ private:
     struct Card {
         WidgetdStream *stream = nullptr;
         QJsonObject presentation;
+        QStringList fieldOrder;
         bool shown = false;
         QHash<QString, QString> status;   // action id → "Waiting for unlock", "Done", ...
         QHash<QString, QPair<bool, bool>> toggles;   // action id → (shown, new)

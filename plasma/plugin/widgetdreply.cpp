@@ -3,7 +3,9 @@
 // scripts/test-plasma) and fuzzed (scripts/fuzz N plasma-reply).
 #include "widgetdreply.h"
 
+#include <QJsonArray>
 #include <QJsonDocument>
+#include <QVector>
 #include <QTextCodec>
 
 static bool withinDepth(const QByteArray &text, int limit)
@@ -56,3 +58,50 @@ bool widgetdParseReply(const QByteArray &bytes, QJsonObject *reply, QString *why
     return true;
 }
 
+
+QStringList widgetdFieldOrder(const QByteArray &bytes)
+{
+    static const QStringList path{QStringLiteral("parameters"), QStringLiteral("presentation"),
+                                  QStringLiteral("entry"), QStringLiteral("fields")};
+    struct Frame {
+        bool object;
+        bool expectKey;
+        QString key;
+    };
+    QVector<Frame> frames;
+    QStringList order;
+    const int size = bytes.size();
+    for (int i = 0; i < size; i++) {
+        const char c = bytes.at(i);
+        if (c == '{') {
+            frames.append({true, true, QString()});
+        } else if (c == '[') {
+            frames.append({false, false, QString()});
+        } else if (c == '}' || c == ']') {
+            if (!frames.isEmpty())
+                frames.removeLast();
+        } else if (c == ',') {
+            if (!frames.isEmpty() && frames.last().object)
+                frames.last().expectKey = true;
+        } else if (c == '"') {
+            const int start = i;
+            for (i++; i < size && bytes.at(i) != '"'; i++)
+                if (bytes.at(i) == '\\')
+                    i++;
+            if (frames.isEmpty() || !frames.last().object || !frames.last().expectKey)
+                continue;
+            // A key: decoded by QJsonDocument, as the reply's own.
+            const QJsonDocument key = QJsonDocument::fromJson("[" + bytes.mid(start, i - start + 1) + "]");
+            frames.last().key = key.array().at(0).toString();
+            frames.last().expectKey = false;
+            if (frames.size() == path.size() + 1) {
+                bool here = true;
+                for (int f = 0; f < path.size() && here; f++)
+                    here = frames.at(f).object && frames.at(f).key == path.at(f);
+                if (here)
+                    order.append(frames.last().key);
+            }
+        }
+    }
+    return order;
+}

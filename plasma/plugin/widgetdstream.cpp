@@ -87,7 +87,8 @@ void WidgetdStream::onReadyRead()
         }
         const QString error = object.value(QStringLiteral("error")).toString();
         const bool continues = error.isEmpty() && object.value(QStringLiteral("continues")).toBool();
-        Q_EMIT reply(error, object.value(QStringLiteral("parameters")).toObject(), continues);
+        Q_EMIT reply(error, object.value(QStringLiteral("parameters")).toObject(), continues,
+                     error.isEmpty() ? widgetdFieldOrder(message) : QStringList());
     }
     if (m_buffer.size() > WIDGETD_REPLY_MAX)
         fail(QStringLiteral("reply longer than %1 bytes").arg(WIDGETD_REPLY_MAX));

@@ -25,8 +25,9 @@ public:
     void close();
 
 Q_SIGNALS:
-    // One reply: `error` empty, or the Varlink error's name.
-    void reply(const QString &error, const QJsonObject &parameters, bool continues);
+    // One reply: `error` empty, or the Varlink error's name; `fieldOrder` the presented
+    // entry's field names in the reply's order (widgetdFieldOrder).
+    void reply(const QString &error, const QJsonObject &parameters, bool continues, const QStringList &fieldOrder);
     // The connection failed or ended (once).
     void failed(const QString &why);
 

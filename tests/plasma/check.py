@@ -114,6 +114,9 @@ def main():
             raise g.Failure(f"secrets in the tree while widgetd is locked: {g.secrets_in_tree(app)}")
         if g.A11Y.find(cards.card(HEART), "redacted") is None:
             raise g.Failure("the class-A placeholder draws no redaction bar named redacted")
+        names = [t for t in cards.drawn(HEART) if t in ("title", "heartRate", "steps")]
+        if names != ["title", "heartRate", "steps"]:
+            raise g.Failure(f"the fields of an entry without roles are not in the timeline's order: {names}")
         log("widgetd absent at the greeter's start, then locked: class C shows content drawn from roles, "
             "class A its placeholder with a redaction bar: ok")
 
