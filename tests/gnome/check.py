@@ -574,19 +574,25 @@ def main():
         log("widgetd stopped: every card goes, the shell runs on; started again: the cards come back: ok")
 
         # Sockets that are not widgetd: nothing drawn, the shell runs on.
-        for mode, as_nobody in (("malformed", False), ("endless", False), ("good", True)):
+        # A fake widgetd of this user first: its card is drawn (the control for the rest).
+        for mode, as_nobody, shown in (("good", False, True), ("malformed", False, False),
+                                       ("endless", False, False), ("good", True, False)):
             process, path = fake(mode, as_nobody)
             try:
                 set_setting("socket", f"'{path}'")
-                wait_for("the cards gone", lambda: not cards.cards(), 10)
-                pump(1.5)
-                if cards.card(BAD) is not None:
-                    raise Failure(f"a card from a {mode} socket{' of another user' if as_nobody else ''}")
+                wait_for("the cards gone", lambda: cards.card(HEART) is None, 10)
+                if shown:
+                    wait_for("the fake widgetd's card", lambda: cards.card(BAD) is not None, 10)
+                else:
+                    pump(1.5)
+                    if cards.card(BAD) is not None:
+                        raise Failure(f"a card from a {mode} socket{' of another user' if as_nobody else ''}")
                 shell_alive()
             finally:
                 process.kill()
                 process.wait()
-            log(f"a socket {'listened on by another user' if as_nobody else f'answering {mode} replies'}: "
+            log("a fake widgetd of this user: its card is drawn (the control)" if shown else
+                f"a socket {'listened on by another user' if as_nobody else f'answering {mode} replies'}: "
                 "no card, the shell runs on: ok")
         set_setting("socket", f"'{ENV['WIDGETD_SOCKET']}'")
         wait_for("the cards back", lambda: cards.mode(HEART) == "placeholder", 30)
