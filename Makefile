@@ -13,6 +13,13 @@
 #   make install-providers    providers/: widgetd-provider-calendar, -media, -power (Python 3,
 #                             GObject introspection), their user units and providers.d files
 #                             (make install does it too; Debian: the widgetd-providers package)
+#   make install-gnome-extension  gnome-shell/: the GNOME Shell extension widgetd@io.widgetd,
+#                             with its settings schema and man page (nothing to build: GJS)
+#   make uninstall-gnome-extension  remove it again
+#   make check-gnome-extension  its unit tests under gjs (tests/gnome/test-format.js)
+#   make plasma-plugin        plasma/: the KDE Plasma lock-screen wallpaper's QML module (C++, Qt 5)
+#   make install-plasma-wallpaper  install the wallpaper io.widgetd.lockscreen and its QML module
+#   make check-plasma-plugin  its reply parser's unit tests (plasma/plugin/test-reply.cpp)
 #
 # The installed binary needs only glibc, libsodium and libsystemd: the Swift runtime
 # and FoundationEssentials (not full Foundation: no ICU) are linked into it
@@ -70,7 +77,9 @@ PAMCONFIGDIR ?= /usr/share/pam-configs
 PAMBUILT     = $(SCRATCH)/pam
 
 .PHONY: all build pam install install-daemon install-providers uninstall uninstall-providers ldd package test-systemd clean completions \
-        phosh-plugin install-phosh-plugin uninstall-phosh-plugin check-phosh-plugin
+        phosh-plugin install-phosh-plugin uninstall-phosh-plugin check-phosh-plugin \
+        install-gnome-extension uninstall-gnome-extension check-gnome-extension \
+        plasma-plugin install-plasma-wallpaper uninstall-plasma-wallpaper check-plasma-plugin
 
 all: build pam
 
@@ -136,6 +145,83 @@ uninstall-phosh-plugin:
 	rm -f $(DESTDIR)$(PHOSHPLUGINDIR)/libphosh-plugin-widgetd.so $(DESTDIR)$(PHOSHPLUGINDIR)/widgetd.plugin
 	rm -f $(DESTDIR)$(GSCHEMADIR)/sm.puri.phosh.plugins.widgetd.gschema.xml $(DESTDIR)$(MANDIR)/man7/phosh-plugin-widgetd.7
 	if [ -z "$(DESTDIR)" ]; then glib-compile-schemas $(GSCHEMADIR); fi
+
+# The GNOME Shell extension (DESIGN §15): JavaScript for GNOME Shell 43, installed where
+# the shell finds system extensions (DATADIR/gnome-shell/extensions/UUID). Not part of
+# `install` either (Debian: the binary package gnome-shell-extension-widgetd). Its settings
+# schema goes where GSettings reads system schemas, compiled unless DESTDIR is set.
+GNOMEEXTDIR   ?= $(DATADIR)/gnome-shell/extensions/widgetd@io.widgetd
+GNOME_FILES   = gnome-shell/metadata.json gnome-shell/extension.js gnome-shell/card.js \
+                gnome-shell/format.js gnome-shell/varlink.js gnome-shell/stylesheet.css
+
+# The parts that need no shell (the reply parser, value and date text), under plain gjs.
+check-gnome-extension:
+	gjs -I gnome-shell tests/gnome/test-format.js
+
+install-gnome-extension:
+	$(INSTALL) -d $(DESTDIR)$(GNOMEEXTDIR)
+	$(INSTALL) -m 0644 $(GNOME_FILES) $(DESTDIR)$(GNOMEEXTDIR)/
+	$(INSTALL) -D -m 0644 gnome-shell/schemas/org.gnome.shell.extensions.widgetd.gschema.xml \
+	  $(DESTDIR)$(GSCHEMADIR)/org.gnome.shell.extensions.widgetd.gschema.xml
+	$(INSTALL) -D -m 0644 man/gnome-shell-extension-widgetd.7 $(DESTDIR)$(MANDIR)/man7/gnome-shell-extension-widgetd.7
+	if [ -z "$(DESTDIR)" ]; then glib-compile-schemas $(GSCHEMADIR); fi
+
+uninstall-gnome-extension:
+	rm -rf $(DESTDIR)$(GNOMEEXTDIR)
+	rm -f $(DESTDIR)$(GSCHEMADIR)/org.gnome.shell.extensions.widgetd.gschema.xml
+	rm -f $(DESTDIR)$(MANDIR)/man7/gnome-shell-extension-widgetd.7
+	if [ -z "$(DESTDIR)" ]; then glib-compile-schemas $(GSCHEMADIR); fi
+
+# The KDE Plasma lock screen's wallpaper plugin (DESIGN §15): a KPackage (QML) that the
+# greeter loads (kscreenlockerrc [Greeter] WallpaperPlugin=io.widgetd.lockscreen), and
+# the QML module io.widgetd.lockscreen (C++, QLocalSocket) it imports to reach widgetd.
+# Not part of `all` (Debian: the binary package plasma-wallpaper-widgetd).
+QT_MOC        ?= $(or $(wildcard /usr/lib/qt5/bin/moc),moc)
+PLASMA_PC     = Qt5Qml Qt5Network
+PLASMA_CXXFLAGS ?= -O2 -g -std=c++17 -Wall -Wextra -Werror -Wformat=2 -D_FORTIFY_SOURCE=2 -fstack-protector-strong
+PLASMABUILT   = $(SCRATCH)/plasma
+QMLDIR        ?= $(shell pkg-config --variable=libdir Qt5Qml 2>/dev/null)/qt5/qml
+PLASMAWALLPAPERDIR ?= $(DATADIR)/plasma/wallpapers/io.widgetd.lockscreen
+PLASMA_SOURCES = plasma/plugin/widgetdreply.cpp plasma/plugin/widgetdstream.cpp plasma/plugin/widgetdhost.cpp \
+                 plasma/plugin/plugin.cpp
+PLASMA_HEADERS = plasma/plugin/widgetdreply.h plasma/plugin/widgetdstream.h plasma/plugin/widgetdhost.h
+
+plasma-plugin: $(PLASMABUILT)/libwidgetdlockscreenplugin.so
+
+$(PLASMABUILT)/moc_%.cpp: plasma/plugin/%.h
+	@mkdir -p $(PLASMABUILT)
+	$(QT_MOC) $$(pkg-config --cflags-only-I $(PLASMA_PC)) $< -o $@
+
+$(PLASMABUILT)/plugin.moc: plasma/plugin/plugin.cpp
+	@mkdir -p $(PLASMABUILT)
+	$(QT_MOC) $$(pkg-config --cflags-only-I $(PLASMA_PC)) $< -o $@
+
+$(PLASMABUILT)/libwidgetdlockscreenplugin.so: $(PLASMA_SOURCES) $(PLASMA_HEADERS) \
+    $(PLASMABUILT)/moc_widgetdstream.cpp $(PLASMABUILT)/moc_widgetdhost.cpp $(PLASMABUILT)/plugin.moc
+	$(CXX) $(PLASMA_CXXFLAGS) -fPIC -fvisibility=hidden -shared $(PAM_LDFLAGS) -Iplasma/plugin -I$(PLASMABUILT) -o $@ \
+	  $(PLASMA_SOURCES) $(PLASMABUILT)/moc_widgetdstream.cpp $(PLASMABUILT)/moc_widgetdhost.cpp \
+	  $$(pkg-config --cflags --libs $(PLASMA_PC))
+
+$(PLASMABUILT)/test-reply: plasma/plugin/test-reply.cpp plasma/plugin/widgetdreply.cpp plasma/plugin/widgetdreply.h
+	@mkdir -p $(PLASMABUILT)
+	$(CXX) $(PLASMA_CXXFLAGS) -fPIC -o $@ plasma/plugin/test-reply.cpp plasma/plugin/widgetdreply.cpp \
+	  $$(pkg-config --cflags --libs Qt5Core)
+
+check-plasma-plugin: $(PLASMABUILT)/test-reply
+	$(PLASMABUILT)/test-reply
+
+install-plasma-wallpaper: plasma-plugin
+	$(INSTALL) -D -m 0644 $(PLASMABUILT)/libwidgetdlockscreenplugin.so $(DESTDIR)$(QMLDIR)/io/widgetd/lockscreen/libwidgetdlockscreenplugin.so
+	if [ -n "$(STRIP)" ]; then $(STRIP) $(DESTDIR)$(QMLDIR)/io/widgetd/lockscreen/libwidgetdlockscreenplugin.so; fi
+	$(INSTALL) -D -m 0644 plasma/plugin/qmldir $(DESTDIR)$(QMLDIR)/io/widgetd/lockscreen/qmldir
+	$(INSTALL) -D -m 0644 plasma/package/metadata.json $(DESTDIR)$(PLASMAWALLPAPERDIR)/metadata.json
+	$(INSTALL) -D -m 0644 plasma/package/contents/ui/main.qml $(DESTDIR)$(PLASMAWALLPAPERDIR)/contents/ui/main.qml
+	$(INSTALL) -D -m 0644 plasma/package/contents/config/main.xml $(DESTDIR)$(PLASMAWALLPAPERDIR)/contents/config/main.xml
+	$(INSTALL) -D -m 0644 man/plasma-wallpaper-widgetd.7 $(DESTDIR)$(MANDIR)/man7/plasma-wallpaper-widgetd.7
+
+uninstall-plasma-wallpaper:
+	rm -rf $(DESTDIR)$(QMLDIR)/io/widgetd/lockscreen $(DESTDIR)$(PLASMAWALLPAPERDIR)
+	rm -f $(DESTDIR)$(MANDIR)/man7/plasma-wallpaper-widgetd.7
 
 build: $(STATICCXX)/libstdc++.a
 	$(SWIFT) build $(SWIFTFLAGS) --product widgetd
