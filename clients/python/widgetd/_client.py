@@ -335,6 +335,13 @@ class Client:
         widget's timeline again."""
         return Stream(self.socket_path, wire.watch_reloads())
 
+    def watch_actions(self, provider: Optional[str] = None) -> Stream:
+        """Each action a host performed on the caller's widgets (of ``provider``
+        only, if given), delivered once to one watching connection: dicts with
+        ``id``, ``widget``, ``action``, ``isOn`` (a toggle's new state), ``surface``
+        and ``whileLocked``. Answer one by writing the widget's timeline again."""
+        return Stream(self.socket_path, wire.watch_actions(provider))
+
     # --- io.widgetd.Host ---------------------------------------------------------
 
     def list_widgets(self, provider: Optional[str] = None, max_widgets: int = wire.MAX_LIST_WIDGETS) -> List[Dict[str, Any]]:
@@ -364,3 +371,28 @@ class Client:
         """Each presentation of a widget on a surface as it changes; the first is
         the current one."""
         return Stream(self.socket_path, wire.watch(widget, surface))
+
+    def perform_action(self, widget: str, surface: str, action: str, wait: bool = False) -> str:
+        """Performs an action of the presentation ``surface`` shows now and returns
+        its outcome: ``"delivered"``, ``"held"`` (it waits for an unlock) or
+        ``"expired"``.
+
+        With ``wait`` a held action is followed on a connection of its own until
+        its final outcome, ``"delivered"`` or ``"expired"`` (within the daemon's
+        ``ActionHoldSec=``). An action the surface does not show raises
+        :class:`ActionNotAvailable`; a provider that is not running,
+        :class:`ProviderUnavailable`.
+        """
+        call = wire.perform_action(widget, surface, action)
+        if not wait:
+            return self._run(call)
+        outcome = "expired"
+        with Stream(self.socket_path, call) as replies:
+            for outcome in replies:
+                pass
+        return outcome
+
+    def watch_widgets(self) -> Stream:
+        """Each change of the stored widgets: dicts with ``event`` (``"added"``,
+        ``"removed"`` or ``"changed"``) and ``widget`` (a ``WidgetInfo`` dict)."""
+        return Stream(self.socket_path, wire.watch_widgets())

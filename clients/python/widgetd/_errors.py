@@ -27,6 +27,8 @@ __all__ = [
     "PasscodeRequired",
     "Wiped",
     "StorageFailure",
+    "ActionNotAvailable",
+    "ProviderUnavailable",
     "error_from_reply",
 ]
 
@@ -194,6 +196,30 @@ class StorageFailure(Error):
         return self.parameters.get("reason")
 
 
+class ActionNotAvailable(Error):
+    """The action (``action``) is not in what the surface shows now: a host may
+    perform only an action of the presentation it is shown (DESIGN §13)."""
+
+    varlink_name = "io.widgetd.ActionNotAvailable"
+
+    @property
+    def action(self) -> Optional[str]:
+        """The action id asked for."""
+        return self.parameters.get("action")
+
+
+class ProviderUnavailable(Error):
+    """No connection of the widget's provider (``provider``) watches its actions:
+    the provider is not running."""
+
+    varlink_name = "io.widgetd.ProviderUnavailable"
+
+    @property
+    def provider(self) -> Optional[str]:
+        """The provider that would receive the action."""
+        return self.parameters.get("provider")
+
+
 _BY_SHORT_NAME: Dict[str, Type[Error]] = {
     cls.varlink_name.rsplit(".", 1)[1]: cls
     for cls in (
@@ -210,6 +236,8 @@ _BY_SHORT_NAME: Dict[str, Type[Error]] = {
         PasscodeRequired,
         Wiped,
         StorageFailure,
+        ActionNotAvailable,
+        ProviderUnavailable,
     )
 }
 

@@ -412,6 +412,27 @@ def watch_reloads() -> Call:
     return Call("io.widgetd.Provider.WatchReloads", result=lambda p: p)
 
 
+def perform_action(widget: str, surface: str, action: str) -> Call:
+    """``io.widgetd.Host.PerformAction`` (with ``more`` to hear a held action's end):
+    ``outcome``, one of ``"delivered"``, ``"held"`` or ``"expired"``."""
+    return Call(
+        "io.widgetd.Host.PerformAction",
+        {"widget": widget, "surface": surface_name(surface), "action": action},
+        result=_get("outcome"),
+    )
+
+
+def watch_actions(provider: Optional[str]) -> Call:
+    """``io.widgetd.Provider.WatchActions`` (with ``more``): each delivered action
+    (``id``, ``widget``, ``action``, ``isOn``, ``surface``, ``whileLocked``)."""
+    return Call("io.widgetd.Provider.WatchActions", _without_none({"provider": provider}), result=lambda p: p)
+
+
+def watch_widgets() -> Call:
+    """``io.widgetd.Host.WatchWidgets`` (with ``more``): ``event`` and ``widget``."""
+    return Call("io.widgetd.Host.WatchWidgets", result=lambda p: p)
+
+
 def monitor() -> Call:
     """``io.widgetd.Device.Monitor`` (with ``more``): each device event."""
     return Call("io.widgetd.Device.Monitor", result=_get("event"))

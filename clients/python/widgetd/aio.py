@@ -304,6 +304,10 @@ class Client:
         """As :meth:`widgetd.Client.watch_reloads`, an async iterator."""
         return Stream(self.socket_path, wire.watch_reloads())
 
+    def watch_actions(self, provider: Optional[str] = None) -> Stream:
+        """As :meth:`widgetd.Client.watch_actions`, an async iterator."""
+        return Stream(self.socket_path, wire.watch_actions(provider))
+
     # --- io.widgetd.Host ---------------------------------------------------------
 
     async def list_widgets(
@@ -326,3 +330,19 @@ class Client:
     def watch(self, widget: str, surface: str) -> Stream:
         """As :meth:`widgetd.Client.watch`, an async iterator."""
         return Stream(self.socket_path, wire.watch(widget, surface))
+
+    async def perform_action(self, widget: str, surface: str, action: str, wait: bool = False) -> str:
+        """As :meth:`widgetd.Client.perform_action`: with ``wait``, a held action's
+        final outcome, followed on a connection of its own."""
+        call = wire.perform_action(widget, surface, action)
+        if not wait:
+            return await self._run(call)
+        outcome = "expired"
+        async with Stream(self.socket_path, call) as replies:
+            async for outcome in replies:
+                pass
+        return outcome
+
+    def watch_widgets(self) -> Stream:
+        """As :meth:`widgetd.Client.watch_widgets`, an async iterator."""
+        return Stream(self.socket_path, wire.watch_widgets())
