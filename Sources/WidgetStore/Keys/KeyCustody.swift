@@ -291,7 +291,7 @@ final class KeyCustody {
         // Not written (a full disk past its reserve): counted here all the same, so that
         // the delay and the wipe limit apply to it in this run (fail closed: a guess
         // answered with an error must not be a free one), and the next save writes it.
-        if case .failure = saved { keybag = updated }
+        if case .failure = saved, keybag.failedAttempts < updated.failedAttempts { keybag = updated }
         if let limit = configuration.wipeAfterFailedAttempts, limit > 0, keybag.failedAttempts >= limit { wipeDue = true }
         try saved.get()
         throw .wrongPasscode(failedAttempts: keybag.failedAttempts, retryAfter: delayAfterFailures(now: now))
