@@ -243,6 +243,49 @@ import TestSupport
         #expect(leftovers.allSatisfy { $0.hasSuffix(".wtl") }, "temporary files left: \(leftovers)")
     }
 
+    /// Issue 40: acknowledged writes still in the journal when the state's file system
+    /// fills and the daemon is killed are all served by the next start on the full disk
+    /// (which keeps the journal: it cannot fold it), and by the start after an orderly
+    /// stop once there is room. Before the fix that start removed the journal: every
+    /// one of them was `WidgetNotFound`, for good.
+    @Test(.enabled(if: getuid() == 0, "mounting a small tmpfs needs root"))
+    func aStartOnAFullDiskServesEveryJournaledWrite() throws {
+        let daemon = try DaemonProcess()
+        let state = daemon.stateDirectory.path
+        try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true)
+        try #require(Self.run("/bin/mount", "-t", "tmpfs", "-o", "size=20m,mode=0700", "tmpfs", state) == 0)
+        defer { _ = Self.run("/bin/umount", "-l", state) }
+        try daemon.start()
+        let client = try daemon.client()
+        var generations: [String: Int] = [:]
+        for index in 0..<100 {
+            let widget = "com.example.weather/w#\(index)"
+            let reply = try client.ok("io.widgetd.Provider.PutTimeline", Fixtures.putParameters(widget, secret: "seq-\(index)"))
+            generations[widget] = reply["generation"] as? Int
+        }
+        let filler = daemon.stateDirectory.appendingPathComponent("filler").path
+        _ = Self.run("/bin/dd", "if=/dev/zero", "of=\(filler)", "bs=4k", "status=none")
+        daemon.kill9()
+
+        try daemon.start()
+        func readBack(_ client: VarlinkTestClient) throws {
+            for index in 0..<100 {
+                let widget = "com.example.weather/w#\(index)"
+                let read = try client.ok("io.widgetd.Provider.GetTimeline", ["widget": widget])
+                #expect(Self.sequence(of: read) == index, "\(widget)")
+                #expect(read["generation"] as? Int == generations[widget], "\(widget)")
+            }
+        }
+        try readBack(try daemon.client())
+        // Logged just after the readiness: by now written.
+        #expect(daemon.log.contains("journal_unfolded"), "the start says why the journal stays")
+
+        unlink(filler)
+        daemon.stop()
+        try daemon.start()
+        try readBack(try daemon.client())
+    }
+
     /// Runs a program and returns its exit status.
     static func run(_ path: String, _ arguments: String...) -> Int32 {
         (try? ChildProcess.run(path, arguments).status) ?? -1

@@ -124,6 +124,15 @@ class PowerCutFS:
             os.makedirs(d, exist_ok=True)
         os.chmod(self.backing, 0o700)
         self.process = None
+        # A full disk (powercut-fs --full, toggled by SIGUSR2): now, and at the next mount.
+        self.full = False
+        self.full_at_mount = False
+
+    def set_full(self, full):
+        """Makes the file system full (no write may grow a file) or gives it room again."""
+        if self.full != full:
+            os.kill(self.process.pid, signal.SIGUSR2)
+            self.full = full
 
     def mount(self):
         shutil.rmtree(self.shadow)
@@ -131,8 +140,10 @@ class PowerCutFS:
         with open(self.control, "w"):
             pass
         torn = ["--torn", str(self.torn_rng.randrange(2**31))] if self.torn_rng else []
+        full = ["--full"] if self.full_at_mount else []
+        self.full, self.full_at_mount = self.full_at_mount, False
         self.process = subprocess.Popen(
-            [self.binary, *self.flags, *torn, "--control", self.control, "--stats", self.stats_file,
+            [self.binary, *self.flags, *torn, *full, "--control", self.control, "--stats", self.stats_file,
              self.backing, self.shadow, self.mountpoint],
             stderr=self.stderr)
         deadline = time.monotonic() + 10
@@ -524,7 +535,7 @@ def restart_and_check(fs, daemon, oracle, cycle):
             raise Finding(f"the daemon found damage after the cut (a torn file?): {line}")
     recovered = 0
     for line in text.splitlines():
-        if "event=journal_recovered" in line:
+        if "event=journal_recovered" in line or "event=journal_unfolded" in line:
             recovered = next((int(p.split("=")[1]) for p in line.split() if p.startswith("records=")), -1)
     return recovered
 
@@ -636,6 +647,12 @@ DIRECTED = [
     ("delete", "fsyncdir", 2),
     ("stop", "rename", 1), ("stop", "rename", 6), ("stop", "fsyncdir", 1), ("stop", "write", 1),
     ("wrong-passcode", "fsyncdir", 1), ("wrong-passcode", "create", 2), ("wrong-passcode", "fsyncdir", 2),
+    # A full disk (issue 40): a crash, then a start on the still-full disk, which cannot
+    # fold the journal and must serve every acknowledged write from it; an orderly stop
+    # whose fold fails, the start with room again; a delete on the full disk, answered
+    # either done or StorageFailure having changed nothing, cut at each of its steps.
+    ("full-start", "fsyncdir", 1000), ("full-stop", "fsyncdir", 1000),
+    ("full-delete", "write", 1), ("full-delete", "create", 1), ("full-delete", "fsyncdir", 1000),
 ]
 
 
@@ -652,7 +669,23 @@ def directed_cycle(cycle, scenario, rng, fs, daemon, oracle):
         for widget in oracle.widgets.values():
             put(connection, oracle, widget, rng, False)
         fs.arm(daemon.process.pid, kind, number)
-        if operation == "wipe":
+        if operation.startswith("full-"):
+            fs.set_full(True)
+        if operation == "full-start":
+            daemon.signal_kill()
+            fs.full_at_mount = True
+        elif operation == "full-stop":
+            daemon.process.send_signal(signal.SIGTERM)
+        elif operation == "full-delete":
+            widget = next(iter(oracle.widgets.values()))
+            try:
+                delete(connection, widget)
+            except VarlinkError as error:
+                if error.name != "io.widgetd.StorageFailure":
+                    raise Finding(f"DeleteTimeline on a full disk: unexpected {error}")
+                # An error means nothing changed: the widget must still read as acknowledged.
+                widget.inflight = None
+        elif operation == "wipe":
             oracle.wipe_inflight = True
             connection.call("io.widgetd.Device.Wipe", {"confirm": "WIPE"})
             for widget in oracle.widgets.values():
@@ -682,11 +715,14 @@ def directed_cycle(cycle, scenario, rng, fs, daemon, oracle):
         connection.close()
     try:
         daemon.process.wait(timeout=5)
-        by_fs = operation != "stop" or daemon.process.returncode == -signal.SIGKILL
+        by_fs = operation not in ("stop", "full-stop", "full-start") or daemon.process.returncode == -signal.SIGKILL
     except subprocess.TimeoutExpired:
         by_fs = False
     daemon.kill()
     stats = fs.cut()
+    if operation == "full-start":
+        return f"full-start, killed on the full disk, cut; {stats['lost_dirty_bytes']} bytes unsynced in " \
+            f"{stats['lost_dirty_files']} files"
     return f"{operation}, cut {'at ' + kind + ' #' + str(number) if by_fs else 'after it (fewer ' + kind + ')'}; " \
         f"{stats['lost_dirty_bytes']} bytes unsynced in {stats['lost_dirty_files']} files"
 
@@ -738,6 +774,8 @@ def main():
             else:
                 description = run_cycle(cycle, rng, fs, daemon, oracle)
             recovered = restart_and_check(fs, daemon, oracle, cycle)
+            # Room again for what follows (a start on a full disk was just checked).
+            fs.set_full(False)
             acked_total = oracle.acked_writes
             log(f"cut {cycle + 1}/{len(plan)}: {description}; {oracle.acked_writes - before} writes acknowledged, "
                 f"{recovered} journal records recovered"

@@ -2,7 +2,7 @@
 // everything that was not made durable (the LazyFS / ALICE model).
 //
 //   powercut-fs [--forget-fdatasync | --forget-fsync | --forget-dirsync | --forget-dirsync-of DIR] [--torn SEED]
-//               [--sync-delay-ms N] [--control FILE] [--stats FILE] BACKING SHADOW MOUNTPOINT
+//               [--sync-delay-ms N] [--full] [--control FILE] [--stats FILE] BACKING SHADOW MOUNTPOINT
 //
 // Every operation is passed through to BACKING at once, so the daemon on MOUNTPOINT sees
 // an ordinary file system. Beside it the file system keeps what a disk would still hold
@@ -38,6 +38,11 @@
 // slow disk: eMMC and SD cards take tens of ms), for tests of what waits for a sync.
 // Being single-threaded, the file system then serves nothing else meanwhile, as a disk
 // with one queue would not either.
+//
+// A full disk: with --full, or from a SIGUSR2 until the next one, every write that would
+// grow a file, every growing truncation and every fallocate fails with ENOSPC, as on a
+// file system with no free block; writes inside a file's size (the journal's
+// preallocated regions), renames, unlinks and empty creates go through.
 //
 // At exit one line of statistics is written to the stats FILE (or stderr): operation
 // counts and how much the cut forgot.
@@ -91,6 +96,9 @@ static char shadow[PATH_MAX];
 static const char *control_path;
 static const char *stats_path;
 static int forget_fdatasync, forget_fsync, forget_dirsync;
+/// --full, toggled by SIGUSR2: no free block (see the header).
+static volatile sig_atomic_t disk_full;
+static void on_sigusr2(int sig) { (void)sig; disk_full = !disk_full; }
 /// --sync-delay-ms: what every sync takes on top.
 static long sync_delay_ms;
 
@@ -567,6 +575,11 @@ static int pc_write(const char *path, const char *buf, size_t size, off_t offset
         struct stat st;
         if (fstat(fd, &st) == 0) offset = st.st_size;
     }
+    if (disk_full) {
+        struct stat st;
+        if (fstat(fd, &st) != 0) return -errno;
+        if (offset + (off_t)size > st.st_size) return -ENOSPC;
+    }
     ssize_t n = pwrite(fd, buf, size, offset);
     if (n < 0) return -errno;
     mark_dirty((unsigned)fd_node[fd], offset, offset + n);
@@ -581,6 +594,7 @@ static int pc_truncate(const char *path, off_t size, struct fuse_file_info *fi) 
     if (fi) {
         fd = (int)fi->fh;
         if (fstat(fd, &st) != 0) return -errno;
+        if (disk_full && size > st.st_size) return -ENOSPC;
         if (ftruncate(fd, size) != 0) return -errno;
         mark_dirty((unsigned)fd_node[fd], size < st.st_size ? size : st.st_size, size > st.st_size ? size : st.st_size);
         return 0;
@@ -588,6 +602,7 @@ static int pc_truncate(const char *path, off_t size, struct fuse_file_info *fi) 
     char b[PATH_MAX];
     backing_path(b, path);
     if (lstat(b, &st) != 0) return -errno;
+    if (disk_full && size > st.st_size) return -ENOSPC;
     if (truncate(b, size) != 0) return -errno;
     mark_dirty(node_for(&st), size < st.st_size ? size : st.st_size, size > st.st_size ? size : st.st_size);
     return 0;
@@ -597,6 +612,7 @@ static int pc_fallocate(const char *path, int mode, off_t offset, off_t length, 
     (void)path;
     OFF_OR("fallocate");
     count.fallocate++;
+    if (disk_full) return -ENOSPC;
     int fd = (int)fi->fh;
     if (fallocate(fd, mode, offset, length) != 0) return -errno;
     // Allocated, zeroed or punched: either way these bytes now differ from the durable copy.
@@ -808,7 +824,7 @@ static void write_stats(void) {
 
 static void usage(void) {
     fprintf(stderr, "usage: powercut-fs [--forget-fdatasync|--forget-fsync|--forget-dirsync|--forget-dirsync-of DIR] "
-                    "[--torn SEED] [--sync-delay-ms N] "
+                    "[--torn SEED] [--sync-delay-ms N] [--full] "
                     "[--control FILE] [--stats FILE] "
                     "BACKING SHADOW MOUNTPOINT\n");
     exit(64);
@@ -824,6 +840,7 @@ int main(int argc, char **argv) {
         else if (!strcmp(argv[i], "--control") && i + 1 < argc) control_path = argv[++i];
         else if (!strcmp(argv[i], "--stats") && i + 1 < argc) stats_path = argv[++i];
         else if (!strcmp(argv[i], "--sync-delay-ms") && i + 1 < argc) sync_delay_ms = strtol(argv[++i], NULL, 10);
+        else if (!strcmp(argv[i], "--full")) disk_full = 1;
         else if (!strcmp(argv[i], "--torn") && i + 1 < argc) { torn = 1; srandom((unsigned)strtoul(argv[++i], NULL, 10)); }
         else usage();
     }
@@ -843,6 +860,9 @@ int main(int argc, char **argv) {
     struct sigaction sa = {.sa_handler = on_sigusr1, .sa_flags = SA_RESTART};
     sigemptyset(&sa.sa_mask);
     sigaction(SIGUSR1, &sa, NULL);
+    struct sigaction full = {.sa_handler = on_sigusr2, .sa_flags = SA_RESTART};
+    sigemptyset(&full.sa_mask);
+    sigaction(SIGUSR2, &full, NULL);
 
     // Foreground, single-threaded; the daemon runs as root, so no allow_other.
     char *fuse_argv[] = {argv[0], "-f", "-s", "-o", "fsname=powercut,subtype=powercut", (char *)mountpoint, NULL};

@@ -9,11 +9,13 @@ directory fsync takes that much longer; the file system serves nothing else mean
 widgetd runs with a systemd watchdog (WATCHDOG_USEC) whose pings this script receives.
 A stranger (uid 65534, no role but GetStatus) calls GetStatus every --interval-ms on a
 connection of its own while one provider writes --writes timelines (each its own widget,
-one after the other on one connection: each is journaled) and then deletes one. The
+one after the other on one connection: each is journaled) and then deletes one
+(--writes 0: the stranger alone for 10 s, what the machine's own load costs it). The
 stranger's latency is measured from when each call was due (so a stall counts for every
-call it delayed). Prints the figures as JSON; exits 1 if the stranger's p99 is above
-50 ms or its max above 500 ms, or if a watchdog ping came later than WATCHDOG_USEC after
-the one before it.
+call it delayed), and first for 3 s alone (the baseline: what the machine's own load
+costs it). Prints the figures as JSON; exits 1 if the stranger's p99 is above 50 ms (on a
+machine whose baseline p99 is above 25 ms: above the baseline's plus 50 ms), its max
+above 500 ms, or a watchdog ping came later than WATCHDOG_USEC after the one before.
 """
 import argparse
 import json
@@ -52,7 +54,7 @@ def stranger(socket_path, interval, stop_read, out_write):
         if due > now:
             time.sleep(due - now)
         connection.call("io.widgetd.Device.GetStatus")
-        latencies.append((time.monotonic() - due) * 1000)
+        latencies.append((due, (time.monotonic() - due) * 1000))
     with os.fdopen(out_write, "w") as out:
         out.write(json.dumps(latencies))
     os._exit(0)
@@ -92,6 +94,8 @@ def main():
                 message = notify.recv(4096)
             except socket.timeout:
                 continue
+            except OSError:
+                return
             if b"WATCHDOG=1" in message:
                 pings.append(time.monotonic())
 
@@ -128,20 +132,29 @@ def main():
                 os._exit(1)
         os.close(stop_read)
         os.close(out_write)
+        # The baseline: the stranger alone, what the machine's own load costs it.
         time.sleep(0.5)
+        baseline_from = time.monotonic()
+        time.sleep(3)
         started = time.monotonic()
         for i in range(args.writes):
             provider.call("io.widgetd.Provider.PutTimeline", {
                 "widget": f"com.example.clock/w#{i}", "family": "systemSmall",
                 "entries": [{"date": "2026-01-01T00:00:00Z", "fields": {"headline": {"value": f"write {i} " + "x" * 1000}}}]})
         wrote = time.monotonic()
-        provider.call("io.widgetd.Provider.DeleteTimeline", {"widget": "com.example.clock/w#0"})
+        if args.writes > 0:
+            provider.call("io.widgetd.Provider.DeleteTimeline", {"widget": "com.example.clock/w#0"})
+        else:
+            # A baseline: the stranger alone for as long, what the machine's load costs it.
+            time.sleep(10)
         deleted = time.monotonic()
         time.sleep(0.5)
         os.close(stop_write)
         with os.fdopen(out_read) as f:
-            latencies = json.loads(f.read() or "[]")
+            samples = json.loads(f.read() or "[]")
         os.waitpid(child, 0)
+        baseline = [latency for due, latency in samples if baseline_from <= due < started]
+        latencies = [latency for due, latency in samples if due >= started]
         gaps = [b - a for a, b in zip(pings, pings[1:])]
         result = {
             "sync_delay_ms": args.sync_delay_ms, "writes": args.writes,
@@ -150,18 +163,28 @@ def main():
             "stranger_p50_ms": round(percentile(latencies, 0.50), 1),
             "stranger_p99_ms": round(percentile(latencies, 0.99), 1),
             "stranger_max_ms": round(max(latencies), 1),
+            "baseline_p99_ms": round(percentile(baseline, 0.99), 1),
+            "baseline_max_ms": round(max(baseline), 1),
             "watchdog_usec": int(args.watchdog_sec * 1_000_000),
             "watchdog_max_gap_ms": round(max(gaps) * 1000, 1) if gaps else None,
         }
     finally:
         stopping.set()
         daemon.kill()
+        receiver.join()
         notify.close()
         fs.cut()
     print(json.dumps(result))
     failures = []
-    if result["stranger_p99_ms"] > P99_LIMIT_MS:
-        failures.append(f"stranger p99 {result['stranger_p99_ms']} ms > {P99_LIMIT_MS} ms")
+    # On a machine whose own load already costs the stranger more than half the bound
+    # (the baseline, measured alone just before), the p99 is judged beside it.
+    p99_limit = P99_LIMIT_MS
+    if result["baseline_p99_ms"] > P99_LIMIT_MS / 2:
+        p99_limit = result["baseline_p99_ms"] + P99_LIMIT_MS
+        print(f"slow-sync: a loaded machine (the stranger alone: p99 {result['baseline_p99_ms']} ms): "
+              f"the p99 bound is {p99_limit} ms", file=sys.stderr)
+    if result["stranger_p99_ms"] > p99_limit:
+        failures.append(f"stranger p99 {result['stranger_p99_ms']} ms > {p99_limit} ms")
     if result["stranger_max_ms"] > MAX_LIMIT_MS:
         failures.append(f"stranger max {result['stranger_max_ms']} ms > {MAX_LIMIT_MS} ms")
     if result["watchdog_max_gap_ms"] is None or result["watchdog_max_gap_ms"] > args.watchdog_sec * 1000:

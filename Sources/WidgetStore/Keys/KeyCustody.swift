@@ -14,6 +14,7 @@
 // It throws `KeyError` (the ledger's errors carried as `.ledger`, an injected source's
 // `StoreError` as `.source`); the facade maps it with `StoreError.init(_: KeyError)`.
 
+import Glibc
 import FoundationEssentials
 import SecureMemory
 import WidgetCrypto
@@ -287,6 +288,10 @@ final class KeyCustody {
         // A counter that fails after the keybag is written still leaves the attempt
         // counted, here as on disk: the delay and the wipe limit apply to it.
         let saved = Result { () throws(KeyError) in try save(updated) }
+        // Not written (a full disk past its reserve): counted here all the same, so that
+        // the delay and the wipe limit apply to it in this run (fail closed: a guess
+        // answered with an error must not be a free one), and the next save writes it.
+        if case .failure = saved, keybag.failedAttempts < updated.failedAttempts { keybag = updated }
         if let limit = configuration.wipeAfterFailedAttempts, limit > 0, keybag.failedAttempts >= limit { wipeDue = true }
         try saved.get()
         throw .wrongPasscode(failedAttempts: keybag.failedAttempts, retryAfter: delayAfterFailures(now: now))
@@ -405,10 +410,21 @@ final class KeyCustody {
         try anchor.anchor([.keybag]) { (values) throws(KeyError) in
             var anchored = updated
             anchored.anchors = values
-            try anchored.save(stateDirectory: stateDirectory, macKey: subkeys.keybagMAC)
+            do throws(KeyError) {
+                try anchored.save(stateDirectory: stateDirectory, macKey: subkeys.keybagMAC)
+            } catch .ledger(.io(let operation, let path, let errno)) where errno.rawValue == ENOSPC {
+                // A full file system: the room held back for the owner's way out, once.
+                guard roomOnFullDisk() else { throw .ledger(.io(operation: operation, path: path, errno: errno)) }
+                try anchored.save(stateDirectory: stateDirectory, macKey: subkeys.keybagMAC)
+            }
             keybag = anchored
         }
     }
+
+    /// Gives back room on a full file system for a keybag save (the store's space
+    /// reserve, `SpaceReserve`); `true` if it did. The keybag carries the owner's way
+    /// out: the count of a wrong passcode, its reset, a passcode change.
+    var roomOnFullDisk: () -> Bool = { false }
 
     /// Anchors a store whose files carry no anchor yet (made before anchors, in tpm2
     /// mode, on a counter never incremented): the keybag and, through `saveCatalog`, the

@@ -164,6 +164,7 @@ public final class TimelineStore {
                 keybag: keybagAnchors, catalog: ledger.loadedAnchors, keybagPath: keybagPath,
                 catalogPath: catalogPath, adoptUnanchored: startOver, catalogLost: catalogLost)
         }
+        custody.roomOnFullDisk = { [reserve] in reserve.release() }
         report.finishedInterruptedWipe = finishedWipe
         report.startedOver = erased
         openReport = report

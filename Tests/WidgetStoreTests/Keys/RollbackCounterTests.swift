@@ -203,7 +203,7 @@ final class FakeRollbackCounter: RollbackCounter, @unchecked Sendable {
         }
         #expect(counter.incrementCount == start)
         try store.deleteTimeline(widget("com.example.w/3"))
-        #expect(counter.incrementCount <= start + 1, "a delete folds the widget's journaled writes (one anchor) and no more")
+        #expect(counter.incrementCount <= start + 1, "a delete saves the catalog unanchored: no increment of its own")
         try store.checkpoint()
         let afterStop = counter.incrementCount
         #expect(afterStop >= start + 1 && afterStop <= start + 2)

@@ -111,6 +111,66 @@ import WidgetModel
         }
     }
 
+    /// The owner's way back on a full disk: lock, a wrong passcode (counted), the right
+    /// one (the count reset): each writes the keybag at most, which the reserve makes room for.
+    @Test(.enabled(if: isRoot, "mounting a tmpfs needs root"))
+    func theOwnerCanLockAndUnlockOnAFullDisk() throws {
+        let m = try MountedFixture(size: "3m")
+        do {
+            let store = try m.fixture.open()
+            try store.setPasscode(current: nil, new: secure("1234"), now: .at(t0))
+        }
+        do {
+            let store = try m.fixture.open()
+            m.fill()
+            // Counted durably: the reserve made room for the keybag.
+            #expect(throws: StoreError.wrongPasscode(failedAttempts: 1, retryAfter: nil)) {
+                try store.unlock(passcode: secure("0000"), now: .at(t0))
+            }
+            // Dropped: a crash.
+        }
+        // A start on the full disk finds it counted, and takes the room given back again.
+        let store = try m.fixture.open()
+        #expect(store.failedAttempts == 1)
+        try store.unlock(passcode: secure("1234"), now: .at(t0.addingTimeInterval(600)))
+        #expect(store.deviceState == .unlocked)
+        #expect(store.failedAttempts == 0)
+        store.lock(now: .at(t0.addingTimeInterval(700)))
+        #expect(store.deviceState == .locked)
+        // A start on the still-full disk (a crash) finds the reset count.
+        let reopened = try m.fixture.open()
+        #expect(reopened.failedAttempts == 0)
+        #expect(reopened.deviceState == .beforeFirstUnlock)
+    }
+
+    /// With no room at all (the reserve gone), a wrong passcode is still counted, in
+    /// memory: its answer is an error, but never a free guess.
+    @Test(.enabled(if: isRoot, "mounting a tmpfs needs root"))
+    func aWrongPasscodeThatCannotBeWrittenIsStillCounted() throws {
+        let m = try MountedFixture(size: "3m")
+        do {
+            let store = try m.fixture.open()
+            try store.setPasscode(current: nil, new: secure("1234"), now: .at(t0))
+        }
+        let store = try m.fixture.open()
+        unlink("\(m.state)/\(SpaceReserve.fileName)")
+        m.fill()
+        do {
+            try store.unlock(passcode: secure("0000"), now: .at(t0))
+            Issue.record("a wrong passcode unlocked")
+        } catch {
+            #expect(isNoSpace(error), "\(error)")
+        }
+        #expect(store.failedAttempts == 1)
+        for guess in ["1111", "2222", "3333", "4444", "5555"] {
+            _ = try? store.unlock(passcode: secure(guess), now: .at(t0))
+        }
+        // The delay schedule applies: the guesses after the first free ones wait.
+        #expect(throws: StoreError.self) { try store.unlock(passcode: secure("1234"), now: .at(t0)) }
+        #expect(store.failedAttempts >= 5)
+        #expect(store.deviceState == .beforeFirstUnlock)
+    }
+
     @Test(.enabled(if: isRoot, "mounting a tmpfs needs root"))
     func aDeleteThatFailsOnAFullDiskDeletesNothing() throws {
         let m = try MountedFixture(size: "3m")
