@@ -58,7 +58,7 @@ import WidgetModel
             environment["MAKEFLAGS"] = nil
             environment["WIDGETD_NO_BUILD"] = noBuild ? "1" : nil
             let run = try ChildProcess.run(
-                "/usr/bin/make", ["-n", "-C", Self.root.path, "-f", "debian/rules", "override_dh_auto_build"],
+                "/usr/bin/make", ["-n", "-C", Self.root.path, "-f", "debian/rules", "override_dh_auto_build-arch"],
                 environment: environment
             )
             #expect(run.status == 0, "\(run.error)")
