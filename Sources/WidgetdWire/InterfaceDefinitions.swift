@@ -209,9 +209,12 @@ extension InterfaceDefinition {
         # Deletes a widget's timeline.
         method DeleteTimeline(widget: string) -> ()
 
-        # Streams reload requests for the caller's providers (call with "more").
+        # Streams reload requests (call with "more"): for the one provider named, which
+        # the caller must be allowed to provide (an administrator may name any), else for
+        # every provider the caller may provide (an administrator: every provider). On a
+        # per-user instance every app runs as the owner, so a provider names itself.
         # "reason" is one of "due" or "requested".
-        method WatchReloads() -> (widget: string, reason: string)
+        method WatchReloads(provider: ?string) -> (widget: string, reason: string)
 
         # A registered provider, as its providers.d/ file declares it.
         type ProviderInfo (

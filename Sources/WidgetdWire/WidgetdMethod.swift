@@ -32,7 +32,7 @@ public enum WidgetdMethod: String, Sendable, Hashable, CaseIterable {
     case closeTimeline = "io.widgetd.Provider.CloseTimeline"
     /// `DeleteTimeline(widget)`.
     case deleteTimeline = "io.widgetd.Provider.DeleteTimeline"
-    /// `WatchReloads() -> (widget, reason)`, streamed.
+    /// `WatchReloads(provider?) -> (widget, reason)`, streamed.
     case watchReloads = "io.widgetd.Provider.WatchReloads"
     /// `ListProviders() -> (providers, disabled?)`: the registered providers the caller may see.
     case listProviders = "io.widgetd.Provider.ListProviders"

@@ -315,6 +315,16 @@ public struct TimelineReply: Codable, Sendable, Equatable {
     }
 }
 
+/// `WatchReloads(provider?)`: the one provider whose reload requests the stream carries
+/// (`nil`: every provider the caller may provide).
+public struct WatchReloadsParameters: Codable, Sendable, Equatable {
+    /// The provider id, e.g. `com.example.weather`.
+    public var provider: String?
+
+    /// A subscription, to one provider's requests or to all the caller may hear.
+    public init(provider: String? = nil) { self.provider = provider }
+}
+
 /// A reload request streamed by `WatchReloads`.
 public struct ReloadRequest: Codable, Sendable, Equatable {
     /// Why the provider is asked.
