@@ -114,13 +114,18 @@ public final class WidgetdClient: Sendable {
         _ = try await call(.deleteTimeline, WidgetParameters(widget: widget), as: Empty.self)
     }
 
-    /// `WatchReloads()`: reload requests for the caller's providers (an admin's: all).
+    /// `WatchReloads(provider?)`: reload requests for `provider`'s widgets, or with `nil`
+    /// for every provider the caller may provide (an admin's: all). A provider names
+    /// itself: on a per-user instance every app runs as the owner, who may provide all.
     ///
     /// The daemon sends nothing until a reload is wanted; `whenSent` runs once the call is
     /// written (or the stream failed first), so that a caller can write its first
     /// timelines after subscribing.
-    public func watchReloads(whenSent: (@Sendable () -> Void)? = nil) -> AsyncThrowingStream<ReloadRequest, any Error> {
-        ReplyStream.open(socketPath: socketPath, method: .watchReloads, parameters: Empty(), whenSent: whenSent) {
+    public func watchReloads(
+        provider: String? = nil, whenSent: (@Sendable () -> Void)? = nil
+    ) -> AsyncThrowingStream<ReloadRequest, any Error> {
+        let parameters = WatchReloadsParameters(provider: provider)
+        return ReplyStream.open(socketPath: socketPath, method: .watchReloads, parameters: parameters, whenSent: whenSent) {
             (reply) throws(WidgetdError) in
             try WireCoding.decode(ReloadRequest.self, from: reply)
         }

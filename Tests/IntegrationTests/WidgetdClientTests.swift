@@ -104,6 +104,88 @@ import WidgetdWire
         print("WidgetdClient ReloadTimelines → provider → PutTimeline → Watch round trip: median \(sorted[sorted.count / 2]), min \(sorted[0]), max \(sorted[sorted.count - 1])")
     }
 
+    /// A runner outlives widgetd: when the daemon stops, it waits (by its backoff, on its
+    /// injected sleep) and, once widgetd is back, subscribes again and rewrites its widget.
+    /// It also writes on its own schedule, and names its provider: another provider's
+    /// widget is never rewritten by a `ReloadTimelines()` of every provider.
+    @Test(.timeLimit(.minutes(10)))
+    func aTimelineRunnerReconnectsAfterARestartAndRewritesItsWidgets() async throws {
+        let daemon = try DaemonProcess()
+        try daemon.start()
+        let widget = "com.example.clock/counter"
+        let client = WidgetdClient(socketPath: daemon.socketPath)
+        try await client.putTimeline(
+            widget: "com.example.weather/forecast",
+            entries: [Entry(date: Date(), fields: FieldList([("t", Field(value: .string("7 °C")))]))], policy: .never)
+        let counter = Counter()
+        let (calls, told) = AsyncStream.makeStream(of: ReloadRequest.Reason?.self)
+        // Waits of the backoff are told here, then let through at once: no real time passes.
+        let (waits, waited) = AsyncStream.makeStream(of: Duration.self)
+        let runner = TimelineRunner(
+            client: client, provider: CountingProvider(counter: counter, calls: told), widgets: [widget],
+            backoff: ReconnectBackoff(initial: .milliseconds(100), maximum: .milliseconds(400)),
+            sleep: { duration in
+                waited.yield(duration)
+                try await Task.sleep(for: .milliseconds(20))
+            })
+        #expect(try runner.providerID() == "com.example.clock")
+        let running = Task { try await runner.run() }
+        defer { running.cancel() }
+        var asked = calls.makeAsyncIterator()
+        #expect(await asked.next() == .some(nil))
+
+        daemon.stop()
+        var backoff = waits.makeAsyncIterator()
+        // Doubling up to its maximum while nobody answers.
+        #expect(await backoff.next() == .milliseconds(100))
+        #expect(await backoff.next() == .milliseconds(200))
+        #expect(await backoff.next() == .milliseconds(400))
+        #expect(await backoff.next() == .milliseconds(400))
+        try daemon.start()
+        // Back: the runner subscribed again and rewrote its widget on its own.
+        #expect(await asked.next() == .some(nil))
+        let generation = try await client.timeline(widget: widget).generation
+        #expect(generation >= 2)
+
+        // Named: a reload of every provider reaches it for its widget only.
+        let weather = try await client.timeline(widget: "com.example.weather/forecast").generation
+        try await client.reloadTimelines()
+        while await asked.next() != .some(.requested) {}
+        #expect(try await client.timeline(widget: "com.example.weather/forecast").generation == weather)
+    }
+
+    @Test func aTimelineRunnerWritesOnItsOwnScheduleToo() async throws {
+        let daemon = try DaemonProcess()
+        try daemon.start()
+        let client = WidgetdClient(socketPath: daemon.socketPath)
+        let counter = Counter()
+        let (calls, told) = AsyncStream.makeStream(of: ReloadRequest.Reason?.self)
+        let (ticks, tick) = AsyncStream.makeStream(of: Void.self)
+        let runner = TimelineRunner(
+            client: client, provider: CountingProvider(counter: counter, calls: told), widgets: ["com.example.clock/counter"],
+            refreshInterval: .seconds(3600),
+            // The hour passes when the test says so.
+            sleep: { _ in for await _ in ticks { return }; try Task.checkCancellation() })
+        let running = Task { try await runner.run() }
+        defer { running.cancel() }
+        var asked = calls.makeAsyncIterator()
+        #expect(await asked.next() == .some(nil))
+        tick.yield()
+        #expect(await asked.next() == .some(nil))
+        #expect(counter.value.load(ordering: .sequentiallyConsistent) == 2)
+        #expect(try await client.timeline(widget: "com.example.clock/counter").generation == 2)
+    }
+
+    @Test func aTimelineRunnerServesOneProvider() {
+        let client = WidgetdClient(socketPath: "/nonexistent")
+        let provider = CountingProvider(counter: Counter(), calls: nil)
+        for widgets: Set<String> in [[], ["com.example.clock/a", "com.example.mail/b"]] {
+            #expect(throws: WidgetdError.invalidParameter(parameter: "widgets")) {
+                try TimelineRunner(client: client, provider: provider, widgets: widgets).providerID()
+            }
+        }
+    }
+
     @Test func aHostStreamGoesContentPlaceholderContentAcrossLockAndUnlock() async throws {
         let daemon = try DaemonProcess(daemon: ["ClassAGraceSec=0"])
         try daemon.start()
