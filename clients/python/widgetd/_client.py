@@ -329,11 +329,13 @@ class Client:
         """Deletes a widget's timeline."""
         self._run(wire.delete_timeline(widget))
 
-    def watch_reloads(self) -> Stream:
-        """Each reload request for the caller's providers: dicts with ``widget``
-        and ``reason`` (``"due"`` or ``"requested"``). Answer one by writing the
-        widget's timeline again."""
-        return Stream(self.socket_path, wire.watch_reloads())
+    def watch_reloads(self, provider: Optional[str] = None) -> Stream:
+        """Each reload request for ``provider``'s widgets (None: every provider the
+        caller may provide, which on a per-user instance is every provider): dicts
+        with ``widget`` and ``reason`` (``"due"`` or ``"requested"``). Answer one by
+        writing the widget's timeline again. A provider names itself, or uses
+        :class:`widgetd.Provider`, which does, and reconnects."""
+        return Stream(self.socket_path, wire.watch_reloads(provider))
 
     # --- io.widgetd.Host ---------------------------------------------------------
 

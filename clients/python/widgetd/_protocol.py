@@ -407,9 +407,10 @@ def watch(widget: str, surface: str) -> Call:
     )
 
 
-def watch_reloads() -> Call:
-    """``io.widgetd.Provider.WatchReloads`` (with ``more``): ``widget`` and ``reason``."""
-    return Call("io.widgetd.Provider.WatchReloads", result=lambda p: p)
+def watch_reloads(provider: Optional[str] = None) -> Call:
+    """``io.widgetd.Provider.WatchReloads`` (with ``more``): ``widget`` and ``reason``,
+    for ``provider``'s widgets only when it is given."""
+    return Call("io.widgetd.Provider.WatchReloads", _without_none({"provider": provider}), result=lambda p: p)
 
 
 def monitor() -> Call:
