@@ -106,6 +106,9 @@ public struct TimelineRunner<Provider: TimelineProvider>: Sendable {
         let (subscribed, sent) = AsyncStream.makeStream(of: Void.self)
         let requests = client.watchReloads(provider: provider) { sent.finish() }
         for await _ in subscribed {}
+        // `whenSent` also runs when the stream could not connect: a daemon still away is
+        // found here, before the provider is asked for timelines that could not be written.
+        _ = try await client.status()
         let (events, sink) = AsyncStream.makeStream(of: Event.self)
         let reader = Task {
             do {

@@ -129,10 +129,15 @@ import WidgetdWire
                 try await Task.sleep(for: .milliseconds(20))
             })
         #expect(try runner.providerID() == "com.example.clock")
-        let running = Task { try await runner.run() }
+        let failure = Mutex<String?>(nil)
+        let running = Task {
+            do { try await runner.run() } catch { failure.withLock { $0 = "\(error)" } }
+        }
         defer { running.cancel() }
         var asked = calls.makeAsyncIterator()
         #expect(await asked.next() == .some(nil))
+        // Written (the provider is asked first, then the write goes out).
+        #expect(try await Self.eventually { (try? await client.timeline(widget: widget).generation) == 1 })
 
         daemon.stop()
         var backoff = waits.makeAsyncIterator()
@@ -142,10 +147,12 @@ import WidgetdWire
         #expect(await backoff.next() == .milliseconds(400))
         #expect(await backoff.next() == .milliseconds(400))
         try daemon.start()
-        // Back: the runner subscribed again and rewrote its widget on its own.
+        // Back: the runner subscribed again and rewrote its widget on its own (the
+        // provider is asked only once widgetd answers, then the write follows).
         #expect(await asked.next() == .some(nil))
-        let generation = try await client.timeline(widget: widget).generation
-        #expect(generation >= 2)
+        #expect(
+            try await Self.eventually { try await client.timeline(widget: widget).generation >= 2 },
+            "the runner ended: \(failure.withLock { $0 } ?? "no")")
 
         // Named: a reload of every provider reaches it for its widget only.
         let weather = try await client.timeline(widget: "com.example.weather/forecast").generation
