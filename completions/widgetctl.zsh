@@ -258,7 +258,7 @@ _widgetctl_settings_set() {
     case "${state}" in
     command)
         local -ar subcommands=(
-            'lock-screen-widgets:Whether Lock Screen widgets show their content while locked (off: redacted).'
+            'lock-screen-widgets:Which Lock Screen widgets show their content while locked (the others: redacted).'
             'hide-sensitive-complications:Which widgets are redacted on the always-on display.'
         )
         _describe -V subcommand subcommands && ret=0
@@ -277,9 +277,10 @@ _widgetctl_settings_set() {
 
 _widgetctl_settings_set_lock-screen-widgets() {
     local -i ret=1
-    local -ar _value=('on' 'off')
+    local -ar _value=('on' 'off' 'selected')
     local -ar arg_specs=(
         ':value:{__widgetctl_complete "${_value[@]}"}'
+        '*:widgets:{__widgetctl_custom_complete ---completion settings set lock-screen-widgets -- positional@1 "${current_word_index}" "$(__widgetctl_cursor_index_in_current_word)"}'
         '--socket[The daemon'\''s socket (default\: $WIDGETD_SOCKET, else /run/widgetd/widgetd.sock as root, else $XDG_RUNTIME_DIR/widgetd/widgetd.sock).]:path:_files'
         '--json[Print results and errors as JSON, for scripts.]'
         '--version[Show the version.]'

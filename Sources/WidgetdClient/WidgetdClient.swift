@@ -66,12 +66,12 @@ public final class WidgetdClient: Sendable {
 
     /// `SetSettings(…)`: changes the given settings (`nil` keeps one) and returns all of them.
     public func setSettings(
-        lockScreenWidgetsAccess: Bool? = nil, hideSensitiveComplications: HideSensitiveComplications? = nil,
-        hiddenComplications: [String]? = nil
+        lockScreenWidgetsAccess: Bool? = nil, hiddenLockScreenWidgets: [String]? = nil,
+        hideSensitiveComplications: HideSensitiveComplications? = nil, hiddenComplications: [String]? = nil
     ) async throws(WidgetdError) -> Settings {
         let parameters = SetSettingsParameters(
-            lockScreenWidgetsAccess: lockScreenWidgetsAccess, hideSensitiveComplications: hideSensitiveComplications?.rawValue,
-            hiddenComplications: hiddenComplications)
+            lockScreenWidgetsAccess: lockScreenWidgetsAccess, hiddenLockScreenWidgets: hiddenLockScreenWidgets,
+            hideSensitiveComplications: hideSensitiveComplications?.rawValue, hiddenComplications: hiddenComplications)
         return try await call(.setSettings, parameters, as: SettingsReply.self).settings
     }
 

@@ -17,6 +17,8 @@ extension InterfaceDefinition {
         type Settings (
           # "Lock Screen widgets: allow access when locked".
           lockScreenWidgetsAccess: bool,
+          # Widget ids redacted on a locked lock screen even while access is on.
+          hiddenLockScreenWidgets: []string,
           # One of "off", "all" or "selected".
           hideSensitiveComplications: string,
           # Widget ids hidden on the always-on display when the setting is "selected".
@@ -106,6 +108,7 @@ extension InterfaceDefinition {
         # "hideSensitiveComplications" is one of "off", "all" or "selected".
         method SetSettings(
           lockScreenWidgetsAccess: ?bool,
+          hiddenLockScreenWidgets: ?[]string,
           hideSensitiveComplications: ?string,
           hiddenComplications: ?[]string
         ) -> (settings: Settings)

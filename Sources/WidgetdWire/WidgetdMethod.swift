@@ -14,7 +14,7 @@ public enum WidgetdMethod: String, Sendable, Hashable, CaseIterable {
     case wipe = "io.widgetd.Device.Wipe"
     /// `GetSettings() -> (settings)`.
     case getSettings = "io.widgetd.Device.GetSettings"
-    /// `SetSettings(lockScreenWidgetsAccess?, hideSensitiveComplications?, hiddenComplications?) -> (settings)`.
+    /// `SetSettings(lockScreenWidgetsAccess?, hiddenLockScreenWidgets?, hideSensitiveComplications?, hiddenComplications?) -> (settings)`.
     case setSettings = "io.widgetd.Device.SetSettings"
     /// `ReportPasscodeOutOfStep() -> ()`: the passcode no longer follows the login password.
     case reportPasscodeOutOfStep = "io.widgetd.Device.ReportPasscodeOutOfStep"

@@ -271,6 +271,23 @@ import WidgetdWire
         await #expect(throws: WidgetdError.self) { _ = try await client.status() }
     }
 
+    @Test func oneWidgetHiddenOnTheLockScreenThroughTheSwiftClient() async throws {
+        let daemon = try DaemonProcess()
+        try daemon.start()
+        let client = WidgetdClient(socketPath: daemon.socketPath)
+        let widget = "com.example.clock/hidden"
+        try await client.putTimeline(
+            widget: widget,
+            entries: [Entry(date: Date(), fields: FieldList([("t", Field(value: .string("x"), privacy: .sensitive))]))],
+            policy: .never)
+        let settings = try await client.setSettings(hiddenLockScreenWidgets: [widget])
+        #expect(settings.hiddenLockScreenWidgets == [try WidgetID(widget)])
+        #expect(settings.lockScreenWidgetsAccess)
+        try await client.lock()
+        #expect(try await client.presentation(widget: widget, surface: .lockScreen).mode == .redacted)
+        #expect(try await client.presentation(widget: widget, surface: .homeScreen).mode == .content)
+    }
+
     @Test func theDaemonsErrorsArriveAsTheirCases() async throws {
         let daemon = try DaemonProcess()
         try daemon.start()

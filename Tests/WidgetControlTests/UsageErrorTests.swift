@@ -23,7 +23,7 @@ import Testing
         (["passcode", "reset"], "Error: Unexpected argument 'reset'"),
         (["settings", "get"], "Error: Unexpected argument 'get'"),
         (["settings", "set"], "Error: missing subcommand"),
-        (["settings", "set", "lock-screen-widgets", "maybe"], "Error: The value 'maybe' is invalid for '<value>'. Please provide one of 'on' and 'off'."),
+        (["settings", "set", "lock-screen-widgets", "maybe"], "Error: The value 'maybe' is invalid for '<value>'. Please provide one of 'on', 'off' or 'selected'."),
         (["settings", "set", "hide-sensitive-complications", "all", "a/b"],
          "Error: widgets are given only with 'selected', not after 'all': 'a/b'"),
         (["settings", "set", "hide-sensitive-complications", "selected", "bad"],

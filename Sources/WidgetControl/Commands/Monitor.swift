@@ -36,7 +36,11 @@ extension Widgetctl {
                 if settings.hideSensitiveComplications == .selected {
                     hide += " (" + settings.hiddenComplications.map(\.description).joined(separator: ", ") + ")"
                 }
-                return "settings: lock-screen-widgets \(settings.lockScreenWidgetsAccess ? "on" : "off"), "
+                var lockScreen = settings.lockScreenWidgetsAccess ? "on" : "off"
+                if settings.lockScreenWidgetsAccess && !settings.hiddenLockScreenWidgets.isEmpty {
+                    lockScreen = "selected (" + settings.hiddenLockScreenWidgets.map(\.description).joined(separator: ", ") + ")"
+                }
+                return "settings: lock-screen-widgets \(lockScreen), "
                     + "hide-sensitive-complications \(hide)"
             case .state:
                 let lockedBy = event.lockedBy.map { ", locked by \($0)" } ?? ""

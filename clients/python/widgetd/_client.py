@@ -274,8 +274,8 @@ class Client:
         )
 
     def settings(self) -> Dict[str, Any]:
-        """The settings (``lockScreenWidgetsAccess``, ``hideSensitiveComplications``,
-        ``hiddenComplications``)."""
+        """The settings (``lockScreenWidgetsAccess``, ``hiddenLockScreenWidgets``,
+        ``hideSensitiveComplications``, ``hiddenComplications``)."""
         return self._run(wire.settings())
 
     def set_settings(
@@ -283,10 +283,17 @@ class Client:
         lock_screen_widgets_access: Optional[bool] = None,
         hide_sensitive_complications: Optional[str] = None,
         hidden_complications: Optional[Sequence[str]] = None,
+        hidden_lock_screen_widgets: Optional[Sequence[str]] = None,
     ) -> Dict[str, Any]:
         """Changes the settings given (``hide_sensitive_complications`` is ``"off"``,
-        ``"all"`` or ``"selected"``) and returns all of them."""
-        return self._run(wire.set_settings(lock_screen_widgets_access, hide_sensitive_complications, hidden_complications))
+        ``"all"`` or ``"selected"``; ``hidden_lock_screen_widgets`` lists the widgets
+        redacted on the locked lock screen even while access is on) and returns all
+        of them."""
+        return self._run(
+            wire.set_settings(
+                lock_screen_widgets_access, hide_sensitive_complications, hidden_complications, hidden_lock_screen_widgets
+            )
+        )
 
     def monitor(self) -> Stream:
         """Each state or settings change, as a ``DeviceEvent`` dict (``kind``,

@@ -251,6 +251,7 @@ def set_settings(
     lock_screen_widgets_access: Optional[bool],
     hide_sensitive_complications: Optional[str],
     hidden_complications: Optional[Sequence[str]],
+    hidden_lock_screen_widgets: Optional[Sequence[str]] = None,
 ) -> Call:
     """``io.widgetd.Device.SetSettings``: all the settings after the change."""
     return Call(
@@ -258,6 +259,9 @@ def set_settings(
         _without_none(
             {
                 "lockScreenWidgetsAccess": lock_screen_widgets_access,
+                "hiddenLockScreenWidgets": (
+                    list(hidden_lock_screen_widgets) if hidden_lock_screen_widgets is not None else None
+                ),
                 "hideSensitiveComplications": hide_sensitive_complications,
                 "hiddenComplications": list(hidden_complications) if hidden_complications is not None else None,
             }

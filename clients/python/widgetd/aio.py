@@ -273,10 +273,13 @@ class Client:
         lock_screen_widgets_access: Optional[bool] = None,
         hide_sensitive_complications: Optional[str] = None,
         hidden_complications: Optional[Sequence[str]] = None,
+        hidden_lock_screen_widgets: Optional[Sequence[str]] = None,
     ) -> Dict[str, Any]:
         """As :meth:`widgetd.Client.set_settings`."""
         return await self._run(
-            wire.set_settings(lock_screen_widgets_access, hide_sensitive_complications, hidden_complications)
+            wire.set_settings(
+                lock_screen_widgets_access, hide_sensitive_complications, hidden_complications, hidden_lock_screen_widgets
+            )
         )
 
     def monitor(self) -> Stream:
