@@ -106,9 +106,9 @@ import Testing
         #expect(result.exitCode == 0)
         let lines = result.standardOutput.split(separator: "\n")
         #expect(lines.count == 2)
-        // The content presentation, keys sorted, its number digit for digit.
-        #expect(lines[1] == #"{"entry":{"fields":{"n":{"value":21.0}}},"luminanceReduced":true,"mode":"content","#
-            + #""reasons":["invalidated"],"stale":true,"surface":"alwaysOn","widget":"a/b"}"#)
+        // The content presentation as sent: members in their order, its number digit for digit.
+        #expect(lines[1] == #"{"widget":"a/b","surface":"alwaysOn","mode":"content","reasons":["invalidated"],"#
+            + #""luminanceReduced":true,"stale":true,"entry":{"fields":{"n":{"value":21.0}}}}"#)
         #expect(try Self.objects(result.standardOutput).allSatisfy { $0["timestamp"] == nil && $0["mode"] != nil })
     }
 

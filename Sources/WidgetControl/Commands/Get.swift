@@ -24,7 +24,8 @@ extension Widgetctl {
         func run(_ context: CommandContext) throws(CommandFailure) {
             let client = try context.connect()
             let reply = try context.call(on: client, .getPresentation, target.parameters)
-            let presentation = try context.decode(PresentationReply.self, from: reply).presentation
+            var presentation = try context.decode(PresentationReply.self, from: reply).presentation
+            presentation.entry.fields = presentation.entry.fields.ordered(as: reply.fieldOrder)
             var reason: String?
             if presentation.mode == .placeholder {
                 if Self.isKnownNotStored(target.widget, on: client, context) {
@@ -33,8 +34,8 @@ extension Widgetctl {
                 }
                 reason = Self.placeholderReason(on: client, context)
             }
-            if context.json { return context.printJSON(reply.parameters) }
-            context.standardOutput.write(PreviewRenderer(color: context.color).render(presentation, placeholderReason: reason))
+            if context.json { return context.printJSON(reply) }
+            context.standardOutput.write(context.renderer.render(presentation, placeholderReason: reason))
         }
 
         /// Whether the caller may see `widget`'s provider (it is that provider's user or an

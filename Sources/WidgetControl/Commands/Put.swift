@@ -48,7 +48,7 @@ extension Widgetctl {
                 texts["family"] = nil
             }
             let reply = try context.call(.putTimeline, parameters, texts: texts)
-            if context.json { return context.printJSON(reply.parameters) }
+            if context.json { return context.printJSON(reply) }
             let generation = try context.decode(GenerationReply.self, from: reply).generation
             context.print("Stored \(widget), generation \(generation).")
         }

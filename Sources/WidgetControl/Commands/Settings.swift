@@ -110,7 +110,7 @@ extension Widgetctl {
 
         /// Prints the settings a reply carries.
         static func print(_ reply: VarlinkReplyMessage, _ context: CommandContext) throws(CommandFailure) {
-            if context.json { return context.printJSON(reply.parameters) }
+            if context.json { return context.printJSON(reply) }
             let settings = try context.decode(SettingsReply.self, from: reply).settings
             for line in SettingsText.lines(settings) { context.print(line) }
         }

@@ -38,7 +38,7 @@ extension Widgetctl {
                 secret.wipe()
                 throw Self.notingRepeat(error, failedAttemptsBefore: status.parameters["failedAttempts"])
             }
-            if context.json { return context.printJSON(reply.parameters) }
+            if context.json { return context.printJSON(reply) }
             context.print("Unlocked.")
         }
 

@@ -37,14 +37,14 @@ extension Widgetctl {
         }
 
         func run(_ context: CommandContext) throws(CommandFailure) {
-            let renderer = PreviewRenderer(color: context.color)
+            let renderer = context.renderer
             let waybar = WaybarFormat(fields: fields)
             try context.stream(.watch, target.parameters) { reply throws(CommandFailure) in
                 switch format {
                 case .json:
                     // Checked like every reply, then printed exactly as the daemon sent it.
                     _ = try context.decode(PresentationReply.self, from: reply)
-                    return context.printJSON(reply.parameters["presentation"] ?? .null)
+                    return context.standardOutput.write((reply.orderedParameters["presentation"] ?? .null).text + "\n")
                 case .waybar:
                     let presentation = try context.decode(PresentationReply.self, from: reply).presentation
                     return context.print(waybar.line(for: presentation))
@@ -57,7 +57,8 @@ extension Widgetctl {
                     stamped["timestamp"] = .string(timestamp)
                     return context.printJSON(stamped)
                 }
-                let presentation = try context.decode(PresentationReply.self, from: reply).presentation
+                var presentation = try context.decode(PresentationReply.self, from: reply).presentation
+                presentation.entry.fields = presentation.entry.fields.ordered(as: reply.fieldOrder)
                 // At a terminal each presentation replaces the last; in a pipe they follow each other.
                 if context.redraws { context.standardOutput.write(Self.clearScreen) }
                 context.print(timestamp)
