@@ -445,7 +445,7 @@ _widgetctl_watch() {
         ':widget:{__widgetctl_custom_complete ---completion watch -- positional@0 "${current_word_index}" "$(__widgetctl_cursor_index_in_current_word)"}'
         '--surface[The surface a host shows it on.]:surface:{__widgetctl_complete "${___surface[@]}"}'
         '--format[How each presentation is printed\: text (a preview), json (one presentation per line) or waybar (Waybar'\''s custom-module JSON).]:format:{__widgetctl_complete "${___format[@]}"}'
-        '*--field[With --format waybar\: a field the label shows, in the order given (repeat it; default\: every field, by name).]:name:'
+        '*--field[With --format waybar\: a field the label shows, in the order given (repeat it; default\: every field, in the provider'\''s order).]:name:'
         '--socket[The daemon'\''s socket (default\: $WIDGETD_SOCKET, else /run/widgetd/widgetd.sock as root, else $XDG_RUNTIME_DIR/widgetd/widgetd.sock).]:path:_files'
         '--json[Print results and errors as JSON, for scripts.]'
         '--version[Show the version.]'
