@@ -32,7 +32,7 @@ extension Widgetctl {
                     throw CommandFailure("no such widget \(target.widget) (widgetctl list shows the stored widgets)")
                         .reported(as: WidgetdErrorName.widgetNotFound.fullName, ["widget": .string(target.widget)])
                 }
-                reason = Self.placeholderReason(on: client, context)
+                reason = Self.emptyTimelineReason(target.widget, on: client, context) ?? Self.placeholderReason(on: client, context)
             }
             if context.json { return context.printJSON(reply) }
             context.standardOutput.write(context.renderer.render(presentation, placeholderReason: reason))
@@ -58,6 +58,16 @@ extension Widgetctl {
                 after = page.next
             } while after != nil
             return true
+        }
+
+        /// When the caller may read the stored timeline (its provider's user, an
+        /// administrator) and it has no entries, that is why: there is no current entry
+        /// to show. `nil` otherwise (refused, unreadable, not stored, or with entries).
+        static func emptyTimelineReason(_ widget: String, on client: ClientSocket, _ context: CommandContext) -> String? {
+            guard let reply = try? context.call(on: client, .getTimeline, ["widget": .string(widget)]),
+                  let timeline = try? context.decode(TimelineReply.self, from: reply), timeline.entries.isEmpty
+            else { return nil }
+            return "its timeline has no entries (\"entries\": []): there is no current entry to show"
         }
 
         /// Why a widget shows its placeholder, from the lock state (`GetStatus`,
