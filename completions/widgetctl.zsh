@@ -339,7 +339,7 @@ _widgetctl_put() {
     local -ar ___family=('systemSmall' 'systemMedium' 'systemLarge' 'systemExtraLarge' 'accessoryCircular' 'accessoryRectangular' 'accessoryInline')
     local -ar arg_specs=(
         ':widget:{__widgetctl_custom_complete ---completion put -- positional@0 "${current_word_index}" "$(__widgetctl_cursor_index_in_current_word)"}'
-        ':file:_files -g '\''*.json'\'''
+        ':second:_files -g '\''*.json'\'''
         '--family[Widget family (e.g. systemSmall); overrides the file.]:family:{__widgetctl_complete "${___family[@]}"}'
         '--socket[The daemon'\''s socket (default\: $WIDGETD_SOCKET, else /run/widgetd/widgetd.sock as root, else $XDG_RUNTIME_DIR/widgetd/widgetd.sock).]:path:_files'
         '--json[Print results and errors as JSON, for scripts.]'
