@@ -113,6 +113,11 @@ public enum WidgetControl {
             let suggestion = CommandSuggestion.closest(to: unknown).map { "; did you mean '\($0)'?" } ?? ""
             let rest = text.split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false).dropFirst().first ?? ""
             text = "Error: unknown command '\(unknown)'\(suggestion)\n" + rest
+        } else if let unknown = CommandSuggestion.unknownSetting(in: arguments) {
+            let suggestion = NameSuggestion.closest(to: unknown, among: CommandSuggestion.settingNames)
+                .map { "; did you mean '\($0)'?" } ?? " (settings: \(CommandSuggestion.settingNames.joined(separator: ", ")))"
+            let rest = text.split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false).dropFirst().first ?? ""
+            text = "Error: unknown setting '\(unknown)'\(suggestion)\n" + rest
         }
         stderr.write(text)
         if arguments.prefix(while: { $0 != "--" }).contains("--json") {

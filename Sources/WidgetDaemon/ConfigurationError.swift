@@ -1,3 +1,5 @@
+import WidgetdWire
+
 /// Why a configuration file was rejected, with the file and line to fix.
 package struct ConfigurationError: Error, Sendable, Equatable, CustomStringConvertible {
     /// What is wrong.
@@ -53,8 +55,12 @@ package struct ConfigurationError: Error, Sendable, Equatable, CustomStringConve
         case .unreadable(let why): "cannot read the file: \(why)"
         case .malformedLine: "expected [Section], Key=Value or a comment"
         case .keyOutsideSection(let key): "'\(key)=' appears before any [Section]"
-        case .unknownSection(let section): "unknown section [\(section)]"
-        case .unknownKey(let section, let key): "unknown key '\(key)' in section [\(section)]"
+        case .unknownSection(let section):
+            "unknown section [\(section)]"
+                + (NameSuggestion.closest(to: section, among: (ConfigurationTable.sections + ["Provider"]).filter { $0 != section }).map { "; did you mean [\($0)]?" } ?? "")
+        case .unknownKey(let section, let key):
+            "unknown key '\(key)' in section [\(section)]"
+                + (NameSuggestion.closest(to: key, among: ConfigurationTable.keyNames(section: section)).map { "; did you mean \($0)=?" } ?? "")
         case .invalidValue(let key, let value, let expected): "invalid value '\(value)' for \(key)=: expected \(expected)"
         case .missingKey(let section, let key): "[\(section)] needs \(key)="
         case .noWriter: "[Provider] needs User= or Group=: otherwise nobody may write for it"

@@ -28,7 +28,9 @@ import Testing
          "Error: widgets are given only with 'selected', not after 'all': 'a/b'"),
         (["settings", "set", "hide-sensitive-complications", "selected", "bad"],
          "Error: widget id must be PROVIDER/KIND[#INSTANCE]: 'bad'"),
-        (["settings", "set", "volume", "11"], "Error: 2 unexpected arguments: 'volume', '11'"),
+        (["settings", "set", "volume", "11"],
+         "Error: unknown setting 'volume' (settings: lock-screen-widgets, hide-sensitive-complications)"),
+        (["settings", "set", "lockscreen-widgets", "off"], "Error: unknown setting 'lockscreen-widgets'; did you mean 'lock-screen-widgets'?"),
         (["reload", "a/b#c"], "Error: reload takes PROVIDER[/KIND], without #INSTANCE: 'a/b#c'"),
     ]
 

@@ -157,7 +157,7 @@ private struct TableResolver: AccountResolver {
         ("[Provider]\nUser=1\n", "providers.d/0.conf:1: error: [Provider] needs Id= (no provider of this file is registered)"),
         ("[Provider]\nId=com.example.a\n", "providers.d/0.conf:1: error: [Provider] needs User= or Group=: otherwise nobody may write for it (no provider of this file is registered)"),
         ("[Provider]\nId=com.example.a\nUser=1\nDataProtection=secret\n", "providers.d/0.conf:4: error: invalid value 'secret' for DataProtection=: expected complete, completeUnlessOpen, completeUntilFirstUserAuthentication, none (no provider of this file is registered)"),
-        ("[Provider]\nId=com.example.a\nUser=1\nDataProtecton=complete\n", "providers.d/0.conf:4: error: unknown key 'DataProtecton' in section [Provider] (no provider of this file is registered)"),
+        ("[Provider]\nId=com.example.a\nUser=1\nDataProtecton=complete\n", "providers.d/0.conf:4: error: unknown key 'DataProtecton' in section [Provider]; did you mean DataProtection=? (no provider of this file is registered)"),
         ("[Daemon]\nClassAGraceSec=1\n", "providers.d/0.conf:1: error: unknown section [Daemon] (no provider of this file is registered)"),
     ])
     func aBadProviderFileDisablesOnlyItsProviders(text: String, message: String) throws {
@@ -232,6 +232,16 @@ private struct TableResolver: AccountResolver {
         #expect(configuration.problems.map(\.description) == [
             "widgetd.conf:2: warning: unknown key 'Foo' in section [Daemon]",
             "widgetd.conf:5: warning: unknown section [Nonsense]",
+        ])
+    }
+
+    /// A near miss names what was meant: a key of its section, a section.
+    @Test func aMistypedKeyOrSectionSaysWhatWasMeant() throws {
+        let configuration = try parse(main: "[Daemon]\nClassAGraceSecs=3\n\n[Sesion]\nLockOnSleep=no\n\n[Access]\nadmingroup=wheel\n")
+        #expect(configuration.problems.map(\.description) == [
+            "widgetd.conf:2: warning: unknown key 'ClassAGraceSecs' in section [Daemon]; did you mean ClassAGraceSec=?",
+            "widgetd.conf:4: warning: unknown section [Sesion]; did you mean [Session]?",
+            "widgetd.conf:8: warning: unknown key 'admingroup' in section [Access]; did you mean AdminGroup=?",
         ])
     }
 
