@@ -129,6 +129,7 @@ private struct TableResolver: AccountResolver {
         ("[Daemon\n", "widgetd.conf:1: expected [Section], Key=Value or a comment"),
         ("[Daemon]\nClassAGraceSec=-1\n", "widgetd.conf:2: invalid value '-1' for ClassAGraceSec=: expected a time span such as 30s, 5min or 1h, from 0 to 1d"),
         ("[Daemon]\nClassAGraceSec=infinity\n", "widgetd.conf:2: invalid value 'infinity' for ClassAGraceSec=: expected a time span such as 30s, 5min or 1h, from 0 to 1d"),
+        ("[Session]\nRequirePasscodeAfterSec=400d\n", "widgetd.conf:2: invalid value '400d' for RequirePasscodeAfterSec=: expected a time span such as 30s, 5min or 1h, from 0 to 366d, or infinity"),
         ("[Daemon]\nIdleTimeoutSec=soon\n", "widgetd.conf:2: invalid value 'soon' for IdleTimeoutSec=: expected a time span such as 30s, 5min or 1h, from 0 to 1d, or infinity"),
         ("[Daemon]\nWipeAfterFailedAttempts=many\n", "widgetd.conf:2: invalid value 'many' for WipeAfterFailedAttempts=: expected a number of attempts, or off"),
         ("[Daemon]\nPasscodeKDF=fast\n", "widgetd.conf:2: invalid value 'fast' for PasscodeKDF=: expected interactive, moderate, sensitive or minimum"),
