@@ -103,8 +103,12 @@ struct ConfigurationProblem: Sendable, Equatable, CustomStringConvertible {
     /// `FILE:LINE: warning: reason`, as compilers print them; a disabled provider file
     /// says so.
     var description: String {
-        let place = error.line > 0 ? "\(error.file):\(error.line)" : error.file
-        let suffix = disablesProviderFile ? " (no provider of this file is registered)" : ""
-        return "\(place): \(severity.rawValue): \(error.reasonText)\(suffix)"
+        "\(place): \(severity.rawValue): \(error.reasonText)\(suffix)"
     }
+
+    /// `FILE:LINE: reason`, for a log line, whose level says the severity already.
+    var logMessage: String { "\(place): \(error.reasonText)\(suffix)" }
+
+    private var place: String { error.line > 0 ? "\(error.file):\(error.line)" : error.file }
+    private var suffix: String { disablesProviderFile ? " (no provider of this file is registered)" : "" }
 }
