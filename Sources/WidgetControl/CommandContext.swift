@@ -180,6 +180,16 @@ final class CommandContext {
     /// streamed event. Events within one second keep their order by line.
     func timestamp() -> String { RFC3339.format(Date(timeIntervalSince1970: clock().timeIntervalSince1970.rounded(.down))) }
 
+    /// Now, to the second, in the local time zone: the stamp of a streamed event's line
+    /// for a person (`--json` keeps ``timestamp()``, in UTC).
+    func localTimestamp() -> String { localDate(Date(timeIntervalSince1970: clock().timeIntervalSince1970.rounded(.down))) }
+
+    /// Prints a reply's parameters as sent, with one member more at the end (a stamp).
+    func printJSON(_ reply: VarlinkReplyMessage, adding name: String, _ value: String) {
+        guard case .object(let members) = reply.orderedParameters else { return printJSON(reply) }
+        standardOutput.write(OrderedJSON.object(members + [.init(name: name, value: .string(value))]).text + "\n")
+    }
+
     /// The preview renderer for this output.
     var renderer: PreviewRenderer { PreviewRenderer(color: color, columns: columns, utcOffset: utcOffset) }
 

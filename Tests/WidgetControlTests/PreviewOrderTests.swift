@@ -71,6 +71,20 @@ import Testing
         ])
     }
 
+    /// Streams stamp their lines in local time; `--json` stamps in UTC and keeps the
+    /// presentation as sent (fields in the provider's order).
+    @Test func streamsStampLinesInLocalTimeAndJSONInUTC() throws {
+        let event = #"{"event":{"kind":"state","state":"locked","passcodeSet":true,"settings":\#(Fixtures.settings)}}"#
+        let monitor = try FakeVarlinkServer(replies: [reply(event)])
+        #expect(widgetctl(["monitor"], socket: monitor.path, utcOffset: 3600).standardOutput
+            == "2026-12-01T10:16:38+01:00  state: locked (passcode set)\n")
+        let watch = try FakeVarlinkServer(replies: [reply(Self.presentation)])
+        let json = widgetctl(["watch", "a/b", "--json"], socket: watch.path, utcOffset: 3600).standardOutput
+        #expect(json.hasPrefix(#"{"presentation":{"widget":"a/b","#))
+        #expect(json.contains(#""fields":{"temperature":{"value":21},"city":{"value":"Paris"},"a_note":{"value":"x"}}"#))
+        #expect(json.hasSuffix(#","timestamp":"2026-12-01T09:16:38Z"}"# + "\n"))
+    }
+
     /// A placeholder's reason is one long line: at 80 columns (and at 40) every line of the
     /// box fits, and the box stays a box.
     @Test(arguments: [80, 40])

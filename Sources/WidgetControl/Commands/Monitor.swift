@@ -16,14 +16,9 @@ extension Widgetctl {
 
         func run(_ context: CommandContext) throws(CommandFailure) {
             try context.stream(.monitor, [:]) { reply throws(CommandFailure) in
-                let timestamp = context.timestamp()
-                if context.json {
-                    var stamped = reply.parameters
-                    stamped["timestamp"] = .string(timestamp)
-                    return context.printJSON(stamped)
-                }
+                if context.json { return context.printJSON(reply, adding: "timestamp", context.timestamp()) }
                 let event = try context.decode(DeviceEventReply.self, from: reply).event
-                context.print(timestamp + "  " + Self.line(for: event))
+                context.print(context.localTimestamp() + "  " + Self.line(for: event))
             }
         }
 

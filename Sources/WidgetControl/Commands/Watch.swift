@@ -61,12 +61,11 @@ extension Widgetctl {
                 case .text:
                     break
                 }
-                let timestamp = context.timestamp()
                 if context.json {
-                    var stamped = reply.parameters
-                    stamped["timestamp"] = .string(timestamp)
-                    return context.printJSON(stamped)
+                    // As sent (fields in the provider's order), stamped in UTC.
+                    return context.printJSON(reply, adding: "timestamp", context.timestamp())
                 }
+                let timestamp = context.localTimestamp()
                 var presentation = try context.decode(PresentationReply.self, from: reply).presentation
                 presentation.entry.fields = presentation.entry.fields.ordered(as: reply.fieldOrder)
                 // At a terminal each presentation replaces the last; in a pipe they follow each other.
