@@ -288,6 +288,24 @@ import WidgetdWire
         #expect(try await client.presentation(widget: widget, surface: .homeScreen).mode == .content)
     }
 
+    /// A host built on the client draws fields in the provider's order: the client
+    /// hands them over in that order, not sorted by name.
+    @Test func theClientKeepsTheProvidersFieldOrder() async throws {
+        let daemon = try DaemonProcess()
+        try daemon.start()
+        let client = WidgetdClient(socketPath: daemon.socketPath)
+        let widget = "com.example.clock/order"
+        let order = ["zulu", "alpha", "mike"]
+        try await client.putTimeline(
+            widget: widget,
+            entries: [Entry(date: Date().addingTimeInterval(-60), fields: FieldList(order.map { ($0, Field(value: .string($0))) }))],
+            policy: .never)
+        #expect(try await client.presentation(widget: widget, surface: .homeScreen).entry.fields.keys == order)
+        #expect(try await client.timeline(widget: widget).entries.first?.fields.keys == order)
+        var watch = client.watch(widget: widget, surface: .lockScreen).makeAsyncIterator()
+        #expect(try await watch.next()?.entry.fields.keys == order)
+    }
+
     @Test func theDaemonsErrorsArriveAsTheirCases() async throws {
         let daemon = try DaemonProcess()
         try daemon.start()

@@ -1,5 +1,6 @@
 import ArgumentParser
 import StrictJSON
+import WidgetdClient
 import WidgetdWire
 import WidgetModel
 

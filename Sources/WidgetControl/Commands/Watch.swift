@@ -1,4 +1,5 @@
 import ArgumentParser
+import WidgetdClient
 import WidgetdWire
 
 extension Widgetctl {

@@ -5,11 +5,12 @@ import WidgetModel
 /// A JSON value as its sender wrote it: every object keeps its members in their text
 /// order, every number its literal text.
 ///
-/// `JSONValue` holds objects as dictionaries, so printing one sorts its keys; a
-/// presentation's fields come in the provider's order, which is the order every host
-/// draws them in. widgetctl prints replies (`--json`, `call`) and lists fields from this
-/// instead, so that what it shows is what a lock screen shows.
-indirect enum OrderedJSON: Sendable {
+/// `JSONValue` holds objects as dictionaries, so printing one sorts its keys, and a
+/// decoded `FieldList` is sorted by name; a presentation's fields come in the provider's
+/// order, which is the order every host draws them in. The client puts decoded fields
+/// back in the reply's order from this, and widgetctl prints replies (`--json`, `call`)
+/// from it, so that what they show is what a lock screen shows.
+package indirect enum OrderedJSON: Sendable {
     case null
     case bool(Bool)
     case number(String)
@@ -18,13 +19,19 @@ indirect enum OrderedJSON: Sendable {
     case object([Member])
 
     /// One member of an object.
-    struct Member: Sendable {
-        let name: String
-        let value: OrderedJSON
+    package struct Member: Sendable {
+        package let name: String
+        package let value: OrderedJSON
+
+        /// A member.
+        package init(name: String, value: OrderedJSON) {
+            self.name = name
+            self.value = value
+        }
     }
 
     /// Reads one whole JSON document.
-    static func parse(_ bytes: UnsafeRawBufferPointer) throws(JSONReadError) -> OrderedJSON {
+    package static func parse(_ bytes: UnsafeRawBufferPointer) throws(JSONReadError) -> OrderedJSON {
         try JSONReader.validate(bytes)
         var reader = JSONReader(bytes)
         return try read(from: &reader)
@@ -52,32 +59,32 @@ indirect enum OrderedJSON: Sendable {
     }
 
     /// The member named `name` of an object (`nil` for anything else).
-    subscript(name: String) -> OrderedJSON? {
+    package subscript(name: String) -> OrderedJSON? {
         guard case .object(let members) = self else { return nil }
         return members.first { $0.name == name }?.value
     }
 
     /// The item at `index` of an array (`nil` for anything else, or past its end).
-    subscript(index: Int) -> OrderedJSON? {
+    package subscript(index: Int) -> OrderedJSON? {
         guard case .array(let items) = self, items.indices.contains(index) else { return nil }
         return items[index]
     }
 
     /// Whether it is an object.
-    var isObject: Bool {
+    package var isObject: Bool {
         if case .object = self { return true }
         return false
     }
 
     /// An object's member names in order (empty for anything else).
-    var names: [String] {
+    package var names: [String] {
         guard case .object(let members) = self else { return [] }
         return members.map(\.name)
     }
 
     /// One line of compact JSON, members in their order, strings escaped as `JSONText`
     /// escapes them, numbers as their text.
-    var text: String {
+    package var text: String {
         var counter = JSONWriter()
         write(to: &counter)
         let bytes = [UInt8](unsafeUninitializedCapacity: counter.count) { buffer, initialized in
@@ -117,10 +124,10 @@ indirect enum OrderedJSON: Sendable {
 extension VarlinkReplyMessage {
     /// The names of a presentation reply's fields (`presentation.entry.fields`) in the
     /// order sent: the provider's.
-    var fieldOrder: [String] { orderedParameters["presentation"]?["entry"]?["fields"]?.names ?? [] }
+    package var fieldOrder: [String] { orderedParameters["presentation"]?["entry"]?["fields"]?.names ?? [] }
 
     /// The reply's `parameters` as sent: members in their order (`{}` when it has none).
-    var orderedParameters: OrderedJSON {
+    package var orderedParameters: OrderedJSON {
         withParameterBytes { (try? OrderedJSON.parse($0)) ?? .object([]) }
     }
 }
@@ -128,7 +135,7 @@ extension VarlinkReplyMessage {
 extension FieldList {
     /// The same fields in the order `names` gives (the reply's), any others after them
     /// in their present order: a decoded list is sorted by name, the provider's is not.
-    func ordered(as names: [String]) -> FieldList {
+    package func ordered(as names: [String]) -> FieldList {
         var ordered = FieldList()
         for name in names { if let value = self[name], !ordered.contains(name: name) { ordered.append(name, value) } }
         for (name, value) in self where !ordered.contains(name: name) { ordered.append(name, value) }
