@@ -402,7 +402,7 @@ _widgetctl_settings_set_lock-screen-widgets() {
     non_repeating_flags=(--json --version -h --help)
     repeating_options=()
     non_repeating_options=(--socket)
-    __widgetctl_offer_flags_options 1
+    __widgetctl_offer_flags_options -1
 
     # Offer option value completions
     case "${prev}" in
@@ -415,7 +415,11 @@ _widgetctl_settings_set_lock-screen-widgets() {
     # Offer positional completions
     case "${positional_number}" in
     1)
-        __widgetctl_add_completions -W 'on'$'\n''off'
+        __widgetctl_add_completions -W 'on'$'\n''off'$'\n''selected'
+        return
+        ;;
+    *)
+        __widgetctl_add_completions -W "$(__widgetctl_custom_complete ---completion settings set lock-screen-widgets -- positional@1 "${COMP_CWORD}" "$(__widgetctl_cursor_index_in_current_word)")"
         return
         ;;
     esac

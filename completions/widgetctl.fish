@@ -47,7 +47,7 @@ function __widgetctl_parse_tokens -S
                 __widgetctl_parse_subcommand 0 'socket=' 'json' 'version' 'h/help'
                 switch $unparsed_tokens[1]
                 case 'lock-screen-widgets'
-                    __widgetctl_parse_subcommand 1 'socket=' 'json' 'version' 'h/help'
+                    __widgetctl_parse_subcommand -r 2 'socket=' 'json' 'version' 'h/help'
                 case 'hide-sensitive-complications'
                     __widgetctl_parse_subcommand -r 2 'socket=' 'json' 'version' 'h/help'
                 end
@@ -205,9 +205,10 @@ complete -c 'widgetctl' -n '__widgetctl_should_offer_completions_for_flags_or_op
 complete -c 'widgetctl' -n '__widgetctl_should_offer_completions_for_flags_or_options "widgetctl settings set" json' -l 'json' -d 'Print results and errors as JSON, for scripts.'
 complete -c 'widgetctl' -n '__widgetctl_should_offer_completions_for_flags_or_options "widgetctl settings set" version' -l 'version' -d 'Show the version.'
 complete -c 'widgetctl' -n '__widgetctl_should_offer_completions_for_flags_or_options "widgetctl settings set" h help' -s 'h' -l 'help' -d 'Show help information.'
-complete -c 'widgetctl' -n '__widgetctl_should_offer_completions_for_positional "widgetctl settings set" -eq 1' -fa 'lock-screen-widgets' -d 'Whether Lock Screen widgets show their content while locked (off: redacted).'
+complete -c 'widgetctl' -n '__widgetctl_should_offer_completions_for_positional "widgetctl settings set" -eq 1' -fa 'lock-screen-widgets' -d 'Which Lock Screen widgets show their content while locked (the others: redacted).'
 complete -c 'widgetctl' -n '__widgetctl_should_offer_completions_for_positional "widgetctl settings set" -eq 1' -fa 'hide-sensitive-complications' -d 'Which widgets are redacted on the always-on display.'
-complete -c 'widgetctl' -n '__widgetctl_should_offer_completions_for_positional "widgetctl settings set lock-screen-widgets" -eq 1' -fka 'on off'
+complete -c 'widgetctl' -n '__widgetctl_should_offer_completions_for_positional "widgetctl settings set lock-screen-widgets" -eq 1' -fka 'on off selected'
+complete -c 'widgetctl' -n '__widgetctl_should_offer_completions_for_positional "widgetctl settings set lock-screen-widgets" -ge 2' -fka '(__widgetctl_custom_completion ---completion settings set lock-screen-widgets -- positional@1 (count (__widgetctl_tokens -pc)) (__widgetctl_tokens -tC))'
 complete -c 'widgetctl' -n '__widgetctl_should_offer_completions_for_flags_or_options "widgetctl settings set lock-screen-widgets" socket' -l 'socket' -d 'The daemon\'s socket (default: $WIDGETD_SOCKET, else /run/widgetd/widgetd.sock as root, else $XDG_RUNTIME_DIR/widgetd/widgetd.sock).' -rF
 complete -c 'widgetctl' -n '__widgetctl_should_offer_completions_for_flags_or_options "widgetctl settings set lock-screen-widgets" json' -l 'json' -d 'Print results and errors as JSON, for scripts.'
 complete -c 'widgetctl' -n '__widgetctl_should_offer_completions_for_flags_or_options "widgetctl settings set lock-screen-widgets" version' -l 'version' -d 'Show the version.'
@@ -268,7 +269,7 @@ complete -c 'widgetctl' -n '__widgetctl_should_offer_completions_for_flags_or_op
 complete -c 'widgetctl' -n '__widgetctl_should_offer_completions_for_positional "widgetctl watch" -eq 1' -fka '(__widgetctl_custom_completion ---completion watch -- positional@0 (count (__widgetctl_tokens -pc)) (__widgetctl_tokens -tC))'
 complete -c 'widgetctl' -n '__widgetctl_should_offer_completions_for_flags_or_options "widgetctl watch" surface' -l 'surface' -d 'The surface a host shows it on.' -rfka 'home-screen lock-screen always-on remote'
 complete -c 'widgetctl' -n '__widgetctl_should_offer_completions_for_flags_or_options "widgetctl watch" format' -l 'format' -d 'How each presentation is printed: text (a preview), json (one presentation per line) or waybar (Waybar\'s custom-module JSON).' -rfka 'text json waybar'
-complete -c 'widgetctl' -n '__widgetctl_should_offer_completions_for_flags_or_options "widgetctl watch"' -l 'field' -d 'With --format waybar: a field the label shows, in the order given (repeat it; default: every field, by name).' -rfka ''
+complete -c 'widgetctl' -n '__widgetctl_should_offer_completions_for_flags_or_options "widgetctl watch"' -l 'field' -d 'With --format waybar: a field the label shows, in the order given (repeat it; default: every field, in the provider\'s order).' -rfka ''
 complete -c 'widgetctl' -n '__widgetctl_should_offer_completions_for_flags_or_options "widgetctl watch" socket' -l 'socket' -d 'The daemon\'s socket (default: $WIDGETD_SOCKET, else /run/widgetd/widgetd.sock as root, else $XDG_RUNTIME_DIR/widgetd/widgetd.sock).' -rF
 complete -c 'widgetctl' -n '__widgetctl_should_offer_completions_for_flags_or_options "widgetctl watch" json' -l 'json' -d 'Print results and errors as JSON, for scripts.'
 complete -c 'widgetctl' -n '__widgetctl_should_offer_completions_for_flags_or_options "widgetctl watch" version' -l 'version' -d 'Show the version.'

@@ -258,7 +258,7 @@ _widgetctl_settings_set() {
     case "${state}" in
     command)
         local -ar subcommands=(
-            'lock-screen-widgets:Whether Lock Screen widgets show their content while locked (off: redacted).'
+            'lock-screen-widgets:Which Lock Screen widgets show their content while locked (the others: redacted).'
             'hide-sensitive-complications:Which widgets are redacted on the always-on display.'
         )
         _describe -V subcommand subcommands && ret=0
@@ -277,9 +277,10 @@ _widgetctl_settings_set() {
 
 _widgetctl_settings_set_lock-screen-widgets() {
     local -i ret=1
-    local -ar _value=('on' 'off')
+    local -ar _value=('on' 'off' 'selected')
     local -ar arg_specs=(
         ':value:{__widgetctl_complete "${_value[@]}"}'
+        '*:widgets:{__widgetctl_custom_complete ---completion settings set lock-screen-widgets -- positional@1 "${current_word_index}" "$(__widgetctl_cursor_index_in_current_word)"}'
         '--socket[The daemon'\''s socket (default\: $WIDGETD_SOCKET, else /run/widgetd/widgetd.sock as root, else $XDG_RUNTIME_DIR/widgetd/widgetd.sock).]:path:_files'
         '--json[Print results and errors as JSON, for scripts.]'
         '--version[Show the version.]'
@@ -338,7 +339,7 @@ _widgetctl_put() {
     local -ar ___family=('systemSmall' 'systemMedium' 'systemLarge' 'systemExtraLarge' 'accessoryCircular' 'accessoryRectangular' 'accessoryInline')
     local -ar arg_specs=(
         ':widget:{__widgetctl_custom_complete ---completion put -- positional@0 "${current_word_index}" "$(__widgetctl_cursor_index_in_current_word)"}'
-        ':file:_files -g '\''*.json'\'''
+        ':second:_files -g '\''*.json'\'''
         '--family[Widget family (e.g. systemSmall); overrides the file.]:family:{__widgetctl_complete "${___family[@]}"}'
         '--socket[The daemon'\''s socket (default\: $WIDGETD_SOCKET, else /run/widgetd/widgetd.sock as root, else $XDG_RUNTIME_DIR/widgetd/widgetd.sock).]:path:_files'
         '--json[Print results and errors as JSON, for scripts.]'
@@ -444,7 +445,7 @@ _widgetctl_watch() {
         ':widget:{__widgetctl_custom_complete ---completion watch -- positional@0 "${current_word_index}" "$(__widgetctl_cursor_index_in_current_word)"}'
         '--surface[The surface a host shows it on.]:surface:{__widgetctl_complete "${___surface[@]}"}'
         '--format[How each presentation is printed\: text (a preview), json (one presentation per line) or waybar (Waybar'\''s custom-module JSON).]:format:{__widgetctl_complete "${___format[@]}"}'
-        '*--field[With --format waybar\: a field the label shows, in the order given (repeat it; default\: every field, by name).]:name:'
+        '*--field[With --format waybar\: a field the label shows, in the order given (repeat it; default\: every field, in the provider'\''s order).]:name:'
         '--socket[The daemon'\''s socket (default\: $WIDGETD_SOCKET, else /run/widgetd/widgetd.sock as root, else $XDG_RUNTIME_DIR/widgetd/widgetd.sock).]:path:_files'
         '--json[Print results and errors as JSON, for scripts.]'
         '--version[Show the version.]'

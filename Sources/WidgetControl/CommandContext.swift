@@ -24,11 +24,19 @@ final class CommandContext {
     let redraws: Bool
     /// The time events are stamped with when they arrive (`monitor`, `watch`).
     let clock: () -> Date
+    /// The width previews are drawn to (`nil`: no limit).
+    let columns: Int?
+    /// The local zone's offset from UTC at a date, in seconds: dates shown to a person
+    /// are local (``LocalTime``).
+    let utcOffset: (Date) -> Int
 
     init(
         standardOutput: any TextSink, standardError: any TextSink, standardInput: any InputSource,
-        json: Bool, color: Bool, socketPath: String, redraws: Bool = false, clock: @escaping () -> Date = Date.init
+        json: Bool, color: Bool, socketPath: String, redraws: Bool = false, clock: @escaping () -> Date = Date.init,
+        columns: Int? = nil, utcOffset: @escaping (Date) -> Int = LocalTime.offset(at:)
     ) {
+        self.columns = columns
+        self.utcOffset = utcOffset
         self.standardOutput = standardOutput
         self.standardError = standardError
         self.standardInput = standardInput
@@ -64,6 +72,14 @@ final class CommandContext {
     func call(method: String, _ parameters: [String: JSONValue] = [:]) throws(CommandFailure) -> VarlinkReplyMessage {
         let socket = try connect()
         return try exchange { () throws(WidgetdError) in try socket.call(WireCoding.call(method, values: parameters)) }
+    }
+
+    /// Calls a method named in full with parameters as the user wrote them (`call`): every
+    /// object's members in their order, numbers as their text.
+    func call(method: String, ordered parameters: OrderedJSON) throws(CommandFailure) -> VarlinkReplyMessage {
+        let socket = try connect()
+        let request = VarlinkCallMessage.encode(method: method, encodedParameters: Array(parameters.text.utf8), more: false)
+        return try exchange { () throws(WidgetdError) in try socket.call(request) }
     }
 
     /// Calls `method` on an open connection: commands that make several calls use one.
@@ -112,10 +128,23 @@ final class CommandContext {
         method: String, _ parameters: [String: JSONValue],
         _ body: (VarlinkReplyMessage) throws(CommandFailure) -> Void
     ) throws(CommandFailure) {
+        try stream(request: WireCoding.call(method, values: parameters, more: true), body)
+    }
+
+    /// Follows a `more` call of a method named in full, its parameters as the user wrote them.
+    func stream(
+        method: String, ordered parameters: OrderedJSON, _ body: (VarlinkReplyMessage) throws(CommandFailure) -> Void
+    ) throws(CommandFailure) {
+        try stream(
+            request: VarlinkCallMessage.encode(method: method, encodedParameters: Array(parameters.text.utf8), more: true), body)
+    }
+
+    /// Follows the `more` call `request` until its stream ends.
+    private func stream(request: [UInt8], _ body: (VarlinkReplyMessage) throws(CommandFailure) -> Void) throws(CommandFailure) {
         let socket = try connect()
         var failure: CommandFailure?
         do {
-            try socket.follow(WireCoding.call(method, values: parameters, more: true)) { reply in
+            try socket.follow(request) { reply in
                 do throws(CommandFailure) { try body(try checked(reply)) } catch { failure = error; return false }
                 return true
             }
@@ -130,7 +159,14 @@ final class CommandContext {
         do { return try reply.decode(type) } catch { throw DaemonErrorMessage.failure(for: error, socketPath: socketPath) }
     }
 
-    /// Prints a reply's parameters as one line of JSON (sorted keys), for scripts.
+    /// Prints a reply's parameters as one line of JSON, for scripts: members in the order
+    /// the daemon sent them (a presentation's fields in the provider's order), numbers as
+    /// their text, dates as sent (RFC 3339 in UTC).
+    func printJSON(_ reply: VarlinkReplyMessage) {
+        standardOutput.write(reply.orderedParameters.text + "\n")
+    }
+
+    /// Prints parameters as one line of JSON (sorted keys), for scripts.
     func printJSON(_ parameters: [String: JSONValue]) {
         printJSON(.object(parameters))
     }
@@ -143,6 +179,22 @@ final class CommandContext {
     /// Now, as RFC 3339 in UTC to the second (`2026-12-01T09:16:38Z`): the stamp of a
     /// streamed event. Events within one second keep their order by line.
     func timestamp() -> String { RFC3339.format(Date(timeIntervalSince1970: clock().timeIntervalSince1970.rounded(.down))) }
+
+    /// Now, to the second, in the local time zone: the stamp of a streamed event's line
+    /// for a person (`--json` keeps ``timestamp()``, in UTC).
+    func localTimestamp() -> String { localDate(Date(timeIntervalSince1970: clock().timeIntervalSince1970.rounded(.down))) }
+
+    /// Prints a reply's parameters as sent, with one member more at the end (a stamp).
+    func printJSON(_ reply: VarlinkReplyMessage, adding name: String, _ value: String) {
+        guard case .object(let members) = reply.orderedParameters else { return printJSON(reply) }
+        standardOutput.write(OrderedJSON.object(members + [.init(name: name, value: .string(value))]).text + "\n")
+    }
+
+    /// The preview renderer for this output.
+    var renderer: PreviewRenderer { PreviewRenderer(color: color, columns: columns, utcOffset: utcOffset) }
+
+    /// A date for a person: in the local time zone.
+    func localDate(_ date: Date) -> String { LocalTime.format(date, offset: utcOffset(date)) }
 
     /// Prints a line for a person.
     func print(_ line: String = "") {

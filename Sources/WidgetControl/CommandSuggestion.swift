@@ -1,4 +1,5 @@
 import ArgumentParser
+import WidgetdWire
 
 /// "Did you mean …" for a mistyped command, as git and systemctl say it.
 enum CommandSuggestion {
@@ -34,34 +35,27 @@ enum CommandSuggestion {
         return nil
     }
 
-    /// The command nearest `word`: one that starts with it, else the one fewest edits
-    /// away when that is at most a third of the word (at least 1, as in `stauts`).
+    /// The command nearest `word` (``NameSuggestion``).
     static func closest(to word: String) -> String? {
-        let names = commandNames.filter { $0 != "help" }
-        if word.count >= 2, let prefixed = names.first(where: { $0.hasPrefix(word) }) { return prefixed }
-        let scored = names.map { (name: $0, distance: distance(word, $0)) }.min { $0.distance < $1.distance }
-        guard let scored, scored.distance <= max(1, word.count / 3) + (word.count >= 5 ? 1 : 0) else { return nil }
-        return scored.name
+        NameSuggestion.closest(to: word, among: commandNames.filter { $0 != "help" })
     }
 
-    /// Damerau–Levenshtein (optimal string alignment) distance: a swap of two
-    /// neighbouring letters, the commonest slip, costs one edit.
-    static func distance(_ a: String, _ b: String) -> Int {
-        let a = Array(a), b = Array(b)
-        guard !a.isEmpty else { return b.count }
-        guard !b.isEmpty else { return a.count }
-        var table = [[Int]](repeating: [Int](repeating: 0, count: b.count + 1), count: a.count + 1)
-        for i in 0...a.count { table[i][0] = i }
-        for j in 0...b.count { table[0][j] = j }
-        for i in 1...a.count {
-            for j in 1...b.count {
-                let cost = a[i - 1] == b[j - 1] ? 0 : 1
-                table[i][j] = min(table[i - 1][j] + 1, table[i][j - 1] + 1, table[i - 1][j - 1] + cost)
-                if i > 1, j > 1, a[i - 1] == b[j - 2], a[i - 2] == b[j - 1] {
-                    table[i][j] = min(table[i][j], table[i - 2][j - 2] + 1)
-                }
-            }
+    /// The settings `widgetctl settings set` takes, as the command line spells them.
+    static let settingNames = ["lock-screen-widgets", "hide-sensitive-complications"]
+
+    /// The word after `settings set` when it names no setting (options passed over).
+    static func unknownSetting(in arguments: [String]) -> String? {
+        var words: [String] = []
+        var index = arguments.startIndex
+        while index < arguments.endIndex {
+            let word = arguments[index]
+            if word == "--" { break }
+            if word == "--socket" { index += 2; continue }
+            if !word.hasPrefix("-") { words.append(word) }
+            index += 1
         }
-        return table[a.count][b.count]
+        guard words.count >= 3, words[0] == "settings", words[1] == "set" else { return nil }
+        let known = settingNames + ["lockScreenWidgets", "hideSensitiveComplications", "help"]
+        return known.contains(words[2]) ? nil : words[2]
     }
 }

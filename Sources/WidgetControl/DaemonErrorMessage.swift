@@ -12,13 +12,28 @@ enum DaemonErrorMessage {
     ///
     /// `socketPath`, when given, is the socket the call went to: it tells a per-user
     /// instance from the system one.
+    /// When the socket's directory lets nobody but its owner in (a per-user instance's
+    /// `0700` runtime directory), who that owner is; `nil` otherwise.
+    static func privateDirectoryHint(_ path: String) -> String? {
+        guard let slash = path.lastIndex(of: "/") else { return nil }
+        let directory = slash == path.startIndex ? "/" : String(path[..<slash])
+        var status = stat()
+        guard stat(directory, &status) == 0, status.st_mode & 0o077 == 0 else { return nil }
+        let owner = AccountName.user(status.st_uid)
+        return "its directory \(directory) is private to \(owner) (mode 0\(String(status.st_mode & 0o777, radix: 8))): "
+            + "run widgetctl as \(owner), or reach a widgetd whose socket you may use"
+    }
+
     static func failure(for error: WidgetdError, socketPath: String? = nil) -> CommandFailure {
         switch error {
         case .daemonUnavailable(let path, let errorNumber):
             switch errorNumber {
             case EACCES, EPERM:
+                // A per-user instance's socket sits in a directory only its owner may
+                // enter: no group can help there, its owner can.
+                let hint = privateDirectoryHint(path) ?? "ask an administrator to add you to a widgetd group"
                 return CommandFailure(
-                    "permission denied: cannot connect to \(path) (ask an administrator to add you to a widgetd group)",
+                    "permission denied: cannot connect to \(path) (\(hint))",
                     exitCode: .permissionDenied
                 ).reported(as: CommandFailure.Name.socketAccessDenied, ["socket": .string(path)])
             case ENOENT, ENOTDIR:

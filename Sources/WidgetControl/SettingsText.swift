@@ -10,8 +10,15 @@ enum SettingsText {
                 ? " (no widgets)" : " (" + settings.hiddenComplications.map(\.description).joined(separator: ", ") + ")"
         }
         return [
-            "Lock Screen widgets when locked:  " + (settings.lockScreenWidgetsAccess ? "on (allow access)" : "off (redacted)"),
+            "Lock Screen widgets when locked:  " + lockScreen(settings),
             "Hide sensitive complications:     " + hide,
         ]
+    }
+
+    /// The lock screen's setting in `settings set lock-screen-widgets`'s words.
+    static func lockScreen(_ settings: Settings) -> String {
+        if !settings.lockScreenWidgetsAccess { return "off (redacted)" }
+        if settings.hiddenLockScreenWidgets.isEmpty { return "on (allow access)" }
+        return "selected (redacted: " + settings.hiddenLockScreenWidgets.map(\.description).joined(separator: ", ") + ")"
     }
 }

@@ -16,13 +16,14 @@ struct WaybarFormat {
     /// Between the fields of the label.
     static let separator = " · "
 
-    /// The fields the label shows, in this order; empty: every field, by name.
+    /// The fields the label shows, in this order; empty: every field, in the
+    /// presentation's order (the provider's).
     let fields: [String]
 
     /// The JSON object, without a newline.
     func line(for presentation: Presentation) -> String {
         let entryFields = presentation.entry.fields
-        let shown = fields.isEmpty ? entryFields.keys.sorted() : fields.filter { entryFields[$0] != nil }
+        let shown = fields.isEmpty ? entryFields.keys : fields.filter { entryFields[$0] != nil }
         let label = shown.map { Self.value(entryFields[$0]!, inLabel: true) }.joined(separator: Self.separator)
 
         var header = presentation.mode.rawValue
@@ -31,7 +32,7 @@ struct WaybarFormat {
         // The surface as the command line spells it (`lock-screen`), as `get` shows it.
         let surface = SurfaceName.spelling(of: presentation.surface)
         var tooltip = [presentation.widget.description + " · " + surface, header]
-        tooltip += entryFields.keys.sorted().map { "\($0): " + Self.value(entryFields[$0]!, inLabel: false) }
+        tooltip += entryFields.map { "\($0.name): " + Self.value($0.value, inLabel: false) }
         if let until = presentation.validUntil { tooltip.append("valid until " + RFC3339.format(until)) }
 
         let object: [String: JSONValue] = [

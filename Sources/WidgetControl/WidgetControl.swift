@@ -22,10 +22,13 @@ public enum WidgetControl {
     ///   - userID: whose default socket to use; root's is the system one.
     ///   - columns: the width help is wrapped to; `nil` asks the terminal.
     ///   - clock: the time `monitor` and `watch` stamp their events with.
+    ///   - utcOffset: the local time zone's offset from UTC at a date, in seconds
+    ///     (previews show local dates); the process's zone by default.
     public static func run(
         arguments: [String], environment: [String: String], stdin: some InputSource,
         stdout: some TextSink, stderr: some TextSink, isTerminal: Bool, userID: UInt32 = getuid(),
-        columns: Int? = 80, clock: @escaping () -> Date = Date.init
+        columns: Int? = 80, clock: @escaping () -> Date = Date.init,
+        utcOffset: @escaping (Date) -> Int = LocalTime.offset(at:)
     ) -> Int32 {
         let parsed: any ParsableCommand
         do {
@@ -54,7 +57,8 @@ public enum WidgetControl {
             standardOutput: stdout, standardError: stderr, standardInput: stdin,
             json: command.global.json, color: isTerminal && !noColor && environment["TERM"] != "dumb",
             socketPath: SocketLocation.resolve(option: command.global.socket, environment: environment, userID: userID),
-            redraws: isTerminal && environment["TERM"] != "dumb", clock: clock)
+            redraws: isTerminal && environment["TERM"] != "dumb", clock: clock,
+            columns: columns ?? TerminalWidth.current(isTerminal: isTerminal, environment: environment), utcOffset: utcOffset)
         do {
             try command.run(context)
             return ExitCode.success.rawValue
@@ -109,6 +113,11 @@ public enum WidgetControl {
             let suggestion = CommandSuggestion.closest(to: unknown).map { "; did you mean '\($0)'?" } ?? ""
             let rest = text.split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false).dropFirst().first ?? ""
             text = "Error: unknown command '\(unknown)'\(suggestion)\n" + rest
+        } else if let unknown = CommandSuggestion.unknownSetting(in: arguments) {
+            let suggestion = NameSuggestion.closest(to: unknown, among: CommandSuggestion.settingNames)
+                .map { "; did you mean '\($0)'?" } ?? " (settings: \(CommandSuggestion.settingNames.joined(separator: ", ")))"
+            let rest = text.split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false).dropFirst().first ?? ""
+            text = "Error: unknown setting '\(unknown)'\(suggestion)\n" + rest
         }
         stderr.write(text)
         if arguments.prefix(while: { $0 != "--" }).contains("--json") {

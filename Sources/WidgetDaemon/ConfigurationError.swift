@@ -1,3 +1,5 @@
+import WidgetdWire
+
 /// Why a configuration file was rejected, with the file and line to fix.
 package struct ConfigurationError: Error, Sendable, Equatable, CustomStringConvertible {
     /// What is wrong.
@@ -53,8 +55,12 @@ package struct ConfigurationError: Error, Sendable, Equatable, CustomStringConve
         case .unreadable(let why): "cannot read the file: \(why)"
         case .malformedLine: "expected [Section], Key=Value or a comment"
         case .keyOutsideSection(let key): "'\(key)=' appears before any [Section]"
-        case .unknownSection(let section): "unknown section [\(section)]"
-        case .unknownKey(let section, let key): "unknown key '\(key)' in section [\(section)]"
+        case .unknownSection(let section):
+            "unknown section [\(section)]"
+                + (NameSuggestion.closest(to: section, among: (ConfigurationTable.sections + ["Provider"]).filter { $0 != section }).map { "; did you mean [\($0)]?" } ?? "")
+        case .unknownKey(let section, let key):
+            "unknown key '\(key)' in section [\(section)]"
+                + (NameSuggestion.closest(to: key, among: ConfigurationTable.keyNames(section: section)).map { "; did you mean \($0)=?" } ?? "")
         case .invalidValue(let key, let value, let expected): "invalid value '\(value)' for \(key)=: expected \(expected)"
         case .missingKey(let section, let key): "[\(section)] needs \(key)="
         case .noWriter: "[Provider] needs User=, Group= or App=: otherwise nobody may write for it"
@@ -97,8 +103,12 @@ struct ConfigurationProblem: Sendable, Equatable, CustomStringConvertible {
     /// `FILE:LINE: warning: reason`, as compilers print them; a disabled provider file
     /// says so.
     var description: String {
-        let place = error.line > 0 ? "\(error.file):\(error.line)" : error.file
-        let suffix = disablesProviderFile ? " (no provider of this file is registered)" : ""
-        return "\(place): \(severity.rawValue): \(error.reasonText)\(suffix)"
+        "\(place): \(severity.rawValue): \(error.reasonText)\(suffix)"
     }
+
+    /// `FILE:LINE: reason`, for a log line, whose level says the severity already.
+    var logMessage: String { "\(place): \(error.reasonText)\(suffix)" }
+
+    private var place: String { error.line > 0 ? "\(error.file):\(error.line)" : error.file }
+    private var suffix: String { disablesProviderFile ? " (no provider of this file is registered)" : "" }
 }

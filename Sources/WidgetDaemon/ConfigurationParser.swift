@@ -255,7 +255,10 @@ package struct ConfigurationParser {
             if span == .infinity, let infinity { return infinity }
             if span <= maximum { return span }
         }
-        let limit = maximum == 86_400 ? "1d" : "\(Int(maximum))s"
+        // As widgetd.conf(5) writes the range: in the largest whole unit ("366d", not "31622400s").
+        let whole = Int(maximum)
+        let limit = [(86_400, "d"), (3_600, "h"), (60, "min")].first { whole % $0.0 == 0 && whole >= $0.0 }
+            .map { "\(whole / $0.0)\($0.1)" } ?? "\(whole)s"
         throw assignment.error(.invalidValue(
             key: assignment.key, value: assignment.value,
             expected: "a time span such as 30s, 5min or 1h, from 0 to \(limit)" + (infinity != nil ? ", or infinity" : "")))

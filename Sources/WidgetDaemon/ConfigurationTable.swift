@@ -331,6 +331,11 @@ enum ConfigurationTable {
         keys.first { $0.section == section && $0.name == name }
     }
 
+    /// The key names of `section` (`Provider` included), for "did you mean".
+    static func keyNames(section: String) -> [String] {
+        section == "Provider" ? providerKeys.map(\.name) : keys.filter { $0.section == section }.map(\.name)
+    }
+
     /// The row of `name` in a `[Provider]` section, if it has one.
     static func providerKey(name: String) -> ConfigurationKey<ProviderDraft>? {
         providerKeys.first { $0.name == name }

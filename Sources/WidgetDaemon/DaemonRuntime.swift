@@ -239,8 +239,10 @@ final class DaemonRuntime {
     private static func log(_ problems: [ConfigurationProblem], to logger: Logger) {
         for problem in problems {
             switch problem.severity {
-            case .warning: logger.warning("\(problem)", event: "configuration_warning")
-            case .error: logger.error("\(problem)", event: problem.disablesProviderFile ? "provider_disabled" : "configuration_error")
+            // The level is the severity: the message does not say it again.
+            case .warning: logger.warning("\(problem.logMessage)", event: "configuration_warning")
+            case .error:
+                logger.error("\(problem.logMessage)", event: problem.disablesProviderFile ? "provider_disabled" : "configuration_error")
             }
         }
     }

@@ -19,6 +19,11 @@ extension DeviceController {
         let parameters = try call.decodedParameters(SetSettingsParameters.self)
         var new = settings
         if let access = parameters.lockScreenWidgetsAccess { new.lockScreenWidgetsAccess = access }
+        if let hidden = parameters.hiddenLockScreenWidgets {
+            do { new.hiddenLockScreenWidgets = try hidden.map { try WidgetID($0) } } catch {
+                throw .invalidParameter("hiddenLockScreenWidgets")
+            }
+        }
         if let hide = parameters.hideSensitiveComplications {
             guard let value = HideSensitiveComplications(rawValue: hide) else {
                 throw .invalidParameter("hideSensitiveComplications")

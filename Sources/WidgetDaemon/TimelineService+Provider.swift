@@ -31,6 +31,22 @@ extension TimelineService {
         return (widget, registration)
     }
 
+    /// Whether the caller may follow `provider` (a stream naming it): an administrator
+    /// any registered provider, anyone else only one it provides; refused as writing one
+    /// of its widgets would be (the refusal is answered here, and `false` returned).
+    private func namedProvider(
+        _ provider: String, _ context: CallContext, _ authority: PeerAuthority, method: String
+    ) throws(ServiceError) -> Bool {
+        guard WidgetID.isValidProviderID(provider) else { throw .invalidParameter("provider") }
+        let registration = access.authorization.providers.first { $0.id == provider }
+        guard authority.isAdmin || authority.providers.contains(provider) else {
+            context.deny(method, error: .permissionDenied(provider: provider, user: registration?.uid, group: registration?.gid))
+            return false
+        }
+        guard registration != nil else { throw .providerNotRegistered(provider) }
+        return true
+    }
+
     func putTimeline(_ call: VarlinkCall, _ context: CallContext, _ authority: PeerAuthority) throws(ServiceError) {
         let members = try ProviderParameters.walked(call, .putTimeline, transcribingWith: bodies, limits: limits)
         if let transcript = members.transcript { return try putTimeline(members, transcript, call, context, authority) }
@@ -238,7 +254,17 @@ extension TimelineService {
 
     func watchReloads(_ call: VarlinkCall, _ context: CallContext, _ authority: PeerAuthority) throws(ServiceError) {
         guard context.wantsMore else { throw .varlink(.expectedMore) }
-        let watch = Subscriptions.ReloadWatch(context: context, providers: authority.isAdmin ? nil : authority.providers)
+        let parameters = try call.decodedParameters(WatchReloadsParameters.self)
+        let providers: Set<String>?
+        if let provider = parameters.provider {
+            // One provider, named: on a per-user instance every app is the owner (an
+            // admin), so only the name keeps a clock from answering the mail's requests.
+            guard try namedProvider(provider, context, authority, method: call.method) else { return }
+            providers = [provider]
+        } else {
+            providers = authority.isAdmin ? nil : authority.providers
+        }
+        let watch = Subscriptions.ReloadWatch(context: context, providers: providers)
         subscriptions.add(watch)
         // Reloads that fell due while nobody listened are announced now; those of files
         // not yet indexed, by the slice that indexes them (`BackgroundIndex`).

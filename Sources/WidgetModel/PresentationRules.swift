@@ -12,7 +12,8 @@ public enum PresentationRules {
     /// 1. `remote` with class `complete` or `completeUnlessOpen` → `UnavailableOnSurface`.
     /// 2. `beforeFirstUnlock` → placeholder, whatever the class.
     /// 3. `locked` with class `complete`, or with `completeUnlessOpen` and a passcode → placeholder.
-    /// 5. `locked` on `lockScreen` without `lockScreenWidgetsAccess` → redacted.
+    /// 5. `locked` on `lockScreen` without `lockScreenWidgetsAccess`, or with the widget in
+    ///    `hiddenLockScreenWidgets` → redacted.
     /// 6. `alwaysOn` with the widget hidden by `hideSensitiveComplications` → redacted.
     /// 7. otherwise → content.
     public static func decide(_ context: PresentationContext) throws(UnavailableOnSurface) -> PresentationDecision {
@@ -37,7 +38,7 @@ public enum PresentationRules {
             case .completeUnlessOpen, .completeUntilFirstUserAuthentication, .none:
                 break
             }
-            if context.surface == .lockScreen && !context.settings.lockScreenWidgetsAccess {
+            if context.surface == .lockScreen && context.settings.hidesOnLockScreen(context.widget) {
                 return .redacted
             }
         case .unlocked:

@@ -4,6 +4,9 @@
 public struct Settings: Sendable, Hashable {
     /// "Lock Screen widgets: allow access when locked" (rule 5). On by default.
     public var lockScreenWidgetsAccess: Bool
+    /// The widgets redacted on a locked lock screen even while access is on (rule 5):
+    /// one widget hidden, the others not.
+    public var hiddenLockScreenWidgets: [WidgetID]
     /// Whether the always-on display redacts all, selected or no widgets (rule 6).
     public var hideSensitiveComplications: HideSensitiveComplications
     /// The widgets redacted on the always-on display when the setting is `selected`.
@@ -12,10 +15,12 @@ public struct Settings: Sendable, Hashable {
     /// Makes settings; the defaults are the factory settings.
     public init(
         lockScreenWidgetsAccess: Bool = true,
+        hiddenLockScreenWidgets: [WidgetID] = [],
         hideSensitiveComplications: HideSensitiveComplications = .off,
         hiddenComplications: [WidgetID] = []
     ) {
         self.lockScreenWidgetsAccess = lockScreenWidgetsAccess
+        self.hiddenLockScreenWidgets = hiddenLockScreenWidgets
         self.hideSensitiveComplications = hideSensitiveComplications
         self.hiddenComplications = hiddenComplications
     }
@@ -25,6 +30,11 @@ public struct Settings: Sendable, Hashable {
     /// hidden, until an administrator sets them again. Failing open would show a lock
     /// screen what the user had closed.
     public static let mostRestrictive = Settings(lockScreenWidgetsAccess: false, hideSensitiveComplications: .all)
+
+    /// Whether a locked lock screen must redact `widget` under these settings (rule 5).
+    public func hidesOnLockScreen(_ widget: WidgetID) -> Bool {
+        !lockScreenWidgetsAccess || hiddenLockScreenWidgets.contains(widget)
+    }
 
     /// Whether the always-on display must redact `widget` under these settings.
     public func hides(_ widget: WidgetID) -> Bool {
@@ -38,7 +48,7 @@ public struct Settings: Sendable, Hashable {
 
 extension Settings: Codable {
     private enum CodingKeys: String, CodingKey, CaseIterable {
-        case lockScreenWidgetsAccess, hideSensitiveComplications, hiddenComplications
+        case lockScreenWidgetsAccess, hiddenLockScreenWidgets, hideSensitiveComplications, hiddenComplications
     }
 
     /// Decodes settings; a missing key takes its default, so a file written by an older
@@ -48,16 +58,19 @@ extension Settings: Codable {
         let defaults = Settings()
         lockScreenWidgetsAccess = try container.decodeIfPresent(Bool.self, forKey: .lockScreenWidgetsAccess)
             ?? defaults.lockScreenWidgetsAccess
+        hiddenLockScreenWidgets = try container.decodeIfPresent([WidgetID].self, forKey: .hiddenLockScreenWidgets)
+            ?? defaults.hiddenLockScreenWidgets
         hideSensitiveComplications = try container.decodeIfPresent(
             HideSensitiveComplications.self, forKey: .hideSensitiveComplications) ?? defaults.hideSensitiveComplications
         hiddenComplications = try container.decodeIfPresent([WidgetID].self, forKey: .hiddenComplications)
             ?? defaults.hiddenComplications
     }
 
-    /// Encodes every setting, so the wire and the file always show all three.
+    /// Encodes every setting, so the wire and the file always show all four.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(lockScreenWidgetsAccess, forKey: .lockScreenWidgetsAccess)
+        try container.encode(hiddenLockScreenWidgets, forKey: .hiddenLockScreenWidgets)
         try container.encode(hideSensitiveComplications, forKey: .hideSensitiveComplications)
         try container.encode(hiddenComplications, forKey: .hiddenComplications)
     }

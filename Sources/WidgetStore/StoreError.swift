@@ -182,7 +182,7 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
             KeyError.rolledBack(file: file, found: found, expected: expected).description
         case .rollbackCounter(let reason): KeyError.rollbackCounter(reason: reason).description
         case .keybagMissing(let path, let remaining):
-            "the keybag \(path) is missing while \(remaining) remain, which cannot be read without it; nothing was changed. Restore the keybag from a backup, or erase them and start over with widgetd --start-over"
+            "the keybag \(path) is missing while \(remaining) \(remaining.hasPrefix("1 ") && !remaining.contains(" and ") ? "remains" : "remain"), which cannot be read without it; nothing was changed. Restore the keybag from a backup, or erase them and start over with widgetd --start-over"
         case .stateDirectoryInUse(let path): LedgerError.stateDirectoryInUse(path: path).description
         case .io(let operation, let path, let e): LedgerError.io(operation: operation, path: path, errno: e).description
         case .outOfSecureMemory: SecureMemoryError.outOfSecureMemory.description

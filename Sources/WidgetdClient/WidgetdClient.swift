@@ -66,12 +66,12 @@ public final class WidgetdClient: Sendable {
 
     /// `SetSettings(…)`: changes the given settings (`nil` keeps one) and returns all of them.
     public func setSettings(
-        lockScreenWidgetsAccess: Bool? = nil, hideSensitiveComplications: HideSensitiveComplications? = nil,
-        hiddenComplications: [String]? = nil
+        lockScreenWidgetsAccess: Bool? = nil, hiddenLockScreenWidgets: [String]? = nil,
+        hideSensitiveComplications: HideSensitiveComplications? = nil, hiddenComplications: [String]? = nil
     ) async throws(WidgetdError) -> Settings {
         let parameters = SetSettingsParameters(
-            lockScreenWidgetsAccess: lockScreenWidgetsAccess, hideSensitiveComplications: hideSensitiveComplications?.rawValue,
-            hiddenComplications: hiddenComplications)
+            lockScreenWidgetsAccess: lockScreenWidgetsAccess, hiddenLockScreenWidgets: hiddenLockScreenWidgets,
+            hideSensitiveComplications: hideSensitiveComplications?.rawValue, hiddenComplications: hiddenComplications)
         return try await call(.setSettings, parameters, as: SettingsReply.self).settings
     }
 
@@ -99,9 +99,18 @@ public final class WidgetdClient: Sendable {
         try await call(.appendEntries, AppendEntriesParameters(widget: widget, entries: entries), as: GenerationReply.self).generation
     }
 
-    /// `GetTimeline`: the stored timeline, which must be readable.
+    /// `GetTimeline`: the stored timeline, which must be readable; each entry's fields in
+    /// the order they were written.
     public func timeline(widget: String) async throws(WidgetdError) -> TimelineReply {
-        try await call(.getTimeline, WidgetParameters(widget: widget), as: TimelineReply.self)
+        let request = try WireCoding.call(WidgetdMethod.getTimeline.fullName, WidgetParameters(widget: widget))
+        return try await exchange { (socket) throws(WidgetdError) in try socket.call(request) } decode: { (reply) throws(WidgetdError) in
+            var timeline = try WireCoding.decode(TimelineReply.self, from: reply)
+            let sent = reply.orderedParameters["entries"]
+            for index in timeline.entries.indices {
+                timeline.entries[index].fields = timeline.entries[index].fields.ordered(as: sent?[index]?["fields"]?.names ?? [])
+            }
+            return timeline
+        }
     }
 
     /// `CloseTimeline`: drops an open timeline's plaintext from the daemon's memory.
@@ -114,13 +123,18 @@ public final class WidgetdClient: Sendable {
         _ = try await call(.deleteTimeline, WidgetParameters(widget: widget), as: Empty.self)
     }
 
-    /// `WatchReloads()`: reload requests for the caller's providers (an admin's: all).
+    /// `WatchReloads(provider?)`: reload requests for `provider`'s widgets, or with `nil`
+    /// for every provider the caller may provide (an admin's: all). A provider names
+    /// itself: on a per-user instance every app runs as the owner, who may provide all.
     ///
     /// The daemon sends nothing until a reload is wanted; `whenSent` runs once the call is
     /// written (or the stream failed first), so that a caller can write its first
     /// timelines after subscribing.
-    public func watchReloads(whenSent: (@Sendable () -> Void)? = nil) -> AsyncThrowingStream<ReloadRequest, any Error> {
-        ReplyStream.open(socketPath: socketPath, method: .watchReloads, parameters: Empty(), whenSent: whenSent) {
+    public func watchReloads(
+        provider: String? = nil, whenSent: (@Sendable () -> Void)? = nil
+    ) -> AsyncThrowingStream<ReloadRequest, any Error> {
+        let parameters = WatchReloadsParameters(provider: provider)
+        return ReplyStream.open(socketPath: socketPath, method: .watchReloads, parameters: parameters, whenSent: whenSent) {
             (reply) throws(WidgetdError) in
             try WireCoding.decode(ReloadRequest.self, from: reply)
         }
@@ -133,17 +147,29 @@ public final class WidgetdClient: Sendable {
         try await call(.listWidgets, ListWidgetsParameters(provider: provider, after: after, limit: limit), as: ListWidgetsReply.self)
     }
 
-    /// `GetPresentation`: what a surface may show of a widget now.
+    /// `GetPresentation`: what a surface may show of a widget now, its fields in the
+    /// provider's order (the order every host draws them in).
     public func presentation(widget: String, surface: Surface) async throws(WidgetdError) -> Presentation {
-        try await call(.getPresentation, PresentationParameters(widget: widget, surface: surface.rawValue), as: PresentationReply.self)
-            .presentation
+        let request = try WireCoding.call(
+            WidgetdMethod.getPresentation.fullName, PresentationParameters(widget: widget, surface: surface.rawValue))
+        return try await exchange { (socket) throws(WidgetdError) in try socket.call(request) } decode: { (reply) throws(WidgetdError) in
+            try Self.presentation(from: reply)
+        }
+    }
+
+    /// A presentation reply decoded, its fields put back in the order sent (a decoded
+    /// `FieldList` is sorted by name).
+    static func presentation(from reply: VarlinkReplyMessage) throws(WidgetdError) -> Presentation {
+        var presentation = try WireCoding.decode(PresentationReply.self, from: reply).presentation
+        presentation.entry.fields = presentation.entry.fields.ordered(as: reply.fieldOrder)
+        return presentation
     }
 
     /// `Watch`: the current presentation, then each new one as it changes.
     public func watch(widget: String, surface: Surface) -> AsyncThrowingStream<Presentation, any Error> {
         let parameters = PresentationParameters(widget: widget, surface: surface.rawValue)
         return ReplyStream.open(socketPath: socketPath, method: .watch, parameters: parameters) { (reply) throws(WidgetdError) in
-            try WireCoding.decode(PresentationReply.self, from: reply).presentation
+            try Self.presentation(from: reply)
         }
     }
 

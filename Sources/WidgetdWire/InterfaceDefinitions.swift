@@ -17,6 +17,8 @@ extension InterfaceDefinition {
         type Settings (
           # "Lock Screen widgets: allow access when locked".
           lockScreenWidgetsAccess: bool,
+          # Widget ids redacted on a locked lock screen even while access is on.
+          hiddenLockScreenWidgets: []string,
           # One of "off", "all" or "selected".
           hideSensitiveComplications: string,
           # Widget ids hidden on the always-on display when the setting is "selected".
@@ -106,6 +108,7 @@ extension InterfaceDefinition {
         # "hideSensitiveComplications" is one of "off", "all" or "selected".
         method SetSettings(
           lockScreenWidgetsAccess: ?bool,
+          hiddenLockScreenWidgets: ?[]string,
           hideSensitiveComplications: ?string,
           hiddenComplications: ?[]string
         ) -> (settings: Settings)
@@ -238,9 +241,12 @@ extension InterfaceDefinition {
         # Deletes a widget's timeline.
         method DeleteTimeline(widget: string) -> ()
 
-        # Streams reload requests for the caller's providers (call with "more").
+        # Streams reload requests (call with "more"): for the one provider named, which
+        # the caller must be allowed to provide (an administrator may name any), else for
+        # every provider the caller may provide (an administrator: every provider). On a
+        # per-user instance every app runs as the owner, so a provider names itself.
         # "reason" is one of "due" or "requested".
-        method WatchReloads() -> (widget: string, reason: string)
+        method WatchReloads(provider: ?string) -> (widget: string, reason: string)
 
         # Streams the actions hosts perform on the caller's widgets (call with "more"), or on
         # those of the provider named. Each performed action goes to one watching connection

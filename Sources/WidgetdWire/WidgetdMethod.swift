@@ -14,7 +14,7 @@ public enum WidgetdMethod: String, Sendable, Hashable, CaseIterable {
     case wipe = "io.widgetd.Device.Wipe"
     /// `GetSettings() -> (settings)`.
     case getSettings = "io.widgetd.Device.GetSettings"
-    /// `SetSettings(lockScreenWidgetsAccess?, hideSensitiveComplications?, hiddenComplications?) -> (settings)`.
+    /// `SetSettings(lockScreenWidgetsAccess?, hiddenLockScreenWidgets?, hideSensitiveComplications?, hiddenComplications?) -> (settings)`.
     case setSettings = "io.widgetd.Device.SetSettings"
     /// `ReportPasscodeOutOfStep() -> ()`: the passcode no longer follows the login password.
     case reportPasscodeOutOfStep = "io.widgetd.Device.ReportPasscodeOutOfStep"
@@ -32,7 +32,7 @@ public enum WidgetdMethod: String, Sendable, Hashable, CaseIterable {
     case closeTimeline = "io.widgetd.Provider.CloseTimeline"
     /// `DeleteTimeline(widget)`.
     case deleteTimeline = "io.widgetd.Provider.DeleteTimeline"
-    /// `WatchReloads() -> (widget, reason)`, streamed.
+    /// `WatchReloads(provider?) -> (widget, reason)`, streamed.
     case watchReloads = "io.widgetd.Provider.WatchReloads"
     /// `WatchActions(provider?) -> (id, widget, action, isOn?, surface, whileLocked)`, streamed.
     case watchActions = "io.widgetd.Provider.WatchActions"

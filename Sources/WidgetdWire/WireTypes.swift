@@ -155,14 +155,20 @@ public struct SettingsReply: Codable, Sendable, Equatable {
 public struct SetSettingsParameters: Codable, Sendable, Equatable {
     /// "Lock Screen widgets: allow access when locked".
     public var lockScreenWidgetsAccess: Bool?
+    /// Widget ids redacted on a locked lock screen even while access is on.
+    public var hiddenLockScreenWidgets: [String]?
     /// One of `off`, `all` or `selected`.
     public var hideSensitiveComplications: String?
     /// Widget ids hidden on the always-on display when the setting is `selected`.
     public var hiddenComplications: [String]?
 
     /// The settings to change; `nil` leaves one as it is.
-    public init(lockScreenWidgetsAccess: Bool? = nil, hideSensitiveComplications: String? = nil, hiddenComplications: [String]? = nil) {
+    public init(
+        lockScreenWidgetsAccess: Bool? = nil, hiddenLockScreenWidgets: [String]? = nil,
+        hideSensitiveComplications: String? = nil, hiddenComplications: [String]? = nil
+    ) {
         self.lockScreenWidgetsAccess = lockScreenWidgetsAccess
+        self.hiddenLockScreenWidgets = hiddenLockScreenWidgets
         self.hideSensitiveComplications = hideSensitiveComplications
         self.hiddenComplications = hiddenComplications
     }
@@ -313,6 +319,16 @@ public struct TimelineReply: Codable, Sendable, Equatable {
         self.policy = policy
         self.generation = generation
     }
+}
+
+/// `WatchReloads(provider?)`: the one provider whose reload requests the stream carries
+/// (`nil`: every provider the caller may provide).
+public struct WatchReloadsParameters: Codable, Sendable, Equatable {
+    /// The provider id, e.g. `com.example.weather`.
+    public var provider: String?
+
+    /// A subscription, to one provider's requests or to all the caller may hear.
+    public init(provider: String? = nil) { self.provider = provider }
 }
 
 /// A reload request streamed by `WatchReloads`.

@@ -45,6 +45,10 @@ import Testing
         #expect(result.output.contains("0 error(s), 1 warning(s)"))
     }
 
+    /// The user a user's daemon runs as: `nobody` when the tests run as root (through
+    /// `setpriv`), else the tests' own user, which is already not root.
+    static let user: (uid: UInt32, gid: UInt32) = getuid() == 0 ? (65534, 65534) : (getuid(), getgid())
+
     /// A user whose home has no `~/.local/state` yet starts widgetd on its defaults:
     /// the missing XDG base directories are made with mode 0700, as the XDG
     /// specification asks.
@@ -54,12 +58,12 @@ import Testing
         let runtime = daemon.root.appendingPathComponent("runtime")
         for directory in [home, runtime] {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            chown(directory.path, 65534, 65534)
+            chown(directory.path, Self.user.uid, Self.user.gid)
             chmod(directory.path, 0o700)
         }
         try daemon.start(
             environment: ["HOME": home.path, "XDG_RUNTIME_DIR": runtime.path, "XDG_STATE_HOME": "", "XDG_CONFIG_HOME": ""],
-            user: (65534, 65534), defaultPaths: true)
+            user: getuid() == 0 ? Self.user : nil, defaultPaths: true)
         defer { daemon.stop() }
         let client = try VarlinkTestClient(path: runtime.path + "/widgetd/widgetd.sock")
         try client.ok("io.widgetd.Device.GetStatus")
@@ -67,7 +71,7 @@ import Testing
             var status = stat()
             #expect(stat(home.path + "/" + path, &status) == 0)
             #expect(status.st_mode & 0o777 == 0o700, "\(path) is not 0700")
-            #expect(status.st_uid == 65534)
+            #expect(status.st_uid == Self.user.uid)
         }
         #expect(FileManager.default.fileExists(atPath: home.path + "/.local/state/widgetd/keybag"))
     }
@@ -79,7 +83,7 @@ import Testing
         let daemon = try DaemonProcess()
         let home = daemon.root.appendingPathComponent("home")
         try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
-        chown(home.path, 65534, 65534)
+        chown(home.path, Self.user.uid, Self.user.gid)
         chmod(home.path, 0o700)
         chmod(daemon.root.path, 0o755)
         var environment = ProcessInfo.processInfo.environment
@@ -87,9 +91,11 @@ import Testing
             environment[name] = nil
         }
         environment["HOME"] = home.path
-        let result = try ProcessRunner.run(
-            URL(fileURLWithPath: "/usr/bin/setpriv"),
-            ["--reuid=65534", "--regid=65534", "--clear-groups", DaemonProcess.binary.path], environment: environment)
+        let result = getuid() == 0
+            ? try ProcessRunner.run(
+                URL(fileURLWithPath: "/usr/bin/setpriv"),
+                ["--reuid=65534", "--regid=65534", "--clear-groups", DaemonProcess.binary.path], environment: environment)
+            : try ProcessRunner.run(DaemonProcess.binary, [], environment: environment)
         #expect(result.status == 1)
         let said = result.output + result.error
         #expect(said.contains("XDG_RUNTIME_DIR is not set"), "\(said)")

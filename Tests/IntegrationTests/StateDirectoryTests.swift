@@ -157,10 +157,13 @@ import Testing
         let client = try daemon.client()
         try client.ok(
             "io.widgetd.Device.SetSettings",
-            ["lockScreenWidgetsAccess": false, "hideSensitiveComplications": "selected",
-             "hiddenComplications": ["com.example.clock/a"]])
+            ["lockScreenWidgetsAccess": false, "hiddenLockScreenWidgets": ["com.example.clock/b"],
+             "hideSensitiveComplications": "selected", "hiddenComplications": ["com.example.clock/a"]])
         try client.ok("io.widgetd.Device.Wipe", ["confirm": "WIPE"])
-        let fresh: [String: Any] = ["lockScreenWidgetsAccess": true, "hideSensitiveComplications": "off", "hiddenComplications": [String]()]
+        let fresh: [String: Any] = [
+            "lockScreenWidgetsAccess": true, "hiddenLockScreenWidgets": [String](), "hideSensitiveComplications": "off",
+            "hiddenComplications": [String](),
+        ]
         func same(_ settings: Any?) -> Bool { NSDictionary(dictionary: settings as? [String: Any] ?? [:]).isEqual(to: fresh) }
         #expect(same(try client.ok("io.widgetd.Device.GetSettings")["settings"]))
         #expect(same(try client.ok("io.widgetd.Device.GetStatus")["settings"]))

@@ -58,6 +58,10 @@ import TestSupport
             == "io.widgetd.ProviderNotRegistered")
         #expect(daemon.log.contains("provider_disabled"))
         #expect(daemon.log.contains("com.example.broken.conf:4"))
+        // The line's level is said once: "error: FILE:4: invalid value…", not "error: FILE:4: error: …".
+        let line = try #require(daemon.log.split(separator: "\n").first { $0.contains("com.example.broken.conf:4") })
+        #expect(line.hasPrefix("error: "), "\(line)")
+        #expect(line.components(separatedBy: "error:").count == 2, "\(line)")
     }
 
     @Test func aBadConfigurationIsRejectedWithFileAndLine() throws {

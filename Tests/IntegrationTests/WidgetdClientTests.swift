@@ -104,6 +104,95 @@ import WidgetdWire
         print("WidgetdClient ReloadTimelines → provider → PutTimeline → Watch round trip: median \(sorted[sorted.count / 2]), min \(sorted[0]), max \(sorted[sorted.count - 1])")
     }
 
+    /// A runner outlives widgetd: when the daemon stops, it waits (by its backoff, on its
+    /// injected sleep) and, once widgetd is back, subscribes again and rewrites its widget.
+    /// It also writes on its own schedule, and names its provider: another provider's
+    /// widget is never rewritten by a `ReloadTimelines()` of every provider.
+    @Test(.timeLimit(.minutes(10)))
+    func aTimelineRunnerReconnectsAfterARestartAndRewritesItsWidgets() async throws {
+        let daemon = try DaemonProcess()
+        try daemon.start()
+        let widget = "com.example.clock/counter"
+        let client = WidgetdClient(socketPath: daemon.socketPath)
+        try await client.putTimeline(
+            widget: "com.example.weather/forecast",
+            entries: [Entry(date: Date(), fields: FieldList([("t", Field(value: .string("7 °C")))]))], policy: .never)
+        let counter = Counter()
+        let (calls, told) = AsyncStream.makeStream(of: ReloadRequest.Reason?.self)
+        // Waits of the backoff are told here, then let through at once: no real time passes.
+        let (waits, waited) = AsyncStream.makeStream(of: Duration.self)
+        let runner = TimelineRunner(
+            client: client, provider: CountingProvider(counter: counter, calls: told), widgets: [widget],
+            backoff: ReconnectBackoff(initial: .milliseconds(100), maximum: .milliseconds(400)),
+            sleep: { duration in
+                waited.yield(duration)
+                try await Task.sleep(for: .milliseconds(20))
+            })
+        #expect(try runner.providerID() == "com.example.clock")
+        let failure = Mutex<String?>(nil)
+        let running = Task {
+            do { try await runner.run() } catch { failure.withLock { $0 = "\(error)" } }
+        }
+        defer { running.cancel() }
+        var asked = calls.makeAsyncIterator()
+        #expect(await asked.next() == .some(nil))
+        // Written (the provider is asked first, then the write goes out).
+        #expect(try await Self.eventually { (try? await client.timeline(widget: widget).generation) == 1 })
+
+        daemon.stop()
+        var backoff = waits.makeAsyncIterator()
+        // Doubling up to its maximum while nobody answers.
+        #expect(await backoff.next() == .milliseconds(100))
+        #expect(await backoff.next() == .milliseconds(200))
+        #expect(await backoff.next() == .milliseconds(400))
+        #expect(await backoff.next() == .milliseconds(400))
+        try daemon.start()
+        // Back: the runner subscribed again and rewrote its widget on its own (the
+        // provider is asked only once widgetd answers, then the write follows).
+        #expect(await asked.next() == .some(nil))
+        #expect(
+            try await Self.eventually { try await client.timeline(widget: widget).generation >= 2 },
+            "the runner ended: \(failure.withLock { $0 } ?? "no")")
+
+        // Named: a reload of every provider reaches it for its widget only.
+        let weather = try await client.timeline(widget: "com.example.weather/forecast").generation
+        try await client.reloadTimelines()
+        while await asked.next() != .some(.requested) {}
+        #expect(try await client.timeline(widget: "com.example.weather/forecast").generation == weather)
+    }
+
+    @Test func aTimelineRunnerWritesOnItsOwnScheduleToo() async throws {
+        let daemon = try DaemonProcess()
+        try daemon.start()
+        let client = WidgetdClient(socketPath: daemon.socketPath)
+        let counter = Counter()
+        let (calls, told) = AsyncStream.makeStream(of: ReloadRequest.Reason?.self)
+        let (ticks, tick) = AsyncStream.makeStream(of: Void.self)
+        let runner = TimelineRunner(
+            client: client, provider: CountingProvider(counter: counter, calls: told), widgets: ["com.example.clock/counter"],
+            refreshInterval: .seconds(3600),
+            // The hour passes when the test says so.
+            sleep: { _ in for await _ in ticks { return }; try Task.checkCancellation() })
+        let running = Task { try await runner.run() }
+        defer { running.cancel() }
+        var asked = calls.makeAsyncIterator()
+        #expect(await asked.next() == .some(nil))
+        tick.yield()
+        #expect(await asked.next() == .some(nil))
+        #expect(counter.value.load(ordering: .sequentiallyConsistent) == 2)
+        #expect(try await client.timeline(widget: "com.example.clock/counter").generation == 2)
+    }
+
+    @Test func aTimelineRunnerServesOneProvider() {
+        let client = WidgetdClient(socketPath: "/nonexistent")
+        let provider = CountingProvider(counter: Counter(), calls: nil)
+        for widgets: Set<String> in [[], ["com.example.clock/a", "com.example.mail/b"]] {
+            #expect(throws: WidgetdError.invalidParameter(parameter: "widgets")) {
+                try TimelineRunner(client: client, provider: provider, widgets: widgets).providerID()
+            }
+        }
+    }
+
     @Test func aHostStreamGoesContentPlaceholderContentAcrossLockAndUnlock() async throws {
         let daemon = try DaemonProcess(daemon: ["ClassAGraceSec=0"])
         try daemon.start()
@@ -147,7 +236,10 @@ import WidgetdWire
             .filter { $0.hasPrefix("socket:") })
     }
 
-    @Test func cancellingAStreamFreesItsConnection() async throws {
+    /// The daemon is not dumpable (no core, no ptrace), so its `/proc/PID/fd` belongs to
+    /// root: only root can list the daemon's sockets.
+    @Test(.enabled(if: getuid() == 0, "listing the daemon's /proc/PID/fd needs root (the daemon is not dumpable)"))
+    func cancellingAStreamFreesItsConnection() async throws {
         let daemon = try DaemonProcess()
         try daemon.start()
         let client = WidgetdClient(socketPath: daemon.socketPath)
@@ -177,6 +269,41 @@ import WidgetdWire
         await #expect(throws: WidgetdError.connectionLost) { _ = try await events.next() }
         // A call once the daemon is gone says so.
         await #expect(throws: WidgetdError.self) { _ = try await client.status() }
+    }
+
+    @Test func oneWidgetHiddenOnTheLockScreenThroughTheSwiftClient() async throws {
+        let daemon = try DaemonProcess()
+        try daemon.start()
+        let client = WidgetdClient(socketPath: daemon.socketPath)
+        let widget = "com.example.clock/hidden"
+        try await client.putTimeline(
+            widget: widget,
+            entries: [Entry(date: Date(), fields: FieldList([("t", Field(value: .string("x"), privacy: .sensitive))]))],
+            policy: .never)
+        let settings = try await client.setSettings(hiddenLockScreenWidgets: [widget])
+        #expect(settings.hiddenLockScreenWidgets == [try WidgetID(widget)])
+        #expect(settings.lockScreenWidgetsAccess)
+        try await client.lock()
+        #expect(try await client.presentation(widget: widget, surface: .lockScreen).mode == .redacted)
+        #expect(try await client.presentation(widget: widget, surface: .homeScreen).mode == .content)
+    }
+
+    /// A host built on the client draws fields in the provider's order: the client
+    /// hands them over in that order, not sorted by name.
+    @Test func theClientKeepsTheProvidersFieldOrder() async throws {
+        let daemon = try DaemonProcess()
+        try daemon.start()
+        let client = WidgetdClient(socketPath: daemon.socketPath)
+        let widget = "com.example.clock/order"
+        let order = ["zulu", "alpha", "mike"]
+        try await client.putTimeline(
+            widget: widget,
+            entries: [Entry(date: Date().addingTimeInterval(-60), fields: FieldList(order.map { ($0, Field(value: .string($0))) }))],
+            policy: .never)
+        #expect(try await client.presentation(widget: widget, surface: .homeScreen).entry.fields.keys == order)
+        #expect(try await client.timeline(widget: widget).entries.first?.fields.keys == order)
+        var watch = client.watch(widget: widget, surface: .lockScreen).makeAsyncIterator()
+        #expect(try await watch.next()?.entry.fields.keys == order)
     }
 
     @Test func theDaemonsErrorsArriveAsTheirCases() async throws {

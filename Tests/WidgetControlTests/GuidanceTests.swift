@@ -231,6 +231,23 @@ import WidgetdWire
         #expect(!result.standardOutput.contains("(placeholder)"))
     }
 
+    /// A timeline written with `"entries": []` has no current entry: its provider is told
+    /// so, not that no readable timeline is stored.
+    @Test func anEmptyTimelinesPlaceholderSaysItHasNoEntries() throws {
+        let server = try Self.server([
+            "io.widgetd.Host.GetPresentation": reply(Self.placeholderPresentation),
+            "io.widgetd.Provider.ListProviders": reply(#"{"providers":["# + Self.weatherProvider + "]}"),
+            "io.widgetd.Host.ListWidgets": reply(
+                #"{"widgets":[{"widget":"com.example.weather/gone","provider":"com.example.weather","kind":"gone","class":"complete","generation":1}]}"#),
+            "io.widgetd.Provider.GetTimeline": reply(#"{"entries":[],"policy":{"kind":"never"},"generation":1}"#),
+            "io.widgetd.Device.GetStatus": reply(Self.status),
+        ])
+        let result = widgetctl(["get", "com.example.weather/gone"], socket: server.path, columns: nil)
+        #expect(result.exitCode == 0)
+        #expect(result.standardOutput.contains(#"placeholder: its timeline has no entries ("entries": []): there is no current entry to show"#))
+        #expect(!result.standardOutput.contains("no readable timeline"))
+    }
+
     @Test func aStoredWidgetsPlaceholderSaysItIsLocked() throws {
         let locked = Self.status.replacingOccurrences(of: "\"unlocked\"", with: "\"beforeFirstUnlock\"")
         let server = try Self.server([

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import WidgetControl
+import WidgetModel
+import WidgetdWire
 
 @Suite struct OutputTests {
     @Test func statusJSONIsTheReplyParameters() throws {
@@ -210,9 +212,28 @@ import Testing
         #expect(server.requests == [#"{"method":"io.widgetd.Device.GetSettings","parameters":{}}"#])
     }
 
+    /// One widget hidden on the lock screen, the others shown: `selected` and its list.
+    @Test func settingsShowsTheWidgetsHiddenOnTheLockScreen() throws {
+        let settings = #"{"lockScreenWidgetsAccess":true,"hiddenLockScreenWidgets":["com.example.mail/inbox"],"hideSensitiveComplications":"off","hiddenComplications":[]}"#
+        let server = try FakeVarlinkServer(replies: [reply(#"{"settings":\#(settings)}"#)])
+        let result = widgetctl(["settings"], socket: server.path)
+        #expect(result.standardOutput == """
+            Lock Screen widgets when locked:  selected (redacted: com.example.mail/inbox)
+            Hide sensitive complications:     off
+
+            """)
+        #expect(Widgetctl.Monitor.line(for: DeviceEvent(
+            kind: .settings, state: .locked, passcodeSet: true,
+            settings: WidgetModel.Settings(hiddenLockScreenWidgets: [try WidgetID("com.example.mail/inbox")])))
+            == "settings: lock-screen-widgets selected (com.example.mail/inbox), hide-sensitive-complications off")
+    }
+
     static let settingChanges: [([String], String)] = [
-        (["lock-screen-widgets", "on"], #"{"lockScreenWidgetsAccess":true}"#),
+        (["lock-screen-widgets", "on"], #"{"hiddenLockScreenWidgets":[],"lockScreenWidgetsAccess":true}"#),
         (["lock-screen-widgets", "off"], #"{"lockScreenWidgetsAccess":false}"#),
+        (["lock-screen-widgets", "selected"], #"{"lockScreenWidgetsAccess":true}"#),
+        (["lock-screen-widgets", "selected", "a/b", "c/d#1"],
+         #"{"hiddenLockScreenWidgets":["a/b","c/d#1"],"lockScreenWidgetsAccess":true}"#),
         (["hide-sensitive-complications", "off"], #"{"hideSensitiveComplications":"off"}"#),
         (["hide-sensitive-complications", "all"], #"{"hideSensitiveComplications":"all"}"#),
         (["hide-sensitive-complications", "selected"], #"{"hideSensitiveComplications":"selected"}"#),
@@ -303,7 +324,7 @@ import Testing
 
     /// Settings: `lock-screen-widgets` and `lockScreenWidgets` name the same setting.
     @Test(arguments: [
-        (["lockScreenWidgets", "on"], #"{"lockScreenWidgetsAccess":true}"#),
+        (["lockScreenWidgets", "on"], #"{"hiddenLockScreenWidgets":[],"lockScreenWidgetsAccess":true}"#),
         (["hideSensitiveComplications", "all"], #"{"hideSensitiveComplications":"all"}"#),
     ])
     func settingsAcceptBothSpellings(words: [String], parameters: String) throws {

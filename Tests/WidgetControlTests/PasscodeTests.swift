@@ -24,7 +24,17 @@ import WidgetdClient
         #expect(result.standardError == "widgetctl: too many failed attempts: try again in 4 min 12 s\n")
         #expect(result.standardOutput == #"{"error":"io.widgetd.TryAgainLater","parameters":{"retryAfter":252}}"# + "\n")
         #expect(!input.echoWasDisabled)
-        #expect(server.requests == [unlockChecks[0]])
+        #expect(server.requests == unlockChecks)
+    }
+
+    /// A user without the unlock role during a wait is told the first thing that is
+    /// true for them: permission denied (exit 77), as unlock --help says, not a delay.
+    @Test func unlockWithoutTheRoleDuringAWaitIsPermissionDenied() throws {
+        let status = statusWithoutWait.replacingOccurrences(of: #""failedAttempts":0"#, with: #""failedAttempts":6,"retryAfter":252"#)
+        let server = try unlockServer(status: reply(status), role: errorReply("io.widgetd.PermissionDenied"))
+        let result = widgetctl(["unlock"], socket: server.path, input: BytesInput("secret\n", isTerminal: true))
+        #expect(result.exitCode == 77)
+        #expect(!result.standardError.contains("try again"))
     }
 
     /// A peer without the unlock role learns it before typing: exit 77, no prompt.

@@ -29,6 +29,18 @@ import WidgetdClient
         #expect(failure.name == CommandFailure.Name.socketAccessDenied)
     }
 
+    /// A per-user instance's socket is in a 0700 directory: no group can help, its
+    /// owner can, so the hint names the owner instead of a group.
+    @Test func aSocketInAPrivateDirectoryNamesItsOwner() throws {
+        let directory = try TemporaryDirectory.make()
+        #expect(chmod(directory, 0o700) == 0)
+        let failure = DaemonErrorMessage.failure(for: .daemonUnavailable(socket: directory + "/widgetd.sock", errorNumber: EACCES))
+        let owner = AccountName.user(getuid())
+        #expect(failure.message == "permission denied: cannot connect to \(directory)/widgetd.sock (its directory \(directory) "
+            + "is private to \(owner) (mode 0700): run widgetctl as \(owner), or reach a widgetd whose socket you may use)")
+        #expect(failure.exitCode == .permissionDenied)
+    }
+
     @Test func aClosedConnectionAndAnUnusablePathKeepTheirLines() {
         #expect(DaemonErrorMessage.failure(for: .connectionLost).message == "widgetd closed the connection without answering")
         let invalid = DaemonErrorMessage.failure(for: .invalidSocketPath("/x"))

@@ -25,6 +25,24 @@ import Testing
         ])
     }
 
+    /// A file that names its widget (as the example timelines do) may be given alone.
+    @Test func putTakesTheWidgetFromTheFileWhenItNamesOne() throws {
+        let server = try FakeVarlinkServer(replies: [reply(#"{"generation":3}"#)])
+        let named = #"{"widget":"com.example.clock/world","# + Self.file.dropFirst()
+        let result = widgetctl(["put", try write(named)], socket: server.path)
+        #expect(result.exitCode == 0, "\(result.standardError)")
+        #expect(result.standardOutput == "Stored com.example.clock/world, generation 3.\n")
+        #expect(server.requests.first?.hasSuffix(#""widget":"com.example.clock/world"}}"#) == true)
+
+        // A file that names none says what to give; one that names a bad id says so.
+        let unnamed = widgetctl(["put", try write(Self.file)], socket: server.path)
+        #expect(unnamed.exitCode == 64)
+        #expect(unnamed.standardError.contains("names no widget (\"widget\": ...): give it, widgetctl put WIDGET FILE"))
+        let bad = widgetctl(["put", "-"], socket: server.path, input: BytesInput(#"{"widget":"a/../b","# + Self.file.dropFirst()))
+        #expect(bad.exitCode == 64)
+        #expect(bad.standardError.contains("'a/../b'"))
+    }
+
     @Test func familyOptionOverridesTheFile() throws {
         let server = try FakeVarlinkServer(replies: [reply(#"{"generation":1}"#)])
         let result = widgetctl(

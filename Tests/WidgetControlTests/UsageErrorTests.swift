@@ -23,12 +23,14 @@ import Testing
         (["passcode", "reset"], "Error: Unexpected argument 'reset'"),
         (["settings", "get"], "Error: Unexpected argument 'get'"),
         (["settings", "set"], "Error: missing subcommand"),
-        (["settings", "set", "lock-screen-widgets", "maybe"], "Error: The value 'maybe' is invalid for '<value>'. Please provide one of 'on' and 'off'."),
+        (["settings", "set", "lock-screen-widgets", "maybe"], "Error: The value 'maybe' is invalid for '<value>'. Please provide one of 'on', 'off' or 'selected'."),
         (["settings", "set", "hide-sensitive-complications", "all", "a/b"],
          "Error: widgets are given only with 'selected', not after 'all': 'a/b'"),
         (["settings", "set", "hide-sensitive-complications", "selected", "bad"],
          "Error: widget id must be PROVIDER/KIND[#INSTANCE]: 'bad'"),
-        (["settings", "set", "volume", "11"], "Error: 2 unexpected arguments: 'volume', '11'"),
+        (["settings", "set", "volume", "11"],
+         "Error: unknown setting 'volume' (settings: lock-screen-widgets, hide-sensitive-complications)"),
+        (["settings", "set", "lockscreen-widgets", "off"], "Error: unknown setting 'lockscreen-widgets'; did you mean 'lock-screen-widgets'?"),
         (["reload", "a/b#c"], "Error: reload takes PROVIDER[/KIND], without #INSTANCE: 'a/b#c'"),
     ]
 

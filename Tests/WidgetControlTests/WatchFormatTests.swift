@@ -67,7 +67,8 @@ import Testing
         let server = try FakeVarlinkServer(replies: [reply(Self.presentation(mode: "redacted", fields: fields))])
         let result = widgetctl(["watch", "a/b", "--format", "waybar", "--json"], socket: server.path)
         let line = try #require(try Self.objects(result.standardOutput).first)
-        #expect(line["text"] as? String == "Lyon · ••••")
+        // In the provider's order: home, then city.
+        #expect(line["text"] as? String == "•••• · Lyon")
         #expect((line["tooltip"] as? String)?.contains("home: ••••") == true)
         for secret in ["12 rue X", "42", "secret", "\"a\""] where value.contains(secret) {
             #expect(!result.standardOutput.contains(secret))
@@ -90,6 +91,29 @@ import Testing
             ["watch", "a/b", "--format", "waybar", "--field", "temperature", "--field", "city", "--field", "absent"],
             socket: server.path)
         #expect(try Self.objects(result.standardOutput).first?["text"] as? String == "•••• · Paris")
+        #expect(result.standardError == """
+            widgetctl: warning: --field 'absent' is not a field of com.example.weather/forecast (its fields: city, summary, temperature)
+
+            """)
+    }
+
+    /// The warning for a field the presentation lacks comes once, not with every line.
+    @Test func aMissingFieldIsSaidOnce() throws {
+        let server = try FakeVarlinkServer(replies: [
+            reply(Fixtures.redactedPresentation, continues: true), reply(Fixtures.redactedPresentation, continues: true),
+            reply(Fixtures.redactedPresentation),
+        ])
+        let result = widgetctl(["watch", "a/b", "--format", "waybar", "--field", "tempreature"], socket: server.path)
+        #expect(result.standardOutput.split(separator: "\n").count == 3)
+        #expect(result.standardError.components(separatedBy: "warning").count == 2, "\(result.standardError)")
+    }
+
+    /// Without --field, the label follows the provider's order, not the names'.
+    @Test func waybarLabelFollowsTheProvidersOrder() throws {
+        let fields = #"{"z":{"value":"last name"},"a":{"value":"first name"}}"#
+        let server = try FakeVarlinkServer(replies: [reply(Self.presentation(mode: "content", fields: fields))])
+        let line = try #require(try Self.objects(widgetctl(["watch", "a/b", "--format", "waybar"], socket: server.path).standardOutput).first)
+        #expect(line["text"] as? String == "last name · first name")
     }
 
     @Test func fieldWithoutWaybarIsAUsageError() {
@@ -106,9 +130,9 @@ import Testing
         #expect(result.exitCode == 0)
         let lines = result.standardOutput.split(separator: "\n")
         #expect(lines.count == 2)
-        // The content presentation, keys sorted, its number digit for digit.
-        #expect(lines[1] == #"{"entry":{"fields":{"n":{"value":21.0}}},"luminanceReduced":true,"mode":"content","#
-            + #""reasons":["invalidated"],"stale":true,"surface":"alwaysOn","widget":"a/b"}"#)
+        // The content presentation as sent: members in their order, its number digit for digit.
+        #expect(lines[1] == #"{"widget":"a/b","surface":"alwaysOn","mode":"content","reasons":["invalidated"],"#
+            + #""luminanceReduced":true,"stale":true,"entry":{"fields":{"n":{"value":21.0}}}}"#)
         #expect(try Self.objects(result.standardOutput).allSatisfy { $0["timestamp"] == nil && $0["mode"] != nil })
     }
 

@@ -147,6 +147,7 @@ struct TableResolver: AccountResolver {
         ("[Daemon\n", "widgetd.conf:1: expected [Section], Key=Value or a comment"),
         ("[Daemon]\nClassAGraceSec=-1\n", "widgetd.conf:2: invalid value '-1' for ClassAGraceSec=: expected a time span such as 30s, 5min or 1h, from 0 to 1d"),
         ("[Daemon]\nClassAGraceSec=infinity\n", "widgetd.conf:2: invalid value 'infinity' for ClassAGraceSec=: expected a time span such as 30s, 5min or 1h, from 0 to 1d"),
+        ("[Session]\nRequirePasscodeAfterSec=400d\n", "widgetd.conf:2: invalid value '400d' for RequirePasscodeAfterSec=: expected a time span such as 30s, 5min or 1h, from 0 to 366d, or infinity"),
         ("[Daemon]\nIdleTimeoutSec=soon\n", "widgetd.conf:2: invalid value 'soon' for IdleTimeoutSec=: expected a time span such as 30s, 5min or 1h, from 0 to 1d, or infinity"),
         ("[Daemon]\nWipeAfterFailedAttempts=many\n", "widgetd.conf:2: invalid value 'many' for WipeAfterFailedAttempts=: expected a number of attempts, or off"),
         ("[Daemon]\nPasscodeKDF=fast\n", "widgetd.conf:2: invalid value 'fast' for PasscodeKDF=: expected interactive, moderate, sensitive or minimum"),
@@ -175,7 +176,7 @@ struct TableResolver: AccountResolver {
         ("[Provider]\nUser=1\n", "providers.d/0.conf:1: error: [Provider] needs Id= (no provider of this file is registered)"),
         ("[Provider]\nId=com.example.a\n", "providers.d/0.conf:1: error: [Provider] needs User=, Group= or App=: otherwise nobody may write for it (no provider of this file is registered)"),
         ("[Provider]\nId=com.example.a\nUser=1\nDataProtection=secret\n", "providers.d/0.conf:4: error: invalid value 'secret' for DataProtection=: expected complete, completeUnlessOpen, completeUntilFirstUserAuthentication, none (no provider of this file is registered)"),
-        ("[Provider]\nId=com.example.a\nUser=1\nDataProtecton=complete\n", "providers.d/0.conf:4: error: unknown key 'DataProtecton' in section [Provider] (no provider of this file is registered)"),
+        ("[Provider]\nId=com.example.a\nUser=1\nDataProtecton=complete\n", "providers.d/0.conf:4: error: unknown key 'DataProtecton' in section [Provider]; did you mean DataProtection=? (no provider of this file is registered)"),
         ("[Daemon]\nClassAGraceSec=1\n", "providers.d/0.conf:1: error: unknown section [Daemon] (no provider of this file is registered)"),
         ("[Provider]\nId=com.example.a\nApp=com.example\n", "providers.d/0.conf:3: error: invalid value 'com.example' for App=: expected a Flatpak application id: three or more dot-separated elements of letters, digits, '_' and '-', none beginning with a digit, at most 255 bytes (no provider of this file is registered)"),
     ])
@@ -251,6 +252,16 @@ struct TableResolver: AccountResolver {
         #expect(configuration.problems.map(\.description) == [
             "widgetd.conf:2: warning: unknown key 'Foo' in section [Daemon]",
             "widgetd.conf:5: warning: unknown section [Nonsense]",
+        ])
+    }
+
+    /// A near miss names what was meant: a key of its section, a section.
+    @Test func aMistypedKeyOrSectionSaysWhatWasMeant() throws {
+        let configuration = try parse(main: "[Daemon]\nClassAGraceSecs=3\n\n[Sesion]\nLockOnSleep=no\n\n[Access]\nadmingroup=wheel\n")
+        #expect(configuration.problems.map(\.description) == [
+            "widgetd.conf:2: warning: unknown key 'ClassAGraceSecs' in section [Daemon]; did you mean ClassAGraceSec=?",
+            "widgetd.conf:4: warning: unknown section [Sesion]; did you mean [Session]?",
+            "widgetd.conf:8: warning: unknown key 'admingroup' in section [Access]; did you mean AdminGroup=?",
         ])
     }
 

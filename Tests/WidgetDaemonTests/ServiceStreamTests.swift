@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 import WidgetModel
+import WidgetdPOSIX
 @testable import WidgetDaemon
 
 /// `Watch` and `WatchReloads` pushes that time brings, on the manual clock.
@@ -84,5 +85,44 @@ import WidgetModel
         harness.ok("io.widgetd.Host.ReloadTimelines", ["kind": "forecast"])
         #expect(late.replies.count == 1)
         #expect(late.parameters["reason"] as? String == "requested")
+    }
+
+    /// A provider that names itself hears only its own widgets' requests, even as an
+    /// administrator (on a per-user instance every app runs as the owner, who is one):
+    /// a clock answering `ReloadTimelines()` must not rewrite the mail.
+    @Test func watchReloadsNamingAProviderHearsOnlyItsWidgets() throws {
+        let harness = try ServiceHarness()
+        harness.putEveryClass()
+        let clock = harness.call("io.widgetd.Provider.WatchReloads", ["provider": "com.example.clock"], more: true)
+        let everyone = harness.call("io.widgetd.Provider.WatchReloads", more: true)
+        harness.ok("io.widgetd.Host.ReloadTimelines")
+        #expect(clock.replies.compactMap { ($0["parameters"] as? [String: Any])?["widget"] as? String } == ["com.example.clock/world"])
+        #expect(everyone.replies.count == ServiceHarness.widgets.count)
+    }
+
+    /// Who may name which provider: one's own, or any registered one as an administrator;
+    /// refused as a write to that provider's widget would be.
+    @Test(arguments: [
+        (uid: UInt32(1000), provider: "com.example.clock", error: String?.none),
+        (uid: 1000, provider: "com.example.weather", error: "io.widgetd.PermissionDenied"),
+        (uid: 1000, provider: "com.example.nothing", error: "io.widgetd.PermissionDenied"),
+        (uid: 0, provider: "com.example.weather", error: nil),
+        (uid: 0, provider: "com.example.nothing", error: "io.widgetd.ProviderNotRegistered"),
+        (uid: 0, provider: "com/example", error: "org.varlink.service.InvalidParameter"),
+    ])
+    func watchReloadsNamesOnlyAProviderTheCallerMayProvide(uid: UInt32, provider: String, error: String?) throws {
+        let harness = try ServiceHarness {
+            $0.providers = $0.providers.map { registration in
+                var registration = registration
+                if registration.id == "com.example.clock" { registration.uid = 1000 }
+                return registration
+            }
+        }
+        let watch = harness.call(
+            "io.widgetd.Provider.WatchReloads", ["provider": provider], more: true, peer: PeerCredentials(pid: 1, uid: uid, gid: uid))
+        #expect(watch.error == error)
+        if error == "io.widgetd.PermissionDenied" {
+            #expect(watch.parameters["provider"] as? String == provider)
+        }
     }
 }

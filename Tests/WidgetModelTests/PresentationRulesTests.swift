@@ -16,39 +16,54 @@ enum HideCase: String, CaseIterable, Sendable {
     }
 }
 
+/// The lock screen's settings: `lockScreenWidgetsAccess`, and whether this widget is in
+/// `hiddenLockScreenWidgets` (another widget always is, which must not matter).
+enum LockScreenCase: String, CaseIterable, Sendable {
+    case off, on, onHidingThisWidget
+
+    var settingsPart: (Bool, [WidgetID]) {
+        switch self {
+        case .off: (false, [])
+        case .on: (true, [Fixtures.otherWidget])
+        case .onHidingThisWidget: (true, [Fixtures.otherWidget, Fixtures.widget])
+        }
+    }
+}
+
 /// One row of the table: every input of DESIGN §4 except the timeline (stored and readable).
 struct RuleCase: Sendable, CustomTestStringConvertible {
     let state: DeviceState
     let protectionClass: ProtectionClass
     let passcodeSet: Bool
     let surface: Surface
-    let lockScreenWidgetsAccess: Bool
+    let lockScreen: LockScreenCase
     let hide: HideCase
 
     var testDescription: String {
-        "\(state) \(protectionClass) passcode:\(passcodeSet) \(surface) lockScreenAccess:\(lockScreenWidgetsAccess) hide:\(hide)"
+        "\(state) \(protectionClass) passcode:\(passcodeSet) \(surface) lockScreen:\(lockScreen) hide:\(hide)"
     }
 
     var context: PresentationContext {
         let (mode, hidden) = hide.settingsPart
+        let (access, hiddenOnLockScreen) = lockScreen.settingsPart
         return PresentationContext(
             widget: Fixtures.widget, surface: surface, state: state, passcodeSet: passcodeSet,
             protectionClass: protectionClass,
             settings: Settings(
-                lockScreenWidgetsAccess: lockScreenWidgetsAccess, hideSensitiveComplications: mode,
+                lockScreenWidgetsAccess: access, hiddenLockScreenWidgets: hiddenOnLockScreen, hideSensitiveComplications: mode,
                 hiddenComplications: hidden))
     }
 
-    /// 3 states × 4 classes × 2 passcode × 4 surfaces × 2 access × 4 hide = 768 rows.
+    /// 3 states × 4 classes × 2 passcode × 4 surfaces × 3 lock screen × 4 hide = 1,152 rows.
     static let all: [RuleCase] = DeviceState.allCases.flatMap { state in
         ProtectionClass.allCases.flatMap { protectionClass in
             [false, true].flatMap { passcodeSet in
                 Surface.allCases.flatMap { surface in
-                    [false, true].flatMap { access in
+                    LockScreenCase.allCases.flatMap { lockScreen in
                         HideCase.allCases.map { hide in
                             RuleCase(
                                 state: state, protectionClass: protectionClass, passcodeSet: passcodeSet,
-                                surface: surface, lockScreenWidgetsAccess: access, hide: hide)
+                                surface: surface, lockScreen: lockScreen, hide: hide)
                         }
                     }
                 }
@@ -73,8 +88,11 @@ func expectedOutcome(_ c: RuleCase) -> Outcome {
     if c.state == .locked && c.protectionClass == .complete { return .placeholder }
     if c.state == .locked && c.protectionClass == .completeUnlessOpen && c.passcodeSet { return .placeholder }
     // 4. no timeline stored, or its content cannot be read → placeholder. (Here one is stored and readable.)
-    // 5. `locked`, surface `lockScreen`, and setting `lockScreenWidgetsAccess` off → redacted.
-    if c.state == .locked && c.surface == .lockScreen && !c.lockScreenWidgetsAccess { return .redacted }
+    // 5. `locked`, surface `lockScreen`, and setting `lockScreenWidgetsAccess` off, or this widget id
+    //    in `hiddenLockScreenWidgets` → redacted.
+    if c.state == .locked && c.surface == .lockScreen && (c.lockScreen == .off || c.lockScreen == .onHidingThisWidget) {
+        return .redacted
+    }
     // 6. surface `alwaysOn`, and `hideSensitiveComplications` is `all`, or `selected` with this widget id listed → redacted.
     if c.surface == .alwaysOn && (c.hide == .all || c.hide == .selectedWithWidget) { return .redacted }
     // 7. otherwise → content.
@@ -83,20 +101,20 @@ func expectedOutcome(_ c: RuleCase) -> Outcome {
 
 @Suite struct PresentationRulesTests {
     @Test func theTableCoversEveryCombination() {
-        #expect(RuleCase.all.count == 3 * 4 * 2 * 4 * 2 * 4)
+        #expect(RuleCase.all.count == 3 * 4 * 2 * 4 * 3 * 4)
         // Counted by hand from the rules, so that the oracle itself is checked:
-        // remote × {A, B}: 3 states × 2 classes × 2 passcode × 2 access × 4 hide = 96.
-        #expect(RuleCase.all.filter { expectedOutcome($0) == .unavailable }.count == 96)
+        // remote × {A, B}: 3 states × 2 classes × 2 passcode × 3 lock screen × 4 hide = 144.
+        #expect(RuleCase.all.filter { expectedOutcome($0) == .unavailable }.count == 144)
         // Readable while locked: (class, passcode) pairs C×2, D×2 and B without passcode = 5.
-        // Redacted by rule 5: locked, lockScreen, access off: 5 × 4 hide = 20.
-        // Redacted by rule 6: alwaysOn with 2 of 4 hide cases: unlocked 4 × 2 × 2 access × 2 = 32,
-        // locked 5 × 2 access × 2 = 20. Total 72.
-        #expect(RuleCase.all.filter { expectedOutcome($0) == .redacted }.count == 72)
+        // Redacted by rule 5: locked, lockScreen, access off or this widget hidden: 5 × 2 × 4 hide = 40.
+        // Redacted by rule 6: alwaysOn with 2 of 4 hide cases: unlocked 4 × 2 × 3 lock screen × 2 = 48,
+        // locked 5 × 3 lock screen × 2 = 30. Total 118.
+        #expect(RuleCase.all.filter { expectedOutcome($0) == .redacted }.count == 118)
         // Placeholder: beforeFirstUnlock outside rule 1 (4 surfaces for C, D; 3 for A, B):
-        // (2 × 4 + 2 × 3) × 2 pc × 2 access × 4 hide = 224; locked A on 3 surfaces × 2 pc × 8 = 48;
-        // locked B with passcode on 3 surfaces × 8 = 24. Total 296.
-        #expect(RuleCase.all.filter { expectedOutcome($0) == .placeholder }.count == 296)
-        #expect(RuleCase.all.filter { expectedOutcome($0) == .content }.count == 768 - 96 - 72 - 296)
+        // (2 × 4 + 2 × 3) × 2 pc × 3 lock screen × 4 hide = 336; locked A on 3 surfaces × 2 pc × 12 = 72;
+        // locked B with passcode on 3 surfaces × 12 = 36. Total 444.
+        #expect(RuleCase.all.filter { expectedOutcome($0) == .placeholder }.count == 444)
+        #expect(RuleCase.all.filter { expectedOutcome($0) == .content }.count == 1152 - 144 - 118 - 444)
     }
 
     @Test(arguments: RuleCase.all)

@@ -67,10 +67,11 @@ import Testing
     }
 
     @Test func settingsRoundTripAndDefaultMissingKeys() throws {
-        let settings = Settings(lockScreenWidgetsAccess: false, hideSensitiveComplications: .selected, hiddenComplications: [Fixtures.widget])
-        let json = try Fixtures.encode(settings)
-        #expect(json == #"{"hiddenComplications":["com.example.weather\/forecast#lock-1"],"hideSensitiveComplications":"selected","lockScreenWidgetsAccess":false}"#
-            || json == #"{"hiddenComplications":["com.example.weather/forecast#lock-1"],"hideSensitiveComplications":"selected","lockScreenWidgetsAccess":false}"#)
+        let settings = Settings(
+            lockScreenWidgetsAccess: false, hiddenLockScreenWidgets: [Fixtures.otherWidget], hideSensitiveComplications: .selected,
+            hiddenComplications: [Fixtures.widget])
+        let json = try Fixtures.encode(settings).replacingOccurrences(of: "\\/", with: "/")
+        #expect(json == #"{"hiddenComplications":["com.example.weather/forecast#lock-1"],"hiddenLockScreenWidgets":["\#(Fixtures.otherWidget)"],"hideSensitiveComplications":"selected","lockScreenWidgetsAccess":false}"#)
         #expect(try JSONDecoder().decode(Settings.self, from: Data(json.utf8)) == settings)
         #expect(try JSONDecoder().decode(Settings.self, from: Data("{}".utf8)) == Settings())
         #expect(Settings().lockScreenWidgetsAccess && Settings().hideSensitiveComplications == .off && Settings().hiddenComplications.isEmpty)

@@ -64,8 +64,10 @@ import WidgetModel
     }
 }
 
-/// A runner whose daemon is not there says so instead of waiting for a subscription
-/// that never comes (it waited forever before the stream reported failing to connect).
+/// A runner whose daemon is not there waits for it by its backoff, doubling, instead of
+/// waiting for a subscription that never comes (it once waited forever before the stream
+/// reported failing to connect) or giving up (a provider started before widgetd, or
+/// across its restart, must not die); cancelled, it returns.
 @Suite struct RunnerWithoutDaemonTests {
     struct Empty: TimelineEntry { let date: Date }
 
@@ -74,11 +76,19 @@ import WidgetModel
         func timeline(in context: Context) async -> WidgetdKit.Timeline<Empty> { WidgetdKit.Timeline(entries: [], policy: .never) }
     }
 
-    @Test(.timeLimit(.minutes(1))) func aRunnerWithoutDaemonThrowsDaemonUnavailable() async {
+    @Test(.timeLimit(.minutes(1))) func aRunnerWithoutDaemonRetriesByItsBackoffUntilCancelled() async throws {
         let client = WidgetdClient(socketPath: "/nonexistent/widgetd.sock")
-        let runner = TimelineRunner(client: client, provider: Provider(), widgets: ["com.example.clock/w"])
-        await #expect(throws: WidgetdError.daemonUnavailable(socket: "/nonexistent/widgetd.sock", errorNumber: ENOENT)) {
-            try await runner.run()
-        }
+        let (waits, waited) = AsyncStream.makeStream(of: Duration.self)
+        let runner = TimelineRunner(
+            client: client, provider: Provider(), widgets: ["com.example.clock/w"],
+            backoff: ReconnectBackoff(initial: .seconds(1), maximum: .seconds(5)),
+            sleep: { duration in waited.yield(duration) })
+        let running = Task { try await runner.run() }
+        var iterator = waits.makeAsyncIterator()
+        var seen: [Duration] = []
+        for _ in 0..<5 { seen.append(try #require(await iterator.next())) }
+        #expect(seen == [.seconds(1), .seconds(2), .seconds(4), .seconds(5), .seconds(5)])
+        running.cancel()
+        try await running.value
     }
 }

@@ -34,7 +34,8 @@ def render(presentation: Dict[str, Any]) -> str:
     lines = [header]
     fields = presentation["entry"]["fields"]
     width = max((len(name) for name in fields), default=0)
-    for name in sorted(fields):
+    # In the provider's order, as every host draws them (JSON objects keep their order).
+    for name in fields:
         field = fields[name]
         if field.get("redacted"):
             shown = BARS

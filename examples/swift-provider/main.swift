@@ -2,7 +2,8 @@
 //
 //   example-provider [--socket PATH] [--widget ID] [--once]
 //
-// Writes the widget's timeline, then answers the daemon's reload requests until
+// Writes the widget's timeline, then answers the daemon's reload requests for its
+// provider (rewriting it after widgetd restarts) until
 // stopped; with --once it writes the timeline once and exits (what CI runs). The
 // forecast is made up; the street the user is at is the sensitive field, hidden
 // whenever the lock screen shows the widget redacted.

@@ -28,7 +28,7 @@ extension Widgetctl {
             // The entries as written, so that fields keep their order.
             let reply = try context.call(
                 .appendEntries, ["widget": .string(widget)], texts: ["entries": timeline.memberText["entries"]!])
-            if context.json { return context.printJSON(reply.parameters) }
+            if context.json { return context.printJSON(reply) }
             let generation = try context.decode(GenerationReply.self, from: reply).generation
             context.print("Appended to \(widget), generation \(generation).")
         }

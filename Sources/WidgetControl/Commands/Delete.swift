@@ -15,7 +15,7 @@ extension Widgetctl {
 
         func run(_ context: CommandContext) throws(CommandFailure) {
             let reply = try context.call(.deleteTimeline, ["widget": .string(widget)])
-            if context.json { return context.printJSON(reply.parameters) }
+            if context.json { return context.printJSON(reply) }
             context.print("Deleted \(widget).")
         }
     }

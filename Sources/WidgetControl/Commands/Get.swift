@@ -24,17 +24,18 @@ extension Widgetctl {
         func run(_ context: CommandContext) throws(CommandFailure) {
             let client = try context.connect()
             let reply = try context.call(on: client, .getPresentation, target.parameters)
-            let presentation = try context.decode(PresentationReply.self, from: reply).presentation
+            var presentation = try context.decode(PresentationReply.self, from: reply).presentation
+            presentation.entry.fields = presentation.entry.fields.ordered(as: reply.fieldOrder)
             var reason: String?
             if presentation.mode == .placeholder {
                 if Self.isKnownNotStored(target.widget, on: client, context) {
                     throw CommandFailure("no such widget \(target.widget) (widgetctl list shows the stored widgets)")
                         .reported(as: WidgetdErrorName.widgetNotFound.fullName, ["widget": .string(target.widget)])
                 }
-                reason = Self.placeholderReason(on: client, context)
+                reason = Self.emptyTimelineReason(target.widget, on: client, context) ?? Self.placeholderReason(on: client, context)
             }
-            if context.json { return context.printJSON(reply.parameters) }
-            context.standardOutput.write(PreviewRenderer(color: context.color).render(presentation, placeholderReason: reason))
+            if context.json { return context.printJSON(reply) }
+            context.standardOutput.write(context.renderer.render(presentation, placeholderReason: reason))
         }
 
         /// Whether the caller may see `widget`'s provider (it is that provider's user or an
@@ -57,6 +58,16 @@ extension Widgetctl {
                 after = page.next
             } while after != nil
             return true
+        }
+
+        /// When the caller may read the stored timeline (its provider's user, an
+        /// administrator) and it has no entries, that is why: there is no current entry
+        /// to show. `nil` otherwise (refused, unreadable, not stored, or with entries).
+        static func emptyTimelineReason(_ widget: String, on client: ClientSocket, _ context: CommandContext) -> String? {
+            guard let reply = try? context.call(on: client, .getTimeline, ["widget": .string(widget)]),
+                  let timeline = try? context.decode(TimelineReply.self, from: reply), timeline.entries.isEmpty
+            else { return nil }
+            return "its timeline has no entries (\"entries\": []): there is no current entry to show"
         }
 
         /// Why a widget shows its placeholder, from the lock state (`GetStatus`,

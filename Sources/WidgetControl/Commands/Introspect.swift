@@ -1,5 +1,6 @@
 import ArgumentParser
 import StrictJSON
+import WidgetdClient
 import WidgetdWire
 import WidgetModel
 
@@ -32,7 +33,7 @@ extension Widgetctl {
             if let interface {
                 let reply = try context.call(
                     method: "org.varlink.service.GetInterfaceDescription", ["interface": .string(interface)])
-                if context.json { return context.printJSON(reply.parameters) }
+                if context.json { return context.printJSON(reply) }
                 guard case .string(let description)? = reply.parameters["description"] else {
                     throw CommandFailure("widgetd sent no interface description")
                 }
@@ -40,7 +41,7 @@ extension Widgetctl {
                 return
             }
             let reply = try context.call(method: "org.varlink.service.GetInfo")
-            if context.json { return context.printJSON(reply.parameters) }
+            if context.json { return context.printJSON(reply) }
             func text(_ key: String) -> String {
                 if case .string(let value)? = reply.parameters[key] { return TerminalText.sanitize(value) }
                 return "-"
@@ -89,28 +90,33 @@ extension Widgetctl {
             _ = try Self.parse(parameters)
         }
 
-        /// The parameters as a JSON object, or a usage error saying where the text goes wrong.
-        static func parse(_ text: String) throws(ValidationError) -> [String: JSONValue] {
+        /// The parameters as a JSON object, members in the order written (an entry's
+        /// fields are stored in that order), or a usage error saying where the text goes wrong.
+        static func parse(_ text: String) throws(ValidationError) -> OrderedJSON {
             let bytes = Array(text.utf8)
-            let parsed: Result<JSONValue, JSONPlace> = bytes.withUnsafeBytes { raw in
-                do throws(JSONReadError) { return .success(try JSONValue.parse(raw)) } catch {
+            let parsed: Result<OrderedJSON, JSONPlace> = bytes.withUnsafeBytes { raw in
+                do throws(JSONReadError) {
+                    // The value reader refuses a repeated key; the ordered one keeps what it reads.
+                    _ = try JSONValue.parse(raw)
+                    return .success(try OrderedJSON.parse(raw))
+                } catch {
                     return .failure(JSONPlace(error, in: raw))
                 }
             }
             switch parsed {
-            case .success(.object(let members)): return members
+            case .success(let object) where object.isObject: return object
             case .success: throw ValidationError("the parameters must be a JSON object, e.g. '{}'")
             case .failure(let place): throw ValidationError("the parameters are not JSON: \(place.description)")
             }
         }
 
         func run(_ context: CommandContext) throws(CommandFailure) {
-            let members: [String: JSONValue]
+            let members: OrderedJSON
             do { members = try Self.parse(parameters) } catch { throw CommandFailure(error.message, exitCode: .usage) }
             if more {
-                try context.stream(method: method, members) { reply in context.printJSON(reply.parameters) }
+                try context.stream(method: method, ordered: members) { reply in context.printJSON(reply) }
             } else {
-                context.printJSON(try context.call(method: method, members).parameters)
+                context.printJSON(try context.call(method: method, ordered: members))
             }
         }
     }

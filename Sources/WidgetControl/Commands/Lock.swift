@@ -10,7 +10,7 @@ extension Widgetctl {
 
         func run(_ context: CommandContext) throws(CommandFailure) {
             let reply = try context.call(.lock)
-            if context.json { return context.printJSON(reply.parameters) }
+            if context.json { return context.printJSON(reply) }
             context.print("Locked.")
         }
     }

@@ -16,14 +16,9 @@ extension Widgetctl {
 
         func run(_ context: CommandContext) throws(CommandFailure) {
             try context.stream(.monitor, [:]) { reply throws(CommandFailure) in
-                let timestamp = context.timestamp()
-                if context.json {
-                    var stamped = reply.parameters
-                    stamped["timestamp"] = .string(timestamp)
-                    return context.printJSON(stamped)
-                }
+                if context.json { return context.printJSON(reply, adding: "timestamp", context.timestamp()) }
                 let event = try context.decode(DeviceEventReply.self, from: reply).event
-                context.print(timestamp + "  " + Self.line(for: event))
+                context.print(context.localTimestamp() + "  " + Self.line(for: event))
             }
         }
 
@@ -36,7 +31,11 @@ extension Widgetctl {
                 if settings.hideSensitiveComplications == .selected {
                     hide += " (" + settings.hiddenComplications.map(\.description).joined(separator: ", ") + ")"
                 }
-                return "settings: lock-screen-widgets \(settings.lockScreenWidgetsAccess ? "on" : "off"), "
+                var lockScreen = settings.lockScreenWidgetsAccess ? "on" : "off"
+                if settings.lockScreenWidgetsAccess && !settings.hiddenLockScreenWidgets.isEmpty {
+                    lockScreen = "selected (" + settings.hiddenLockScreenWidgets.map(\.description).joined(separator: ", ") + ")"
+                }
+                return "settings: lock-screen-widgets \(lockScreen), "
                     + "hide-sensitive-complications \(hide)"
             case .state:
                 let lockedBy = event.lockedBy.map { ", locked by \($0)" } ?? ""

@@ -77,7 +77,7 @@ extension Widgetctl {
                 on: client, .setPasscode, secrets: [("current", current), ("new", new)])
             current?.wipe()
             new?.wipe()
-            if context.json { return context.printJSON(reply.parameters) }
+            if context.json { return context.printJSON(reply) }
             context.print(done)
         }
     }

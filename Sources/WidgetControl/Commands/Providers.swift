@@ -17,7 +17,7 @@ extension Widgetctl {
 
         func run(_ context: CommandContext) throws(CommandFailure) {
             let reply = try context.call(.listProviders)
-            if context.json { return context.printJSON(reply.parameters) }
+            if context.json { return context.printJSON(reply) }
             let list = try context.decode(ProviderListReply.self, from: reply)
             for line in Self.lines(list) { context.print(line) }
         }

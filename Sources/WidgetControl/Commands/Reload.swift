@@ -35,7 +35,7 @@ extension Widgetctl {
 
         func run(_ context: CommandContext) throws(CommandFailure) {
             let reply = try context.call(.reloadTimelines, parameters)
-            if context.json { return context.printJSON(reply.parameters) }
+            if context.json { return context.printJSON(reply) }
             context.print("Reload requested for \(target ?? "every provider").")
         }
     }

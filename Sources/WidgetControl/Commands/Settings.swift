@@ -35,23 +35,42 @@ extension Widgetctl {
             @OptionGroup var global: GlobalOptions
         }
 
-        /// `settings set lock-screen-widgets on|off`.
+        /// `settings set lock-screen-widgets on|off|selected [WIDGET…]`.
         struct LockScreenWidgets: WidgetctlCommand {
             static let configuration = CommandConfiguration(
                 commandName: "lock-screen-widgets",
-                abstract: "Whether Lock Screen widgets show their content while locked (off: redacted).",
+                abstract: "Which Lock Screen widgets show their content while locked (the others: redacted).",
+                discussion: """
+                    'on' shows every widget, 'off' redacts every one, 'selected' shows every widget but \
+                    the ones given (without widgets it keeps the current list).
+                    """,
                 aliases: ["lockScreenWidgets"])
 
-            /// The two values.
-            enum Value: String, ExpressibleByArgument, CaseIterable { case on, off }
+            /// The three values: `lockScreenWidgetsAccess` with or without `hiddenLockScreenWidgets`.
+            enum Value: String, ExpressibleByArgument, CaseIterable { case on, off, selected }
 
-            @Argument(help: "on or off.")
+            @Argument(help: "on, off or selected.")
             var value: Value
+
+            @Argument(help: "With selected: the widgets to redact.", completion: WidgetArgument.completion)
+            var widgets: [String] = []
 
             @OptionGroup var global: GlobalOptions
 
+            func validate() throws {
+                if value != .selected, let extra = widgets.first {
+                    throw ValidationError("widgets are given only with 'selected', not after '\(value.rawValue)': '\(extra)'")
+                }
+                for widget in widgets { try validateWidgetID(widget) }
+            }
+
             func run(_ context: CommandContext) throws(CommandFailure) {
-                let change: [String: JSONValue] = ["lockScreenWidgetsAccess": .bool(value == .on)]
+                var change: [String: JSONValue] = ["lockScreenWidgetsAccess": .bool(value != .off)]
+                switch value {
+                case .on: change["hiddenLockScreenWidgets"] = .array([])
+                case .selected where !widgets.isEmpty: change["hiddenLockScreenWidgets"] = .array(widgets.map { .string($0) })
+                case .selected, .off: break
+                }
                 try Settings.print(try context.call(.setSettings, change), context)
             }
         }
@@ -91,7 +110,7 @@ extension Widgetctl {
 
         /// Prints the settings a reply carries.
         static func print(_ reply: VarlinkReplyMessage, _ context: CommandContext) throws(CommandFailure) {
-            if context.json { return context.printJSON(reply.parameters) }
+            if context.json { return context.printJSON(reply) }
             let settings = try context.decode(SettingsReply.self, from: reply).settings
             for line in SettingsText.lines(settings) { context.print(line) }
         }

@@ -12,7 +12,7 @@ extension Widgetctl {
 
         func run(_ context: CommandContext) throws(CommandFailure) {
             let reply = try context.call(.getStatus)
-            if context.json { return context.printJSON(reply.parameters) }
+            if context.json { return context.printJSON(reply) }
             let status = try context.decode(StatusReply.self, from: reply)
             context.print("State:            \(status.state.rawValue)")
             if let lockedBy = status.lockedBy { context.print("Locked by:        \(lockedBy)") }

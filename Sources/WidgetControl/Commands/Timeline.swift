@@ -1,4 +1,5 @@
 import ArgumentParser
+import WidgetdClient
 import WidgetdWire
 import WidgetModel
 
@@ -18,25 +19,26 @@ extension Widgetctl {
 
         func run(_ context: CommandContext) throws(CommandFailure) {
             let reply = try context.call(.getTimeline, ["widget": .string(widget)])
-            if context.json { return context.printJSON(reply.parameters) }
+            if context.json { return context.printJSON(reply) }
             let timeline = try context.decode(TimelineReply.self, from: reply)
             let policy = switch timeline.policy {
             case .atEnd: "atEnd"
-            case .after(let date): "after " + RFC3339.format(date)
+            case .after(let date): "after " + context.localDate(date)
             case .never: "never"
             }
             context.print("\(widget): family \(TerminalText.sanitize(timeline.family ?? "-")), "
                 + "generation \(timeline.generation), reload \(policy), \(timeline.entries.count) entries")
-            for entry in timeline.entries {
-                var heading = RFC3339.format(entry.date)
+            let sent = reply.orderedParameters["entries"]
+            for (index, entry) in timeline.entries.enumerated() {
+                var heading = context.localDate(entry.date)
                 if let relevance = entry.relevance {
                     heading += "  relevance \(JSONText.format(number: relevance.score))"
                         + " for \(DurationText.format(seconds: relevance.duration))"
                 }
                 context.print(heading)
                 let width = entry.fields.keys.map { TerminalText.sanitize($0).count }.max() ?? 0
-                for name in entry.fields.keys.sorted() {
-                    let field = entry.fields[name]!
+                // In the provider's order, as every host draws them.
+                for (name, field) in entry.fields.ordered(as: sent?[index]?["fields"]?.names ?? []) {
                     let label = TerminalText.sanitize(name)
                     let value = TerminalText.sanitize(JSONText.display(field.value))
                         .replacing("\n", with: "\n  " + String(repeating: " ", count: width + 2))

@@ -24,11 +24,13 @@ extension Widgetctl {
             // daemon that is not there, that would refuse them, or that would not try it.
             let client = try context.connect()
             let status = try context.call(on: client, .getStatus)
+            // The role first: a user who may not unlock is told so (exit 77), not how long
+            // to wait for an attempt they could never make.
+            try Self.checkRole(on: client, context)
             if case .number(let wait)? = status.parameters["retryAfter"], wait.doubleValue > 0 {
                 throw DaemonErrorMessage.failure(
                     forErrorReply: WidgetdErrorName.tryAgainLater.fullName, parameters: ["retryAfter": .number(wait)])
             }
-            try Self.checkRole(on: client, context)
             let secret = try passcode.reader(context).read(prompt: "Passcode: ")
             let reply: VarlinkReplyMessage
             do {
@@ -38,7 +40,7 @@ extension Widgetctl {
                 secret.wipe()
                 throw Self.notingRepeat(error, failedAttemptsBefore: status.parameters["failedAttempts"])
             }
-            if context.json { return context.printJSON(reply.parameters) }
+            if context.json { return context.printJSON(reply) }
             context.print("Unlocked.")
         }
 

@@ -1,4 +1,5 @@
 import ArgumentParser
+import WidgetdClient
 import WidgetdWire
 
 extension Widgetctl {
@@ -26,7 +27,7 @@ extension Widgetctl {
         @Option(
             name: .customLong("field"),
             help: ArgumentHelp(
-                "With --format waybar: a field the label shows, in the order given (repeat it; default: every field, by name).",
+                "With --format waybar: a field the label shows, in the order given (repeat it; default: every field, in the provider's order).",
                 valueName: "name"))
         var fields: [String] = []
 
@@ -37,27 +38,37 @@ extension Widgetctl {
         }
 
         func run(_ context: CommandContext) throws(CommandFailure) {
-            let renderer = PreviewRenderer(color: context.color)
+            let renderer = context.renderer
             let waybar = WaybarFormat(fields: fields)
+            // A --field the presentation lacks (a typo, a renamed field) is said once, not per line.
+            var warned = Set<String>()
             try context.stream(.watch, target.parameters) { reply throws(CommandFailure) in
                 switch format {
                 case .json:
                     // Checked like every reply, then printed exactly as the daemon sent it.
                     _ = try context.decode(PresentationReply.self, from: reply)
-                    return context.printJSON(reply.parameters["presentation"] ?? .null)
+                    return context.standardOutput.write((reply.orderedParameters["presentation"] ?? .null).text + "\n")
                 case .waybar:
-                    let presentation = try context.decode(PresentationReply.self, from: reply).presentation
+                    var presentation = try context.decode(PresentationReply.self, from: reply).presentation
+                    presentation.entry.fields = presentation.entry.fields.ordered(as: reply.fieldOrder)
+                    for name in fields where presentation.entry.fields[name] == nil && !warned.contains(name) {
+                        warned.insert(name)
+                        let has = presentation.entry.fields.keys.map { TerminalText.sanitize($0) }.joined(separator: ", ")
+                        context.standardError.write(
+                            "widgetctl: warning: --field '\(TerminalText.sanitize(name))' is not a field of "
+                                + "\(presentation.widget) (its fields: \(has.isEmpty ? "none" : has))\n")
+                    }
                     return context.print(waybar.line(for: presentation))
                 case .text:
                     break
                 }
-                let timestamp = context.timestamp()
                 if context.json {
-                    var stamped = reply.parameters
-                    stamped["timestamp"] = .string(timestamp)
-                    return context.printJSON(stamped)
+                    // As sent (fields in the provider's order), stamped in UTC.
+                    return context.printJSON(reply, adding: "timestamp", context.timestamp())
                 }
-                let presentation = try context.decode(PresentationReply.self, from: reply).presentation
+                let timestamp = context.localTimestamp()
+                var presentation = try context.decode(PresentationReply.self, from: reply).presentation
+                presentation.entry.fields = presentation.entry.fields.ordered(as: reply.fieldOrder)
                 // At a terminal each presentation replaces the last; in a pipe they follow each other.
                 if context.redraws { context.standardOutput.write(Self.clearScreen) }
                 context.print(timestamp)

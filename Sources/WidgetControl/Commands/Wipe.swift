@@ -29,7 +29,7 @@ extension Widgetctl {
                 }
             }
             let reply = try context.call(.wipe, ["confirm": .string("WIPE")])
-            if context.json { return context.printJSON(reply.parameters) }
+            if context.json { return context.printJSON(reply) }
             context.print("Wiped: every timeline is now unreadable.")
         }
     }

@@ -11,10 +11,11 @@ struct CLIResult {
 /// The fixed time in-process runs see: 2026-12-01T09:16:38Z.
 let testNow = Date(timeIntervalSince1970: 1_796_116_598.75)
 
-/// Runs `widgetctl` in-process against `socket`, as a non-root user, at `testNow`.
+/// Runs `widgetctl` in-process against `socket`, as a non-root user, at `testNow`, in
+/// UTC unless `utcOffset` (seconds east) says otherwise, on an 80-column terminal.
 func widgetctl(
     _ arguments: [String], socket: String? = nil, input: BytesInput = BytesInput(),
-    environment: [String: String] = [:], isTerminal: Bool = false
+    environment: [String: String] = [:], isTerminal: Bool = false, utcOffset: Int = 0, columns: Int? = 80
 ) -> CLIResult {
     let output = TextBuffer()
     let error = TextBuffer()
@@ -22,7 +23,7 @@ func widgetctl(
     if let socket { environment["WIDGETD_SOCKET"] = socket }
     let code = WidgetControl.run(
         arguments: arguments, environment: environment, stdin: input, stdout: output, stderr: error,
-        isTerminal: isTerminal, userID: 1000, clock: { testNow })
+        isTerminal: isTerminal, userID: 1000, columns: columns, clock: { testNow }, utcOffset: { _ in utcOffset })
     return CLIResult(exitCode: code, standardOutput: output.text, standardError: error.text)
 }
 

@@ -37,6 +37,14 @@ import WidgetModel
         #expect(!FileManager.default.fileExists(atPath: "\(f.state)/keybag"))
     }
 
+    /// The start error agrees with its count: "1 timeline file remains", "2 … remain".
+    @Test(arguments: [("1 timeline file", "remains"), ("2 timeline files", "remain"),
+                      ("the journal's writes", "remain"), ("1 timeline file and the journal's writes", "remain")])
+    func theMissingKeybagErrorAgreesWithWhatRemains(remaining: String, verb: String) {
+        let error = StoreError.keybagMissing(path: "/s/keybag", remaining: remaining)
+        #expect(error.description.hasPrefix("the keybag /s/keybag is missing while \(remaining) \(verb), which"))
+    }
+
     @Test func missingKeybagInAnEmptyStateDirectoryStartsFresh() throws {
         let f = Fixture()
         _ = try f.open()

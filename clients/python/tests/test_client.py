@@ -101,6 +101,20 @@ class ClientTests(DaemonFixture, unittest.TestCase):
         self.assertEqual(changed["hiddenComplications"], [WEATHER])
         self.assertEqual(c.set_settings(hide_sensitive_complications="off", hidden_complications=[])["hiddenComplications"], [])
 
+    def test_one_widget_hidden_on_the_lock_screen(self) -> None:
+        c = self.client
+        hidden = "com.example.clock/hidden"
+        c.put_timeline(hidden, fx.entries(secret="12 rue X"), policy="never", placeholder=fx.PLACEHOLDER)
+        self.addCleanup(c.delete_timeline, hidden)
+        changed = c.set_settings(hidden_lock_screen_widgets=[hidden])
+        self.addCleanup(c.set_settings, hidden_lock_screen_widgets=[])
+        self.assertEqual(changed["hiddenLockScreenWidgets"], [hidden])
+        self.assertTrue(changed["lockScreenWidgetsAccess"])
+        c.lock()
+        self.addCleanup(c.unlock, PASSCODE)
+        self.assertEqual(c.get_presentation(hidden, "lockScreen")["mode"], "redacted")
+        self.assertEqual(c.get_presentation(hidden, "homeScreen")["mode"], "content")
+
     def test_watch_goes_content_placeholder_content_across_lock_and_unlock(self) -> None:
         c = self.client
         c.put_timeline(MAIL, fx.entries(secret="from Alice"), policy="never", placeholder=fx.PLACEHOLDER)

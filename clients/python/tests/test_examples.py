@@ -129,6 +129,11 @@ class LockScreenExampleTests(DaemonFixture, unittest.TestCase):
         self.assertEqual(process.returncode, 0, errors.decode("utf-8", "replace"))
         self.assertIn("device: unlocked", output.decode("utf-8"))
         self.assertIn(MAIL + " · lockScreen · content", output.decode("utf-8"))
+        # The fields in the provider's order (city, temperature, home), as a lock screen
+        # draws them, not sorted by name.
+        block = output.decode("utf-8").split(MAIL + " · lockScreen · content", 1)[1].split("\n\n", 1)[0]
+        names = [line.split()[0] for line in block.strip("\n").split("\n")]
+        self.assertEqual(names, ["city", "temperature", "home"])
 
     def test_the_waybar_module_prints_waybar_json_with_redacted_fields_as_bars(self) -> None:
         with open(os.path.join(EXAMPLES, "waybar", "config.jsonc")) as f:

@@ -274,8 +274,8 @@ class Client:
         )
 
     def settings(self) -> Dict[str, Any]:
-        """The settings (``lockScreenWidgetsAccess``, ``hideSensitiveComplications``,
-        ``hiddenComplications``)."""
+        """The settings (``lockScreenWidgetsAccess``, ``hiddenLockScreenWidgets``,
+        ``hideSensitiveComplications``, ``hiddenComplications``)."""
         return self._run(wire.settings())
 
     def set_settings(
@@ -283,10 +283,17 @@ class Client:
         lock_screen_widgets_access: Optional[bool] = None,
         hide_sensitive_complications: Optional[str] = None,
         hidden_complications: Optional[Sequence[str]] = None,
+        hidden_lock_screen_widgets: Optional[Sequence[str]] = None,
     ) -> Dict[str, Any]:
         """Changes the settings given (``hide_sensitive_complications`` is ``"off"``,
-        ``"all"`` or ``"selected"``) and returns all of them."""
-        return self._run(wire.set_settings(lock_screen_widgets_access, hide_sensitive_complications, hidden_complications))
+        ``"all"`` or ``"selected"``; ``hidden_lock_screen_widgets`` lists the widgets
+        redacted on the locked lock screen even while access is on) and returns all
+        of them."""
+        return self._run(
+            wire.set_settings(
+                lock_screen_widgets_access, hide_sensitive_complications, hidden_complications, hidden_lock_screen_widgets
+            )
+        )
 
     def monitor(self) -> Stream:
         """Each state or settings change, as a ``DeviceEvent`` dict (``kind``,
@@ -329,11 +336,13 @@ class Client:
         """Deletes a widget's timeline."""
         self._run(wire.delete_timeline(widget))
 
-    def watch_reloads(self) -> Stream:
-        """Each reload request for the caller's providers: dicts with ``widget``
-        and ``reason`` (``"due"`` or ``"requested"``). Answer one by writing the
-        widget's timeline again."""
-        return Stream(self.socket_path, wire.watch_reloads())
+    def watch_reloads(self, provider: Optional[str] = None) -> Stream:
+        """Each reload request for ``provider``'s widgets (None: every provider the
+        caller may provide, which on a per-user instance is every provider): dicts
+        with ``widget`` and ``reason`` (``"due"`` or ``"requested"``). Answer one by
+        writing the widget's timeline again. A provider names itself, or uses
+        :class:`widgetd.Provider`, which does, and reconnects."""
+        return Stream(self.socket_path, wire.watch_reloads(provider))
 
     def watch_actions(self, provider: Optional[str] = None) -> Stream:
         """Each action a host performed on the caller's widgets (of ``provider``

@@ -251,6 +251,7 @@ def set_settings(
     lock_screen_widgets_access: Optional[bool],
     hide_sensitive_complications: Optional[str],
     hidden_complications: Optional[Sequence[str]],
+    hidden_lock_screen_widgets: Optional[Sequence[str]] = None,
 ) -> Call:
     """``io.widgetd.Device.SetSettings``: all the settings after the change."""
     return Call(
@@ -258,6 +259,9 @@ def set_settings(
         _without_none(
             {
                 "lockScreenWidgetsAccess": lock_screen_widgets_access,
+                "hiddenLockScreenWidgets": (
+                    list(hidden_lock_screen_widgets) if hidden_lock_screen_widgets is not None else None
+                ),
                 "hideSensitiveComplications": hide_sensitive_complications,
                 "hiddenComplications": list(hidden_complications) if hidden_complications is not None else None,
             }
@@ -407,9 +411,10 @@ def watch(widget: str, surface: str) -> Call:
     )
 
 
-def watch_reloads() -> Call:
-    """``io.widgetd.Provider.WatchReloads`` (with ``more``): ``widget`` and ``reason``."""
-    return Call("io.widgetd.Provider.WatchReloads", result=lambda p: p)
+def watch_reloads(provider: Optional[str] = None) -> Call:
+    """``io.widgetd.Provider.WatchReloads`` (with ``more``): ``widget`` and ``reason``,
+    for ``provider``'s widgets only when it is given."""
+    return Call("io.widgetd.Provider.WatchReloads", _without_none({"provider": provider}), result=lambda p: p)
 
 
 def perform_action(widget: str, surface: str, action: str) -> Call:

@@ -17,15 +17,17 @@ zeroed; a stream transport would keep copies of its own).
 from __future__ import annotations
 
 import asyncio
+import inspect
 import socket as _socket
-from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence
+from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 from . import _protocol as wire
-from ._errors import DaemonUnavailable, PermissionDenied
+from . import _provider
+from ._errors import DaemonUnavailable, PermissionDenied, TryAgainLater
 from ._protocol import Passcode
 from ._socket_location import resolve_socket
 
-__all__ = ["Client", "Stream"]
+__all__ = ["Client", "Provider", "Stream"]
 
 
 async def _connect(path: str) -> _socket.socket:
@@ -133,6 +135,15 @@ class Stream:
         self._call = call
         self._connection: Optional[_Connection] = None
         self._finished = False
+        self._started: Optional[asyncio.Event] = None
+
+    @property
+    def started(self) -> asyncio.Event:
+        """Set once the call is sent (the stream is subscribed): a provider writes its
+        first timelines after it. Made on first use, on the running loop."""
+        if self._started is None:
+            self._started = asyncio.Event()
+        return self._started
 
     def __aiter__(self) -> "Stream":
         return self
@@ -144,6 +155,7 @@ class Stream:
             if self._connection is None:
                 self._connection = await _Connection.open(self._path)
                 await self._connection.send(self._call, more=True)
+                self.started.set()
             message = await self._connection.receive()
             result = wire.decode_reply(self._call, message)
         except BaseException:
@@ -261,10 +273,13 @@ class Client:
         lock_screen_widgets_access: Optional[bool] = None,
         hide_sensitive_complications: Optional[str] = None,
         hidden_complications: Optional[Sequence[str]] = None,
+        hidden_lock_screen_widgets: Optional[Sequence[str]] = None,
     ) -> Dict[str, Any]:
         """As :meth:`widgetd.Client.set_settings`."""
         return await self._run(
-            wire.set_settings(lock_screen_widgets_access, hide_sensitive_complications, hidden_complications)
+            wire.set_settings(
+                lock_screen_widgets_access, hide_sensitive_complications, hidden_complications, hidden_lock_screen_widgets
+            )
         )
 
     def monitor(self) -> Stream:
@@ -300,9 +315,9 @@ class Client:
         """As :meth:`widgetd.Client.delete_timeline`."""
         await self._run(wire.delete_timeline(widget))
 
-    def watch_reloads(self) -> Stream:
+    def watch_reloads(self, provider: Optional[str] = None) -> Stream:
         """As :meth:`widgetd.Client.watch_reloads`, an async iterator."""
-        return Stream(self.socket_path, wire.watch_reloads())
+        return Stream(self.socket_path, wire.watch_reloads(provider))
 
     def watch_actions(self, provider: Optional[str] = None) -> Stream:
         """As :meth:`widgetd.Client.watch_actions`, an async iterator."""
@@ -346,3 +361,157 @@ class Client:
     def watch_widgets(self) -> Stream:
         """As :meth:`widgetd.Client.watch_widgets`, an async iterator."""
         return Stream(self.socket_path, wire.watch_widgets())
+
+
+class Provider:
+    """The asyncio twin of :class:`widgetd.Provider`: the same parameters and rules;
+    ``timeline`` may be a plain function or a coroutine function, :meth:`run` is a
+    coroutine (cancelling it, or :meth:`stop`, ends it), :meth:`update` and
+    :meth:`stop` are called from the event loop's thread.
+
+    ::
+
+        async def forecast(widget, reason):
+            return {"entries": [...], "policy": "never"}
+
+        await widgetd.aio.Provider("com.example.weather", ["com.example.weather/forecast"],
+                                   forecast, every=600).run()
+    """
+
+    def __init__(
+        self,
+        provider: str,
+        widgets: Iterable[str],
+        timeline: Any,
+        *,
+        socket: Optional[str] = None,
+        every: Optional[float] = None,
+        backoff: Tuple[float, float] = _provider.DEFAULT_BACKOFF,
+        on_write: Optional[Callable[[str, str, int], Any]] = None,
+        timeout: Optional[float] = 30.0,
+    ) -> None:
+        self.provider = provider
+        self.widgets = _provider.checked_widgets(provider, widgets)
+        if every is not None and every <= 0:
+            raise ValueError("every must be a positive number of seconds")
+        self.every = every
+        self._timeline = timeline
+        self._on_write = on_write
+        self._backoff = _provider.Backoff(*backoff)
+        self._client = Client(socket, timeout=timeout)
+        self._events: Optional["asyncio.Queue[Tuple[Optional[int], str, Any]]"] = None
+        self._stopped = False
+        self._session = 0
+
+    @property
+    def socket_path(self) -> str:
+        """The daemon's socket."""
+        return self._client.socket_path
+
+    def _queue(self) -> "asyncio.Queue[Tuple[Optional[int], str, Any]]":
+        # Made on first use, on the running loop (Python 3.9 binds a Queue to the loop
+        # current when it is made).
+        if self._events is None:
+            self._events = asyncio.Queue()
+        return self._events
+
+    def update(self, widget: Optional[str] = None) -> None:
+        """As :meth:`widgetd.Provider.update`, from the event loop's thread."""
+        if widget is not None and widget not in self.widgets:
+            raise ValueError("%r is not one of this provider's widgets" % (widget,))
+        self._queue().put_nowait((None, "update", widget))
+
+    def stop(self) -> None:
+        """Makes :meth:`run` return."""
+        self._stopped = True
+        self._queue().put_nowait((None, "stop", None))
+
+    async def run(self) -> None:
+        """As :meth:`widgetd.Provider.run`."""
+        events = self._queue()
+        try:
+            while not self._stopped:
+                try:
+                    await self._connected_run(events)
+                    return
+                except (DaemonUnavailable, TryAgainLater) as error:
+                    wait = self._backoff.take(_provider.transient_wait(error) or 0.0)
+                    try:
+                        tag, kind, _ = await asyncio.wait_for(self._stop_requested(events), wait)
+                        return
+                    except asyncio.TimeoutError:
+                        pass
+        finally:
+            await self._client.close()
+
+    async def _stop_requested(self, events: "asyncio.Queue[Tuple[Optional[int], str, Any]]") -> Tuple[Optional[int], str, Any]:
+        # While away, only a stop matters: updates are covered by the write on reconnecting.
+        while True:
+            event = await events.get()
+            if event[1] == "stop":
+                return event
+
+    async def _connected_run(self, events: "asyncio.Queue[Tuple[Optional[int], str, Any]]") -> None:
+        self._session += 1
+        session = self._session
+        stream = self._client.watch_reloads(self.provider)
+        # Actions (WatchActions(provider), DESIGN §13) will be one more stream read the
+        # same way, answered by an ``action`` function beside ``timeline``.
+        reader = asyncio.ensure_future(self._read(session, stream, events))
+        try:
+            # The stream connects and subscribes at its first read: wait for that, so
+            # that a request made during the first writes is heard.
+            await stream.started.wait()
+            for widget in self.widgets:
+                await self._write(widget, "start")
+            self._backoff.reset()
+            await self._answer(session, events)
+        finally:
+            reader.cancel()
+            await stream.aclose()
+
+    async def _read(self, session: int, stream: "Stream", events: "asyncio.Queue[Tuple[Optional[int], str, Any]]") -> None:
+        try:
+            async for request in stream:
+                events.put_nowait((session, "reload", request))
+            ended: BaseException = DaemonUnavailable(None, {"socket": self.socket_path, "reason": "the stream ended"})
+        except asyncio.CancelledError:
+            raise
+        except Exception as error:  # handed to the loop, which raises it or reconnects
+            ended = error
+        stream.started.set()
+        events.put_nowait((session, "ended", ended))
+
+    async def _answer(self, session: int, events: "asyncio.Queue[Tuple[Optional[int], str, Any]]") -> None:
+        loop = asyncio.get_running_loop()
+        due = None if self.every is None else loop.time() + self.every
+        while True:
+            try:
+                wait = None if due is None else max(0.0, due - loop.time())
+                tag, kind, value = await asyncio.wait_for(events.get(), wait)
+            except asyncio.TimeoutError:
+                for widget in self.widgets:
+                    await self._write(widget, "scheduled")
+                due = loop.time() + (self.every or 0)
+                continue
+            if tag is not None and tag != session:
+                continue
+            if kind == "stop":
+                return
+            if kind == "ended":
+                raise value
+            if kind == "update":
+                for widget in self.widgets if value is None else (value,):
+                    await self._write(widget, "update")
+            elif kind == "reload" and value.get("widget") in self.widgets:
+                await self._write(value["widget"], value.get("reason") or "requested")
+
+    async def _write(self, widget: str, reason: str) -> None:
+        timeline = self._timeline(widget, reason)
+        if inspect.isawaitable(timeline):
+            timeline = await timeline
+        generation = await self._client.put_timeline(**_provider.put_arguments(widget, timeline))
+        if self._on_write is not None:
+            told = self._on_write(widget, reason, generation)
+            if inspect.isawaitable(told):
+                await told
