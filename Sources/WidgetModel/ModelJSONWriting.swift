@@ -88,11 +88,9 @@ extension Field {
     /// `privacy` and the value of a stored field.
     static func writeLayout(role: FieldRole?, range: GaugeRange?, style: DateStyle?, to writer: inout JSONWriter) {
         if let range {
-            writer.raw(#""range":["#)
-            writer.number(range.lowerBound)
+            writer.raw(#""range":"#)
+            range.write(to: &writer)
             writer.byte(UInt8(ascii: ","))
-            writer.number(range.upperBound)
-            writer.raw("],")
         }
         if let role {
             writer.raw(#""role":"#)
@@ -104,6 +102,18 @@ extension Field {
             writer.string(style.rawValue)
             writer.byte(UInt8(ascii: ","))
         }
+    }
+}
+
+extension GaugeRange {
+    /// Writes `[min,max]` as `JSONWriter.number` spells numbers: the one spelling for
+    /// stored and presented fields (validation refuses bounds that are not finite).
+    func write(to writer: inout JSONWriter) {
+        writer.byte(UInt8(ascii: "["))
+        writer.number(lowerBound)
+        writer.byte(UInt8(ascii: ","))
+        writer.number(upperBound)
+        writer.byte(UInt8(ascii: "]"))
     }
 }
 

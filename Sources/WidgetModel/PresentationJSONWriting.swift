@@ -85,11 +85,9 @@ extension PresentedField {
         case .public?: writer.raw(#""privacy":"public","#)
         }
         if let range {
-            writer.raw(#""range":["#)
-            writer.raw(JSONWriter.text(of: range.lowerBound))
+            writer.raw(#""range":"#)
+            range.write(to: &writer)
             writer.byte(UInt8(ascii: ","))
-            writer.raw(JSONWriter.text(of: range.upperBound))
-            writer.raw("],")
         }
         if redacted { writer.raw(#""redacted":true,"#) }
         if let role {

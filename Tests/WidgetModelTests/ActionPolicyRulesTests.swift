@@ -90,7 +90,7 @@ import Testing
             reloadDue: nil, surface: .lockScreen, now: Fixtures.at(1), state: .locked)
         #expect(redacted.actions.map(\.title) == ["Open", "Play"])
         #expect(redacted.actions.map(\.redacted) == [true, false])
-        let bytes = JSONWriter.bytesForTest { redacted.write(to: &$0) }
+        let bytes = JSONWriter.bytes { redacted.write(to: &$0) }
         #expect(!String(decoding: bytes, as: UTF8.self).contains("Alice"))
         // No stand-in: the title is null.
         let bare = PresentationRules.present(
@@ -111,13 +111,13 @@ import Testing
     @Test func actionsRoundTripThroughTheCanonicalBodyAndTheWire() throws {
         let entry = Entry(date: Fixtures.at(0), fields: ["t": Field(value: .string("x"), role: .title)], actions: [Self.open, Self.play])
         let timeline = Timeline(entries: [entry], policy: .never)
-        let body = JSONWriter.bytesForTest { timeline.write(to: &$0) }
+        let body = JSONWriter.bytes { timeline.write(to: &$0) }
         #expect(try body.withUnsafeBytes { try Timeline.decode(from: $0) } == timeline)
         #expect(try JSONDecoder().decode(Timeline.self, from: Data(body)) == timeline)
         let presentation = PresentationRules.present(
             .content, widget: Fixtures.widget, timeline: timeline, placeholder: nil, reloadDue: nil, surface: .homeScreen,
             now: Fixtures.at(1), state: .locked)
-        let written = JSONWriter.bytesForTest { presentation.write(to: &$0) }
+        let written = JSONWriter.bytes { presentation.write(to: &$0) }
         #expect(written == (try JSONTreeEncoder.bytes(presentation)))
         #expect(try JSONDecoder().decode(Presentation.self, from: Data(written)) == presentation)
     }

@@ -67,7 +67,7 @@ import Testing
         // Names in sorted order: the `Codable` path reads fields sorted.
         let json = #"{"entries":[{"date":"2026-01-01T00:00:00Z","fields":{"ends":{"value":"2026-01-01T10:00:00Z","role":"date","style":"relative","privacy":"public"},"level":{"value":72,"role":"gauge","range":[0,100]}}}]}"#
         let timeline = try Timeline.decode(from: Fixtures.json(json))
-        let body = JSONWriter.bytesForTest { timeline.write(to: &$0) }
+        let body = JSONWriter.bytes { timeline.write(to: &$0) }
         #expect(String(decoding: body, as: UTF8.self)
             == #"{"entries":[{"date":"2026-01-01T00:00:00Z","fields":{"ends":{"privacy":"public","role":"date","style":"relative","value":"2026-01-01T10:00:00Z"},"level":{"range":[0,100],"role":"gauge","value":72}}}],"policy":{"kind":"atEnd"}}"#)
         let reread = try body.withUnsafeBytes { try Timeline.decode(from: $0) }
@@ -100,18 +100,5 @@ import Testing
         let level = try #require(presentation.entry.fields["level"])
         // The stored range may say something of the value: only the stand-in's is shown.
         #expect(level.redacted && level.value == .null && level.role == .gauge && level.range == nil)
-    }
-}
-
-extension JSONWriter {
-    /// The bytes `write` writes (for tests).
-    static func bytesForTest(_ write: (inout JSONWriter) -> Void) -> [UInt8] {
-        var counter = JSONWriter()
-        write(&counter)
-        return [UInt8](unsafeUninitializedCapacity: counter.count) { buffer, initialized in
-            var writer = JSONWriter(into: UnsafeMutableRawBufferPointer(buffer))
-            write(&writer)
-            initialized = writer.count
-        }
     }
 }
