@@ -135,7 +135,13 @@ public enum PeerSandbox: Sendable, Hashable, CustomStringConvertible {
         do {
             root = try Syscall.openDirectoryPath("root", relativeTo: directory)
         } catch {
-            return .unknown(error.errno == .noSuchFileOrDirectory ? .peerGone : .rootUnreadable(error.errno))
+            guard error.errno != .noSuchFileOrDirectory else { return .unknown(.peerGone) }
+            // A process of this user whose root we may not open is not dumpable: it took
+            // its credentials from root (PAM's helper, `login`), or made itself so. Only
+            // the first is told apart: no process in a bubblewrap sandbox, Flatpak's,
+            // can be without no_new_privs (bubblewrap sets it before the app runs, and
+            // nothing unsets it), so one without it is in no sandbox.
+            return hasNoNewPrivileges(directory) == false ? .unconfined : .unknown(.rootUnreadable(error.errno))
         }
         defer { Syscall.close(root) }
         let info: FileDescriptor
@@ -156,6 +162,30 @@ public enum PeerSandbox: Sendable, Hashable, CustomStringConvertible {
         }
         guard let appID = FlatpakInfo.applicationID(in: text) else { return .unknown(.infoMalformed) }
         return .flatpak(appID: appID)
+    }
+
+    /// Whether the process of `directory` (its `/proc/PID`) runs with `no_new_privs`, from
+    /// its `status` (`NoNewPrivs:`, readable whatever the process's dumpability); nil
+    /// when that cannot be read.
+    static func hasNoNewPrivileges(_ directory: FileDescriptor) -> Bool? {
+        guard let status = try? Syscall.openRegularFile("status", relativeTo: directory) else { return nil }
+        defer { Syscall.close(status) }
+        guard let text = try? readAll(status, limit: 64 << 10) else { return nil }
+        return parseNoNewPrivileges(text)
+    }
+
+    /// `NoNewPrivs:` of a `/proc/PID/status` text: `0` is false, `1` true; nil without it.
+    static func parseNoNewPrivileges(_ text: [UInt8]) -> Bool? {
+        for line in text.split(separator: UInt8(ascii: "\n")) {
+            let string = String(decoding: line, as: UTF8.self)
+            guard string.hasPrefix("NoNewPrivs:") else { continue }
+            switch string.dropFirst("NoNewPrivs:".count).filter({ $0 != " " && $0 != "\t" }) {
+            case "0": return false
+            case "1": return true
+            default: return nil
+            }
+        }
+        return nil
     }
 
     /// The pid a pidfd refers to, from its `fdinfo`: positive until the process is

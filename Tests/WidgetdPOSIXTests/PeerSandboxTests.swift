@@ -186,3 +186,26 @@ struct PeerSandboxTests {
         }
     }
 }
+
+/// A process of the daemon's user whose root it may not open (not dumpable) is in no
+/// sandbox when it runs without `no_new_privs`, which bubblewrap always sets: PAM's
+/// helper, which took the user's credentials from root, is the owner (scripts/test-pam).
+@Suite struct NonDumpablePeerTests {
+    @Test(arguments: [
+        ("Name:\tx\nNoNewPrivs:\t0\nSeccomp:\t0\n", false as Bool?),
+        ("Name:\tx\nNoNewPrivs:\t1\nSeccomp:\t2\n", true),
+        ("Name:\tx\nSeccomp:\t0\n", nil),
+        ("NoNewPrivs:\tmaybe\n", nil),
+    ])
+    func noNewPrivsIsReadFromStatus(status: String, expected: Bool?) {
+        #expect(PeerSandbox.parseNoNewPrivileges(Array(status.utf8)) == expected)
+    }
+
+    @Test func aProcessesFlagIsReadThroughItsProcDirectory() throws {
+        let directory = try Syscall.openDirectoryPath("/proc/self")
+        defer { Syscall.close(directory) }
+        let status = try String(contentsOfFile: "/proc/self/status", encoding: .utf8)
+        let flag = try #require(PeerSandbox.hasNoNewPrivileges(directory))
+        #expect(status.contains("NoNewPrivs:\t\(flag ? 1 : 0)\n"))
+    }
+}
