@@ -24,10 +24,14 @@ final class CommandContext {
     let redraws: Bool
     /// The time events are stamped with when they arrive (`monitor`, `watch`).
     let clock: () -> Date
+    /// The local time zone's offset from UTC at a date, in seconds: dates drawn in the
+    /// `time` and `date` styles.
+    let utcOffset: (Date) -> Int
 
     init(
         standardOutput: any TextSink, standardError: any TextSink, standardInput: any InputSource,
-        json: Bool, color: Bool, socketPath: String, redraws: Bool = false, clock: @escaping () -> Date = Date.init
+        json: Bool, color: Bool, socketPath: String, redraws: Bool = false, clock: @escaping () -> Date = Date.init,
+        utcOffset: @escaping (Date) -> Int = LocalTime.offset(at:)
     ) {
         self.standardOutput = standardOutput
         self.standardError = standardError
@@ -37,6 +41,7 @@ final class CommandContext {
         self.socketPath = socketPath
         self.redraws = redraws
         self.clock = clock
+        self.utcOffset = utcOffset
     }
 
     /// Opens a connection to the daemon (the client library's socket: `widgetctl` makes
@@ -143,6 +148,11 @@ final class CommandContext {
     /// Now, as RFC 3339 in UTC to the second (`2026-12-01T09:16:38Z`): the stamp of a
     /// streamed event. Events within one second keep their order by line.
     func timestamp() -> String { RFC3339.format(Date(timeIntervalSince1970: clock().timeIntervalSince1970.rounded(.down))) }
+
+    /// The preview renderer for this output: colour as it allows, dates against the clock.
+    func renderer() -> PreviewRenderer {
+        PreviewRenderer(color: color, now: clock(), utcOffset: utcOffset)
+    }
 
     /// Prints a line for a person.
     func print(_ line: String = "") {

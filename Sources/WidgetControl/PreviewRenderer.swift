@@ -1,13 +1,20 @@
+import FoundationEssentials
 import WidgetModel
 
 /// Draws a presentation as a boxed preview for a person at a terminal.
 ///
 /// Redacted fields are drawn as bars in the shape of the value the daemon sent in
 /// their place (the placeholder's), which says nothing about the real value. Values
-/// are sanitized so widget data cannot inject terminal escapes.
+/// are sanitized so widget data cannot inject terminal escapes. An entry whose fields
+/// have roles is drawn as a widget is (DESIGN §12), by ``RoleLayout``, with no field
+/// names; the shown entry's actions follow, with whether they run now.
 struct PreviewRenderer {
     /// Whether to use ANSI colour.
     let color: Bool
+    /// The time dates are drawn against (`relative`, `timer`).
+    var now: Date = Date()
+    /// The offset from UTC, in seconds, that `time` and `date` dates are drawn in.
+    var utcOffset: (Date) -> Int = LocalTime.offset(at:)
 
     /// Values are wrapped at this many characters.
     static let maximumValueWidth = 60
@@ -44,9 +51,16 @@ struct PreviewRenderer {
         if presentation.luminanceReduced { header.add(" · luminance reduced", .dim) }
 
         var body: [Line] = []
+        let layout = RoleLayout(now: now, utcOffset: utcOffset)
+        let drawnByRoles = layout.hasRoles(presentation.entry)
         let names = presentation.entry.fields.keys.sorted()
+        for drawn in layout.lines(presentation.entry) {
+            var line = Line()
+            for piece in drawn { line.add(piece.text, piece.style) }
+            body.append(line)
+        }
         let nameWidth = names.map { TerminalText.sanitize($0).count }.max() ?? 0
-        for name in names {
+        for name in names where !drawnByRoles {
             let field = presentation.entry.fields[name]!
             let redacted = field.redacted
             var text = TerminalText.sanitize(JSONText.display(field.value))
@@ -60,10 +74,17 @@ struct PreviewRenderer {
                 body.append(line)
             }
         }
-        if names.isEmpty {
+        if body.isEmpty {
             var line = Line()
             line.add("(no fields)", .dim)
             body.append(line)
+        }
+
+        var actions: [Line] = []
+        for drawn in layout.actionLines(presentation.actions) {
+            var line = Line()
+            for piece in drawn { line.add(piece.text, piece.style) }
+            actions.append(line)
         }
 
         var footer: [Line] = []
@@ -76,11 +97,15 @@ struct PreviewRenderer {
             footer.append(line)
         }
 
-        let inner = max(([header] + body + footer).map(\.width).max() ?? 0, title.count + 1) + 2
+        let inner = max(([header] + body + actions + footer).map(\.width).max() ?? 0, title.count + 1) + 2
         var out = "┌─" + styled(title, .bold) + String(repeating: "─", count: inner - title.count - 1) + "┐\n"
         out += row(header, inner)
         out += "├" + String(repeating: "─", count: inner) + "┤\n"
         for line in body { out += row(line, inner) }
+        if !actions.isEmpty {
+            out += "├" + String(repeating: "─", count: inner) + "┤\n"
+            for line in actions { out += row(line, inner) }
+        }
         if !footer.isEmpty {
             out += "├" + String(repeating: "─", count: inner) + "┤\n"
             for line in footer { out += row(line, inner) }

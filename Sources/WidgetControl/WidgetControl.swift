@@ -21,11 +21,12 @@ public enum WidgetControl {
     ///   - isTerminal: whether standard output is a terminal (colour, and redrawn previews).
     ///   - userID: whose default socket to use; root's is the system one.
     ///   - columns: the width help is wrapped to; `nil` asks the terminal.
-    ///   - clock: the time `monitor` and `watch` stamp their events with.
+    ///   - clock: the time `monitor` and `watch` stamp their events with, and dates are drawn against.
+    ///   - utcOffset: the local offset from UTC at a date, in seconds (`nil`: the C library's).
     public static func run(
         arguments: [String], environment: [String: String], stdin: some InputSource,
         stdout: some TextSink, stderr: some TextSink, isTerminal: Bool, userID: UInt32 = getuid(),
-        columns: Int? = 80, clock: @escaping () -> Date = Date.init
+        columns: Int? = 80, clock: @escaping () -> Date = Date.init, utcOffset: ((Date) -> Int)? = nil
     ) -> Int32 {
         let parsed: any ParsableCommand
         do {
@@ -54,7 +55,8 @@ public enum WidgetControl {
             standardOutput: stdout, standardError: stderr, standardInput: stdin,
             json: command.global.json, color: isTerminal && !noColor && environment["TERM"] != "dumb",
             socketPath: SocketLocation.resolve(option: command.global.socket, environment: environment, userID: userID),
-            redraws: isTerminal && environment["TERM"] != "dumb", clock: clock)
+            redraws: isTerminal && environment["TERM"] != "dumb", clock: clock,
+            utcOffset: utcOffset ?? LocalTime.offset(at:))
         do {
             try command.run(context)
             return ExitCode.success.rawValue

@@ -34,7 +34,7 @@ extension Widgetctl {
                 reason = Self.placeholderReason(on: client, context)
             }
             if context.json { return context.printJSON(reply.parameters) }
-            context.standardOutput.write(PreviewRenderer(color: context.color).render(presentation, placeholderReason: reason))
+            context.standardOutput.write(context.renderer().render(presentation, placeholderReason: reason))
         }
 
         /// Whether the caller may see `widget`'s provider (it is that provider's user or an

@@ -11,7 +11,8 @@ struct CLIResult {
 /// The fixed time in-process runs see: 2026-12-01T09:16:38Z.
 let testNow = Date(timeIntervalSince1970: 1_796_116_598.75)
 
-/// Runs `widgetctl` in-process against `socket`, as a non-root user, at `testNow`.
+/// Runs `widgetctl` in-process against `socket`, as a non-root user, at `testNow`, in
+/// a time zone one hour east of UTC (as Paris in winter).
 func widgetctl(
     _ arguments: [String], socket: String? = nil, input: BytesInput = BytesInput(),
     environment: [String: String] = [:], isTerminal: Bool = false
@@ -22,7 +23,7 @@ func widgetctl(
     if let socket { environment["WIDGETD_SOCKET"] = socket }
     let code = WidgetControl.run(
         arguments: arguments, environment: environment, stdin: input, stdout: output, stderr: error,
-        isTerminal: isTerminal, userID: 1000, clock: { testNow })
+        isTerminal: isTerminal, userID: 1000, clock: { testNow }, utcOffset: { _ in 3600 })
     return CLIResult(exitCode: code, standardOutput: output.text, standardError: error.text)
 }
 
