@@ -181,13 +181,13 @@ _widgetctl() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    status|unlock|lock|passcode|settings|wipe|monitor|put|append|timeline|delete|providers|list|get|watch|reload|introspect|call|help)
+    status|unlock|lock|passcode|settings|wipe|monitor|put|append|timeline|delete|providers|actions|list|get|watch|reload|act|introspect|call|help)
         # Offer subcommand argument completions
         "_widgetctl_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'status unlock lock passcode settings wipe monitor put append timeline delete providers list get watch reload introspect call help' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'status unlock lock passcode settings wipe monitor put append timeline delete providers actions list get watch reload act introspect call help' -- "${cur}"))
         ;;
     esac
 }
@@ -609,6 +609,26 @@ _widgetctl_providers() {
     esac
 }
 
+_widgetctl_actions() {
+    repeating_flags=()
+    non_repeating_flags=(--json --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--provider --socket)
+    __widgetctl_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--provider')
+        __widgetctl_add_completions -W "$(__widgetctl_custom_complete ---completion actions -- --provider "${COMP_CWORD}" "$(__widgetctl_cursor_index_in_current_word)")"
+        return
+        ;;
+    '--socket')
+        __widgetctl_add_completions -f
+        return
+        ;;
+    esac
+}
+
 _widgetctl_list() {
     repeating_flags=()
     non_repeating_flags=(--json --version -h --help)
@@ -710,6 +730,38 @@ _widgetctl_reload() {
     case "${positional_number}" in
     1)
         __widgetctl_add_completions -W "$(__widgetctl_custom_complete ---completion reload -- positional@0 "${COMP_CWORD}" "$(__widgetctl_cursor_index_in_current_word)")"
+        return
+        ;;
+    esac
+}
+
+_widgetctl_act() {
+    repeating_flags=()
+    non_repeating_flags=(--wait --json --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--surface --socket)
+    __widgetctl_offer_flags_options 2
+
+    # Offer option value completions
+    case "${prev}" in
+    '--surface')
+        __widgetctl_add_completions -W 'home-screen'$'\n''lock-screen'$'\n''always-on'$'\n''remote'
+        return
+        ;;
+    '--socket')
+        __widgetctl_add_completions -f
+        return
+        ;;
+    esac
+
+    # Offer positional completions
+    case "${positional_number}" in
+    1)
+        __widgetctl_add_completions -W "$(__widgetctl_custom_complete ---completion act -- positional@0 "${COMP_CWORD}" "$(__widgetctl_cursor_index_in_current_word)")"
+        return
+        ;;
+    2)
+        __widgetctl_add_completions -W "$(__widgetctl_custom_complete ---completion act -- positional@1 "${COMP_CWORD}" "$(__widgetctl_cursor_index_in_current_word)")"
         return
         ;;
     esac

@@ -64,10 +64,12 @@ _widgetctl() {
             'timeline:Show a stored timeline as its provider sees it.'
             'delete:Delete a widget'\''s timeline.'
             'providers:List providers: class, owner, file, why disabled.'
+            'actions:Receive the actions hosts perform on your widgets.'
             'list:List stored widgets: family, class, generation.'
             'get:Preview a widget as a host would show it.'
             'watch:Follow a widget'\''s presentation as it changes.'
             'reload:Ask providers to reload their timelines.'
+            'act:Perform a widget'\''s action as a host would.'
             'introspect:Show the interfaces widgetd serves, or one'\''s definition.'
             'call:Call any Varlink method with JSON parameters.'
             'help:Show subcommand help information.'
@@ -76,7 +78,7 @@ _widgetctl() {
         ;;
     arg)
         case "${words[1]}" in
-        status|unlock|lock|passcode|settings|wipe|monitor|put|append|timeline|delete|providers|list|get|watch|reload|introspect|call|help)
+        status|unlock|lock|passcode|settings|wipe|monitor|put|append|timeline|delete|providers|actions|list|get|watch|reload|act|introspect|call|help)
             "_widgetctl_${words[1]}" && ret=0
             ;;
         esac
@@ -407,6 +409,20 @@ _widgetctl_providers() {
     return "${ret}"
 }
 
+_widgetctl_actions() {
+    local -i ret=1
+    local -ar arg_specs=(
+        '--provider[Only this provider'\''s widgets (default\: every provider you may write for).]:id:{__widgetctl_custom_complete ---completion actions -- --provider "${current_word_index}" "$(__widgetctl_cursor_index_in_current_word)"}'
+        '--socket[The daemon'\''s socket (default\: $WIDGETD_SOCKET, else /run/widgetd/widgetd.sock as root, else $XDG_RUNTIME_DIR/widgetd/widgetd.sock).]:path:_files'
+        '--json[Print results and errors as JSON, for scripts.]'
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
 _widgetctl_list() {
     local -i ret=1
     local -ar arg_specs=(
@@ -460,6 +476,24 @@ _widgetctl_reload() {
     local -i ret=1
     local -ar arg_specs=(
         ':provider\[/kind\]:{__widgetctl_custom_complete ---completion reload -- positional@0 "${current_word_index}" "$(__widgetctl_cursor_index_in_current_word)"}'
+        '--socket[The daemon'\''s socket (default\: $WIDGETD_SOCKET, else /run/widgetd/widgetd.sock as root, else $XDG_RUNTIME_DIR/widgetd/widgetd.sock).]:path:_files'
+        '--json[Print results and errors as JSON, for scripts.]'
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_widgetctl_act() {
+    local -i ret=1
+    local -ar ___surface=('home-screen' 'lock-screen' 'always-on' 'remote')
+    local -ar arg_specs=(
+        ':widget:{__widgetctl_custom_complete ---completion act -- positional@0 "${current_word_index}" "$(__widgetctl_cursor_index_in_current_word)"}'
+        ':action:{__widgetctl_custom_complete ---completion act -- positional@1 "${current_word_index}" "$(__widgetctl_cursor_index_in_current_word)"}'
+        '--surface[The surface a host shows it on.]:surface:{__widgetctl_complete "${___surface[@]}"}'
+        '--wait[Wait for a held action'\''s final outcome (delivered by an unlock, or expired).]'
         '--socket[The daemon'\''s socket (default\: $WIDGETD_SOCKET, else /run/widgetd/widgetd.sock as root, else $XDG_RUNTIME_DIR/widgetd/widgetd.sock).]:path:_files'
         '--json[Print results and errors as JSON, for scripts.]'
         '--version[Show the version.]'

@@ -190,8 +190,9 @@ final class CommandContext {
         standardOutput.write(OrderedJSON.object(members + [.init(name: name, value: .string(value))]).text + "\n")
     }
 
-    /// The preview renderer for this output.
-    var renderer: PreviewRenderer { PreviewRenderer(color: color, columns: columns, utcOffset: utcOffset) }
+    /// The preview renderer for this output: colour as it allows, its width, dates
+    /// against the clock in the local zone.
+    var renderer: PreviewRenderer { PreviewRenderer(color: color, columns: columns, now: clock(), utcOffset: utcOffset) }
 
     /// A date for a person: in the local time zone.
     func localDate(_ date: Date) -> String { LocalTime.format(date, offset: utcOffset(date)) }

@@ -10,7 +10,7 @@ enum CommandSuggestion {
             Widgetctl.Settings.self, Widgetctl.Wipe.self, Widgetctl.Monitor.self, Widgetctl.Put.self,
             Widgetctl.Append.self, Widgetctl.Timeline.self, Widgetctl.Delete.self, Widgetctl.Providers.self,
             Widgetctl.List.self, Widgetctl.Get.self, Widgetctl.Watch.self, Widgetctl.Reload.self,
-            Widgetctl.Introspect.self, Widgetctl.Call.self,
+            Widgetctl.Introspect.self, Widgetctl.Call.self, Widgetctl.Actions.self, Widgetctl.Act.self,
         ]
         return commands.map { $0._commandName } + ["help"]
     }

@@ -8,12 +8,16 @@ import WidgetModel
 /// in the shape of the value the daemon sent in their place (the placeholder's), which
 /// says nothing about the real value. Values are sanitized so widget data cannot inject
 /// terminal escapes. The box fits in `columns` (lines wrap at spaces, long words are
-/// cut), and dates are in the local time zone.
+/// cut), and dates are in the local time zone. An entry whose fields have roles is
+/// drawn as a widget is (DESIGN §12), by ``RoleLayout``, with no field names; the shown
+/// entry's actions follow, with whether they run now.
 struct PreviewRenderer {
     /// Whether to use ANSI colour.
     let color: Bool
     /// The terminal's width; `nil`: no limit but the values' own.
     var columns: Int? = nil
+    /// The time dates are drawn against (`relative`, `timer`).
+    var now: Date = Date()
     /// The local zone's offset from UTC at a date, in seconds (``LocalTime/offset(at:)``).
     var utcOffset: (Date) -> Int = { _ in 0 }
 
@@ -110,7 +114,14 @@ struct PreviewRenderer {
         // The widest text a row may hold: "│ " and " │" around it.
         let textWidth = columns.map { max($0, Self.minimumColumns) - 4 }
         var body: [Line] = []
-        let names = presentation.entry.fields.keys
+        let layout = RoleLayout(now: now, utcOffset: utcOffset)
+        let drawnByRoles = layout.hasRoles(presentation.entry)
+        for drawn in layout.lines(presentation.entry) {
+            var line = Line()
+            for piece in drawn { line.add(piece.text, piece.style) }
+            body.append(line)
+        }
+        let names = drawnByRoles ? [] : Array(presentation.entry.fields.keys)
         let nameWidth = names.map { TerminalText.sanitize($0).count }.max() ?? 0
         let valueWidth = max(Self.minimumColumns / 2, min(Self.maximumValueWidth, (textWidth ?? .max) - nameWidth - 2))
         for name in names {
@@ -127,10 +138,17 @@ struct PreviewRenderer {
                 body.append(line)
             }
         }
-        if names.isEmpty {
+        if body.isEmpty {
             var line = Line()
             line.add("(no fields)", .dim)
             body.append(line)
+        }
+
+        var actions: [Line] = []
+        for drawn in layout.actionLines(presentation.actions) {
+            var line = Line()
+            for piece in drawn { line.add(piece.text, piece.style) }
+            actions.append(line)
         }
 
         var footer: [Line] = []
@@ -144,12 +162,20 @@ struct PreviewRenderer {
         }
 
         let headers = textWidth.map { header.wrapped(to: $0) } ?? [header]
-        if let textWidth { footer = footer.flatMap { $0.wrapped(to: textWidth) } }
-        let inner = max((headers + body + footer).map(\.width).max() ?? 0, title.count + 1) + 2
+        if let textWidth {
+            footer = footer.flatMap { $0.wrapped(to: textWidth) }
+            body = body.flatMap { $0.width > textWidth ? $0.wrapped(to: textWidth) : [$0] }
+            actions = actions.flatMap { $0.wrapped(to: textWidth) }
+        }
+        let inner = max((headers + body + actions + footer).map(\.width).max() ?? 0, title.count + 1) + 2
         var out = "┌─" + styled(title, .bold) + String(repeating: "─", count: inner - title.count - 1) + "┐\n"
         for line in headers { out += row(line, inner) }
         out += "├" + String(repeating: "─", count: inner) + "┤\n"
         for line in body { out += row(line, inner) }
+        if !actions.isEmpty {
+            out += "├" + String(repeating: "─", count: inner) + "┤\n"
+            for line in actions { out += row(line, inner) }
+        }
         if !footer.isEmpty {
             out += "├" + String(repeating: "─", count: inner) + "┤\n"
             for line in footer { out += row(line, inner) }

@@ -21,8 +21,8 @@ struct Widgetctl: WidgetctlGroup {
             CommandGroup(
                 name: "Device",
                 subcommands: [Status.self, Unlock.self, Lock.self, Passcode.self, Settings.self, Wipe.self, Monitor.self]),
-            CommandGroup(name: "Provider", subcommands: [Put.self, Append.self, Timeline.self, Delete.self, Providers.self]),
-            CommandGroup(name: "Host", subcommands: [List.self, Get.self, Watch.self, Reload.self]),
+            CommandGroup(name: "Provider", subcommands: [Put.self, Append.self, Timeline.self, Delete.self, Providers.self, Actions.self]),
+            CommandGroup(name: "Host", subcommands: [List.self, Get.self, Watch.self, Reload.self, Act.self]),
             CommandGroup(name: "Varlink", subcommands: [Introspect.self, Call.self]),
         ])
 

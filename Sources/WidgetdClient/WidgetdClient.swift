@@ -140,6 +140,17 @@ public final class WidgetdClient: Sendable {
         }
     }
 
+    /// `WatchActions(provider?)`: the actions hosts perform on the caller's widgets (of
+    /// `provider` only, if given), each delivered once to one watching connection of its
+    /// provider; a toggle's ``ActionDelivery/isOn`` is its new state. The daemon sends
+    /// nothing until an action is performed; `whenSent` runs once the call is written.
+    public func watchActions(provider: String? = nil, whenSent: (@Sendable () -> Void)? = nil) -> AsyncThrowingStream<ActionDelivery, any Error> {
+        ReplyStream.open(socketPath: socketPath, method: .watchActions, parameters: WatchActionsParameters(provider: provider), whenSent: whenSent) {
+            (reply) throws(WidgetdError) in
+            try WireCoding.decode(ActionDelivery.self, from: reply)
+        }
+    }
+
     // MARK: io.widgetd.Host
 
     /// `ListWidgets`: without `limit` every widget, with it one page and `next`.
@@ -176,6 +187,38 @@ public final class WidgetdClient: Sendable {
     /// `ReloadTimelines`: asks providers to reload, all or those given (WidgetCenter's call).
     public func reloadTimelines(provider: String? = nil, kind: String? = nil) async throws(WidgetdError) {
         _ = try await call(.reloadTimelines, ReloadTimelinesParameters(provider: provider, kind: kind), as: Empty.self)
+    }
+
+    /// `PerformAction(widget, surface, action)`: performs an action of what `surface`
+    /// shows now. Without `wait` the first outcome (`.held` when it waits for an unlock);
+    /// with it, a held action's final one, `.delivered` or `.expired`, followed on a
+    /// connection of its own. ``WidgetdError/actionNotAvailable(action:)`` when the surface
+    /// does not show it, ``WidgetdError/providerUnavailable(provider:)`` when no connection
+    /// of its provider watches actions.
+    public func performAction(widget: String, surface: Surface, action: String, wait: Bool = false) async throws(WidgetdError) -> ActionOutcome {
+        let parameters = PerformActionParameters(widget: widget, surface: surface.rawValue, action: action)
+        guard wait else { return try await call(.performAction, parameters, as: PerformActionReply.self).outcome }
+        let replies = ReplyStream.open(socketPath: socketPath, method: .performAction, parameters: parameters) {
+            (reply) throws(WidgetdError) in
+            try WireCoding.decode(PerformActionReply.self, from: reply).outcome
+        }
+        var outcome = ActionOutcome.expired
+        do {
+            for try await next in replies { outcome = next }
+        } catch let error as WidgetdError {
+            throw error
+        } catch {
+            throw .connectionLost
+        }
+        return outcome
+    }
+
+    /// `WatchWidgets()`: each widget added, removed or changed (a new family or class).
+    public func watchWidgets(whenSent: (@Sendable () -> Void)? = nil) -> AsyncThrowingStream<WidgetEvent, any Error> {
+        ReplyStream.open(socketPath: socketPath, method: .watchWidgets, parameters: Empty(), whenSent: whenSent) {
+            (reply) throws(WidgetdError) in
+            try WireCoding.decode(WidgetEvent.self, from: reply)
+        }
     }
 
     // MARK: Calls

@@ -11,6 +11,12 @@ public struct FieldValue: Sendable, Hashable {
     public var value: JSONValue
     /// `nil` for an ordinary field.
     public var privacy: Privacy?
+    /// What the field is on a drawn widget (DESIGN §12); `nil`: data for custom hosts.
+    public var role: FieldRole?
+    /// A gauge's bounds (`nil`: `[0, 1]`).
+    public var range: GaugeRange?
+    /// How a date is drawn.
+    public var style: DateStyle?
 
     /// A field holding any JSON value.
     public init(json value: JSONValue, privacy: Privacy? = nil) {
@@ -30,16 +36,30 @@ public struct FieldValue: Sendable, Hashable {
     /// SwiftUI's `privacySensitive(_:)`: hidden whenever the presentation is redacted.
     /// `false` makes the field ordinary again.
     public func privacySensitive(_ sensitive: Bool = true) -> FieldValue {
-        FieldValue(json: value, privacy: sensitive ? .sensitive : nil)
+        var field = self
+        field.privacy = sensitive ? .sensitive : nil
+        return field
     }
 
     /// SwiftUI's `unredacted()`: shown even in a placeholder, so it must hold nothing private.
     public func unredacted() -> FieldValue {
-        FieldValue(json: value, privacy: .public)
+        var field = self
+        field.privacy = .public
+        return field
     }
 
     /// The field as widgetd's model has it.
-    var field: Field { Field(value: value, privacy: privacy) }
+    var field: Field { Field(value: value, privacy: privacy, role: role, range: range, style: style) }
+}
+
+/// A value that is a field of an entry: ``FieldValue``, ``Gauge``, ``Text``.
+public protocol FieldRepresentable: Sendable {
+    /// The field it stands for.
+    var fieldValue: FieldValue { get }
+}
+
+extension FieldValue: FieldRepresentable {
+    public var fieldValue: FieldValue { self }
 }
 
 extension FieldValue: ExpressibleByStringLiteral {

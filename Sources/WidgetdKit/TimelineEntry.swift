@@ -14,11 +14,16 @@ public protocol TimelineEntry: Sendable {
     var relevance: TimelineEntryRelevance? { get }
     /// The entry's fields by name.
     var fields: [String: FieldValue] { get }
+    /// What a host may perform on the entry: ``Button``s and ``Toggle``s (at most 8).
+    var actions: [any WidgetActionConvertible] { get }
 }
 
 extension TimelineEntry {
     /// No opinion on relevance.
     public var relevance: TimelineEntryRelevance? { nil }
+
+    /// No actions.
+    public var actions: [any WidgetActionConvertible] { [] }
 
     /// The stored properties that are fields, by property name.
     public var fields: [String: FieldValue] {
@@ -26,7 +31,7 @@ extension TimelineEntry {
         for child in Mirror(reflecting: self).children {
             guard let name = child.label, name != "date", name != "relevance" else { continue }
             switch child.value {
-            case let value as FieldValue: fields[name] = value
+            case let value as any FieldRepresentable: fields[name] = value.fieldValue
             case let text as String: fields[name] = FieldValue(text)
             case let number as Int: fields[name] = FieldValue(number)
             case let number as Double: fields[name] = FieldValue(number)
@@ -39,12 +44,12 @@ extension TimelineEntry {
 
     /// The entry as widgetd's model has it.
     var modelEntry: Entry {
-        Entry(date: date, relevance: relevance?.model, fields: orderedFields)
+        Entry(date: date, relevance: relevance?.model, fields: orderedFields, actions: actions.map(\.widgetAction))
     }
 
     /// The entry as a placeholder: its fields, without a date.
     var modelPlaceholder: Placeholder {
-        Placeholder(fields: orderedFields)
+        Placeholder(fields: orderedFields, actions: actions.map(\.widgetAction))
     }
 
     /// ``fields`` in the order hosts draw them: those named like a stored property in

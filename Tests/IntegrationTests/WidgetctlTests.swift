@@ -269,3 +269,66 @@ import Testing
         #expect(result.status == 77)
     }
 }
+
+/// widgetctl's roles and actions against a real daemon (DESIGN §12, §13): the example
+/// media widget drawn from roles with its toggle available on the locked lock screen,
+/// the mail widget's `open` held until an unlock.
+@Suite struct WidgetctlActionTests {
+    static let media = "com.example.media/nowplaying#lock-1"
+    static let mail = "com.example.mail/inbox#home-1"
+
+    private func widgetctl(_ daemon: DaemonProcess, _ arguments: [String], input: String = "") throws -> ProcessRunner.Result {
+        let inputFile = FileManager.default.temporaryDirectory.appendingPathComponent("widgetctl-in-\(UUID().uuidString)")
+        try input.write(to: inputFile, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: inputFile) }
+        let environment = ["PATH": "/usr/bin:/bin", "NO_COLOR": "1", "TZ": "UTC", "WIDGETD_SOCKET": daemon.socketPath]
+        return try ProcessRunner.run(WidgetctlTests.binary, arguments, environment: environment, standardInput: inputFile)
+    }
+
+    private func example(_ provider: String) -> String {
+        WidgetctlTests.repository.appendingPathComponent("config/timelines/\(provider).json").path
+    }
+
+    @Test func rolesAndActionsOfTheExamplesOnTheLockedLockScreen() throws {
+        let daemon = try DaemonProcess(providers: DaemonProcess.exampleProviders + [("com.example.media", "none")])
+        try daemon.start()
+        #expect(try widgetctl(daemon, ["put", Self.media, example("com.example.media")]).status == 0)
+        #expect(try widgetctl(daemon, ["put", Self.mail, example("com.example.mail")]).status == 0)
+        #expect(try widgetctl(daemon, ["passcode", "set", "--passcode-stdin"], input: "1234\n").status == 0)
+        #expect(try widgetctl(daemon, ["lock"]).status == 0)
+
+        let shown = try widgetctl(daemon, ["get", Self.media, "--surface", "lock-screen"])
+        #expect(shown.status == 0)
+        #expect(shown.output == """
+            ┌─ com.example.media/nowplaying#lock-1 · lock-screen ──┐
+            │ content                                              │
+            ├──────────────────────────────────────────────────────┤
+            │ [audio-x-generic] Radio Jazz                         │
+            │ So What                                              │
+            │ Miles Davis                                          │
+            │ █████░░░░░░░░░░░░░░░ 24%                             │
+            ├──────────────────────────────────────────────────────┤
+            │ • Play (playPause) · toggle, on · available          │
+            ├──────────────────────────────────────────────────────┤
+            │ entry 2026-11-29T13:55:00Z                           │
+            └──────────────────────────────────────────────────────┘
+
+            """)
+
+        // Nothing watches the media provider's actions here (clients/python's tests
+        // follow WatchActions): the toggle is shown, and performing it says so.
+        let unwatched = try widgetctl(daemon, ["act", Self.media, "playPause", "--surface", "lock-screen"])
+        #expect(unwatched.status == 69)
+        #expect(unwatched.error
+            == "widgetctl: provider com.example.media is not running: nothing watches its actions (start it, or give its providers.d/ file Unit=)\n")
+
+        // The mail widget's `open` needs an unlock: held; an action not shown is exit 1.
+        let held = try widgetctl(daemon, ["act", Self.mail, "open", "--surface", "lock-screen"])
+        #expect(held.status == 0)
+        #expect(held.output == "held: it runs if the device is unlocked within ActionHoldSec= (--wait follows it)\n")
+        let missing = try widgetctl(daemon, ["act", Self.mail, "delete", "--surface", "lock-screen"])
+        #expect(missing.status == 1)
+        #expect(missing.error
+            == "widgetctl: no action delete is shown on this surface now (widgetctl get WIDGET --surface S lists the actions)\n")
+    }
+}

@@ -64,13 +64,17 @@ import WidgetdCommand
     /// widget id asked of the running daemon.
     static func checkCompletion(in shell: String) throws {
         let server = try FakeVarlinkServer { request in
-            request.contains("io.widgetd.Host.ListWidgets") ? [reply(Fixtures.widgets)] : [errorReply("x")]
+            if request.contains("io.widgetd.Host.GetPresentation") { return [reply(RolesAndActionsTests.media)] }
+            return request.contains("io.widgetd.Host.ListWidgets") ? [reply(Fixtures.widgets)] : [errorReply("x")]
         }
         #expect(try complete(shell, "widgetctl pass", socket: server.path) == ["passcode"])
         #expect(try complete(shell, "widgetctl unlock --pass", socket: server.path) == ["--passcode-stdin"])
         let widgets = try complete(shell, "widgetctl get com.example.w", socket: server.path)
         #expect(widgets == ["com.example.weather/forecast#lock-1"], "\(widgets)")
         #expect(try complete(shell, "widgetctl get a/b --surface lock", socket: server.path) == ["lock-screen"])
+        // An action id, of what the surface named shows now.
+        #expect(try complete(shell, "widgetctl act a/b --surface lock-screen o", socket: server.path) == ["open"])
+        #expect(server.requests.contains { $0.contains("GetPresentation") && $0.contains(#""surface":"lockScreen""#) })
     }
 
     @Test(.enabled(if: installed("bash"), "bash is not installed: apt-get install bash"))

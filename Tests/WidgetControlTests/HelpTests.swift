@@ -6,8 +6,8 @@ import Testing
     static let commandPaths = [
         "status", "unlock", "lock", "passcode set", "passcode change", "passcode remove",
         "settings show", "settings set lock-screen-widgets", "settings set hide-sensitive-complications",
-        "wipe", "monitor", "put", "append", "timeline", "delete", "providers", "list", "get", "watch", "reload",
-        "introspect", "call",
+        "wipe", "monitor", "put", "append", "timeline", "delete", "providers", "actions", "list", "get", "watch",
+        "reload", "act", "introspect", "call",
     ]
 
     @Test func theParserKnowsExactlyTheseCommands() {
@@ -51,12 +51,14 @@ import Testing
               timeline                Show a stored timeline as its provider sees it.
               delete                  Delete a widget's timeline.
               providers               List providers: class, owner, file, why disabled.
+              actions                 Receive the actions hosts perform on your widgets.
 
             HOST SUBCOMMANDS:
               list                    List stored widgets: family, class, generation.
               get                     Preview a widget as a host would show it.
               watch                   Follow a widget's presentation as it changes.
               reload                  Ask providers to reload their timelines.
+              act                     Perform a widget's action as a host would.
 
             VARLINK SUBCOMMANDS:
               introspect              Show the interfaces widgetd serves, or one's

@@ -30,7 +30,7 @@ import WidgetModel
     }()
 
     @Test func thereIsAnExampleTimelinePerExampleProvider() throws {
-        #expect(Self.timelineFiles.count == 4)
+        #expect(Self.timelineFiles.count == 5)
     }
 
     @Test(arguments: timelineFiles)

@@ -1,10 +1,12 @@
 // A weather provider written with WidgetdKit (docs/TUTORIAL.md, "Writing a provider").
 //
-//   example-provider [--socket PATH] [--widget ID] [--once]
+//   example-provider [--socket PATH] [--widget ID] [--once | --act-once]
 //
 // Writes the widget's timeline, then answers the daemon's reload requests for its
-// provider (rewriting it after widgetd restarts) until
-// stopped; with --once it writes the timeline once and exits (what CI runs). The
+// provider (rewriting it after widgetd restarts) until stopped; with --once it writes
+// the timeline once and exits (what CI runs); with --act-once it writes it, waits for
+// a host to press its "refresh" button (an AppIntent, alwaysAllowed), performs it,
+// writes the timeline again and exits. The
 // forecast is made up; the street the user is at is the sensitive field, hidden
 // whenever the lock screen shows the widget redacted.
 import FoundationEssentials
@@ -20,6 +22,21 @@ struct WeatherEntry: TimelineEntry {
     let condition: FieldValue
     /// Where the user is: hidden whenever the widget is shown redacted.
     let location: FieldValue
+
+    /// A button a host may press even on the locked lock screen.
+    var actions: [any WidgetActionConvertible] { [Button(intent: RefreshIntent())] }
+}
+
+/// What the "refresh" button runs, in this process, when a host presses it.
+struct RefreshIntent: AppIntent {
+    static let title = "Refresh"
+    static let actionID = "refresh"
+    /// Nothing private happens: it runs from the locked lock screen too.
+    static let authenticationPolicy = IntentAuthenticationPolicy.alwaysAllowed
+
+    func perform() async throws {
+        // A real provider would fetch a new forecast here; the timeline is written after.
+    }
 }
 
 struct WeatherProvider: TimelineProvider {
@@ -53,21 +70,32 @@ func fail(_ message: String, status: Int32) -> Never {
 var socket: String?
 var widget = "com.example.weather/forecast"
 var once = false
+var actOnce = false
 var arguments = CommandLine.arguments.dropFirst()
 while let argument = arguments.popFirst() {
     switch argument {
     case "--socket": socket = arguments.popFirst()
     case "--widget": widget = arguments.popFirst() ?? widget
     case "--once": once = true
+    case "--act-once": actOnce = true
     default:
-        fail("usage: example-provider [--socket PATH] [--widget ID] [--once]", status: 64)
+        fail("usage: example-provider [--socket PATH] [--widget ID] [--once | --act-once]", status: 64)
     }
 }
 
-let runner = TimelineRunner(
-    client: WidgetdClient(socketPath: socket), provider: WeatherProvider(), widgets: [widget], family: "systemSmall")
+let client = WidgetdClient(socketPath: socket)
+let runner = TimelineRunner(client: client, provider: WeatherProvider(), widgets: [widget], family: "systemSmall")
 do {
-    if once {
+    if actOnce {
+        try await runner.reload(widget)
+        let intents = IntentRunner(client: client, provider: "com.example.weather", intents: [RefreshIntent.self])
+        for try await delivery in client.watchActions(provider: "com.example.weather") where delivery.widget == widget {
+            guard try await intents.perform(delivery) else { continue }
+            let generation = try await runner.reload(widget)
+            print("\(widget): performed \(delivery.action), generation \(generation)")
+            break
+        }
+    } else if once {
         let generation = try await runner.reload(widget)
         print("\(widget): generation \(generation)")
     } else {

@@ -38,10 +38,16 @@ extension Widgetctl {
         }
 
         func run(_ context: CommandContext) throws(CommandFailure) {
-            let renderer = context.renderer
             let waybar = WaybarFormat(fields: fields)
             // A --field the presentation lacks (a typo, a renamed field) is said once, not per line.
             var warned = Set<String>()
+            // At a terminal, a date that ticks is redrawn each second with no new entry.
+            let ticking = TickingPreview(context: context) { presentation, now in
+                var renderer = context.renderer
+                renderer.now = now
+                return renderer.render(presentation)
+            }
+            defer { ticking.stop() }
             try context.stream(.watch, target.parameters) { reply throws(CommandFailure) in
                 switch format {
                 case .json:
@@ -70,9 +76,9 @@ extension Widgetctl {
                 var presentation = try context.decode(PresentationReply.self, from: reply).presentation
                 presentation.entry.fields = presentation.entry.fields.ordered(as: reply.fieldOrder)
                 // At a terminal each presentation replaces the last; in a pipe they follow each other.
-                if context.redraws { context.standardOutput.write(Self.clearScreen) }
+                if context.redraws { return ticking.show(presentation, stamp: timestamp) }
                 context.print(timestamp)
-                context.standardOutput.write(renderer.render(presentation))
+                context.standardOutput.write(context.renderer.render(presentation))
             }
         }
     }

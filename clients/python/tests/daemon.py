@@ -28,6 +28,7 @@ PROVIDERS: Sequence[Tuple[str, str, List[str]]] = (
     ("com.example.mail", "completeUnlessOpen", []),
     ("com.example.weather", "completeUntilFirstUserAuthentication", []),
     ("com.example.clock", "none", []),
+    ("com.example.media", "none", []),
     # A provider with room for one widget only: its second widget is TooLarge(limit: 1).
     ("com.example.tiny", "none", ["MaxWidgets=1"]),
 )

@@ -167,6 +167,24 @@ class LockScreenExampleTests(DaemonFixture, unittest.TestCase):
         for mode in ("content", "redacted", "placeholder"):
             self.assertIn("#custom-weather." + mode, style)
 
+    def test_the_waybar_media_module_fills_text_tooltip_and_percentage_from_roles(self) -> None:
+        with open(os.path.join(EXAMPLES, "waybar", "config.jsonc")) as f:
+            config = json.loads("\n".join(line for line in f if not line.strip().startswith("//")))
+        module = config["custom/media"]
+        with open(os.path.join(REPOSITORY, "config", "timelines", "com.example.media.json")) as f:
+            timeline = json.load(f)
+        with widgetd.Client(self.daemon.socket) as c:
+            c.put_timeline(timeline["widget"], timeline["entries"], family=timeline["family"],
+                           policy=timeline["policy"], placeholder=timeline["placeholder"])
+        process = self.run_shell(module["exec"])
+        try:
+            line = self.read_line(process)
+        finally:
+            self.stop(process)
+        # The track, the artist, and 132 of 545 seconds played.
+        self.assertEqual(line, {"text": "So What", "tooltip": "Miles Davis", "percentage": 24,
+                                "class": "content", "alt": "content"})
+
     def test_the_eww_listeners_print_what_the_widget_reads(self) -> None:
         with open(os.path.join(EXAMPLES, "eww", "eww.yuck")) as f:
             commands = re.findall(r'^\s*"(widgetctl watch [^"]+)"\)?\s*$', f.read(), re.MULTILINE)
