@@ -56,10 +56,10 @@ final class ActionDesk {
     private(set) var watchers: [Watcher] = []
     /// Held actions, by the host connection that performed them.
     private(set) var held: [ConnectionID: Held] = [:]
-    /// Widgets with an action delivered and no new timeline since: presented
+    /// Widgets with an action delivered and no new timeline since, and how many: presented
     /// `invalidated`, as iOS 17 shows a widget whose intent is running.
-    private(set) var awaitingTimeline: Set<WidgetID> = []
-    /// Deliveries not yet answered, by provider.
+    private var awaiting: [WidgetID: Int] = [:]
+    /// Deliveries not yet answered, by provider: the sum of its widgets' in `awaiting`.
     private var unanswered: [String: Int] = [:]
     /// Each host connection's recent actions, as monotonic instants.
     private var recent: [ConnectionID: [MonotonicInstant]] = [:]
@@ -104,17 +104,20 @@ final class ActionDesk {
     func delivered(_ widget: WidgetID) -> UInt64 {
         lastDelivery += 1
         unanswered[widget.provider, default: 0] += 1
-        awaitingTimeline.insert(widget)
+        awaiting[widget, default: 0] += 1
         return lastDelivery
     }
 
-    /// A new timeline of `widget` (or its deletion) answers its actions; returns whether
-    /// it was awaited, so its presentations change (no longer `invalidated`).
+    /// Whether an action delivered on `widget` waits for its provider's new timeline.
+    func isAwaitingTimeline(_ widget: WidgetID) -> Bool { awaiting[widget] != nil }
+
+    /// A new timeline of `widget` (or its deletion) answers every action delivered on it;
+    /// returns whether one was awaited, so its presentations change (no longer `invalidated`).
     @discardableResult
     func answered(_ widget: WidgetID) -> Bool {
-        guard awaitingTimeline.remove(widget) != nil else { return false }
-        // The provider's count goes down by its widgets answered, not below zero.
-        if let count = unanswered[widget.provider] { unanswered[widget.provider] = count > 1 ? count - 1 : nil }
+        guard let count = awaiting.removeValue(forKey: widget) else { return false }
+        let left = (unanswered[widget.provider] ?? 0) - count
+        unanswered[widget.provider] = left > 0 ? left : nil
         return true
     }
 
@@ -158,7 +161,7 @@ final class ActionDesk {
 
     /// A wipe: nothing of the old store's widgets is awaited any more.
     func forgetAll() {
-        awaitingTimeline.removeAll()
+        awaiting.removeAll()
         unanswered.removeAll()
     }
 }

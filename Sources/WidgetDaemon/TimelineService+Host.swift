@@ -193,7 +193,7 @@ extension TimelineService {
         let presentation = PresentationRules.present(
             decision, widget: widget, excerpt: timeline, placeholder: placeholder,
             reloadDue: metadata?.reloadDue, surface: surface, now: now, state: store.deviceState, staleAfter: staleAfter,
-            actionPending: actions.awaitingTimeline.contains(widget))
+            actionPending: actions.isAwaitingTimeline(widget))
         let nextChange = PresentationRules.nextChange(of: presentation, excerpt: timeline, now: now, staleAfter: staleAfter)
         // A host never reads an open class-B timeline while locked: no openTimeline.
         let protection = presentation.mode == .placeholder ? nil : ReplyProtection(protectionClass: protectionClass)
@@ -375,7 +375,7 @@ extension TimelineService {
             jobs.append(
                 ContentJob(
                     target: target, excerpt: excerpt, reloadDue: metadata.reloadDue,
-                    actionPending: actions.awaitingTimeline.contains(watch.widget)))
+                    actionPending: actions.isAwaitingTimeline(watch.widget)))
             protections.append(ReplyProtection(protectionClass: protectionClass))
         }
         guard jobs.count > 1 else { return }
