@@ -34,9 +34,12 @@ final class BusConnection {
     enum Bus {
         /// `DBUS_SYSTEM_BUS_ADDRESS`, else `/run/dbus/system_bus_socket`.
         case system
-        /// `DBUS_SESSION_BUS_ADDRESS`, else `$XDG_RUNTIME_DIR/bus`: where the user's
-        /// systemd manager answers.
+        /// `DBUS_SESSION_BUS_ADDRESS`, else `$XDG_RUNTIME_DIR/bus`: the user's bus.
         case user
+        /// The user's systemd manager itself, on its private socket
+        /// (`$XDG_RUNTIME_DIR/systemd/private`), as `systemctl --user` reaches it first:
+        /// there whether or not the user has a bus.
+        case userManager
     }
 
     private let loop: EventLoop
@@ -64,12 +67,8 @@ final class BusConnection {
     init(_ which: Bus, loop: EventLoop, failed: @escaping (any Error) -> Void) throws(SystemError) {
         self.loop = loop
         self.failed = failed
-        var bus: OpaquePointer?
-        let opened = which == .system ? sd_bus_open_system(&bus) : sd_bus_open_user(&bus)
-        guard opened >= 0, let bus else {
-            throw SystemError(which == .system ? "sd_bus_open_system" : "sd_bus_open_user", code: -opened)
-        }
-        self.bus = bus
+        self.bus = try Self.open(which)
+        guard let bus else { throw SystemError("sd_bus_open", code: ENOTCONN) }
         let fd = sd_bus_get_fd(bus)
         guard fd >= 0 else {
             close()
@@ -84,6 +83,34 @@ final class BusConnection {
     }
 
     deinit { close() }
+
+    /// A new connection to `which`, its handshake begun.
+    private static func open(_ which: Bus) throws(SystemError) -> OpaquePointer {
+        var bus: OpaquePointer?
+        switch which {
+        case .system:
+            let opened = sd_bus_open_system(&bus)
+            guard opened >= 0, let bus else { throw SystemError("sd_bus_open_system", code: -opened) }
+            return bus
+        case .user:
+            let opened = sd_bus_open_user(&bus)
+            guard opened >= 0, let bus else { throw SystemError("sd_bus_open_user", code: -opened) }
+            return bus
+        case .userManager:
+            guard let runtime = getenv("XDG_RUNTIME_DIR").map({ String(cString: $0) }), runtime.hasPrefix("/") else {
+                throw SystemError("XDG_RUNTIME_DIR", code: ENOENT)
+            }
+            var result = sd_bus_new(&bus)
+            guard result >= 0, let bus else { throw SystemError("sd_bus_new", code: -result) }
+            result = "unix:path=\(runtime)/systemd/private".withCString { sd_bus_set_address(bus, $0) }
+            if result >= 0 { result = sd_bus_start(bus) }
+            guard result >= 0 else {
+                _ = sd_bus_close_unref(bus)
+                throw SystemError("sd_bus_start(systemd/private)", code: -result)
+            }
+            return bus
+        }
+    }
 
     /// Drops every subscription and the connection; no callback runs after it.
     func close() {

@@ -2,7 +2,8 @@ import FoundationEssentials
 import Logging
 import WidgetdPOSIX
 
-/// The user's systemd manager on the user's bus: `org.freedesktop.systemd1.Manager.StartUnit`
+/// The user's systemd manager (its private socket, else the user's bus):
+/// `org.freedesktop.systemd1.Manager.StartUnit`
 /// for providers started on demand (``UnitStarter``). The connection is made at the first
 /// start and made again after it is lost; each start is asynchronous, so the loop never
 /// waits for systemd. Loop only.
@@ -21,8 +22,15 @@ final class SystemdUserManager: UnitStarter {
         let log = logger.with("unit", unit)
         do throws(SystemError) {
             if connection?.isOpen != true {
-                connection = try BusConnection(.user, loop: loop) { error in
+                let failed = { (error: any Error) in
                     log.warning("provider unit not started", event: "provider_unit_failed", error: error)
+                }
+                // The manager's own socket first, as `systemctl --user` does: a user
+                // without a session bus still has it. Then the user's bus.
+                do {
+                    connection = try BusConnection(.userManager, loop: loop, failed: failed)
+                } catch {
+                    connection = try BusConnection(.user, loop: loop, failed: failed)
                 }
             }
             try connection?.call(
