@@ -152,11 +152,12 @@ class LockScreenWidgets {
             this._control.close();
             this._control = null;
         }
-        for (const {card, connection} of this._cards.values()) {
-            connection.close();
-            card.destroy();
-        }
+        const cards = [...this._cards.values()];
         this._cards.clear();
+        for (const {card, connection} of cards) {
+            card.destroy();
+            connection.close();
+        }
         this._infos.clear();
         this._refused.clear();
         this._sync();
@@ -235,9 +236,11 @@ class LockScreenWidgets {
             .slice(0, MAX_CARDS);
         for (const [id, {card, connection}] of this._cards) {
             if (!wanted.includes(id)) {
-                connection.close();
-                card.destroy();
+                // Out of the map first: closing answers the stream's pending call at
+                // once, and its callback must find the card no longer ours.
                 this._cards.delete(id);
+                card.destroy();
+                connection.close();
             }
         }
         for (const id of wanted) {
@@ -274,7 +277,9 @@ class LockScreenWidgets {
                 drop();
         });
         connection.call(`${HOST}.Watch`, {widget, surface: SURFACE}, true, (error, reply, continues) => {
-            if (generation !== this._generation)
+            // A stale reply: another generation, or a card already dropped (its stream
+            // closed by us answers 'closed' at once).
+            if (generation !== this._generation || this._cards.get(widget)?.card !== card)
                 return;
             if (error || !reply.presentation || typeof reply.presentation !== 'object') {
                 this._refused.add(widget);
