@@ -30,7 +30,9 @@
  * Why a child: resolving the path can block without end (a FUSE file system the user
  * mounted there that never answers), and only SIGKILL ends that wait. The child is
  * killed at the deadline; it runs nothing but a few system calls between _Fork and
- * _exit, sends nothing to widgetd, and once it has taken the user's credentials the
+ * _exit, sends nothing to widgetd, waits (until the parent is done with the
+ * connection) so that widgetd, which tells a peer by the process that connected, finds
+ * it running, and once it has taken the user's credentials the
  * kernel makes it undumpable, so the user cannot read the copy of the caller's memory
  * it shares. The application may see a SIGCHLD for it, as for pam_unix's helper; it
  * is reaped here through its pidfd, and one the application reaps first is just gone.
@@ -187,6 +189,14 @@ static void __attribute__((noreturn)) connect_child(int report, const struct soc
         memcpy(CMSG_DATA(c), &fd, sizeof fd);
     }
     while (sendmsg(report, &msg, MSG_NOSIGNAL) < 0 && errno == EINTR) {}
+    /* Alive until the parent is done with the connection (it closes its end, or kills
+     * this child at its deadline): widgetd tells a peer by the process that connected,
+     * read through a pidfd when it accepts, and an exited connector is one it cannot
+     * vouch for. */
+    if (err == 0) {
+        char byte;
+        while (read(report, &byte, 1) < 0 && errno == EINTR) {}
+    }
     _exit(0);
 }
 
@@ -237,10 +247,19 @@ static void end_child(pam_handle_t *pamh, pid_t pid, int pidfd, int kill_it)
     if (pidfd >= 0) close(pidfd);
 }
 
+/* The child that connected, kept alive while its connection is used. */
+struct connector {
+    pid_t pid;
+    int pidfd;
+    int pair; /* the parent's end: closing it lets the child exit */
+};
+
 /* Connects to widgetd as the user, path resolution included, by `deadline`. Returns
  * the socket, or -1 with errno (ENOENT or ECONNREFUSED: no instance is listening;
- * ETIMEDOUT: the path or the connection did not resolve in time). */
-static int connect_as_user(pam_handle_t *pamh, const struct passwd *pw, const char *path, long long deadline)
+ * ETIMEDOUT: the path or the connection did not resolve in time). On success the child
+ * that connected waits in `child` until end_connector. */
+static int connect_as_user(pam_handle_t *pamh, const struct passwd *pw, const char *path, long long deadline,
+                           struct connector *child)
 {
     struct sockaddr_un addr = { .sun_family = AF_UNIX };
     gid_t *groups = NULL;
@@ -285,11 +304,32 @@ static int connect_as_user(pam_handle_t *pamh, const struct passwd *pw, const ch
     } else {
         fd = receive_connection(pair[0]);
         err = errno;
+        if (fd >= 0) {
+            child->pid = pid;
+            child->pidfd = pidfd;
+            child->pair = pair[0];
+            return fd;
+        }
         end_child(pamh, pid, pidfd, 0);
     }
     close(pair[0]);
     errno = err;
     return fd;
+}
+
+/* Ends the child that connected, once its connection is no longer used. */
+static void end_connector(pam_handle_t *pamh, struct connector *child)
+{
+    if (child->pair < 0) return;
+    close(child->pair);
+    child->pair = -1;
+    /* It exits as soon as it reads the end of the pair; killed if it does not. */
+    if (child->pidfd >= 0 && wait_for(child->pidfd, POLLIN, now_ms() + REAP_MS) == 0) {
+        end_child(pamh, child->pid, child->pidfd, 0);
+    } else {
+        end_child(pamh, child->pid, child->pidfd, 1);
+    }
+    child->pidfd = -1;
 }
 
 /* Whether the listener behind `fd` may receive the user's password: the user or root.
@@ -346,6 +386,7 @@ struct conn {
     pam_handle_t *pamh;
     const struct options *o;
     int fd;
+    struct connector child; /* the process that connected, alive while fd is used */
     char *buffer;
     const char *path;
     long long deadline; /* of the whole PAM call */
@@ -434,12 +475,16 @@ static void report_out_of_step(struct conn *c, const char *why)
 /* Opens the conversation, if the user or root listens, for a PAM call that ends at
  * `deadline`. Returns 0, or -1 with `*absent` set when no instance listens (ENOENT,
  * ECONNREFUSED: the caller may keep the password for later). */
+static void close_conn(struct conn *c);
+
 static int open_conn(struct conn *c, pam_handle_t *pamh, const struct options *o, const struct passwd *pw,
                      char *path, size_t path_cap, long long deadline, int *absent)
 {
     c->pamh = pamh;
     c->o = o;
     c->fd = -1;
+    c->child.pair = -1;
+    c->child.pidfd = -1;
     c->buffer = NULL;
     c->path = path;
     c->deadline = deadline;
@@ -449,7 +494,7 @@ static int open_conn(struct conn *c, pam_handle_t *pamh, const struct options *o
     } else if ((size_t)snprintf(path, path_cap, "/run/user/%u/widgetd/widgetd.sock", (unsigned)pw->pw_uid) >= path_cap) {
         return -1;
     }
-    c->fd = connect_as_user(pamh, pw, path, step_deadline(c, QUICK_MS));
+    c->fd = connect_as_user(pamh, pw, path, step_deadline(c, QUICK_MS), &c->child);
     if (c->fd < 0) {
         *absent = errno == ENOENT || errno == ECONNREFUSED || errno == ENOTDIR;
         if (*absent)
@@ -459,14 +504,12 @@ static int open_conn(struct conn *c, pam_handle_t *pamh, const struct options *o
         return -1;
     }
     if (check_listener(pamh, pw, c->fd, path) < 0) {
-        close(c->fd);
-        c->fd = -1;
+        close_conn(c);
         return -1;
     }
     c->buffer = malloc(MAX_REPLY);
     if (c->buffer == NULL) {
-        close(c->fd);
-        c->fd = -1;
+        close_conn(c);
         return -1;
     }
     return 0;
@@ -475,6 +518,7 @@ static int open_conn(struct conn *c, pam_handle_t *pamh, const struct options *o
 static void close_conn(struct conn *c)
 {
     if (c->fd >= 0) close(c->fd);
+    end_connector(c->pamh, &c->child);
     free(c->buffer);
     c->fd = -1;
     c->buffer = NULL;
