@@ -15,6 +15,11 @@ public enum ActionBenchmark {
     public struct Result: Sendable {
         public let actions: LatencySummary
         public let presentations: LatencySummary
+        /// The same reads while another host floods `PerformAction` (pipelined, most
+        /// refused `TryAgainLater`): what a flooding host costs everyone else.
+        public let presentationsDuringFlood: LatencySummary
+        /// The flood's replies, by outcome or error name.
+        public let floodReplies: [String: Int]
     }
 
     /// Percentiles of a sample, microseconds.
@@ -92,7 +97,87 @@ public enum ActionBenchmark {
                 try VarlinkRequest.check(setup, answer, "PutTimeline")
             }
         }
-        return Result(actions: LatencySummary(actionSamples), presentations: LatencySummary(presentationSamples))
+        // A host that floods: `flood` actions sent at once on one connection, from its
+        // own thread, while a reader on another connection measures as above.
+        // Used by the flooding thread alone once it starts.
+        let flooder = Unshared(try daemon.client())
+        let reader = hosts[0]
+        let flood = perRound * 10
+        let outcomes = FloodOutcomes()
+        let thread = Thread {
+            do {
+                var burst: [UInt8] = []
+                for _ in 0..<flood { burst += perform }
+                let client = flooder.value
+                try client.send(burst)
+                for _ in 0..<flood {
+                    var scanned = 0
+                    while try client.receive(scanned: &scanned, blocking: true) == nil {}
+                    let reply = String(decoding: client.lastReply.dropLast(), as: UTF8.self)
+                    client.dropLastReply()
+                    outcomes.count(reply.contains("TryAgainLater") ? "TryAgainLater" : reply.contains("delivered") ? "delivered" : "other")
+                }
+            } catch {
+                outcomes.count("failed")
+            }
+            outcomes.finish()
+        }
+        thread.start()
+        var duringFlood: [Double] = []
+        while !outcomes.isFinished || duringFlood.count < perRound {
+            let started = Clock.nanoseconds()
+            try VarlinkRequest.check(reader, present, "GetPresentation")
+            duringFlood.append(Double(Clock.nanoseconds() - started) / 1e3)
+            if duringFlood.count >= perRound * 5 { break }
+        }
+        outcomes.wait()
+        return Result(
+            actions: LatencySummary(actionSamples), presentations: LatencySummary(presentationSamples),
+            presentationsDuringFlood: LatencySummary(duringFlood), floodReplies: outcomes.counts)
+    }
+
+    /// A value handed to one other thread, which alone uses it from then on.
+    private final class Unshared<Value>: @unchecked Sendable {
+        let value: Value
+        init(_ value: Value) { self.value = value }
+    }
+
+    /// The flooding thread's tally, read on the measuring thread once it is done.
+    private final class FloodOutcomes: @unchecked Sendable {
+        private let lock = NSCondition()
+        private var tally: [String: Int] = [:]
+        private var done = false
+
+        func count(_ outcome: String) {
+            lock.lock()
+            tally[outcome, default: 0] += 1
+            lock.unlock()
+        }
+
+        func finish() {
+            lock.lock()
+            done = true
+            lock.broadcast()
+            lock.unlock()
+        }
+
+        var isFinished: Bool {
+            lock.lock()
+            defer { lock.unlock() }
+            return done
+        }
+
+        func wait() {
+            lock.lock()
+            while !done { lock.wait() }
+            lock.unlock()
+        }
+
+        var counts: [String: Int] {
+            lock.lock()
+            defer { lock.unlock() }
+            return tally
+        }
     }
 
     /// The acted-on widget's timeline: one entry with an `alwaysAllowed` button.
@@ -124,6 +209,9 @@ public enum ActionBenchmark {
             | PerformAction (alwaysAllowed) to the provider's WatchActions | \(result.actions.count) | \(Int(result.actions.p50)) | \(Int(result.actions.p99)) |
             | GetPresentation (cached, 3 KiB timeline) | \(result.presentations.count) | \(Int(result.presentations.p50)) | \(Int(result.presentations.p99)) |
             | ratio (goal: at most 2) | | \(String(format: "%.2f", ratio)) | \(String(format: "%.2f", ratio99)) |
+            | GetPresentation while another host floods PerformAction | \(result.presentationsDuringFlood.count) | \(Int(result.presentationsDuringFlood.p50)) | \(Int(result.presentationsDuringFlood.p99)) |
+
+            The flood's replies: \(result.floodReplies.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")).
 
             """
     }
