@@ -124,4 +124,10 @@ extension VarlinkCall {
     func decodedParameters<P: Decodable>(_ type: P.Type) throws(ServiceError) -> P {
         do { return try parameters(type) } catch { throw .varlink(error) }
     }
+
+    /// The call's string parameters `names`, read as `decodedParameters` would read a
+    /// struct of them (``VarlinkCall/stringParameters(_:)``), without its decoder.
+    func decodedStrings(_ names: [StaticString]) throws(ServiceError) -> [String] {
+        do { return try stringParameters(names) } catch { throw .varlink(error) }
+    }
 }

@@ -156,9 +156,10 @@ extension TimelineService {
     var staleAfter: TimeInterval { access.authorization.configuration.staleAfterSeconds }
 
     private func presentationTarget(_ call: VarlinkCall) throws(ServiceError) -> (WidgetID, Surface) {
-        let parameters = try call.decodedParameters(PresentationParameters.self)
-        let widget = try widgetID(parameters.widget)
-        guard let surface = Surface(rawValue: parameters.surface) else { throw .invalidParameter("surface") }
+        // `PresentationParameters`, read without a decoder (see `decodedStrings`).
+        let parameters = try call.decodedStrings(["widget", "surface"])
+        let widget = try widgetID(parameters[0])
+        guard let surface = Surface(rawValue: parameters[1]) else { throw .invalidParameter("surface") }
         return (widget, surface)
     }
 
