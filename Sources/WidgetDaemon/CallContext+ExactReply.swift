@@ -1,4 +1,5 @@
 import VarlinkTransport
+import WidgetdWire
 import WidgetModel
 
 /// Every io.widgetd reply is encoded exactly (``ExactReply``): field values leave as
@@ -17,6 +18,11 @@ extension CallContext {
         send(isFinal: true, protecting: protection) { ExactReply.encode(parameters: parameters) }
     }
 
+    /// Sends the final reply, written without a tree (``JSONWritable``).
+    func reply(_ parameters: some Encodable & JSONWritable) {
+        send(isFinal: true) { ExactReply.encode(written: parameters) }
+    }
+
     /// Sends the final reply carrying `presentation` (``ExactReply/encode(presentation:continues:)``),
     /// marked with the content it holds, if any (see ``reply(_:protecting:)``).
     func reply(presentation: Presentation, protecting protection: ReplyProtection?) {
@@ -31,6 +37,15 @@ extension CallContext {
             send(isFinal: false, protecting: protection) { ExactReply.encode(parameters: parameters, continues: true) }
         } else {
             send(isFinal: true, protecting: protection) { ExactReply.encode(parameters: parameters) }
+        }
+    }
+
+    /// ``stream(_:protecting:)`` for parameters written without a tree (``JSONWritable``).
+    func stream(_ parameters: some Encodable & JSONWritable, protecting protection: ReplyProtection? = nil) {
+        if wantsMore {
+            send(isFinal: false, protecting: protection) { ExactReply.encode(written: parameters, continues: true) }
+        } else {
+            send(isFinal: true, protecting: protection) { ExactReply.encode(written: parameters) }
         }
     }
 }

@@ -34,7 +34,12 @@ enum ExactReply {
     /// much as reading and presenting them (ARCHITECTURE, "How a host read flows").
     /// `ExactPresentationReplyTests` holds the two equal.
     static func encode(presentation: Presentation, continues: Bool = false) -> [UInt8] {
-        let reply = PresentationReply(presentation: presentation)
-        return VarlinkReply.encode(continues: continues) { reply.write(to: &$0) }
+        encode(written: PresentationReply(presentation: presentation), continues: continues)
+    }
+
+    /// The NUL-terminated reply carrying `parameters`, which write their own bytes
+    /// (``JSONWritable``): those ``encode(parameters:continues:)`` makes, with no tree.
+    static func encode(written parameters: some JSONWritable, continues: Bool = false) -> [UInt8] {
+        VarlinkReply.encode(continues: continues) { parameters.write(to: &$0) }
     }
 }

@@ -16,13 +16,14 @@ import WidgetdWire
 extension TimelineService {
     /// `Host.PerformAction(widget, surface, action) -> (outcome)`.
     func performAction(_ call: VarlinkCall, _ context: CallContext) throws(ServiceError) {
-        let parameters = try call.decodedParameters(PerformActionParameters.self)
-        let widget = try widgetID(parameters.widget)
-        guard let surface = Surface(rawValue: parameters.surface) else { throw .invalidParameter("surface") }
+        // `PerformActionParameters`, read without a decoder: this is a tap's way to its provider.
+        let parameters = try call.decodedStrings(["widget", "surface", "action"])
+        let widget = try widgetID(parameters[0])
+        guard let surface = Surface(rawValue: parameters[1]) else { throw .invalidParameter("surface") }
         let clocks = scheduler.clocks
         if let wait = actions.admit(context.connection, at: clocks.monotonic) { throw .tryAgainLater(retryAfter: wait) }
 
-        let presented = try presentedAction(parameters.action, of: widget, on: surface)
+        let presented = try shownAction(parameters[2], of: widget, on: surface)
         let state = store.deviceState
         if PresentationRules.mayRun(presented.authentication, state: state, surface: surface) {
             do {
@@ -57,6 +58,20 @@ extension TimelineService {
 
     /// The least time between two starts of one provider's unit, in seconds.
     static let unitRestartInterval: Double = 10
+
+    /// The action `id` as `surface` shows it of `widget` now, or `ActionNotAvailable`:
+    /// read from the reply `GetPresentation` would answer from its cache now, when there
+    /// is one (``CachedActionScan``), else presented anew.
+    private func shownAction(_ id: String, of widget: WidgetID, on surface: Surface) throws(ServiceError) -> PresentedAction {
+        if let (reply, _) = responder.reply(widget, surface, now: now) {
+            switch reply.withUnsafeBytes({ CachedActionScan.action(id, in: $0) }) {
+            case .shown(let action): return action
+            case .notShown: throw .actionNotAvailable(id)
+            case .unknown: break
+            }
+        }
+        return try presentedAction(id, of: widget, on: surface)
+    }
 
     /// The action `id` as `surface` shows it of `widget` now, or `ActionNotAvailable`.
     private func presentedAction(_ id: String, of widget: WidgetID, on surface: Surface) throws(ServiceError) -> PresentedAction {
