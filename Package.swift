@@ -115,7 +115,7 @@ let package = Package(
         .target(
             name: "Benchmarks",
             dependencies: [
-                "WidgetStore", "WidgetdPOSIX", "WidgetModel", "SecureMemory", "CSystemShims", "StrictJSON", "Varlink",
+                "WidgetStore", "WidgetdPOSIX", "WidgetModel", "SecureMemory", "CSystemShims", "StrictJSON", "Varlink", "WidgetdWire",
                 .product(name: "HeapModule", package: "swift-collections"),
                 .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "SystemPackage", package: "swift-system"),

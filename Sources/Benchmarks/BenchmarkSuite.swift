@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import WidgetdWire
 
 /// The whole benchmark: host reads, durable writes and growth with the store's size,
 /// each beside its peers, measured by the same client in the same run.
@@ -343,7 +344,7 @@ public final class BenchmarkSuite {
             try client.roundTrip(VarlinkRequest.encode("io.widgetd.Provider.GetTimeline", ["widget": widget]))
             let reply = try JSONSerialization.jsonObject(with: Data(client.lastReply.dropLast())) as? [String: Any]
             if let error = reply?["error"] as? String {
-                guard error == "io.widgetd.WidgetNotFound" else { throw BenchError("GetTimeline: \(error)") }
+                guard error == WidgetdErrorName.widgetNotFound.fullName else { throw BenchError("GetTimeline: \(error)") }
                 return 0
             }
             guard let generation = (reply?["parameters"] as? [String: Any])?["generation"] as? Int else {

@@ -2,12 +2,14 @@ import FoundationEssentials
 import Varlink
 import WidgetModel
 import WidgetStore
+import WidgetdWire
 
 /// The io.widgetd errors of DESIGN §5, as the service raises them: every handler
 /// throws this one type, and ``VarlinkTransport/CallContext/fail(with:method:)`` answers it.
 ///
-/// Each maps to one Varlink error name with its documented parameters. None of them
-/// carries secret material: a reason names the entry and field, never a value. The
+/// Each maps to one Varlink error name (a `WidgetdErrorName`, the one place the names are
+/// spelt) with its documented parameters. None of them carries secret material: a reason
+/// names the entry and field, never a value. The
 /// errors of the layers below enter it in one place each: the store's through
 /// ``fromStore(_:)`` (``store(_:)``), a timeline's through ``fromTimeline(_:)``.
 enum ServiceError: Error, Equatable {
@@ -50,37 +52,37 @@ enum ServiceError: Error, Equatable {
     /// The error as it goes on the wire.
     var varlinkError: VarlinkError {
         switch self {
-        case .protectedDataUnavailable: VarlinkError(name: "io.widgetd.ProtectedDataUnavailable")
+        case .protectedDataUnavailable: VarlinkError(.protectedDataUnavailable)
         case .permissionDenied(let provider, let user, let group):
             VarlinkError(
-                name: "io.widgetd.PermissionDenied",
+                .permissionDenied,
                 parameters: Self.object(
                     [
                         "provider": provider.map(JSONValue.string), "user": user.map { .number(JSONNumber(Int($0))) },
                         "group": group.map { .number(JSONNumber(Int($0))) },
                     ].compactMapValues { $0 }))
-        case .widgetNotFound(let widget): VarlinkError(name: "io.widgetd.WidgetNotFound", parameters: Self.object(["widget": .string(widget)]))
+        case .widgetNotFound(let widget): VarlinkError(.widgetNotFound, parameters: Self.object(["widget": .string(widget)]))
         case .providerNotRegistered(let provider):
-            VarlinkError(name: "io.widgetd.ProviderNotRegistered", parameters: Self.object(["provider": .string(provider)]))
+            VarlinkError(.providerNotRegistered, parameters: Self.object(["provider": .string(provider)]))
         case .unavailableOnSurface(let surface):
-            VarlinkError(name: "io.widgetd.UnavailableOnSurface", parameters: Self.object(["surface": .string(surface.rawValue)]))
-        case .invalidTimeline(let reason): VarlinkError(name: "io.widgetd.InvalidTimeline", parameters: Self.object(["reason": .string(reason)]))
-        case .tooLarge(let limit): VarlinkError(name: "io.widgetd.TooLarge", parameters: Self.object(["limit": .number(JSONNumber(limit))]))
+            VarlinkError(.unavailableOnSurface, parameters: Self.object(["surface": .string(surface.rawValue)]))
+        case .invalidTimeline(let reason): VarlinkError(.invalidTimeline, parameters: Self.object(["reason": .string(reason)]))
+        case .tooLarge(let limit): VarlinkError(.tooLarge, parameters: Self.object(["limit": .number(JSONNumber(limit))]))
         case .wrongPasscode(let failed, let retryAfter):
             VarlinkError(
-                name: "io.widgetd.WrongPasscode",
+                .wrongPasscode,
                 parameters: Self.object(retryAfter.map { ["failedAttempts": .number(JSONNumber(failed)), "retryAfter": .number(JSONNumber($0))] }
                     ?? ["failedAttempts": .number(JSONNumber(failed))]))
         case .tryAgainLater(let retryAfter):
-            VarlinkError(name: "io.widgetd.TryAgainLater", parameters: Self.object(["retryAfter": .number(JSONNumber(retryAfter))]))
-        case .passcodeRequired: VarlinkError(name: "io.widgetd.PasscodeRequired")
-        case .unlockInterrupted: VarlinkError(name: "io.widgetd.UnlockInterrupted")
-        case .wiped: VarlinkError(name: "io.widgetd.Wiped")
-        case .storageFailure(let reason): VarlinkError(name: "io.widgetd.StorageFailure", parameters: Self.object(["reason": .string(reason)]))
+            VarlinkError(.tryAgainLater, parameters: Self.object(["retryAfter": .number(JSONNumber(retryAfter))]))
+        case .passcodeRequired: VarlinkError(.passcodeRequired)
+        case .unlockInterrupted: VarlinkError(.unlockInterrupted)
+        case .wiped: VarlinkError(.wiped)
+        case .storageFailure(let reason): VarlinkError(.storageFailure, parameters: Self.object(["reason": .string(reason)]))
         case .actionNotAvailable(let action):
-            VarlinkError(name: "io.widgetd.ActionNotAvailable", parameters: Self.object(["action": .string(action)]))
+            VarlinkError(.actionNotAvailable, parameters: Self.object(["action": .string(action)]))
         case .providerUnavailable(let provider):
-            VarlinkError(name: "io.widgetd.ProviderUnavailable", parameters: Self.object(["provider": .string(provider)]))
+            VarlinkError(.providerUnavailable, parameters: Self.object(["provider": .string(provider)]))
         case .invalidParameter(let name): VarlinkError.invalidParameter(name)
         case .varlink(let error): error
         case .store(let error): (Self.answering(error) ?? .storageFailure("\(error)")).varlinkError

@@ -1,5 +1,12 @@
+import Varlink
+
 /// The error names of the io.widgetd interfaces (DESIGN §5), each `io.widgetd.` + name,
 /// with the parameters the definitions give them.
+///
+/// The one place the names are spelt: the daemon builds its replies from these cases
+/// (``VarlinkError/init(_:)``), the client library and widgetctl read replies through them,
+/// and `ErrorNameTests` checks them against the interface files and that no other source
+/// writes a name out.
 public enum WidgetdErrorName: String, Sendable, Hashable, CaseIterable {
     /// The timeline's class key is not available in the current state.
     case protectedDataUnavailable = "io.widgetd.ProtectedDataUnavailable"
@@ -40,4 +47,17 @@ public enum WidgetdErrorName: String, Sendable, Hashable, CaseIterable {
 
     /// The name inside the interfaces, e.g. `WrongPasscode`.
     public var member: String { String(rawValue.dropFirst("io.widgetd.".count)) }
+}
+
+extension VarlinkError {
+    /// The io.widgetd error `name`, without parameters.
+    public init(_ name: WidgetdErrorName) {
+        self.init(name: name.fullName)
+    }
+
+    /// The io.widgetd error `name` with `parameters`, which must be the ones its
+    /// definition gives (see ``init(name:parameters:)`` for what cannot be encoded).
+    public init(_ name: WidgetdErrorName, parameters: some Encodable) {
+        self.init(name: name.fullName, parameters: parameters)
+    }
 }
