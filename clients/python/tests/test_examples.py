@@ -4,6 +4,7 @@ commands print what those programs read; the Sxmo hooks lock and unlock."""
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import os
 import re
@@ -134,6 +135,49 @@ class LockScreenExampleTests(DaemonFixture, unittest.TestCase):
         block = output.decode("utf-8").split(MAIL + " · lockScreen · content", 1)[1].split("\n\n", 1)[0]
         names = [line.split()[0] for line in block.strip("\n").split("\n")]
         self.assertEqual(names, ["city", "temperature", "home"])
+
+    def test_roles_and_actions_are_drawn_as_a_lock_screen_draws_them(self) -> None:
+        widget = "com.example.health/steps#lock-1"
+        ends = (fx.now() + dt.timedelta(minutes=5)).strftime("%Y-%m-%dT%H:%M:%SZ")
+        log = {"id": "log", "title": "Log a walk", "kind": "button", "authentication": "requiresAuthentication"}
+        with widgetd.Client(self.daemon.socket) as c:
+            c.put_timeline(widget, [{
+                "date": fx.now() - dt.timedelta(minutes=1),
+                "fields": {
+                    "name": {"value": "Steps", "role": "title"},
+                    "count": {"value": "6,200", "role": "value"},
+                    "goal": {"value": 0.62, "role": "gauge"},
+                    "ends": {"value": ends, "role": "date", "style": "timer"},
+                    "note": {"value": "Walk after lunch", "role": "detail"},
+                    "raw": {"value": 6200},
+                },
+                "actions": [log],
+            }], policy="never", placeholder={
+                "fields": {"name": {"value": "Steps", "privacy": "public", "role": "title"}},
+                "actions": [log],
+            })
+
+        def once() -> str:
+            output, errors = self.run_lockscreen("--once", widget).communicate(timeout=30)
+            self.assertEqual(errors, b"")
+            return output.decode("utf-8")
+
+        shown = once()
+        # The roles' layout, in order, and no field name (nor the role-less field).
+        lines = shown.split(widget + " · lockScreen · content\n", 1)[1].split("\n\n", 1)[0].split("\n")
+        self.assertEqual(lines[:3], ["  Steps", "  6,200", "  [██████----] 62%"], shown)
+        self.assertRegex(lines[3], r"^  0[45]:[0-5]\d$")
+        self.assertEqual(lines[4:], ["  Walk after lunch", "  [ Log a walk ]"], shown)
+        for name in ("name", "count", "goal", "ends", "note", "raw", "6200"):
+            self.assertNotIn(name, shown.split("\n", 1)[1])
+        with widgetd.Client(self.daemon.socket) as c:
+            c.lock()
+            try:
+                locked = once()
+            finally:
+                c.unlock(PASSCODE)
+        self.assertIn(widget + " · lockScreen · placeholder\n  Steps\n  [ Unlock to Log a walk ]\n", locked)
+        self.assertNotIn("6,200", locked)
 
     def test_the_waybar_module_prints_waybar_json_with_redacted_fields_as_bars(self) -> None:
         with open(os.path.join(EXAMPLES, "waybar", "config.jsonc")) as f:
