@@ -96,6 +96,8 @@ class Host:
         self.surface = surface
         self.presentations: "queue.Queue[tuple]" = queue.Queue()
         self.latest: Optional[Dict[str, Any]] = None
+        #: The monotonic time ``latest`` arrived.
+        self.latest_arrived = 0.0
         self._stop = False
         self._stream: Any = None
         self.thread = threading.Thread(target=self._run, daemon=True)
@@ -124,10 +126,11 @@ class Host:
                 raise AssertionError("no presentation of %s on %s %s within %gs; the last: %r"
                                      % (self.widget, self.surface, what, deadline, self.latest))
             try:
-                _, presentation = self.presentations.get(timeout=left)
+                arrived, presentation = self.presentations.get(timeout=left)
             except queue.Empty:
                 continue
             self.latest = presentation
+            self.latest_arrived = arrived
             if predicate(presentation):
                 return presentation
 
@@ -178,9 +181,9 @@ def percentile(samples: List[float], fraction: float) -> float:
     return ordered[min(rank, len(ordered)) - 1]
 
 
-def report(name: str, samples: List[float]) -> str:
-    line = "bench %s: %d changes, source to host p50 %.1f ms, p99 %.1f ms, max %.1f ms" % (
-        name, len(samples), percentile(samples, 0.5) * 1000, percentile(samples, 0.99) * 1000, max(samples) * 1000)
+def report(name: str, samples: List[float], span: str = "source to host") -> str:
+    line = "bench %s: %d changes, %s p50 %.1f ms, p99 %.1f ms, max %.1f ms" % (
+        name, len(samples), span, percentile(samples, 0.5) * 1000, percentile(samples, 0.99) * 1000, max(samples) * 1000)
     print(line)
     return line
 

@@ -4,9 +4,12 @@ session bus of ``dbus-run-session`` (scripts/test-providers runs it so)."""
 from __future__ import annotations
 
 import os
+import queue
+import random
 import shutil
 import subprocess
 import sys
+import threading
 import time
 import unittest
 
@@ -161,22 +164,90 @@ class MediaServiceTests(unittest.TestCase):
 
     @unittest.skipUnless(BENCH_ROUNDS, "WIDGETD_PROVIDER_BENCH=N measures N changes")
     def test_9_benchmark(self) -> None:
+        """Pause/Play called on the player to the host holding the new state, and, in the
+        same rounds, the floor: when the player itself announced it. mpv-mpris gathers
+        property changes and emits them from a 100 ms timer (``g_timeout_source_new(100)``
+        in its mpris.c), so its signal lags the call by 0-100 ms whatever follows it;
+        each round waits a random extra time, so that rounds do not keep one phase of
+        that timer."""
         from gi.repository import Gio
         bus = Gio.bus_get_sync(Gio.BusType.SESSION, None)
-        samples = []
-        for round_ in range(BENCH_ROUNDS):
-            method, state = (("Pause", "Paused"), ("Play", "Playing"))[round_ % 2]
-            time.sleep(0.3)
-            started = time.monotonic()
-            bus.call_sync("org.mpris.MediaPlayer2.mpv", "/org/mpris/MediaPlayer2", "org.mpris.MediaPlayer2.Player",
-                          method, None, None, Gio.DBusCallFlags.NONE, 5000, None)
-            self.host.wait_for(lambda p: value(p, "state") == state, state)
-            samples.append(time.monotonic() - started)
-        report("media (MPRIS Pause/Play to Host.Watch)", samples)
+        announcements = PlaybackAnnouncements()
+        totals, floors, ours = [], [], []
+        try:
+            for round_ in range(BENCH_ROUNDS):
+                method, state = (("Pause", "Paused"), ("Play", "Playing"))[round_ % 2]
+                time.sleep(0.3 + random.random() * 0.1)
+                announcements.clear()
+                started = time.monotonic()
+                bus.call_sync("org.mpris.MediaPlayer2.mpv", "/org/mpris/MediaPlayer2", "org.mpris.MediaPlayer2.Player",
+                              method, None, None, Gio.DBusCallFlags.NONE, 5000, None)
+                self.host.wait_for(lambda p: value(p, "state") == state, state)
+                announced = announcements.wait_for(state)
+                totals.append(self.host.latest_arrived - started)
+                floors.append(announced - started)
+                ours.append(self.host.latest_arrived - announced)
+        finally:
+            announcements.stop()
+        report("media (MPRIS Pause/Play to Host.Watch)", totals)
+        report("media floor (MPRIS Pause/Play to mpv-mpris's PropertiesChanged)", floors, "call to signal")
+        report("media (mpv-mpris's PropertiesChanged to Host.Watch)", ours, "signal to host")
         playerctl("pause")
         self.host.wait_for(lambda p: value(p, "state") == "Paused", "paused")
         idle(self.provider.process, 10)
 
+
+class PlaybackAnnouncements:
+    """When the player announced each PlaybackStatus (``PropertiesChanged``), seen on a
+    bus connection of its own, in a thread of its own with its own main context."""
+
+    def __init__(self) -> None:
+        self._seen: "queue.Queue[tuple]" = queue.Queue()
+        self._ready = threading.Event()
+        self._loop = None
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+        self._ready.wait(30)
+
+    def _run(self) -> None:
+        from gi.repository import Gio, GLib
+        context = GLib.MainContext.new()
+        context.push_thread_default()
+        bus = Gio.DBusConnection.new_for_address_sync(
+            os.environ["DBUS_SESSION_BUS_ADDRESS"],
+            Gio.DBusConnectionFlags.AUTHENTICATION_CLIENT | Gio.DBusConnectionFlags.MESSAGE_BUS_CONNECTION, None, None)
+
+        def changed(_bus, _sender, _path, _interface, _signal, parameters) -> None:
+            interface, properties, _ = parameters.unpack()
+            if interface == "org.mpris.MediaPlayer2.Player" and "PlaybackStatus" in properties:
+                self._seen.put((time.monotonic(), properties["PlaybackStatus"]))
+
+        bus.signal_subscribe(None, "org.freedesktop.DBus.Properties", "PropertiesChanged", "/org/mpris/MediaPlayer2",
+                             None, Gio.DBusSignalFlags.NONE, changed)
+        self._loop = GLib.MainLoop.new(context, False)
+        # Ready once the loop runs: the subscription is then in place on the bus.
+        started = GLib.idle_source_new()
+        started.set_callback(lambda *_: self._ready.set() or False)
+        started.attach(context)
+        self._loop.run()
+        bus.close_sync(None)
+
+    def clear(self) -> None:
+        while not self._seen.empty():
+            self._seen.get_nowait()
+
+    def wait_for(self, status: str) -> float:
+        """When the player announced ``status`` (since the last ``clear``)."""
+        deadline = time.monotonic() + 30
+        while True:
+            at, seen = self._seen.get(timeout=max(deadline - time.monotonic(), 0.01))
+            if seen == status:
+                return at
+
+    def stop(self) -> None:
+        if self._loop is not None:
+            self._loop.quit()
+        self._thread.join(10)
 
 if __name__ == "__main__":
     unittest.main()
