@@ -137,6 +137,8 @@ def timed(daemon, events, cards, method, parameters, widget, expected):
     AT-SPI delivers it (as tests/gnome and tests/phosh measure), and the monotonic time
     just before the call (for the wallpaper's own timestamps, plugin_split())."""
     card = cards.card(widget)
+    if card is None:
+        raise g.Failure(f"no card of {widget} before {method}")
     mark = len(events.events)
     called = time.monotonic()
     replied, _, changed = daemon.call(method, parameters, then=lambda: events.first_after(mark, card, expected))
