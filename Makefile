@@ -19,7 +19,8 @@
 #   make check-gnome-extension  its unit tests under gjs (tests/gnome/test-format.js)
 #   make plasma-plugin        plasma/: the KDE Plasma lock-screen wallpaper's QML module (C++, Qt 5)
 #   make install-plasma-wallpaper  install the wallpaper io.widgetd.lockscreen and its QML module
-#   make check-plasma-plugin  its reply parser's unit tests (plasma/plugin/test-reply.cpp)
+#   make check-plasma-plugin  its unit tests: the reply parser and the card model
+#                             (plasma/plugin/test-reply.cpp, test-cards.cpp)
 #
 # The installed binary needs only glibc, libsodium and libsystemd: the Swift runtime
 # and FoundationEssentials (not full Foundation: no ICU) are linked into it
@@ -182,9 +183,10 @@ PLASMA_CXXFLAGS ?= -O2 -g -std=c++17 -Wall -Wextra -Werror -Wformat=2 -D_FORTIFY
 PLASMABUILT   = $(SCRATCH)/plasma
 QMLDIR        ?= $(shell pkg-config --variable=libdir Qt5Qml 2>/dev/null)/qt5/qml
 PLASMAWALLPAPERDIR ?= $(DATADIR)/plasma/wallpapers/io.widgetd.lockscreen
-PLASMA_SOURCES = plasma/plugin/widgetdreply.cpp plasma/plugin/widgetdstream.cpp plasma/plugin/widgetdhost.cpp \
-                 plasma/plugin/plugin.cpp
-PLASMA_HEADERS = plasma/plugin/widgetdreply.h plasma/plugin/widgetdstream.h plasma/plugin/widgetdhost.h
+PLASMA_SOURCES = plasma/plugin/widgetdreply.cpp plasma/plugin/widgetdstream.cpp plasma/plugin/widgetdcards.cpp \
+                 plasma/plugin/widgetdhost.cpp plasma/plugin/plugin.cpp
+PLASMA_HEADERS = plasma/plugin/widgetdreply.h plasma/plugin/widgetdstream.h plasma/plugin/widgetdcards.h \
+                 plasma/plugin/widgetdhost.h
 
 plasma-plugin: $(PLASMABUILT)/libwidgetdlockscreenplugin.so
 
@@ -197,9 +199,11 @@ $(PLASMABUILT)/plugin.moc: plasma/plugin/plugin.cpp
 	$(QT_MOC) $$(pkg-config --cflags-only-I $(PLASMA_PC)) $< -o $@
 
 $(PLASMABUILT)/libwidgetdlockscreenplugin.so: $(PLASMA_SOURCES) $(PLASMA_HEADERS) \
-    $(PLASMABUILT)/moc_widgetdstream.cpp $(PLASMABUILT)/moc_widgetdhost.cpp $(PLASMABUILT)/plugin.moc
+    $(PLASMABUILT)/moc_widgetdstream.cpp $(PLASMABUILT)/moc_widgetdcards.cpp $(PLASMABUILT)/moc_widgetdhost.cpp \
+    $(PLASMABUILT)/plugin.moc
 	$(CXX) $(PLASMA_CXXFLAGS) -fPIC -fvisibility=hidden -shared $(PAM_LDFLAGS) -Iplasma/plugin -I$(PLASMABUILT) -o $@ \
-	  $(PLASMA_SOURCES) $(PLASMABUILT)/moc_widgetdstream.cpp $(PLASMABUILT)/moc_widgetdhost.cpp \
+	  $(PLASMA_SOURCES) $(PLASMABUILT)/moc_widgetdstream.cpp $(PLASMABUILT)/moc_widgetdcards.cpp \
+	  $(PLASMABUILT)/moc_widgetdhost.cpp \
 	  $$(pkg-config --cflags --libs $(PLASMA_PC))
 
 $(PLASMABUILT)/test-reply: plasma/plugin/test-reply.cpp plasma/plugin/widgetdreply.cpp plasma/plugin/widgetdreply.h
@@ -207,8 +211,14 @@ $(PLASMABUILT)/test-reply: plasma/plugin/test-reply.cpp plasma/plugin/widgetdrep
 	$(CXX) $(PLASMA_CXXFLAGS) -fPIC -o $@ plasma/plugin/test-reply.cpp plasma/plugin/widgetdreply.cpp \
 	  $$(pkg-config --cflags --libs Qt5Core)
 
-check-plasma-plugin: $(PLASMABUILT)/test-reply
+$(PLASMABUILT)/test-cards: plasma/plugin/test-cards.cpp plasma/plugin/widgetdcards.cpp plasma/plugin/widgetdcards.h \
+    $(PLASMABUILT)/moc_widgetdcards.cpp
+	$(CXX) $(PLASMA_CXXFLAGS) -fPIC -Iplasma/plugin -o $@ plasma/plugin/test-cards.cpp plasma/plugin/widgetdcards.cpp \
+	  $(PLASMABUILT)/moc_widgetdcards.cpp $$(pkg-config --cflags --libs Qt5Core)
+
+check-plasma-plugin: $(PLASMABUILT)/test-reply $(PLASMABUILT)/test-cards
 	$(PLASMABUILT)/test-reply
+	$(PLASMABUILT)/test-cards
 
 install-plasma-wallpaper: plasma-plugin
 	$(INSTALL) -D -m 0644 $(PLASMABUILT)/libwidgetdlockscreenplugin.so $(DESTDIR)$(QMLDIR)/io/widgetd/lockscreen/libwidgetdlockscreenplugin.so

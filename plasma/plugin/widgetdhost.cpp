@@ -3,10 +3,26 @@
 #include "widgetdstream.h"
 
 #include <QDir>
+#include <QLoggingCategory>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QRegularExpression>
 #include <QStandardPaths>
+
+#include <time.h>
+
+// Off by default: QT_LOGGING_RULES="widgetd.timing.debug=true" logs, on CLOCK_MONOTONIC
+// (Python's time.monotonic()), when each Watch reply was read and parsed and when the
+// cards it changed were handed to QML (their items and accessible objects updated): how
+// scripts/test-plasma splits a lock's way to the screen reader. Never a value.
+Q_LOGGING_CATEGORY(lcTiming, "widgetd.timing", QtWarningMsg)
+
+static long long monotonicNs()
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return now.tv_sec * 1000000000LL + now.tv_nsec;
+}
 
 static const QString HOST = QStringLiteral("io.widgetd.Host");
 static const QString SURFACE = QStringLiteral("lockScreen");
@@ -45,6 +61,8 @@ WidgetdHost::WidgetdHost(QObject *parent)
     : QObject(parent)
     , m_backoff(BACKOFF_FIRST_MS)
 {
+    // Before any QML binding's connection: cards() and the model are current when they run.
+    connect(this, &WidgetdHost::cardsChanged, this, &WidgetdHost::publish);
     m_retry.setSingleShot(true);
     connect(&m_retry, &QTimer::timeout, this, &WidgetdHost::connectControl);
     QTimer::singleShot(0, this, &WidgetdHost::connectControl);
@@ -210,6 +228,7 @@ void WidgetdHost::watch(const QString &widget)
                                        const QStringList &fieldOrder) {
         if (generation != m_generation || !m_cards.contains(widget))
             return;
+        const long long read = monotonicNs();
         const QJsonObject presentation = parameters.value(QStringLiteral("presentation")).toObject();
         if (!error.isEmpty() || presentation.isEmpty()) {
             m_refused.insert(widget);
@@ -224,6 +243,8 @@ void WidgetdHost::watch(const QString &widget)
         for (auto it = card.status.begin(); it != card.status.end();)
             it = it.value() == QStringLiteral("Done") ? card.status.erase(it) : std::next(it);
         Q_EMIT cardsChanged();
+        qCDebug(lcTiming, "%s %s: read %lld, drawn %lld", qPrintable(widget),
+                qPrintable(presentation.value(QStringLiteral("mode")).toString()), read, monotonicNs());
         if (!continues)
             drop(widget);
     });
@@ -296,7 +317,13 @@ void WidgetdHost::perform(const QString &widget, const QString &action)
                   {QStringLiteral("action"), action}}, true);
 }
 
-QVariantList WidgetdHost::cards() const
+void WidgetdHost::publish()
+{
+    m_shown = compute();
+    m_model.update(m_shown);
+}
+
+QVariantList WidgetdHost::compute() const
 {
     QVariantList out;
     for (const QString &id : m_order) {

@@ -14,6 +14,8 @@
 #include <QTimer>
 #include <QVariantList>
 
+#include "widgetdcards.h"
+
 class WidgetdStream;
 
 class WidgetdHost : public QObject
@@ -22,6 +24,7 @@ class WidgetdHost : public QObject
     Q_PROPERTY(QString socket READ socket WRITE setSocket NOTIFY socketChanged)
     Q_PROPERTY(QStringList widgets READ widgets WRITE setWidgets NOTIFY widgetsChanged)
     Q_PROPERTY(QVariantList cards READ cards NOTIFY cardsChanged)
+    Q_PROPERTY(QAbstractItemModel *model READ model CONSTANT)
 public:
     explicit WidgetdHost(QObject *parent = nullptr);
     ~WidgetdHost() override;
@@ -30,7 +33,8 @@ public:
     void setSocket(const QString &socket);
     QStringList widgets() const { return m_widgets; }
     void setWidgets(const QStringList &widgets);
-    QVariantList cards() const;
+    QVariantList cards() const { return m_shown; }
+    QAbstractItemModel *model() { return &m_model; }
 
     Q_INVOKABLE void perform(const QString &widget, const QString &action);
 
@@ -50,6 +54,8 @@ private:
     };
 
     QString path() const;
+    void publish();
+    QVariantList compute() const;
     void restart();
     void reset();
     void lost(const QString &why);
@@ -67,6 +73,8 @@ private:
     QSet<QString> m_refused;
     QHash<QString, Card> m_cards;
     QStringList m_order;
+    QVariantList m_shown;
+    WidgetdCards m_model;
     QTimer m_retry;
     int m_backoff;
     int m_generation = 0;

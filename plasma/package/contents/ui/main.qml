@@ -70,18 +70,20 @@ Item {
         Accessible.role: Accessible.Grouping
         Accessible.name: "widgetd"
 
+        // A card's items live as long as its widget is shown: a new presentation changes
+        // their values (and the card's description, which AT-SPI announces).
         Repeater {
-            model: host.cards
+            model: host.model
             delegate: Rectangle {
                 id: card
-                readonly property var cardData: modelData
+                readonly property var cardData: model.cardData
                 width: column.width
                 height: content.height + 24
                 radius: 16
                 color: Qt.rgba(1, 1, 1, 0.14)
                 Accessible.role: Accessible.Grouping
-                Accessible.name: cardData.widget
-                Accessible.description: cardData.description
+                Accessible.name: model.widget
+                Accessible.description: model.description
 
                 Column {
                     id: content
@@ -108,13 +110,16 @@ Item {
                             Accessible.role: Accessible.ProgressBar
                             Accessible.name: card.cardData.gauge ? card.cardData.gauge.name : ""
                             Accessible.ignored: !visible
+                            // The card outlives a presentation: draw again when its gauge moves.
+                            readonly property real fraction: card.cardData.gauge ? card.cardData.gauge.fraction : 0
+                            onFractionChanged: requestPaint()
                             onPaint: {
                                 const ctx = getContext("2d")
                                 ctx.reset()
                                 ctx.lineWidth = 6
                                 ctx.strokeStyle = Qt.rgba(1, 1, 1, 0.25)
                                 ctx.beginPath(); ctx.arc(32, 32, 28, 0, 2 * Math.PI); ctx.stroke()
-                                const f = card.cardData.gauge ? card.cardData.gauge.fraction : 0
+                                const f = fraction
                                 if (f > 0) {
                                     ctx.strokeStyle = "white"
                                     ctx.beginPath(); ctx.arc(32, 32, 28, -Math.PI / 2, -Math.PI / 2 + 2 * Math.PI * f); ctx.stroke()
