@@ -10,26 +10,26 @@ import Glibc
 /// each action with a new timeline, outside the timed span, as a real provider does
 /// (an unanswered provider stops receiving after 64). Hosts take turns over several
 /// connections: one connection may perform 16 actions a second, the flood bound.
-public enum ActionBenchmark {
+package enum ActionBenchmark {
     /// The figures of one run, microseconds.
-    public struct Result: Sendable {
-        public let actions: LatencySummary
-        public let presentations: LatencySummary
+    package struct Result: Sendable {
+        package let actions: LatencySummary
+        package let presentations: LatencySummary
         /// `GetPresentation` of the acted widget right after its provider's answer: not
         /// cached, so presented anew, as `PerformAction` presents the widget it checks.
-        public let uncachedPresentations: LatencySummary
+        package let uncachedPresentations: LatencySummary
         /// The same reads while another host floods `PerformAction` (pipelined, most
         /// refused `TryAgainLater`): what a flooding host costs everyone else.
-        public let presentationsDuringFlood: LatencySummary
+        package let presentationsDuringFlood: LatencySummary
         /// The flood's replies, by outcome or error name.
-        public let floodReplies: [String: Int]
+        package let floodReplies: [String: Int]
     }
 
     /// Percentiles of a sample, microseconds.
-    public struct LatencySummary: Sendable {
-        public let count: Int
-        public let p50: Double
-        public let p99: Double
+    package struct LatencySummary: Sendable {
+        package let count: Int
+        package let p50: Double
+        package let p99: Double
 
         init(_ samples: [Double]) {
             let sorted = samples.sorted()
@@ -42,7 +42,7 @@ public enum ActionBenchmark {
     /// Measures `rounds` rounds of `perRound` actions and as many presentations against a
     /// fresh daemon of `binary`; rounds are a second apart so that no host connection
     /// passes the flood bound.
-    public static func run(binary: String, rounds: Int = 5, perRound: Int = 120) throws -> Result {
+    package static func run(binary: String, rounds: Int = 5, perRound: Int = 120) throws -> Result {
         let root = NSTemporaryDirectory() + "widgetd-bench-actions-\(getpid())"
         try? FileManager.default.removeItem(atPath: root)
         defer { try? FileManager.default.removeItem(atPath: root) }
@@ -210,7 +210,7 @@ public enum ActionBenchmark {
     }
 
     /// The figures as a Markdown table.
-    public static func report(_ result: Result) -> String {
+    package static func report(_ result: Result) -> String {
         let ratio = result.presentations.p50 > 0 ? result.actions.p50 / result.presentations.p50 : 0
         let ratio99 = result.presentations.p99 > 0 ? result.actions.p99 / result.presentations.p99 : 0
         return """

@@ -1,8 +1,8 @@
 /// Why a benchmark could not run or finish.
-public struct BenchError: Error, CustomStringConvertible {
+package struct BenchError: Error, CustomStringConvertible {
     /// What went wrong, for the operator.
-    public let description: String
+    package let description: String
 
     /// An error with its explanation.
-    public init(_ description: String) { self.description = description }
+    package init(_ description: String) { self.description = description }
 }

@@ -4,59 +4,59 @@ import WidgetdWire
 
 /// The whole benchmark: host reads, durable writes and growth with the store's size,
 /// each beside its peers, measured by the same client in the same run.
-public final class BenchmarkSuite {
+package final class BenchmarkSuite {
     /// What to run and how long.
-    public struct Options: Sendable {
+    package struct Options: Sendable {
         /// Seconds each closed-loop measurement lasts.
-        public var duration: Double = 3
+        package var duration: Double = 3
         /// Connections for the read benchmark.
-        public var readConnections = [1, 8, 32]
+        package var readConnections = [1, 8, 32]
         /// Connections for the read rows whose client gives each connection its own
         /// blocking thread (``ReadClientShape/threadPerConnection``), measured in the same
         /// rounds as the multiplexed rows.
-        public var threadedReadConnections = [8]
+        package var threadedReadConnections = [8]
         /// Interleaved rounds of the read and write rows; each server's median round is reported
         /// (see ``ReadRounds``).
-        public var readRounds = 3
+        package var readRounds = 3
         /// Connections (writers) for the write benchmark.
-        public var writeConnections = [1, 8]
+        package var writeConnections = [1, 8]
         /// Stored timelines at which growth is measured.
-        public var growthSizes = [0, 1_000, 10_000, 100_000]
+        package var growthSizes = [0, 1_000, 10_000, 100_000]
         /// A daemon root (`etc/`, `state/`) filled beforehand, measured as one more growth
         /// row after the others, as it is (`--growth-store`): a million timelines take
         /// minutes and gigabytes to write, so that store is made once and reused.
-        public var growthStore: String?
+        package var growthStore: String?
         /// Size of a written timeline's entries, bytes.
-        public var timelineBytes = 3 * 1024
+        package var timelineBytes = 3 * 1024
         /// The widgetd binary.
-        public var widgetdBinary: String
+        package var widgetdBinary: String
         /// Another widgetd binary measured in the same read rounds (an A/B of a change:
         /// `WIDGETD_BASELINE_BIN`); `nil`: none.
-        public var baselineWidgetdBinary: String?
+        package var baselineWidgetdBinary: String?
         /// This program (re-run as `--echo-server PATH`).
-        public var benchBinary: String
+        package var benchBinary: String
         /// The redis-server binary, if installed.
-        public var redisBinary: String? = "/usr/bin/redis-server"
+        package var redisBinary: String? = "/usr/bin/redis-server"
         /// Where BENCHMARKS.md and the plot go (nil: print only).
-        public var outputDirectory: String?
+        package var outputDirectory: String?
         /// The command line, for the report.
-        public var command: String
+        package var command: String
         /// The parts to run: `reads`, `writes`, `growth`, `fanout`.
-        public var parts: Set<String> = ["reads", "writes", "growth", "fanout"]
+        package var parts: Set<String> = ["reads", "writes", "growth", "fanout"]
         /// Watching hosts of the unlock fan-out rows (``FanoutBenchmark``).
-        public var fanoutHosts = [100, 1_000]
+        package var fanoutHosts = [100, 1_000]
         /// Unlocks measured per fan-out row (the median kept, every one shown).
-        public var fanoutRounds = 5
+        package var fanoutRounds = 5
 
         /// The defaults of a full run.
-        public init(widgetdBinary: String, benchBinary: String, command: String) {
+        package init(widgetdBinary: String, benchBinary: String, command: String) {
             self.widgetdBinary = widgetdBinary
             self.benchBinary = benchBinary
             self.command = command
         }
 
         /// A run that only proves the harness works: seconds, not minutes.
-        public static func smoke(widgetdBinary: String, benchBinary: String, command: String) -> Options {
+        package static func smoke(widgetdBinary: String, benchBinary: String, command: String) -> Options {
             var options = Options(widgetdBinary: widgetdBinary, benchBinary: benchBinary, command: command)
             options.duration = 0.2
             options.readConnections = [1, 2]
@@ -71,19 +71,19 @@ public final class BenchmarkSuite {
     }
 
     /// One row of a closed-loop table.
-    public struct Row: Sendable {
+    package struct Row: Sendable {
         /// What was measured (`widgetd`, `redis-server GET`, …).
-        public let subject: String
+        package let subject: String
         /// Concurrent connections (or writers).
-        public let connections: Int
+        package let connections: Int
         /// Throughput and latency.
-        public let result: LoopResult
+        package let result: LoopResult
         /// The server's CPU time (user and system) per request, microseconds: what
         /// the server costs, whatever else the machine is doing (reads only).
-        public var serverMicroseconds: Double? = nil
+        package var serverMicroseconds: Double? = nil
         /// Every round of a read row, in the order measured (throughput and latency, and
         /// the server's CPU µs per request); the row itself is the median round.
-        public var rounds: [(result: LoopResult, serverMicroseconds: Double?)] = []
+        package var rounds: [(result: LoopResult, serverMicroseconds: Double?)] = []
     }
 
     /// Runs a read measurement with the client `shape` and charges the server's CPU time
@@ -113,58 +113,58 @@ public final class BenchmarkSuite {
     }
 
     /// Growth figures at one store size.
-    public struct GrowthRow: Sendable {
+    package struct GrowthRow: Sendable {
         /// Stored timelines (besides five class-A probes).
-        public let timelines: Int
+        package let timelines: Int
         /// From spawning widgetd to its `READY=1` (median of three starts).
-        public let startSeconds: Double
+        package let startSeconds: Double
         /// Unlock round trip with `PasscodeKDF=minimum` (median of five).
-        public let unlockMs: Double
+        package let unlockMs: Double
         /// Lock round trip, class-A purge included (`ClassAGraceSec=0`; median of five).
-        public let lockMs: Double
+        package let lockMs: Double
         /// SetPasscode round trip, current and new (median of three).
-        public let passcodeChangeMs: Double
+        package let passcodeChangeMs: Double
         /// GetPresentation of a class-A timeline not read since start, after unlock (median of five).
-        public let firstReadMs: Double
+        package let firstReadMs: Double
         /// Resident memory after the measurements.
-        public let rssKiB: Int
+        package let rssKiB: Int
         /// How long filling the store to this size took (not a widgetd figure).
-        public let fillSeconds: Double
+        package let fillSeconds: Double
         /// The first ReloadTimelines after start, answered once every stored timeline is indexed.
-        public let listAllMs: Double
+        package let listAllMs: Double
         /// A host's GetPresentation p99 while the index is still being filled after start
         /// (one connection, closed loop, the first 300 reads after READY=1).
-        public let indexingReadP99Ms: Double
+        package let indexingReadP99Ms: Double
         /// The slowest of those reads (the longest the loop was held meanwhile).
-        public let indexingReadMaxMs: Double
+        package let indexingReadMaxMs: Double
         /// A `ListWidgets` page of 100 (median of the first three pages), index complete.
-        public let listPageMs: Double
+        package let listPageMs: Double
         /// From spawning widgetd again, after an orderly stop of a daemon whose index was
         /// complete, to the answer of a provider's first `PutTimeline` sent at `READY=1`.
-        public let writeAfterRestartMs: Double
+        package let writeAfterRestartMs: Double
         /// The same after a crash (SIGKILL) that left journaled writes to replay.
-        public let writeAfterCrashMs: Double
+        package let writeAfterCrashMs: Double
     }
 
     /// Host reads, widgetd and its peers.
-    public private(set) var reads: [Row] = []
+    package private(set) var reads: [Row] = []
     /// Durable writes, widgetd and its peers.
-    public private(set) var writes: [Row] = []
+    package private(set) var writes: [Row] = []
     /// Growth figures, one row per store size.
-    public private(set) var growth: [GrowthRow] = []
+    package private(set) var growth: [GrowthRow] = []
     /// Unlock fan-out rows: each host count without and with a provider writing, for
     /// widgetd and (if given) the baseline binary.
     private(set) var fanout: [(subject: String, row: FanoutBenchmark.Row)] = []
     /// Peers that could not be measured, and why.
-    public private(set) var skipped: [String] = []
+    package private(set) var skipped: [String] = []
     /// The size of the presentation reply read (and of the value Redis serves).
-    public private(set) var presentationBytes = 0
+    package private(set) var presentationBytes = 0
 
     let options: Options
     let root: String
 
     /// A suite working under a fresh temporary directory.
-    public init(options: Options) throws {
+    package init(options: Options) throws {
         self.options = options
         root = NSTemporaryDirectory() + "widgetd-bench-\(getpid())"
         try? FileManager.default.removeItem(atPath: root)
@@ -178,7 +178,7 @@ public final class BenchmarkSuite {
     }
 
     /// Runs every part in order.
-    public func run() throws {
+    package func run() throws {
         if options.parts.contains("reads") { try measureReads() }
         if options.parts.contains("writes") { try measureWrites() }
         if options.parts.contains("growth") { try measureGrowth() }

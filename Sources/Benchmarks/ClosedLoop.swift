@@ -1,27 +1,27 @@
 import Foundation
 
 /// What one closed-loop measurement found.
-public struct LoopResult: Sendable {
+package struct LoopResult: Sendable {
     /// Operations completed per second, all workers together.
-    public let throughput: Double
+    package let throughput: Double
     /// Median latency, microseconds.
-    public let p50: Double
+    package let p50: Double
     /// 99th percentile latency, microseconds.
-    public let p99: Double
+    package let p99: Double
     /// 99.9th percentile latency, microseconds.
-    public var p999: Double = 0
+    package var p999: Double = 0
     /// Mean latency of the measured operations, microseconds. A fair closed loop has
     /// connections / throughput (Little's law); a store that starves some writers has
     /// less, since a connection that waits for the whole run completes nothing to count.
-    public var mean: Double = 0
+    package var mean: Double = 0
     /// Operations measured.
-    public let count: Int
+    package let count: Int
     /// Operations completed in all, warm-up included (what a server's CPU time covers).
-    public var completed: Int = 0
+    package var completed: Int = 0
     /// Workers (connections) starved: each measured fewer than a tenth of the fair
     /// share (all measured operations over the workers). A store that serves some
     /// writers and lets the others wait keeps its percentiles low; this counts them.
-    public var starved: Int = 0
+    package var starved: Int = 0
 
     /// The workers among `perWorker` (operations measured by each) that were starved.
     static func starved(_ perWorker: [Int]) -> Int {

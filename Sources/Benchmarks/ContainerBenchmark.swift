@@ -19,21 +19,21 @@ import WidgetdPOSIX
 /// time (`CLOCK_THREAD_CPUTIME_ID`) over `repeats` passes of the workload, so that time
 /// the thread spends descheduled on a loaded machine is not counted; the medians of
 /// the rounds are reported, as ns per operation.
-public enum ContainerBenchmark {
+package enum ContainerBenchmark {
     /// One comparison: its name and the median ns per operation of each side.
-    public struct Comparison: Sendable {
+    package struct Comparison: Sendable {
         /// What was compared.
-        public let name: String
+        package let name: String
         /// Our implementation's median, ns per operation.
-        public let ours: Double
+        package let ours: Double
         /// The package's median, ns per operation.
-        public let package: Double
+        package let package: Double
         /// Every round's figures, ours then the package's.
-        public let rounds: [(ours: Double, package: Double)]
+        package let rounds: [(ours: Double, package: Double)]
     }
 
     /// Runs every comparison for `rounds` rounds.
-    public static func run(rounds: Int = 7) throws -> [Comparison] {
+    package static func run(rounds: Int = 7) throws -> [Comparison] {
         [
             compare("timers: schedule 1024, cancel 512, pop due (TimerHeap vs Heap)", rounds: rounds, operations: 1024 + 512 + 512) {
                 timerWorkload(OurTimers())
@@ -50,7 +50,7 @@ public enum ContainerBenchmark {
     }
 
     /// The comparisons as a Markdown table.
-    public static func report(_ comparisons: [Comparison]) -> String {
+    package static func report(_ comparisons: [Comparison]) -> String {
         var text = "| comparison | ours ns/op | package ns/op | package / ours | rounds (ours / package) |\n|---|---:|---:|---:|---|\n"
         for c in comparisons {
             let spread = c.rounds.map { "\(Report.f($0.ours)) / \(Report.f($0.package))" }.joined(separator: ", ")

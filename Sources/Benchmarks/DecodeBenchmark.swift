@@ -11,19 +11,19 @@ import WidgetModel
 /// It follows `TimelineService.putTimeline` step by step (the daemon's own types are
 /// internal to it), on the same 3 KiB message the write benchmark sends, so that a
 /// profile (`perf record`) of this loop is a profile of the daemon's decode path.
-public enum DecodeBenchmark {
+package enum DecodeBenchmark {
     /// The figures of one run.
-    public struct Result: Sendable {
+    package struct Result: Sendable {
         /// Messages per timed pass.
-        public let messages: Int
+        package let messages: Int
         /// Message size in bytes.
-        public let bytes: Int
+        package let bytes: Int
         /// µs per message: the whole path, and each step alone.
-        public let total: Double, envelope: Double, decode: Double, validate: Double, encode: Double
+        package let total: Double, envelope: Double, decode: Double, validate: Double, encode: Double
     }
 
     /// Runs `messages` messages through the path (best of `passes` passes for each figure).
-    public static func run(messages: Int = 20_000, passes: Int = 5, timelineBytes: Int = 3 * 1024) throws -> Result {
+    package static func run(messages: Int = 20_000, passes: Int = 5, timelineBytes: Int = 3 * 1024) throws -> Result {
         var message = VarlinkRequest.putTimeline("bench.provider/decode", bytes: timelineBytes)
         message.removeLast()  // the NUL the framer strips
         let call = try scanEnvelope(message)
@@ -119,7 +119,7 @@ public enum DecodeBenchmark {
     }
 
     /// The result as the lines the bench prints.
-    public static func report(_ result: Result) -> String {
+    package static func report(_ result: Result) -> String {
         func f(_ value: Double) -> String { String(format: "%.2f", value) }
         return """
             decode: PutTimeline of \(result.bytes) bytes, \(result.messages) messages per pass, best pass

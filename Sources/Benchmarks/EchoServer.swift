@@ -4,10 +4,10 @@ import Glibc
 /// The floor: a single-threaded epoll loop (the shape of widgetd's) that answers each
 /// NUL-terminated message with the same bytes. It does no parsing and no encoding, so
 /// its figures are what the transport and the client cost on this machine.
-public enum EchoServer {
+package enum EchoServer {
     /// Listens at `path` and serves until killed. Runs in its own process
     /// (`widgetd-bench --echo-server PATH`), like the servers it is compared with.
-    public static func serve(at path: String) throws -> Never {
+    package static func serve(at path: String) throws -> Never {
         unlink(path)
         let listener = shim_unix_stream_socket()
         guard listener >= 0 else { throw BenchError("socket: errno \(errno)") }

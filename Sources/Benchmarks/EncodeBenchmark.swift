@@ -13,15 +13,15 @@ import WidgetModel
 /// the timeline those rows write (`VarlinkRequest.putTimeline`), as content and redacted.
 /// The two ways are timed in alternating passes, the best pass of each kept, and their
 /// bytes checked equal first.
-public enum EncodeBenchmark {
+package enum EncodeBenchmark {
     /// The figures of one presentation.
-    public struct Row: Sendable {
+    package struct Row: Sendable {
         /// The presentation's mode.
-        public let mode: PresentationMode
+        package let mode: PresentationMode
         /// The reply's size in bytes, NUL included.
-        public let bytes: Int
+        package let bytes: Int
         /// µs per reply through the tree, and written by hand.
-        public let tree: Double, written: Double
+        package let tree: Double, written: Double
     }
 
     /// The reply's parameters as the daemon's `PresentationReply` encodes.
@@ -30,7 +30,7 @@ public enum EncodeBenchmark {
     }
 
     /// Runs `replies` replies per pass for each mode (best of `passes` passes each way).
-    public static func run(replies: Int = 20_000, passes: Int = 7, timelineBytes: Int = 3 * 1024) throws -> [Row] {
+    package static func run(replies: Int = 20_000, passes: Int = 7, timelineBytes: Int = 3 * 1024) throws -> [Row] {
         var message = VarlinkRequest.putTimeline("bench.provider/encode", bytes: timelineBytes)
         message.removeLast()  // the NUL the framer strips
         let parts = try DecodeBenchmark.decodeParameters(try VarlinkCall(decoding: message))
@@ -86,7 +86,7 @@ public enum EncodeBenchmark {
     }
 
     /// The result as the lines the bench prints.
-    public static func report(_ rows: [Row]) -> String {
+    package static func report(_ rows: [Row]) -> String {
         func f(_ value: Double) -> String { String(format: "%.2f", value) }
         var lines = ["encode: one presentation reply (Watch, continues), best pass, µs per reply"]
         for row in rows {

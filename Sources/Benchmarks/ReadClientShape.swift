@@ -1,6 +1,6 @@
 /// How the read client drives its connections; every server is measured in each shape
 /// by the same code, and the shapes are reported side by side.
-public enum ReadClientShape: String, Sendable, CaseIterable {
+package enum ReadClientShape: String, Sendable, CaseIterable {
     /// One thread waits on every connection in one `epoll_wait` (``MultiplexedLoop``):
     /// the client costs the machine little, so the server's own cost shows.
     case multiplexed

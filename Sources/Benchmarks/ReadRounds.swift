@@ -7,10 +7,10 @@
 /// to the same swings; the median round drops the rounds a swing spoiled, whichever
 /// server they fell on. Each round also starts with a different server, so none is
 /// always the first measured after a change of connection count.
-public enum ReadRounds {
+package enum ReadRounds {
     /// The order of the servers (indices into the servers measured) in round `round`
     /// (counted from 0): rotated by one each round.
-    public static func order(serverCount: Int, round: Int) -> [Int] {
+    package static func order(serverCount: Int, round: Int) -> [Int] {
         guard serverCount > 0 else { return [] }
         return (0..<serverCount).map { ($0 + round) % serverCount }
     }
@@ -18,7 +18,7 @@ public enum ReadRounds {
     /// The median of a server's rounds by throughput, whole (its latency and CPU are
     /// that round's, not medians taken apart, so the figures of a row belong together).
     /// With an even count, the lower of the two middle rounds.
-    public static func median<Sample>(_ rounds: [Sample], by throughput: (Sample) -> Double) -> Sample? {
+    package static func median<Sample>(_ rounds: [Sample], by throughput: (Sample) -> Double) -> Sample? {
         guard !rounds.isEmpty else { return nil }
         let sorted = rounds.sorted { throughput($0) < throughput($1) }
         return sorted[(sorted.count - 1) / 2]

@@ -2,9 +2,9 @@ import Foundation
 
 /// The benchmark's output: a table on stdout, `docs/BENCHMARKS.md` and an SVG plot of
 /// latency against connections.
-public enum Report {
+package enum Report {
     /// The figures as Markdown tables (also what is printed).
-    public static func tables(_ suite: BenchmarkSuite) -> String {
+    package static func tables(_ suite: BenchmarkSuite) -> String {
         let rounds = suite.reads.map(\.rounds.count).max() ?? 1
         var text = "### Host reads (closed loop, \(suite.presentationBytes)-byte reply; "
         text += rounds > 1
@@ -97,7 +97,7 @@ public enum Report {
     }
 
     /// The machine: CPU model, cores, kernel, memory, file system of the temp directory.
-    public static func machine() -> String {
+    package static func machine() -> String {
         let cpu = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8))?
             .split(separator: "\n").first { $0.hasPrefix("model name") }?
             .split(separator: ":", maxSplits: 1).last.map { $0.trimmingCharacters(in: .whitespaces) } ?? "unknown CPU"
@@ -112,7 +112,7 @@ public enum Report {
     }
 
     /// An SVG line chart: p50 and p99 latency against connections for each read server.
-    public static func svg(_ suite: BenchmarkSuite) -> String {
+    package static func svg(_ suite: BenchmarkSuite) -> String {
         let subjects = suite.reads.reduce(into: [String]()) { if !$0.contains($1.subject) { $0.append($1.subject) } }
         let connections = Array(Set(suite.reads.map(\.connections))).sorted()
         let maxLatency = max(1, suite.reads.map(\.result.p99).max() ?? 1)
@@ -165,7 +165,7 @@ public enum Report {
     /// Writes BENCHMARKS.md (keeping any hand-written analysis after the marker) and the plot.
     /// The directory is made if missing: `--output` names a fresh one for an A/B that must
     /// not rewrite docs/, and a run of minutes must not end without its report.
-    public static func write(_ suite: BenchmarkSuite, to directory: String, command: String, date: Date = Date()) throws {
+    package static func write(_ suite: BenchmarkSuite, to directory: String, command: String, date: Date = Date()) throws {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let path = "\(directory)/BENCHMARKS.md"
         let marker = "<!-- analysis: kept across runs -->"

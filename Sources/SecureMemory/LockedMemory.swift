@@ -9,14 +9,14 @@ import Synchronization
 /// here, so the daemon can say so (a warning, not a silent risk) and keep no decrypted timeline in them.
 ///
 /// Process-wide by nature (the limit is the process's), and safe from any thread.
-public enum LockedMemory {
+package enum LockedMemory {
     private static let unlockedRegions = Atomic<Int>(0)
 
     /// Whether any secure region could not be locked since the process started.
-    public static var hasFailed: Bool { unlockedRegions.load(ordering: .relaxed) > 0 }
+    package static var hasFailed: Bool { unlockedRegions.load(ordering: .relaxed) > 0 }
 
     /// How many secure regions could not be locked since the process started.
-    public static var failureCount: Int { unlockedRegions.load(ordering: .relaxed) }
+    package static var failureCount: Int { unlockedRegions.load(ordering: .relaxed) }
 
     /// Counts one region that could not be locked.
     static func recordFailure() {

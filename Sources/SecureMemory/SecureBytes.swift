@@ -15,18 +15,18 @@ import CSodium
 ///
 /// Thread safety: the buffer may be handed to another thread (it is
 /// `@unchecked Sendable` for that), but must not be mutated by two threads at once.
-public final class SecureBytes: @unchecked Sendable {
+package final class SecureBytes: @unchecked Sendable {
     /// Internal only so that ``withUnsafeBytes(_:)`` can be inlined: unspecialised across
     /// modules, that generic call was ≈ 1.4% of the daemon's CPU per cached read.
     @usableFromInline private(set) var pointer: UnsafeMutableRawPointer
     private var capacity: Int
     /// The number of bytes in use.
-    public private(set) var count: Int
+    package private(set) var count: Int
     /// Whether the bytes are locked in RAM (`mlock`). `false` when the process's
     /// `RLIMIT_MEMLOCK` was reached (`LockedMemory`): still guarded, out of core dumps
     /// and zeroed on release, but the kernel may swap it out, so what is kept long
     /// (a cache) should not be kept in it.
-    public private(set) var isLocked: Bool
+    package private(set) var isLocked: Bool
     /// The `SecureSlab` chunk the bytes are carved out of, kept alive by them; `nil` for
     /// a region of their own.
     private var chunk: SecureChunk?
@@ -68,24 +68,24 @@ public final class SecureBytes: @unchecked Sendable {
     }
 
     /// `count` zero bytes, ready to be written through `withUnsafeMutableBytes`.
-    public static func zeroed(count: Int) throws(SecureMemoryError) -> SecureBytes {
+    package static func zeroed(count: Int) throws(SecureMemoryError) -> SecureBytes {
         try SecureBytes(count: count, capacity: count)
     }
 
     /// An empty buffer with room for `capacity` bytes, for building a plaintext with `append`.
-    public static func empty(reservingCapacity capacity: Int) throws(SecureMemoryError) -> SecureBytes {
+    package static func empty(reservingCapacity capacity: Int) throws(SecureMemoryError) -> SecureBytes {
         try SecureBytes(count: 0, capacity: capacity)
     }
 
     /// `count` bytes from the CSPRNG (`randombytes_buf`): a fresh key.
-    public static func random(count: Int) throws(SecureMemoryError) -> SecureBytes {
+    package static func random(count: Int) throws(SecureMemoryError) -> SecureBytes {
         let bytes = try SecureBytes(count: count, capacity: count)
         bytes.refillRandom()
         return bytes
     }
 
     /// A secure copy of `source`. The caller still owns `source` and must zero it.
-    public convenience init(copying source: UnsafeRawBufferPointer) throws(SecureMemoryError) {
+    package convenience init(copying source: UnsafeRawBufferPointer) throws(SecureMemoryError) {
         try self.init(count: source.count, capacity: source.count)
         if let base = source.baseAddress, source.count > 0 {
             pointer.copyMemory(from: base, byteCount: source.count)
@@ -94,7 +94,7 @@ public final class SecureBytes: @unchecked Sendable {
 
     /// Reads the bytes. The pointer must not escape `body`.
     @inlinable
-    public func withUnsafeBytes<Result, Failure: Error>(
+    package func withUnsafeBytes<Result, Failure: Error>(
         _ body: (UnsafeRawBufferPointer) throws(Failure) -> Result
     ) throws(Failure) -> Result {
         try body(UnsafeRawBufferPointer(start: pointer, count: count))
@@ -105,14 +105,14 @@ public final class SecureBytes: @unchecked Sendable {
     /// decryption writes its plaintext through it) stay specialised across the module
     /// boundary.
     @inlinable
-    public func withUnsafeMutableBytes<Result, Failure: Error>(
+    package func withUnsafeMutableBytes<Result, Failure: Error>(
         _ body: (UnsafeMutableRawBufferPointer) throws(Failure) -> Result
     ) throws(Failure) -> Result {
         try body(UnsafeMutableRawBufferPointer(start: pointer, count: count))
     }
 
     /// Appends bytes, growing into a new secure allocation when needed (the old one is zeroed and freed).
-    public func append(_ bytes: UnsafeRawBufferPointer) throws(SecureMemoryError) {
+    package func append(_ bytes: UnsafeRawBufferPointer) throws(SecureMemoryError) {
         guard let source = bytes.baseAddress, bytes.count > 0 else { return }
         try reserveCapacity(count + bytes.count)
         (pointer + count).copyMemory(from: source, byteCount: bytes.count)
@@ -120,12 +120,12 @@ public final class SecureBytes: @unchecked Sendable {
     }
 
     /// Appends another secure buffer's bytes.
-    public func append(_ other: SecureBytes) throws(SecureMemoryError) {
+    package func append(_ other: SecureBytes) throws(SecureMemoryError) {
         try other.withUnsafeBytes { (buffer) throws(SecureMemoryError) in try append(buffer) }
     }
 
     /// Makes room for at least `minimumCapacity` bytes without a further allocation.
-    public func reserveCapacity(_ minimumCapacity: Int) throws(SecureMemoryError) {
+    package func reserveCapacity(_ minimumCapacity: Int) throws(SecureMemoryError) {
         guard minimumCapacity > capacity else { return }
         let newCapacity = SecureRegionCache.regionSize(for: Swift.max(minimumCapacity, capacity * 2))
         guard let region = SecureRegionCache.allocate(size: newCapacity) else { throw .outOfSecureMemory }
@@ -142,7 +142,7 @@ public final class SecureBytes: @unchecked Sendable {
     }
 
     /// Zeroes every byte (the whole capacity) and sets `count` to 0, keeping the allocation.
-    public func removeAll() {
+    package func removeAll() {
         sodium_memzero(pointer, capacity)
         count = 0
     }
@@ -150,27 +150,27 @@ public final class SecureBytes: @unchecked Sendable {
     /// Overwrites the bytes in use with fresh CSPRNG output, keeping the allocation: a
     /// reusable key buffer refilled for each use, instead of a `sodium_malloc` (about
     /// ten system calls with its `sodium_free`) per key.
-    public func refillRandom() {
+    package func refillRandom() {
         // The allocation ran sodium_init, which randombytes_buf needs.
         if count > 0 { randombytes_buf(pointer, count) }
     }
 
     /// Zeroes the bytes in use, keeping `count` and the allocation.
-    public func zeroInPlace() {
+    package func zeroInPlace() {
         sodium_memzero(pointer, count)
     }
 
     /// A second, independent secure buffer with the same bytes.
-    public func copy() throws(SecureMemoryError) -> SecureBytes {
+    package func copy() throws(SecureMemoryError) -> SecureBytes {
         try withUnsafeBytes { (buffer) throws(SecureMemoryError) in try SecureBytes(copying: buffer) }
     }
 
     /// Whether both buffers hold the same bytes, compared in constant time (`sodium_memcmp`).
     /// Buffers of different lengths compare unequal (their lengths are not secret).
-    public func constantTimeEquals(_ other: SecureBytes) -> Bool {
+    package func constantTimeEquals(_ other: SecureBytes) -> Bool {
         count == other.count && sodium_memcmp(pointer, other.pointer, count) == 0
     }
 
     /// Whether the buffer holds no bytes.
-    public var isEmpty: Bool { count == 0 }
+    package var isEmpty: Bool { count == 0 }
 }

@@ -21,9 +21,9 @@ import Synchronization
 /// of their own, as without a slab.
 ///
 /// Safe to allocate from on several threads at once.
-public final class SecureSlab: Sendable {
+package final class SecureSlab: Sendable {
     /// The size of each shared region.
-    public static let chunkSize = 32 << 10
+    package static let chunkSize = 32 << 10
     /// Buffers are aligned to this many bytes within a chunk.
     static let alignment = 16
 
@@ -34,11 +34,11 @@ public final class SecureSlab: Sendable {
 
     private let cursor = Mutex(Cursor())
 
-    public init() {}
+    package init() {}
 
     /// `count` zero bytes, carved out of the current chunk (or a new one), or in a region
     /// of their own when large.
-    public func zeroed(count: Int) throws(SecureMemoryError) -> SecureBytes {
+    package func zeroed(count: Int) throws(SecureMemoryError) -> SecureBytes {
         // sodium_malloc aborts before sodium_init: a slab may be the process's first secret.
         guard SecureBytes.isSodiumReady else { throw .initializationFailed }
         let size = Swift.max(count, 1)

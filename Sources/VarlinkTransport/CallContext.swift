@@ -4,21 +4,21 @@ import Varlink
 import WidgetdPOSIX
 
 /// Identifies one client connection for the lifetime of the server's process.
-public struct ConnectionID: Hashable, Sendable, CustomStringConvertible {
+package struct ConnectionID: Hashable, Sendable, CustomStringConvertible {
     /// A number unique among the process's connections.
-    public let rawValue: UInt64
+    package let rawValue: UInt64
 
     /// Wraps a connection number.
-    public init(rawValue: UInt64) { self.rawValue = rawValue }
+    package init(rawValue: UInt64) { self.rawValue = rawValue }
 
     /// The number, for logs.
-    public var description: String { String(rawValue) }
+    package var description: String { String(rawValue) }
 }
 
 /// Handles the method calls the server does not answer itself.
 ///
 /// Threading: every method is called on the event loop's thread.
-public protocol VarlinkCallHandler: AnyObject {
+package protocol VarlinkCallHandler: AnyObject {
     /// Handles one call; reply now or later through `context`, exactly once with a final
     /// reply (``CallContext/reply(_:)`` or ``CallContext/fail(_:)``). Later calls of the
     /// same connection wait until then.
@@ -56,12 +56,12 @@ public protocol VarlinkCallHandler: AnyObject {
 
 extension VarlinkCallHandler {
     /// The parameters are checked alone; the handler decodes them when it handles the call.
-    public func readParameters(of call: inout VarlinkCall) throws(VarlinkCallDecodingError) {
+    package func readParameters(of call: inout VarlinkCall) throws(VarlinkCallDecodingError) {
         try call.checkParameters()
     }
 
     /// No call is answered without decoding it.
-    public func cachedReply(
+    package func cachedReply(
         to message: UnsafeRawBufferPointer, connection: ConnectionID, peer: PeerCredentials, now: Date, permit: inout UInt64,
         protection: inout (any OutputTag)?
     ) -> UnsafeRawBufferPointer? {
@@ -77,19 +77,19 @@ extension VarlinkCallHandler {
 /// and every reply to a `oneway` call, are dropped. How parameters become bytes is the
 /// service's (its extensions encode through ``send(isFinal:protecting:encodedBy:)``).
 /// Must be used on the event loop's thread.
-public final class CallContext {
+package final class CallContext {
     /// The connection the call came on.
-    public let connection: ConnectionID
+    package let connection: ConnectionID
     /// Who made the call.
-    public let peer: PeerCredentials
+    package let peer: PeerCredentials
     /// Whether the caller accepts a stream of replies (`more`).
-    public let wantsMore: Bool
+    package let wantsMore: Bool
     /// Whether the caller wants no reply (`oneway`).
-    public let isOneway: Bool
+    package let isOneway: Bool
     /// The connection's logger, whose metadata says who called (`peer.uid`, `peer.pid`,
     /// `connection.id`): events about the call go through it, so that no call site adds
     /// the peer by hand. A call about one widget adds `widget.id` to a copy.
-    public let logger: Logger
+    package let logger: Logger
 
     private let deliver: (_ reply: [UInt8], _ isFinal: Bool, _ protection: (any OutputTag)?) -> Void
     private let isConnectionOpen: () -> Bool
@@ -101,7 +101,7 @@ public final class CallContext {
     /// replies. `deliver` gets each reply's bytes (NUL included) and whether it ends the
     /// call; `isConnectionOpen` tells whether anyone is still listening; `logger` gets
     /// the call's events (none are kept by default).
-    public convenience init(
+    package convenience init(
         connection: ConnectionID, peer: PeerCredentials, wantsMore: Bool, isOneway: Bool = false,
         logger: Logger = .disabled,
         deliver: @escaping (_ reply: [UInt8], _ isFinal: Bool) -> Void,
@@ -116,7 +116,7 @@ public final class CallContext {
     /// what each holds (`nil` for replies without protected content), so that a
     /// connection can drop unsent ones when their class is purged (and a test can see
     /// how each reply was marked).
-    public init(
+    package init(
         connection: ConnectionID, peer: PeerCredentials, wantsMore: Bool, isOneway: Bool, logger: Logger,
         deliverProtected: @escaping (_ reply: [UInt8], _ isFinal: Bool, _ protection: (any OutputTag)?) -> Void,
         isConnectionOpen: @escaping () -> Bool
@@ -132,13 +132,13 @@ public final class CallContext {
 
     /// Whether replies still reach the client: false once the call got its final reply
     /// or the connection closed. A handler holding a stream drops it when this is false.
-    public var isOpen: Bool { !isAnswered && isConnectionOpen() }
+    package var isOpen: Bool { !isAnswered && isConnectionOpen() }
 
     /// Sends a final reply that is already encoded (NUL-terminated), e.g. a cached
     /// presentation: the hot path encodes nothing. `protection`: what protected
     /// content it holds, if any (see ``send(isFinal:protecting:encodedBy:)``). The bytes
     /// are not zeroed here: they belong to their cache, which zeroes them itself.
-    public func reply(encoded bytes: [UInt8], protecting protection: (any OutputTag)? = nil) {
+    package func reply(encoded bytes: [UInt8], protecting protection: (any OutputTag)? = nil) {
         precondition(bytes.last == 0, "an encoded reply ends with its NUL")
         send(isFinal: true, wipe: false, protection: protection) { bytes }
     }
@@ -147,7 +147,7 @@ public final class CallContext {
     /// zeroes it); without `more` it ends the call (a client that did not ask for a
     /// stream gets one answer). `protection`: what protected content it holds, if any
     /// (see ``send(isFinal:protecting:encodedBy:)``).
-    public func stream(encoded bytes: [UInt8], protecting protection: (any OutputTag)? = nil) {
+    package func stream(encoded bytes: [UInt8], protecting protection: (any OutputTag)? = nil) {
         precondition(bytes.last == 0, "an encoded reply ends with its NUL")
         send(isFinal: !wantsMore, wipe: false, protection: protection) { bytes }
     }
@@ -161,12 +161,12 @@ public final class CallContext {
     /// take it at once, what waits is dropped (and the connection closed) when the
     /// service says, through ``VarlinkServer/dropUnsentOutput(where:)``, that the tag's
     /// content may no longer be read.
-    public func send(isFinal: Bool, protecting protection: (any OutputTag)? = nil, encodedBy encode: () -> [UInt8]) {
+    package func send(isFinal: Bool, protecting protection: (any OutputTag)? = nil, encodedBy encode: () -> [UInt8]) {
         send(isFinal: isFinal, wipe: true, protection: protection, encode)
     }
 
     /// Ends the call with an error.
-    public func fail(_ error: VarlinkError) {
+    package func fail(_ error: VarlinkError) {
         send(isFinal: true, wipe: true) { VarlinkReply.encode(error: error) }
     }
 

@@ -6,9 +6,9 @@
 /// still started, and when the connection closes. Flow control (a backlog left for a
 /// later turn, a full queue) and the output itself stay with `VarlinkConnection`,
 /// which reports what happened as ``Event``s and does what the ``Action`` says.
-public struct ConnectionLifecycle: Equatable, Sendable {
+package struct ConnectionLifecycle: Equatable, Sendable {
     /// Where a connection is in its life.
-    public enum State: Equatable, CaseIterable, Sendable {
+    package enum State: Equatable, CaseIterable, Sendable {
         /// Reading calls and answering them.
         case open
         /// The client shut down its sending side: its calls are answered, then the
@@ -22,7 +22,7 @@ public struct ConnectionLifecycle: Equatable, Sendable {
     }
 
     /// What happened to the connection.
-    public enum Event: Equatable, Sendable {
+    package enum Event: Equatable, Sendable {
         /// A read found the end of the client's stream.
         case endOfInput
         /// A message broke the protocol (too large); its error was queued as the last reply.
@@ -37,7 +37,7 @@ public struct ConnectionLifecycle: Equatable, Sendable {
     }
 
     /// What the connection does after an event.
-    public enum Action: Equatable, Sendable {
+    package enum Action: Equatable, Sendable {
         /// Nothing more.
         case none
         /// Close the socket and drop everything buffered (the state is already ``State/closed``).
@@ -46,7 +46,7 @@ public struct ConnectionLifecycle: Equatable, Sendable {
 
     /// The result of an event in a state: where it leads and what to do, or that the
     /// pair cannot happen without a bug in the connection.
-    public enum Transition: Equatable, Sendable {
+    package enum Transition: Equatable, Sendable {
         /// The pair is legal: the next state, and what to do.
         case to(State, Action)
         /// The pair cannot happen without a bug; why.
@@ -54,23 +54,23 @@ public struct ConnectionLifecycle: Equatable, Sendable {
     }
 
     /// The state now.
-    public private(set) var state: State = .open
+    package private(set) var state: State = .open
 
     /// A connection just accepted: ``State/open``.
-    public init() {}
+    package init() {}
 
     /// Whether the socket is read: only while ``State/open``.
-    public var readsInput: Bool { state == .open }
+    package var readsInput: Bool { state == .open }
 
     /// Whether calls already received are still started: not once a protocol error
     /// ended the stream, nor once closed.
-    public var startsCalls: Bool { state == .open || state == .inputClosed }
+    package var startsCalls: Bool { state == .open || state == .inputClosed }
 
     /// Whether the connection is closed.
-    public var isClosed: Bool { state == .closed }
+    package var isClosed: Bool { state == .closed }
 
     /// Takes `event`; traps on an illegal pair, which only a bug in the connection can make.
-    public mutating func handle(_ event: Event) -> Action {
+    package mutating func handle(_ event: Event) -> Action {
         switch Self.transition(from: state, on: event) {
         case .to(let next, let action):
             state = next
@@ -81,7 +81,7 @@ public struct ConnectionLifecycle: Equatable, Sendable {
     }
 
     /// Every pair, and where it leads.
-    public static func transition(from state: State, on event: Event) -> Transition {
+    package static func transition(from state: State, on event: Event) -> Transition {
         switch (state, event) {
         case (.open, .endOfInput): .to(.inputClosed, .none)
         case (.inputClosed, .endOfInput): .illegal("the socket is not read once its end was seen")

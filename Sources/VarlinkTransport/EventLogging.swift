@@ -15,15 +15,15 @@ import Logging
 /// and outcomes only; logs outlive the daemon and are readable by administrators.
 extension Logger {
     /// The metadata key of an event's name.
-    public static let eventKey = "event"
+    package static let eventKey = "event"
     /// The metadata key of an event's error, written from swift-log's `error:` argument.
-    public static let errorKey = "error"
+    package static let errorKey = "error"
 
     /// A logger that drops every event, for contexts nobody listens to.
-    public static let disabled = Logger(label: "widgetd", factory: { _ in SwiftLogNoOpLogHandler() })
+    package static let disabled = Logger(label: "widgetd", factory: { _ in SwiftLogNoOpLogHandler() })
 
     /// A copy with `key` set to `value` in its metadata, e.g. for one connection or widget.
-    public func with(_ key: String, _ value: String) -> Logger {
+    package func with(_ key: String, _ value: String) -> Logger {
         var copy = self
         copy[metadataKey: key] = .string(value)
         return copy
@@ -32,7 +32,7 @@ extension Logger {
     /// Records an event if `level` is enabled; otherwise neither the message nor the
     /// metadata is built (both are autoclosures). Never pass secrets (see the
     /// extension's documentation).
-    public func log(
+    package func log(
         _ level: Level, _ message: @autoclosure () -> String, event: String, error: (any Error)? = nil,
         metadata: @autoclosure () -> [String: String] = [:], file: String = #fileID, function: String = #function, line: UInt = #line
     ) {
@@ -45,7 +45,7 @@ extension Logger {
     }
 
     /// Records a debug event. Never pass secrets.
-    public func debug(
+    package func debug(
         _ message: @autoclosure () -> String, event: String, error: (any Error)? = nil, metadata: @autoclosure () -> [String: String] = [:],
         file: String = #fileID, function: String = #function, line: UInt = #line
     ) {
@@ -53,7 +53,7 @@ extension Logger {
     }
 
     /// Records an informational event. Never pass secrets.
-    public func info(
+    package func info(
         _ message: @autoclosure () -> String, event: String, error: (any Error)? = nil, metadata: @autoclosure () -> [String: String] = [:],
         file: String = #fileID, function: String = #function, line: UInt = #line
     ) {
@@ -61,7 +61,7 @@ extension Logger {
     }
 
     /// Records a normal but significant event (an unlock, a configuration reload). Never pass secrets.
-    public func notice(
+    package func notice(
         _ message: @autoclosure () -> String, event: String, error: (any Error)? = nil, metadata: @autoclosure () -> [String: String] = [:],
         file: String = #fileID, function: String = #function, line: UInt = #line
     ) {
@@ -69,7 +69,7 @@ extension Logger {
     }
 
     /// Records a warning. Never pass secrets.
-    public func warning(
+    package func warning(
         _ message: @autoclosure () -> String, event: String, error: (any Error)? = nil, metadata: @autoclosure () -> [String: String] = [:],
         file: String = #fileID, function: String = #function, line: UInt = #line
     ) {
@@ -77,7 +77,7 @@ extension Logger {
     }
 
     /// Records an error. Never pass secrets.
-    public func error(
+    package func error(
         _ message: @autoclosure () -> String, event: String, error: (any Error)? = nil, metadata: @autoclosure () -> [String: String] = [:],
         file: String = #fileID, function: String = #function, line: UInt = #line
     ) {
@@ -85,7 +85,7 @@ extension Logger {
     }
 
     /// Records a critical event. Never pass secrets.
-    public func critical(
+    package func critical(
         _ message: @autoclosure () -> String, event: String, error: (any Error)? = nil, metadata: @autoclosure () -> [String: String] = [:],
         file: String = #fileID, function: String = #function, line: UInt = #line
     ) {

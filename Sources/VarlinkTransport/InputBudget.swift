@@ -8,14 +8,14 @@
 /// messages, until the message deadline closes the crowd). The memory is therefore
 /// bounded by `limit` plus `MaxConnections` times that allowance.
 /// Lives on the event loop's thread.
-public final class InputBudget {
+package final class InputBudget {
     /// What a connection's framer may hold without counting against the budget.
-    public static let freeBytesPerConnection = 64 << 10
+    package static let freeBytesPerConnection = 64 << 10
     /// The most bytes all connections' framers may hold allocated beyond their allowance.
-    public let limit: Int
+    package let limit: Int
     /// The bytes they hold allocated now.
-    public var used = 0
+    package var used = 0
 
     /// A budget of `limit` bytes, none used yet.
-    public init(limit: Int) { self.limit = limit }
+    package init(limit: Int) { self.limit = limit }
 }

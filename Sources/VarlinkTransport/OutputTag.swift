@@ -6,7 +6,7 @@
 /// one drops its output and closes. What a tag means is the service's alone; a service
 /// meeting a tag it does not know must answer that it is unreadable, the most
 /// restrictive answer.
-public protocol OutputTag: Sendable {
+package protocol OutputTag: Sendable {
     /// What the connection's log says about the content when it drops it, e.g. its
     /// class: identifiers only, never content.
     var logMetadata: [String: String] { get }

@@ -7,7 +7,7 @@ import Varlink
 ///
 /// The replies are encoded once, here, by the service's own encoder (so that they are
 /// the bytes its other replies would be), and cost no encoding per call.
-public final class ServiceDescription: Sendable {
+package final class ServiceDescription: Sendable {
     /// The interfaces served, by name, `org.varlink.service` included.
     private let interfaces: [String: InterfaceDefinition]
     /// `GetInterfaceDescription`'s reply for each interface, by name, NUL-terminated.
@@ -23,7 +23,7 @@ public final class ServiceDescription: Sendable {
     /// is added when missing), the name of the error for an oversized message (the
     /// service's own, e.g. `io.widgetd.TooLarge`; Varlink defines none), and `encode`,
     /// which makes a NUL-terminated reply carrying the parameters it is given.
-    public init(
+    package init(
         info: ServiceInfo, interfaces: [InterfaceDefinition], tooLargeErrorName: String,
         encode: (any Encodable) -> [UInt8]
     ) {

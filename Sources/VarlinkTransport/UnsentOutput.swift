@@ -13,7 +13,7 @@ import SecureMemory
 /// class, an open timeline) and which tags a purge makes unreadable are the service's
 /// to decide.
 /// Lives on the event loop's thread.
-public struct UnsentOutput<Tag> {
+package struct UnsentOutput<Tag> {
     /// Appended replies; `storage[start...]` is still unsent.
     private var storage: SecureBytes?
     private var start = 0
@@ -24,22 +24,22 @@ public struct UnsentOutput<Tag> {
     /// Storage is kept for the next replies while it is this small once emptied (zeroed);
     /// a larger one is released, so a connection that once sent a big reply does not
     /// hold its size in locked memory.
-    public static var keptBytes: Int { 64 << 10 }
+    package static var keptBytes: Int { 64 << 10 }
     /// Sent bytes at the front are dropped (the rest copied to new storage) once they
     /// are this many, so a long backlog does not keep everything it sent.
-    public static var compactionBytes: Int { 64 << 10 }
+    package static var compactionBytes: Int { 64 << 10 }
 
     /// Nothing waits.
-    public init() {}
+    package init() {}
 
     /// The number of unsent bytes.
-    public var count: Int { (storage?.count ?? 0) - start }
+    package var count: Int { (storage?.count ?? 0) - start }
 
     /// Whether everything was sent.
-    public var isEmpty: Bool { count == 0 }
+    package var isEmpty: Bool { count == 0 }
 
     /// Appends a copy of `bytes`, marked with `protection` when it holds protected content.
-    public mutating func append(_ bytes: UnsafeRawBufferPointer, protection: Tag?) throws(SecureMemoryError) {
+    package mutating func append(_ bytes: UnsafeRawBufferPointer, protection: Tag?) throws(SecureMemoryError) {
         guard bytes.count > 0 else { return }
         let storage: SecureBytes
         if let existing = self.storage {
@@ -53,7 +53,7 @@ public struct UnsentOutput<Tag> {
     }
 
     /// Runs `body` with the unsent bytes in place; the view must not escape `body`.
-    public func withUnsentBytes<Result, Failure: Error>(
+    package func withUnsentBytes<Result, Failure: Error>(
         _ body: (UnsafeRawBufferPointer) throws(Failure) -> Result
     ) throws(Failure) -> Result {
         guard let storage else { return try body(UnsafeRawBufferPointer(start: nil, count: 0)) }
@@ -63,7 +63,7 @@ public struct UnsentOutput<Tag> {
     }
 
     /// The socket took the first `sent` unsent bytes.
-    public mutating func removeFirst(_ sent: Int) {
+    package mutating func removeFirst(_ sent: Int) {
         guard let storage, sent > 0 else { return }
         precondition(sent <= count, "more bytes sent than were waiting")
         start += sent
@@ -83,12 +83,12 @@ public struct UnsentOutput<Tag> {
     }
 
     /// The protection of the oldest unsent protected reply that `matches`, if any.
-    public func firstProtection(where matches: (Tag) -> Bool) -> Tag? {
+    package func firstProtection(where matches: (Tag) -> Bool) -> Tag? {
         marks.first { matches($0.protection) }?.protection
     }
 
     /// Drops every unsent byte; the storage is zeroed as it is released.
-    public mutating func removeAll() {
+    package mutating func removeAll() {
         storage = nil
         start = 0
         marks = []

@@ -18,7 +18,7 @@ import WidgetdPOSIX
 /// are kept for admin and unlock peers (``mayUseReserve``), and the input all
 /// connections buffer together is bounded (``ServerLimits/maxPendingInputBytes``).
 /// Lives on the event loop's thread.
-public final class VarlinkServer {
+package final class VarlinkServer {
     private let loop: EventLoop
     private let listeningSocket: FileDescriptor
     private let limits: ServerLimits
@@ -42,14 +42,14 @@ public final class VarlinkServer {
     /// Whether a peer may take the reserved connections and is exempt from the per-user
     /// limit: the admin and unlock peers, so that the owner can always lock and unlock.
     /// The daemon decides it from the configuration (`Authorization`); by default no peer may.
-    public var mayUseReserve: (PeerCredentials) -> Bool = { _ in false }
+    package var mayUseReserve: (PeerCredentials) -> Bool = { _ in false }
 
     /// Creates a server for `listeningSocket`, which stays owned by the caller (it may be
     /// systemd's): ``close()`` stops watching it but does not close it. `service` says
     /// what the server answers itself (``ServiceDescription``).
     ///
     /// The handler is not retained; its owner keeps both alive.
-    public init(
+    package init(
         loop: EventLoop, listeningSocket: FileDescriptor, limits: ServerLimits, service: ServiceDescription,
         handler: any VarlinkCallHandler,
         logger: Logger, credentials: @escaping (FileDescriptor) throws(SystemError) -> PeerCredentials = PeerCredentials.of(socket:)
@@ -65,19 +65,19 @@ public final class VarlinkServer {
     }
 
     /// The number of open client connections.
-    public var connectionCount: Int { connections.count }
+    package var connectionCount: Int { connections.count }
 
     /// The open client connections, for tests that look at one.
     var connectionsForTesting: [VarlinkConnection] { Array(connections.values) }
 
     /// Whether idle connections are looked for (an idle timeout is set and the server started).
-    public var closesIdleConnections: Bool { limits.idleTimeoutSeconds > 0 && sweep != nil }
+    package var closesIdleConnections: Bool { limits.idleTimeoutSeconds > 0 && sweep != nil }
 
     /// The bytes of input all connections hold buffered now (their framers' storage).
-    public var pendingInputBytes: Int { inputBudget.used }
+    package var pendingInputBytes: Int { inputBudget.used }
 
     /// Starts accepting connections.
-    public func start() throws(SystemError) {
+    package func start() throws(SystemError) {
         guard watch == nil else { return }
         try Syscall.setNonBlocking(listeningSocket)
         watch = try loop.watch(listeningSocket, for: .readable) { [unowned self] _ in self.acceptPending() }
@@ -85,7 +85,7 @@ public final class VarlinkServer {
     }
 
     /// Stops accepting and closes every connection.
-    public func close() {
+    package func close() {
         if let watch { loop.unwatch(watch) }
         watch = nil
         if let sweep { loop.cancel(sweep.timer) }
@@ -97,7 +97,7 @@ public final class VarlinkServer {
     /// `unreadable` says its reader may no longer read, and closes those connections
     /// (each logs it). The service calls this whenever a class is purged or a timeline
     /// stops being open; a tag it does not know it must call unreadable (``OutputTag``).
-    public func dropUnsentOutput(where unreadable: (any OutputTag) -> Bool) {
+    package func dropUnsentOutput(where unreadable: (any OutputTag) -> Bool) {
         for connection in Array(connections.values) { connection.dropOutput(holdingAny: unreadable) }
     }
 

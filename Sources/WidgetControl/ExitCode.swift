@@ -2,7 +2,7 @@
 ///
 /// Stable: a lock screen or a script tells the failures apart by these alone
 /// (widgetctl(1)).
-public enum ExitCode: Int32, Sendable, CaseIterable {
+package enum ExitCode: Int32, Sendable, CaseIterable {
     /// The command did what was asked.
     case success = 0
     /// The daemon refused or the command failed for a reason it explains.

@@ -2,19 +2,19 @@ import Glibc
 import WidgetdClient
 
 /// Why standard input could not be read.
-public struct InputError: Error, Equatable {
+package struct InputError: Error, Equatable {
     /// The `errno` of the failed read.
-    public let errorNumber: Int32
+    package let errorNumber: Int32
 
     /// An error for `errorNumber`.
-    public init(errorNumber: Int32) { self.errorNumber = errorNumber }
+    package init(errorNumber: Int32) { self.errorNumber = errorNumber }
 }
 
 /// Where `widgetctl` reads standard input from: the process's, or a test's bytes.
 ///
 /// Reads are byte-exact (no read-ahead beyond what is asked), so a passcode line
 /// can be followed by another on the same stream. Used from one thread at a time.
-public protocol InputSource: AnyObject {
+package protocol InputSource: AnyObject {
     /// Whether this input is a terminal a person types at (passcodes are prompted for).
     var isTerminal: Bool { get }
     /// Reads up to `buffer.count` bytes; returns 0 at end of input.
@@ -24,19 +24,19 @@ public protocol InputSource: AnyObject {
 }
 
 /// The process's standard input.
-public final class FileDescriptorInput: InputSource {
+package final class FileDescriptorInput: InputSource {
     private let fileDescriptor: Int32
     /// The terminal settings to restore when echo is turned back on.
     private var savedAttributes: termios?
 
     /// An input over `fileDescriptor`, which the caller keeps open.
-    public init(fileDescriptor: Int32) { self.fileDescriptor = fileDescriptor }
+    package init(fileDescriptor: Int32) { self.fileDescriptor = fileDescriptor }
 
     /// Whether the descriptor is a terminal (`isatty`).
-    public var isTerminal: Bool { isatty(fileDescriptor) == 1 }
+    package var isTerminal: Bool { isatty(fileDescriptor) == 1 }
 
     /// Reads what is available, retrying `EINTR`; the corresponding C function is `read`.
-    public func read(into buffer: UnsafeMutableRawBufferPointer) throws(InputError) -> Int {
+    package func read(into buffer: UnsafeMutableRawBufferPointer) throws(InputError) -> Int {
         while true {
             let n = Glibc.read(fileDescriptor, buffer.baseAddress, buffer.count)
             if n >= 0 { return n }
@@ -47,7 +47,7 @@ public final class FileDescriptorInput: InputSource {
     /// Turns echo off or back on; while it is off, a fatal signal (Ctrl-C) restores it first.
     ///
     /// The corresponding C functions are `tcgetattr` and `tcsetattr`.
-    public func setEcho(_ enabled: Bool) {
+    package func setEcho(_ enabled: Bool) {
         if enabled {
             guard var saved = savedAttributes else { return }
             _ = tcsetattr(fileDescriptor, TCSAFLUSH, &saved)
@@ -95,28 +95,28 @@ private enum TerminalRestore {
 }
 
 /// Input from bytes in memory: what a test feeds to `WidgetControl.run`.
-public final class BytesInput: InputSource {
+package final class BytesInput: InputSource {
     private var bytes: ArraySlice<UInt8>
     /// Whether this input claims to be a terminal, so passcodes are prompted for.
-    public let isTerminal: Bool
+    package let isTerminal: Bool
     /// Whether echo is currently off: lets a test see that a passcode was read without echo.
-    public private(set) var echoDisabled = false
+    package private(set) var echoDisabled = false
     /// Whether echo was ever turned off.
-    public private(set) var echoWasDisabled = false
+    package private(set) var echoWasDisabled = false
 
     /// Input holding `bytes`, presenting itself as a terminal when `isTerminal`.
-    public init(_ bytes: [UInt8] = [], isTerminal: Bool = false) {
+    package init(_ bytes: [UInt8] = [], isTerminal: Bool = false) {
         self.bytes = bytes[...]
         self.isTerminal = isTerminal
     }
 
     /// Input holding the UTF-8 of `text`.
-    public convenience init(_ text: String, isTerminal: Bool = false) {
+    package convenience init(_ text: String, isTerminal: Bool = false) {
         self.init(Array(text.utf8), isTerminal: isTerminal)
     }
 
     /// Hands out the next bytes; 0 once all were read.
-    public func read(into buffer: UnsafeMutableRawBufferPointer) throws(InputError) -> Int {
+    package func read(into buffer: UnsafeMutableRawBufferPointer) throws(InputError) -> Int {
         let n = min(buffer.count, bytes.count)
         for (offset, byte) in bytes.prefix(n).enumerated() { buffer[offset] = byte }
         bytes = bytes.dropFirst(n)
@@ -124,7 +124,7 @@ public final class BytesInput: InputSource {
     }
 
     /// Records the echo state instead of changing a terminal.
-    public func setEcho(_ enabled: Bool) {
+    package func setEcho(_ enabled: Bool) {
         echoDisabled = !enabled
         if !enabled { echoWasDisabled = true }
     }

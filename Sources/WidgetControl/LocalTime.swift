@@ -5,10 +5,10 @@ import WidgetModel
 /// Dates for a person: RFC 3339 in the local time zone (`2026-11-29T14:00:00+01:00`),
 /// so that a preview's dates read as the lock screen's clock does. `--json` keeps the
 /// daemon's UTC text.
-public enum LocalTime {
+package enum LocalTime {
     /// The local zone's offset from UTC at `date`, in seconds east (`localtime_r`, which
     /// reads `TZ` and `/etc/localtime`).
-    public static func offset(at date: Date) -> Int {
+    package static func offset(at date: Date) -> Int {
         var seconds = time_t(date.timeIntervalSince1970.rounded(.down))
         var parts = tm()
         guard localtime_r(&seconds, &parts) != nil else { return 0 }

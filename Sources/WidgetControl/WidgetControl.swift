@@ -5,7 +5,7 @@ import WidgetModel
 import WidgetdWire
 
 /// The `widgetctl` client: every command, runnable in-process.
-public enum WidgetControl {
+package enum WidgetControl {
     /// Runs one command line and returns its exit code (see `ExitCode`).
     ///
     /// The parser reads the line; help, `--version` and completion scripts go to
@@ -24,7 +24,7 @@ public enum WidgetControl {
     ///   - clock: the time `monitor` and `watch` stamp their events with.
     ///   - utcOffset: the local time zone's offset from UTC at a date, in seconds
     ///     (previews show local dates); the process's zone by default.
-    public static func run(
+    package static func run(
         arguments: [String], environment: [String: String], stdin: some InputSource,
         stdout: some TextSink, stderr: some TextSink, isTerminal: Bool, userID: UInt32 = getuid(),
         columns: Int? = 80, clock: @escaping () -> Date = Date.init,
@@ -81,7 +81,7 @@ public enum WidgetControl {
     }
 
     /// Runs the process's own command line on its own standard streams.
-    public static func main() -> Int32 {
+    package static func main() -> Int32 {
         run(
             arguments: Array(CommandLine.arguments.dropFirst()), environment: ProcessInfoEnvironment.current,
             stdin: FileDescriptorInput(fileDescriptor: STDIN_FILENO), stdout: FileDescriptorSink.standardOutput,

@@ -6,25 +6,25 @@ import SecureMemory
 /// The sealed form is `nonce ‖ ciphertext ‖ tag`; the 24-byte nonce is random by
 /// default, which is safe for XChaCha20 at any volume. Ciphertexts are not secret
 /// and are plain `[UInt8]`; keys and plaintexts are `SecureBytes`.
-public enum AEAD {
+package enum AEAD {
     /// Key length in bytes.
-    public static let keyByteCount = Int(crypto_aead_xchacha20poly1305_ietf_keybytes())
+    package static let keyByteCount = Int(crypto_aead_xchacha20poly1305_ietf_keybytes())
     /// Nonce length in bytes.
-    public static let nonceByteCount = Int(crypto_aead_xchacha20poly1305_ietf_npubbytes())
+    package static let nonceByteCount = Int(crypto_aead_xchacha20poly1305_ietf_npubbytes())
     /// Authentication tag length in bytes.
-    public static let tagByteCount = Int(crypto_aead_xchacha20poly1305_ietf_abytes())
+    package static let tagByteCount = Int(crypto_aead_xchacha20poly1305_ietf_abytes())
     /// Bytes a sealed message adds to its plaintext (nonce and tag).
-    public static let overhead = nonceByteCount + tagByteCount
+    package static let overhead = nonceByteCount + tagByteCount
 
     /// A fresh random key.
-    public static func generateKey() throws(CryptoError) -> SecureBytes {
+    package static func generateKey() throws(CryptoError) -> SecureBytes {
         try CryptoError.mapping { () throws(SecureMemoryError) in try SecureBytes.random(count: keyByteCount) }
     }
 
     /// Encrypts and authenticates `plaintext`, binding `associatedData`.
     ///
     /// The corresponding C function is `crypto_aead_xchacha20poly1305_ietf_encrypt`.
-    public static func seal(
+    package static func seal(
         _ plaintext: UnsafeRawBufferPointer, key: SecureBytes, nonce suppliedNonce: [UInt8]? = nil, associatedData: [UInt8]
     ) throws(CryptoError) -> [UInt8] {
         // The overload below checks the key and the nonce.
@@ -36,7 +36,7 @@ public enum AEAD {
     }
 
     /// Encrypts with a nonce the caller drew (held where it likes: no array needed).
-    public static func seal(
+    package static func seal(
         _ plaintext: UnsafeRawBufferPointer, key: SecureBytes, nonce: UnsafeRawBufferPointer, associatedData: [UInt8]
     ) throws(CryptoError) -> [UInt8] {
         try Sodium.ensureInitialized()
@@ -65,7 +65,7 @@ public enum AEAD {
     }
 
     /// Encrypts a secret plaintext.
-    public static func seal(
+    package static func seal(
         _ plaintext: SecureBytes, key: SecureBytes, nonce: [UInt8]? = nil, associatedData: [UInt8]
     ) throws(CryptoError) -> [UInt8] {
         try plaintext.withUnsafeBytes { (p) throws(CryptoError) in
@@ -74,7 +74,7 @@ public enum AEAD {
     }
 
     /// Encrypts a plaintext that is not secret in itself (metadata, wrapped keys).
-    public static func seal(
+    package static func seal(
         _ plaintext: [UInt8], key: SecureBytes, nonce: [UInt8]? = nil, associatedData: [UInt8]
     ) throws(CryptoError) -> [UInt8] {
         try plaintext.withBytes { (p) throws(CryptoError) in
@@ -88,7 +88,7 @@ public enum AEAD {
     /// associated data differs from what was sealed; no plaintext is returned then.
     /// The corresponding C function is `crypto_aead_xchacha20poly1305_ietf_decrypt`.
     /// With `slab`, the plaintext is carved out of it (`SecureSlab`: for many kept together).
-    public static func open(
+    package static func open(
         _ sealed: UnsafeRawBufferPointer, key: SecureBytes, associatedData: [UInt8], in slab: SecureSlab? = nil
     ) throws(CryptoError) -> SecureBytes {
         try Sodium.ensureInitialized()
@@ -119,7 +119,7 @@ public enum AEAD {
     }
 
     /// Verifies and decrypts a sealed message held in an array.
-    public static func open(
+    package static func open(
         _ sealed: [UInt8], key: SecureBytes, associatedData: [UInt8], in slab: SecureSlab? = nil
     ) throws(CryptoError) -> SecureBytes {
         try sealed.withBytes { (s) throws(CryptoError) in try open(s, key: key, associatedData: associatedData, in: slab) }

@@ -19,14 +19,14 @@ import SecureMemory
 /// itself, which recovers the X25519 secret from its public key (a discrete logarithm).
 /// The class, generation and public key make the keys of different pairs unrelated
 /// even if a secret were ever reused.
-public enum ClassWrapKey {
+package enum ClassWrapKey {
     private static let label = Array("widgetd.v4.class-wrap-key".utf8)
 
     /// Derives the wrap key of `keyPair`, the pair of class `classCode` and key
     /// generation `generation`, into fresh secure memory, which the caller owns and
     /// zeroes when done. A pair whose secret was zeroed and emptied (purged) derives
     /// nothing: `.invalidLength`.
-    public static func derive(from keyPair: KeyPair, classCode: UInt8, generation: UInt32) throws(CryptoError) -> SecureBytes {
+    package static func derive(from keyPair: KeyPair, classCode: UInt8, generation: UInt32) throws(CryptoError) -> SecureBytes {
         guard keyPair.secretKey.count == KeyPair.secretKeyByteCount else {
             throw .invalidLength(what: "secret key", expected: KeyPair.secretKeyByteCount, actual: keyPair.secretKey.count)
         }

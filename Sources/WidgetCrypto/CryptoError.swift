@@ -3,7 +3,7 @@ import SecureMemory
 /// Why a cryptographic operation failed.
 ///
 /// No case carries key material or plaintext, so an error can be logged as is.
-public enum CryptoError: Error, Sendable, Equatable, CustomStringConvertible {
+package enum CryptoError: Error, Sendable, Equatable, CustomStringConvertible {
     /// A ciphertext, sealed box or MAC did not verify: it was tampered with,
     /// truncated, or opened with the wrong key or associated data.
     case authenticationFailure
@@ -18,7 +18,7 @@ public enum CryptoError: Error, Sendable, Equatable, CustomStringConvertible {
     /// (for example Argon2id could not allocate its memory).
     case operationFailed(String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .authenticationFailure:
             "authentication failed: the data was altered or the key is wrong"
@@ -34,7 +34,7 @@ public enum CryptoError: Error, Sendable, Equatable, CustomStringConvertible {
     }
 
     /// A secure-memory failure as a crypto error: the same cases, the same words.
-    public init(_ error: SecureMemoryError) {
+    package init(_ error: SecureMemoryError) {
         switch error {
         case .outOfSecureMemory: self = .outOfSecureMemory
         case .initializationFailed: self = .initializationFailed
@@ -44,7 +44,7 @@ public enum CryptoError: Error, Sendable, Equatable, CustomStringConvertible {
     /// Runs a secure-memory operation (allocating or growing a `SecureBytes`) inside
     /// crypto code, its failure as a `CryptoError`.
     @inlinable
-    public static func mapping<Result>(_ body: () throws(SecureMemoryError) -> Result) throws(CryptoError) -> Result {
+    package static func mapping<Result>(_ body: () throws(SecureMemoryError) -> Result) throws(CryptoError) -> Result {
         do { return try body() } catch { throw CryptoError(error) }
     }
 }

@@ -12,13 +12,13 @@ import SecureMemory
 /// recipient public)`: bound to both public keys, as `crypto_box_seal` binds them
 /// through its nonce, so a stored ephemeral key cannot be replayed against another
 /// recipient. The ephemeral secret is zeroed as soon as the key is derived.
-public final class KeyEncryptionKey: @unchecked Sendable {
+package final class KeyEncryptionKey: @unchecked Sendable {
     /// The ephemeral public key, stored beside whatever this key wraps.
-    public let ephemeralPublicKey: PublicKey
+    package let ephemeralPublicKey: PublicKey
     /// The recipient the key was agreed with.
-    public let recipient: PublicKey
+    package let recipient: PublicKey
     /// The key itself (32 bytes of secure memory); zero it with `zero()` when done.
-    public let key: SecureBytes
+    package let key: SecureBytes
 
     private static let label = Array("widgetd.v2.key-encryption-key".utf8)
 
@@ -30,7 +30,7 @@ public final class KeyEncryptionKey: @unchecked Sendable {
 
     /// Agrees a fresh key with `recipient`: two X25519 operations (the ephemeral key
     /// pair and the exchange).
-    public static func agree(with recipient: PublicKey) throws(CryptoError) -> KeyEncryptionKey {
+    package static func agree(with recipient: PublicKey) throws(CryptoError) -> KeyEncryptionKey {
         let ephemeral = try KeyPair.generate()
         // Nothing needs the ephemeral secret once the key is derived.
         defer { ephemeral.secretKey.zeroInPlace() }
@@ -42,12 +42,12 @@ public final class KeyEncryptionKey: @unchecked Sendable {
     /// Recomputes, with the recipient's key pair, the key that `ephemeral` agreed:
     /// one X25519 operation. A forged ephemeral key gives an unrelated key (so the
     /// wrapped key fails authentication) or, for a low-order point, `.authenticationFailure`.
-    public static func recover(ephemeral: PublicKey, keyPair: KeyPair) throws(CryptoError) -> SecureBytes {
+    package static func recover(ephemeral: PublicKey, keyPair: KeyPair) throws(CryptoError) -> SecureBytes {
         try derive(secret: keyPair.secretKey, peer: ephemeral, ephemeral: ephemeral, recipient: keyPair.publicKey)
     }
 
     /// Zeroes the key; the object is useless afterwards.
-    public func zero() {
+    package func zero() {
         key.zeroInPlace()
     }
 

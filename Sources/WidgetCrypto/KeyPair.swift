@@ -2,14 +2,14 @@ import CSodium
 import SecureMemory
 
 /// An X25519 public key. Public keys are not secret, so this is a plain value.
-public struct PublicKey: Sendable, Hashable {
+package struct PublicKey: Sendable, Hashable {
     /// Length in bytes.
-    public static let byteCount = Int(crypto_box_publickeybytes())
+    package static let byteCount = Int(crypto_box_publickeybytes())
     /// The raw key.
-    public let bytes: [UInt8]
+    package let bytes: [UInt8]
 
     /// Wraps raw key bytes, checking their length.
-    public init(bytes: [UInt8]) throws(CryptoError) {
+    package init(bytes: [UInt8]) throws(CryptoError) {
         guard bytes.count == Self.byteCount else {
             throw .invalidLength(what: "public key", expected: Self.byteCount, actual: bytes.count)
         }
@@ -18,19 +18,19 @@ public struct PublicKey: Sendable, Hashable {
 }
 
 /// An X25519 key pair for sealed boxes: the secret half lives in secure memory.
-public struct KeyPair: @unchecked Sendable {
+package struct KeyPair: @unchecked Sendable {
     /// Secret key length in bytes.
-    public static let secretKeyByteCount = Int(crypto_box_secretkeybytes())
+    package static let secretKeyByteCount = Int(crypto_box_secretkeybytes())
     /// The public half.
-    public let publicKey: PublicKey
+    package let publicKey: PublicKey
     /// The secret half.
-    public let secretKey: SecureBytes
+    package let secretKey: SecureBytes
 
     /// Pairs a public key with its secret key after checking that they belong together.
     ///
     /// The check (`crypto_scalarmult_base`) catches a keybag whose public and secret
     /// keys were mixed up, which would otherwise only show as unreadable timelines.
-    public init(publicKey: PublicKey, secretKey: SecureBytes) throws(CryptoError) {
+    package init(publicKey: PublicKey, secretKey: SecureBytes) throws(CryptoError) {
         guard secretKey.count == Self.secretKeyByteCount else {
             throw .invalidLength(what: "secret key", expected: Self.secretKeyByteCount, actual: secretKey.count)
         }
@@ -52,7 +52,7 @@ public struct KeyPair: @unchecked Sendable {
     /// A fresh random key pair.
     ///
     /// The corresponding C function is `crypto_box_keypair`.
-    public static func generate() throws(CryptoError) -> KeyPair {
+    package static func generate() throws(CryptoError) -> KeyPair {
         try Sodium.ensureInitialized()
         let secret = try CryptoError.mapping { () throws(SecureMemoryError) in try SecureBytes.zeroed(count: secretKeyByteCount) }
         var publicBytes = [UInt8](repeating: 0, count: PublicKey.byteCount)

@@ -2,18 +2,18 @@ import CSodium
 import SecureMemory
 
 /// Keyed BLAKE2b (`crypto_generichash` with a key): a MAC and a key-derivation function.
-public enum KeyedHash {
+package enum KeyedHash {
     /// The shortest key accepted.
-    public static let minimumKeyByteCount = Int(crypto_generichash_keybytes_min())
+    package static let minimumKeyByteCount = Int(crypto_generichash_keybytes_min())
     /// The longest key accepted.
-    public static let maximumKeyByteCount = Int(crypto_generichash_keybytes_max())
+    package static let maximumKeyByteCount = Int(crypto_generichash_keybytes_max())
 
     /// Hashes `input` under `key`, producing `outputLength` (16…64) bytes in secure memory.
     ///
     /// The output is a secret whenever the key is (derived keys, MACs used for
     /// comparison); callers that need a public value (a file name) copy it out.
     /// The corresponding C function is `crypto_generichash`.
-    public static func hash(
+    package static func hash(
         _ input: UnsafeRawBufferPointer, key: SecureBytes, outputLength: Int = 32
     ) throws(CryptoError) -> SecureBytes {
         try checkOutputLength(outputLength)
@@ -24,12 +24,12 @@ public enum KeyedHash {
 
     /// Hashes a public input into `output` (16…64 bytes) for a public result such as a
     /// file name: no secure allocation, which would cost a `sodium_malloc` per call.
-    public static func publicHash(_ input: [UInt8], key: SecureBytes, into output: UnsafeMutableRawBufferPointer) throws(CryptoError) {
+    package static func publicHash(_ input: [UInt8], key: SecureBytes, into output: UnsafeMutableRawBufferPointer) throws(CryptoError) {
         try input.withBytes { (i) throws(CryptoError) in try hash(i, key: key, into: output) }
     }
 
     /// `publicHash` of bytes the caller already holds in memory (a MAC over part of a buffer).
-    public static func publicHash(
+    package static func publicHash(
         _ input: UnsafeRawBufferPointer, key: SecureBytes, into output: UnsafeMutableRawBufferPointer
     ) throws(CryptoError) {
         try hash(input, key: key, into: output)
@@ -59,12 +59,12 @@ public enum KeyedHash {
     }
 
     /// Hashes a secret input.
-    public static func hash(_ input: SecureBytes, key: SecureBytes, outputLength: Int = 32) throws(CryptoError) -> SecureBytes {
+    package static func hash(_ input: SecureBytes, key: SecureBytes, outputLength: Int = 32) throws(CryptoError) -> SecureBytes {
         try input.withUnsafeBytes { (i) throws(CryptoError) in try hash(i, key: key, outputLength: outputLength) }
     }
 
     /// Hashes a public input (a label, a widget id, a file's bytes).
-    public static func hash(_ input: [UInt8], key: SecureBytes, outputLength: Int = 32) throws(CryptoError) -> SecureBytes {
+    package static func hash(_ input: [UInt8], key: SecureBytes, outputLength: Int = 32) throws(CryptoError) -> SecureBytes {
         try input.withBytes { (i) throws(CryptoError) in try hash(i, key: key, outputLength: outputLength) }
     }
 
@@ -72,7 +72,7 @@ public enum KeyedHash {
     ///
     /// Distinct labels give unrelated keys, so a key used as a MAC key never also
     /// encrypts, and a compromise of one use does not reveal another.
-    public static func deriveKey(from key: SecureBytes, label: String) throws(CryptoError) -> SecureBytes {
+    package static func deriveKey(from key: SecureBytes, label: String) throws(CryptoError) -> SecureBytes {
         try hash(Array(label.utf8), key: key, outputLength: 32)
     }
 }

@@ -2,43 +2,43 @@ import CSodium
 import SecureMemory
 
 /// The cost of one Argon2id derivation: passes over memory, and memory in bytes.
-public struct KDFCost: Sendable, Hashable, CustomStringConvertible {
+package struct KDFCost: Sendable, Hashable, CustomStringConvertible {
     /// Number of passes (`opslimit`).
-    public var opsLimit: UInt64
+    package var opsLimit: UInt64
     /// Memory in bytes (`memlimit`).
-    public var memLimit: UInt64
+    package var memLimit: UInt64
 
     /// A cost; no range check here, `PasswordHash.derive` rejects values libsodium refuses.
-    public init(opsLimit: UInt64, memLimit: UInt64) {
+    package init(opsLimit: UInt64, memLimit: UInt64) {
         self.opsLimit = opsLimit
         self.memLimit = memLimit
     }
 
     /// About 100 ms and 64 MiB on this kind of machine: the default for an unlock.
-    public static let interactive = KDFCost(
+    package static let interactive = KDFCost(
         opsLimit: UInt64(crypto_pwhash_opslimit_interactive()), memLimit: UInt64(crypto_pwhash_memlimit_interactive()))
     /// About 0.7 s and 256 MiB.
-    public static let moderate = KDFCost(
+    package static let moderate = KDFCost(
         opsLimit: UInt64(crypto_pwhash_opslimit_moderate()), memLimit: UInt64(crypto_pwhash_memlimit_moderate()))
     /// Several seconds and 1 GiB.
-    public static let sensitive = KDFCost(
+    package static let sensitive = KDFCost(
         opsLimit: UInt64(crypto_pwhash_opslimit_sensitive()), memLimit: UInt64(crypto_pwhash_memlimit_sensitive()))
     /// The smallest cost libsodium accepts: for tests only, so that suites stay fast.
-    public static let minimum = KDFCost(
+    package static let minimum = KDFCost(
         opsLimit: UInt64(crypto_pwhash_opslimit_min()), memLimit: UInt64(crypto_pwhash_memlimit_min()))
 
-    public var description: String { "Argon2id(ops: \(opsLimit), mem: \(memLimit / 1024) KiB)" }
+    package var description: String { "Argon2id(ops: \(opsLimit), mem: \(memLimit / 1024) KiB)" }
 }
 
 /// Argon2id (version 1.3) passcode hashing: slow on purpose, so that guessing is slow.
-public enum PasswordHash {
+package enum PasswordHash {
     /// Salt length in bytes.
-    public static let saltByteCount = Int(crypto_pwhash_saltbytes())
+    package static let saltByteCount = Int(crypto_pwhash_saltbytes())
 
     /// Derives `outputLength` key bytes from a passcode and a salt.
     ///
     /// The corresponding C function is `crypto_pwhash` with `crypto_pwhash_ALG_ARGON2ID13`.
-    public static func derive(
+    package static func derive(
         passcode: SecureBytes, salt: [UInt8], cost: KDFCost, outputLength: Int = 32
     ) throws(CryptoError) -> SecureBytes {
         try Sodium.ensureInitialized()

@@ -6,14 +6,14 @@ import SecureMemory
 ///
 /// This is what lets every protection class be written while locked: a writer
 /// needs only the class public key, never its secret.
-public enum SealedBox {
+package enum SealedBox {
     /// Bytes a sealed box adds to its plaintext (an ephemeral public key and a tag).
-    public static let overhead = Int(crypto_box_sealbytes())
+    package static let overhead = Int(crypto_box_sealbytes())
 
     /// Seals a secret (typically a per-file key) to `publicKey`.
     ///
     /// The corresponding C function is `crypto_box_seal`.
-    public static func seal(_ plaintext: SecureBytes, to publicKey: PublicKey) throws(CryptoError) -> [UInt8] {
+    package static func seal(_ plaintext: SecureBytes, to publicKey: PublicKey) throws(CryptoError) -> [UInt8] {
         try Sodium.ensureInitialized()
         var sealed = [UInt8](repeating: 0, count: plaintext.count + overhead)
         let result = plaintext.withUnsafeBytes { p in
@@ -28,7 +28,7 @@ public enum SealedBox {
     /// altered or sealed to another key.
     ///
     /// The corresponding C function is `crypto_box_seal_open`.
-    public static func open(_ sealed: UnsafeRawBufferPointer, keyPair: KeyPair) throws(CryptoError) -> SecureBytes {
+    package static func open(_ sealed: UnsafeRawBufferPointer, keyPair: KeyPair) throws(CryptoError) -> SecureBytes {
         try Sodium.ensureInitialized()
         guard sealed.count >= overhead, let base = sealed.baseAddress else { throw .authenticationFailure }
         let plaintext = try CryptoError.mapping { () throws(SecureMemoryError) in try SecureBytes.zeroed(count: sealed.count - overhead) }
@@ -45,7 +45,7 @@ public enum SealedBox {
     }
 
     /// Opens a sealed box held in an array.
-    public static func open(_ sealed: [UInt8], keyPair: KeyPair) throws(CryptoError) -> SecureBytes {
+    package static func open(_ sealed: [UInt8], keyPair: KeyPair) throws(CryptoError) -> SecureBytes {
         try sealed.withBytes { (s) throws(CryptoError) in try open(s, keyPair: keyPair) }
     }
 }

@@ -5,13 +5,13 @@ import CSodium
 /// Every public entry point of this module calls `ensureInitialized()`, so callers
 /// never need to remember to do it. Swift runs a static initialiser once even when
 /// several threads race to it, which is the guarantee `sodium_init` asks for.
-public enum Sodium {
+package enum Sodium {
     private static let initialized: Bool = sodium_init() >= 0
 
     /// Makes sure libsodium is ready; throws if it cannot be.
     ///
     /// The corresponding C function is `sodium_init`.
-    public static func ensureInitialized() throws(CryptoError) {
+    package static func ensureInitialized() throws(CryptoError) {
         guard initialized else { throw .initializationFailed }
     }
 
@@ -25,7 +25,7 @@ public enum Sodium {
     }
 
     /// Random non-secret bytes (nonces, salts, file-name suffixes).
-    public static func randomBytes(count: Int) throws(CryptoError) -> [UInt8] {
+    package static func randomBytes(count: Int) throws(CryptoError) -> [UInt8] {
         var bytes = [UInt8](repeating: 0, count: count)
         try bytes.withMutableBytes { (buffer) throws(CryptoError) in try fillRandom(buffer) }
         return bytes
@@ -35,7 +35,7 @@ public enum Sodium {
     ///
     /// The corresponding C function is `sodium_memcmp`. Buffers of different
     /// lengths compare unequal (their lengths are not secret).
-    public static func constantTimeEquals(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
+    package static func constantTimeEquals(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
         guard a.count == b.count else { return false }
         guard let pa = a.baseAddress, let pb = b.baseAddress else { return a.count == 0 }
         return sodium_memcmp(pa, pb, a.count) == 0
@@ -43,7 +43,7 @@ public enum Sodium {
 
     /// ``constantTimeEquals(_:_:)-(UnsafeRawBufferPointer,_)`` of two byte collections in
     /// ordinary memory: MACs, digests and tags, whose lengths are public.
-    public static func constantTimeEquals(_ a: some Collection<UInt8>, _ b: some Collection<UInt8>) -> Bool {
+    package static func constantTimeEquals(_ a: some Collection<UInt8>, _ b: some Collection<UInt8>) -> Bool {
         guard a.count == b.count else { return false }
         let compared = a.withContiguousStorageIfAvailable { x in
             b.withContiguousStorageIfAvailable { y in constantTimeEquals(UnsafeRawBufferPointer(x), UnsafeRawBufferPointer(y)) }

@@ -6,14 +6,14 @@ import WidgetdPOSIX
 /// The `widgetd` program once its command line is parsed, and the exit codes it promises.
 ///
 /// `main` only starts and reports; the running daemon is ``DaemonRuntime``.
-public enum Daemon {
+package enum Daemon {
     /// The version `--version` prints and `GetInfo` reports.
-    public static let version = "0.1.0"
+    package static let version = "0.1.0"
 
     /// Runs what `commandLine` asks for and returns the exit code: 0 after a clean stop,
     /// 1 for any failure (logged with its reason). The command line's parser (help,
     /// `--version`, usage errors with 64) is `WidgetdCommand`'s.
-    public static func main(
+    package static func main(
         _ commandLine: DaemonCommandLine, environment: [String: String] = ProcessInfo.processInfo.environment
     ) -> Int32 {
         if commandLine.action == .checkConfiguration {

@@ -3,9 +3,9 @@
 ///
 /// A plain value, so that the daemon, and the fuzzers that build this module with
 /// `swiftc`, need no package: `Daemon.main` only runs it.
-public struct DaemonCommandLine: Sendable, Equatable {
+package struct DaemonCommandLine: Sendable, Equatable {
     /// What the command line asks for (help and `--version` are the parser's).
-    public enum Action: Sendable, Equatable {
+    package enum Action: Sendable, Equatable {
         /// Run the daemon.
         case run
         /// Check the configuration, print every problem, and exit: 0 when it has no
@@ -14,20 +14,20 @@ public struct DaemonCommandLine: Sendable, Equatable {
     }
 
     /// What to do.
-    public var action: Action = .run
+    package var action: Action = .run
     /// `--config FILE`: overrides the default configuration file.
-    public var configurationFile: String?
+    package var configurationFile: String?
     /// `--state-directory DIR`: overrides the default state directory.
-    public var stateDirectory: String?
+    package var stateDirectory: String?
     /// `--socket PATH`: overrides the default socket path (ignored under socket activation).
-    public var socketPath: String?
+    package var socketPath: String?
     /// `--start-over`: if the keybag is missing while timelines or journaled writes
     /// remain, erase them and make a new keybag instead of refusing to start; if the
     /// catalog alone is missing, rebuild it once the passcode proves the keybag.
-    public var startOver = false
+    package var startOver = false
 
     /// Creates a command line running with every default.
-    public init() {}
+    package init() {}
 
     /// The paths to use: the options given, the defaults for the rest.
     package func paths(defaults: DaemonPaths) -> DaemonPaths {

@@ -1,29 +1,29 @@
 import WidgetCrypto
 
 /// The store's tunables (`[Daemon]` section). Changing them never touches released keys.
-public struct StoreConfiguration: Sendable, Equatable {
+package struct StoreConfiguration: Sendable, Equatable {
     /// Seconds after a lock before the class-A key and class-A plaintext are purged (`ClassAGraceSec`).
-    public var classAGrace: Double = 10
+    package var classAGrace: Double = 10
     /// Crypto-erase after this many failed unlock attempts; `nil` (the default) never erases.
-    public var wipeAfterFailedAttempts: Int? = nil
+    package var wipeAfterFailedAttempts: Int? = nil
     /// Argon2id cost for a passcode set from now on (`PasscodeKDF`); the keybag keeps the cost it was made with.
-    public var kdfCost: KDFCost = .interactive
+    package var kdfCost: KDFCost = .interactive
     /// The largest timeline body accepted, in plaintext bytes (`MaxTimelineBytes`).
-    public var maxTimelineBytes: Int = 1 << 20
+    package var maxTimelineBytes: Int = 1 << 20
     /// The largest placeholder accepted, in bytes.
-    public var maxPlaceholderBytes: Int = 64 << 10
+    package var maxPlaceholderBytes: Int = 64 << 10
     /// How many decrypted timelines the cache keeps before evicting the least recently used.
-    public var maxCachedTimelines: Int = 1024
+    package var maxCachedTimelines: Int = 1024
     /// Whether decrypted timelines are cached only in memory that is locked in RAM
     /// (`RequireLockedMemory`, default yes). Where locking failed (`LockedMemory`) they
     /// are then decrypted per request and nothing of them is kept beyond it; `false`
     /// caches them anyway (degraded: the kernel may swap them out).
-    public var requireLockedMemory = true
+    package var requireLockedMemory = true
     /// Seconds locked after which class C is purged too and the state is
     /// `beforeFirstUnlock` again (`[Session] RequirePasscodeAfterSec`, DESIGN §8; iOS's
     /// inactivity restart); `nil` never.
-    public var requirePasscodeAfter: Double? = 72 * 3600
+    package var requirePasscodeAfter: Double? = 72 * 3600
 
     /// The defaults.
-    public init() {}
+    package init() {}
 }

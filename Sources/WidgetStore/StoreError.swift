@@ -4,7 +4,7 @@ import WidgetCrypto
 import WidgetdPOSIX
 
 /// Why a file failed verification. Never says anything about its plaintext.
-public enum CorruptionReason: Sendable, Equatable, CustomStringConvertible {
+package enum CorruptionReason: Sendable, Equatable, CustomStringConvertible {
     /// A MAC, AEAD tag or sealed box did not verify: altered, moved between classes, or a foreign key.
     case authenticationFailure
     /// The file ends before its format says it should.
@@ -27,7 +27,7 @@ public enum CorruptionReason: Sendable, Equatable, CustomStringConvertible {
     /// (restored from a backup): refused, its body never served. Thrown for a body only.
     case rolledBack
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .authenticationFailure: "authentication failed (altered, or not made with this device key)"
         case .truncated: "truncated"
@@ -43,7 +43,7 @@ public enum CorruptionReason: Sendable, Equatable, CustomStringConvertible {
 }
 
 /// A problem with the device key.
-public enum DeviceKeyProblem: Sendable, Equatable, CustomStringConvertible {
+package enum DeviceKeyProblem: Sendable, Equatable, CustomStringConvertible {
     /// The key file can be read by its group or by others (or is not owned by us).
     case insecurePermissions(path: String)
     /// The key file does not hold exactly 32 bytes.
@@ -54,7 +54,7 @@ public enum DeviceKeyProblem: Sendable, Equatable, CustomStringConvertible {
     /// which names the device and the refusal and never the key.
     case sourceFailed(source: DeviceKeyKind, reason: String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .insecurePermissions(let path):
             "device key \(path) is readable by group or others, or owned by another user; fix with chmod 600 / chown, or remove it only if no data must survive"
@@ -73,7 +73,7 @@ public enum DeviceKeyProblem: Sendable, Equatable, CustomStringConvertible {
 /// Whoever can write the state directory could plant a FIFO (an `open` that never
 /// returns), a link to a file elsewhere, or a file of another user; the store opens
 /// nothing of the kind, and trusts no directory that others may write.
-public enum UnsafeEntryReason: Sendable, Equatable, CustomStringConvertible {
+package enum UnsafeEntryReason: Sendable, Equatable, CustomStringConvertible {
     /// A symbolic link: the store never follows one inside its state directory.
     case symbolicLink
     /// Not a regular file (a FIFO, socket, device or directory).
@@ -85,7 +85,7 @@ public enum UnsafeEntryReason: Sendable, Equatable, CustomStringConvertible {
     /// A directory that its group or others may write (`mode` is its permission bits).
     case writableByOthers(mode: UInt32)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .symbolicLink: "is a symbolic link, which widgetd never follows in its state directory"
         case .notRegularFile: "is not a regular file (a FIFO, socket, device or directory)"
@@ -102,7 +102,7 @@ public enum UnsafeEntryReason: Sendable, Equatable, CustomStringConvertible {
 /// The face of the store and of its timelines part: the keys part's `KeyError` and the
 /// ledger part's `LedgerError` are mapped onto it in one place each (below), and a case
 /// that one of them stands for takes its text from there.
-public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
+package enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The widget's class key is not available in the current state.
     case protectedDataUnavailable
     /// No timeline is stored for the widget.
@@ -161,7 +161,7 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     /// libsodium failed in a way that is neither tampering nor exhaustion (e.g. Argon2id could not get its memory).
     case cryptoFailure(String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .protectedDataUnavailable: "protected data unavailable: the class key is not released in this state"
         case .widgetNotFound: "no timeline is stored for this widget"

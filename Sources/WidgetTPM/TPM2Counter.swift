@@ -31,7 +31,7 @@ extension TPM2Device {
     /// value of the store's own) have theirs defined here when absent, as they always were.
     ///
     /// The corresponding C function is `Esys_NV_Increment`.
-    public func incrementCounter() throws(TPM2Error) -> UInt64 {
+    package func incrementCounter() throws(TPM2Error) -> UInt64 {
         try locked { () throws(TPM2Error) -> UInt64 in try incrementCounterLocked() }
     }
 
@@ -40,7 +40,7 @@ extension TPM2Device {
     /// defined reads as never incremented).
     ///
     /// The corresponding C function is `Esys_NV_Read`.
-    public func readCounter() throws(TPM2Error) -> UInt64 {
+    package func readCounter() throws(TPM2Error) -> UInt64 {
         try locked { () throws(TPM2Error) -> UInt64 in
             let index = placement.indices.counter
             guard let handle = try openIndex(index) else {

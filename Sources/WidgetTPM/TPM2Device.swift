@@ -14,12 +14,12 @@ import Synchronization
 ///
 /// Thread safety: every operation takes an internal lock (an ESAPI context must not be
 /// used by two threads at once), so one device may be shared between threads.
-public final class TPM2Device: @unchecked Sendable {
+package final class TPM2Device: @unchecked Sendable {
     /// The TCTI string this device was opened with (not secret).
-    public let tcti: String
+    package let tcti: String
     /// The NV indices this device keeps widgetd's state in: the ones it was opened
     /// with until ``adopt(_:authValue:)`` names the store's own.
-    public var indices: TPM2Indices { chosen.withLock { $0.indices } }
+    package var indices: TPM2Indices { chosen.withLock { $0.indices } }
     private let tctiContext: OpaquePointer
     let context: OpaquePointer
     private let lock = Mutex<Void>(())
@@ -45,7 +45,7 @@ public final class TPM2Device: @unchecked Sendable {
     /// How long one send or receive to a TPM behind a socket may take by default: far
     /// above any command widgetd sends (milliseconds on swtpm, well under a second on a
     /// hardware TPM), far below a daemon that seems hung.
-    public static let defaultIOTimeout: Duration = .seconds(30)
+    package static let defaultIOTimeout: Duration = .seconds(30)
 
     /// Opens the TPM that `tcti` names. Every send and receive on a socket TCTI (swtpm,
     /// mssim) is bounded by `ioTimeout`: a TPM that takes a command and never answers is
@@ -54,7 +54,7 @@ public final class TPM2Device: @unchecked Sendable {
     /// The corresponding C functions are `Tss2_TctiLdr_Initialize` and `Esys_Initialize`.
     /// Opening does not send `TPM2_Startup` (the firmware or swtpm's `startup-clear` did);
     /// ``startup()`` does, after a simulated reboot.
-    public init(tcti: String, indices: TPM2Indices = .standard, ioTimeout: Duration = TPM2Device.defaultIOTimeout)
+    package init(tcti: String, indices: TPM2Indices = .standard, ioTimeout: Duration = TPM2Device.defaultIOTimeout)
         throws(TPM2Error)
     {
         self.tcti = tcti
@@ -94,14 +94,14 @@ public final class TPM2Device: @unchecked Sendable {
     /// Uses `indices`, defined with `authValue`, from now on: the store's own, once its
     /// state directory names them or they were chosen for it. `nil`: indices defined
     /// before stores had an auth value of their own (empty, or the owner's).
-    public func adopt(_ indices: TPM2Indices, authValue: SecureBytes?) {
+    package func adopt(_ indices: TPM2Indices, authValue: SecureBytes?) {
         chosen.withLock { $0 = NVPlacement(indices: indices, authValue: authValue) }
     }
 
     /// Every NV index defined on this TPM, by anyone.
     ///
     /// The corresponding C function is `Esys_GetCapability` (`TPM2_CAP_HANDLES`).
-    public func definedNVIndices() throws(TPM2Error) -> Set<UInt32> {
+    package func definedNVIndices() throws(TPM2Error) -> Set<UInt32> {
         try locked { () throws(TPM2Error) -> Set<UInt32> in
             var found: Set<UInt32> = []
             var next = UInt32(ctpm2_hr_nv_index)
@@ -130,7 +130,7 @@ public final class TPM2Device: @unchecked Sendable {
 
     /// A pair of indices no one on this TPM uses yet (``TPM2Indices/choose(avoiding:random:)``),
     /// for a new store. Throws `.noFreeIndices` when every pair of the range is taken.
-    public func chooseFreeIndices(
+    package func chooseFreeIndices(
         random: (UInt32) -> UInt32 = { UInt32.random(in: 0..<$0) }
     ) throws(TPM2Error) -> TPM2Indices {
         guard let indices = TPM2Indices.choose(avoiding: try definedNVIndices(), random: random) else {
@@ -141,7 +141,7 @@ public final class TPM2Device: @unchecked Sendable {
 
     /// Starts the TPM after a reset (`TPM2_Startup(TPM_SU_CLEAR)`); a TPM already started
     /// is not an error.
-    public func startup() throws(TPM2Error) {
+    package func startup() throws(TPM2Error) {
         try locked { () throws(TPM2Error) in
             let code = TPM2ResponseCode(rawValue: Esys_Startup(context, ctpm2_startup_clear))
             guard code.rawValue == 0 || code.matches(.initialize) else { throw TPM2Error.from(code, command: "Startup") }

@@ -17,18 +17,18 @@ import WidgetCrypto
 ///
 /// Threading: as the store's protocol, called on the store's thread only (the device
 /// itself may be shared: it locks).
-public struct TPM2DeviceKeySource: SealedDeviceKeySource {
+package struct TPM2DeviceKeySource: SealedDeviceKeySource {
     /// The blob's file name inside the state directory.
-    public static let blobFileName = "device-key.tpm2"
+    package static let blobFileName = "device-key.tpm2"
     /// The device key's length.
-    public static let keyByteCount = 32
+    package static let keyByteCount = 32
 
     /// The TPM the key is sealed by.
-    public let device: TPM2Device
+    package let device: TPM2Device
     private let stateDirectory: String
 
     /// A source over an opened device.
-    public init(device: TPM2Device, stateDirectory: String) {
+    package init(device: TPM2Device, stateDirectory: String) {
         self.device = device
         self.stateDirectory = stateDirectory
     }
@@ -42,7 +42,7 @@ public struct TPM2DeviceKeySource: SealedDeviceKeySource {
     /// names; ``TPM2Indices/standard`` for a store sealed before indices were chosen
     /// per store (a blob and no such file); for a new store (neither), a free pair
     /// chosen now and recorded durably before anything is defined at it.
-    public static func open(tcti: String, stateDirectory: String) throws(TPM2DeviceKeyError) -> TPM2DeviceKeySource {
+    package static func open(tcti: String, stateDirectory: String) throws(TPM2DeviceKeyError) -> TPM2DeviceKeySource {
         let device: TPM2Device
         do throws(TPM2Error) {
             device = try TPM2Device(tcti: tcti, indices: .standard)
@@ -77,12 +77,12 @@ public struct TPM2DeviceKeySource: SealedDeviceKeySource {
     static let indicesAuthCount = 32
 
     /// `STATE/tpm2-indices`.
-    public var indicesPath: String { "\(stateDirectory)/\(TPM2Indices.fileName)" }
+    package var indicesPath: String { "\(stateDirectory)/\(TPM2Indices.fileName)" }
 
     /// What the keybag records of where this store's TPM state is (under its MAC): the
     /// indices' 8 bytes, or none for a store on ``TPM2Indices/standard`` (made before
     /// indices were chosen per store, whose keybag records none).
-    public var recordedIndices: [UInt8] { device.indices == .standard ? [] : device.indices.recorded }
+    package var recordedIndices: [UInt8] { device.indices == .standard ? [] : device.indices.recorded }
 
     /// Chooses a free pair of indices and a fresh auth value for them, defines the
     /// counter and the storage seed there (``TPM2Device/defineStoreIndices()``), then
@@ -105,12 +105,12 @@ public struct TPM2DeviceKeySource: SealedDeviceKeySource {
     }
 
     /// `STATE/device-key.tpm2`.
-    public var blobPath: String { "\(stateDirectory)/\(Self.blobFileName)" }
+    package var blobPath: String { "\(stateDirectory)/\(Self.blobFileName)" }
 
     /// Unseals the stored blob; when there is none and `mayCreate` (no keybag yet),
     /// seals a fresh key and stores its blob durably first. A missing blob beside a
     /// keybag is ``TPM2DeviceKeyError/missing(path:)``, never a new key.
-    public func loadDeviceKey(mayCreate: Bool) throws(TPM2DeviceKeyError) -> SecureBytes {
+    package func loadDeviceKey(mayCreate: Bool) throws(TPM2DeviceKeyError) -> SecureBytes {
         if let stored = try SealedBlobFile.read(blobPath) {
             let key: SecureBytes
             do throws(TPM2Error) { key = try device.unseal(TPM2SealedBlob(bytes: stored)) } catch { throw .tpm(error) }
@@ -132,7 +132,7 @@ public struct TPM2DeviceKeySource: SealedDeviceKeySource {
     ///
     /// A store on ``TPM2Indices/standard`` leaves them here: the store made next chooses
     /// a pair of its own, so it no longer shares them with any other instance.
-    public func destroyDeviceKey() throws(TPM2DeviceKeyError) {
+    package func destroyDeviceKey() throws(TPM2DeviceKeyError) {
         do throws(TPM2Error) { _ = try device.wipe() } catch { throw .tpm(error) }
         try SealedBlobFile.remove(blobPath)
         if device.indices == .standard { try chooseIndices() }
@@ -141,7 +141,7 @@ public struct TPM2DeviceKeySource: SealedDeviceKeySource {
 
 /// The shape of WidgetStore's `DeviceKeySource`, which ``TPM2DeviceKeySource`` plugs
 /// into, with WidgetTPM's error type.
-public protocol SealedDeviceKeySource {
+package protocol SealedDeviceKeySource {
     /// The device key, made and sealed when absent and `mayCreate`.
     func loadDeviceKey(mayCreate: Bool) throws(TPM2DeviceKeyError) -> SecureBytes
     /// Destroys what the source keeps of the key, as part of a wipe.
@@ -149,7 +149,7 @@ public protocol SealedDeviceKeySource {
 }
 
 /// Why the TPM-sealed device key could not be had. No case carries key material.
-public enum TPM2DeviceKeyError: Error, Sendable, Equatable, CustomStringConvertible {
+package enum TPM2DeviceKeyError: Error, Sendable, Equatable, CustomStringConvertible {
     /// `KeyProtection=tpm2` and the TPM is missing or failing: the daemon does not start.
     case deviceUnavailable(tcti: String, reason: TPM2Error)
     /// The blob file is gone while a keybag exists.
@@ -161,7 +161,7 @@ public enum TPM2DeviceKeyError: Error, Sendable, Equatable, CustomStringConverti
     /// The TPM refused (another TPM's blob, a wiped seed, lockout, …).
     case tpm(TPM2Error)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .deviceUnavailable(let tcti, let reason):
             "KeyProtection=tpm2: TPM2Device=\(tcti) cannot be used (\(reason)); widgetd does not fall back to a software device key"

@@ -1,17 +1,17 @@
 import CTPM2
 
 /// The TPM's dictionary-attack state, as `TPM2_GetCapability` reports it.
-public struct TPM2DictionaryAttackStatus: Sendable, Equatable {
+package struct TPM2DictionaryAttackStatus: Sendable, Equatable {
     /// Authorisation failures counted so far (`TPM_PT_LOCKOUT_COUNTER`).
-    public let failedTries: UInt32
+    package let failedTries: UInt32
     /// Failures that put the TPM in lockout (`TPM_PT_MAX_AUTH_FAIL`).
-    public let maxTries: UInt32
+    package let maxTries: UInt32
     /// Seconds after which one failure is forgiven (`TPM_PT_LOCKOUT_INTERVAL`).
-    public let recoveryTime: UInt32
+    package let recoveryTime: UInt32
     /// Seconds after a failed lockout authorisation before it may be tried again.
-    public let lockoutRecovery: UInt32
+    package let lockoutRecovery: UInt32
     /// Whether the TPM is in lockout now (`TPMA_PERMANENT.inLockout`).
-    public let inLockout: Bool
+    package let inLockout: Bool
 }
 
 extension TPM2Device {
@@ -20,7 +20,7 @@ extension TPM2Device {
     /// for an administrator's tooling.
     ///
     /// The corresponding C function is `Esys_DictionaryAttackParameters`.
-    public func setDictionaryAttackParameters(maxTries: UInt32, recoveryTime: UInt32, lockoutRecovery: UInt32) throws(TPM2Error) {
+    package func setDictionaryAttackParameters(maxTries: UInt32, recoveryTime: UInt32, lockoutRecovery: UInt32) throws(TPM2Error) {
         try locked { () throws(TPM2Error) in
             try check(
                 Esys_DictionaryAttackParameters(
@@ -34,7 +34,7 @@ extension TPM2Device {
     /// authorisation.
     ///
     /// The corresponding C function is `Esys_DictionaryAttackLockReset`.
-    public func resetDictionaryAttackLockout() throws(TPM2Error) {
+    package func resetDictionaryAttackLockout() throws(TPM2Error) {
         try locked { () throws(TPM2Error) in
             try check(
                 Esys_DictionaryAttackLockReset(context, ctpm2_tr_lockout, ctpm2_tr_password, ctpm2_tr_none, ctpm2_tr_none),
@@ -45,7 +45,7 @@ extension TPM2Device {
     /// The failure count, the parameters and whether the TPM is locked out now.
     ///
     /// The corresponding C function is `Esys_GetCapability`.
-    public func dictionaryAttackStatus() throws(TPM2Error) -> TPM2DictionaryAttackStatus {
+    package func dictionaryAttackStatus() throws(TPM2Error) -> TPM2DictionaryAttackStatus {
         try locked { () throws(TPM2Error) -> TPM2DictionaryAttackStatus in
             var data: UnsafeMutablePointer<TPMS_CAPABILITY_DATA>?
             defer { Esys_Free(data) }

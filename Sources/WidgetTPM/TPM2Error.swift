@@ -1,7 +1,7 @@
 import WidgetCrypto
 
 /// Why a TPM operation failed. No case carries a secret, so an error can be logged as is.
-public enum TPM2Error: Error, Sendable, Equatable, CustomStringConvertible {
+package enum TPM2Error: Error, Sendable, Equatable, CustomStringConvertible {
     /// The TCTI could not be loaded or could not reach the TPM (a missing `/dev/tpmrm0`,
     /// a socket nobody listens on, a malformed TCTI string).
     case unavailable(tcti: String, code: TPM2ResponseCode)
@@ -42,7 +42,7 @@ public enum TPM2Error: Error, Sendable, Equatable, CustomStringConvertible {
     case commandFailed(command: String, code: TPM2ResponseCode)
 
     /// The TPM or tpm2-tss response code behind the error, when there is one.
-    public var responseCode: TPM2ResponseCode? {
+    package var responseCode: TPM2ResponseCode? {
         switch self {
         case .unavailable(_, let code), .authorizationFailed(let code), .lockedOut(let code),
             .blobRejected(let code), .outOfResources(let code), .noAnswer(_, let code), .commandFailed(_, let code):
@@ -52,7 +52,7 @@ public enum TPM2Error: Error, Sendable, Equatable, CustomStringConvertible {
         }
     }
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .unavailable(let tcti, let code): "TPM2 device \(tcti) is unavailable: \(code)"
         case .authorizationFailed(let code): "TPM2 authorization failed: \(code)"

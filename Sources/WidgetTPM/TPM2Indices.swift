@@ -8,15 +8,15 @@
 /// (``TPM2Device/chooseFreeIndices(random:)``), kept in `STATE/tpm2-indices` (read before
 /// the device key can be unsealed) and recorded in the keybag under its MAC, so a state
 /// directory pointed at another counter is refused at open.
-public struct TPM2Indices: Sendable, Equatable, Hashable {
+package struct TPM2Indices: Sendable, Equatable, Hashable {
     /// The monotonic counter that anchors the keybag and the catalog.
-    public let counter: UInt32
+    package let counter: UInt32
     /// The storage seed: 32 random bytes that make the primary key unique to this
     /// installation; replaced at a wipe, which ends every blob sealed before.
-    public let storageSeed: UInt32
+    package let storageSeed: UInt32
 
     /// Two explicit indices.
-    public init(counter: UInt32, storageSeed: UInt32) {
+    package init(counter: UInt32, storageSeed: UInt32) {
         self.counter = counter
         self.storageSeed = storageSeed
     }
@@ -25,11 +25,11 @@ public struct TPM2Indices: Sendable, Equatable, Hashable {
     /// ("WD" in the owner range): 0x0180_5744 and 0x0180_5745. A store whose state
     /// directory names no indices (`STATE/tpm2-indices` absent beside a sealed blob)
     /// still uses it, until its next wipe chooses a pair of its own.
-    public static let standard = TPM2Indices(counter: 0x0180_5744, storageSeed: 0x0180_5745)
+    package static let standard = TPM2Indices(counter: 0x0180_5744, storageSeed: 0x0180_5745)
 
     /// Where chosen pairs lie: 0x0180_5800–0x0180_FFFF, inside the owner range and
     /// outside ``standard``, as (even counter, odd seed) pairs: 14 336 of them.
-    public static let chosenRange: ClosedRange<UInt32> = 0x0180_5800...0x0180_FFFF
+    package static let chosenRange: ClosedRange<UInt32> = 0x0180_5800...0x0180_FFFF
 
     /// How many pairs ``chosenRange`` holds.
     static var pairCount: UInt32 { (chosenRange.upperBound - chosenRange.lowerBound + 1) / 2 }
@@ -45,7 +45,7 @@ public struct TPM2Indices: Sendable, Equatable, Hashable {
     ///
     /// Random rather than the first free pair: two instances created at the same time
     /// on one TPM would otherwise both see the same first pair free.
-    public static func choose(avoiding defined: Set<UInt32>, random: (UInt32) -> UInt32) -> TPM2Indices? {
+    package static func choose(avoiding defined: Set<UInt32>, random: (UInt32) -> UInt32) -> TPM2Indices? {
         let count = pairCount
         let start = random(count)
         for step in 0..<count {
@@ -58,24 +58,24 @@ public struct TPM2Indices: Sendable, Equatable, Hashable {
     // MARK: The state directory's record
 
     /// `STATE/tpm2-indices`: what tells a start which indices its store's state is in.
-    public static let fileName = "tpm2-indices"
+    package static let fileName = "tpm2-indices"
     private static let magic = Array("WTPI".utf8)
     private static let version: UInt8 = 1
 
     /// The file's header: `"WTPI"`, version 1, counter and seed (big-endian u32 each);
     /// the indices' auth value (32 bytes) follows it in the file. Not authenticated by
     /// itself: the keybag records ``recorded`` under its MAC.
-    public var fileBytes: [UInt8] { Self.magic + [Self.version] + recorded }
+    package var fileBytes: [UInt8] { Self.magic + [Self.version] + recorded }
     /// The header's length.
-    public static let fileHeaderCount = 13
+    package static let fileHeaderCount = 13
 
     /// The 8 bytes the keybag records (counter, then seed, big-endian).
-    public var recorded: [UInt8] {
+    package var recorded: [UInt8] {
         [counter, storageSeed].flatMap { value in (0..<4).map { UInt8(truncatingIfNeeded: value >> (24 - 8 * $0)) } }
     }
 
     /// Reads the header ``fileBytes``; `nil` for anything else.
-    public init?(fileBytes bytes: [UInt8]) {
+    package init?(fileBytes bytes: [UInt8]) {
         guard bytes.count == Self.fileHeaderCount, Array(bytes.prefix(4)) == Self.magic, bytes[4] == Self.version else { return nil }
         func u32(_ at: Int) -> UInt32 { bytes[at..<at + 4].reduce(0) { $0 << 8 | UInt32($1) } }
         let indices = TPM2Indices(counter: u32(5), storageSeed: u32(9))

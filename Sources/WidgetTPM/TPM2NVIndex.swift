@@ -111,7 +111,7 @@ extension TPM2Device {
     ///
     /// The corresponding C functions are `Esys_NV_DefineSpace` and `Esys_NV_Write`.
     @discardableResult
-    public func defineStoreIndices() throws(TPM2Error) -> Bool {
+    package func defineStoreIndices() throws(TPM2Error) -> Bool {
         try locked { () throws(TPM2Error) -> Bool in
             let indices = placement.indices
             var platform = true

@@ -11,18 +11,18 @@ import CTPM2
 /// Layout: `"WTPM"`, a version byte (1), a kind byte (0: no auth value, `noDA`; 1: needs
 /// an auth value and counts under dictionary-attack protection), `TPM2B_PUBLIC`,
 /// `TPM2B_PRIVATE`, nothing after.
-public struct TPM2SealedBlob: Sendable, Equatable {
+package struct TPM2SealedBlob: Sendable, Equatable {
     /// The blob as stored.
-    public let bytes: [UInt8]
+    package let bytes: [UInt8]
     /// Whether unsealing needs the auth value it was sealed with (the passcode tangle).
-    public let requiresAuthValue: Bool
+    package let requiresAuthValue: Bool
 
     private static let magic: [UInt8] = Array("WTPM".utf8)
     private static let version: UInt8 = 1
     private static let headerCount = 6
 
     /// Reads a stored blob, checking its layout (not yet that this TPM can load it).
-    public init(bytes: [UInt8]) throws(TPM2Error) {
+    package init(bytes: [UInt8]) throws(TPM2Error) {
         guard bytes.count > Self.headerCount, Array(bytes[0..<4]) == Self.magic else {
             throw .malformedBlob("no WTPM header")
         }

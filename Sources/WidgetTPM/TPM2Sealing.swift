@@ -3,9 +3,9 @@ import SecureMemory
 
 extension TPM2Device {
     /// The largest secret a sealed object holds (`MAX_SYM_DATA`).
-    public static let maximumSecretCount = 128
+    package static let maximumSecretCount = 128
     /// The largest auth value: the size of a SHA-256 digest, the objects' name algorithm.
-    public static let maximumAuthValueCount = 32
+    package static let maximumAuthValueCount = 32
 
     /// Seals `secret` (the device key, the passcode tangle's secret) under this TPM's
     /// storage primary key.
@@ -19,7 +19,7 @@ extension TPM2Device {
     ///
     /// The corresponding C functions are `Esys_CreatePrimary`, `Esys_StartAuthSession`
     /// and `Esys_Create`.
-    public func seal(_ secret: SecureBytes, authValue: SecureBytes? = nil) throws(TPM2Error) -> TPM2SealedBlob {
+    package func seal(_ secret: SecureBytes, authValue: SecureBytes? = nil) throws(TPM2Error) -> TPM2SealedBlob {
         guard (1...Self.maximumSecretCount).contains(secret.count) else {
             throw .invalidLength(what: "sealed secret", expected: 1...Self.maximumSecretCount, actual: secret.count)
         }
@@ -68,7 +68,7 @@ extension TPM2Device {
     ///
     /// The corresponding C functions are `Esys_CreatePrimary`, `Esys_Load`,
     /// `Esys_StartAuthSession` and `Esys_Unseal`.
-    public func unseal(_ blob: TPM2SealedBlob, authValue: SecureBytes? = nil) throws(TPM2Error) -> SecureBytes {
+    package func unseal(_ blob: TPM2SealedBlob, authValue: SecureBytes? = nil) throws(TPM2Error) -> SecureBytes {
         guard blob.requiresAuthValue == (authValue != nil) else {
             throw .malformedBlob(blob.requiresAuthValue ? "sealed with an auth value" : "sealed without an auth value")
         }

@@ -107,7 +107,7 @@ extension TPM2Device {
     ///
     /// The corresponding C functions are `Esys_NV_Increment` and `Esys_NV_Write` (or
     /// `Esys_NV_UndefineSpace`).
-    public func wipe() throws(TPM2Error) -> UInt64 {
+    package func wipe() throws(TPM2Error) -> UInt64 {
         try locked { () throws(TPM2Error) -> UInt64 in
             let value = try incrementCounterLocked()
             let index = placement.indices.storageSeed

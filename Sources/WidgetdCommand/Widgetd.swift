@@ -7,8 +7,8 @@ import WidgetDaemon
 /// Parsing is apart from running: ``main(arguments:environment:)`` parses, prints help
 /// (standard output, exit 0) or a usage error (standard error, exit 64), and only then
 /// hands a ``DaemonCommandLine`` to `Daemon.main`.
-public struct Widgetd: ParsableCommand {
-    public static let configuration = CommandConfiguration(
+package struct Widgetd: ParsableCommand {
+    package static let configuration = CommandConfiguration(
         commandName: "widgetd",
         abstract: "Store widget timelines encrypted per data-protection class and serve them over Varlink.",
         usage: """
@@ -53,16 +53,16 @@ public struct Widgetd: ParsableCommand {
         """)
     var startOver = false
 
-    public init() {}
+    package init() {}
 
-    public func validate() throws {
+    package func validate() throws {
         for (name, value) in [("--config", config), ("--state-directory", stateDirectory), ("--socket", socket)] {
             if value?.isEmpty == true { throw ValidationError("option '\(name)' needs a value") }
         }
     }
 
     /// What the daemon is asked to do.
-    public var commandLine: DaemonCommandLine {
+    package var commandLine: DaemonCommandLine {
         var line = DaemonCommandLine()
         line.action = checkConfig ? .checkConfiguration : .run
         line.configurationFile = config
@@ -75,7 +75,7 @@ public struct Widgetd: ParsableCommand {
     /// Parses `arguments` (after the program name) and runs; returns the exit code.
     ///
     /// `write` receives what the parser prints and whether it goes to standard error.
-    public static func main(
+    package static func main(
         arguments: [String], write: (String, _ toStandardError: Bool) -> Void = Widgetd.write,
         run: (DaemonCommandLine) -> Int32 = { Daemon.main($0) }
     ) -> Int32 {
@@ -93,7 +93,7 @@ public struct Widgetd: ParsableCommand {
     }
 
     /// Writes to standard output or standard error, unbuffered.
-    public static func write(_ text: String, toStandardError: Bool) {
+    package static func write(_ text: String, toStandardError: Bool) {
         var bytes = Array(text.utf8)[...]
         let descriptor = toStandardError ? STDERR_FILENO : STDOUT_FILENO
         while !bytes.isEmpty {

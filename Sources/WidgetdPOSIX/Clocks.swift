@@ -3,57 +3,57 @@ import FoundationEssentials
 
 /// `CLOCK_MONOTONIC`: what durations run on (class A's grace, timeouts, backoffs, the
 /// watchdog). Setting the wall clock does not move it; it stops while the machine sleeps.
-public enum MonotonicClock {}
+package enum MonotonicClock {}
 
 /// `CLOCK_BOOTTIME`: the monotonic clock plus the time asleep, what
 /// `RequirePasscodeAfterSec=` runs on (a locked phone in a pocket sleeps most of the time).
-public enum BootTimeClock {}
+package enum BootTimeClock {}
 
 /// An instant on a clock that nobody sets (``MonotonicClock`` or ``BootTimeClock``), in
 /// seconds since an origin of that clock. Instants of different clocks, and dates, do not
 /// mix: a duration measured on one is compared only with instants of the same clock.
-public struct ClockInstant<Clock>: Comparable, Hashable, Sendable {
+package struct ClockInstant<Clock>: Comparable, Hashable, Sendable {
     /// Seconds since the clock's origin (boot, for the kernel's clocks).
-    public let seconds: Double
+    package let seconds: Double
 
     /// The instant `seconds` after the clock's origin.
-    public init(seconds: Double) { self.seconds = seconds }
+    package init(seconds: Double) { self.seconds = seconds }
 
     /// The instant `interval` seconds later (earlier if negative).
-    public func addingTimeInterval(_ interval: Double) -> Self { Self(seconds: seconds + interval) }
+    package func addingTimeInterval(_ interval: Double) -> Self { Self(seconds: seconds + interval) }
 
     /// Seconds from `other` to this instant.
-    public func timeIntervalSince(_ other: Self) -> Double { seconds - other.seconds }
+    package func timeIntervalSince(_ other: Self) -> Double { seconds - other.seconds }
 
-    public static func < (a: Self, b: Self) -> Bool { a.seconds < b.seconds }
+    package static func < (a: Self, b: Self) -> Bool { a.seconds < b.seconds }
 }
 
 /// An instant on `CLOCK_MONOTONIC`.
-public typealias MonotonicInstant = ClockInstant<MonotonicClock>
+package typealias MonotonicInstant = ClockInstant<MonotonicClock>
 /// An instant on `CLOCK_BOOTTIME`.
-public typealias BootInstant = ClockInstant<BootTimeClock>
+package typealias BootInstant = ClockInstant<BootTimeClock>
 
 /// One reading of the three clocks the daemon keeps time by (DESIGN §8): the wall clock
 /// for dates (entries, reloads, what a host is shown), the monotonic clock for durations,
 /// the boot-time clock for `RequirePasscodeAfterSec=`. Tests build readings by hand to
 /// step one clock alone.
-public struct ClockReading: Hashable, Sendable {
+package struct ClockReading: Hashable, Sendable {
     /// `CLOCK_REALTIME`: may be set, forward or back, at any moment (NTP, the user).
-    public var wall: Date
+    package var wall: Date
     /// `CLOCK_MONOTONIC`.
-    public var monotonic: MonotonicInstant
+    package var monotonic: MonotonicInstant
     /// `CLOCK_BOOTTIME`.
-    public var boottime: BootInstant
+    package var boottime: BootInstant
 
     /// A reading made of its parts.
-    public init(wall: Date, monotonic: MonotonicInstant, boottime: BootInstant) {
+    package init(wall: Date, monotonic: MonotonicInstant, boottime: BootInstant) {
         self.wall = wall
         self.monotonic = monotonic
         self.boottime = boottime
     }
 
     /// The kernel's clocks now.
-    public static func system() -> ClockReading {
+    package static func system() -> ClockReading {
         ClockReading(
             wall: Date(timeIntervalSince1970: shim_clock_seconds(Int32(shim_clock_wall.rawValue))),
             monotonic: MonotonicInstant(seconds: shim_clock_seconds(Int32(shim_clock_monotonic.rawValue))),
@@ -61,7 +61,7 @@ public struct ClockReading: Hashable, Sendable {
     }
 
     /// The reading `interval` seconds of running time later: every clock moves.
-    public func advanced(by interval: Double) -> ClockReading {
+    package func advanced(by interval: Double) -> ClockReading {
         ClockReading(
             wall: wall.addingTimeInterval(interval), monotonic: monotonic.addingTimeInterval(interval),
             boottime: boottime.addingTimeInterval(interval))
@@ -69,7 +69,7 @@ public struct ClockReading: Hashable, Sendable {
 }
 
 /// When a timer is due, on the clock it runs on.
-public enum TimerDeadline: Hashable, Sendable {
+package enum TimerDeadline: Hashable, Sendable {
     /// A date: due when the wall clock reaches it, however the clock got there.
     case wall(Date)
     /// Due when the monotonic clock reaches it (a duration's end).
@@ -78,7 +78,7 @@ public enum TimerDeadline: Hashable, Sendable {
     case boottime(BootInstant)
 
     /// Whether it is due at `reading`.
-    public func isDue(at reading: ClockReading) -> Bool {
+    package func isDue(at reading: ClockReading) -> Bool {
         switch self {
         case .wall(let date): date <= reading.wall
         case .monotonic(let instant): instant <= reading.monotonic

@@ -4,30 +4,30 @@ import Glibc
 import Synchronization
 
 /// Identifies a timer scheduled on an ``EventLoop``.
-public struct TimerID: Hashable, Sendable {
+package struct TimerID: Hashable, Sendable {
     fileprivate let value: UInt64
     /// The heap it is in: timers on different clocks are numbered apart.
     fileprivate let clock: UInt8
 }
 
 /// Identifies a file descriptor watched by an ``EventLoop``.
-public struct WatchID: Hashable, Sendable {
+package struct WatchID: Hashable, Sendable {
     fileprivate let value: UInt64
 }
 
 /// What a watched descriptor is ready for.
-public struct IOEvents: OptionSet, Sendable {
+package struct IOEvents: OptionSet, Sendable {
     /// The bits.
-    public let rawValue: UInt32
+    package let rawValue: UInt32
     /// Wraps bits.
-    public init(rawValue: UInt32) { self.rawValue = rawValue }
+    package init(rawValue: UInt32) { self.rawValue = rawValue }
 
     /// Data can be read (or the peer closed its end).
-    public static let readable = IOEvents(rawValue: 1 << 0)
+    package static let readable = IOEvents(rawValue: 1 << 0)
     /// Data can be written.
-    public static let writable = IOEvents(rawValue: 1 << 1)
+    package static let writable = IOEvents(rawValue: 1 << 1)
     /// The peer hung up or the descriptor is in error: close it.
-    public static let hangup = IOEvents(rawValue: 1 << 2)
+    package static let hangup = IOEvents(rawValue: 1 << 2)
 }
 
 /// What a watched descriptor's readiness is delivered to.
@@ -37,7 +37,7 @@ public struct IOEvents: OptionSet, Sendable {
 /// `unowned` cost a check-and-retain of the owner, and a release, on every event. The
 /// loop holds the handler from ``EventLoop/watch(_:for:notifying:)`` until
 /// ``EventLoop/unwatch(_:)``. Called on the loop's thread.
-public protocol IOEventHandler: AnyObject {
+package protocol IOEventHandler: AnyObject {
     /// The descriptor is ready for `events`.
     func handleIOEvents(_ events: IOEvents)
 }
@@ -63,7 +63,7 @@ private final class ClosureIOEventHandler: IOEventHandler {
 /// ``run()``. The loop is `Sendable` only so that other threads can reach `execute`,
 /// which is how results computed elsewhere (an Argon2id hash on a background queue)
 /// come back to the loop's thread.
-public final class EventLoop: @unchecked Sendable {
+package final class EventLoop: @unchecked Sendable {
     private let epoll: FileDescriptor
     /// An eventfd that `execute` bumps to wake `epoll_wait`.
     private let wakeUp: FileDescriptor
@@ -119,14 +119,14 @@ public final class EventLoop: @unchecked Sendable {
     private let runningThread = Atomic<UInt>(0)
 
     /// Creates the epoll instance, the wake-up eventfd and the timerfds, on the kernel's clocks.
-    public convenience init() throws(SystemError) {
+    package convenience init() throws(SystemError) {
         try self.init(clock: { ClockReading.system() }, readsKernelClocks: true)
     }
 
     /// Creates the loop on an injected clock: a test passes readings it moves by hand
     /// (one clock alone, if it likes), then wakes the loop (``execute(_:)``) so that the
     /// timers now due run. The timerfds stay disarmed: they follow the kernel's clocks.
-    public convenience init(clock: @escaping @Sendable () -> ClockReading) throws(SystemError) {
+    package convenience init(clock: @escaping @Sendable () -> ClockReading) throws(SystemError) {
         try self.init(clock: clock, readsKernelClocks: false)
     }
 
@@ -174,7 +174,7 @@ public final class EventLoop: @unchecked Sendable {
     /// Runs timers, descriptor callbacks and handed-over work until ``stop()``.
     ///
     /// Throws only when `epoll_wait` itself fails, which means the loop cannot go on.
-    public func run() throws(SystemError) {
+    package func run() throws(SystemError) {
         isStopped = false
         runningThread.store(UInt(pthread_self()), ordering: .releasing)
         defer { runningThread.store(0, ordering: .releasing) }
@@ -204,19 +204,19 @@ public final class EventLoop: @unchecked Sendable {
     }
 
     /// The wall clock's time now (a clock read; ``turnTime`` is one per turn at most).
-    public var now: Date {
+    package var now: Date {
         if let injectedClock { return injectedClock().wall }
         return Self.readWall()
     }
 
     /// The three clocks now (three clock reads).
-    public var clocks: ClockReading { injectedClock?() ?? .system() }
+    package var clocks: ClockReading { injectedClock?() ?? .system() }
 
     /// The wall clock for this turn of the loop: read when first asked after the loop woke
     /// (or after its timers ran), then the same for the rest of the turn, so a handler can
     /// stamp an event without a clock read of its own. A date, for what is shown;
     /// durations use ``turnInstant``.
-    public var turnTime: Date {
+    package var turnTime: Date {
         if let turnWall { return turnWall }
         if readInjectedClock() { return turnWall! }
         let wall = Self.readWall()
@@ -225,7 +225,7 @@ public final class EventLoop: @unchecked Sendable {
     }
 
     /// The monotonic clock for this turn of the loop (as ``turnTime``).
-    public var turnInstant: MonotonicInstant {
+    package var turnInstant: MonotonicInstant {
         if let turnMonotonic { return turnMonotonic }
         if readInjectedClock() { return turnMonotonic! }
         let instant = Self.readMonotonic()
@@ -269,12 +269,12 @@ public final class EventLoop: @unchecked Sendable {
     }
 
     /// Whether the caller is on the thread running the loop.
-    public var isOnLoopThread: Bool {
+    package var isOnLoopThread: Bool {
         runningThread.load(ordering: .acquiring) == UInt(pthread_self())
     }
 
     /// Makes ``run()`` return after the callback that is running now.
-    public func stop() {
+    package func stop() {
         isStopped = true
     }
 
@@ -308,7 +308,7 @@ public final class EventLoop: @unchecked Sendable {
     ///
     /// Readiness is level-triggered: a handler that leaves data unread is called again.
     /// The loop never closes `fd`; call ``unwatch(_:)`` before closing it.
-    public func watch(
+    package func watch(
         _ fd: FileDescriptor, for interest: IOEvents, handler: @escaping (IOEvents) -> Void
     ) throws(SystemError) -> WatchID {
         try watch(fd, for: interest, notifying: ClosureIOEventHandler(handler))
@@ -317,7 +317,7 @@ public final class EventLoop: @unchecked Sendable {
     /// Calls `handler` on the loop whenever `fd` is ready for `interest`, as
     /// ``watch(_:for:handler:)`` does; the loop holds `handler` until ``unwatch(_:)``,
     /// so an owner that holds the loop must unwatch before it can be released.
-    public func watch(
+    package func watch(
         _ fd: FileDescriptor, for interest: IOEvents, notifying handler: any IOEventHandler
     ) throws(SystemError) -> WatchID {
         let slot = freeSlots.popLast() ?? watches.count
@@ -334,7 +334,7 @@ public final class EventLoop: @unchecked Sendable {
 
     /// Changes what a watched descriptor is watched for; no system call when it is
     /// watched for that already.
-    public func update(_ id: WatchID, interest: IOEvents) throws(SystemError) {
+    package func update(_ id: WatchID, interest: IOEvents) throws(SystemError) {
         guard let slot = slot(of: id.value), let watch = watches[slot], watch.interest != interest else { return }
         try Syscall.retrying("epoll_ctl") {
             shim_epoll_ctl(epoll.rawValue, shim_EPOLL_CTL_MOD, watch.fd.rawValue, Self.mask(for: interest), id.value)
@@ -343,7 +343,7 @@ public final class EventLoop: @unchecked Sendable {
     }
 
     /// Stops watching a descriptor; its handler is not called again.
-    public func unwatch(_ id: WatchID) {
+    package func unwatch(_ id: WatchID) {
         guard let slot = slot(of: id.value), let watch = watches[slot] else { return }
         watches[slot] = nil
         freeSlots.append(slot)
@@ -378,7 +378,7 @@ public final class EventLoop: @unchecked Sendable {
     /// A deadline in the past runs on the next turn of the loop. The logic that decides
     /// takes times as parameters; this is only the alarm clock that calls it.
     @discardableResult
-    public func schedule(at deadline: TimerDeadline, _ body: @escaping () -> Void) -> TimerID {
+    package func schedule(at deadline: TimerDeadline, _ body: @escaping () -> Void) -> TimerID {
         switch deadline {
         case .wall(let date): TimerID(value: wallTimers.insert(deadline: date, body), clock: Self.wallClock)
         case .monotonic(let instant):
@@ -390,20 +390,20 @@ public final class EventLoop: @unchecked Sendable {
     /// Runs `body` on the loop when the wall clock reaches the date `deadline`, however
     /// it gets there (by running, or by being set).
     @discardableResult
-    public func schedule(at deadline: Date, _ body: @escaping () -> Void) -> TimerID {
+    package func schedule(at deadline: Date, _ body: @escaping () -> Void) -> TimerID {
         schedule(at: .wall(deadline), body)
     }
 
     /// Runs `body` on the loop `seconds` from now on the monotonic clock: a duration,
     /// which setting the wall clock neither shortens nor stretches.
     @discardableResult
-    public func schedule(after seconds: Double, _ body: @escaping () -> Void) -> TimerID {
+    package func schedule(after seconds: Double, _ body: @escaping () -> Void) -> TimerID {
         let now = injectedClock?().monotonic ?? Self.readMonotonic()
         return schedule(at: .monotonic(now.addingTimeInterval(seconds)), body)
     }
 
     /// Cancels a timer; cancelling one that already ran or was cancelled does nothing.
-    public func cancel(_ timer: TimerID) {
+    package func cancel(_ timer: TimerID) {
         switch timer.clock {
         case Self.wallClock: wallTimers.remove(timer.value)
         case Self.monotonicClock: monotonicTimers.remove(timer.value)
@@ -415,7 +415,7 @@ public final class EventLoop: @unchecked Sendable {
     /// through the wall-clock timerfd, `ECANCELED`): whoever chose a wall-clock timer
     /// from dates (which entry is current, which comes next) chooses again. Timers at
     /// dates need nothing: they are compared with the wall clock on every turn.
-    public func onWallClockSet(_ body: @escaping () -> Void) {
+    package func onWallClockSet(_ body: @escaping () -> Void) {
         wallClockSetHandlers.append(body)
     }
 
@@ -517,7 +517,7 @@ public final class EventLoop: @unchecked Sendable {
     // MARK: Handing work to the loop
 
     /// Runs `body` on the loop's thread soon. Safe to call from any thread.
-    public func execute(_ body: @escaping @Sendable () -> Void) {
+    package func execute(_ body: @escaping @Sendable () -> Void) {
         handedOver.withLock { $0.append(body) }
         // Fails only if the eventfd is gone, i.e. the loop was released.
         _ = shim_eventfd_signal(wakeUp.rawValue)
@@ -529,18 +529,18 @@ public final class EventLoop: @unchecked Sendable {
 ///
 /// Sending the wrapper to another thread is allowed; touching the value anywhere but on
 /// the loop is not, and traps.
-public struct LoopBound<Value>: @unchecked Sendable {
+package struct LoopBound<Value>: @unchecked Sendable {
     private let loop: EventLoop
     private let wrapped: Value
 
     /// Wraps `value`, which belongs to `loop`'s thread.
-    public init(_ value: Value, loop: EventLoop) {
+    package init(_ value: Value, loop: EventLoop) {
         self.loop = loop
         self.wrapped = value
     }
 
     /// The value; only on the loop's thread.
-    public var value: Value {
+    package var value: Value {
         precondition(loop.isOnLoopThread, "a loop-bound value was used off the event loop's thread")
         return wrapped
     }

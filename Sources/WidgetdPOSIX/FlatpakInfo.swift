@@ -6,13 +6,13 @@
 /// second `name=` in `[Application]` or a second `[Application]` group (GLib would take
 /// the last) is refused rather than guessed at, as is an id that is not a valid
 /// Flatpak application id. Flatpak never writes either.
-public enum FlatpakInfo {
+package enum FlatpakInfo {
     /// The most bytes of `/.flatpak-info` read; Flatpak's own are a few hundred bytes.
-    public static let maxBytes = 64 << 10
+    package static let maxBytes = 64 << 10
 
     /// The application id that `text` (the whole file) names, or `nil` if it names none,
     /// names one twice, or names an invalid one.
-    public static func applicationID(in text: some Collection<UInt8>) -> String? {
+    package static func applicationID(in text: some Collection<UInt8>) -> String? {
         var group: Substring?
         var applicationGroups = 0
         var name: String?
@@ -41,7 +41,7 @@ public enum FlatpakInfo {
     /// (`flatpak_is_valid_name`): at most 255 bytes, at least three elements separated
     /// by dots, each non-empty, of ASCII letters, digits, `_` and `-`, and not
     /// beginning with a digit.
-    public static func isValidApplicationID(_ id: String) -> Bool {
+    package static func isValidApplicationID(_ id: String) -> Bool {
         let bytes = Array(id.utf8)
         guard !bytes.isEmpty, bytes.count <= 255 else { return false }
         let elements = bytes.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)

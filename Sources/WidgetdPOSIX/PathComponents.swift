@@ -2,10 +2,10 @@
 /// `deletingLastPathComponent` and `appendingPathComponent` do them: those live in full
 /// Foundation only, which this module does not link (it would bring ICU's 34 MB of data
 /// into the binary).
-public enum PathComponents {
+package enum PathComponents {
     /// The directory holding `path`: `/a/b` and `/a/b/` give `/a`, `/a` gives `/`, `/`
     /// stays `/`, and a bare name gives the empty string (as `deletingLastPathComponent`).
-    public static func parent(of path: String) -> String {
+    package static func parent(of path: String) -> String {
         let trimmed = trimmingTrailingSlashes(path)
         guard trimmed != "/" else { return "/" }
         guard let slash = trimmed.lastIndex(of: "/") else { return "" }
@@ -14,7 +14,7 @@ public enum PathComponents {
     }
 
     /// `name` inside `directory`, with exactly one slash between them.
-    public static func appending(_ name: String, to directory: String) -> String {
+    package static func appending(_ name: String, to directory: String) -> String {
         if directory.isEmpty { return name }
         return directory.hasSuffix("/") ? directory + name : directory + "/" + name
     }

@@ -6,21 +6,21 @@ import Glibc
 ///
 /// Read once at accept: the credentials are those of the process that connected, at
 /// the time it connected, which is what authorization should rely on.
-public struct PeerCredentials: Sendable, Equatable, Hashable {
+package struct PeerCredentials: Sendable, Equatable, Hashable {
     /// The peer's process id.
-    public var pid: Int32
+    package var pid: Int32
     /// The peer's effective user id.
-    public var uid: UInt32
+    package var uid: UInt32
     /// The peer's effective group id.
-    public var gid: UInt32
+    package var gid: UInt32
     /// The peer's supplementary group ids.
-    public var groups: [UInt32]
+    package var groups: [UInt32]
     /// Whether the peer runs in a Flatpak sandbox, and as which app, read at accept
     /// through its pidfd (``PeerSandbox``).
-    public var sandbox: PeerSandbox
+    package var sandbox: PeerSandbox
 
     /// Creates credentials, e.g. for tests (unconfined unless `sandbox` says otherwise).
-    public init(pid: Int32, uid: UInt32, gid: UInt32, groups: [UInt32] = [], sandbox: PeerSandbox = .unconfined) {
+    package init(pid: Int32, uid: UInt32, gid: UInt32, groups: [UInt32] = [], sandbox: PeerSandbox = .unconfined) {
         self.pid = pid
         self.uid = uid
         self.gid = gid
@@ -29,7 +29,7 @@ public struct PeerCredentials: Sendable, Equatable, Hashable {
     }
 
     /// Whether the peer has `gid` as its primary or a supplementary group.
-    public func isMember(of gid: UInt32) -> Bool {
+    package func isMember(of gid: UInt32) -> Bool {
         self.gid == gid || groups.contains(gid)
     }
 
@@ -40,7 +40,7 @@ public struct PeerCredentials: Sendable, Equatable, Hashable {
     /// from `/proc/PID/status`, which is racy against pid reuse but better than none.
     /// The sandbox is read through `getsockopt(SO_PEERPIDFD)` (``PeerSandbox/of(socket:proc:peerPIDFD:)``),
     /// never through the pid.
-    public static func of(socket fd: FileDescriptor) throws(SystemError) -> PeerCredentials {
+    package static func of(socket fd: FileDescriptor) throws(SystemError) -> PeerCredentials {
         var pid: pid_t = 0
         var uid: uid_t = 0
         var gid: gid_t = 0

@@ -11,7 +11,7 @@ import Glibc
 /// again once its process is gone, so an app that connects and exits could have its
 /// connection judged by whatever process gets its pid next (``of(pidfd:proc:)`` says
 /// how the pidfd closes that race).
-public enum PeerSandbox: Sendable, Hashable, CustomStringConvertible {
+package enum PeerSandbox: Sendable, Hashable, CustomStringConvertible {
     /// Not in a Flatpak sandbox: its root holds no `/.flatpak-info`.
     case unconfined
     /// In a Flatpak sandbox whose `/.flatpak-info` names this application id
@@ -22,7 +22,7 @@ public enum PeerSandbox: Sendable, Hashable, CustomStringConvertible {
     case unknown(Unknown)
 
     /// Why a peer's sandbox could not be told.
-    public enum Unknown: Sendable, Hashable, CustomStringConvertible {
+    package enum Unknown: Sendable, Hashable, CustomStringConvertible {
         /// No pidfd of the peer: the kernel lacks `SO_PEERPIDFD` (before Linux 6.5:
         /// `ENOPROTOOPT`), or refused it.
         case noPeerPIDFD(Errno)
@@ -40,7 +40,7 @@ public enum PeerSandbox: Sendable, Hashable, CustomStringConvertible {
         case infoMalformed
 
         /// For logs.
-        public var description: String {
+        package var description: String {
             switch self {
             case .noPeerPIDFD(let errno): "no pidfd of the peer (SO_PEERPIDFD: \(errno))"
             case .peerGone: "the process that connected has exited"
@@ -53,7 +53,7 @@ public enum PeerSandbox: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// For logs: `unconfined`, `flatpak:APP-ID`, or `unknown: REASON`.
-    public var description: String {
+    package var description: String {
         switch self {
         case .unconfined: "unconfined"
         case .flatpak(let appID): "flatpak:\(appID)"
@@ -64,7 +64,7 @@ public enum PeerSandbox: Sendable, Hashable, CustomStringConvertible {
     /// The sandbox of a connected Unix socket's peer, through the pidfd the kernel took
     /// at connect time. `peerPIDFD` stands in for `getsockopt(SO_PEERPIDFD)`, so that a
     /// test can act as a kernel without it.
-    public static func of(
+    package static func of(
         socket fd: FileDescriptor, proc: String = "/proc",
         peerPIDFD: (FileDescriptor) throws(SystemError) -> FileDescriptor = Syscall.peerPIDFD
     ) -> PeerSandbox {
@@ -82,7 +82,7 @@ public enum PeerSandbox: Sendable, Hashable, CustomStringConvertible {
     /// Why this kernel hands out no pidfd of a socket's peer (`SO_PEERPIDFD`, Linux
     /// 6.5), tried on a socket pair; `nil` if it does. Without it every peer's sandbox
     /// is unknown, which the daemon says once at start.
-    public static func peerPIDFDUnavailable() -> Errno? {
+    package static func peerPIDFDUnavailable() -> Errno? {
         var fds: [CInt] = [-1, -1]
         do {
             try Syscall.retrying("socketpair") { socketpair(AF_UNIX, shim_SOCK_STREAM, 0, &fds) }
@@ -119,7 +119,7 @@ public enum PeerSandbox: Sendable, Hashable, CustomStringConvertible {
     /// never unconfined.)
     ///
     /// `proc` is where procfs is mounted.
-    public static func of(pidfd: FileDescriptor, proc: String = "/proc") -> PeerSandbox {
+    package static func of(pidfd: FileDescriptor, proc: String = "/proc") -> PeerSandbox {
         guard let pid = pid(of: pidfd, proc: proc) else { return .unknown(.peerGone) }
         guard pid > 0 else { return .unknown(pid == 0 ? .notVisible : .peerGone) }
         let directory: FileDescriptor

@@ -5,9 +5,9 @@ import Glibc
 ///
 /// Process setup through `prctl`, `setrlimit`, glibc's `mallopt` and tunables: system
 /// calls only, no libsodium.
-public enum ProcessHygiene {
+package enum ProcessHygiene {
     /// Which setting could not be applied.
-    public enum Failure: Error, Sendable, Equatable, CustomStringConvertible {
+    package enum Failure: Error, Sendable, Equatable, CustomStringConvertible {
         /// `prctl(PR_SET_DUMPABLE, 0)` failed.
         case notDumpable(SystemError)
         /// `setrlimit(RLIMIT_CORE, 0)` failed.
@@ -15,7 +15,7 @@ public enum ProcessHygiene {
         /// `mallopt(M_PERTURB)` was refused.
         case mallocPerturb
 
-        public var description: String {
+        package var description: String {
             switch self {
             case .notDumpable(let error): "cannot make the process non-dumpable: \(error.errno)"
             case .coreLimit(let error): "cannot set RLIMIT_CORE to 0: \(error.errno)"
@@ -25,7 +25,7 @@ public enum ProcessHygiene {
     }
 
     /// The byte glibc writes over freed heap chunks (any non-zero value works).
-    public static let perturbByte: Int32 = 0xA5
+    package static let perturbByte: Int32 = 0xA5
 
     /// The `GLIBC_TUNABLES` entry that turns glibc's per-thread malloc cache off.
     ///
@@ -33,14 +33,14 @@ public enum ProcessHygiene {
     /// buffer freed inside Foundation (the JSON encoder's, holding a presentation with
     /// class-A content) kept its bytes after a lock (MemoryHygieneTests). Tunables are
     /// read only when a process starts, hence ``restartWithoutMallocCache()``.
-    public static let noMallocCacheTunable = "glibc.malloc.tcache_count=0"
+    package static let noMallocCacheTunable = "glibc.malloc.tcache_count=0"
 
     /// Re-executes this program (`/proc/self/exe`, same arguments, same pid) with
     /// ``noMallocCacheTunable`` added to `GLIBC_TUNABLES`, unless it is there already.
     ///
     /// Returns only when no restart is needed (`nil`) or `execv` failed (its errno);
     /// call it first thing, before any thread, file or socket is opened.
-    public static func restartWithoutMallocCache() -> Int32? {
+    package static func restartWithoutMallocCache() -> Int32? {
         let name = "GLIBC_TUNABLES"
         let current = getenv(name).map { String(cString: $0) } ?? ""
         if current.split(separator: ":").contains(Substring(noMallocCacheTunable)) { return nil }
@@ -53,7 +53,7 @@ public enum ProcessHygiene {
     ///
     /// `sodium_malloc` locks its pages but carries on unlocked when this limit is
     /// reached, so the daemon should compare it with its cache size and say so.
-    public static func lockedMemoryLimit() -> UInt64? {
+    package static func lockedMemoryLimit() -> UInt64? {
         var limit = rlimit()
         guard getrlimit(Int32(__RLIMIT_MEMLOCK.rawValue), &limit) == 0, limit.rlim_cur != rlim_t.max else { return nil }
         return UInt64(limit.rlim_cur)
@@ -62,7 +62,7 @@ public enum ProcessHygiene {
     /// Makes the process non-dumpable (no ptrace by other users, no core), sets the
     /// core-size limit to 0, and asks glibc to overwrite freed heap memory, so that a
     /// decrypted value released by Swift does not linger in a free chunk.
-    public static func apply() throws(Failure) {
+    package static func apply() throws(Failure) {
         do throws(SystemError) {
             try Syscall.retrying("prctl(PR_SET_DUMPABLE)") { shim_set_dumpable(0) }
         } catch {
@@ -84,7 +84,7 @@ public enum ProcessHygiene {
     /// live ones that a burst of work (indexing every stored timeline) leaves behind
     /// stay resident otherwise. Call it after such a burst, not per request: it walks
     /// every arena's free lists.
-    public static func returnFreeMemory() {
+    package static func returnFreeMemory() {
         _ = shim_malloc_trim()
     }
 }

@@ -7,9 +7,9 @@ import Glibc
 /// at an arbitrary point of the program: a SIGTERM is just another event of the loop.
 /// Call ``blockDaemonSignals()`` first thing in `main`, before any thread starts, so that
 /// every thread inherits the mask.
-public final class Signals {
+package final class Signals {
     /// A signal the daemon acts on.
-    public enum Signal: Int32, Sendable, CaseIterable {
+    package enum Signal: Int32, Sendable, CaseIterable {
         /// SIGTERM: stop (systemd's stop).
         case terminate = 15
         /// SIGINT: stop (Ctrl-C in a terminal).
@@ -25,7 +25,7 @@ public final class Signals {
     /// Blocks SIGTERM, SIGINT and SIGHUP, and only those, in the calling thread (and the
     /// threads it starts later), and ignores SIGPIPE: a client that goes away must not
     /// kill the daemon. Every other signal is unblocked, whatever the parent left blocked.
-    public static func blockDaemonSignals() throws(SystemError) {
+    package static func blockDaemonSignals() throws(SystemError) {
         shim_ignore_sigpipe()
         let numbers = Signal.allCases.map(\.rawValue)
         let result = numbers.withUnsafeBufferPointer { shim_block_signals($0.baseAddress, Int32($0.count)) }
@@ -36,7 +36,7 @@ public final class Signals {
     ///
     /// The signals must already be blocked (``blockDaemonSignals()``); otherwise their
     /// default action (termination) happens before the loop sees them.
-    public init(loop: EventLoop, handler: @escaping (Signal) -> Void) throws(SystemError) {
+    package init(loop: EventLoop, handler: @escaping (Signal) -> Void) throws(SystemError) {
         let numbers = Signal.allCases.map(\.rawValue)
         let fd = FileDescriptor(
             rawValue: try Syscall.retrying("signalfd") {
@@ -61,7 +61,7 @@ public final class Signals {
     }
 
     /// Stops delivering signals.
-    public func close() {
+    package func close() {
         if let watch { loop.unwatch(watch) }
         watch = nil
     }

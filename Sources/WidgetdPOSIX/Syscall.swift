@@ -6,82 +6,82 @@ import Glibc
 /// A newtype over the C `int`, in swift-system's shape, so that a descriptor is never
 /// taken for a count, a flag or an errno. It does not own the descriptor: whoever
 /// opened it closes it (``Syscall/close(_:)``).
-public struct FileDescriptor: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+package struct FileDescriptor: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
     /// The C descriptor.
-    public let rawValue: CInt
+    package let rawValue: CInt
 
     /// Wraps a C descriptor.
     @inlinable
-    public init(rawValue: CInt) { self.rawValue = rawValue }
+    package init(rawValue: CInt) { self.rawValue = rawValue }
 
     /// The number, for logs.
-    public var description: String { String(rawValue) }
+    package var description: String { String(rawValue) }
 }
 
 /// An `errno` value, named as the C constant is in its doc comment.
-public struct Errno: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+package struct Errno: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
     /// The C value.
-    public let rawValue: CInt
+    package let rawValue: CInt
 
     /// Wraps a C value.
     @inlinable
-    public init(rawValue: CInt) { self.rawValue = rawValue }
+    package init(rawValue: CInt) { self.rawValue = rawValue }
 
     /// The calling thread's `errno` now.
     @inlinable
-    public static var current: Errno { Errno(rawValue: Glibc.errno) }
+    package static var current: Errno { Errno(rawValue: Glibc.errno) }
 
     /// The system's text for it, e.g. `Address already in use`.
-    public var description: String { String(cString: strerror(rawValue)) }
+    package var description: String { String(cString: strerror(rawValue)) }
 
     /// `EINTR`: a signal interrupted the call; it is retried.
-    public static let interrupted = Errno(rawValue: EINTR)
+    package static let interrupted = Errno(rawValue: EINTR)
     /// `EAGAIN` (= `EWOULDBLOCK` on Linux): a non-blocking call would have blocked.
-    public static let wouldBlock = Errno(rawValue: EAGAIN)
+    package static let wouldBlock = Errno(rawValue: EAGAIN)
     /// `EBADF`: not an open descriptor. Only a bug (a descriptor closed twice, or
     /// used after its close) gives it, so the helper traps on it.
-    public static let badFileDescriptor = Errno(rawValue: EBADF)
+    package static let badFileDescriptor = Errno(rawValue: EBADF)
     /// `EFAULT`: a pointer outside the address space. Only a bug gives it: it traps.
-    public static let badAddress = Errno(rawValue: EFAULT)
+    package static let badAddress = Errno(rawValue: EFAULT)
     /// `ENOENT`.
-    public static let noSuchFileOrDirectory = Errno(rawValue: ENOENT)
+    package static let noSuchFileOrDirectory = Errno(rawValue: ENOENT)
     /// `EEXIST`.
-    public static let fileExists = Errno(rawValue: EEXIST)
+    package static let fileExists = Errno(rawValue: EEXIST)
     /// `ENAMETOOLONG`.
-    public static let fileNameTooLong = Errno(rawValue: ENAMETOOLONG)
+    package static let fileNameTooLong = Errno(rawValue: ENAMETOOLONG)
     /// `EADDRINUSE`.
-    public static let addressInUse = Errno(rawValue: EADDRINUSE)
+    package static let addressInUse = Errno(rawValue: EADDRINUSE)
     /// `ECONNABORTED`.
-    public static let connectionAborted = Errno(rawValue: ECONNABORTED)
+    package static let connectionAborted = Errno(rawValue: ECONNABORTED)
     /// `EPROTO`.
-    public static let protocolError = Errno(rawValue: EPROTO)
+    package static let protocolError = Errno(rawValue: EPROTO)
 }
 
 /// A failed system call: which call, and the ``Errno`` it left. The one error type
 /// that carries an errno: the daemon's I/O layer throws it, and the store wraps it
 /// with the path it was about (`StoreError.io`).
-public struct SystemError: Error, Sendable, Equatable, CustomStringConvertible {
+package struct SystemError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The C function that failed, e.g. `bind`, possibly with what it was about.
-    public let operation: String
+    package let operation: String
     /// What it failed with.
-    public let errno: Errno
+    package let errno: Errno
 
     /// Records a failure of `operation` with `errno`.
-    public init(_ operation: String, errno: Errno) {
+    package init(_ operation: String, errno: Errno) {
         self.operation = operation
         self.errno = errno
     }
 
     /// Records a failure of `operation` with the C value `code`.
-    public init(_ operation: String, code: CInt) {
+    package init(_ operation: String, code: CInt) {
         self.init(operation, errno: Errno(rawValue: code))
     }
 
     /// The C value of ``errno``.
-    public var code: CInt { errno.rawValue }
+    package var code: CInt { errno.rawValue }
 
     /// The call and the system's text for the errno, e.g. `bind: Address already in use`.
-    public var description: String { "\(operation): \(errno)" }
+    package var description: String { "\(operation): \(errno)" }
 }
 
 /// The system calls widgetd makes through one helper, ``retrying(_:_:)``: it turns
@@ -89,12 +89,12 @@ public struct SystemError: Error, Sendable, Equatable, CustomStringConvertible {
 /// errnos that can only mean a bug in the caller (`EBADF`, `EFAULT`), as swift-nio
 /// does: thrown, they would be logged and carried on from, with a descriptor number
 /// that may by then name another file.
-public enum Syscall {
+package enum Syscall {
     /// Runs `body` until it does not fail with `EINTR`; a `-1` result throws, and
     /// `EBADF` or `EFAULT` traps.
     @inlinable
     @discardableResult
-    public static func retrying<T: FixedWidthInteger>(_ operation: String, _ body: () -> T) throws(SystemError) -> T {
+    package static func retrying<T: FixedWidthInteger>(_ operation: String, _ body: () -> T) throws(SystemError) -> T {
         while true {
             let result = body()
             if result != -1 { return result }
@@ -107,7 +107,7 @@ public enum Syscall {
 
     /// ``retrying(_:_:)`` for a non-blocking call: `nil` when it would block.
     @inlinable
-    public static func retryingUnlessWouldBlock<T: FixedWidthInteger>(
+    package static func retryingUnlessWouldBlock<T: FixedWidthInteger>(
         _ operation: String, _ body: () -> T
     ) throws(SystemError) -> T? {
         do throws(SystemError) {
@@ -128,12 +128,12 @@ public enum Syscall {
 
     /// Closes a descriptor. `EINTR` is not retried: on Linux the descriptor is gone
     /// anyway, and a retry could close one opened meanwhile by another thread.
-    public static func close(_ fd: FileDescriptor) {
+    package static func close(_ fd: FileDescriptor) {
         _ = Glibc.close(fd.rawValue)
     }
 
     /// Reads into `buffer`; returns the count, 0 at end of file, or `nil` when it would block.
-    public static func read(_ fd: FileDescriptor, into buffer: UnsafeMutableRawBufferPointer) throws(SystemError) -> Int? {
+    package static func read(_ fd: FileDescriptor, into buffer: UnsafeMutableRawBufferPointer) throws(SystemError) -> Int? {
         try retryingUnlessWouldBlock("read") { Glibc.read(fd.rawValue, buffer.baseAddress, buffer.count) }
     }
 
@@ -141,24 +141,24 @@ public enum Syscall {
     /// without the file layer's position lock and checks — ≈ 2% of a cached read's
     /// samples in `fdget_pos`, `vfs_read` and `sock_read_iter`); the count read, 0 at
     /// end of stream, or `nil` when it would block.
-    public static func receive(_ fd: FileDescriptor, into buffer: UnsafeMutableRawBufferPointer) throws(SystemError) -> Int? {
+    package static func receive(_ fd: FileDescriptor, into buffer: UnsafeMutableRawBufferPointer) throws(SystemError) -> Int? {
         try retryingUnlessWouldBlock("recv") { Glibc.recv(fd.rawValue, buffer.baseAddress, buffer.count, 0) }
     }
 
     /// Sends without raising SIGPIPE; returns the count written, or `nil` when it would block.
-    public static func send(_ fd: FileDescriptor, _ bytes: UnsafeRawBufferPointer) throws(SystemError) -> Int? {
+    package static func send(_ fd: FileDescriptor, _ bytes: UnsafeRawBufferPointer) throws(SystemError) -> Int? {
         try retryingUnlessWouldBlock("send") {
             Glibc.send(fd.rawValue, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL))
         }
     }
 
     /// Writes to a file; the count written (`write` may take less than all).
-    public static func write(_ fd: FileDescriptor, _ bytes: UnsafeRawBufferPointer) throws(SystemError) -> Int {
+    package static func write(_ fd: FileDescriptor, _ bytes: UnsafeRawBufferPointer) throws(SystemError) -> Int {
         try retrying("write") { Glibc.write(fd.rawValue, bytes.baseAddress, bytes.count) }
     }
 
     /// Accepts a connection as non-blocking and close-on-exec; `nil` when none is pending.
-    public static func accept(_ listener: FileDescriptor) throws(SystemError) -> FileDescriptor? {
+    package static func accept(_ listener: FileDescriptor) throws(SystemError) -> FileDescriptor? {
         while true {
             do throws(SystemError) {
                 guard let client = try retryingUnlessWouldBlock("accept4", { shim_accept_nonblocking(listener.rawValue) })
@@ -173,7 +173,7 @@ public enum Syscall {
     }
 
     /// Makes a descriptor non-blocking.
-    public static func setNonBlocking(_ fd: FileDescriptor) throws(SystemError) {
+    package static func setNonBlocking(_ fd: FileDescriptor) throws(SystemError) {
         let flags = try retrying("fcntl") { fcntl(fd.rawValue, F_GETFL) }
         if flags & O_NONBLOCK == 0 {
             try retrying("fcntl") { fcntl(fd.rawValue, F_SETFL, flags | O_NONBLOCK) }
@@ -185,7 +185,7 @@ extension Syscall {
     /// A pidfd of a connected Unix socket's peer, taken by the kernel when it connected.
     ///
     /// The corresponding C call is `getsockopt(SO_PEERPIDFD)` (Linux 6.5).
-    public static func peerPIDFD(_ socket: FileDescriptor) throws(SystemError) -> FileDescriptor {
+    package static func peerPIDFD(_ socket: FileDescriptor) throws(SystemError) -> FileDescriptor {
         FileDescriptor(rawValue: try retrying("getsockopt(SO_PEERPIDFD)") { shim_peer_pidfd(socket.rawValue) })
     }
 

@@ -8,12 +8,12 @@ import Glibc
 ///
 /// Outside systemd every call is harmless: no sockets are passed, notifications go
 /// nowhere, and there is no watchdog.
-public enum Systemd {
+package enum Systemd {
     /// The listening sockets systemd passed (`LISTEN_FDS`), starting at fd 3.
     ///
     /// The `LISTEN_*` variables are removed from the environment so that children do
     /// not believe the sockets are theirs. The corresponding C function is `sd_listen_fds`.
-    public static func listenFileDescriptors() throws(SystemError) -> [FileDescriptor] {
+    package static func listenFileDescriptors() throws(SystemError) -> [FileDescriptor] {
         let count = sd_listen_fds(1)
         guard count >= 0 else { throw SystemError("sd_listen_fds", code: -count) }
         return (0..<count).map { FileDescriptor(rawValue: SD_LISTEN_FDS_START + $0) }
@@ -26,29 +26,29 @@ public enum Systemd {
     /// is not fatal to the daemon, so it is reported, not thrown.
     /// The corresponding C function is `sd_notify`.
     @discardableResult
-    public static func notify(_ state: String) -> Bool {
+    package static func notify(_ state: String) -> Bool {
         sd_notify(0, state) > 0
     }
 
     /// The notifications of the daemon's life, spelled once.
-    public enum Notification {
+    package enum Notification {
         /// Start-up finished: the socket is served.
-        public static let ready = "READY=1"
+        package static let ready = "READY=1"
         /// Shutting down.
-        public static let stopping = "STOPPING=1"
+        package static let stopping = "STOPPING=1"
         /// Reloading the configuration (SIGHUP).
-        public static let reloading = "RELOADING=1"
+        package static let reloading = "RELOADING=1"
         /// Alive; must be sent more often than the watchdog interval.
-        public static let watchdog = "WATCHDOG=1"
+        package static let watchdog = "WATCHDOG=1"
 
         /// A one-line status shown by `systemctl status`.
-        public static func status(_ text: String) -> String { "STATUS=\(text)" }
+        package static func status(_ text: String) -> String { "STATUS=\(text)" }
     }
 
     /// How often systemd expects `WATCHDOG=1`, in seconds, or `nil` when no watchdog
     /// is enabled for this process. Send it at about half this interval.
     /// The corresponding C function is `sd_watchdog_enabled`.
-    public static func watchdogInterval() -> Double? {
+    package static func watchdogInterval() -> Double? {
         var microseconds: UInt64 = 0
         guard sd_watchdog_enabled(0, &microseconds) > 0, microseconds > 0 else { return nil }
         return Double(microseconds) / 1_000_000
@@ -62,7 +62,7 @@ extension Systemd {
     /// systemd restarts the daemon, which is the point. Returns the interval in
     /// seconds, or `nil` (and schedules nothing) when no watchdog is enabled.
     @discardableResult
-    public static func startWatchdogPings(on loop: EventLoop) -> Double? {
+    package static func startWatchdogPings(on loop: EventLoop) -> Double? {
         guard let interval = watchdogInterval() else { return nil }
         func ping() {
             notify(Notification.watchdog)
@@ -74,7 +74,7 @@ extension Systemd {
 
     /// Whether a passed descriptor is a listening Unix stream socket, the only kind
     /// widgetd serves. The corresponding C function is `sd_is_socket_unix`.
-    public static func isListeningUnixSocket(_ fd: FileDescriptor) -> Bool {
+    package static func isListeningUnixSocket(_ fd: FileDescriptor) -> Bool {
         sd_is_socket_unix(fd.rawValue, shim_SOCK_STREAM, 1, nil, 0) > 0
     }
 }

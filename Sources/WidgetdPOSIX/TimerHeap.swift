@@ -12,7 +12,7 @@ import FoundationEssentials
 /// keeps one heap per clock). Payloads are the loop's closures; the tests use numbers. Not thread-safe: it lives
 /// on the loop's thread. Inlinable, as swift-collections' `Heap` is, so that a user in
 /// another module (the benchmark) gets it specialized for its payload too.
-public struct TimerHeap<Deadline: Comparable, Payload> {
+package struct TimerHeap<Deadline: Comparable, Payload> {
     @usableFromInline
     struct Item {
         @usableFromInline let deadline: Deadline
@@ -31,15 +31,15 @@ public struct TimerHeap<Deadline: Comparable, Payload> {
 
     /// An empty heap.
     @inlinable
-    public init() {}
+    package init() {}
 
     /// The number of timers not yet run or cancelled.
     @inlinable
-    public var count: Int { payloads.count }
+    package var count: Int { payloads.count }
 
     /// Adds a timer due at `deadline`; returns its identifier (never 0, never reused).
     @inlinable
-    public mutating func insert(deadline: Deadline, _ payload: Payload) -> UInt64 {
+    package mutating func insert(deadline: Deadline, _ payload: Payload) -> UInt64 {
         let id = nextID
         nextID += 1
         payloads[id] = payload
@@ -50,7 +50,7 @@ public struct TimerHeap<Deadline: Comparable, Payload> {
 
     /// Cancels a timer; one that already ran or was cancelled is ignored.
     @inlinable
-    public mutating func remove(_ id: UInt64) {
+    package mutating func remove(_ id: UInt64) {
         payloads[id] = nil
         // Cancelled items stay in the heap until they surface; rebuild if they pile up.
         if heap.count > 64, heap.count > payloads.count * 2 {
@@ -61,7 +61,7 @@ public struct TimerHeap<Deadline: Comparable, Payload> {
 
     /// The earliest deadline of a live timer.
     @inlinable
-    public var nextDeadline: Deadline? {
+    package var nextDeadline: Deadline? {
         mutating get {
             dropCancelled()
             return heap.first?.deadline
@@ -70,7 +70,7 @@ public struct TimerHeap<Deadline: Comparable, Payload> {
 
     /// A mark separating the timers that exist now from those inserted later.
     @inlinable
-    public var pass: UInt64 { nextID }
+    package var pass: UInt64 { nextID }
 
     /// Removes and returns the payload of the earliest timer due at `now` that was
     /// inserted before `pass`.
@@ -80,7 +80,7 @@ public struct TimerHeap<Deadline: Comparable, Payload> {
     /// slices) would sit at the top of the heap and starve every other due timer (the
     /// watchdog's ping, the idle-connection sweep) for as long as it went on.
     @inlinable
-    public mutating func popDue(now: Deadline, before pass: UInt64) -> Payload? {
+    package mutating func popDue(now: Deadline, before pass: UInt64) -> Payload? {
         while let first = heap.first, first.deadline <= now {
             popFirst()
             guard let payload = payloads[first.id] else { continue }
@@ -96,7 +96,7 @@ public struct TimerHeap<Deadline: Comparable, Payload> {
 
     /// Puts back the timers set aside during a pass.
     @inlinable
-    public mutating func endPass() {
+    package mutating func endPass() {
         for item in deferred {
             heap.append(item)
             siftUp(heap.count - 1)

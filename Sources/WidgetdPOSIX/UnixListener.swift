@@ -3,7 +3,7 @@ import FoundationEssentials
 import Glibc
 
 /// Creates the daemon's listening socket when systemd does not pass one.
-public enum UnixListener {
+package enum UnixListener {
     /// Binds and listens on a Unix stream socket at `path`.
     ///
     /// Creates the parent directory (0755) if missing, replaces a stale socket left by an
@@ -12,7 +12,7 @@ public enum UnixListener {
     /// replaced: that is a running daemon's, and taking it over would cut its clients
     /// off. Returns a non-blocking, close-on-exec descriptor and the identity of the
     /// file it bound, so that only that file is removed at exit.
-    public static func listen(at path: String, backlog: Int32 = 128) throws(SystemError) -> ListeningSocket {
+    package static func listen(at path: String, backlog: Int32 = 128) throws(SystemError) -> ListeningSocket {
         try makeDirectories(PathComponents.parent(of: path))
         var address = try Self.address(path)
         let fd = FileDescriptor(rawValue: try Syscall.retrying("socket") { shim_unix_stream_socket() })
@@ -97,11 +97,11 @@ public enum UnixListener {
 }
 
 /// A socket ``UnixListener`` bound and listens on, and the file it bound.
-public struct ListeningSocket: Sendable {
+package struct ListeningSocket: Sendable {
     /// The listening descriptor; the owner closes it.
-    public let fd: FileDescriptor
+    package let fd: FileDescriptor
     /// Where the socket file was bound.
-    public let path: String
+    package let path: String
     /// The bound file's device and inode: what tells it from a socket another process
     /// bound at the same path later.
     let device: dev_t
@@ -109,7 +109,7 @@ public struct ListeningSocket: Sendable {
 
     /// Removes the socket file if the path still names the file bound here; a file put
     /// there since (another daemon's socket) is left alone.
-    public func removeFileIfOurs() {
+    package func removeFileIfOurs() {
         var status = stat()
         guard lstat(path, &status) == 0, status.st_dev == device, status.st_ino == inode else { return }
         unlink(path)

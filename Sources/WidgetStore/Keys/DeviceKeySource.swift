@@ -10,7 +10,7 @@ import SecureMemory
 /// makes and destroys the 32 bytes.
 ///
 /// Threading: called on the store's thread only.
-public protocol DeviceKeySource {
+package protocol DeviceKeySource {
     /// The device key (`DeviceKey.byteCount` bytes in secure memory) and the custody it
     /// is in. `mayCreate` is true when there is no keybag yet: a missing key may then be
     /// made and kept; otherwise a missing key is `StoreError.deviceKey(.missing)`, never
@@ -32,11 +32,11 @@ public protocol DeviceKeySource {
 
 extension DeviceKeySource {
     /// Nothing outside the directory (the key file, a credential).
-    public var keybagBinding: [UInt8] { [] }
+    package var keybagBinding: [UInt8] { [] }
 }
 
 /// What holds the device key, as `GetStatus.protection.deviceKey` names it (DESIGN §9).
-public enum DeviceKeyKind: String, Sendable, Equatable {
+package enum DeviceKeyKind: String, Sendable, Equatable {
     /// `STATE/device.key`, beside the data.
     case file
     /// A systemd credential (`$CREDENTIALS_DIRECTORY/device-key`), perhaps sealed by `systemd-creds`.

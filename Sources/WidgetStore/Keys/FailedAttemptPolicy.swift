@@ -9,9 +9,9 @@ import FoundationEssentials
 /// | 6 | 5 minutes |
 /// | 7–8 | 15 minutes |
 /// | 9 and more | 1 hour |
-public enum FailedAttemptPolicy {
+package enum FailedAttemptPolicy {
     /// Seconds to wait after the `failures`-th consecutive failure.
-    public static func delay(afterFailures failures: Int) -> Double {
+    package static func delay(afterFailures failures: Int) -> Double {
         switch failures {
         case ...4: 0
         case 5: 60
@@ -24,7 +24,7 @@ public enum FailedAttemptPolicy {
     /// Seconds from `now` until the next attempt is allowed, or `nil` if it is allowed now.
     ///
     /// A clock set back after a failure cannot stretch the wait beyond the delay itself.
-    public static func retryAfter(failures: Int, lastFailure: Date?, now: Date) -> Double? {
+    package static func retryAfter(failures: Int, lastFailure: Date?, now: Date) -> Double? {
         guard let lastFailure else { return nil }
         let delay = delay(afterFailures: failures)
         guard delay > 0 else { return nil }

@@ -12,7 +12,7 @@ import WidgetdPOSIX
 /// Neither file is read through a symbolic link or unless it is a regular file of the
 /// daemon's uid (the credential may also be root's: systemd keeps it so, readable
 /// through an ACL).
-public struct FileDeviceKeySource: DeviceKeySource {
+package struct FileDeviceKeySource: DeviceKeySource {
     /// The file name inside `$CREDENTIALS_DIRECTORY`.
     private static let credentialName = "device-key"
     /// The file name inside the state directory.
@@ -22,13 +22,13 @@ public struct FileDeviceKeySource: DeviceKeySource {
     private let credentialsDirectory: String?
 
     /// The source for a state directory, preferring the credential in `credentialsDirectory`.
-    public init(stateDirectory: String, credentialsDirectory: String?) {
+    package init(stateDirectory: String, credentialsDirectory: String?) {
         self.stateDirectory = stateDirectory
         self.credentialsDirectory = credentialsDirectory
     }
 
     /// The credential, or the state-directory key, created if absent and `mayCreate`.
-    public func loadDeviceKey(mayCreate: Bool) throws(StoreError) -> (key: SecureBytes, kind: DeviceKeyKind) {
+    package func loadDeviceKey(mayCreate: Bool) throws(StoreError) -> (key: SecureBytes, kind: DeviceKeyKind) {
         if let credentials = credentialsDirectory {
             let path = "\(credentials)/\(Self.credentialName)"
             if let found = try Self.readSecret(path, expected: DeviceKey.byteCount, owners: .daemonOrRoot) {
@@ -50,7 +50,7 @@ public struct FileDeviceKeySource: DeviceKeySource {
     }
 
     /// Removes `STATE/device.key`; a credential cannot be destroyed from here.
-    public func destroyDeviceKey() throws(StoreError) {
+    package func destroyDeviceKey() throws(StoreError) {
         try fromLedger { () throws(LedgerError) in try FileSystem.remove("\(stateDirectory)/\(Self.stateFileName)") }
     }
 

@@ -7,7 +7,7 @@
 /// A passcode change needs no epoch: it is applied under the lock's rules
 /// (`TimelineStore.finishSetPasscode`). Only equality means anything; the count itself
 /// is shown to no one.
-public struct LockEpoch: Sendable, Equatable {
+package struct LockEpoch: Sendable, Equatable {
     private var locks: UInt64 = 0
 
     /// The epoch of a store that has not been locked yet.

@@ -8,7 +8,7 @@ import WidgetCrypto
 /// Obtained from `TimelineStore.beginSetPasscode(hasCurrent:hasNew:now:)`, which has
 /// already checked that the change is possible and that no failed-attempt delay runs.
 /// It touches no store state; `TimelineStore.finishSetPasscode(_:now:)` applies it.
-public struct PasscodeChange: @unchecked Sendable {
+package struct PasscodeChange: @unchecked Sendable {
     /// The keybag salt the change was planned against: a change planned before
     /// another one proves nothing about the new keybag.
     let basis: [UInt8]
@@ -25,7 +25,7 @@ public struct PasscodeChange: @unchecked Sendable {
     /// - Parameters:
     ///   - current: the current passcode, required when one is set.
     ///   - new: the new passcode, required unless the passcode is being removed.
-    public func derive(current: SecureBytes?, new: SecureBytes?) throws(StoreError) -> DerivedPasscodeChange {
+    package func derive(current: SecureBytes?, new: SecureBytes?) throws(StoreError) -> DerivedPasscodeChange {
         var currentKey: DerivedPasscode? = nil
         if let derivation = self.current {
             guard let current else { throw .passcodeRequired }
@@ -39,7 +39,7 @@ public struct PasscodeChange: @unchecked Sendable {
 
 /// The derived keys of a passcode change, in secure memory, ready for
 /// `TimelineStore.finishSetPasscode(_:now:)`.
-public struct DerivedPasscodeChange: @unchecked Sendable {
+package struct DerivedPasscodeChange: @unchecked Sendable {
     let basis: [UInt8]
     /// The current passcode's key; `nil` when no passcode was set.
     let current: DerivedPasscode?

@@ -10,7 +10,7 @@ import WidgetCrypto
 /// key (in secure memory), the keybag's salt and cost, the lock epoch the unlock
 /// arrived in, and what the `PasscodeVerifier` is asked, if there is one; it touches no
 /// store state.
-public struct PasscodeDerivation: @unchecked Sendable {
+package struct PasscodeDerivation: @unchecked Sendable {
     enum Mode {
         /// No passcode is set: nothing to derive, the unlock succeeds unless a lock overtakes it.
         case noPasscode
@@ -40,7 +40,7 @@ public struct PasscodeDerivation: @unchecked Sendable {
     ///
     /// Safe to call from any thread. The passcode is not retained. A verifier in lockout
     /// throws `tryAgainLater`, never a wrong passcode.
-    public func derive(_ passcode: SecureBytes) throws(StoreError) -> DerivedPasscode {
+    package func derive(_ passcode: SecureBytes) throws(StoreError) -> DerivedPasscode {
         switch mode {
         case .noPasscode:
             return DerivedPasscode(key: nil, salt: nil, lockEpoch: lockEpoch)
@@ -77,7 +77,7 @@ public struct PasscodeDerivation: @unchecked Sendable {
 }
 
 /// A derived passcode key, in secure memory, ready for `TimelineStore.finishUnlock`.
-public struct DerivedPasscode: @unchecked Sendable {
+package struct DerivedPasscode: @unchecked Sendable {
     /// What a passcode verifier said of the attempt.
     enum Verdict {
         /// No verifier was asked: `key` is the passcode key, and unwrapping decides.

@@ -14,7 +14,7 @@ import WidgetCrypto
 ///
 /// Threading: called off the store's thread, in the derivation that also runs
 /// Argon2id (`PasscodeDerivation.derive`); an implementation locks what it shares.
-public protocol PasscodeVerifier: Sendable {
+package protocol PasscodeVerifier: Sendable {
     /// What counts the attempts it verifies (`GetStatus.protection.attempts`).
     var counting: AttemptCounting { get }
 
@@ -36,11 +36,11 @@ public protocol PasscodeVerifier: Sendable {
 
 extension PasscodeVerifier {
     /// No lockout of its own.
-    public func lockoutWait() -> Double? { nil }
+    package func lockoutWait() -> Double? { nil }
 }
 
 /// A verifier's answer to one attempt.
-public enum PasscodeVerdict {
+package enum PasscodeVerdict {
     /// The right passcode: the secret `enroll` made for it.
     case right(SecureBytes)
     /// A wrong passcode, counted by the verifier (the TPM's dictionary-attack protection).
@@ -51,7 +51,7 @@ public enum PasscodeVerdict {
 }
 
 /// What counts failed passcode attempts, as `GetStatus.protection.attempts` names it.
-public enum AttemptCounting: String, Sendable, Equatable {
+package enum AttemptCounting: String, Sendable, Equatable {
     /// The keybag: a restored copy resets the count.
     case software
     /// The TPM's dictionary-attack protection: no file restore reaches it.

@@ -9,7 +9,7 @@
 ///
 /// Threading: called from the store's thread and from a commit thread (a fold), never
 /// from two at once: the store's `RollbackAnchor` serialises every call.
-public protocol RollbackCounter: Sendable {
+package protocol RollbackCounter: Sendable {
     /// The counter's value; 0 when it has never been incremented. A counter that cannot
     /// be read throws `StoreError.rollbackCounter`.
     func read() throws(StoreError) -> UInt64

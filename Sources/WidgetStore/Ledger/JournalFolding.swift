@@ -1,5 +1,5 @@
 /// Where the journal folds a full region into the timeline files (`Journal`).
-public enum JournalFolding: Sendable {
+package enum JournalFolding: Sendable {
     /// On a worker thread, while appends go on in the other region: a fold does not
     /// hold the writers (the daemon).
     case inBackground

@@ -7,13 +7,13 @@ import WidgetdPOSIX
 ///
 /// A `flock` on the directory itself: the kernel drops it when the process ends,
 /// however it ends, so no stale lock file is ever left to remove.
-public final class StateDirectoryLock {
+package final class StateDirectoryLock {
     private let fd: FileDescriptor
 
     /// Claims `stateDirectory`, creating it if needed (mode 0700); refuses one the store
     /// may not trust (`FileSystem.makeDirectory`).
     /// Used by the daemon before any store exists, so it throws the facade's error.
-    public init(stateDirectory: String) throws(StoreError) {
+    package init(stateDirectory: String) throws(StoreError) {
         do throws(LedgerError) { fd = try Self.claim(stateDirectory) } catch { throw StoreError(error) }
     }
 

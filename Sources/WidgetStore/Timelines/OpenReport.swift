@@ -6,25 +6,25 @@
 /// (`TimelineStore.awaitingPasscodeToRebuildCatalog`, `awaitingPasscodeToAnchor`) moves
 /// on at the unlock that proves the keybag, and a rebuild done then is told through
 /// `TimelineStore.catalogRebuilt`.
-public struct OpenReport: Equatable, Sendable {
+package struct OpenReport: Equatable, Sendable {
     /// The rollback counter's value when the open found the keybag or the catalog one
     /// ahead of it (written, then a crash before the increment) and caught up; else `nil`.
-    public var caughtUpRollbackCounter: UInt64?
+    package var caughtUpRollbackCounter: UInt64?
     /// Whether the open found a wipe that a crash had cut short, and finished it.
-    public var finishedInterruptedWipe = false
+    package var finishedInterruptedWipe = false
     /// What `startOver` erased because the keybag was missing (e.g. "3 timeline
     /// files"), or `nil` if it erased nothing.
-    public var startedOver: String?
+    package var startedOver: String?
     /// What the rebuild of a lost catalog found, when the open did it (`startOver` and
     /// no passcode to prove the keybag first).
-    public var rebuiltCatalog: CatalogRebuild?
+    package var rebuiltCatalog: CatalogRebuild?
     /// Whether the catalog was lost alone and the open waits for the first unlock with
     /// the passcode to rebuild it (only metadata and placeholders are served until then).
-    public var awaitingPasscodeToRebuildCatalog = false
+    package var awaitingPasscodeToRebuildCatalog = false
     /// Whether files that carried no rollback anchor on a moved counter were opened on
     /// `startOver` and wait for the passcode to be anchored.
-    public var awaitingPasscodeToAnchor = false
+    package var awaitingPasscodeToAnchor = false
 
     /// A report of nothing to tell.
-    public init() {}
+    package init() {}
 }

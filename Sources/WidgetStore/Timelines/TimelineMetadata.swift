@@ -2,24 +2,24 @@ import FoundationEssentials
 import WidgetModel
 
 /// What the store knows about a timeline in every state (the class-`none` section).
-public struct TimelineMetadata: Sendable, Equatable {
+package struct TimelineMetadata: Sendable, Equatable {
     /// The widget.
-    public var widget: WidgetID
+    package var widget: WidgetID
     /// The class the timeline was written under.
-    public var protectionClass: ProtectionClass
+    package var protectionClass: ProtectionClass
     /// The widget family given at write time, e.g. `systemSmall`.
-    public var family: String?
+    package var family: String?
     /// Increases by one with every write.
-    public var generation: UInt64
+    package var generation: UInt64
     /// When the provider should be asked for a new timeline, if known.
-    public var reloadDue: Date?
+    package var reloadDue: Date?
     /// The placeholder bytes (no private data by contract).
-    public var placeholder: [UInt8]?
+    package var placeholder: [UInt8]?
     /// The keybag generation of the class key the body is sealed to (`Keybag`).
     var keyGeneration: Keybag.Generation = 0
 
     /// A metadata value.
-    public init(
+    package init(
         widget: WidgetID, protectionClass: ProtectionClass, family: String?, generation: UInt64, reloadDue: Date?,
         placeholder: [UInt8]?
     ) {
@@ -34,7 +34,7 @@ public struct TimelineMetadata: Sendable, Equatable {
 
 extension TimelineMetadata {
     /// Equal when what a caller sees is: the key generation is how the body is sealed, not what it says.
-    public static func == (a: TimelineMetadata, b: TimelineMetadata) -> Bool {
+    package static func == (a: TimelineMetadata, b: TimelineMetadata) -> Bool {
         a.widget == b.widget && a.protectionClass == b.protectionClass && a.family == b.family
             && a.generation == b.generation && a.reloadDue == b.reloadDue && a.placeholder == b.placeholder
     }

@@ -11,7 +11,7 @@ extension TimelineStore {
     // MARK: Unlock and lock
 
     /// Unlocks with a passcode: `beginUnlock`, `derive` and `finishUnlock` in one call.
-    public func unlock(passcode: SecureBytes, now: ClockReading) throws(StoreError) {
+    package func unlock(passcode: SecureBytes, now: ClockReading) throws(StoreError) {
         let derivation = try beginUnlock(now: now)
         try finishUnlock(try derivation.derive(passcode), now: now)
     }
@@ -23,7 +23,7 @@ extension TimelineStore {
     ///
     /// - Parameter lockEpoch: `lockEpoch` when the unlock was asked for, if it waited its
     ///   turn since; by default, now.
-    public func beginUnlock(now: ClockReading, lockEpoch arrived: LockEpoch? = nil) throws(StoreError) -> PasscodeDerivation {
+    package func beginUnlock(now: ClockReading, lockEpoch arrived: LockEpoch? = nil) throws(StoreError) -> PasscodeDerivation {
         try fromKeys { () throws(KeyError) in try custody.beginUnlock(now: now, lockEpoch: arrived) }
     }
 
@@ -36,7 +36,7 @@ extension TimelineStore {
     /// `unlockInterrupted` and changes nothing (neither counted nor clearing the count);
     /// a wrong one is counted all the same, or a Lock sent behind each guess would make
     /// guessing free.
-    public func finishUnlock(_ derived: DerivedPasscode, now: ClockReading) throws(StoreError) {
+    package func finishUnlock(_ derived: DerivedPasscode, now: ClockReading) throws(StoreError) {
         try wipingWhenDue { () throws(StoreError) in try fromKeys { () throws(KeyError) in try custody.finishUnlock(derived, now: now) } }
         if awaitingPasscodeToRebuildCatalog, custody.keybag.passcodeSet {
             // The passcode proved the keybag: the lost catalog is rebuilt from the files.
@@ -54,7 +54,7 @@ extension TimelineStore {
 
     /// Whether files that carried no anchor on a moved counter were opened on
     /// `--start-over` and wait for the passcode to be anchored (see `RollbackAnchor.check`).
-    public var awaitingPasscodeToAnchor: Bool { anchor.isAwaitingProof }
+    package var awaitingPasscodeToAnchor: Bool { anchor.isAwaitingProof }
 
     /// Runs a custody operation; when it counted the failure that reaches
     /// `wipeAfterFailedAttempts`, crypto-erases and throws `wiped` instead of its error.
@@ -76,14 +76,14 @@ extension TimelineStore {
     /// `purgeAtOnce` (before sleep, DESIGN §8): classes A and B are purged now, with no
     /// grace for A and no exception for open B timelines, also if the device was locked
     /// already.
-    public func lock(now: ClockReading, purgeAtOnce: Bool = false) {
+    package func lock(now: ClockReading, purgeAtOnce: Bool = false) {
         purge(custody.lock(now: now))
         guard purgeAtOnce else { return }
         for c in custody.purgeLockedClassesNow() { cache.purge(c, keepingOpen: false) }
     }
 
     /// Runs the purges that are due at `now` (class A after its grace period).
-    public func advance(to now: ClockReading) {
+    package func advance(to now: ClockReading) {
         purge(custody.advance(to: now))
     }
 
@@ -91,7 +91,7 @@ extension TimelineStore {
     /// lock on the boot-time clock: time asleep counts), while it is locked with a
     /// passcode set; `nil` otherwise or when that is off. An unlock cancels it; after a
     /// restart the device is `beforeFirstUnlock` anyway.
-    public var requirePasscodeDue: BootInstant? {
+    package var requirePasscodeDue: BootInstant? {
         guard let after = configuration.requirePasscodeAfter, passcodeSet, deviceState == .locked,
             let lockedAt = custody.lifecycle.lockedAt
         else { return nil }
@@ -102,7 +102,7 @@ extension TimelineStore {
     /// all their plaintext are purged (open B timelines too) and the state is
     /// `beforeFirstUnlock` again, as after a restart. Only while locked with a passcode
     /// set; otherwise nothing changes.
-    public func requirePasscode() {
+    package func requirePasscode() {
         for c in custody.requirePasscode() { cache.purge(c, keepingOpen: false) }
     }
 
@@ -114,7 +114,7 @@ extension TimelineStore {
 
     /// Sets (`current` nil, no passcode yet), changes, or removes (`new` nil) the passcode:
     /// `beginSetPasscode`, `derive` and `finishSetPasscode` in one call.
-    public func setPasscode(current: SecureBytes?, new: SecureBytes?, now: ClockReading) throws(StoreError) {
+    package func setPasscode(current: SecureBytes?, new: SecureBytes?, now: ClockReading) throws(StoreError) {
         let change = try beginSetPasscode(hasCurrent: current != nil, hasNew: new != nil, now: now)
         try finishSetPasscode(try change.derive(current: current, new: new), now: now)
     }
@@ -123,7 +123,7 @@ extension TimelineStore {
     /// (off this thread if wished): `passcodeRequired` without a current passcode when
     /// one is set, `noPasscodeSet` to remove one that is not, `tryAgainLater` while the
     /// failed-attempt delay runs.
-    public func beginSetPasscode(hasCurrent: Bool, hasNew: Bool, now: ClockReading) throws(StoreError) -> PasscodeChange {
+    package func beginSetPasscode(hasCurrent: Bool, hasNew: Bool, now: ClockReading) throws(StoreError) -> PasscodeChange {
         try fromKeys { () throws(KeyError) in try custody.beginSetPasscode(hasCurrent: hasCurrent, hasNew: hasNew, now: now) }
     }
 
@@ -136,7 +136,7 @@ extension TimelineStore {
     /// A change that a `lock` overtook is applied (it was authorised, and unlocks
     /// nothing): the device stays locked, and a passcode newly set on it brings the lock
     /// rules as from that lock (`KeyLifecycle.passcodeWasSet`).
-    public func finishSetPasscode(_ derived: DerivedPasscodeChange, now: ClockReading) throws(StoreError) {
+    package func finishSetPasscode(_ derived: DerivedPasscodeChange, now: ClockReading) throws(StoreError) {
         let inUse = keyGenerationsInUse
         purge(try wipingWhenDue { () throws(StoreError) in try fromKeys { () throws(KeyError) in try custody.finishSetPasscode(derived, now: now, inUse: inUse) } })
     }
@@ -145,12 +145,12 @@ extension TimelineStore {
 
     /// Whether the passcode is in step with the login password, as the state directory
     /// records it; `false` if that record cannot be read.
-    public func loadPasscodeInStep() -> Bool {
+    package func loadPasscodeInStep() -> Bool {
         PasscodeStepFile.load(stateDirectory: stateDirectory)
     }
 
     /// Records durably (written, synced, renamed) whether the passcode is in step.
-    public func savePasscodeInStep(_ inStep: Bool) throws(StoreError) {
+    package func savePasscodeInStep(_ inStep: Bool) throws(StoreError) {
         try fromKeys { () throws(KeyError) in try PasscodeStepFile.save(inStep: inStep, stateDirectory: stateDirectory) }
     }
 }

@@ -14,12 +14,12 @@ extension TimelineStore {
     /// Runs `work(i)` for every `i` in `0..<count`, possibly on several threads at once,
     /// and returns once every one has run. The caller's thread waits in it, so the
     /// store's state (its key pairs included) cannot change until it returns.
-    public typealias ConcurrentWork = (_ count: Int, _ work: @Sendable (Int) -> Void) -> Void
+    package typealias ConcurrentWork = (_ count: Int, _ work: @Sendable (Int) -> Void) -> Void
 
     /// `ConcurrentWork` on the caller's thread and one more: the machine's two cores.
     /// Each thread takes the next index when it is free, so a thread that starts late
     /// (a pool thread waking) takes fewer.
-    public static func onTwoThreads(_ count: Int, _ work: @Sendable (Int) -> Void) {
+    package static func onTwoThreads(_ count: Int, _ work: @Sendable (Int) -> Void) {
         guard count > 1 else {
             if count == 1 { work(0) }
             return
@@ -42,7 +42,7 @@ extension TimelineStore {
     /// locked or a class purged by the time the decryptions end, what they opened for it
     /// is zeroed, not cached.
     @discardableResult
-    public func prefetchBodies(_ widgets: [WidgetID], perform: ConcurrentWork = TimelineStore.onTwoThreads) -> Int {
+    package func prefetchBodies(_ widgets: [WidgetID], perform: ConcurrentWork = TimelineStore.onTwoThreads) -> Int {
         let (cached, _) = prefetch(widgets, perform: perform, decode: { (_: UnsafeRawBufferPointer) -> Never? in nil })
         return cached
     }
@@ -59,7 +59,7 @@ extension TimelineStore {
     /// boundary, the per-body bookkeeping on the store's thread (`cacheOpened`, the
     /// results of `BodyBatch`) goes through generic metadata and witness calls.
     @_specialize(exported: true, where Decoded == TimelineExcerpt)
-    public func prefetchBodies<Decoded: Sendable>(
+    package func prefetchBodies<Decoded: Sendable>(
         _ widgets: [WidgetID], perform: ConcurrentWork = TimelineStore.onTwoThreads,
         decode: @escaping @Sendable (UnsafeRawBufferPointer) -> Decoded?
     ) -> [WidgetID: Decoded] {

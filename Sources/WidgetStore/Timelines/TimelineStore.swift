@@ -29,11 +29,11 @@ import WidgetdPOSIX
 /// is finished at the next open (`OpenReport.finishedInterruptedWipe`).
 ///
 /// What an open found and did for its owner to report is one value, `openReport`.
-public final class TimelineStore {
+package final class TimelineStore {
     let stateDirectory: String
     let timelinesDirectory: String
     /// The tunables; settable at any time (SIGHUP) without touching released keys.
-    public var configuration: StoreConfiguration {
+    package var configuration: StoreConfiguration {
         didSet {
             cache.limit = configuration.maxCachedTimelines
             cache.requireLockedMemory = configuration.requireLockedMemory
@@ -63,7 +63,7 @@ public final class TimelineStore {
     /// `init(stateDirectory:deviceKeySource:passcodeVerifier:rollbackCounter:configuration:journalCapacity:journalFolding:startOver:now:)`.
     ///
     /// - Parameter credentialsDirectory: `$CREDENTIALS_DIRECTORY`; its `device-key` is used when present.
-    public convenience init(
+    package convenience init(
         stateDirectory: String, credentialsDirectory: String?, configuration: StoreConfiguration = StoreConfiguration(),
         journalCapacity: Int = TimelineStore.defaultJournalCapacity, journalFolding: JournalFolding = .inBackground,
         startOver: Bool = false, now: Date
@@ -105,7 +105,7 @@ public final class TimelineStore {
     /// that fails authentication (`corrupt`): nothing is served rather than every file
     /// without the rollback check, since either is what removing or damaging the catalog
     /// to let an old file pass looks like.
-    public init(
+    package init(
         stateDirectory: String, deviceKeySource: any DeviceKeySource, passcodeVerifier: (any PasscodeVerifier)? = nil,
         rollbackCounter: (any RollbackCounter)? = nil,
         configuration: StoreConfiguration = StoreConfiguration(),
@@ -207,25 +207,25 @@ public final class TimelineStore {
 
     /// What this open found and did that its owner reports (see `OpenReport`); taken
     /// when the open ends and not changed after.
-    public internal(set) var openReport = OpenReport()
+    package internal(set) var openReport = OpenReport()
 
     /// Whether the catalog was lost alone and `--start-over` opened the store to rebuild
     /// it from the timeline files: until the first unlock with the passcode, nothing but
     /// metadata and placeholders is served, writes and deletes are refused
     /// (`protectedDataUnavailable`), and nothing is saved but the keybag's count.
-    public internal(set) var awaitingPasscodeToRebuildCatalog = false
+    package internal(set) var awaitingPasscodeToRebuildCatalog = false
 
     /// What the rebuild of a lost catalog found, once done (see `rebuildCatalog`).
-    public internal(set) var rebuiltCatalog: CatalogRebuild?
+    package internal(set) var rebuiltCatalog: CatalogRebuild?
 
     /// Told when a lost catalog was rebuilt (at open without a passcode, else at the
     /// unlock that proved it), so that the daemon logs what was left out.
-    public var catalogRebuilt: (CatalogRebuild) -> Void = { _ in }
+    package var catalogRebuilt: (CatalogRebuild) -> Void = { _ in }
 
     /// Whether this store's keybag was made by this open or the last `wipe()` (a new
     /// state directory, a start over, an erase): nothing of an earlier store is here,
     /// so a missing settings file means the documented defaults, not a lost file.
-    public private(set) var isFresh: Bool
+    package private(set) var isFresh: Bool
 
     /// Where `wipe()` sets the timelines aside before it destroys the keys.
     private var wipedTimelinesDirectory: String { Self.wipedTimelinesDirectory(stateDirectory) }
@@ -236,33 +236,33 @@ public final class TimelineStore {
 
     /// Whether a rollback counter anchors the keybag and the catalog
     /// (`GetStatus.protection.rollback` `tpm2`; otherwise only the catalog guards files).
-    public var isRollbackAnchored: Bool { anchor.isAnchoring }
+    package var isRollbackAnchored: Bool { anchor.isAnchoring }
 
     /// The journal's size unless the caller says otherwise: about a thousand writes of
     /// 3 KiB between folds.
-    public static let defaultJournalCapacity = Journal.defaultCapacity
+    package static let defaultJournalCapacity = Journal.defaultCapacity
 
     /// Told of each entry of `timelines/` that indexing refused to open (a FIFO, a
     /// symbolic link, a file of another user: `StoreError.unsafeEntry`), so that the
     /// daemon logs it; the entry is skipped and every other widget is listed.
-    public var refusedEntry: (StoreError) -> Void {
+    package var refusedEntry: (StoreError) -> Void {
         get { timelines.refusedEntry }
         set { timelines.refusedEntry = newValue }
     }
 
     /// Why the store runs without its journal although one was asked for (a full disk
     /// at open), or `nil`.
-    public internal(set) var journalUnavailable: StoreError?
+    package internal(set) var journalUnavailable: StoreError?
 
     /// How many journaled writes the open found and folded into their files: writes
     /// acknowledged before a crash (or a stop) that had not reached their files yet.
-    public var recoveredJournalRecords: Int { journal?.recoveredRecords ?? 0 }
+    package var recoveredJournalRecords: Int { journal?.recoveredRecords ?? 0 }
 
     /// Why the open could not fold the journaled writes it found (no space left on the
     /// file system), or `nil`. They stay in the journal and are served from there; the
     /// next fold with room (a full region, an orderly stop, the next start) writes them
     /// into their files. Until then what does not fit in the journal fails cleanly.
-    public var journalUnfoldedAtOpen: StoreError? { journal?.unfoldedAtOpen.map(StoreError.init) }
+    package var journalUnfoldedAtOpen: StoreError? { journal?.unfoldedAtOpen.map(StoreError.init) }
 
     /// Folds the journal into the timeline files now (each widget's newest write once)
     /// and empties it; an orderly stop calls this so the files alone hold everything.
@@ -274,7 +274,7 @@ public final class TimelineStore {
     /// catalog kept through the folds (which may count too much, or have been lost).
     ///
     /// Then drops the key generations no file is sealed to any more (see `keyGenerationsInUse`).
-    public func checkpoint() throws(StoreError) {
+    package func checkpoint() throws(StoreError) {
         try fromLedger { () throws(LedgerError) in try journal?.fold() }
         if writesInFlight == 0, !awaitingPasscodeToRebuildCatalog, let usage = timelines.usageTable {
             try fromLedger { () throws(LedgerError) in try timelines.ledger.save(usage: usage) }
@@ -298,34 +298,34 @@ public final class TimelineStore {
     // MARK: State
 
     /// `beforeFirstUnlock`, `unlocked` or `locked`.
-    public var deviceState: DeviceState { custody.lifecycle.state }
+    package var deviceState: DeviceState { custody.lifecycle.state }
 
     /// Whether a passcode is set (otherwise there is no data protection).
-    public var passcodeSet: Bool { custody.keybag.passcodeSet }
+    package var passcodeSet: Bool { custody.keybag.passcodeSet }
 
     /// What holds the device key (`GetStatus.protection.deviceKey`).
-    public var deviceKeyKind: DeviceKeyKind { custody.deviceKey.kind }
+    package var deviceKeyKind: DeviceKeyKind { custody.deviceKey.kind }
 
     /// What counts failed passcode attempts (`GetStatus.protection.attempts`).
-    public var attemptCounting: AttemptCounting { custody.attemptCounting }
+    package var attemptCounting: AttemptCounting { custody.attemptCounting }
 
     /// Whether the secret key of class `c` is held now (class `none` always is).
-    public func isKeyAvailable(_ c: ProtectionClass) -> Bool { custody.lifecycle.isAvailable(c) }
+    package func isKeyAvailable(_ c: ProtectionClass) -> Bool { custody.lifecycle.isAvailable(c) }
 
     /// Consecutive failed unlock attempts (survives restarts).
-    public var failedAttempts: Int { custody.keybag.failedAttempts }
+    package var failedAttempts: Int { custody.keybag.failedAttempts }
 
     /// Seconds until the next unlock attempt is allowed, or `nil` if it is allowed now.
-    public func retryAfter(now: ClockReading) -> Double? { custody.retryAfter(now: now) }
+    package func retryAfter(now: ClockReading) -> Double? { custody.retryAfter(now: now) }
 
     /// When `advance(to:)` must next be called (the class-A purge, on the monotonic
     /// clock: a grace is a duration), or `nil` if nothing is pending.
-    public var nextDeadline: MonotonicInstant? { custody.lifecycle.classAPurgeDue }
+    package var nextDeadline: MonotonicInstant? { custody.lifecycle.classAPurgeDue }
 
     /// The locks so far. A caller that queues an unlock notes it when the call arrives
     /// and passes it to `beginUnlock(now:lockEpoch:)`, so that a Lock after the arrival
     /// wins even over an unlock that had not begun yet. Kept across `wipe()`.
-    public var lockEpoch: LockEpoch { custody.lockEpoch }
+    package var lockEpoch: LockEpoch { custody.lockEpoch }
 
     // MARK: Wipe
 
@@ -335,7 +335,7 @@ public final class TimelineStore {
     ///
     /// A device key its source cannot destroy (a systemd credential) stays; the erase
     /// still holds because the class secrets are gone with the keybag.
-    public func wipe() throws(StoreError) {
+    package func wipe() throws(StoreError) {
         // First, one durable rename takes every timeline out of the store: from here on
         // a crash is finished at the next open (`finishWipe`), not taken for a keybag
         // lost beside its timelines, nor for a store still to be served.
@@ -373,7 +373,7 @@ public final class TimelineStore {
     /// What `provider`'s stored timelines take, as its quota is judged: by the index once
     /// complete, else by the usage the catalog's table gave at open and the files touched
     /// since; when neither is known (`isUsageKnown` false), of the files indexed so far.
-    public func usage(of provider: String) -> ProviderUsage {
+    package func usage(of provider: String) -> ProviderUsage {
         timelines.usage(of: provider) ?? timelines.index.usage(of: provider)
     }
 
@@ -381,13 +381,13 @@ public final class TimelineStore {
     /// the index is complete, or the catalog's head carried a usage table (after an
     /// orderly stop or a crash alike: `GenerationLedger.foldedUsage`). A write with a
     /// quota is then judged at once; otherwise it completes the index first.
-    public var isUsageKnown: Bool { timelines.isUsageKnown }
+    package var isUsageKnown: Bool { timelines.isUsageKnown }
 
     /// A widget's body, from the cache or decrypted (and then cached). Throws
     /// `protectedDataUnavailable` when its class key is not held, unless the body is
     /// an open class-B one and `allowOpenClassB` (the caller is its own provider).
     /// The caller owns the returned copy.
-    public func readBody(_ widget: WidgetID, allowOpenClassB: Bool) throws(StoreError) -> SecureBytes {
+    package func readBody(_ widget: WidgetID, allowOpenClassB: Bool) throws(StoreError) -> SecureBytes {
         // No body passes before a lost catalog is rebuilt: none can be told rolled back.
         guard !awaitingPasscodeToRebuildCatalog else { throw .protectedDataUnavailable }
         if let entry = cache.entry(widget) {
@@ -428,14 +428,14 @@ public final class TimelineStore {
     /// Verified from disk the first time, then served from memory (the store is the
     /// only writer of its directory); the placeholder, which the index does not keep,
     /// comes from a small cache or is read back from the file and verified again.
-    public func metadata(_ widget: WidgetID) throws(StoreError) -> TimelineMetadata? {
+    package func metadata(_ widget: WidgetID) throws(StoreError) -> TimelineMetadata? {
         try timelines.indexedMetadata(key: try timelines.indexKey(for: widget), widget: widget)
     }
 
     /// A widget's metadata without its placeholder (`placeholder` is nil), in every
     /// state; `nil` if none is stored. Served from memory once the file is indexed:
     /// for callers that may not need the placeholder (read it with `metadata(_:)`).
-    public func metadataWithoutPlaceholder(_ widget: WidgetID) throws(StoreError) -> TimelineMetadata? {
+    package func metadataWithoutPlaceholder(_ widget: WidgetID) throws(StoreError) -> TimelineMetadata? {
         try timelines.indexedMetadata(key: try timelines.indexKey(for: widget), widget: widget, includingPlaceholder: false)
     }
 
@@ -445,7 +445,7 @@ public final class TimelineStore {
     /// Answered from memory once the directory is indexed. Files that fail
     /// verification are left out (each one throws its typed `corrupt` error from
     /// `metadata(_:)` and `readBody`), so one damaged file does not hide every other widget.
-    public func listTimelines() throws(StoreError) -> [TimelineMetadata] {
+    package func listTimelines() throws(StoreError) -> [TimelineMetadata] {
         try timelines.indexAll()
         return timelines.index.summaries.map { TimelineMetadata($0, placeholder: nil) }.sorted { $0.widget < $1.widget }
     }
@@ -454,7 +454,7 @@ public final class TimelineStore {
     /// `after` (nil: from the first), of `provider` (nil: any), and whether more follow.
     /// Selected from the index in one pass, without building or sorting every stored
     /// timeline's metadata (a million of them are hundreds of megabytes).
-    public func listTimelines(after: WidgetID?, provider: String?, limit: Int) throws(StoreError) -> (timelines: [TimelineMetadata], more: Bool) {
+    package func listTimelines(after: WidgetID?, provider: String?, limit: Int) throws(StoreError) -> (timelines: [TimelineMetadata], more: Bool) {
         try timelines.indexAll()
         let (summaries, more) = timelines.index.page(after: after, provider: provider, limit: limit)
         return (summaries.map { TimelineMetadata($0, placeholder: nil) }, more)
@@ -463,7 +463,7 @@ public final class TimelineStore {
     /// The stored widgets of `provider` and `kind` (`nil`: any), sorted, in every state;
     /// answered from memory once the directory is indexed, without building every
     /// widget's metadata.
-    public func storedWidgets(provider: String?, kind: String?) throws(StoreError) -> [WidgetID] {
+    package func storedWidgets(provider: String?, kind: String?) throws(StoreError) -> [WidgetID] {
         try timelines.indexAll()
         return timelines.index.widgets(provider: provider, kind: kind)
     }
@@ -474,16 +474,16 @@ public final class TimelineStore {
     /// Verifying a file costs a read and an X25519 operation, so a large store is
     /// indexed in slices between other work rather than all before the daemon is ready.
     /// Damaged files are recorded and left out, as in `listTimelines()`.
-    public func indexNextTimelines(limit: Int) throws(StoreError) -> [TimelineMetadata]? {
+    package func indexNextTimelines(limit: Int) throws(StoreError) -> [TimelineMetadata]? {
         try timelines.indexNext(limit: limit)
     }
 
     /// Whether a widget's timeline is open: its body cached with the "open" mark, so that
     /// its provider may still read it while its class-B key is purged.
-    public func isOpen(_ widget: WidgetID) -> Bool { cache.isOpen(widget) }
+    package func isOpen(_ widget: WidgetID) -> Bool { cache.isOpen(widget) }
 
     /// Closes a widget's timeline: drops (and zeroes) its cached body and "open" mark.
-    public func closeTimeline(_ widget: WidgetID) {
+    package func closeTimeline(_ widget: WidgetID) {
         cache.remove(widget)
     }
 
@@ -499,14 +499,14 @@ public final class TimelineStore {
     ///
     /// The three steps, `prepareDelete`, `commitDelete` and `finishDelete`, can be taken
     /// apart, so that the save's syncs run off the store's thread.
-    public func deleteTimeline(_ widget: WidgetID) throws(StoreError) {
+    package func deleteTimeline(_ widget: WidgetID) throws(StoreError) {
         let prepared = try prepareDelete(widget)
         try finishDelete(prepared, Self.commitDelete(prepared))
     }
 
     /// A delete checked on the store's thread, ready for `commitDelete` on any thread.
-    public struct PreparedDelete: @unchecked Sendable {
-        public let widget: WidgetID
+    package struct PreparedDelete: @unchecked Sendable {
+        package let widget: WidgetID
         let key: FileDigest
         let path: String
         let timelinesDirectory: String
@@ -521,7 +521,7 @@ public final class TimelineStore {
 
     /// Checks a delete and fixes the generation it is recorded at; `widgetNotFound` if
     /// the widget has no timeline. Changes nothing but the index's knowledge of it.
-    public func prepareDelete(_ widget: WidgetID) throws(StoreError) -> PreparedDelete {
+    package func prepareDelete(_ widget: WidgetID) throws(StoreError) -> PreparedDelete {
         // A deletion is recorded in the catalog, which is not rebuilt yet.
         guard !awaitingPasscodeToRebuildCatalog else { throw .protectedDataUnavailable }
         reserve.replenish()
@@ -550,7 +550,7 @@ public final class TimelineStore {
     /// holds a generation the deletion covers). Touches no store state but the catalog
     /// (which locks its own) and the reserve: may run on any thread. On failure the
     /// catalog is as it was.
-    public static func commitDelete(_ prepared: PreparedDelete) -> Result<Void, StoreError> {
+    package static func commitDelete(_ prepared: PreparedDelete) -> Result<Void, StoreError> {
         let (key, ledger, metadataKey, bytes, generation) = (
             prepared.key, prepared.ledger, prepared.metadataKey, prepared.bytes, prepared.generation
         )
@@ -591,7 +591,7 @@ public final class TimelineStore {
 
     /// Applies a committed delete on the store's thread (cache, journal, index), or
     /// throws its failure, having changed nothing.
-    public func finishDelete(_ prepared: PreparedDelete, _ result: Result<Void, StoreError>) throws(StoreError) {
+    package func finishDelete(_ prepared: PreparedDelete, _ result: Result<Void, StoreError>) throws(StoreError) {
         let name = prepared.key.fileName
         if case .failure(let error) = result {
             timelines.forget(name, widget: prepared.widget)
@@ -612,22 +612,22 @@ public final class TimelineStore {
     ///
     /// The announcements live in the index, beside the dues, so that the daemon keeps
     /// no map of its own per stored timeline; they last until restart, like the index.
-    public func unannouncedReloads(dueAt now: Date) -> [WidgetID] { timelines.index.unannouncedDue(at: now) }
+    package func unannouncedReloads(dueAt now: Date) -> [WidgetID] { timelines.index.unannouncedDue(at: now) }
 
     /// Records that `widget`'s current generation's due reload was announced; a new
     /// generation is due again.
-    public func recordReloadAnnounced(_ widget: WidgetID) throws(StoreError) {
+    package func recordReloadAnnounced(_ widget: WidgetID) throws(StoreError) {
         timelines.markAnnounced(widget)
     }
 
     /// The earliest unannounced reload due after `now`, for the daemon's wake timer.
     /// Remembers its answer until an indexed timeline changes, so that a reschedule
     /// does not pass over every stored timeline.
-    public func nextUnannouncedReload(after now: Date) -> Date? { timelines.nextDue(after: now) }
+    package func nextUnannouncedReload(after now: Date) -> Date? { timelines.nextDue(after: now) }
 
     /// The generation the index holds for `widget`, without reading the disk; `nil`
     /// when none is indexed (not stored, or not verified yet).
-    public func indexedGeneration(_ widget: WidgetID) throws(StoreError) -> UInt64? {
+    package func indexedGeneration(_ widget: WidgetID) throws(StoreError) -> UInt64? {
         guard case .present(let summary) = timelines.index.verdict(try timelines.indexKey(for: widget), widget: widget) else { return nil }
         return summary.generation
     }
@@ -644,12 +644,12 @@ public final class TimelineStore {
     // MARK: Settings
 
     /// The saved settings bytes, or `nil` if none were saved. Authenticated, not secret.
-    public func loadSettings() throws(StoreError) -> [UInt8]? {
+    package func loadSettings() throws(StoreError) -> [UInt8]? {
         try fromLedger { () throws(LedgerError) in try SettingsFile.load(stateDirectory: stateDirectory, macKey: custody.subkeys.settingsMAC) }
     }
 
     /// Saves the settings bytes atomically and durably.
-    public func saveSettings(_ bytes: [UInt8]) throws(StoreError) {
+    package func saveSettings(_ bytes: [UInt8]) throws(StoreError) {
         try SettingsFile.save(bytes, stateDirectory: stateDirectory, macKey: custody.subkeys.settingsMAC)
     }
 }
@@ -657,11 +657,11 @@ public final class TimelineStore {
 /// What rebuilding a lost catalog found (`TimelineStore.rebuildCatalog`): how many
 /// timeline files opened and were recorded, and the names of those left out (file
 /// names are keyed hashes: they reveal no widget).
-public struct CatalogRebuild: Equatable, Sendable {
-    public let restored: Int
-    public let excluded: [String]
+package struct CatalogRebuild: Equatable, Sendable {
+    package let restored: Int
+    package let excluded: [String]
 
-    public init(restored: Int, excluded: [String]) {
+    package init(restored: Int, excluded: [String]) {
         self.restored = restored
         self.excluded = excluded
     }

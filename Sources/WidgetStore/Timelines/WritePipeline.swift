@@ -16,7 +16,7 @@ extension TimelineStore {
     /// locked and any class whose key is not held. `quota`, if given, bounds what the
     /// widget's provider stores with it.
     @discardableResult
-    public func putTimeline(
+    package func putTimeline(
         _ widget: WidgetID, protectionClass: ProtectionClass, family: String?, reloadDue: Date?, body: SecureBytes,
         placeholder: [UInt8]?, quota: ProviderQuota? = nil
     ) throws(StoreError) -> UInt64 {
@@ -29,18 +29,18 @@ extension TimelineStore {
     }
 
     /// One timeline to store with `putTimelines(_:)`: the arguments of `putTimeline`.
-    public struct TimelineWrite {
-        public let widget: WidgetID
-        public let protectionClass: ProtectionClass
-        public let family: String?
-        public let reloadDue: Date?
-        public let body: SecureBytes
-        public let placeholder: [UInt8]?
+    package struct TimelineWrite {
+        package let widget: WidgetID
+        package let protectionClass: ProtectionClass
+        package let family: String?
+        package let reloadDue: Date?
+        package let body: SecureBytes
+        package let placeholder: [UInt8]?
         /// What the widget's provider may store, this write included; `nil` is no bound.
-        public let quota: ProviderQuota?
+        package let quota: ProviderQuota?
 
         /// A write; `placeholder` nil keeps the stored one.
-        public init(
+        package init(
             widget: WidgetID, protectionClass: ProtectionClass, family: String?, reloadDue: Date?, body: SecureBytes,
             placeholder: [UInt8]?, quota: ProviderQuota? = nil
         ) {
@@ -61,7 +61,7 @@ extension TimelineStore {
     ///
     /// The three steps, `prepareWrites`, `commit` and `finishWrites`, can also be taken
     /// apart, so that the sealing and the file I/O run off the store's thread.
-    public func putTimelines(_ writes: [TimelineWrite]) -> [Result<UInt64, StoreError>] {
+    package func putTimelines(_ writes: [TimelineWrite]) -> [Result<UInt64, StoreError>] {
         finishWrites(Self.commit(prepareWrites(writes)))
     }
 
@@ -69,7 +69,7 @@ extension TimelineStore {
     /// `commit` on any thread.
     ///
     /// It holds the plaintext bodies (in `SecureBytes`) until it is released.
-    public struct PreparedWrites: @unchecked Sendable {
+    package struct PreparedWrites: @unchecked Sendable {
         struct Staged {
             let index: Int
             let name: String
@@ -95,7 +95,7 @@ extension TimelineStore {
         let ledger: GenerationLedger
 
         /// How many writes the batch holds.
-        public var count: Int { writes.count }
+        package var count: Int { writes.count }
 
         /// How `item`'s body key is wrapped: under `wrapKeys[item.classKey]` if there is
         /// one, by an exchange otherwise.
@@ -106,21 +106,21 @@ extension TimelineStore {
         /// Whether `commit` is one append to the journal and its `fdatasync`, nothing
         /// more: no fold first, no files written in place. The loop commits only such a
         /// batch itself.
-        public var isJournalAppendOnly: Bool {
+        package var isJournalAppendOnly: Bool {
             guard let journal else { return false }
             return journal.fitsWithoutFold(fileBytes: staged.map(\.fileBytes))
         }
     }
 
     /// What `commit` did with each staged file of a batch: `nil` if it is durable.
-    public struct CommittedWrites: @unchecked Sendable {
+    package struct CommittedWrites: @unchecked Sendable {
         let prepared: PreparedWrites
         let outcomes: [StoreError?]
 
         /// Each write's generation or error, as `finishWrites` returns them: known as
         /// soon as the batch is durable, so that its writers are answered before the
         /// store applies it.
-        public var results: [Result<UInt64, StoreError>] {
+        package var results: [Result<UInt64, StoreError>] {
             var results = [Result<UInt64, StoreError>?](repeating: nil, count: prepared.writes.count)
             for (index, error) in prepared.failures { results[index] = .failure(error) }
             for (slot, item) in prepared.staged.enumerated() {
@@ -141,7 +141,7 @@ extension TimelineStore {
     /// usage the catalog's table gave at open and the files touched since (`isUsageKnown`); never
     /// by a partial index alone: without either, the first write with a quota completes
     /// the index (DESIGN: fail closed), however large the store.
-    public func prepareWrites(_ writes: [TimelineWrite]) -> PreparedWrites {
+    package func prepareWrites(_ writes: [TimelineWrite]) -> PreparedWrites {
         var staged: [PreparedWrites.Staged] = []
         var wrapKeys: [PublicKey: SecureBytes] = [:]
         var exchangeOnly: Set<PublicKey> = []
@@ -192,7 +192,7 @@ extension TimelineStore {
     /// ephemeral X25519 exchange with the class public key (two operations per class
     /// in the batch instead of four per file). The wrap keys and KEKs are zeroed as
     /// soon as every file is sealed and written.
-    public static func commit(_ prepared: PreparedWrites) -> CommittedWrites {
+    package static func commit(_ prepared: PreparedWrites) -> CommittedWrites {
         let wrapKeys = prepared.wrapKeys
         defer {
             for key in wrapKeys.values { key.zeroInPlace() }
@@ -328,7 +328,7 @@ extension TimelineStore {
 
     /// Applies a committed batch: indexes each written file (or, after a failure, what
     /// is on disk), caches the bodies, and returns each write's generation or error.
-    public func finishWrites(_ committed: CommittedWrites) -> [Result<UInt64, StoreError>] {
+    package func finishWrites(_ committed: CommittedWrites) -> [Result<UInt64, StoreError>] {
         let prepared = committed.prepared
         writesInFlight -= 1
         // Taken again as soon as there is room, before another write can take it.
