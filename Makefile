@@ -334,7 +334,8 @@ install-daemon: $(PAMBUILT)/pam_widgetd.so
 # widgetd's own providers (DESIGN §14): Python 3 programs on GObject introspection. Their
 # library, and the Python client's modules they use, go to a directory of their own
 # (PROVIDERLIBDIR), which the launchers name; the providers.d files are templates for a
-# user's ~/.config/widgetd/providers.d/ (User= is that user's), kept under DATADIR.
+# user's ~/.config/widgetd/providers.d/ (copied as they are: without User=, a per-user
+# widgetd takes its owner as the writer), kept under DATADIR.
 PROVIDERS     = calendar media power
 PROVIDERLIBDIR ?= $(LIBDIR)/widgetd/providers
 PROVIDERCONFDIR ?= $(DATADIR)/widgetd/providers.d
