@@ -11,6 +11,7 @@
 #include <glib/gstdio.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -68,6 +69,14 @@ on_deadline (gpointer data)
   return G_SOURCE_REMOVE;
 }
 
+/* In the child: widgetd ends with the test, should the test abort before its teardown. */
+static void
+end_with_parent (gpointer data)
+{
+  (void) data;
+  prctl (PR_SET_PDEATHSIG, SIGTERM);
+}
+
 static void
 daemon_start (Daemon *daemon)
 {
@@ -99,7 +108,7 @@ daemon_start (Daemon *daemon)
   g_assert_no_error (error);
   log_fd = g_open (log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
   g_assert_cmpint (log_fd, >=, 0);
-  g_assert_true (g_spawn_async_with_fds (NULL, (char **) argv, environment, G_SPAWN_DO_NOT_REAP_CHILD, NULL, NULL,
+  g_assert_true (g_spawn_async_with_fds (NULL, (char **) argv, environment, G_SPAWN_DO_NOT_REAP_CHILD, end_with_parent, NULL,
                                          &daemon->pid, -1, log_fd, log_fd, &error));
   g_assert_no_error (error);
   close (log_fd);

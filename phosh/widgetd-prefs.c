@@ -22,7 +22,6 @@ struct _PhoshWidgetdPrefs {
   AdwPreferencesWindow parent_instance;
 
   WdSettingsModel *model;
-  GSettings       *settings;
   AdwPreferencesGroup *group;
   /* The rows shown (AdwActionRow), and the switch of each widget id. */
   GPtrArray       *rows;
@@ -133,7 +132,6 @@ phosh_widgetd_prefs_dispose (GObject *object)
   if (self->model != NULL)
     g_signal_handlers_disconnect_by_data (self->model, self);
   g_clear_object (&self->model);
-  g_clear_object (&self->settings);
   G_OBJECT_CLASS (phosh_widgetd_prefs_parent_class)->dispose (object);
 }
 
@@ -161,6 +159,7 @@ phosh_widgetd_prefs_init (PhoshWidgetdPrefs *self)
   GtkWidget *reload = gtk_button_new_from_icon_name ("view-refresh-symbolic");
   GSettingsSchemaSource *source = g_settings_schema_source_get_default ();
   g_autoptr (GSettingsSchema) schema = NULL;
+  g_autoptr (GSettings) settings = NULL;
   g_autofree char *socket = NULL;
 
   self->rows = g_ptr_array_new ();
@@ -189,8 +188,8 @@ phosh_widgetd_prefs_init (PhoshWidgetdPrefs *self)
   /* The socket the lock-screen plugin uses (its GSettings), else widgetctl's default. */
   schema = source != NULL ? g_settings_schema_source_lookup (source, "sm.puri.phosh.plugins.widgetd", TRUE) : NULL;
   if (schema != NULL) {
-    self->settings = g_settings_new ("sm.puri.phosh.plugins.widgetd");
-    socket = g_settings_get_string (self->settings, "socket");
+    settings = g_settings_new ("sm.puri.phosh.plugins.widgetd");
+    socket = g_settings_get_string (settings, "socket");
   }
   if (socket == NULL || *socket == '\0') {
     g_free (socket);
