@@ -9,7 +9,7 @@
 #   make completions          regenerate completions/ from the parsers (debug build)
 #   make phosh-plugin         phosh/: libphosh-plugin-widgetd.so, phosh's lock-screen plugin (GTK 3)
 #   make install-phosh-plugin install it into phosh's plugin directory, with its settings schema
-#   make check-phosh-plugin   its reply parser's and stream's unit tests (phosh/test-*.c)
+#   make check-phosh-plugin   its reply parser's, stream's and settings' unit tests (phosh/test-*.c)
 #   make install-providers    providers/: widgetd-provider-calendar, -media, -power (Python 3,
 #                             GObject introspection), their user units and providers.d files
 #                             (make install does it too; Debian: the widgetd-providers package)
@@ -104,8 +104,15 @@ PHOSH_CFLAGS  ?= -O2 -g -Wall -Wextra -Werror -Wformat=2 -Wshadow -D_FORTIFY_SOU
 PHOSHBUILT    = $(SCRATCH)/phosh
 PHOSH_SOURCES = phosh/widgetd-plugin.c phosh/widgetd-lockscreen.c phosh/widgetd-stream.c phosh/widgetd-reply.c
 PHOSH_HEADERS = phosh/widgetd-lockscreen.h phosh/widgetd-stream.h phosh/widgetd-reply.h
+# Its preferences page, a second GIO module for phosh-mobile-settings (GTK 4, libadwaita),
+# in phosh's prefs plugin directory; the plugin file names both.
+PHOSH_PREFS_PC      = gtk4 libadwaita-1 json-glib-1.0 gio-unix-2.0 phosh-plugins
+PHOSHPREFSDIR      ?= $(shell pkg-config --variable=lockscreen_prefs_dir phosh-plugins 2>/dev/null)
+PHOSH_PREFS_SOURCES = phosh/widgetd-prefs.c phosh/widgetd-settings.c phosh/widgetd-stream.c phosh/widgetd-reply.c
+PHOSH_PREFS_HEADERS = phosh/widgetd-prefs.h phosh/widgetd-settings.h phosh/widgetd-stream.h phosh/widgetd-reply.h
 
-phosh-plugin: $(PHOSHBUILT)/libphosh-plugin-widgetd.so $(PHOSHBUILT)/widgetd.plugin
+phosh-plugin: $(PHOSHBUILT)/libphosh-plugin-widgetd.so $(PHOSHBUILT)/libphosh-plugin-prefs-widgetd.so \
+  $(PHOSHBUILT)/widgetd.plugin
 
 # -fvisibility=hidden: only the GIO module's three entry points are exported.
 $(PHOSHBUILT)/libphosh-plugin-widgetd.so: $(PHOSH_SOURCES) $(PHOSH_HEADERS)
@@ -113,10 +120,15 @@ $(PHOSHBUILT)/libphosh-plugin-widgetd.so: $(PHOSH_SOURCES) $(PHOSH_HEADERS)
 	$(CC) $(PHOSH_CFLAGS) -std=gnu11 -fPIC -fvisibility=hidden -shared $(PAM_LDFLAGS) -o $@ \
 	  $(PHOSH_SOURCES) $$(pkg-config --cflags --libs $(PHOSH_PC))
 
+$(PHOSHBUILT)/libphosh-plugin-prefs-widgetd.so: $(PHOSH_PREFS_SOURCES) $(PHOSH_PREFS_HEADERS)
+	@mkdir -p $(PHOSHBUILT)
+	$(CC) $(PHOSH_CFLAGS) -std=gnu11 -fPIC -fvisibility=hidden -shared $(PAM_LDFLAGS) -o $@ \
+	  $(PHOSH_PREFS_SOURCES) $$(pkg-config --cflags --libs $(PHOSH_PREFS_PC)) -lm
+
 $(PHOSHBUILT)/widgetd.plugin: phosh/widgetd.plugin.in
 	@[ -n "$(PHOSHPLUGINDIR)" ] || { echo "phosh-dev is missing (pkg-config phosh-plugins)" >&2; exit 1; }
 	@mkdir -p $(PHOSHBUILT)
-	sed 's|@PLUGINDIR@|$(PHOSHPLUGINDIR)|' $< > $@
+	sed 's|@PLUGINDIR@|$(PHOSHPLUGINDIR)|; s|@PREFSDIR@|$(PHOSHPREFSDIR)|' $< > $@
 
 $(PHOSHBUILT)/test-reply: phosh/test-reply.c phosh/widgetd-reply.c phosh/widgetd-reply.h
 	@mkdir -p $(PHOSHBUILT)
@@ -129,13 +141,31 @@ $(PHOSHBUILT)/test-stream: phosh/test-stream.c phosh/widgetd-stream.c phosh/widg
 	$(CC) $(PHOSH_CFLAGS) -std=gnu11 -o $@ phosh/test-stream.c phosh/widgetd-stream.c phosh/widgetd-reply.c \
 	  $$(pkg-config --cflags --libs json-glib-1.0 gio-unix-2.0)
 
-check-phosh-plugin: $(PHOSHBUILT)/test-reply $(PHOSHBUILT)/test-stream
+# Against a real widgetd when WIDGETD_BIN and WIDGETCTL name its build (else skipped).
+$(PHOSHBUILT)/test-settings: phosh/test-settings.c phosh/test-daemon.c phosh/test-daemon.h phosh/widgetd-settings.c \
+  phosh/widgetd-settings.h phosh/widgetd-stream.c phosh/widgetd-stream.h phosh/widgetd-reply.c phosh/widgetd-reply.h
+	@mkdir -p $(PHOSHBUILT)
+	$(CC) $(PHOSH_CFLAGS) -std=gnu11 -o $@ phosh/test-settings.c phosh/test-daemon.c phosh/widgetd-settings.c \
+	  phosh/widgetd-stream.c phosh/widgetd-reply.c $$(pkg-config --cflags --libs json-glib-1.0 gio-unix-2.0) -lm
+
+# The preferences window itself (GTK 4): needs a display (scripts/test-phosh runs it
+# inside its phoc) and a widgetd (as test-settings); skipped without either.
+$(PHOSHBUILT)/test-prefs: phosh/test-prefs.c phosh/test-daemon.c phosh/test-daemon.h
+	@mkdir -p $(PHOSHBUILT)
+	$(CC) $(PHOSH_CFLAGS) -std=gnu11 -o $@ phosh/test-prefs.c phosh/test-daemon.c \
+	  $$(pkg-config --cflags --libs $(PHOSH_PREFS_PC))
+
+check-phosh-plugin: $(PHOSHBUILT)/test-reply $(PHOSHBUILT)/test-stream $(PHOSHBUILT)/test-settings
 	$(PHOSHBUILT)/test-reply
 	$(PHOSHBUILT)/test-stream
+	$(PHOSHBUILT)/test-settings
 
 install-phosh-plugin: phosh-plugin
 	$(INSTALL) -D -m 0644 $(PHOSHBUILT)/libphosh-plugin-widgetd.so $(DESTDIR)$(PHOSHPLUGINDIR)/libphosh-plugin-widgetd.so
 	if [ -n "$(STRIP)" ]; then $(STRIP) $(DESTDIR)$(PHOSHPLUGINDIR)/libphosh-plugin-widgetd.so; fi
+	$(INSTALL) -D -m 0644 $(PHOSHBUILT)/libphosh-plugin-prefs-widgetd.so \
+	  $(DESTDIR)$(PHOSHPREFSDIR)/libphosh-plugin-prefs-widgetd.so
+	if [ -n "$(STRIP)" ]; then $(STRIP) $(DESTDIR)$(PHOSHPREFSDIR)/libphosh-plugin-prefs-widgetd.so; fi
 	$(INSTALL) -D -m 0644 $(PHOSHBUILT)/widgetd.plugin $(DESTDIR)$(PHOSHPLUGINDIR)/widgetd.plugin
 	$(INSTALL) -D -m 0644 phosh/sm.puri.phosh.plugins.widgetd.gschema.xml \
 	  $(DESTDIR)$(GSCHEMADIR)/sm.puri.phosh.plugins.widgetd.gschema.xml
@@ -144,6 +174,7 @@ install-phosh-plugin: phosh-plugin
 
 uninstall-phosh-plugin:
 	rm -f $(DESTDIR)$(PHOSHPLUGINDIR)/libphosh-plugin-widgetd.so $(DESTDIR)$(PHOSHPLUGINDIR)/widgetd.plugin
+	rm -f $(DESTDIR)$(PHOSHPREFSDIR)/libphosh-plugin-prefs-widgetd.so
 	rm -f $(DESTDIR)$(GSCHEMADIR)/sm.puri.phosh.plugins.widgetd.gschema.xml $(DESTDIR)$(MANDIR)/man7/phosh-plugin-widgetd.7
 	if [ -z "$(DESTDIR)" ]; then glib-compile-schemas $(GSCHEMADIR); fi
 
@@ -313,7 +344,8 @@ install-daemon: $(PAMBUILT)/pam_widgetd.so
 # widgetd's own providers (DESIGN §14): Python 3 programs on GObject introspection. Their
 # library, and the Python client's modules they use, go to a directory of their own
 # (PROVIDERLIBDIR), which the launchers name; the providers.d files are templates for a
-# user's ~/.config/widgetd/providers.d/ (User= is that user's), kept under DATADIR.
+# user's ~/.config/widgetd/providers.d/ (copied as they are: without User=, a per-user
+# widgetd takes its owner as the writer), kept under DATADIR.
 PROVIDERS     = calendar media power
 PROVIDERLIBDIR ?= $(LIBDIR)/widgetd/providers
 PROVIDERCONFDIR ?= $(DATADIR)/widgetd/providers.d

@@ -64,6 +64,8 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
   g_autofree char *next = NULL;
   WdWidgetEventKind kind;
   WdOutcome outcome;
+  g_autoptr (GPtrArray) hidden = NULL;
+  gboolean access;
 
   check_scan_agrees ((const char *) data, size);
   reply = wd_reply_parse ((const char *) data, size, NULL);
@@ -73,5 +75,7 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
   list = wd_widget_list_from_reply (reply, &next, NULL);
   event = wd_widget_event_from_reply (reply, &kind, NULL);
   (void) wd_outcome_from_reply (reply, &outcome, NULL);
+  if (wd_settings_from_reply (reply, &access, &hidden, NULL) && hidden->len > WD_MAX_HIDDEN)
+    abort ();
   return 0;
 }

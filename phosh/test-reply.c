@@ -534,6 +534,53 @@ test_bad_actions_are_refused_and_cut_to_the_bound (void)
 }
 
 static void
+test_settings_are_read_and_bad_ones_refused (void)
+{
+  static const char *const bad[] = {
+    "{\"parameters\":{}}",
+    "{\"parameters\":{\"settings\":{\"hiddenLockScreenWidgets\":[]}}}",
+    "{\"parameters\":{\"settings\":{\"lockScreenWidgetsAccess\":\"yes\",\"hiddenLockScreenWidgets\":[]}}}",
+    "{\"parameters\":{\"settings\":{\"lockScreenWidgetsAccess\":true}}}",
+    "{\"parameters\":{\"settings\":{\"lockScreenWidgetsAccess\":true,\"hiddenLockScreenWidgets\":[1]}}}",
+    "{\"parameters\":{\"settings\":{\"lockScreenWidgetsAccess\":true,\"hiddenLockScreenWidgets\":[\"\"]}}}",
+    "{\"parameters\":{\"settings\":{\"lockScreenWidgetsAccess\":true,\"hiddenLockScreenWidgets\":[\"noslash\"]}}}",
+  };
+  g_autoptr (GString) many = g_string_new ("{\"parameters\":{\"settings\":{\"lockScreenWidgetsAccess\":true,"
+                                           "\"hiddenLockScreenWidgets\":[");
+  g_autoptr (GPtrArray) hidden = NULL;
+  gboolean access = FALSE;
+
+  {
+    g_autoptr (WdReply) reply = parse ("{\"parameters\":{\"settings\":{\"lockScreenWidgetsAccess\":true,"
+                                       "\"hiddenLockScreenWidgets\":[\"b.x/w\",\"a.x/w#1\"],"
+                                       "\"hideSensitiveComplications\":\"off\",\"hiddenComplications\":[]}}}");
+    g_assert_true (wd_settings_from_reply (reply, &access, &hidden, NULL));
+    g_assert_true (access);
+    g_assert_cmpuint (hidden->len, ==, 2);
+    /* The reply's order. */
+    g_assert_cmpstr (g_ptr_array_index (hidden, 0), ==, "b.x/w");
+    g_assert_cmpstr (g_ptr_array_index (hidden, 1), ==, "a.x/w#1");
+  }
+  for (guint i = 0; i < G_N_ELEMENTS (bad); i++) {
+    g_autoptr (WdReply) reply = parse (bad[i]);
+    g_autoptr (GError) error = NULL;
+    g_autoptr (GPtrArray) none = NULL;
+    g_assert_false (wd_settings_from_reply (reply, &access, &none, &error));
+    g_assert_error (error, WD_REPLY_ERROR, WD_REPLY_ERROR_MALFORMED);
+    g_assert_null (none);
+  }
+  /* More than WD_MAX_HIDDEN: refused, not cut (a list cut short would unhide some). */
+  for (guint i = 0; i <= WD_MAX_HIDDEN; i++)
+    g_string_append_printf (many, "%s\"p/w%u\"", i > 0 ? "," : "", i);
+  g_string_append (many, "]}}}");
+  {
+    g_autoptr (WdReply) reply = parse (many->str);
+    g_autoptr (GPtrArray) none = NULL;
+    g_assert_false (wd_settings_from_reply (reply, &access, &none, NULL));
+  }
+}
+
+static void
 test_outcomes_and_widget_events_are_read (void)
 {
   static const struct { const char *text; WdOutcome outcome; } outcomes[] = {
@@ -637,5 +684,6 @@ main (int argc, char **argv)
   g_test_add_func ("/reply/bad-actions-are-refused-and-cut-to-the-bound", test_bad_actions_are_refused_and_cut_to_the_bound);
   g_test_add_func ("/reply/outcomes-and-widget-events-are-read", test_outcomes_and_widget_events_are_read);
   g_test_add_func ("/reply/dates-are-drawn-in-their-style", test_dates_are_drawn_in_their_style);
+  g_test_add_func ("/reply/settings-are-read-and-bad-ones-refused", test_settings_are_read_and_bad_ones_refused);
   return g_test_run ();
 }

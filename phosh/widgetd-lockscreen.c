@@ -183,21 +183,6 @@ static const char css[] =
 
 static void restart (PhoshWidgetdLockscreen *self);
 
-char *
-phosh_widgetd_default_socket (void)
-{
-  const char *variable = g_getenv ("WIDGETD_SOCKET");
-  const char *runtime;
-
-  if (variable != NULL && *variable != '\0')
-    return g_strdup (variable);
-  if (getuid () == 0)
-    return g_strdup ("/run/widgetd/widgetd.sock");
-  runtime = g_getenv ("XDG_RUNTIME_DIR");
-  if (runtime != NULL && runtime[0] == '/')
-    return g_build_filename (runtime, "widgetd", "widgetd.sock", NULL);
-  return g_strdup_printf ("/run/user/%u/widgetd/widgetd.sock", (unsigned) getuid ());
-}
 
 static guint
 family_index (const char *family)
@@ -1567,7 +1552,7 @@ read_settings (PhoshWidgetdLockscreen *self)
     self->picked = g_new0 (char *, 1);
     self->max_widgets = 3;
   }
-  self->socket_path = socket != NULL && *socket != '\0' ? g_steal_pointer (&socket) : phosh_widgetd_default_socket ();
+  self->socket_path = socket != NULL && *socket != '\0' ? g_steal_pointer (&socket) : wd_default_socket ();
 }
 
 static void

@@ -16,11 +16,4 @@ G_BEGIN_DECLS
 #define PHOSH_TYPE_WIDGETD_LOCKSCREEN (phosh_widgetd_lockscreen_get_type ())
 G_DECLARE_FINAL_TYPE (PhoshWidgetdLockscreen, phosh_widgetd_lockscreen, PHOSH, WIDGETD_LOCKSCREEN, GtkBox)
 
-/*
- * The socket the plugin uses when its "socket" setting is empty, as widgetctl picks
- * it: $WIDGETD_SOCKET, else /run/widgetd/widgetd.sock for root, else
- * $XDG_RUNTIME_DIR/widgetd/widgetd.sock (/run/user/UID without an absolute XDG_RUNTIME_DIR).
- */
-char *phosh_widgetd_default_socket (void);
-
 G_END_DECLS

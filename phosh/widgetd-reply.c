@@ -679,6 +679,43 @@ wd_widget_list_from_reply (const WdReply *reply, char **next, GError **error)
   return g_steal_pointer (&list);
 }
 
+gboolean
+wd_settings_from_reply (const WdReply *reply, gboolean *access, GPtrArray **hidden, GError **error)
+{
+  g_autoptr (GPtrArray) list = g_ptr_array_new_with_free_func (g_free);
+  JsonNode *node = json_object_get_member (reply->parameters, "settings");
+  JsonObject *settings;
+  JsonArray *array;
+
+  *hidden = NULL;
+  if (node == NULL || !JSON_NODE_HOLDS_OBJECT (node))
+    return malformed (error, "no settings");
+  settings = json_node_get_object (node);
+  node = json_object_get_member (settings, "lockScreenWidgetsAccess");
+  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_BOOLEAN)
+    return malformed (error, "no lockScreenWidgetsAccess");
+  *access = json_node_get_boolean (node);
+  node = json_object_get_member (settings, "hiddenLockScreenWidgets");
+  if (node == NULL || !JSON_NODE_HOLDS_ARRAY (node))
+    return malformed (error, "no hiddenLockScreenWidgets");
+  array = json_node_get_array (node);
+  if (json_array_get_length (array) > WD_MAX_HIDDEN)
+    return malformed (error, "too many hidden widgets");
+  for (guint i = 0; i < json_array_get_length (array); i++) {
+    JsonNode *element = json_array_get_element (array, i);
+    const char *widget;
+
+    if (!JSON_NODE_HOLDS_VALUE (element) || json_node_get_value_type (element) != G_TYPE_STRING)
+      return malformed (error, "a hidden widget is not a string");
+    widget = json_node_get_string (element);
+    if (*widget == '\0' || strlen (widget) > WD_MAX_WIDGET_ID || strchr (widget, '/') == NULL)
+      return malformed (error, "a hidden widget is not a widget id");
+    g_ptr_array_add (list, g_strdup (widget));
+  }
+  *hidden = g_steal_pointer (&list);
+  return TRUE;
+}
+
 void
 wd_widget_info_free (WdWidgetInfo *info)
 {

@@ -32,6 +32,10 @@ G_BEGIN_DECLS
 #define WD_MAX_CANDIDATES 64
 /* Actions drawn per card; the rest are dropped (widgetd allows 8). */
 #define WD_MAX_ACTIONS 8
+/* Widgets hidden on the lock screen read from the settings; the rest are refused. */
+#define WD_MAX_HIDDEN 256
+/* The longest widget id read from the settings. */
+#define WD_MAX_WIDGET_ID 512
 /* The longest icon name drawn (DESIGN §12: [a-z0-9-], at most 64 bytes). */
 #define WD_MAX_ICON 64
 
@@ -179,6 +183,14 @@ void       wd_widget_info_free (WdWidgetInfo *info);
  * it is not one of "delivered", "held" or "expired".
  */
 gboolean wd_outcome_from_reply (const WdReply *reply, WdOutcome *outcome, GError **error);
+
+/*
+ * The settings of a GetSettings or SetSettings reply: "Allow access when locked" and the
+ * widgets hidden on the lock screen (ids, in the reply's order, at most WD_MAX_HIDDEN,
+ * each a plain widget id of at most WD_MAX_WIDGET_ID bytes). FALSE and `error` when
+ * malformed; `hidden` is then left NULL.
+ */
+gboolean wd_settings_from_reply (const WdReply *reply, gboolean *access, GPtrArray **hidden, GError **error);
 
 /* The event of a WatchWidgets reply, and its widget (NULL and `error` if malformed). */
 WdWidgetInfo *wd_widget_event_from_reply (const WdReply *reply, WdWidgetEventKind *kind, GError **error);

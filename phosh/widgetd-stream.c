@@ -75,6 +75,22 @@ wd_stream_init (WdStream *self)
   self->received = g_byte_array_new ();
 }
 
+char *
+wd_default_socket (void)
+{
+  const char *variable = g_getenv ("WIDGETD_SOCKET");
+  const char *runtime;
+
+  if (variable != NULL && *variable != '\0')
+    return g_strdup (variable);
+  if (getuid () == 0)
+    return g_strdup ("/run/widgetd/widgetd.sock");
+  runtime = g_getenv ("XDG_RUNTIME_DIR");
+  if (runtime != NULL && runtime[0] == '/')
+    return g_build_filename (runtime, "widgetd", "widgetd.sock", NULL);
+  return g_strdup_printf ("/run/user/%u/widgetd/widgetd.sock", (unsigned) getuid ());
+}
+
 WdStream *
 wd_stream_new (const char *socket_path, WdStreamFunc func, gpointer user_data)
 {

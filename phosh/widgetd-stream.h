@@ -33,6 +33,13 @@ G_DECLARE_FINAL_TYPE (WdStream, wd_stream, WD, STREAM, GObject)
  */
 typedef void (*WdStreamFunc) (WdStream *stream, const WdReply *reply, const GError *error, gpointer user_data);
 
+/*
+ * The socket used when the "socket" setting is empty, as widgetctl picks it:
+ * $WIDGETD_SOCKET, else /run/widgetd/widgetd.sock for root, else
+ * $XDG_RUNTIME_DIR/widgetd/widgetd.sock (/run/user/UID without an absolute XDG_RUNTIME_DIR).
+ */
+char     *wd_default_socket (void);
+
 WdStream *wd_stream_new (const char *socket_path, WdStreamFunc func, gpointer user_data);
 
 /* Sends a call, connecting first if needed; "more" asks for a stream of replies. */

@@ -15,7 +15,7 @@ enum ConfigurationLoader {
         mainFile: String, resolver: any AccountResolver = SystemAccountResolver()
     ) throws(ConfigurationError) -> Configuration {
         let files = try self.files(mainFile: mainFile)
-        var configuration = try ConfigurationParser(resolver: resolver).parse(
+        var configuration = try ConfigurationParser(resolver: resolver, instanceOwner: instanceOwner(mainFile: mainFile)).parse(
             main: files.main, dropIns: files.dropIns, providers: files.providers)
         configuration.problems = files.unreadableProviders + configuration.problems
         return configuration
@@ -29,7 +29,16 @@ enum ConfigurationLoader {
         let files: Files
         do { files = try self.files(mainFile: mainFile) } catch { return [.init(severity: .error, error: error)] }
         return files.unreadableProviders
-            + ConfigurationParser(resolver: resolver).check(main: files.main, dropIns: files.dropIns, providers: files.providers)
+            + ConfigurationParser(resolver: resolver, instanceOwner: instanceOwner(mainFile: mainFile)).check(
+                main: files.main, dropIns: files.dropIns, providers: files.providers)
+    }
+
+    /// The owner of the instance reading `mainFile` when it is a per-user one: the uid
+    /// it runs as; nil for the system instance (``DaemonPaths/isSystemInstance(uid:configurationFile:)``),
+    /// where a provider without a writer stays an error.
+    static func instanceOwner(mainFile: String) -> UInt32? {
+        let uid = UInt32(getuid())
+        return DaemonPaths.isSystemInstance(uid: uid, configurationFile: mainFile) ? nil : uid
     }
 
     /// The texts of a configuration's files.

@@ -33,10 +33,20 @@ package protocol AccountResolver {
 /// each value is read, is ``ConfigurationTable``'s; this type reads lines and sections.
 package struct ConfigurationParser {
     private let resolver: any AccountResolver
+    /// The owner of a per-user instance (its uid), or nil for a system instance.
+    private let instanceOwner: UInt32?
 
     /// Creates a parser resolving user and group names with `resolver`.
-    package init(resolver: any AccountResolver) {
+    ///
+    /// `instanceOwner`: the uid a per-user instance runs as. There a `[Provider]` with
+    /// none of `User=`, `Group=` and `App=` is the owner's: the owner is an admin of its
+    /// own instance already, and a sandboxed app is admitted only by `App=`, so this
+    /// grants nobody anything new, and the shipped `providers.d` files need no editing.
+    /// nil (a system instance, or not known) keeps such a section an error: nobody may
+    /// write for it (fail closed).
+    package init(resolver: any AccountResolver, instanceOwner: UInt32? = nil) {
         self.resolver = resolver
+        self.instanceOwner = instanceOwner
     }
 
     /// Parses the main file (absent: defaults), its drop-ins and the provider files.
@@ -230,12 +240,16 @@ package struct ConfigurationParser {
                 throw ConfigurationError(
                     file: source.path, line: draft.headerLine, reason: .missingKey(section: "Provider", key: "Id"))
             }
-            guard draft.uid != nil || draft.gid != nil || draft.app != nil else {
-                throw ConfigurationError(file: source.path, line: draft.headerLine, reason: .noWriter)
+            var uid = draft.uid
+            if draft.uid == nil && draft.gid == nil && draft.app == nil {
+                guard let instanceOwner else {
+                    throw ConfigurationError(file: source.path, line: draft.headerLine, reason: .noWriter)
+                }
+                uid = instanceOwner
             }
             result.append((
                 ProviderRegistration(
-                    id: id.value, uid: draft.uid, gid: draft.gid, app: draft.app, dataProtection: draft.dataProtection, unit: draft.unit,
+                    id: id.value, uid: uid, gid: draft.gid, app: draft.app, dataProtection: draft.dataProtection, unit: draft.unit,
                     maxWidgets: draft.maxWidgets ?? defaults.maxWidgetsPerProvider,
                     maxBytes: draft.maxBytes ?? defaults.maxBytesPerProvider, file: source.path),
                 id.line

@@ -16,6 +16,13 @@ package struct DaemonPaths: Sendable, Equatable {
         self.socketPath = socketPath
     }
 
+    /// Whether a daemon of this uid reading `configurationFile` is the system instance:
+    /// run as root, or reading the system's configuration (its unit runs it as its own
+    /// user). Any other is a per-user instance, whose owner is its uid.
+    package static func isSystemInstance(uid: UInt32, configurationFile: String) -> Bool {
+        uid == 0 || configurationFile == system.configurationFile
+    }
+
     /// Why the defaults cannot be worked out.
     enum Unresolvable: Error, Sendable, Equatable, CustomStringConvertible {
         /// Neither `XDG_*_HOME` nor `HOME` is set (to an absolute path).

@@ -122,6 +122,39 @@ struct TableResolver: AccountResolver {
         #expect(!health.admits(PeerCredentials(pid: 1, uid: 5, gid: 5, groups: [2002])))
     }
 
+    /// On a per-user instance a provider without User=, Group= or App= is the owner's,
+    /// as the shipped providers.d files are written (no `User=@USER@` to edit); the owner
+    /// is an admin there already, and a sandboxed app of the owner is still admitted only
+    /// by App=. A system instance (no owner) keeps it an error: nobody may write for it.
+    @Test func aProviderWithoutWriterIsThePerUserInstanceOwnersAndAnErrorOnTheSystemOne() throws {
+        let text = "[Provider]\nId=org.widgetd.media\nDataProtection=none\n"
+        let perUser = try ConfigurationParser(resolver: TableResolver(), instanceOwner: 1000).parse(
+            main: nil, providers: [ConfigurationSource(path: "providers.d/media.conf", text: text)])
+        let media = try #require(perUser.provider(id: "org.widgetd.media"))
+        #expect(perUser.problems.isEmpty)
+        #expect(media.uid == 1000 && media.gid == nil && media.app == nil)
+        #expect(media.admits(PeerCredentials(pid: 1, uid: 1000, gid: 1000)))
+        #expect(!media.admits(PeerCredentials(pid: 1, uid: 1001, gid: 1001)))
+        #expect(!media.admits(PeerCredentials(pid: 1, uid: 1000, gid: 1000, sandbox: .flatpak(appID: "com.example.Any"))))
+        // A section that names a writer keeps it, owner or not.
+        let named = try ConfigurationParser(resolver: TableResolver(), instanceOwner: 1000).parse(
+            main: nil, providers: [ConfigurationSource(path: "providers.d/w.conf", text: "[Provider]\nId=com.example.w\nApp=com.example.Weather\n")])
+        #expect(try #require(named.provider(id: "com.example.w")).uid == nil)
+
+        let system = try ConfigurationParser(resolver: TableResolver(), instanceOwner: nil).parse(
+            main: nil, providers: [ConfigurationSource(path: "providers.d/media.conf", text: text)])
+        #expect(system.providers.isEmpty)
+        #expect(system.problems.map(\.description) == [
+            "providers.d/media.conf:1: error: [Provider] needs User=, Group= or App=: otherwise nobody may write for it (no provider of this file is registered)"
+        ])
+    }
+
+    @Test func theSystemInstanceIsRootOrTheSystemConfiguration() {
+        #expect(DaemonPaths.isSystemInstance(uid: 0, configurationFile: "/home/u/widgetd.conf"))
+        #expect(DaemonPaths.isSystemInstance(uid: 995, configurationFile: DaemonPaths.system.configurationFile))
+        #expect(!DaemonPaths.isSystemInstance(uid: 1000, configurationFile: "/home/u/.config/widgetd/widgetd.conf"))
+    }
+
     @Test func aProviderMayBeRegisteredByTheSandboxedAppThatWritesForIt() throws {
         let configuration = try parse(providers: [
             "[Provider]\nId=com.example.weather\nApp=com.example.Weather\n",

@@ -1,6 +1,6 @@
 """Adds an event to evolution-data-server's local calendar from a process of its own
 (a process whose libecal saw the calendar factory die keeps asking the dead one):
-``eds_add.py SUMMARY START END`` (Unix times) prints the new event's uid."""
+``eds_add.py SUMMARY START END [LOCATION]`` (Unix times) prints the new event's uid."""
 
 import sys
 
@@ -16,6 +16,8 @@ registry = EDataServer.SourceRegistry.new_sync(None)
 client = ECal.Client.connect_sync(registry.ref_builtin_calendar(), ECal.ClientSourceType.EVENTS, 1, None)
 component = ICalGLib.Component.new_vevent()
 component.set_summary(summary)
+if len(sys.argv) > 4:
+    component.set_location(sys.argv[4])
 utc = ICalGLib.Timezone.get_utc_timezone()
 component.set_dtstart(ICalGLib.Time.new_from_timet_with_zone(start, 0, utc))
 component.set_dtend(ICalGLib.Time.new_from_timet_with_zone(end, 0, utc))

@@ -23,6 +23,7 @@ import widgetd  # noqa: E402
 
 from .services import (BENCH_ROUNDS, DEADLINE, PASSCODE, Host, ProviderProcess, actions, idle,  # noqa: E402
                        perform_action, redacted, report, start_daemon, value)
+from .sources import add_event  # noqa: E402
 
 WIDGET = "org.widgetd.calendar/upcoming"
 FACTORY = "evolution-calendar-factory"
@@ -69,9 +70,7 @@ class CalendarServiceTests(unittest.TestCase):
 
     def add_elsewhere(self, summary: str, start: _dt.datetime, end: _dt.datetime) -> None:
         """Adds an event from a new process (D-Bus activation starts the factory again)."""
-        subprocess.run([sys.executable, os.path.join(os.path.dirname(__file__), "eds_add.py"), summary,
-                        str(int(start.timestamp())), str(int(end.timestamp()))], check=True, timeout=DEADLINE,
-                       stdout=subprocess.DEVNULL)
+        add_event(summary, int(start.timestamp()), int(end.timestamp()), timeout=DEADLINE)
 
     def remove(self, uid: str) -> None:
         try:

@@ -16,9 +16,9 @@ import unittest
 import widgetd
 
 from .services import BENCH_ROUNDS, PASSCODE, Host, idle, report, ProviderProcess, actions, perform_action, redacted, start_daemon, value
+from .sources import MPRIS_PLUGIN, start_player
 
 WIDGET = "org.widgetd.media/nowPlaying"
-MPRIS_PLUGIN = "/usr/lib/mpv-mpris/mpris.so"
 TITLE = "A Song"
 
 
@@ -44,10 +44,7 @@ class MediaServiceTests(unittest.TestCase):
 
     @classmethod
     def start_mpv(cls, title: str) -> None:
-        cls.mpv = subprocess.Popen(
-            ["mpv", "--no-config", "--script=" + MPRIS_PLUGIN, "--ao=null", "--vo=null", "--idle=no",
-             "--force-media-title=" + title, "av://lavfi:sine=f=440:d=600"],
-            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        cls.mpv = start_player(title)
 
     @classmethod
     def stop_mpv(cls) -> None:

@@ -4,45 +4,26 @@ system bus: run under ``umockdev-wrapper`` (scripts/test-providers does)."""
 from __future__ import annotations
 
 import os
-import subprocess
 import time
 import unittest
 
-import gi
 import widgetd
 
-gi.require_version("UMockdev", "1.0")
-from gi.repository import UMockdev  # noqa: E402
-
-from .services import BENCH_ROUNDS, Host, ProviderProcess, idle, report, start_daemon, value  # noqa: E402
+from .services import BENCH_ROUNDS, Host, ProviderProcess, idle, report, start_daemon, value
+from .sources import Battery
 
 WIDGET = "org.widgetd.power/battery"
-UPOWERD = "/usr/libexec/upowerd"
 
 
 class PowerServiceTests(unittest.TestCase):
     @classmethod
     def setUpClass(cls) -> None:
-        cls.testbed = UMockdev.Testbed.new()
-        cls.battery = cls.testbed.add_device(
-            "power_supply", "BAT0", None,
-            ["type", "Battery", "present", "1", "status", "Discharging", "energy_full", "60000000",
-             "energy_full_design", "80000000", "energy_now", "48000000", "voltage_now", "12000000"], [])
-        cls.bus = subprocess.Popen(["dbus-daemon", "--session", "--print-address", "--nofork"],
-                                   stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-        cls.bus_address = cls.bus.stdout.readline().strip()
-        cls.upowerd = None
-        cls.start_upowerd()
+        cls.battery = Battery()
+        cls.testbed = cls.battery.testbed
         cls.daemon = start_daemon()
         cls.provider = ProviderProcess("widgetd-provider-power", cls.daemon.socket, cls.daemon.root,
-                                       {"DBUS_SYSTEM_BUS_ADDRESS": cls.bus_address})
+                                       {"DBUS_SYSTEM_BUS_ADDRESS": cls.battery.bus_address})
         cls.host = Host(cls.daemon.socket, WIDGET, "lockScreen")
-
-    @classmethod
-    def start_upowerd(cls) -> None:
-        # The testbed sets UMOCKDEV_DIR in the C environment only, not in os.environ.
-        env = dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=cls.bus_address, UMOCKDEV_DIR=cls.testbed.get_root_dir())
-        cls.upowerd = subprocess.Popen([UPOWERD], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
     @classmethod
     def tearDownClass(cls) -> None:
@@ -51,16 +32,11 @@ class PowerServiceTests(unittest.TestCase):
         if os.environ.get("WIDGETD_PROVIDER_TEST_LOGS"):
             print(cls.provider.log(), cls.daemon.log())
         cls.daemon.remove()
-        if cls.upowerd is not None:
-            cls.upowerd.terminate()
-            cls.upowerd.wait()
-        cls.bus.terminate()
-        cls.bus.wait()
+        cls.battery.close()
         assert status == 0, "the provider did not exit cleanly on SIGTERM:\n" + cls.provider.log()
 
     def set_level(self, energy_now: str) -> None:
-        self.testbed.set_attribute(self.battery, "energy_now", energy_now)
-        self.testbed.uevent(self.battery, "change")
+        self.battery.set_level(energy_now)
 
     def test_1_the_battery_is_a_gauge_and_follows_level_changes(self) -> None:
         shown = self.host.wait_for(lambda p: value(p, "gauge") == 0.8, "at 80 %")
@@ -77,10 +53,9 @@ class PowerServiceTests(unittest.TestCase):
 
     def test_2_upowerd_stopping_shows_the_placeholder_and_its_return_the_battery(self) -> None:
         self.host.wait_for(lambda p: value(p, "gauge") is not None, "with a gauge")
-        self.upowerd.terminate()
-        self.upowerd.wait()
+        self.battery.stop_upowerd()
         self.host.wait_for(lambda p: p["mode"] == "placeholder", "as the placeholder")
-        self.start_upowerd()
+        self.battery.start_upowerd()
         self.host.wait_for(lambda p: p["mode"] == "content" and value(p, "gauge") is not None, "with a gauge again")
         self.assertTrue(self.provider.alive())
 
@@ -104,7 +79,7 @@ class PowerServiceTests(unittest.TestCase):
         self.host.wait_for(lambda p: value(p, "gauge") == 0.8, "at 80 %")
         before = self.generation()
         for _ in range(5):  # uevents that change nothing the widget shows
-            self.testbed.uevent(self.battery, "change")
+            self.testbed.uevent(self.battery.device, "change")
         self.set_level("30000000")
         self.host.wait_for(lambda p: value(p, "gauge") == 0.5, "at 50 %")
         self.assertEqual(self.generation(), before + 1)

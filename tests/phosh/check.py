@@ -20,18 +20,30 @@ each card's accessible id, what phosh's accessible tree holds at every step:
   least 5 a second; the plugin redraws a card at most once a frame);
 - a listener run by another user (nobody): it is sent nothing, not even the first call.
 
+- the device's own providers (providers/: calendar, now playing, battery) against their
+  real services (evolution-data-server, mpv with mpv-mpris, upowerd on umockdev, set up
+  by providers/tests/sources.py as scripts/test-providers does): unlocked, their cards
+  show the event, the paused title and the battery's gauge; locked with the calendar
+  hidden on the lock screen (hiddenLockScreenWidgets), its card is redacted while the
+  player and the battery stay; with lock-screen widgets off the player is redacted too;
+  and after widgetd restarts (before the first unlock) all three show their placeholders.
+
 It measures lock → placeholder and unlock → content from the reply to the AT-SPI
-name change of the card (docs/BENCHMARKS.md), and takes the screenshots.
+name change of the card (docs/BENCHMARKS.md), and takes the screenshots: the README's
+(phosh-unlocked.png, phosh-locked.png: the providers' cards), each with NAME.mask.json,
+the screen rectangles drawn from the time of day (see tests/phosh/compare-screenshots),
+and phosh-examples-unlocked.png, phosh-examples-locked.png (the example widgets).
 
 Environment: WIDGETD_BIN, WIDGETCTL, WIDGETD_CONFIG, WIDGETD_STATE, WIDGETD_SOCKET,
 WIDGETD_TIMELINES (a directory with heart.json, forecast.json, media.json), ARTIFACTS, SEAT_FIFO,
 SEAT_OUT, PHOSH_PID_FILE, WIDGETD_PID_FILE, FAKE_SOCKET, ROUNDS (timing rounds, default
-10), CHECK_DEADLINE (seconds before the check gives up with every thread's stack; 240).
+10), CHECK_DEADLINE (seconds before the check gives up with every thread's stack; 420).
 """
 
 import faulthandler
 import json
 import os
+import re
 import shutil
 import signal
 import socket
@@ -43,6 +55,13 @@ import threading
 import time
 
 from gi.repository import Gio, GLib  # noqa: E402
+
+# The providers and what starts their real services, shared with scripts/test-providers.
+REPOSITORY = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+PROVIDERS = os.path.join(REPOSITORY, "providers")
+sys.path.insert(0, PROVIDERS)
+from tests import sources  # noqa: E402
+from tests.services import ProviderProcess  # noqa: E402
 
 HEART = "com.example.health/heart"
 FORECAST = "com.example.weather/forecast"
@@ -680,10 +699,165 @@ def show_cards_page(plugin):
     pump(1.0)
 
 
-def screenshot(name):
+# A label whose text comes from the time of day (a clock time, the day's word): its
+# rectangle is masked when a screenshot is compared with the README's.
+TIME_TEXT = re.compile(r"\d{1,2}:\d{2}|\b(Today|Tomorrow|Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday)\b")
+
+
+def screenshot(name, plugin=None):
+    """grim's picture of the screen; with `plugin`, also NAME.mask.json: the rectangles
+    of the cards' labels that show a time of day."""
     path = os.path.join(ENV["ARTIFACTS"], name)
     subprocess.run(["grim", path], check=True)
+    if plugin is not None:
+        masks = []
+        for card in plugin.cards():
+            def visit(node):
+                if A11Y.role(node) == "label" and TIME_TEXT.search(A11Y.name(node) or ""):
+                    masks.append(list(A11Y.extents(node)))
+            A11Y.walk(card, visit)
+        with open(path[:-len(".png")] + ".mask.json", "w") as f:
+            json.dump({"time_of_day": masks}, f)
     log(f"screenshot {path}")
+
+
+# --- the device's own providers -----------------------------------------------------------
+
+CALENDAR = "org.widgetd.calendar/upcoming"
+PLAYER = "org.widgetd.media/nowPlaying"
+POWER = "org.widgetd.power/battery"
+EVENT, PLACE, SONG = "Dentist", "12 Main Street", "Clair de lune"
+
+
+def playerctl(*arguments):
+    return subprocess.run(["playerctl", "--player=mpv", *arguments], capture_output=True, text=True,
+                          timeout=30).stdout.strip()
+
+
+class DeviceSources:
+    """evolution-data-server (activated on this session bus), mpv with mpv-mpris, upowerd
+    on umockdev (its own process, under umockdev-wrapper), and the three providers."""
+
+    def __init__(self):
+        self.processes = []
+        self.providers = []
+        env = dict(os.environ, PYTHONPATH=f"{PROVIDERS}:{os.path.join(REPOSITORY, 'clients', 'python')}")
+        self.battery = subprocess.Popen(["umockdev-wrapper", "/usr/bin/python3", "-m", "tests.sources", "battery"],
+                                        cwd=PROVIDERS, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        self.processes.append(self.battery)
+        line = self.battery.stdout.readline().strip()
+        if not line.startswith("DBUS_SYSTEM_BUS_ADDRESS="):
+            raise Failure(f"upowerd on umockdev did not start ({line!r})")
+        system_bus = line.split("=", 1)[1]
+        now = int(time.time())
+        sources.add_event(EVENT, now + 1800, now + 5400, PLACE)
+        track = sources.silence(os.path.join(ENV["ARTIFACTS"], "track.wav"), 240)
+        self.processes.append(sources.start_player(SONG, track))
+        for name, extra in (("calendar", {}), ("media", {}), ("power", {"DBUS_SYSTEM_BUS_ADDRESS": system_bus})):
+            self.providers.append(ProviderProcess(f"widgetd-provider-{name}", ENV["WIDGETD_SOCKET"], ENV["ARTIFACTS"],
+                                                  dict(extra, PYTHONPATH=env["PYTHONPATH"])))
+
+    def close(self):
+        for provider in self.providers:
+            provider.stop()
+        for process in self.processes:
+            if process.poll() is None:
+                process.terminate()
+                try:
+                    process.wait(timeout=20)
+                except subprocess.TimeoutExpired:
+                    process.kill()
+                    process.wait()
+
+
+def device_providers(daemon, plugin, app):
+    """The three providers' cards inside phosh, unlocked, locked, and before the first
+    unlock; the README's screenshots."""
+    def labels(widget):
+        state = plugin.state(widget)
+        return state[1] if state else []
+
+    def tree():
+        return "\n".join(A11Y.texts(app))
+
+    device = DeviceSources()
+    try:
+        set_plugin_setting("widgets", f"['{CALENDAR}', '{PLAYER}', '{POWER}']")
+        # Unlocked: the event, the player (paused a quarter into its 4-minute track: a
+        # picture that does not depend on when it was taken) and the battery at 80 %.
+        wait_for("the player playing", lambda: playerctl("status") == "Playing", 60)
+        playerctl("pause")
+        wait_for("the player paused", lambda: playerctl("status") == "Paused", 30)
+        playerctl("position", "60")
+        try:
+            wait_for("the providers' cards with content", lambda: (
+                plugin.mode(CALENDAR) == "content" and EVENT in labels(CALENDAR) and PLACE in labels(CALENDAR)
+                and plugin.mode(PLAYER) == "content" and SONG in labels(PLAYER) and "Paused" in labels(PLAYER)
+                and plugin.mode(POWER) == "content" and "80 %" in labels(POWER)), 90)
+            # (mpv reports the position it seeked to less its output's latency: 59.85 s.)
+            def quarter():
+                gauges = [A11Y.value(g) for g in plugin.nodes(PLAYER, "level bar")]
+                return len(gauges) == 1 and abs(gauges[0][0] - 0.25) < 0.005 and gauges[0][1:] == (0.0, 1.0)
+            wait_for("the player's gauge at a quarter", quarter, 30)
+        except Failure as failure:
+            raise Failure(f"{failure}: {[plugin.state(w) for w in (CALENDAR, PLAYER, POWER)]}") from None
+        rings = [A11Y.value(g) for g in plugin.nodes(POWER, "level bar")]
+        if rings != [(0.8, 0.0, 1.0)]:
+            raise Failure(f"the battery's ring: {rings}")
+        toggle = plugin.find(PLAYER, "playPause")
+        if toggle is None or A11Y.states(toggle) & (1 << STATE_CHECKED | 1 << STATE_PRESSED):
+            raise Failure("the paused player's toggle is missing or shown on")
+        show_cards_page(plugin)
+        pump(0.5)
+        screenshot("phosh-unlocked.png", plugin)
+        log("the providers' cards, unlocked: the event with its place, the paused player, the battery at 80 %: ok")
+
+        # Locked, the calendar hidden on the lock screen (hiddenLockScreenWidgets): its
+        # title and place are redacted; the player (class none) keeps its title and its
+        # toggle, always allowed; the battery its level.
+        daemon.ctl("settings", "set", "lock-screen-widgets", "selected", CALENDAR)
+        daemon.call("io.widgetd.Device.Lock", {})
+        wait_for("the calendar redacted, the others with content", lambda: (
+            plugin.mode(CALENDAR) == "redacted" and plugin.mode(PLAYER) == "content"
+            and plugin.mode(POWER) == "content"), 30)
+        if EVENT in tree() or PLACE in tree():
+            raise Failure("the hidden calendar's event is in phosh's tree while locked")
+        if SONG not in labels(PLAYER) or "80 %" not in labels(POWER):
+            raise Failure(f"locked: {plugin.state(PLAYER)}, {plugin.state(POWER)}")
+        pump(0.5)
+        screenshot("phosh-locked.png", plugin)
+        log("locked, the calendar hidden on the lock screen: its event redacted, the player and the battery shown: ok")
+
+        # Lock-screen widgets off: the player's title goes too; the battery, redacted as
+        # well, has nothing sensitive and shows its level still.
+        daemon.ctl("settings", "set", "lock-screen-widgets", "off")
+        try:
+            wait_for("the player and the battery redacted", lambda: plugin.mode(PLAYER) == "redacted"
+                     and plugin.mode(POWER) == "redacted" and "80 %" in labels(POWER), 30)
+        except Failure as failure:
+            raise Failure(f"{failure}: {[plugin.state(w) for w in (CALENDAR, PLAYER, POWER)]}") from None
+        if SONG in tree():
+            raise Failure("the player's title is in phosh's tree with lock-screen widgets off")
+        log("locked, lock-screen widgets off: the player's title redacted, the battery's level shown: ok")
+
+        # widgetd restarts (a reboot: before the first unlock): the providers reconnect and
+        # every card shows its placeholder; the first unlock brings their content back.
+        daemon.ctl("settings", "set", "lock-screen-widgets", "on")
+        daemon.stop()
+        daemon.start()
+        wait_for("the three placeholders", lambda: all(plugin.mode(w) == "placeholder" for w in (CALENDAR, PLAYER, POWER)), 60)
+        if EVENT in tree() or SONG in tree():
+            raise Failure("a provider's sensitive value is in phosh's tree before the first unlock")
+        daemon.call("io.widgetd.Device.Unlock", {"passcode": PASSCODE})
+        wait_for("the providers' content after the restart", lambda: (
+            EVENT in labels(CALENDAR) and SONG in labels(PLAYER) and "80 %" in labels(POWER)), 60)
+        log("widgetd restarted: the providers' placeholders before the first unlock, their content after it: ok")
+        phosh_alive()
+    finally:
+        device.close()
+    for provider in device.providers:
+        if provider.process.returncode != 0:
+            raise Failure(f"{provider.log_path}: the provider did not exit cleanly on SIGTERM")
 
 
 # --- the check --------------------------------------------------------------------------
@@ -691,7 +865,7 @@ def screenshot(name):
 def main():
     # A check that hangs (a D-Bus call phosh never answers) ends with every thread's
     # stack rather than holding CI.
-    faulthandler.dump_traceback_later(int(ENV.get("CHECK_DEADLINE", "240")), exit=True)
+    faulthandler.dump_traceback_later(int(ENV.get("CHECK_DEADLINE", "420")), exit=True)
     global A11Y, TAP
     A11Y = A11y()
     daemon = Daemon()
@@ -773,7 +947,7 @@ def main():
         log("unlocked: pressing Open (AT-SPI) delivers it to the provider; the card is out of date until "
             "the provider's new timeline: ok")
         show_cards_page(plugin)
-        screenshot("phosh-unlocked.png")
+        screenshot("phosh-examples-unlocked.png")
         # Roles: no field's name is drawn once a field has a role; the gauge's AtkValue is
         # its value and range; the timer's text is what is drawn, and it ticks by itself while
         # shown (the cards' page is on screen now).
@@ -888,7 +1062,7 @@ def main():
             raise Failure(f"the sensitive action's button: {A11Y.name(refresh) if refresh else None!r}")
         log("lock-screen widgets off: no card shows a sensitive value, the redacted one draws a bar: ok")
         pump(0.5)
-        screenshot("phosh-locked.png")
+        screenshot("phosh-examples-locked.png")
         daemon.ctl("settings", "set", "lock-screen-widgets", "on")
 
         # A widgetd that answers badly: the card shows nothing, phosh runs on. (phosh runs
@@ -963,6 +1137,8 @@ def main():
         wait_for("every card again, most relevant first", lambda: shown() == [HEART, FORECAST, MEDIA])
         log("shown: the most relevant first, at most max-widgets; picked widgets in their order: ok")
         phosh_alive()
+
+        device_providers(daemon, plugin, app)
     finally:
         daemon.stop()
         with open(os.path.join(ENV["ARTIFACTS"], "timings.json"), "w") as f:
