@@ -283,6 +283,11 @@ final class VarlinkConnection: IOEventHandler {
 
     /// Decodes the complete messages in the framer into the queue and dispatches, up to
     /// this turn's budget; the rest waits for ``resume()`` or for the client to read.
+    ///
+    /// Each message goes through the same steps, as sd-varlink's dispatch loop does:
+    /// the budget (``hasRoomForAnotherCall(_:)``), the framing and the cache
+    /// (``frameNextMessage(answerable:now:permit:protection:)``), then either the cached reply sent
+    /// (``sendCached(_:_:)``) or the message decoded and queued (``queueDecoded(_:)``).
     private func takeMessages() {
         var budget = Self.callsPerTurn
         hasBacklog = false
@@ -295,74 +300,119 @@ final class VarlinkConnection: IOEventHandler {
             if !isClosed { noteUnfinishedMessage(tookMessages: tookMessages) }
         }
         while lifecycle.startsCalls {
-            if budget == 0 || queue.count - queueStart >= limits.maxQueuedCalls {
-                // Over budget: continue on a later turn, once the socket is writable (see
-                // updateInterest). A full queue resumes when the call in progress ends.
-                hasBacklog = true
-                return
-            }
-            budget -= 1
+            guard hasRoomForAnotherCall(&budget) else { return }
             let answerable = queueStart == queue.count && current == nil
-            // The closure writes only trivial values: a cached reply's view, or a raw copy
-            // of a message to decode below. (An optional enum holding the decoded call,
-            // written in the closure, cost generic value-witness calls per request.)
-            var reply = UnsafeRawBufferPointer(start: nil, count: 0)
-            var replyProtection: (any OutputTag)?
-            var isCached = false
-            var uncached = UnsafeMutableRawBufferPointer(start: nil, count: 0)
-            do {
-                // The message is read in place in the framer's buffer, which zeroes it
-                // afterwards; only a call that must be decoded is copied.
-                guard
-                    try framer.forNextMessage({ message in
-                        // The handler is called again (below, or to decode): a held view
-                        // of its cache goes to safety first. A lone reply stays a view.
-                        if heldReply != nil { keepHeldReply() }
-                        if answerable,
-                            let cached = handler.cachedReply(
-                                to: message, connection: id, peer: peer, now: now, permit: &permit,
-                                protection: &replyProtection)
-                        {
-                            reply = cached
-                            isCached = true
-                            return
-                        }
-                        uncached = .allocate(byteCount: message.count, alignment: 1)
-                        uncached.copyMemory(from: message)
-                    })
-                else { break }
+            var protection: (any OutputTag)?
+            switch frameNextMessage(answerable: answerable, now: now, permit: &permit, protection: &protection) {
+            case .none:
+                return
+            case .tooLarge:
+                refuseOversizedMessage()
+                return
+            case .cached(let reply):
                 tookMessages = true
-            } catch {
-                logger.warning(
-                    "message over \(limits.maxMessageBytes) bytes; closing the connection",
-                    event: "message_too_large")
-                framer.reset()
-                protocolFailure(VarlinkError(name: service.tooLargeErrorName, parameters: ["limit": limits.maxMessageBytes]))
-                return
+                sendCached(reply, protection)
+            case .toDecode(let copy):
+                tookMessages = true
+                guard queueDecoded(copy) else { return }
             }
-            if isCached {
-                // Sent straight from the handler's secure memory; only what the socket
-                // refuses is copied, into the output buffer, which is zeroed once sent.
-                enqueue(reply, protection: replyProtection, stable: true)
-                continue
-            }
-            let call: VarlinkCall
-            switch Self.decode(uncached, readingParametersWith: handler) {
-            case .call(let decoded):
-                call = decoded
-            case .notAJSONObject:
-                framer.reset()
-                close(reason: "a message that is not a JSON object")
-                return
-            case .invalid(let answer):
-                // Its flags cannot be trusted: answer it, in turn with the other calls.
-                queue.append(.invalid(answer))
-                dispatch()
-                continue
-            }
-            queue.append(.call(call))
-            dispatch()
         }
+    }
+
+    /// Takes one call of this turn's budget; false, the backlog noted, when the budget is
+    /// spent or the queue full: the rest continues on a later turn, once the socket is
+    /// writable (see updateInterest), or when the call in progress ends.
+    @inline(__always)
+    private func hasRoomForAnotherCall(_ budget: inout Int) -> Bool {
+        guard budget > 0, queue.count - queueStart < limits.maxQueuedCalls else {
+            hasBacklog = true
+            return false
+        }
+        budget -= 1
+        return true
+    }
+
+    /// What the framer held next. Trivial payloads only: an enum carrying a reference or
+    /// an existential costs value-witness calls per request on this path.
+    private enum FramedMessage {
+        /// No complete message.
+        case none
+        /// A message over the size limit.
+        case tooLarge
+        /// A request the handler answered from its cache: a view of its reply, valid
+        /// until the handler is next called (what content it holds comes beside it).
+        case cached(UnsafeRawBufferPointer)
+        /// A message to decode: a copy the caller owns.
+        case toDecode(UnsafeMutableRawBufferPointer)
+    }
+
+    /// Frames the next complete message, read in place in the framer's buffer (which zeroes
+    /// it afterwards), and asks the handler's cache for it when it can be answered now (no
+    /// call before it waits): only a message that must be decoded is copied.
+    @inline(__always)
+    private func frameNextMessage(
+        answerable: Bool, now: Date, permit: inout UInt64, protection: inout (any OutputTag)?
+    ) -> FramedMessage {
+        // The closure writes only trivial values: a cached reply's view, or a raw copy
+        // of a message to decode. (An optional enum holding the decoded call, written in
+        // the closure, cost generic value-witness calls per request.)
+        var reply = UnsafeRawBufferPointer(start: nil, count: 0)
+        var isCached = false
+        var uncached = UnsafeMutableRawBufferPointer(start: nil, count: 0)
+        do {
+            guard
+                try framer.forNextMessage({ message in
+                    // The handler is called again (below, or to decode): a held view
+                    // of its cache goes to safety first. A lone reply stays a view.
+                    if heldReply != nil { keepHeldReply() }
+                    if answerable,
+                        let cached = handler.cachedReply(
+                            to: message, connection: id, peer: peer, now: now, permit: &permit, protection: &protection)
+                    {
+                        reply = cached
+                        isCached = true
+                        return
+                    }
+                    uncached = .allocate(byteCount: message.count, alignment: 1)
+                    uncached.copyMemory(from: message)
+                })
+            else { return .none }
+        } catch {
+            return .tooLarge
+        }
+        return isCached ? .cached(reply) : .toDecode(uncached)
+    }
+
+    /// A message over the size limit: the stream cannot be followed past it.
+    private func refuseOversizedMessage() {
+        logger.warning("message over \(limits.maxMessageBytes) bytes; closing the connection", event: "message_too_large")
+        framer.reset()
+        protocolFailure(VarlinkError(name: service.tooLargeErrorName, parameters: ["limit": limits.maxMessageBytes]))
+    }
+
+    /// Sends a cached reply straight from the handler's secure memory; only what the
+    /// socket refuses is copied, into the output buffer, which is zeroed once sent.
+    @inline(__always)
+    private func sendCached(_ reply: UnsafeRawBufferPointer, _ protection: (any OutputTag)?) {
+        enqueue(reply, protection: protection, stable: true)
+    }
+
+    /// Decodes a message and queues it (an invalid one as its answer, in turn with the
+    /// other calls), then dispatches; false when the connection closed (not JSON).
+    private func queueDecoded(_ copy: UnsafeMutableRawBufferPointer) -> Bool {
+        switch Self.decode(copy, readingParametersWith: handler) {
+        case .call(let call):
+            queue.append(.call(call))
+        case .notAJSONObject:
+            framer.reset()
+            close(reason: "a message that is not a JSON object")
+            return false
+        case .invalid(let answer):
+            // Its flags cannot be trusted: answer it, in turn with the other calls.
+            queue.append(.invalid(answer))
+        }
+        dispatch()
+        return true
     }
 
     /// What a message not answered from the cache turned out to be.
