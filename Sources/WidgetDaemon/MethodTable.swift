@@ -59,15 +59,17 @@ enum MethodTable {
         case none
         /// The caller's own, answered (see above): every call but these two others.
         case own
-        /// Every accepted write committed and answered first (`Wipe`, `SetPasscode`:
-        /// administrators' calls that change what every write is sealed or kept under).
+        /// Every accepted write committed and answered first, waited for on the loop
+        /// (`Wipe`: the administrator's call that destroys what every write is kept
+        /// under). `SetPasscode`'s change is parked instead until the writes accepted
+        /// before it are durable (`GroupCommitter.whenCommitted`).
         case all
     }
 
     /// The rows, in IDL order.
     static let rows: [Row] = [
         Row(.getStatus, .anyone) { (service, call, context, _) throws(ServiceError) in try service.device.getStatus(call, context) },
-        Row(.setPasscode, .admin, waits: .all) { (service, call, context, _) throws(ServiceError) in try service.device.setPasscode(call, context) },
+        Row(.setPasscode, .admin) { (service, call, context, _) throws(ServiceError) in try service.device.setPasscode(call, context) },
         Row(.unlock, .unlocker) { (service, call, context, _) throws(ServiceError) in try service.device.unlock(call, context) },
         Row(.lock, .unlocker) { (service, call, context, _) throws(ServiceError) in try service.device.lock(call, context) },
         Row(.wipe, .admin, waits: .all) { (service, call, context, _) throws(ServiceError) in try service.device.wipe(call, context) },

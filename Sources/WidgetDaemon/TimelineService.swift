@@ -188,6 +188,10 @@ final class TimelineService {
 extension TimelineService: DeviceChangeFollower {
     func commitAcceptedWrites() { committer.commitAll() }
 
+    func applyAnsweredWrites() { committer.applyAnswered() }
+
+    func whenAcceptedWritesCommitted(_ body: @escaping () -> Void) { committer.whenCommitted(body) }
+
     func forgetPresentations() { responder.forgetAll() }
 
     func storeWiped() {
