@@ -132,16 +132,19 @@ import WidgetdPOSIX
         harness.ok("io.widgetd.Provider.PutTimeline", harness.putParameters(Self.mail))
         Self.holdSyncs(harness)
         let writes = Self.twoAcceptedWrites(harness)
-        harness.scheduler.turn()
-        #expect(harness.scheduler.held.count == 1)
         let parameters: [String: Any]? = method == "Lock" ? nil : ["lockScreenWidgetsAccess": false]
         let change = harness.call("io.widgetd.Device.\(method)", parameters, run: false)
         // Issue 40: it committed every accepted write on the loop (and waited for the running ones).
         #expect(change.isAnswered && change.error == nil, "\(change.replies)")
         #expect(writes.allSatisfy { !$0.isAnswered }, "a write was committed on the loop")
+        Self.anotherClientIsServed(harness)
+        // They commit on a worker, after the change.
+        harness.scheduler.turn()
+        #expect(harness.scheduler.held.count == 1 && writes.allSatisfy { !$0.isAnswered })
         if method == "Lock" {
-            // Fail closed at once: locked while the writes still sync.
+            // Locked while the writes still sync, and a second lock waits for them no more.
             #expect(harness.state() == "locked")
+            #expect(harness.call("io.widgetd.Device.Lock", run: false).isAnswered)
         }
         Self.anotherClientIsServed(harness)
         Self.releaseSyncs(harness)
