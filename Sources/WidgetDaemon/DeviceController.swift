@@ -116,7 +116,8 @@ final class DeviceController {
     /// No other change waits for a commit (issue 40: a slow disk held every peer's call):
     /// a write not yet prepared is sealed under the state it is prepared in (public keys
     /// only; the cache rules are judged when it is applied), and a running one under the
-    /// state it was prepared in. An unlock and a passcode change, which may replace the
+    /// state it was prepared in (its copies of the class wrap keys are zeroed once it is
+    /// sealed, before its journal sync). An unlock and a passcode change, which may replace the
     /// keybag or wipe, are parked before this until the writes before them are durable
     /// (`PasscodeQueue.finish`).
     func apply(_ change: DeviceChange, answer: () -> Void = {}) throws(ServiceError) {

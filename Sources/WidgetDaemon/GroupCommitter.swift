@@ -322,6 +322,7 @@ final class GroupCommitter {
         /// How long the worker's commit took; set with `committed`.
         var nanoseconds: UInt64 = 0
         let done = DispatchSemaphore(value: 0)
+
         init(batch: [Item]) {
             self.batch = batch
             self.widgets = Set(batch.map(\.write.widget))
@@ -386,9 +387,11 @@ final class GroupCommitter {
     }
 
     /// Commits every accepted write now and answers each: applies the batches already
-    /// answered, waits for the running commits, then commits the rest on the loop. Any
-    /// other call, a device change, a stop, goes through here first, so it sees the
-    /// writes as if each had been committed alone before it.
+    /// answered, waits for the running commits and deletes, commits the rest on the
+    /// loop, then runs the parked calls and changes and commits what they accept, until
+    /// nothing is left. The one wait on the loop left: a `Wipe` and a stop go through
+    /// here first, so that a write accepted before them is erased with the rest, or
+    /// durable when the daemon exits.
     func commitAll() {
         repeat {
             applyAnswered()

@@ -52,8 +52,9 @@ enum MethodTable {
     /// own writes are answered before its next call runs; `own` applies the answered
     /// ones to the store (no wait, no sync) and waits for no other peer's commit: a
     /// write not answered yet may be seen or not, as if it had not happened yet. A call
-    /// that reads and rewrites one widget (`AppendEntries`, `DeleteTimeline`) also
-    /// settles that widget's accepted writes (`GroupCommitter.settle`), its provider's.
+    /// that reads and rewrites one widget (`AppendEntries`, `DeleteTimeline`) is
+    /// also parked until that widget's accepted writes, its provider's, are durable
+    /// (`GroupCommitter.whenSettled`): never waited for on the loop.
     enum WriteWait {
         /// None (`PutTimeline`: its writes gather into one group commit).
         case none
