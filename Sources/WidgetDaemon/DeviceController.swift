@@ -58,7 +58,18 @@ final class DeviceController {
         (settings, settingsUnreadable) = storedSettings.load()
         passcodeStep = PasscodeStep(store: store, logger: logger)
         lockedBy = store.deviceState == .unlocked ? nil : .start
-        passcodes.finish = { [unowned self] request, outcome in finishPasscodeRequest(request, outcome) }
+        passcodes.finish = { [unowned self] request, outcome, done in
+            // A derived change comes between the accepted writes, in order: parked (not
+            // waited for on the loop) until those accepted before it are durable.
+            guard case .success = outcome, let follower else {
+                finishPasscodeRequest(request, outcome)
+                return done()
+            }
+            follower.whenAcceptedWritesCommitted { [unowned self] in
+                finishPasscodeRequest(request, outcome)
+                done()
+            }
+        }
         passcodes.refuse = { request, error in request.context.fail(with: .store(error), method: request.method) }
     }
 
@@ -92,16 +103,25 @@ final class DeviceController {
         if let due = store.requirePasscodeDue, due <= clocks.boottime { try? apply(.lock(.inactivity)) }
     }
 
-    /// The one entry point of every device change: commits the accepted writes (so they
-    /// land under the state they were accepted in), changes the store, zeroes the cached
+    /// The one entry point of every device change: applies the writes already answered
+    /// (a wipe first commits every accepted write, waiting for them), changes the store,
+    /// zeroes the cached
     /// presentations and unsent replies the new state no longer allows, runs `answer`
     /// (the call's reply, so that it goes before what monitors and watches hear, as a
     /// `Lock`'s reply always has), publishes the events, re-presents the watches and
     /// re-arms the wake timer. Throws what the store refused (a wrong passcode, an
     /// interrupted unlock, a wipe after failed attempts, which is applied before it is
     /// thrown) without running `answer`: the caller fails its call.
+    ///
+    /// No other change waits for a commit (issue 40: a slow disk held every peer's call):
+    /// a write not yet prepared is sealed under the state it is prepared in (public keys
+    /// only; the cache rules are judged when it is applied), and a running one under the
+    /// state it was prepared in (its copies of the class wrap keys are zeroed once it is
+    /// sealed, before its journal sync). An unlock and a passcode change, which may replace the
+    /// keybag or wipe, are parked before this until the writes before them are durable
+    /// (`PasscodeQueue.finish`).
     func apply(_ change: DeviceChange, answer: () -> Void = {}) throws(ServiceError) {
-        follower?.commitAcceptedWrites()
+        if case .wipe = change { follower?.commitAcceptedWrites() } else { follower?.applyAnsweredWrites() }
         let published: [DeviceEvent.Kind]
         do throws(ServiceError) {
             published = try make(change)
@@ -220,14 +240,20 @@ final class DeviceController {
 }
 
 /// What the timeline side does when the device changes, in the order
-/// ``DeviceController/apply(_:answer:)`` calls it: the accepted writes commit first; a
+/// ``DeviceController/apply(_:answer:)`` calls it: the answered writes are applied (before
+/// a wipe, every accepted write commits); a
 /// wipe or a new configuration voids the cached presentations; a new key state or new
 /// settings (the presentation stamp) drops what may no longer be read; after the call's
 /// answer and the monitors' events, an unlock, a lock or new settings re-present the
 /// watches (unlocked content, or redacted), and the wake timer is re-armed.
 protocol DeviceChangeFollower: AnyObject {
-    /// Before any change: the accepted writes commit under the state they were accepted in.
+    /// Before a wipe: every accepted write commits first, waited for (a stop too).
     func commitAcceptedWrites()
+    /// Before any other change: the writes already answered are applied (no wait, no sync).
+    func applyAnsweredWrites()
+    /// Runs `body` once the writes accepted before now are durable and applied, without
+    /// holding the loop meanwhile (an unlock, a passcode change: `GroupCommitter.whenCommitted`).
+    func whenAcceptedWritesCommitted(_ body: @escaping () -> Void)
     /// The store is about to be wiped: no cached presentation holds.
     func forgetPresentations()
     /// The store was wiped: no reply holding content may still reach anyone.

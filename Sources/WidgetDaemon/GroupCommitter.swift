@@ -15,13 +15,24 @@ import WidgetStore
 /// itself; a batch goes to a worker, which only seals and writes, so that the loop
 /// keeps reading the next calls meanwhile. Either way ``reply`` answers a batch's
 /// calls as soon as it is durable, and ``announce`` follows once the store has applied it.
+///
+/// No call waits on the loop for a commit it must see: it is parked, its reply
+/// deferred, and run on the loop once that commit is durable and applied, while the loop
+/// serves everyone else (``whenSettled(_:_:)`` for a call that rewrites one widget,
+/// ``whenCommitted(_:)`` for a device change that must come between the writes). Only
+/// ``commitAll()`` (a stop, a wipe) still waits on the loop (issue 40).
 final class GroupCommitter {
     /// One accepted write and the call to answer.
     typealias Item = (context: CallContext, write: TimelineStore.TimelineWrite)
 
     private let store: TimelineStore
     private let scheduler: any Scheduling
-    private var pending: [Item] = []
+    /// The accepted writes not yet handed to a commit, each with its place in the order
+    /// of acceptance (``whenCommitted(_:)``).
+    private var pending: [Ticketed] = []
+    private typealias Ticketed = (item: Item, ticket: UInt64)
+    /// The ticket of the next write accepted.
+    private var nextTicket: UInt64 = 0
     /// The loop timer that starts a commit of `pending`.
     private var commitTimer: ScheduledTimer?
     /// The group commits running on worker threads, oldest first (no two write one widget).
@@ -115,6 +126,115 @@ final class GroupCommitter {
     /// Whether any accepted write (or delete) is not yet answered, or answered but not yet applied.
     var hasUnansweredWrites: Bool { !pending.isEmpty || !inFlight.isEmpty || !answered.isEmpty || !deletes.isEmpty }
 
+    // MARK: Parked calls
+
+    /// A call parked until its widget's accepted writes are durable and applied
+    /// (``whenSettled(_:_:)``), or a write accepted behind such a call (it keeps its place).
+    private struct Parked {
+        let widget: WidgetID
+        /// Whether it waits for the widget's writes (a call that reads and rewrites it),
+        /// or only for the parked calls before it (a write accepted behind one).
+        let waitsForWrites: Bool
+        let run: () -> Void
+    }
+
+    /// The parked calls, in the order they came.
+    private var parked: [Parked] = []
+
+    /// Changes parked until the writes and deletes accepted before them are durable and
+    /// applied (``whenCommitted(_:)``), in the order they came, each with the first
+    /// ticket it does not wait for.
+    private var barriers: [(ticket: UInt64, run: () -> Void)] = []
+
+    /// Whether any of `widget`'s accepted writes or deletes is not yet durable and applied.
+    private func isBusy(_ widget: WidgetID) -> Bool {
+        pending.contains { $0.item.write.widget == widget } || inFlight.contains { $0.widgets.contains(widget) }
+            || deletes.contains { $0.prepared.widget == widget }
+    }
+
+    /// Runs `body` on the loop once `widget`'s accepted writes and deletes are durable
+    /// and applied: now if none is outstanding, else when the last of them is, without
+    /// holding the loop meanwhile (a call that reads and rewrites the widget builds on
+    /// them: `AppendEntries`, `DeleteTimeline`). Calls parked for one widget run in the
+    /// order they came, and a write of it accepted meanwhile waits behind them.
+    func whenSettled(_ widget: WidgetID, _ body: @escaping () -> Void) {
+        applyAnswered()
+        guard isBusy(widget) || parked.contains(where: { $0.widget == widget }) else { return body() }
+        parked.append(Parked(widget: widget, waitsForWrites: true, run: body))
+    }
+
+    /// Runs the parked calls whose widgets are settled now, in order; a call of a widget
+    /// still busy holds the later calls of that widget back, not the others'.
+    private func runParked() {
+        guard !parked.isEmpty, !runningParked else { return }
+        runningParked = true
+        defer { runningParked = false }
+        var held = Set<WidgetID>()
+        var index = 0
+        while index < parked.count {
+            let call = parked[index]
+            if held.contains(call.widget) || (call.waitsForWrites && isBusy(call.widget)) {
+                held.insert(call.widget)
+                index += 1
+                continue
+            }
+            parked.remove(at: index)
+            // What it accepts goes ahead of the calls of its widget parked behind it.
+            unparked = call.widget
+            call.run()
+            unparked = nil
+            // Its run may have answered, accepted or settled anything: start over.
+            held.removeAll()
+            index = 0
+        }
+    }
+
+    /// Whether ``runParked()`` is running (it is not entered twice).
+    private var runningParked = false
+    /// The widget of the parked call running now: its writes are not parked behind the
+    /// later calls of that widget, which come after it.
+    private var unparked: WidgetID?
+
+    /// Runs `body` on the loop once every write and delete accepted before now is
+    /// durable and applied and none other is running, without holding the loop
+    /// meanwhile: a device change that must come between the writes, in the order they
+    /// came (an unlock, which may wipe after too many failed attempts; a passcode
+    /// change). The writes accepted after it wait for it; changes wait for each other.
+    func whenCommitted(_ body: @escaping () -> Void) {
+        applyAnswered()
+        let ticket = nextTicket
+        guard !barriers.isEmpty || !isClear(before: ticket) else { return body() }
+        barriers.append((ticket, body))
+    }
+
+    /// Whether every write and delete before `ticket` is durable and applied, and no
+    /// commit or delete runs.
+    private func isClear(before ticket: UInt64) -> Bool {
+        inFlight.isEmpty && deletes.isEmpty && !pending.contains { $0.ticket < ticket }
+    }
+
+    /// Runs the changes parked by ``whenCommitted(_:)`` whose writes are done, in order,
+    /// then lets the writes accepted after them commit.
+    private func runBarriers() {
+        guard !barriers.isEmpty else { return }
+        while let first = barriers.first, isClear(before: first.ticket) {
+            barriers.removeFirst()
+            first.run()
+        }
+        if barriers.isEmpty, !pending.isEmpty, commitTimer == nil {
+            commitTimer = scheduler.scheduleOnNextTurn { [weak self] in
+                self?.commitTimer = nil
+                self?.startCommits()
+            }
+        }
+    }
+
+    /// After a commit or delete finished: the parked calls and changes it let through.
+    private func runWaiting() {
+        runParked()
+        runBarriers()
+    }
+
     // MARK: Deletes
 
     /// A `DeleteTimeline` whose catalog save (its syncs) runs on a worker.
@@ -132,6 +252,9 @@ final class GroupCommitter {
         }
     }
 
+    /// The queues commits and deletes run on (tests hold their work: a sync that has not returned).
+    static var workerQueues: [DispatchQueue] { [commitQueue, deleteQueue] }
+
     /// The deletes running on workers, oldest first.
     private var deletes: [InFlightDelete] = []
 
@@ -140,8 +263,9 @@ final class GroupCommitter {
 
     /// Commits a prepared delete off the loop (`TimelineStore.commitDelete`: the
     /// catalog's save and the file's removal), then applies it on the loop and calls
-    /// `answer` with its outcome: the loop never waits for a delete's syncs, except a
-    /// call that must see it (``settle(_:)-widget``, ``commitAll()``).
+    /// `answer` with its outcome: the loop never waits for a delete's syncs (a call that
+    /// must see it is parked until it is applied, ``whenSettled(_:_:)``), except in
+    /// ``commitAll()``.
     func delete(_ prepared: TimelineStore.PreparedDelete, answer: @escaping (Result<Void, StoreError>) -> Void) {
         let delete = InFlightDelete(prepared, answer: answer)
         deletes.append(delete)
@@ -149,7 +273,10 @@ final class GroupCommitter {
         scheduler.runInBackground(on: Self.deleteQueue) { [scheduler] in
             delete.result = TimelineStore.commitDelete(prepared)
             delete.done.signal()
-            scheduler.execute { committer.value.finish(delete) }
+            scheduler.execute {
+                committer.value.finish(delete)
+                committer.value.runWaiting()
+            }
         }
     }
 
@@ -165,7 +292,14 @@ final class GroupCommitter {
 
     /// Accepts a sealed write; it is committed with the others the loop reads this turn.
     func accept(_ item: Item) {
-        pending.append(item)
+        let widget = item.write.widget
+        if unparked != widget, parked.contains(where: { $0.widget == widget }) {
+            // Behind a call of its widget still parked: it keeps its place after it.
+            parked.append(Parked(widget: widget, waitsForWrites: false) { [unowned self] in accept(item) })
+            return
+        }
+        pending.append((item, nextTicket))
+        nextTicket += 1
         if pending.count >= Self.maxWritesPerCommit {
             startCommits()
         } else if commitTimer == nil {
@@ -211,13 +345,20 @@ final class GroupCommitter {
         commitTimer = nil
         guard !pending.isEmpty, inFlight.count < Self.maxConcurrentCommits else { return }
         let busy = inFlight.reduce(into: Set<WidgetID>()) { $0.formUnion($1.widgets) }
-        var batch: [Item] = []
-        var waiting: [Item] = []
-        for item in pending {
-            if busy.contains(item.write.widget) { waiting.append(item) } else { batch.append(item) }
+        var ticketed: [Ticketed] = []
+        var waiting: [Ticketed] = []
+        // Writes accepted after a parked device change wait for it (``whenCommitted(_:)``).
+        let barrier = barriers.first?.ticket ?? .max
+        for entry in pending {
+            if busy.contains(entry.item.write.widget) || entry.ticket >= barrier {
+                waiting.append(entry)
+            } else {
+                ticketed.append(entry)
+            }
         }
         pending = waiting
-        guard !batch.isEmpty else { return }
+        guard !ticketed.isEmpty else { return }
+        let batch = ticketed.map(\.item)
         let prepared = store.prepareWrites(batch.map(\.write))
         if commitsLoneWritesOnLoop, inFlight.isEmpty, batch.count == 1, loopMayWaitForSync, prepared.isJournalAppendOnly
         {
@@ -225,6 +366,7 @@ final class GroupCommitter {
             let committed = TimelineStore.commit(prepared)
             measured(nanoseconds() &- start)
             complete(batch, committed)
+            runWaiting()
             // Its replies may have started calls that accepted writes.
             return startCommits()
         }
@@ -238,25 +380,31 @@ final class GroupCommitter {
             commit.done.signal()
             scheduler.execute {
                 committer.value.finish(commit)
+                committer.value.runWaiting()
                 committer.value.startCommits()
             }
         }
     }
 
     /// Commits every accepted write now and answers each: applies the batches already
-    /// answered, waits for the running commits, then commits the rest on the loop. Any
-    /// other call, a device change, a stop, goes through here first, so it sees the
-    /// writes as if each had been committed alone before it.
+    /// answered, waits for the running commits and deletes, commits the rest on the
+    /// loop, then runs the parked calls and changes and commits what they accept, until
+    /// nothing is left. The one wait on the loop left: a `Wipe` and a stop go through
+    /// here first, so that a write accepted before them is erased with the rest, or
+    /// durable when the daemon exits.
     func commitAll() {
-        applyAnswered()
-        for delete in deletes { finish(delete) }
-        for commit in inFlight { finish(commit) }
-        if let commitTimer { scheduler.cancelTimer(commitTimer) }
-        commitTimer = nil
-        let batch = pending
-        pending = []
-        guard !batch.isEmpty else { return }
-        complete(batch, TimelineStore.commit(store.prepareWrites(batch.map(\.write))))
+        repeat {
+            applyAnswered()
+            for delete in deletes { finish(delete) }
+            for commit in inFlight { finish(commit) }
+            if let commitTimer { scheduler.cancelTimer(commitTimer) }
+            commitTimer = nil
+            let batch = pending.map(\.item)
+            pending = []
+            if !batch.isEmpty { complete(batch, TimelineStore.commit(store.prepareWrites(batch.map(\.write)))) }
+            // The parked calls and changes run now, and what they accept is committed too.
+            runWaiting()
+        } while hasUnansweredWrites
     }
 
     /// Waits for the accepted writes a call must see (`MethodTable.WriteWait`): for
@@ -267,19 +415,6 @@ final class GroupCommitter {
         case .own: applyAnswered()
         case .all: if hasUnansweredWrites { commitAll() }
         }
-    }
-
-    /// Makes the accepted writes of `widget` durable, answered and applied (a call that
-    /// reads and rewrites it: it builds on them), waiting for no other widget's: its
-    /// running commit, then its waiting writes committed on their own.
-    func settle(_ widget: WidgetID) {
-        applyAnswered()
-        for delete in deletes where delete.prepared.widget == widget { finish(delete) }
-        for commit in inFlight where commit.widgets.contains(widget) { finish(commit) }
-        guard pending.contains(where: { $0.write.widget == widget }) else { return }
-        let batch = pending.filter { $0.write.widget == widget }
-        pending.removeAll { $0.write.widget == widget }
-        complete(batch, TimelineStore.commit(store.prepareWrites(batch.map(\.write))))
     }
 
     /// Takes a worker's commit (waiting for it if needed) and completes it. Does

@@ -52,22 +52,25 @@ enum MethodTable {
     /// own writes are answered before its next call runs; `own` applies the answered
     /// ones to the store (no wait, no sync) and waits for no other peer's commit: a
     /// write not answered yet may be seen or not, as if it had not happened yet. A call
-    /// that reads and rewrites one widget (`AppendEntries`, `DeleteTimeline`) also
-    /// settles that widget's accepted writes (`GroupCommitter.settle`), its provider's.
+    /// that reads and rewrites one widget (`AppendEntries`, `DeleteTimeline`) is
+    /// also parked until that widget's accepted writes, its provider's, are durable
+    /// (`GroupCommitter.whenSettled`): never waited for on the loop.
     enum WriteWait {
         /// None (`PutTimeline`: its writes gather into one group commit).
         case none
         /// The caller's own, answered (see above): every call but these two others.
         case own
-        /// Every accepted write committed and answered first (`Wipe`, `SetPasscode`:
-        /// administrators' calls that change what every write is sealed or kept under).
+        /// Every accepted write committed and answered first, waited for on the loop
+        /// (`Wipe`: the administrator's call that destroys what every write is kept
+        /// under). `SetPasscode`'s change is parked instead until the writes accepted
+        /// before it are durable (`GroupCommitter.whenCommitted`).
         case all
     }
 
     /// The rows, in IDL order.
     static let rows: [Row] = [
         Row(.getStatus, .anyone) { (service, call, context, _) throws(ServiceError) in try service.device.getStatus(call, context) },
-        Row(.setPasscode, .admin, waits: .all) { (service, call, context, _) throws(ServiceError) in try service.device.setPasscode(call, context) },
+        Row(.setPasscode, .admin) { (service, call, context, _) throws(ServiceError) in try service.device.setPasscode(call, context) },
         Row(.unlock, .unlocker) { (service, call, context, _) throws(ServiceError) in try service.device.unlock(call, context) },
         Row(.lock, .unlocker) { (service, call, context, _) throws(ServiceError) in try service.device.lock(call, context) },
         Row(.wipe, .admin, waits: .all) { (service, call, context, _) throws(ServiceError) in try service.device.wipe(call, context) },

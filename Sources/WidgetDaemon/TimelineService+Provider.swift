@@ -178,22 +178,43 @@ extension TimelineService {
     }
 
     /// Appends `entries` to `widget`'s stored timeline (`text` as the caller named it,
-    /// for the error) and answers the new generation.
+    /// for the error) and answers the new generation once it is durable.
+    ///
+    /// It builds on the widget's accepted writes (its provider's), none other: the call
+    /// is parked until they are durable and applied (`GroupCommitter.whenSettled`), and
+    /// its own write then goes into the group commit like a `PutTimeline`'s, answered
+    /// once durable. The loop never waits for either sync.
     private func append(
         _ entries: [Entry], to widget: WidgetID, named text: String, _ registration: ProviderRegistration, _ context: CallContext
     ) throws(ServiceError) {
-        // It builds on the widget's accepted writes (its provider's), none other.
-        committer.settle(widget)
+        committer.whenSettled(widget) { [unowned self] in
+            do throws(ServiceError) {
+                try appendSettled(entries, to: widget, named: text, registration, context)
+            } catch {
+                context.fail(with: error, method: WidgetdMethod.appendEntries.fullName)
+            }
+        }
+    }
+
+    /// `append` once the widget's accepted writes are applied: the new timeline is
+    /// accepted for the next group commit.
+    private func appendSettled(
+        _ entries: [Entry], to widget: WidgetID, named text: String, _ registration: ProviderRegistration, _ context: CallContext
+    ) throws(ServiceError) {
         guard let metadata = try ServiceError.fromStore({ () throws(StoreError) in try store.metadata(widget) }) else {
             throw .widgetNotFound(text)
         }
         let timeline = try readTimeline(widget).appending(entries)
         try ServiceError.fromTimeline { () throws(InvalidTimeline) in try TimelineValidator.validate(timeline, limits: limits) }
+        let body = try bodies.encode(timeline)
         // The stored class, not today's registration: appending must not move a timeline.
-        let generation = try store(
-            timeline, for: widget, class: metadata.protectionClass, family: metadata.family, placeholder: nil,
-            quota: registration.quota)
-        context.reply(GenerationReply(generation: generation))
+        // The stored placeholder stays (nil keeps it).
+        let write = TimelineStore.TimelineWrite(
+            widget: widget, protectionClass: metadata.protectionClass, family: metadata.family,
+            reloadDue: timeline.reloadDue, body: body, placeholder: nil, quota: registration.quota)
+        responder.forget(widget)
+        noteWidgetEvent(widget, family: metadata.family)
+        committer.accept((context, write))
     }
 
     func getTimeline(_ call: VarlinkCall, _ context: CallContext, _ authority: PeerAuthority) throws(ServiceError) {
@@ -225,15 +246,24 @@ extension TimelineService {
         let parameters = try call.decodedParameters(WidgetParameters.self)
         guard let (widget, _) = try providedWidget(parameters.widget, context, authority, method: call.method)
         else { return }
-        // Deleted after the widget's accepted writes (its provider's), none other.
-        committer.settle(widget)
+        // Deleted after the widget's accepted writes (its provider's), none other: the
+        // call is parked until they are durable and applied, never waited for on the loop.
+        let method = call.method
+        committer.whenSettled(widget) { [unowned self] in
+            do throws(ServiceError) { try deleteSettled(widget, named: parameters.widget, context, method: method) } catch {
+                context.fail(with: error, method: method)
+            }
+        }
+    }
+
+    /// `deleteTimeline` once the widget's accepted writes are applied: the catalog's save
+    /// (its syncs) runs off the loop, and the call is answered once it is applied.
+    private func deleteSettled(_ widget: WidgetID, named text: String, _ context: CallContext, method: String) throws(ServiceError) {
         guard let metadata = try ServiceError.fromStore({ () throws(StoreError) in try store.metadata(widget) }) else {
-            throw .widgetNotFound(parameters.widget)
+            throw .widgetNotFound(text)
         }
         responder.forget(widget)
         let prepared = try ServiceError.fromStore { () throws(StoreError) in try store.prepareDelete(widget) }
-        // The catalog's save (its syncs) runs off the loop; answered once applied.
-        let method = call.method
         committer.delete(prepared) { [unowned self] result in
             do throws(ServiceError) {
                 try ServiceError.fromStore { () throws(StoreError) in try result.get() }
@@ -294,26 +324,6 @@ extension TimelineService {
         // Once per write: the metadata is built only when debug is enabled.
         logger.debug(
             "timeline stored", event: "timeline_stored", metadata: ["widget.id": "\(widget)", "generation": "\(generation)"])
-    }
-
-    /// Encodes, stores and announces a new generation of a timeline.
-    private func store(
-        _ timeline: Timeline, for widget: WidgetID, class protectionClass: ProtectionClass,
-        family: String?, placeholder: [UInt8]?, quota: ProviderQuota
-    ) throws(ServiceError) -> UInt64 {
-        let body = try bodies.encode(timeline)
-        // Dropped first: a failed write may still have left the new file in place.
-        responder.forget(widget)
-        let generation = try ServiceError.fromStore { () throws(StoreError) in
-            try store.putTimeline(
-                widget, protectionClass: protectionClass, family: family, reloadDue: timeline.reloadDue,
-                body: body, placeholder: placeholder, quota: quota)
-        }
-        stored(widget, generation: generation)
-        announceDueReloads()
-        refreshWatches(widget)
-        reschedule()
-        return generation
     }
 
     /// Decrypts (or takes from the cache) and decodes a timeline for its provider, who

@@ -143,7 +143,7 @@ final class TimelineService {
                 continue
             }
             // As in `handle`: the writes it must see (an AppendEntries behind a
-            // PutTimeline of the same widget settles that widget's and builds on it).
+            // PutTimeline of the same widget is parked until that write is durable).
             committer.settle(MethodTable.row(waiter.method)?.waits ?? .all)
             do throws(ServiceError) { try waiter.work(authority) } catch {
                 waiter.context.fail(with: error, method: waiter.method)
@@ -187,6 +187,10 @@ final class TimelineService {
 
 extension TimelineService: DeviceChangeFollower {
     func commitAcceptedWrites() { committer.commitAll() }
+
+    func applyAnsweredWrites() { committer.applyAnswered() }
+
+    func whenAcceptedWritesCommitted(_ body: @escaping () -> Void) { committer.whenCommitted(body) }
 
     func forgetPresentations() { responder.forgetAll() }
 

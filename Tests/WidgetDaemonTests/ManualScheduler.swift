@@ -47,8 +47,25 @@ final class ManualScheduler: Scheduling, @unchecked Sendable {
     }
 
     /// Inline: the derivation or commit is done when this returns; its result waits in
-    /// ``execute(_:)`` for the next ``run()``.
-    func runInBackground(on queue: DispatchQueue, _ work: @escaping @Sendable () -> Void) { work() }
+    /// ``execute(_:)`` for the next ``run()``. Work for a queue in ``holding`` waits
+    /// instead until ``releaseHeldWork()``: a commit whose sync has not returned yet, for
+    /// as long as the test says.
+    func runInBackground(on queue: DispatchQueue, _ work: @escaping @Sendable () -> Void) {
+        guard holding.contains(where: { $0 === queue }) else { return work() }
+        held.append(work)
+    }
+
+    /// The queues whose work is held (``runInBackground(on:_:)``).
+    var holding: [DispatchQueue] = []
+    /// The held work, oldest first.
+    private(set) var held: [@Sendable () -> Void] = []
+
+    /// Runs the held work, oldest first (its results wait for the next turn, as ever).
+    func releaseHeldWork() {
+        let work = held
+        held = []
+        for body in work { body() }
+    }
 
     var isOnLoopThread: Bool { true }
 

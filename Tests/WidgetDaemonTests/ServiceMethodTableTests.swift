@@ -29,7 +29,7 @@ import WidgetdWire
     /// Only PutTimeline's writes gather: every other call sees them committed first.
     @Test func onlyPutTimelineLetsAcceptedWritesWait() {
         #expect(MethodTable.rows.filter { $0.waits == .none }.map(\.method) == [.putTimeline])
-        #expect(MethodTable.rows.filter { $0.waits == .all }.map(\.method) == [.setPasscode, .wipe])
+        #expect(MethodTable.rows.filter { $0.waits == .all }.map(\.method) == [.wipe])
     }
 
     /// An unknown method has no row: only an administrator hears that it does not exist.

@@ -2,15 +2,17 @@
 """A stranger's calls while a provider writes, on a disk whose syncs are slow (issue 40).
 
     slow_sync.py --widgetd BIN --fs POWERCUT_FS [--sync-delay-ms 50] [--writes 200]
-                 [--interval-ms 20] [--watchdog-sec 2] [--work DIR]
+                 [--appends 20] [--interval-ms 20] [--watchdog-sec 2] [--work DIR]
 
 The state directory is on powercut-fs with --sync-delay-ms (every fsync, fdatasync and
 directory fsync takes that much longer; the file system serves nothing else meanwhile).
 widgetd runs with a systemd watchdog (WATCHDOG_USEC) whose pings this script receives.
 A stranger (uid 65534, no role but GetStatus) calls GetStatus every --interval-ms on a
 connection of its own while one provider writes --writes timelines (each its own widget,
-one after the other on one connection: each is journaled) and then deletes one
-(--writes 0: the stranger alone for 10 s, what the machine's own load costs it). The
+one after the other on one connection: each is journaled), appends entries to --appends
+of them (each builds on its widget's stored timeline: it used to sync on the loop), then
+deletes one (--writes 0: the stranger alone for 10 s, what the machine's own load
+costs it). The
 stranger's latency is measured from when each call was due (so a stall counts for every
 call it delayed), and first for 3 s alone (the baseline: what the machine's own load
 costs it). Prints the figures as JSON; exits 1 if the stranger's p99 is above 50 ms (on a
@@ -71,6 +73,7 @@ def main():
     parser.add_argument("--fs", required=True)
     parser.add_argument("--sync-delay-ms", type=int, default=50)
     parser.add_argument("--writes", type=int, default=200)
+    parser.add_argument("--appends", type=int, default=20)
     parser.add_argument("--interval-ms", type=int, default=20)
     parser.add_argument("--watchdog-sec", type=float, default=2)
     parser.add_argument("--work")
@@ -142,6 +145,11 @@ def main():
                 "widget": f"com.example.clock/w#{i}", "family": "systemSmall",
                 "entries": [{"date": "2026-01-01T00:00:00Z", "fields": {"headline": {"value": f"write {i} " + "x" * 1000}}}]})
         wrote = time.monotonic()
+        for i in range(min(args.appends, args.writes)):
+            provider.call("io.widgetd.Provider.AppendEntries", {
+                "widget": f"com.example.clock/w#{i}",
+                "entries": [{"date": "2026-01-02T00:00:00Z", "fields": {"headline": {"value": f"append {i}"}}}]})
+        appended = time.monotonic()
         if args.writes > 0:
             provider.call("io.widgetd.Provider.DeleteTimeline", {"widget": "com.example.clock/w#0"})
         else:
@@ -158,7 +166,8 @@ def main():
         gaps = [b - a for a, b in zip(pings, pings[1:])]
         result = {
             "sync_delay_ms": args.sync_delay_ms, "writes": args.writes,
-            "writes_s": round(wrote - started, 2), "delete_ms": round((deleted - wrote) * 1000, 1),
+            "writes_s": round(wrote - started, 2), "appends": min(args.appends, args.writes),
+            "appends_s": round(appended - wrote, 2), "delete_ms": round((deleted - appended) * 1000, 1),
             "stranger_calls": len(latencies),
             "stranger_p50_ms": round(percentile(latencies, 0.50), 1),
             "stranger_p99_ms": round(percentile(latencies, 0.99), 1),

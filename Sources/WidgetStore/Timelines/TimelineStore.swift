@@ -510,8 +510,6 @@ package final class TimelineStore {
         let key: FileDigest
         let path: String
         let timelinesDirectory: String
-        /// The file as it was read (`nil`: the widget is in the journal only).
-        let bytes: [UInt8]?
         /// What the deletion is recorded at: above every generation written or being written.
         let generation: UInt64
         let ledger: GenerationLedger
@@ -521,6 +519,10 @@ package final class TimelineStore {
 
     /// Checks a delete and fixes the generation it is recorded at; `widgetNotFound` if
     /// the widget has no timeline. Changes nothing but the index's knowledge of it.
+    ///
+    /// Reads no file once the widget is indexed (its verdict, the journal's records):
+    /// the file is read by `commitDelete`, off the store's thread, since on a disk whose
+    /// syncs stall a read waits behind them too (issue 40).
     package func prepareDelete(_ widget: WidgetID) throws(StoreError) -> PreparedDelete {
         // A deletion is recorded in the catalog, which is not rebuilt yet.
         guard !awaitingPasscodeToRebuildCatalog else { throw .protectedDataUnavailable }
@@ -529,8 +531,16 @@ package final class TimelineStore {
         let name = key.fileName
         let path = "\(timelinesDirectory)/\(name)"
         let journaled = journal?.pending(key)
-        let bytes = try fromLedger { () throws(LedgerError) in try FileSystem.readFile(path, limit: TimelineFile.maximumFileBytes) }
-        guard journaled != nil || bytes != nil else {
+        // The file's generation, from the index (verified from disk only if not indexed
+        // yet); a damaged file is read as it is, and deleted like any other.
+        let filed: UInt64?
+        do throws(StoreError) {
+            filed = try timelines.indexedMetadata(key: key, widget: widget, includingPlaceholder: false)?.generation
+        } catch .corrupt {
+            let bytes = try fromLedger { () throws(LedgerError) in try FileSystem.readFile(path, limit: TimelineFile.maximumFileBytes) }
+            filed = bytes.map { TimelineFile.generation(of: $0) ?? 0 }
+        }
+        guard journaled != nil || filed != nil else {
             timelines.forget(name, widget: widget)
             timelines.recordAbsent(key, widget: widget)
             throw .widgetNotFound
@@ -539,10 +549,10 @@ package final class TimelineStore {
         // Above every generation written or being written (a batch still committing is
         // indexed already), so that none of them replays or is served after this.
         let generation = max(
-            journaled.flatMap(TimelineFile.generation(of:)) ?? 0, bytes.flatMap(TimelineFile.generation(of:)) ?? 0,
+            journaled.flatMap(TimelineFile.generation(of:)) ?? 0, filed ?? 0,
             (try? indexedGeneration(widget)).flatMap { $0 } ?? 0)
         return PreparedDelete(
-            widget: widget, key: key, path: path, timelinesDirectory: timelinesDirectory, bytes: bytes,
+            widget: widget, key: key, path: path, timelinesDirectory: timelinesDirectory,
             generation: generation, ledger: timelines.ledger, metadataKey: custody.subkeys.timelineMetadata, reserve: reserve)
     }
 
@@ -551,9 +561,7 @@ package final class TimelineStore {
     /// (which locks its own) and the reserve: may run on any thread. On failure the
     /// catalog is as it was.
     package static func commitDelete(_ prepared: PreparedDelete) -> Result<Void, StoreError> {
-        let (key, ledger, metadataKey, bytes, generation) = (
-            prepared.key, prepared.ledger, prepared.metadataKey, prepared.bytes, prepared.generation
-        )
+        let (key, ledger, metadataKey, generation) = (prepared.key, prepared.ledger, prepared.metadataKey, prepared.generation)
         let expected = Array(prepared.widget.description.utf8)[...]
         return Result { () throws(StoreError) in
             // Recorded durably before the file goes: a crash in between leaves the widget
@@ -563,7 +571,13 @@ package final class TimelineStore {
             try prepared.reserve.retryingOnFullDisk { () throws(StoreError) in
                 try fromLedger { () throws(LedgerError) in
                     let before = ledger.entry(key)
+                    // The file as it is now, read here (off the loop), inside the change so
+                    // that no fold replaces it meanwhile; only a generation the deletion
+                    // covers is its to remove (a write numbered after it stands).
+                    var bytes: [UInt8]?
                     try ledger.changeFiles(withholding: false, { () throws(LedgerError) -> UsageChange in
+                        bytes = try FileSystem.readFile(prepared.path, limit: TimelineFile.maximumFileBytes)
+                            .flatMap { (TimelineFile.generation(of: $0) ?? 0) <= generation ? $0 : nil }
                         var change = UsageChange()
                         change.removing(bytes, key: key, expected: expected, ledger: ledger, metadataKey: metadataKey)
                         try ledger.recordDeleted(key, generation: generation)

@@ -312,6 +312,9 @@ extension TimelineStore {
                 outcomes[slot] = StoreError(error)
             }
         }
+        // Sealed: the batch's copies of the class wrap keys go before the sync, so that a
+        // lock while it syncs (which waits for no commit) leaves none held that long.
+        for key in prepared.wrapKeys.values { key.zeroInPlace() }
         guard !batch.isEmpty else { return outcomes }
         do throws(LedgerError) {
             if try journal.append(batch) { return outcomes }

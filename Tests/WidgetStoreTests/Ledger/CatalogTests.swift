@@ -66,6 +66,28 @@ import WidgetModel
         #expect(text(try f.open().readBody(widgetA, allowOpenClassB: true)) == "new")
     }
 
+    /// Issue 40 §2: a delete is prepared (on the daemon's loop) without reading its file:
+    /// the index gives the generation, and `commitDelete` reads the file off the loop,
+    /// inside the catalog's change. (It read it first, and found no widget here.)
+    @Test func aDeleteIsPreparedWithoutReadingItsFile() throws {
+        let f = Fixture()
+        let open = { try TimelineStore(stateDirectory: f.state, credentialsDirectory: nil, configuration: .test, journalCapacity: 0, now: t0) }
+        let path: String
+        do {
+            let store = try open()
+            try put(store, "deleted")
+            path = "\(f.timelines)/\(try store.timelines.fileName(for: widgetA))"
+            let aside = path + ".aside"
+            try FileManager.default.moveItem(atPath: path, toPath: aside)
+            let prepared = try store.prepareDelete(widgetA)
+            try FileManager.default.moveItem(atPath: aside, toPath: path)
+            try store.finishDelete(prepared, TimelineStore.commitDelete(prepared))
+            #expect(!FileManager.default.fileExists(atPath: path))
+            #expect(try store.metadata(widgetA) == nil)
+        }
+        #expect(try open().metadata(widgetA) == nil)
+    }
+
     @Test func anAlteredCatalogIsAStartError() throws {
         let f = Fixture()
         do {
