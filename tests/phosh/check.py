@@ -704,20 +704,37 @@ def show_cards_page(plugin):
 TIME_TEXT = re.compile(r"\d{1,2}:\d{2}|\b(Today|Tomorrow|Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday)\b")
 
 
+def screen_scale(plugin, png):
+    """Pixels per logical unit: the picture's width over the width of the window that
+    holds the plugin (phosh's lock screen covers the output)."""
+    from gi.repository import GdkPixbuf
+    _, pixels, _ = GdkPixbuf.Pixbuf.get_file_info(png)
+    node, window = plugin.box, None
+    while True:
+        parent = A11Y.parent(node)
+        if not parent or parent[1] in ("", "/org/a11y/atspi/null") or A11Y.role(parent) == "application":
+            break
+        node = window = parent
+    width = A11Y.extents(window)[2] if window else 0
+    return pixels / width if width > 0 else 1
+
+
 def screenshot(name, plugin=None):
     """grim's picture of the screen; with `plugin`, also NAME.mask.json: the rectangles
     of the cards' labels that show a time of day."""
     path = os.path.join(ENV["ARTIFACTS"], name)
     subprocess.run(["grim", path], check=True)
     if plugin is not None:
+        # AT-SPI gives extents in the output's logical units; the picture is in pixels.
+        scale = screen_scale(plugin, path)
         masks = []
         for card in plugin.cards():
             def visit(node):
                 if A11Y.role(node) == "label" and TIME_TEXT.search(A11Y.name(node) or ""):
-                    masks.append(list(A11Y.extents(node)))
+                    masks.append([round(v * scale) for v in A11Y.extents(node)])
             A11Y.walk(card, visit)
         with open(path[:-len(".png")] + ".mask.json", "w") as f:
-            json.dump({"time_of_day": masks}, f)
+            json.dump({"time_of_day": masks, "scale": scale}, f)
     log(f"screenshot {path}")
 
 
