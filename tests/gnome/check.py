@@ -42,6 +42,11 @@ import time
 
 from gi.repository import Gio, GLib  # noqa: E402
 
+# What the three lock-screen hosts' checks share: tests/hostcheck.py.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import hostcheck  # noqa: E402
+from hostcheck import ENV, Daemon, Failure, logger, pump, wait_for  # noqa: E402,F401
+
 UUID = "widgetd@io.widgetd"
 HEART = "com.example.health/heart"
 FORECAST = "com.example.weather/forecast"
@@ -54,42 +59,10 @@ SECRETS = {HEART: "64 bpm", FORECAST: "Rue de la République"}
 LOCK_DEADLINE = 0.100
 LOCK_ROUND_LIMIT = 1.0
 PASSCODE = "1234"
-ENV = os.environ
 ROUNDS = int(ENV.get("ROUNDS", "10"))
-ACCESSIBLE = "org.a11y.atspi.Accessible"
-# AT-SPI's constants (atspi-constants.h).
-STATE_CHECKED = 4
 
 
-def log(message):
-    print(f"test-gnome: {message}", flush=True)
-
-
-class Failure(Exception):
-    pass
-
-
-def pump(seconds):
-    """Runs the main loop for `seconds`, dispatching AT-SPI events as they arrive."""
-    context = GLib.MainContext.default()
-    done = []
-    GLib.timeout_add(max(1, int(seconds * 1000)), lambda: done.append(True) and False)
-    while not done:
-        context.iteration(True)
-
-
-def wait_for(what, predicate, timeout=30.0):
-    end = time.monotonic() + timeout
-    last_error = None
-    while time.monotonic() < end:
-        try:
-            value = predicate()
-            if value:
-                return value
-        except GLib.Error as error:  # an object destroyed while read: read again
-            last_error = error
-        pump(0.05)
-    raise Failure(f"timed out after {timeout:.0f} s waiting for {what}" + (f" ({last_error})" if last_error else ""))
+log = logger("test-gnome")
 
 
 # --- the shell ------------------------------------------------------------------------
@@ -139,32 +112,9 @@ def screenshot(name):
 # --- the shell's accessible tree, spoken to directly with GDBus (see tests/phosh/check.py
 # for why not libatspi). A node is (bus name, path). ------------------------------------
 
-class A11y:
-    def __init__(self):
-        address = SESSION.call_sync("org.a11y.Bus", "/org/a11y/bus", "org.a11y.Bus", "GetAddress", None,
-                                    GLib.VariantType("(s)"), Gio.DBusCallFlags.NONE, 10000, None).unpack()[0]
-        self.bus = Gio.DBusConnection.new_for_address_sync(
-            address, Gio.DBusConnectionFlags.AUTHENTICATION_CLIENT | Gio.DBusConnectionFlags.MESSAGE_BUS_CONNECTION,
-            None, None)
-
-    def call(self, node, interface, method, arguments=None):
-        return self.bus.call_sync(node[0], node[1], interface, method, arguments, None, Gio.DBusCallFlags.NONE,
-                                  5000, None).unpack()
-
-    def property(self, node, name):
-        return self.call(node, "org.freedesktop.DBus.Properties", "Get", GLib.Variant("(ss)", (ACCESSIBLE, name)))[0]
-
-    def children(self, node):
-        return [tuple(child) for child in self.call(node, ACCESSIBLE, "GetChildren")[0]]
-
-    def name(self, node):
-        return self.property(node, "Name")
-
-    def description(self, node):
-        return self.property(node, "Description")
-
-    def role(self, node):
-        return self.call(node, ACCESSIBLE, "GetRoleName")[0]
+class A11y(hostcheck.A11y):
+    """GNOME Shell's tree: St.Label's text sits in a ClutterText child, its buttons name
+    their action "press", and actors come and go under a walk."""
 
     def text(self, node):
         """A label's text: St.Label's accessible name is its text unless it was named
@@ -176,34 +126,13 @@ class A11y:
                 pass
         return self.name(node)
 
-    def checked(self, node):
-        low, high = self.call(node, ACCESSIBLE, "GetState")[0]
-        return bool((low | high << 32) & (1 << STATE_CHECKED))
-
-    def extents(self, node):
-        """(x, y, width, height) on the screen."""
-        return self.call(node, "org.a11y.atspi.Component", "GetExtents", GLib.Variant("(u)", (0,)))[0]
-
     def press(self, node):
         """Performs the node's "press" action (org.a11y.atspi.Action)."""
-        count = self.bus.call_sync(node[0], node[1], "org.freedesktop.DBus.Properties", "Get",
-                                   GLib.Variant("(ss)", ("org.a11y.atspi.Action", "NActions")), None,
-                                   Gio.DBusCallFlags.NONE, 5000, None).unpack()[0]
+        count = self.property(node, "NActions", "org.a11y.atspi.Action")
         for index in range(count):
             if self.call(node, "org.a11y.atspi.Action", "GetName", GLib.Variant("(i)", (index,)))[0] == "press":
                 return self.call(node, "org.a11y.atspi.Action", "DoAction", GLib.Variant("(i)", (index,)))[0]
         raise Failure(f"no press action on {node} ({count} actions)")
-
-    def register(self, event, callback):
-        def on_signal(connection, sender, path, interface_name, signal_name, parameters):
-            kind, _, _, value, *_ = parameters.unpack()
-            if kind == "accessible-description":
-                callback(time.monotonic(), path, value if isinstance(value, str) else "")
-
-        self.bus.signal_subscribe(None, "org.a11y.atspi.Event.Object", "PropertyChange", None, None,
-                                  Gio.DBusSignalFlags.NONE, on_signal)
-        self.call(("org.a11y.atspi.Registry", "/org/a11y/atspi/registry"), "org.a11y.atspi.Registry", "RegisterEvent",
-                  GLib.Variant("(sass)", (event, [], "")))
 
     def walk(self, node, visit, depth=0):
         """Visits the subtree; a node destroyed while it is read is passed over (the
@@ -218,32 +147,6 @@ class A11y:
             return
         for child in children:
             self.walk(child, visit, depth + 1)
-
-    def find(self, root, name):
-        found = []
-
-        def visit(node):
-            if found:
-                return False
-            if self.name(node) == name:
-                found.append(node)
-                return False
-            return True
-
-        self.walk(root, visit)
-        return found[0] if found else None
-
-    def texts(self, root):
-        """Every name and label text in the subtree."""
-        out = []
-
-        def visit(node):
-            out.append(self.name(node))
-            if self.role(node) == "label":
-                out.append(self.text(node))
-
-        self.walk(root, visit)
-        return out
 
 
 A11Y = None
@@ -305,60 +208,6 @@ def secrets_in_tree(app):
 
 
 # --- widgetd --------------------------------------------------------------------------
-
-class Daemon:
-    def __init__(self):
-        self.process = None
-
-    def start(self):
-        self.log = open(os.path.join(ENV["ARTIFACTS"], "widgetd.log"), "a")
-        self.process = subprocess.Popen(
-            [ENV["WIDGETD_BIN"], "--config", ENV["WIDGETD_CONFIG"], "--state-directory", ENV["WIDGETD_STATE"],
-             "--socket", ENV["WIDGETD_SOCKET"]], stdout=self.log, stderr=subprocess.STDOUT)
-        with open(ENV["WIDGETD_PID_FILE"], "w") as f:
-            f.write(str(self.process.pid))
-        wait_for("widgetd's socket", lambda: self.ctl("status", check=False).returncode == 0, 60)
-
-    def stop(self):
-        if self.process is not None:
-            self.process.send_signal(signal.SIGTERM)
-            self.process.wait(timeout=30)
-            self.process = None
-            self.log.close()
-
-    def ctl(self, *arguments, stdin=None, check=True):
-        result = subprocess.run([ENV["WIDGETCTL"], "--socket", ENV["WIDGETD_SOCKET"], *arguments], input=stdin,
-                                capture_output=True, text=True, timeout=60)
-        if check and result.returncode != 0:
-            raise Failure(f"widgetctl {' '.join(arguments)}: {result.returncode} {result.stderr.strip()}")
-        return result
-
-    def call(self, method, parameters=None, then=None):
-        """Calls widgetd while the loop dispatches AT-SPI events; returns (the monotonic
-        time the reply arrived, the reply, what `then()` gave)."""
-        result = {}
-
-        def run():
-            with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as connection:
-                connection.connect(ENV["WIDGETD_SOCKET"])
-                connection.sendall(json.dumps({"method": method, "parameters": parameters or {}}).encode() + b"\0")
-                received = bytearray()
-                while b"\0" not in received:
-                    chunk = connection.recv(65536)
-                    if not chunk:
-                        result["reply"] = None
-                        return
-                    received.extend(chunk)
-                result["time"] = time.monotonic()
-                result["reply"] = json.loads(received[:received.index(b"\0")])
-
-        threading.Thread(target=run, daemon=True).start()
-        wait_for(f"the reply to {method}", lambda: "reply" in result, 30)
-        if result["reply"] is None or "error" in result["reply"]:
-            raise Failure(f"{method}: {result['reply']}")
-        after = wait_for(f"what follows {method}", then, 30) if then is not None else None
-        return result["time"], result["reply"], after
-
 
 class ActionWatcher:
     """The provider's side: io.widgetd.Provider.WatchActions, read on a thread of its own."""

@@ -54,7 +54,10 @@ import tempfile
 import threading
 import time
 
-from gi.repository import Gio, GLib  # noqa: E402
+# What the three lock-screen hosts' checks share: tests/hostcheck.py.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import hostcheck  # noqa: E402
+from hostcheck import ENV, STATE_CHECKED, Daemon, Failure, logger, pump, wait_for  # noqa: E402
 
 # The providers and what starts their real services, shared with scripts/test-providers.
 REPOSITORY = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
@@ -78,156 +81,18 @@ FORECAST_ORDER = ["18 °C", "Rue de la République", "Light rain"]
 LOCK_DEADLINE = 0.100
 LOCK_ROUND_LIMIT = 1.0
 PASSCODE = "1234"
-ENV = os.environ
 ROUNDS = int(ENV.get("ROUNDS", "10"))
 # AT-SPI's constants (atspi-constants.h).
-STATE_CHECKED = 4
 STATE_PRESSED = 20
-STATE_SHOWING = 25
-ACCESSIBLE = "org.a11y.atspi.Accessible"
 
 
-def log(message):
-    print(f"test-phosh: {message}", flush=True)
+log = logger("test-phosh")
 
 
-class Failure(Exception):
-    pass
+# --- phosh, through AT-SPI (tests/hostcheck.py says how) -------------------------------
 
-
-def pump(seconds):
-    """Runs the main loop for `seconds`, dispatching each AT-SPI event as it arrives
-    (a blocking iteration: no polling delay is added to the measured times)."""
-    context = GLib.MainContext.default()
-    done = []
-    GLib.timeout_add(max(1, int(seconds * 1000)), lambda: done.append(True) and False)
-    while not done:
-        context.iteration(True)
-
-
-def wait_for(what, predicate, timeout=30.0):
-    """Waits until `predicate()` is true (its value is returned), on a generous deadline."""
-    end = time.monotonic() + timeout
-    last_error = None
-    while time.monotonic() < end:
-        try:
-            value = predicate()
-            if value:
-                return value
-        except GLib.Error as error:  # an object destroyed while read, a slow answer: read again
-            last_error = error
-        pump(0.05)
-    raise Failure(f"timed out after {timeout:.0f} s waiting for {what}" + (f" ({last_error})" if last_error else ""))
-
-
-# --- phosh, through AT-SPI ---------------------------------------------------------------
-#
-# The accessibility bus is spoken to directly with GDBus: libatspi dispatches incoming
-# events inside its blocking calls, and a cache update it makes there (while phosh
-# starts and announces its objects) can deadlock its own D-Bus connection. Here every
-# call has a timeout and events arrive only on the main loop. A node is (bus name, path).
-
-class A11y:
-    def __init__(self):
-        session = Gio.bus_get_sync(Gio.BusType.SESSION, None)
-        address = session.call_sync("org.a11y.Bus", "/org/a11y/bus", "org.a11y.Bus", "GetAddress", None,
-                                    GLib.VariantType("(s)"), Gio.DBusCallFlags.NONE, 10000, None).unpack()[0]
-        self.bus = Gio.DBusConnection.new_for_address_sync(
-            address, Gio.DBusConnectionFlags.AUTHENTICATION_CLIENT | Gio.DBusConnectionFlags.MESSAGE_BUS_CONNECTION,
-            None, None)
-
-    def call(self, node, interface, method, arguments=None):
-        return self.bus.call_sync(node[0], node[1], interface, method, arguments, None, Gio.DBusCallFlags.NONE,
-                                  5000, None).unpack()
-
-    def property(self, node, name):
-        return self.call(node, "org.freedesktop.DBus.Properties", "Get", GLib.Variant("(ss)", (ACCESSIBLE, name)))[0]
-
-    def children(self, node):
-        return [tuple(child) for child in self.call(node, ACCESSIBLE, "GetChildren")[0]]
-
-    def name(self, node):
-        return self.property(node, "Name")
-
-    def accessible_id(self, node):
-        return self.property(node, "AccessibleId")
-
-    def parent(self, node):
-        return tuple(self.property(node, "Parent"))
-
-    def role(self, node):
-        return self.call(node, ACCESSIBLE, "GetRoleName")[0]
-
-    def showing(self, node):
-        low, high = self.call(node, ACCESSIBLE, "GetState")[0]
-        return bool((low | high << 32) & (1 << STATE_SHOWING))
-
-    def extents(self, node):
-        """(x, y, width, height) on the screen."""
-        return self.call(node, "org.a11y.atspi.Component", "GetExtents", GLib.Variant("(u)", (0,)))[0]
-
-    def text(self, node):
-        return self.call(node, "org.a11y.atspi.Text", "GetText", GLib.Variant("(ii)", (0, -1)))[0]
-
-    def states(self, node):
-        low, high = self.call(node, ACCESSIBLE, "GetState")[0]
-        return low | high << 32
-
-    def description(self, node):
-        return self.property(node, "Description")
-
-    def value(self, node):
-        """(current, minimum, maximum) of AtkValue."""
-        get = lambda name: self.call(node, "org.freedesktop.DBus.Properties", "Get",  # noqa: E731
-                                     GLib.Variant("(ss)", ("org.a11y.atspi.Value", name)))[0]
-        return get("CurrentValue"), get("MinimumValue"), get("MaximumValue")
-
-    def press(self, node):
-        """Does the node's first action (a button's click), as a screen reader would."""
-        return self.call(node, "org.a11y.atspi.Action", "DoAction", GLib.Variant("(i)", (0,)))[0]
-
-    def register(self, event, callback):
-        """Asks the applications for `event` (they send only what someone listens to)
-        and calls `callback(time, path, value)` as each arrives."""
-        interface, member = {"object:property-change:accessible-name": ("org.a11y.atspi.Event.Object", "PropertyChange")}[event]
-
-        def on_signal(connection, sender, path, interface_name, signal, parameters):
-            kind, _, _, value, *_ = parameters.unpack()
-            if kind == "accessible-name":
-                callback(time.monotonic(), path, value if isinstance(value, str) else "")
-
-        self.bus.signal_subscribe(None, interface, member, None, None, Gio.DBusSignalFlags.NONE, on_signal)
-        self.call(("org.a11y.atspi.Registry", "/org/a11y/atspi/registry"), "org.a11y.atspi.Registry", "RegisterEvent",
-                  GLib.Variant("(sass)", (event, [], "")))
-
-    def walk(self, node, visit, depth=0):
-        if depth > 64:
-            return
-        visit(node)
-        for child in self.children(node):
-            self.walk(child, visit, depth + 1)
-
-    def find_id(self, root, accessible_id):
-        found = []
-
-        def visit(node):
-            if not found and self.accessible_id(node) == accessible_id:
-                found.append(node)
-
-        self.walk(root, visit)
-        return found[0] if found else None
-
-    def texts(self, root):
-        """Every name and label text in the subtree, in tree order."""
-        out = []
-
-        def visit(node):
-            out.append(self.name(node))
-            if self.role(node) == "label":
-                out.append(self.text(node))
-
-        self.walk(root, visit)
-        return out
+class A11y(hostcheck.A11y):
+    """phosh's tree (GTK 3): the shared reader as it is."""
 
 
 A11Y = None
@@ -332,65 +197,6 @@ def secrets_in_tree(app):
 
 
 # --- widgetd --------------------------------------------------------------------------
-
-class Daemon:
-    def __init__(self):
-        self.process = None
-
-    def start(self):
-        self.log = open(os.path.join(ENV["ARTIFACTS"], "widgetd.log"), "a")
-        self.process = subprocess.Popen(
-            [ENV["WIDGETD_BIN"], "--config", ENV["WIDGETD_CONFIG"], "--state-directory", ENV["WIDGETD_STATE"],
-             "--socket", ENV["WIDGETD_SOCKET"]], stdout=self.log, stderr=subprocess.STDOUT)
-        # For scripts/test-phosh to stop, should this check be killed before its own cleanup.
-        with open(ENV["WIDGETD_PID_FILE"], "w") as f:
-            f.write(str(self.process.pid))
-        wait_for("widgetd's socket", lambda: self.ctl("status", check=False).returncode == 0, 60)
-
-    def stop(self):
-        if self.process is not None:
-            self.process.send_signal(signal.SIGTERM)
-            self.process.wait(timeout=30)
-            self.process = None
-            self.log.close()
-
-    def ctl(self, *arguments, stdin=None, check=True):
-        result = subprocess.run([ENV["WIDGETCTL"], "--socket", ENV["WIDGETD_SOCKET"], *arguments], input=stdin,
-                                capture_output=True, text=True, timeout=60)
-        if check and result.returncode != 0:
-            raise Failure(f"widgetctl {' '.join(arguments)}: {result.returncode} {result.stderr.strip()}")
-        return result
-
-    def call(self, method, parameters=None, then=None):
-        """Calls widgetd while the main loop keeps dispatching AT-SPI events; returns
-        (the monotonic time the reply arrived, the reply, what `then()` gave). The reply
-        is read on a thread of its own, so that its time is taken as it arrives, not
-        when the loop gets to it; the loop waits for the reply and for `then()` (if
-        given) without a call to phosh, which would hold events back."""
-        result = {}
-
-        def run():
-            with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as connection:
-                connection.connect(ENV["WIDGETD_SOCKET"])
-                connection.sendall(json.dumps({"method": method, "parameters": parameters or {}}).encode() + b"\0")
-                received = bytearray()
-                while b"\0" not in received:
-                    chunk = connection.recv(65536)
-                    if not chunk:
-                        result["reply"] = None
-                        return
-                    received.extend(chunk)
-                result["time"] = time.monotonic()
-                result["reply"] = json.loads(received[:received.index(b"\0")])
-
-        thread = threading.Thread(target=run, daemon=True)
-        thread.start()
-        wait_for(f"the reply to {method}", lambda: "reply" in result, 30)
-        if result["reply"] is None or "error" in result["reply"]:
-            raise Failure(f"{method}: {result['reply']}")
-        after = wait_for(f"what follows {method}", then, 30) if then is not None else None
-        return result["time"], result["reply"], after
-
 
 # --- name-change events, for the timings ------------------------------------------------
 
