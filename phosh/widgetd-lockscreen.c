@@ -36,7 +36,6 @@
 #define BACKOFF_FIRST_MS 250
 #define BACKOFF_MAX_MS (30 * 1000)
 /* ListWidgets pages read to find the widgets to show. */
-#define LIST_PAGE 64
 #define LIST_MAX_PAGES 16
 /* How often the first page is listed again for widgets stored since, with a widgetd
  * that has no Host.WatchWidgets (older than this plugin). */
@@ -1286,20 +1285,8 @@ rank_next (PhoshWidgetdLockscreen *self)
 static void
 list_page (PhoshWidgetdLockscreen *self, const char *after)
 {
-  g_autoptr (JsonBuilder) builder = json_builder_new ();
-  g_autoptr (JsonNode) parameters = NULL;
-
-  json_builder_begin_object (builder);
-  json_builder_set_member_name (builder, "limit");
-  json_builder_add_int_value (builder, LIST_PAGE);
-  if (after != NULL) {
-    json_builder_set_member_name (builder, "after");
-    json_builder_add_string_value (builder, after);
-  }
-  json_builder_end_object (builder);
-  parameters = json_builder_get_root (builder);
   self->pages++;
-  wd_stream_call (self->discovery, "io.widgetd.Host.ListWidgets", parameters, FALSE);
+  wd_stream_list_widgets (self->discovery, after);
 }
 
 static gboolean
@@ -1443,19 +1430,12 @@ static gboolean
 on_rescan (gpointer data)
 {
   PhoshWidgetdLockscreen *self = data;
-  g_autoptr (JsonBuilder) builder = json_builder_new ();
-  g_autoptr (JsonNode) parameters = NULL;
 
   self->rescan_source = 0;
   if (self->phase != PHASE_WATCHING)
     return G_SOURCE_REMOVE;
-  json_builder_begin_object (builder);
-  json_builder_set_member_name (builder, "limit");
-  json_builder_add_int_value (builder, LIST_PAGE);
-  json_builder_end_object (builder);
-  parameters = json_builder_get_root (builder);
   self->probe = wd_stream_new (self->socket_path, on_probe, self);
-  wd_stream_call (self->probe, "io.widgetd.Host.ListWidgets", parameters, FALSE);
+  wd_stream_list_widgets (self->probe, NULL);
   return G_SOURCE_REMOVE;
 }
 

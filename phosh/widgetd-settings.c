@@ -10,7 +10,6 @@
 #include <string.h>
 
 /* Widgets read per ListWidgets page, and pages read at most (beyond: not offered). */
-#define LIST_PAGE 64
 #define MAX_PAGES 16
 
 typedef enum {
@@ -120,20 +119,11 @@ call (WdSettingsModel *self, Step step, const char *method, JsonNode *parameters
 static void
 list_page (WdSettingsModel *self, const char *after)
 {
-  g_autoptr (JsonBuilder) builder = json_builder_new ();
-  g_autoptr (JsonNode) parameters = NULL;
-
-  json_builder_begin_object (builder);
-  json_builder_set_member_name (builder, "limit");
-  json_builder_add_int_value (builder, LIST_PAGE);
-  if (after != NULL) {
-    json_builder_set_member_name (builder, "after");
-    json_builder_add_string_value (builder, after);
-  }
-  json_builder_end_object (builder);
-  parameters = json_builder_get_root (builder);
+  if (self->stream == NULL)
+    self->stream = wd_stream_new (self->socket_path, on_reply, self);
+  self->step = STEP_LIST;
   self->pages++;
-  call (self, STEP_LIST, "io.widgetd.Host.ListWidgets", parameters);
+  wd_stream_list_widgets (self->stream, after);
 }
 
 /* Sends the wanted list, if any. */

@@ -268,6 +268,24 @@ on_connected (GObject *source, GAsyncResult *result, gpointer data)
 }
 
 void
+wd_stream_list_widgets (WdStream *self, const char *after)
+{
+  g_autoptr (JsonBuilder) builder = json_builder_new ();
+  g_autoptr (JsonNode) parameters = NULL;
+
+  json_builder_begin_object (builder);
+  json_builder_set_member_name (builder, "limit");
+  json_builder_add_int_value (builder, WD_LIST_PAGE);
+  if (after != NULL) {
+    json_builder_set_member_name (builder, "after");
+    json_builder_add_string_value (builder, after);
+  }
+  json_builder_end_object (builder);
+  parameters = json_builder_get_root (builder);
+  wd_stream_call (self, "io.widgetd.Host.ListWidgets", parameters, FALSE);
+}
+
+void
 wd_stream_call (WdStream *self, const char *method, JsonNode *parameters, gboolean more)
 {
   g_autoptr (GSocketClient) client = NULL;

@@ -44,6 +44,10 @@ WdStream *wd_stream_new (const char *socket_path, WdStreamFunc func, gpointer us
 
 /* Sends a call, connecting first if needed; "more" asks for a stream of replies. */
 void      wd_stream_call (WdStream *stream, const char *method, JsonNode *parameters, gboolean more);
+/* Calls io.widgetd.Host.ListWidgets for the page of WD_LIST_PAGE widgets after `after`
+ * (from the first when NULL): what every host's discovery asks, once written. */
+#define WD_LIST_PAGE 64
+void      wd_stream_list_widgets (WdStream *stream, const char *after);
 
 /* Closes the connection and cancels what is pending; no callback follows. */
 void      wd_stream_close (WdStream *stream);
