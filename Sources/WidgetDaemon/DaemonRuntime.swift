@@ -53,15 +53,15 @@ final class DaemonRuntime {
                 "a wipe cut short by a crash or power loss was finished: the store is a new one",
                 event: "wipe_finished", metadata: ["state_directory": paths.stateDirectory])
         }
-        let logRebuild = { [logger] (rebuild: CatalogRebuild) in
+        let logRebuild = { [logger] (rebuild: LedgerRebuild) in
             logger.critical(
                 "--start-over: the lost catalog was rebuilt from the timeline files; a file rolled back before the loss cannot be told, and files that did not open were left out",
                 event: "catalog_rebuilt",
                 metadata: ["restored": "\(rebuild.restored)", "excluded": "\(rebuild.excluded.joined(separator: " "))"])
         }
-        store.catalogRebuilt = logRebuild
-        if let rebuild = opened.rebuiltCatalog { logRebuild(rebuild) }
-        if opened.awaitingPasscodeToRebuildCatalog {
+        store.ledgerRebuilt = logRebuild
+        if let rebuild = opened.rebuiltLedger { logRebuild(rebuild) }
+        if opened.awaitingPasscodeToRebuildLedger {
             logger.warning(
                 "--start-over: the catalog is lost; only placeholders are served until the first unlock with the passcode rebuilds it from the timeline files",
                 event: "catalog_rebuild_awaits_passcode", metadata: ["state_directory": paths.stateDirectory])
@@ -212,7 +212,7 @@ final class DaemonRuntime {
         service.commitPendingWrites()
         // The files alone then hold everything; a failure here loses nothing (the
         // journal is replayed at the next start).
-        do { try store.checkpoint() } catch {
+        do { try store.foldJournal() } catch {
             logger.error("journal not folded at stop", event: "checkpoint_failed", error: error)
         }
         server.close()

@@ -141,7 +141,7 @@ package enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The catalog (`GenerationLedger`) is missing beside a keybag that was made with one: removed
     /// to let old timeline files pass. Restore it, rebuild it from the timeline files
     /// with `widgetd --start-over` and the passcode, or wipe the state directory.
-    case catalogMissing(path: String)
+    case ledgerMissing(path: String)
     /// The keybag or the catalog `file` is older than the rollback counter says it must
     /// be (`RollbackAnchor`, DESIGN §9): restored from a backup. It carries the anchor
     /// `found` where `expected` was due; when both files are behind the counter, `file`
@@ -177,7 +177,7 @@ package enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
         case .deviceKey(let problem): KeyError.deviceKey(problem).description
         case .passcodeVerifierFailed(let reason): KeyError.passcodeVerifierFailed(reason: reason).description
         case .unsafeEntry(let path, let reason): LedgerError.unsafeEntry(path: path, reason: reason).description
-        case .catalogMissing(let path): LedgerError.catalogMissing(path: path).description
+        case .ledgerMissing(let path): LedgerError.ledgerMissing(path: path).description
         case .rolledBack(let file, let found, let expected):
             KeyError.rolledBack(file: file, found: found, expected: expected).description
         case .rollbackCounter(let reason): KeyError.rollbackCounter(reason: reason).description
@@ -195,7 +195,7 @@ package enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
         switch error {
         case .corrupt(let file, let reason): self = .corrupt(file: file, reason: reason)
         case .unsafeEntry(let path, let reason): self = .unsafeEntry(path: path, reason: reason)
-        case .catalogMissing(let path): self = .catalogMissing(path: path)
+        case .ledgerMissing(let path): self = .ledgerMissing(path: path)
         case .stateDirectoryInUse(let path): self = .stateDirectoryInUse(path: path)
         case .io(let operation, let path, let errno): self = .io(operation: operation, path: path, errno: errno)
         case .crypto(let error): self.init(error)

@@ -137,7 +137,7 @@ import Testing
     }
 
     @Test(.enabled(if: SwtpmServer.isInstalled, "swtpm is not installed: apt-get install swtpm swtpm-tools"))
-    func tpm2StartRefusesACatalogRestoredFromBeforeTheLastStop() throws {
+    func tpm2StartRefusesALedgerRestoredFromBeforeTheLastStop() throws {
         let tpm = try SwtpmServer()
         let daemon = try DaemonProcess(daemon: ["KeyProtection=tpm2", "TPM2Device=\(tpm.tcti)"])
         let catalog = URL(fileURLWithPath: daemon.stateDirectory.path + "/catalog")
@@ -157,7 +157,7 @@ import Testing
     }
 
     @Test(.enabled(if: SwtpmServer.isInstalled, "swtpm is not installed: apt-get install swtpm swtpm-tools"))
-    func tpm2LostCatalogIsRebuiltAndAnchoredByStartOverOnceThePasscodeProvesTheKeybag() throws {
+    func tpm2LostLedgerIsRebuiltAndAnchoredByStartOverOnceThePasscodeProvesTheKeybag() throws {
         let tpm = try SwtpmServer()
         let daemon = try DaemonProcess(daemon: ["KeyProtection=tpm2", "TPM2Device=\(tpm.tcti)"])
         try daemon.start()

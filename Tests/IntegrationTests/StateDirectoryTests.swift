@@ -58,7 +58,7 @@ import Testing
         try client.ok("io.widgetd.Provider.PutTimeline", Fixtures.putParameters("com.example.clock/new"))
     }
 
-    @Test func aLostCatalogIsRebuiltByStartOverOnlyOnceThePasscodeProvesTheKeybag() throws {
+    @Test func aLostLedgerIsRebuiltByStartOverOnlyOnceThePasscodeProvesTheKeybag() throws {
         let daemon = try DaemonProcess()
         let kept = "com.example.clock/kept"
         let damaged = "com.example.clock/damaged"

@@ -163,10 +163,10 @@ import WidgetStore
             for index in [0, 1, 3] {
                 harness.ok("io.widgetd.Provider.PutTimeline", harness.putParameters(widgets[index], secret: "SECRET-\(index)"))
             }
-            try harness.store.checkpoint()
+            try harness.store.foldJournal()
             let before = try files()
             harness.ok("io.widgetd.Provider.PutTimeline", harness.putParameters(widgets[2], secret: "SECRET-2"))
-            try harness.store.checkpoint()
+            try harness.store.foldJournal()
             let damaged = "\(timelines)/\(try #require(try files().subtracting(before).first))"
             harness.ok("io.widgetd.Device.Lock")
             var bytes = Array(try #require(FileManager.default.contents(atPath: damaged)))

@@ -31,7 +31,7 @@ import WidgetCrypto
         let head = try #require(FileManager.default.contents(atPath: path))
         var content = Array(head.prefix(4 + 1 + 8 + 8 + 32 + 8 + 32 + 8 + 8))
         content[4] = 2
-        let mac = try KeyedHash.hash(content, key: harness.store.custody.subkeys.catalogMAC, outputLength: 32)
+        let mac = try KeyedHash.hash(content, key: harness.store.custody.subkeys.ledgerMAC, outputLength: 32)
         try Data(content + mac.withUnsafeBytes { Array($0) }).write(to: URL(fileURLWithPath: path))
     }
 
@@ -97,7 +97,7 @@ import WidgetCrypto
         }
         harness.putEveryClass()
         harness.service.commitPendingWrites()
-        try harness.store.checkpoint()
+        try harness.store.foldJournal()
         try harness.restart(run: false)
         harness.service.timelines.index.slice = 1
         #expect(harness.store.isUsageKnown)
@@ -128,7 +128,7 @@ import WidgetCrypto
                 configuration.providers[i].maxWidgets = 2
             }
         }
-        // Stopped without a checkpoint: its last writes only in the journal.
+        // Stopped without a fold: its last writes only in the journal.
         try Self.restartedWithIndexToFill(harness, usageKnown: true)
         #expect(harness.store.recoveredJournalRecords > 0)
         let second = harness.call("io.widgetd.Provider.PutTimeline", harness.putParameters("com.example.clock/second"), run: false)

@@ -83,19 +83,19 @@ import WidgetTPM
     }
 
     @Test(.enabled(if: SwtpmServer.isInstalled, "swtpm is not installed: apt-get install swtpm swtpm-tools"))
-    func tpm2RefusesACatalogRestoredFromBeforeAFold() throws {
+    func tpm2RefusesALedgerRestoredFromBeforeAFold() throws {
         let t = try TPMStore()
         let widget = try WidgetID("com.example.weather/forecast")
         do {
             let store = try t.open()
             try store.putTimeline(widget, protectionClass: .none, family: nil, reloadDue: nil, body: try secure("1"), placeholder: nil)
-            try store.checkpoint()
+            try store.foldJournal()
         }
         let firstFold = try t.read(t.catalog)
         do {
             let store = try t.open()
             try store.putTimeline(widget, protectionClass: .none, family: nil, reloadDue: nil, body: try secure("2"), placeholder: nil)
-            try store.checkpoint()
+            try store.foldJournal()
         }
         try t.write(firstFold, to: t.catalog)
         #expect(isRolledBack { _ = try t.open() })
@@ -151,14 +151,14 @@ import WidgetTPM
         let widget = try WidgetID("com.example.weather/forecast")
         let first = try Self.withInstance(tpm, "system") { store, source in
             try store.putTimeline(widget, protectionClass: .none, family: nil, reloadDue: nil, body: try secure("1"), placeholder: nil)
-            try store.checkpoint()
+            try store.foldJournal()
             return source.sealed.device.indices
         }
         // The other instance's changes (a passcode, folds) move only its own counter.
         let second = try Self.withInstance(tpm, "user") { store, source in
             try store.setPasscode(current: nil, new: try secure("1234"), now: .at(now))
             try store.putTimeline(widget, protectionClass: .none, family: nil, reloadDue: nil, body: try secure("2"), placeholder: nil)
-            try store.checkpoint()
+            try store.foldJournal()
             return source.sealed.device.indices
         }
         #expect(first != second)
@@ -177,7 +177,7 @@ import WidgetTPM
         let widget = try WidgetID("com.example.weather/forecast")
         try Self.withInstance(tpm, "system") { store, _ in
             try store.putTimeline(widget, protectionClass: .none, family: nil, reloadDue: nil, body: try secure("kept"), placeholder: nil)
-            try store.checkpoint()
+            try store.foldJournal()
         }
         try Self.withInstance(tpm, "user") { store, _ in try store.wipe() }
         try Self.withInstance(tpm, "system") { store, _ in
@@ -192,7 +192,7 @@ import WidgetTPM
         let widget = try WidgetID("com.example.weather/forecast")
         let indices = try Self.withInstance(tpm, "system") { store, source in
             try store.putTimeline(widget, protectionClass: .none, family: nil, reloadDue: nil, body: try secure("kept"), placeholder: nil)
-            try store.checkpoint()
+            try store.foldJournal()
             return source.sealed.device.indices
         }
         let counter = "0x" + String(indices.counter, radix: 16), seed = "0x" + String(indices.storageSeed, radix: 16)

@@ -18,7 +18,7 @@ import WidgetModel
         do {
             let store = try f.open(credentials: credentials)
             try putOnePerClass(store)
-            try store.checkpoint()
+            try store.foldJournal()
             // Journaled, not folded: a record the next open would replay.
             _ = try store.putTimeline(
                 widgetD, protectionClass: .none, family: nil, reloadDue: nil, body: secure("journaled"), placeholder: nil)

@@ -12,7 +12,7 @@ import WidgetdPOSIX
         (.corrupt(file: "/s/catalog", reason: .authenticationFailure), .corrupt(file: "/s/catalog", reason: .authenticationFailure)),
         (.corrupt(file: "/s/t/x.wtl", reason: .rolledBack), .corrupt(file: "/s/t/x.wtl", reason: .rolledBack)),
         (.unsafeEntry(path: "/s/t/y", reason: .symbolicLink), .unsafeEntry(path: "/s/t/y", reason: .symbolicLink)),
-        (.catalogMissing(path: "/s/catalog.base.3"), .catalogMissing(path: "/s/catalog.base.3")),
+        (.ledgerMissing(path: "/s/catalog.base.3"), .ledgerMissing(path: "/s/catalog.base.3")),
         (.stateDirectoryInUse(path: "/s"), .stateDirectoryInUse(path: "/s")),
         (io, .io(operation: "open", path: "/s/catalog", errno: Errno(rawValue: 5))),
         (.crypto(.outOfSecureMemory), .outOfSecureMemory),

@@ -62,7 +62,7 @@ import WidgetdPOSIX
         try store.putTimeline(widgetC, protectionClass: .none, family: nil, reloadDue: due, body: secure("v3"), placeholder: [])
         #expect(try store.metadata(widgetC)?.reloadDue == due)
         #expect(try store.metadata(widgetC)?.placeholder == [])
-        try store.checkpoint()  // the files, not the journal, are what this test examines
+        try store.foldJournal()  // the files, not the journal, are what this test examines
         #expect(try f.timelineFiles().count == 1)
     }
 
@@ -157,7 +157,7 @@ import WidgetdPOSIX
         do {
             let store = try f.open()
             try putOnePerClass(store)
-            try store.checkpoint()
+            try store.foldJournal()
         }
         let path = try f.timelineFiles()[0]
         var bytes = Array(FileManager.default.contents(atPath: path)!)

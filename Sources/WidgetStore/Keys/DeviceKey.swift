@@ -22,7 +22,7 @@ struct DeviceKey {
         /// Authenticates the write-ahead journal's records.
         case journalMAC = "widgetd.v2.journal-mac"
         /// Authenticates the catalog of generations and deletions (`GenerationLedger`).
-        case catalogMAC = "widgetd.v3.catalog-mac"
+        case ledgerMAC = "widgetd.v3.catalog-mac"
     }
 
     private let key: SecureBytes

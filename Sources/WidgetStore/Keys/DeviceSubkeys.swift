@@ -11,7 +11,7 @@ struct DeviceSubkeys {
     let settingsMAC: SecureBytes
     let timelineMetadata: SecureBytes
     let journalMAC: SecureBytes
-    let catalogMAC: SecureBytes
+    let ledgerMAC: SecureBytes
 
     init(_ key: DeviceKey) throws(KeyError) {
         keybagMAC = try key.subkey(.keybagMAC)
@@ -22,6 +22,6 @@ struct DeviceSubkeys {
         settingsMAC = try key.subkey(.settingsMAC)
         timelineMetadata = try key.subkey(.timelineMetadata)
         journalMAC = try key.subkey(.journalMAC)
-        catalogMAC = try key.subkey(.catalogMAC)
+        ledgerMAC = try key.subkey(.ledgerMAC)
     }
 }

@@ -427,11 +427,11 @@ final class KeyCustody {
     var roomOnFullDisk: () -> Bool = { false }
 
     /// Anchors a store whose files carry no anchor yet (made before anchors, in tpm2
-    /// mode, on a counter never incremented): the keybag and, through `saveCatalog`, the
+    /// mode, on a counter never incremented): the keybag and, through `saveLedger`, the
     /// catalog saved together carrying the counter's next value.
-    func anchorUnanchored(saveCatalog: (AnchorValues) throws(KeyError) -> Void) throws(KeyError) {
+    func anchorUnanchored(saveLedger: (AnchorValues) throws(KeyError) -> Void) throws(KeyError) {
         try anchor.anchor([.keybag, .catalog]) { (values) throws(KeyError) in
-            try saveCatalog(values)
+            try saveLedger(values)
             var anchored = keybag
             anchored.anchors = values
             try anchored.save(stateDirectory: stateDirectory, macKey: subkeys.keybagMAC)

@@ -128,20 +128,20 @@ final class RollbackAnchor: @unchecked Sendable {
     /// same; with `adoptUnanchored` (`--start-over`, an administrator's act) they open
     /// awaiting proof, and are anchored once the passcode proves the keybag.
     ///
-    /// With `catalogLost` (the catalog is gone and is to be rebuilt from the timeline
+    /// With `ledgerLost` (the catalog is gone and is to be rebuilt from the timeline
     /// files, `--start-over`) only the keybag is checked, and only that it is not ahead
     /// of the counter: the catalog may have been anchored after it, so a keybag behind
     /// the counter cannot be told from a restored one. It opens awaiting proof like
     /// unanchored files, and the rebuilt catalog and the keybag are anchored together.
     func check(
-        keybag: AnchorValues, catalog: AnchorValues, keybagPath: String, catalogPath: String, adoptUnanchored: Bool = false,
-        catalogLost: Bool = false
+        keybag: AnchorValues, catalog: AnchorValues, keybagPath: String, ledgerPath: String, adoptUnanchored: Bool = false,
+        ledgerLost: Bool = false
     ) throws(KeyError) -> UInt64? {
         lock.lock()
         defer { lock.unlock() }
         guard let counter else { return nil }
         let value = try injected { () throws(StoreError) in try counter.read() }
-        if catalogLost {
+        if ledgerLost {
             if keybag.keybag > value + 1 {
                 throw .rollbackCounter(
                     reason: "the counter is at \(value), behind the keybag's \(keybag.keybag): it was reset or undefined, or this is another TPM")
@@ -162,14 +162,14 @@ final class RollbackAnchor: @unchecked Sendable {
         if newest < value {
             // The copy that carried the counter's value is gone, and either file may have
             // been it: both are named.
-            throw .rolledBack(file: "\(keybagPath) or \(catalogPath)", found: newest, expected: value)
+            throw .rolledBack(file: "\(keybagPath) or \(ledgerPath)", found: newest, expected: value)
         }
         if newest > value + 1 {
             throw .rollbackCounter(
                 reason: "the counter is at \(value), behind the state directory's \(newest): it was reset or undefined, or this is another TPM")
         }
         if catalog.catalog != recorded.catalog {
-            throw .rolledBack(file: catalogPath, found: catalog.catalog, expected: recorded.catalog)
+            throw .rolledBack(file: ledgerPath, found: catalog.catalog, expected: recorded.catalog)
         }
         if keybag.keybag != recorded.keybag {
             throw .rolledBack(file: keybagPath, found: keybag.keybag, expected: recorded.keybag)

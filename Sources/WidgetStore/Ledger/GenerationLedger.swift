@@ -70,7 +70,7 @@ import WidgetdPOSIX
 /// (`record`), so a journal restored from a backup cannot lower it either.
 ///
 /// A new keybag is made with an empty catalog beside it, before the keybag is
-/// written, so a keybag without its catalog is a start error (`catalogMissing`): the
+/// written, so a keybag without its catalog is a start error (`ledgerMissing`): the
 /// catalog removed to allow a rollback. A store of the previous version (keybag
 /// version 1) gets its catalog from the generations its files hold at that open.
 ///
@@ -215,7 +215,7 @@ final class GenerationLedger: @unchecked Sendable {
     /// The head's fields; opens the base it names and reads the log up to its chain.
     private func readHead(_ content: [UInt8], path: String) throws(LedgerError) {
         guard content.count == Self.headByteCount - Self.macByteCount else { throw .corrupt(file: path, reason: .malformed) }
-        let (sequence, count, logLength, keybagAnchor, catalogAnchor): (UInt64, UInt64, UInt64, UInt64, UInt64) =
+        let (sequence, count, logLength, keybagAnchor, ledgerAnchor): (UInt64, UInt64, UInt64, UInt64, UInt64) =
             content.withUnsafeBytes { raw in
                 (UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: 5, as: UInt64.self)),
                  UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: 13, as: UInt64.self)),
@@ -223,13 +223,13 @@ final class GenerationLedger: @unchecked Sendable {
                  UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: 93, as: UInt64.self)),
                  UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: 101, as: UInt64.self)))
             }
-        loadedAnchors = AnchorValues(keybag: keybagAnchor, catalog: catalogAnchor)
+        loadedAnchors = AnchorValues(keybag: keybagAnchor, catalog: ledgerAnchor)
         headAnchors = loadedAnchors
         let tableMAC = Array(content[21..<53])
         let chain = Array(content[61..<93])
         if sequence != 0 {
             guard let opened = try GenerationLedgerBase.open(stateDirectory: stateDirectory, sequence: sequence, macKey: macKey) else {
-                throw .catalogMissing(path: "\(stateDirectory)/\(GenerationLedgerBase.fileName(sequence))")
+                throw .ledgerMissing(path: "\(stateDirectory)/\(GenerationLedgerBase.fileName(sequence))")
             }
             guard opened.count == count, Sodium.constantTimeEquals(opened.tableMAC, tableMAC[...]) else {
                 throw .corrupt(file: opened.path, reason: .authenticationFailure)

@@ -11,7 +11,7 @@ import WidgetdPOSIX
 /// appended to this preallocated file and made durable with one `fdatasync` per batch,
 /// in place: no new inode, no `rename`, no directory `fsync` on the write's path. The
 /// files are brought up to date later, all at once (`fold`), as a database's
-/// checkpoint does: each file written once however many times it was journaled. Until
+/// fold does: each file written once however many times it was journaled. Until
 /// then `pending(_:)` serves the newest journaled bytes of a file in its place.
 ///
 /// The file is two regions of `capacity` bytes each, so that a fold does not stall the

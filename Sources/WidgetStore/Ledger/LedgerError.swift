@@ -12,7 +12,7 @@ enum LedgerError: Error, Sendable, Equatable, CustomStringConvertible {
     /// An entry of the state directory is not what the store keeps there; it was not opened.
     case unsafeEntry(path: String, reason: UnsafeEntryReason)
     /// A part of the catalog is missing beside a head (or a keybag) that names it.
-    case catalogMissing(path: String)
+    case ledgerMissing(path: String)
     /// Another process (a second widgetd) holds the state directory `path` (`StateDirectoryLock`).
     case stateDirectoryInUse(path: String)
     /// A system call failed: its operation, the file, and the system's `Errno`.
@@ -27,7 +27,7 @@ enum LedgerError: Error, Sendable, Equatable, CustomStringConvertible {
         switch self {
         case .corrupt(let file, let reason): "\(file): \(reason)"
         case .unsafeEntry(let path, let reason): "refused \(path): it \(reason)"
-        case .catalogMissing(let path):
+        case .ledgerMissing(let path):
             "\(path) is missing beside the keybag: timeline files could be rolled back unnoticed; nothing is served. Restore it, rebuild it from the timeline files with widgetd --start-over (the passcode is then asked at the first unlock), or wipe"
         case .stateDirectoryInUse(let path): "the state directory \(path) is in use by another widgetd process"
         case .io(let operation, let path, let e): "\(operation) \(path): \(e)"

@@ -38,9 +38,9 @@ extension TimelineStore {
     /// guessing free.
     package func finishUnlock(_ derived: DerivedPasscode, now: ClockReading) throws(StoreError) {
         try wipingWhenDue { () throws(StoreError) in try fromKeys { () throws(KeyError) in try custody.finishUnlock(derived, now: now) } }
-        if awaitingPasscodeToRebuildCatalog, custody.keybag.passcodeSet {
+        if awaitingPasscodeToRebuildLedger, custody.keybag.passcodeSet {
             // The passcode proved the keybag: the lost catalog is rebuilt from the files.
-            try rebuildCatalog()
+            try rebuildLedger()
             return
         }
         guard anchor.isAwaitingProof, custody.keybag.passcodeSet else { return }

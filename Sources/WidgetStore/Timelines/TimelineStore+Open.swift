@@ -46,8 +46,8 @@ extension TimelineStore {
 
     /// Completes `openReport` with what the open rebuilt and what it left waiting.
     func reportOpened() {
-        openReport.rebuiltCatalog = rebuiltCatalog
-        openReport.awaitingPasscodeToRebuildCatalog = awaitingPasscodeToRebuildCatalog
+        openReport.rebuiltLedger = rebuiltLedger
+        openReport.awaitingPasscodeToRebuildLedger = awaitingPasscodeToRebuildLedger
         openReport.awaitingPasscodeToAnchor = anchor.isAwaitingProof
     }
 
@@ -56,12 +56,12 @@ extension TimelineStore {
     /// headers: the trust a first open of this version has to give them). An empty one
     /// knows the usage (no file: a new keybag has none beside it, `prepareStateDirectory`);
     /// one made from files does not.
-    static func makeCatalog(
+    static func makeLedger(
         stateDirectory: String, timelines: String, subkeys: DeviceSubkeys, anchor: RollbackAnchor, fromFiles: Bool,
         carrying anchors: AnchorValues
     ) throws(LedgerError) {
         let made = GenerationLedger.empty(
-            stateDirectory: stateDirectory, macKey: subkeys.catalogMAC, anchor: anchor, usage: fromFiles ? nil : UsageTable())
+            stateDirectory: stateDirectory, macKey: subkeys.ledgerMAC, anchor: anchor, usage: fromFiles ? nil : UsageTable())
         if fromFiles {
             for name in try FileSystem.list(timelines) {
                 guard let key = FileDigest(fileName: name),
@@ -84,8 +84,8 @@ extension TimelineStore {
     ///
     /// What it cannot see: a file rolled back before the catalog was lost opens, and its
     /// generation is taken as the newest (SECURITY.md).
-    func rebuildCatalog() throws(StoreError) {
-        let rebuilt = GenerationLedger.empty(stateDirectory: stateDirectory, macKey: custody.subkeys.catalogMAC, anchor: anchor)
+    func rebuildLedger() throws(StoreError) {
+        let rebuilt = GenerationLedger.empty(stateDirectory: stateDirectory, macKey: custody.subkeys.ledgerMAC, anchor: anchor)
         timelines.ledger = rebuilt
         var restored = 0
         var excluded: [String] = []
@@ -116,12 +116,12 @@ extension TimelineStore {
         try fromLedger { () throws(LedgerError) in
             try rebuilt.saveAnchored { (values) throws(KeyError) in try custody.writeKeybag(carrying: values) }
         }
-        awaitingPasscodeToRebuildCatalog = false
+        awaitingPasscodeToRebuildLedger = false
         journal = try openJournal()
         timelines.journal = journal
-        let found = CatalogRebuild(restored: restored, excluded: excluded.sorted())
-        rebuiltCatalog = found
-        catalogRebuilt(found)
+        let found = LedgerRebuild(restored: restored, excluded: excluded.sorted())
+        rebuiltLedger = found
+        ledgerRebuilt(found)
     }
 
     /// The generation of the timeline file `name` once the whole file opened under the
@@ -138,12 +138,12 @@ extension TimelineStore {
         return metadata.generation
     }
 
-    /// The catalog beside the keybag; `catalogMissing` if it is not there.
-    static func loadCatalog(
+    /// The catalog beside the keybag; `ledgerMissing` if it is not there.
+    static func loadLedger(
         stateDirectory: String, subkeys: DeviceSubkeys, anchor: RollbackAnchor
     ) throws(StoreError) -> GenerationLedger {
-        guard let loaded = try fromLedger({ () throws(LedgerError) in try GenerationLedger.load(stateDirectory: stateDirectory, macKey: subkeys.catalogMAC, anchor: anchor) }) else {
-            throw .catalogMissing(path: "\(stateDirectory)/\(GenerationLedger.fileName)")
+        guard let loaded = try fromLedger({ () throws(LedgerError) in try GenerationLedger.load(stateDirectory: stateDirectory, macKey: subkeys.ledgerMAC, anchor: anchor) }) else {
+            throw .ledgerMissing(path: "\(stateDirectory)/\(GenerationLedger.fileName)")
         }
         return loaded
     }

@@ -69,7 +69,7 @@ extension TimelineStore {
     private func prefetch<Decoded: Sendable>(
         _ widgets: [WidgetID], perform: ConcurrentWork, decode: @escaping @Sendable (UnsafeRawBufferPointer) -> Decoded?
     ) -> (cached: Int, decoded: [WidgetID: Decoded]) {
-        guard !awaitingPasscodeToRebuildCatalog else { return (0, [:]) }
+        guard !awaitingPasscodeToRebuildLedger else { return (0, [:]) }
         let epoch = custody.lockEpoch
         var chosen: [WidgetID] = []
         chosen.reserveCapacity(widgets.count)

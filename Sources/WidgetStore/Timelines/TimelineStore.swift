@@ -98,10 +98,10 @@ package final class TimelineStore {
     ///     key only.
     ///     With the keybag present and the catalog lost, `true` opens the store to
     ///     rebuild the catalog from the timeline files once the passcode proves the
-    ///     keybag (`awaitingPasscodeToRebuildCatalog`, `rebuildCatalog`).
+    ///     keybag (`awaitingPasscodeToRebuildLedger`, `rebuildLedger`).
     ///   - now: the current time (reserved for time-based recovery; nothing is due at open).
     ///
-    /// A keybag without its catalog is refused (`catalogMissing`) unless `startOver`, and so is a catalog
+    /// A keybag without its catalog is refused (`ledgerMissing`) unless `startOver`, and so is a catalog
     /// that fails authentication (`corrupt`): nothing is served rather than every file
     /// without the rollback check, since either is what removing or damaging the catalog
     /// to let an old file pass looks like.
@@ -133,36 +133,36 @@ package final class TimelineStore {
                 configuration: configuration,
                 beforeSavingKeybag: { (subkeys, migrated, anchors) throws(KeyError) in
                     try throughLedger { () throws(LedgerError) in
-                        try Self.makeCatalog(
+                        try Self.makeLedger(
                             stateDirectory: stateDirectory, timelines: timelinesPath, subkeys: subkeys, anchor: anchor,
                             fromFiles: migrated, carrying: anchors)
                     }
                 })
         }
-        let catalogPath = "\(stateDirectory)/\(GenerationLedger.fileName)"
+        let ledgerPath = "\(stateDirectory)/\(GenerationLedger.fileName)"
         let ledger: GenerationLedger
-        let catalogMAC = custody.subkeys.catalogMAC
+        let ledgerMAC = custody.subkeys.ledgerMAC
         if let loaded = try fromLedger({ () throws(LedgerError) in
-            try GenerationLedger.load(stateDirectory: stateDirectory, macKey: catalogMAC, anchor: anchor)
+            try GenerationLedger.load(stateDirectory: stateDirectory, macKey: ledgerMAC, anchor: anchor)
         }) {
             ledger = loaded
         } else {
             // The catalog alone is lost: rebuilt from the files on --start-over, once
-            // the passcode proves the keybag (`rebuildCatalog`); until then it is an
+            // the passcode proves the keybag (`rebuildLedger`); until then it is an
             // empty one in memory, never saved, and nothing but placeholders is served.
-            guard startOver else { throw .catalogMissing(path: catalogPath) }
-            ledger = GenerationLedger.empty(stateDirectory: stateDirectory, macKey: custody.subkeys.catalogMAC, anchor: anchor)
-            awaitingPasscodeToRebuildCatalog = true
+            guard startOver else { throw .ledgerMissing(path: ledgerPath) }
+            ledger = GenerationLedger.empty(stateDirectory: stateDirectory, macKey: custody.subkeys.ledgerMAC, anchor: anchor)
+            awaitingPasscodeToRebuildLedger = true
         }
         timelines = TimelineDirectory(path: timelinesDirectory, custody: custody, ledger: ledger)
         // Before anything is folded or served: a keybag or catalog older than the
         // counter is refused here, and an anchor cut short by a crash is caught up.
         var report = OpenReport()
-        let (keybagAnchors, keybagPath, catalogLost) = (custody.keybag.anchors, custody.keybagPath, awaitingPasscodeToRebuildCatalog)
+        let (keybagAnchors, keybagPath, ledgerLost) = (custody.keybag.anchors, custody.keybagPath, awaitingPasscodeToRebuildLedger)
         report.caughtUpRollbackCounter = try fromKeys { () throws(KeyError) in
             try anchor.check(
                 keybag: keybagAnchors, catalog: ledger.loadedAnchors, keybagPath: keybagPath,
-                catalogPath: catalogPath, adoptUnanchored: startOver, catalogLost: catalogLost)
+                ledgerPath: ledgerPath, adoptUnanchored: startOver, ledgerLost: ledgerLost)
         }
         custody.roomOnFullDisk = { [reserve] in reserve.release() }
         report.finishedInterruptedWipe = finishedWipe
@@ -170,10 +170,10 @@ package final class TimelineStore {
         openReport = report
         isFresh = custody.created
         timelines.writesInFlight = { [unowned self] in writesInFlight > 0 }
-        if awaitingPasscodeToRebuildCatalog {
+        if awaitingPasscodeToRebuildLedger {
             // The journal stays closed until the rebuild: its fold would save the catalog.
             // Without a passcode there is nothing to prove: the administrator's act is all.
-            if !custody.keybag.passcodeSet { try rebuildCatalog() }
+            if !custody.keybag.passcodeSet { try rebuildLedger() }
             reportOpened()
             return
         }
@@ -213,14 +213,14 @@ package final class TimelineStore {
     /// it from the timeline files: until the first unlock with the passcode, nothing but
     /// metadata and placeholders is served, writes and deletes are refused
     /// (`protectedDataUnavailable`), and nothing is saved but the keybag's count.
-    package internal(set) var awaitingPasscodeToRebuildCatalog = false
+    package internal(set) var awaitingPasscodeToRebuildLedger = false
 
-    /// What the rebuild of a lost catalog found, once done (see `rebuildCatalog`).
-    package internal(set) var rebuiltCatalog: CatalogRebuild?
+    /// What the rebuild of a lost catalog found, once done (see `rebuildLedger`).
+    package internal(set) var rebuiltLedger: LedgerRebuild?
 
     /// Told when a lost catalog was rebuilt (at open without a passcode, else at the
     /// unlock that proved it), so that the daemon logs what was left out.
-    package var catalogRebuilt: (CatalogRebuild) -> Void = { _ in }
+    package var ledgerRebuilt: (LedgerRebuild) -> Void = { _ in }
 
     /// Whether this store's keybag was made by this open or the last `wipe()` (a new
     /// state directory, a start over, an erase): nothing of an earlier store is here,
@@ -274,9 +274,9 @@ package final class TimelineStore {
     /// catalog kept through the folds (which may count too much, or have been lost).
     ///
     /// Then drops the key generations no file is sealed to any more (see `keyGenerationsInUse`).
-    package func checkpoint() throws(StoreError) {
+    package func foldJournal() throws(StoreError) {
         try fromLedger { () throws(LedgerError) in try journal?.fold() }
-        if writesInFlight == 0, !awaitingPasscodeToRebuildCatalog, let usage = timelines.usageTable {
+        if writesInFlight == 0, !awaitingPasscodeToRebuildLedger, let usage = timelines.usageTable {
             try fromLedger { () throws(LedgerError) in try timelines.ledger.save(usage: usage) }
         } else {
             try fromLedger { () throws(LedgerError) in try timelines.ledger.anchorIfSavedSince() }
@@ -288,7 +288,7 @@ package final class TimelineStore {
     /// `nil` while that is not known: the index has not verified every file yet, or a
     /// batch of writes is in flight. Known, it lets the keybag drop the others.
     var keyGenerationsInUse: Set<Keybag.Generation>? {
-        guard !awaitingPasscodeToRebuildCatalog, timelines.isComplete, writesInFlight == 0 else { return nil }
+        guard !awaitingPasscodeToRebuildLedger, timelines.isComplete, writesInFlight == 0 else { return nil }
         return timelines.index.keyGenerationsInUse
     }
 
@@ -358,8 +358,8 @@ package final class TimelineStore {
         // Every file is gone, so the empty index covers the directory.
         timelines.removeAll(empty: true)
         try fromKeys { () throws(KeyError) in try custody.reopen() }
-        timelines.ledger = try Self.loadCatalog(stateDirectory: stateDirectory, subkeys: custody.subkeys, anchor: anchor)
-        awaitingPasscodeToRebuildCatalog = false
+        timelines.ledger = try Self.loadLedger(stateDirectory: stateDirectory, subkeys: custody.subkeys, anchor: anchor)
+        awaitingPasscodeToRebuildLedger = false
         isFresh = true
         // Under the new device key's subkey (the discarded one is empty).
         journal = try openJournal()
@@ -389,7 +389,7 @@ package final class TimelineStore {
     /// The caller owns the returned copy.
     package func readBody(_ widget: WidgetID, allowOpenClassB: Bool) throws(StoreError) -> SecureBytes {
         // No body passes before a lost catalog is rebuilt: none can be told rolled back.
-        guard !awaitingPasscodeToRebuildCatalog else { throw .protectedDataUnavailable }
+        guard !awaitingPasscodeToRebuildLedger else { throw .protectedDataUnavailable }
         if let entry = cache.entry(widget) {
             let readable =
                 custody.lifecycle.isAvailable(entry.protectionClass)
@@ -525,7 +525,7 @@ package final class TimelineStore {
     /// syncs stall a read waits behind them too (issue 40).
     package func prepareDelete(_ widget: WidgetID) throws(StoreError) -> PreparedDelete {
         // A deletion is recorded in the catalog, which is not rebuilt yet.
-        guard !awaitingPasscodeToRebuildCatalog else { throw .protectedDataUnavailable }
+        guard !awaitingPasscodeToRebuildLedger else { throw .protectedDataUnavailable }
         reserve.replenish()
         let key = try timelines.indexKey(for: widget)
         let name = key.fileName
@@ -668,10 +668,10 @@ package final class TimelineStore {
     }
 }
 
-/// What rebuilding a lost catalog found (`TimelineStore.rebuildCatalog`): how many
+/// What rebuilding a lost catalog found (`TimelineStore.rebuildLedger`): how many
 /// timeline files opened and were recorded, and the names of those left out (file
 /// names are keyed hashes: they reveal no widget).
-package struct CatalogRebuild: Equatable, Sendable {
+package struct LedgerRebuild: Equatable, Sendable {
     package let restored: Int
     package let excluded: [String]
 

@@ -362,7 +362,7 @@ extension TimelineStore {
     /// metadata and size.
     private func stageForWrite(_ write: TimelineWrite, wrap: TimelineFile.WrapKind) throws(StoreError) -> (String, TimelineMetadata, Int) {
         // A lost catalog not rebuilt yet has no generation to number a write above.
-        guard !awaitingPasscodeToRebuildCatalog else { throw .protectedDataUnavailable }
+        guard !awaitingPasscodeToRebuildLedger else { throw .protectedDataUnavailable }
         guard write.body.count <= configuration.maxTimelineBytes else { throw .tooLarge(limit: configuration.maxTimelineBytes) }
         if let placeholder = write.placeholder, placeholder.count > configuration.maxPlaceholderBytes {
             throw .tooLarge(limit: configuration.maxPlaceholderBytes)

@@ -39,7 +39,7 @@ import WidgetModel
             let store = try open(f, source)
             #expect(store.deviceKeyKind == .tpm2)
             try putOnePerClass(store)
-            try store.checkpoint()
+            try store.foldJournal()
         }
         #expect(!FileManager.default.fileExists(atPath: "\(f.state)/\(FileDeviceKeySource.stateFileName)"))
         let store = try open(f, source)

@@ -53,7 +53,7 @@ import WidgetModel
         try store.setPasscode(current: nil, new: secure("1111"), now: .at(t0))
         #expect(store.keyGenerations == [0, 1])  // widgetA's file is still sealed to 0
         try put(store, widgetA, "two")
-        try store.checkpoint()
+        try store.foldJournal()
         #expect(store.keyGenerations == [1])
         #expect(try f.open().keyGenerations == [1])
         try store.deleteTimeline(widgetA)
@@ -66,7 +66,7 @@ import WidgetModel
         do {
             let store = try f.open()
             try put(store, widgetA, "one")
-            try store.checkpoint()
+            try store.foldJournal()
         }
         let store = try f.open()  // nothing indexed yet: widgetA's file may use any generation
         try store.setPasscode(current: nil, new: secure("1111"), now: .at(t0))
@@ -74,9 +74,9 @@ import WidgetModel
         #expect(store.keyGenerations == [0, 1, 2])
         try store.unlock(passcode: secure("2222"), now: .at(t0))
         #expect(text(try store.readBody(widgetA, allowOpenClassB: true)) == "one")
-        // Once it is, the unused ones go at the next checkpoint.
+        // Once it is, the unused ones go at the next fold.
         _ = try store.listTimelines()
-        try store.checkpoint()
+        try store.foldJournal()
         #expect(store.keyGenerations == [0, 2])
     }
 
@@ -91,7 +91,7 @@ import WidgetModel
             old = try keybag(f)
             try store.setPasscode(current: nil, new: secure("1234"), now: .at(t0))
             for w in [widgetA, widgetB, widgetC] { try put(store, w, "secret of \(w)") }
-            try store.checkpoint()
+            try store.foldJournal()
         }
         let current = try keybag(f)
         try restore(old, keybagOf: f)
@@ -120,7 +120,7 @@ import WidgetModel
             old = try keybag(f)
             try store.setPasscode(current: secure("1111"), new: secure("2222"), now: .at(t0))
             for w in [widgetA, widgetB, widgetC] { try put(store, w, "today") }
-            try store.checkpoint()
+            try store.foldJournal()
         }
         try restore(old, keybagOf: f)
         let attacked = try f.open()
@@ -135,7 +135,7 @@ import WidgetModel
         do {
             let store = try f.open()
             try putOnePerClass(store)
-            try store.checkpoint()
+            try store.foldJournal()
             try restore(try version1Keybag(of: store), keybagOf: f)
         }
         let store = try f.open()

@@ -13,7 +13,7 @@ import WidgetModel
             let store = try f.open()
             try store.setPasscode(current: nil, new: secure("1234"), now: .at(t0))
             try putOnePerClass(store)
-            try store.checkpoint()
+            try store.foldJournal()
         }
         #expect(unlink("\(f.state)/keybag") == 0)
         let before = try f.snapshot()
@@ -59,7 +59,7 @@ import WidgetModel
             let store = try f.open()
             try store.saveSettings([7])
             try putOnePerClass(store)
-            try store.checkpoint()
+            try store.foldJournal()
             try store.putTimeline(
                 widgetD, protectionClass: .none, family: nil, reloadDue: nil, body: secure("journaled"), placeholder: nil)
         }
@@ -106,7 +106,7 @@ import WidgetModel
             try store.setPasscode(current: nil, new: secure("1234"), now: .at(t0))
             try store.saveSettings([7])
             try putOnePerClass(store)
-            try store.checkpoint()
+            try store.foldJournal()
             try store.putTimeline(
                 widgetD, protectionClass: .none, family: nil, reloadDue: nil, body: secure("journaled"), placeholder: nil)
         }

@@ -140,7 +140,7 @@ import WidgetModel
                 widget("com.example.bulk/w#\(i)"), protectionClass: ProtectionClass.allCases[i % 4], family: nil,
                 reloadDue: nil, body: secure("\(i)"), placeholder: nil)
         }
-        try store.checkpoint()
+        try store.foldJournal()
         let before = try f.snapshot()
         // + device.key, keybag, settings, catalog, journal and the space reserve, and the catalog's log once it records a widget
         #expect(before.count == timelines + 6 + (timelines > 0 ? 1 : 0))
@@ -251,7 +251,7 @@ import WidgetModel
         }
         // …and under the right name a restored file still fails authentication.
         try store.putTimeline(widgetD, protectionClass: .none, family: nil, reloadDue: nil, body: secure("x"), placeholder: nil)
-        try store.checkpoint()  // the files, not the journal, are what this test examines
+        try store.foldJournal()  // the files, not the journal, are what this test examines
         let newPath = try f.timelineFiles().first { p in !saved.contains { $0.0 == p } }!
         for (_, bytes) in saved {
             _ = FileManager.default.createFile(atPath: newPath, contents: bytes)

@@ -62,7 +62,7 @@ final class FakeRollbackCounter: RollbackCounter, @unchecked Sendable {
     }
 
     private func keybagPath(_ f: Fixture) -> String { "\(f.state)/\(Keybag.fileName)" }
-    private func catalogPath(_ f: Fixture) -> String { "\(f.state)/\(GenerationLedger.fileName)" }
+    private func ledgerPath(_ f: Fixture) -> String { "\(f.state)/\(GenerationLedger.fileName)" }
     private func read(_ path: String) throws -> [UInt8] { Array(try Data(contentsOf: URL(fileURLWithPath: path))) }
     private func write(_ bytes: [UInt8], to path: String) throws { try Data(bytes).write(to: URL(fileURLWithPath: path)) }
 
@@ -105,7 +105,7 @@ final class FakeRollbackCounter: RollbackCounter, @unchecked Sendable {
         #expect(store.isRollbackAnchored)
     }
 
-    @Test func keybagRestoredBehindANewerCatalogIsRefusedByWhatTheCatalogRecords() throws {
+    @Test func keybagRestoredBehindANewerLedgerIsRefusedByWhatTheLedgerRecords() throws {
         let f = Fixture()
         let counter = FakeRollbackCounter()
         try open(f, counter).setPasscode(current: nil, new: secure("1234"), now: .at(t0))
@@ -115,7 +115,7 @@ final class FakeRollbackCounter: RollbackCounter, @unchecked Sendable {
             failUnlock(store)
             // Then a fold: the catalog is anchored last, and records the keybag's anchor.
             try store.putTimeline(widgetD, protectionClass: .none, family: nil, reloadDue: nil, body: secure("d"), placeholder: nil)
-            try store.checkpoint()
+            try store.foldJournal()
         }
         try write(beforeFailure, to: keybagPath(f))
         #expect(rolledBack { _ = try open(f, counter) } == keybagPath(f))
@@ -132,22 +132,22 @@ final class FakeRollbackCounter: RollbackCounter, @unchecked Sendable {
         #expect(rolledBack { _ = try open(f, counter) }?.contains(keybagPath(f)) == true)
     }
 
-    @Test func catalogRestoredFromBeforeAFoldIsRefused() throws {
+    @Test func ledgerRestoredFromBeforeAFoldIsRefused() throws {
         let f = Fixture()
         let counter = FakeRollbackCounter()
         do {
             let store = try open(f, counter)
             try store.putTimeline(widgetA, protectionClass: .none, family: nil, reloadDue: nil, body: secure("1"), placeholder: nil)
-            try store.checkpoint()
+            try store.foldJournal()
         }
-        let firstFold = try read(catalogPath(f))
+        let firstFold = try read(ledgerPath(f))
         do {
             let store = try open(f, counter)
             try store.putTimeline(widgetA, protectionClass: .none, family: nil, reloadDue: nil, body: secure("2"), placeholder: nil)
-            try store.checkpoint()
+            try store.foldJournal()
         }
-        try write(firstFold, to: catalogPath(f))
-        #expect(rolledBack { _ = try open(f, counter) }?.contains(catalogPath(f)) == true)
+        try write(firstFold, to: ledgerPath(f))
+        #expect(rolledBack { _ = try open(f, counter) }?.contains(ledgerPath(f)) == true)
     }
 
     @Test func wholeStateDirectoryRestoredIsRefused() throws {
@@ -204,11 +204,11 @@ final class FakeRollbackCounter: RollbackCounter, @unchecked Sendable {
         #expect(counter.incrementCount == start)
         try store.deleteTimeline(widget("com.example.w/3"))
         #expect(counter.incrementCount <= start + 1, "a delete saves the catalog unanchored: no increment of its own")
-        try store.checkpoint()
+        try store.foldJournal()
         let afterStop = counter.incrementCount
         #expect(afterStop >= start + 1 && afterStop <= start + 2)
         // A stop with nothing new anchors nothing.
-        try store.checkpoint()
+        try store.foldJournal()
         #expect(counter.incrementCount == afterStop)
     }
 
@@ -258,7 +258,7 @@ final class FakeRollbackCounter: RollbackCounter, @unchecked Sendable {
             let store = try open(f, nil)
             try store.setPasscode(current: nil, new: secure("1234"), now: .at(t0))
             try store.putTimeline(widget, protectionClass: .none, family: nil, reloadDue: nil, body: secure("d"), placeholder: nil)
-            try store.checkpoint()
+            try store.foldJournal()
         }
         let counter = FakeRollbackCounter()
         for _ in 0..<5 { _ = try counter.increment() }
@@ -298,14 +298,14 @@ final class FakeRollbackCounter: RollbackCounter, @unchecked Sendable {
         #expect(store.custody.keybag.anchors == .none)
     }
 
-    @Test func keybagAndCatalogOfThePreviousFormatsOpenInSoftwareMode() throws {
+    @Test func keybagAndLedgerOfThePreviousFormatsOpenInSoftwareMode() throws {
         let f = Fixture()
         let macs: (keybag: SecureBytes, catalog: SecureBytes)
         do {
             let store = try open(f, nil)
             try store.putTimeline(widgetD, protectionClass: .none, family: nil, reloadDue: nil, body: secure("d"), placeholder: nil)
-            try store.checkpoint()
-            macs = (try store.custody.subkeys.keybagMAC.copy(), try store.custody.subkeys.catalogMAC.copy())
+            try store.foldJournal()
+            macs = (try store.custody.subkeys.keybagMAC.copy(), try store.custody.subkeys.ledgerMAC.copy())
         }
         // Keybag version 2 and catalog version 1: the same without the tangle's 5 bytes
         // (presence 0, an empty block), the 16 bytes of anchors and the empty binding
@@ -318,7 +318,7 @@ final class FakeRollbackCounter: RollbackCounter, @unchecked Sendable {
         // Version 1: one file of entries under one MAC, none here (the catalog's own
         // tests read its entries), and no anchors.
         let catalog = Array("WCAT".utf8) + [1, 0, 0, 0, 0]
-        try write(catalog + mac(catalog, macs.catalog), to: catalogPath(f))
+        try write(catalog + mac(catalog, macs.catalog), to: ledgerPath(f))
         try? FileManager.default.removeItem(atPath: "\(f.state)/\(GenerationLedger.logFileName)")
         let store = try open(f, nil)
         #expect(text(try store.readBody(widgetD, allowOpenClassB: false)) == "d")

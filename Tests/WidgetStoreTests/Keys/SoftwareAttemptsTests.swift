@@ -39,7 +39,7 @@ import WidgetCrypto
             let store = try f.open()
             try store.setPasscode(current: nil, new: secure("1234"), now: .at(t0))
             try putOnePerClass(store)
-            try store.checkpoint()
+            try store.foldJournal()
             try restore(try version2Keybag(of: store), keybagOf: f)
         }
         let store = try f.open()

@@ -49,7 +49,7 @@ import WidgetModel
         let f = Fixture()
         let store = try f.open()
         try store.putTimeline(widgetA, protectionClass: c, family: "systemSmall", reloadDue: nil, body: secure("open"), placeholder: nil)
-        try store.checkpoint()  // the files, not the journal, are what this test examines
+        try store.foldJournal()  // the files, not the journal, are what this test examines
         let path = try file(of: widgetA, in: f)
         let written = bytes(path)
         #expect(written[4] == TimelineFile.version && written[4] == 4)
@@ -70,7 +70,7 @@ import WidgetModel
         let store = try storeBeforeFirstUnlock(f)
         // Before the first unlock: only class D's secret is held.
         try putOnePerClass(store)
-        try store.checkpoint()
+        try store.foldJournal()
         for (w, c) in classOf {
             let parsed = try sealed(try file(of: w, in: f))
             #expect(parsed.header.wrapKind == (c == .none ? .classKey : .exchange), "\(c)")
@@ -82,7 +82,7 @@ import WidgetModel
         for (w, c) in classOf {
             try store.putTimeline(w, protectionClass: c, family: nil, reloadDue: nil, body: secure("locked \(c)"), placeholder: nil)
         }
-        try store.checkpoint()
+        try store.foldJournal()
         for (w, c) in classOf {
             let expected: TimelineFile.WrapKind = c == .complete || c == .completeUnlessOpen ? .exchange : .classKey
             #expect(try sealed(try file(of: w, in: f)).header.wrapKind == expected, "\(c)")
@@ -102,7 +102,7 @@ import WidgetModel
         let f = Fixture()
         let store = try f.open()
         try store.putTimeline(widgetA, protectionClass: c, family: nil, reloadDue: nil, body: secure("secret"), placeholder: nil)
-        try store.checkpoint()
+        try store.foldJournal()
         let path = try file(of: widgetA, in: f)
         let original = bytes(path)
         #expect(original[Self.wrapKindOffset] == 1)
@@ -156,7 +156,7 @@ import WidgetModel
             .init(widget: widgetA, protectionClass: .complete, family: nil, reloadDue: nil, body: secure("a"), placeholder: nil),
             .init(widget: other, protectionClass: .complete, family: nil, reloadDue: nil, body: secure("b"), placeholder: nil),
         ]) { _ = try result.get() }
-        try store.checkpoint()
+        try store.foldJournal()
         let paths = [try file(of: widgetA, in: f), try file(of: other, in: f)]
         let files = paths.map { bytes($0) }
         let parsed = try paths.map { try sealed($0) }
@@ -178,7 +178,7 @@ import WidgetModel
         let f = Fixture()
         let store = try f.open()
         try store.putTimeline(widgetA, protectionClass: c, family: nil, reloadDue: nil, body: secure("x"), placeholder: nil)
-        try store.checkpoint()
+        try store.foldJournal()
         let path = try f.timelineFiles()[0]
         var m = metadata(widgetA, c, generation: 5)
         m.keyGeneration = store.custody.keybag.writeGeneration(c)
@@ -195,7 +195,7 @@ import WidgetModel
         #expect(text(try reopened.readBody(widgetA, allowOpenClassB: true)) == "version 3")
         // The next write replaces it with a version-4 file that builds on its generation.
         #expect(try reopened.putTimeline(widgetA, protectionClass: c, family: nil, reloadDue: nil, body: secure("v4"), placeholder: nil) == 6)
-        try reopened.checkpoint()
+        try reopened.foldJournal()
         let rewritten = bytes(path)
         #expect(rewritten[4] == 4 && TimelineFile.generation(of: rewritten) == 6)
         #expect(text(try f.open().readBody(widgetA, allowOpenClassB: true)) == "v4")
@@ -244,7 +244,7 @@ import WidgetModel
         ])
         #expect(after.staged.map(after.wrapKind) == [.exchange] && after.wrapKeys.isEmpty)
         #expect(try store.finishWrites(TimelineStore.commit(after))[0].get() == 1)
-        try store.checkpoint()
+        try store.foldJournal()
         #expect(try sealed(try file(of: widgetA, in: f)).header.wrapKind == .classKey)
         #expect(try sealed(try file(of: widgetB, in: f)).header.wrapKind == .exchange)
         #expect(throws: StoreError.protectedDataUnavailable) { try store.readBody(widgetA, allowOpenClassB: true) }

@@ -178,7 +178,7 @@ import WidgetModel
         let kept = widget("com.example.weather/kept")
         let generation = try store.putTimeline(
             kept, protectionClass: .none, family: nil, reloadDue: nil, body: secure(body(1)), placeholder: nil)
-        try store.checkpoint()
+        try store.foldJournal()
         // No reserve to give back: the catalog's save cannot go through.
         unlink("\(m.state)/\(SpaceReserve.fileName)")
         m.fill()
@@ -190,7 +190,7 @@ import WidgetModel
         try store.putTimeline(
             widget("com.example.weather/other"), protectionClass: .none, family: nil, reloadDue: nil, body: secure("o"),
             placeholder: nil)
-        try store.checkpoint()
+        try store.foldJournal()
         let reopened = try m.fixture.open()
         #expect(try read(reopened, kept) == body(1))
         #expect(try reopened.metadata(kept)?.generation == generation)

@@ -76,7 +76,7 @@ import WidgetModel
         held.runAll()
         #expect(try f.timelineFiles().count > 0)
         try expected.check(store)
-        try store.checkpoint()
+        try store.foldJournal()
         #expect(try f.timelineFiles().count == Self.widgets.count)
         try expected.check(try f.open())
     }
@@ -174,7 +174,7 @@ import WidgetModel
             }
             try expected.check(store)
             // An orderly stop waits for a fold still running.
-            try store.checkpoint()
+            try store.foldJournal()
         }
         let reopened = try f.open()
         #expect(reopened.recoveredJournalRecords == 0)

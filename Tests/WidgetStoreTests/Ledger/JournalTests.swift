@@ -81,7 +81,7 @@ import WidgetModel
             _ = try put(store, widgetA, "a1")
             _ = try put(store, widgetB, "b1")
             let before = recordOffsets(journalBytes(f))
-            try store.checkpoint()
+            try store.foldJournal()
             _ = try put(store, widgetA, "a2")
             // The new record is as long as the old first one: the old second record (of
             // sequence 1, as the next would be) follows it intact, in the old epoch.
@@ -211,7 +211,7 @@ import WidgetModel
         let offset = try #require(recordOffsets(bytes).first)
         let length = (0..<4).reduce(0) { $0 | Int(bytes[offset + 36 + $1]) << (8 * $1) }
         let journaled = Array(bytes[(offset + 40)..<(offset + 40 + length)])
-        try store.checkpoint()
+        try store.foldJournal()
         let file = try #require(try f.timelineFiles().first)
         #expect(Array(FileManager.default.contents(atPath: file)!) == journaled)
     }

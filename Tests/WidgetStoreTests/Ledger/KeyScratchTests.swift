@@ -32,7 +32,7 @@ import WidgetModel
         let f = Fixture()
         let store = try f.open()
         try store.putTimeline(widgetA, protectionClass: c, family: nil, reloadDue: nil, body: secure("x"), placeholder: nil)
-        try store.checkpoint()
+        try store.foldJournal()
         let path = try f.timelineFiles()[0]
         let metadata = TimelineMetadata(
             widget: widgetA, protectionClass: c, family: nil, generation: 5, reloadDue: nil, placeholder: nil)

@@ -44,7 +44,7 @@ import Testing
         let f = Fixture()
         let store = try f.open()
         try putOnePerClass(store)
-        try store.checkpoint()
+        try store.foldJournal()
         return f
     }
 

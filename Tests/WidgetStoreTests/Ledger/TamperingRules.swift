@@ -11,7 +11,7 @@ import WidgetModel
         try store.putTimeline(
             widgetA, protectionClass: c, family: "systemSmall", reloadDue: t0, body: secure("secret balance 1,234.56"),
             placeholder: Array("balance".utf8))
-        try store.checkpoint()  // the files, not the journal, are what this test examines
+        try store.foldJournal()  // the files, not the journal, are what this test examines
         let path = try f.timelineFiles()[0]
         return (store, path, Array(FileManager.default.contents(atPath: path)!))
     }
@@ -56,7 +56,7 @@ import WidgetModel
         let f = Fixture()
         let (store, pathA, originalA) = try storeWithOneTimeline(f)
         try store.putTimeline(widgetB, protectionClass: .complete, family: nil, reloadDue: nil, body: secure("mail"), placeholder: nil)
-        try store.checkpoint()  // the files, not the journal, are what this test examines
+        try store.foldJournal()  // the files, not the journal, are what this test examines
         let pathB = try f.timelineFiles().first { $0 != pathA }!
         write(originalA, to: pathB)
         store.closeTimeline(widgetB)
@@ -71,7 +71,7 @@ import WidgetModel
         let other = widget("com.example.bank/balancf")  // same length as widgetA's id
         let (store, pathA, originalA) = try storeWithOneTimeline(f)
         try store.putTimeline(other, protectionClass: .complete, family: nil, reloadDue: nil, body: secure("x"), placeholder: nil)
-        try store.checkpoint()  // the files, not the journal, are what this test examines
+        try store.foldJournal()  // the files, not the journal, are what this test examines
         let otherPath = try f.timelineFiles().first { $0 != pathA }!
         var forged = originalA
         let id = Array(widgetA.description.utf8)
@@ -146,7 +146,7 @@ import WidgetModel
         let f = Fixture()
         let store = try f.open()
         try putOnePerClass(store)
-        try store.checkpoint()  // the files, not the journal, are what this test examines
+        try store.foldJournal()  // the files, not the journal, are what this test examines
         for path in try f.timelineFiles() {
             let name = String(path.split(separator: "/").last!)
             #expect(!name.contains("example"))
@@ -177,7 +177,7 @@ import WidgetModel
         do {
             let store = try f.open()
             try store.putTimeline(widgetA, protectionClass: c, family: nil, reloadDue: nil, body: secure("new"), placeholder: nil)
-            try store.checkpoint()  // the files, not the journal, are what this test examines
+            try store.foldJournal()  // the files, not the journal, are what this test examines
             path = try f.timelineFiles()[0]
             #expect(FileManager.default.contents(atPath: path)![4] == TimelineFile.version)
             let metadata = TimelineMetadata(
@@ -195,7 +195,7 @@ import WidgetModel
         #expect(text(try store.readBody(widgetA, allowOpenClassB: true)) == "shipped secret")
         // The next write replaces it with a current-version file that builds on its generation.
         #expect(try store.putTimeline(widgetA, protectionClass: c, family: nil, reloadDue: nil, body: secure("v2"), placeholder: nil) == 8)
-        try store.checkpoint()
+        try store.foldJournal()
         #expect(FileManager.default.contents(atPath: path)![4] == TimelineFile.version)
         #expect(text(try f.open().readBody(widgetA, allowOpenClassB: true)) == "v2")
     }
@@ -205,7 +205,7 @@ import WidgetModel
         let f = Fixture()
         let store = try f.open()
         try store.putTimeline(widgetA, protectionClass: c, family: nil, reloadDue: nil, body: secure("x"), placeholder: nil)
-        try store.checkpoint()
+        try store.foldJournal()
         let path = try f.timelineFiles()[0]
         let metadata = TimelineMetadata(
             widget: widgetA, protectionClass: c, family: nil, generation: 5, reloadDue: nil, placeholder: nil)
@@ -224,7 +224,7 @@ import WidgetModel
         let f = Fixture()
         let store = try f.open()
         try store.putTimeline(widgetA, protectionClass: .complete, family: nil, reloadDue: nil, body: secure("secret"), placeholder: nil)
-        try store.checkpoint()  // the files, not the journal, are what this test examines
+        try store.foldJournal()  // the files, not the journal, are what this test examines
         let path = try f.timelineFiles()[0]
         let v4 = Array(FileManager.default.contents(atPath: path)!)
         let metadata = TimelineMetadata(
@@ -266,7 +266,7 @@ import WidgetModel
         }
         for result in store.putTimelines(writes) { _ = try result.get() }
         var keys: [WidgetID: PublicKey] = [:]
-        try store.checkpoint()  // the files, not the journal, are what this test examines
+        try store.foldJournal()  // the files, not the journal, are what this test examines
         for path in try f.timelineFiles() {
             let key: PublicKey = try #require(try ephemeralKey(path))
             keys[try sealed(path).header.widget] = key
@@ -280,7 +280,7 @@ import WidgetModel
         let again = TimelineStore.TimelineWrite(
             widget: widgets[0], protectionClass: .complete, family: nil, reloadDue: nil, body: secure("body 0"), placeholder: nil)
         for result in store.putTimelines([again]) { _ = try result.get() }
-        try store.checkpoint()  // the files, not the journal, are what this test examines
+        try store.foldJournal()  // the files, not the journal, are what this test examines
         let rewritten = try #require(try f.timelineFiles().first { try sealed($0).header.widget == widgets[0] })
         #expect(try ephemeralKey(rewritten) != keys[widgets[0]])
         // Each file still opens alone with its class key.
@@ -302,7 +302,7 @@ import WidgetModel
             .init(widget: widgetA, protectionClass: .complete, family: nil, reloadDue: nil, body: secure("a"), placeholder: nil),
             .init(widget: other, protectionClass: .complete, family: nil, reloadDue: nil, body: secure("b"), placeholder: nil),
         ]) { _ = try result.get() }
-        try store.checkpoint()  // the files, not the journal, are what this test examines
+        try store.foldJournal()  // the files, not the journal, are what this test examines
         let paths = try f.timelineFiles()
         let bytes = paths.map { Array(FileManager.default.contents(atPath: $0)!) }
         let parsed = try paths.map { try sealed($0) }

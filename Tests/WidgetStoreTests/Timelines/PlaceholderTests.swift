@@ -34,7 +34,7 @@ import WidgetModel
         try store.putTimeline(widgetB, protectionClass: .none, family: nil, reloadDue: nil, body: secure("b"), placeholder: [2])
         #expect(try store.listTimelines().count == 2)
         // Another widget's file renamed onto A's name is refused, not served as A's.
-        try store.checkpoint()  // the files, not the journal, are what this test examines
+        try store.foldJournal()  // the files, not the journal, are what this test examines
         let files = try f.timelineFiles()
         try FileManager.default.removeItem(atPath: files[0])
         try FileManager.default.copyItem(atPath: files[1], toPath: files[0])

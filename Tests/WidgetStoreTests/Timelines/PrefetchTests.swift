@@ -45,7 +45,7 @@ import WidgetModel
 
     /// The stored files of `widgets`, by widget, their writes folded out of the journal.
     private func files(_ store: TimelineStore, _ f: Fixture, _ widgets: [WidgetID]) throws -> [WidgetID: String] {
-        try store.checkpoint()
+        try store.foldJournal()
         var found: [WidgetID: String] = [:]
         for name in try f.timelineFiles() {
             let header = try TimelineFile.parse(Array(FileManager.default.contents(atPath: name)!), expected: nil, file: name).header
@@ -176,7 +176,7 @@ import WidgetModel
         let old: [UInt8]
         do {
             let store = try unlockedAfterAPurge(f)
-            try store.checkpoint()
+            try store.foldJournal()
             path = try #require(try f.timelineFiles().first { name in
                 try TimelineFile.parse(Array(FileManager.default.contents(atPath: name)!), expected: nil, file: name)
                     .header.widget == Self.health[0]
@@ -184,7 +184,7 @@ import WidgetModel
             old = Array(try #require(FileManager.default.contents(atPath: path)))
             try store.putTimeline(
                 Self.health[0], protectionClass: .complete, family: nil, reloadDue: nil, body: secure("newer"), placeholder: nil)
-            try store.checkpoint()
+            try store.foldJournal()
         }
         try Data(old).write(to: URL(fileURLWithPath: path))
         let store = try f.open()

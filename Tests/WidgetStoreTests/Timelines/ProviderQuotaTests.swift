@@ -18,7 +18,7 @@ import WidgetModel
 
     /// The real size of every timeline file now on disk, after a fold of the journal.
     static func bytesOnDisk(_ fixture: Fixture, _ store: TimelineStore) throws -> Int {
-        try store.checkpoint()
+        try store.foldJournal()
         return try fixture.timelineFiles().reduce(0) { $0 + (try FileManager.default.attributesOfItem(atPath: $1)[.size] as! Int) }
     }
 

@@ -32,7 +32,7 @@ import WidgetdPOSIX
     /// The usage table the head on disk carries (`nil`: none).
     static func headTable(_ fixture: Fixture, _ store: TimelineStore) throws -> UsageTable? {
         let loaded = try GenerationLedger.load(
-            stateDirectory: fixture.state, macKey: store.custody.subkeys.catalogMAC, anchor: RollbackAnchor(counter: nil))
+            stateDirectory: fixture.state, macKey: store.custody.subkeys.ledgerMAC, anchor: RollbackAnchor(counter: nil))
         return try #require(loaded).foldedUsage
     }
 
@@ -49,7 +49,7 @@ import WidgetdPOSIX
         for n in 1...3 { try put(store, clock(n)) }
         try put(store, mail(1))
         try store.timelines.indexAll()
-        try store.checkpoint()
+        try store.foldJournal()
         return store.usage(of: provider)
     }
 
@@ -162,7 +162,7 @@ import WidgetdPOSIX
         #expect(table.widgets == 4)
         // The orderly stop writes the store's own count, exact once its index is complete.
         try store.timelines.indexAll()
-        try store.checkpoint()
+        try store.foldJournal()
         #expect(try Self.headTable(fixture, store)?.rows[Self.provider]?.widgets == 3)
     }
 
@@ -186,14 +186,14 @@ import WidgetdPOSIX
         #expect(!(try fixture.open()).isUsageKnown)
     }
 
-    @Test func aRebuiltCatalogLeavesTheUsageUnknownAndWritesCompleteTheIndexFirst() throws {
+    @Test func aRebuiltLedgerLeavesTheUsageUnknownAndWritesCompleteTheIndexFirst() throws {
         let fixture = Fixture()
         _ = try Self.stoppedInOrder(fixture)
         try GenerationLedger.removeFiles(stateDirectory: fixture.state)
         let rebuilt = try TimelineStore(
             stateDirectory: fixture.state, credentialsDirectory: nil, configuration: .test,
             journalCapacity: Fixture.journalCapacity, journalFolding: .atOnce, startOver: true, now: t0)
-        #expect(rebuilt.rebuiltCatalog?.restored == 4)
+        #expect(rebuilt.rebuiltLedger?.restored == 4)
         try Self.put(rebuilt, Self.clock(4))
         try rebuilt.journal?.fold()
         #expect(try Self.headVersion(fixture) == 2)
@@ -204,7 +204,7 @@ import WidgetdPOSIX
         }
         #expect(store.timelines.isComplete)
         // An orderly stop with the index complete makes it known again.
-        try store.checkpoint()
+        try store.foldJournal()
         #expect(try fixture.open().isUsageKnown)
     }
 

@@ -6,8 +6,8 @@ import WidgetModel
 /// A catalog lost alone (the keybag and the timeline files intact): refused at a plain
 /// start, rebuilt from the files by `widgetd --start-over` once the passcode proves the
 /// keybag, and until then nothing but placeholders served and nothing saved.
-@Suite struct CatalogRebuildTests {
-    private func catalogPath(_ f: Fixture) -> String { "\(f.state)/\(GenerationLedger.fileName)" }
+@Suite struct LedgerRebuildTests {
+    private func ledgerPath(_ f: Fixture) -> String { "\(f.state)/\(GenerationLedger.fileName)" }
     private func read(_ path: String) throws -> [UInt8] { Array(try Data(contentsOf: URL(fileURLWithPath: path))) }
     private func write(_ bytes: [UInt8], to path: String) throws { try Data(bytes).write(to: URL(fileURLWithPath: path)) }
 
@@ -24,62 +24,62 @@ import WidgetModel
     /// A store with a passcode: widgetA at generation 2, widgetB and widgetD at 1, every
     /// write folded; then its catalog files removed. Returns widgetB's file path.
     @discardableResult
-    private func storeWithoutCatalog(_ f: Fixture, passcode: String? = "1234", counter: FakeRollbackCounter? = nil) throws -> String {
+    private func storeWithoutLedger(_ f: Fixture, passcode: String? = "1234", counter: FakeRollbackCounter? = nil) throws -> String {
         let store = try open(f, startOver: false, counter: counter)
         if let passcode { try store.setPasscode(current: nil, new: secure(passcode), now: .at(t0)) }
         try put(store, widgetA, "a1")
         try put(store, widgetA, "a2")
         try put(store, widgetB, "b1", .completeUnlessOpen)
         try put(store, widgetD, "d1", .none)
-        try store.checkpoint()
+        try store.foldJournal()
         let bPath = "\(f.timelines)/\(try store.timelines.fileName(for: widgetB))"
         try GenerationLedger.removeFiles(stateDirectory: f.state)
         return bPath
     }
 
-    @Test func aLostCatalogIsAStartErrorThatNamesStartOver() throws {
+    @Test func aLostLedgerIsAStartErrorThatNamesStartOver() throws {
         let f = Fixture()
-        try storeWithoutCatalog(f)
-        #expect(throws: StoreError.catalogMissing(path: catalogPath(f))) { try open(f, startOver: false) }
-        #expect(StoreError.catalogMissing(path: catalogPath(f)).description.contains("widgetd --start-over"))
+        try storeWithoutLedger(f)
+        #expect(throws: StoreError.ledgerMissing(path: ledgerPath(f))) { try open(f, startOver: false) }
+        #expect(StoreError.ledgerMissing(path: ledgerPath(f)).description.contains("widgetd --start-over"))
     }
 
     @Test func beforeThePasscodeOnlyPlaceholdersAreServedAndNothingIsSaved() throws {
         let f = Fixture()
-        try storeWithoutCatalog(f)
+        try storeWithoutLedger(f)
         let before = try f.snapshot()
         let store = try open(f, startOver: true)
-        #expect(store.awaitingPasscodeToRebuildCatalog)
+        #expect(store.awaitingPasscodeToRebuildLedger)
         // A wrong passcode rebuilds nothing, and is counted as usual.
         #expect(throws: StoreError.self) { try store.unlock(passcode: secure("wrong"), now: .at(t0)) }
         #expect(store.failedAttempts == 1)
-        #expect(store.awaitingPasscodeToRebuildCatalog)
-        #expect(store.rebuiltCatalog == nil)
+        #expect(store.awaitingPasscodeToRebuildLedger)
+        #expect(store.rebuiltLedger == nil)
         // Placeholders only: no body, not even class D, and no write, delete or save.
         #expect(try store.metadata(widgetA)?.placeholder == Array("ph a2".utf8))
         #expect(throws: StoreError.protectedDataUnavailable) { try store.readBody(widgetD, allowOpenClassB: true) }
         #expect(throws: StoreError.protectedDataUnavailable) { try put(store, widgetC, "c1", .none) }
         #expect(throws: StoreError.protectedDataUnavailable) { try store.deleteTimeline(widgetA) }
-        try store.checkpoint()
-        #expect(!FileManager.default.fileExists(atPath: catalogPath(f)))
+        try store.foldJournal()
+        #expect(!FileManager.default.fileExists(atPath: ledgerPath(f)))
         let after = try f.snapshot()
         #expect(Set(after.keys).subtracting([Keybag.fileName]) == Set(before.keys).subtracting([Keybag.fileName]))
         for (name, file) in before where name != Keybag.fileName { #expect(after[name]?.bytes == file.bytes, "\(name)") }
     }
 
-    @Test func theRightPasscodeRebuildsTheCatalogFromTheFilesLeavingADamagedOneOut() throws {
+    @Test func theRightPasscodeRebuildsTheLedgerFromTheFilesLeavingADamagedOneOut() throws {
         let f = Fixture()
-        let bPath = try storeWithoutCatalog(f)
+        let bPath = try storeWithoutLedger(f)
         var damaged = try read(bPath)
         damaged[damaged.count - 1] ^= 1  // the body's tag: its header and placeholder still verify
         try write(damaged, to: bPath)
         let store = try open(f, startOver: true)
         #expect(store.openReport == OpenReport.waitingToRebuild)
         try store.unlock(passcode: secure("1234"), now: .at(t0))
-        #expect(!store.awaitingPasscodeToRebuildCatalog)
+        #expect(!store.awaitingPasscodeToRebuildLedger)
         // The report keeps what the open left; the rebuild at the unlock is told apart.
         #expect(store.openReport == OpenReport.waitingToRebuild)
-        #expect(store.rebuiltCatalog == CatalogRebuild(restored: 2, excluded: [(bPath as NSString).lastPathComponent]))
+        #expect(store.rebuiltLedger == LedgerRebuild(restored: 2, excluded: [(bPath as NSString).lastPathComponent]))
         #expect(text(try store.readBody(widgetA, allowOpenClassB: false)) == "a2")
         #expect(try store.metadata(widgetA)?.generation == 2)
         #expect(text(try store.readBody(widgetD, allowOpenClassB: false)) == "d1")
@@ -87,7 +87,7 @@ import WidgetModel
         #expect(try store.metadata(widgetB) == nil)
         #expect(throws: StoreError.widgetNotFound) { try store.readBody(widgetB, allowOpenClassB: true) }
         try put(store, widgetA, "a3")
-        try store.checkpoint()
+        try store.foldJournal()
         _ = consume store
         // Saved: a plain start opens it, every generation as rebuilt.
         let reopened = try open(f, startOver: false)
@@ -97,26 +97,26 @@ import WidgetModel
         #expect(try reopened.listTimelines().map(\.widget) == [widgetA, widgetD].sorted())
     }
 
-    @Test func withoutAPasscodeTheCatalogIsRebuiltAtOnce() throws {
+    @Test func withoutAPasscodeTheLedgerIsRebuiltAtOnce() throws {
         let f = Fixture()
-        try storeWithoutCatalog(f, passcode: nil)
+        try storeWithoutLedger(f, passcode: nil)
         let store = try open(f, startOver: true)
-        #expect(!store.awaitingPasscodeToRebuildCatalog)
-        #expect(store.rebuiltCatalog == CatalogRebuild(restored: 3, excluded: []))
+        #expect(!store.awaitingPasscodeToRebuildLedger)
+        #expect(store.rebuiltLedger == LedgerRebuild(restored: 3, excluded: []))
         var rebuiltAtOpen = OpenReport()
-        rebuiltAtOpen.rebuiltCatalog = CatalogRebuild(restored: 3, excluded: [])
+        rebuiltAtOpen.rebuiltLedger = LedgerRebuild(restored: 3, excluded: [])
         #expect(store.openReport == rebuiltAtOpen)
         #expect(text(try store.readBody(widgetB, allowOpenClassB: false)) == "b1")
-        #expect(FileManager.default.fileExists(atPath: catalogPath(f)))
+        #expect(FileManager.default.fileExists(atPath: ledgerPath(f)))
     }
 
-    @Test func aTPM2StoreRebuildsAndAnchorsItsCatalogOnceThePasscodeProvesTheKeybag() throws {
+    @Test func aTPM2StoreRebuildsAndAnchorsItsLedgerOnceThePasscodeProvesTheKeybag() throws {
         let f = Fixture()
         let counter = FakeRollbackCounter()
-        try storeWithoutCatalog(f, counter: counter)
+        try storeWithoutLedger(f, counter: counter)
         let reached = counter.current
         let store = try open(f, startOver: true, counter: counter)
-        #expect(store.awaitingPasscodeToRebuildCatalog)
+        #expect(store.awaitingPasscodeToRebuildLedger)
         #expect(throws: StoreError.self) { try store.unlock(passcode: secure("wrong"), now: .at(t0)) }
         #expect(counter.current == reached)
         try store.unlock(passcode: secure("1234"), now: .at(t0))
@@ -131,15 +131,15 @@ import WidgetModel
     @Test func aWipeWhileAwaitingThePasscodeMakesAStoreAnchoredFromTheStart() throws {
         let f = Fixture()
         let counter = FakeRollbackCounter()
-        try storeWithoutCatalog(f, counter: counter)
+        try storeWithoutLedger(f, counter: counter)
         let store = try open(f, startOver: true, counter: counter)
-        #expect(store.awaitingPasscodeToRebuildCatalog)
+        #expect(store.awaitingPasscodeToRebuildLedger)
         try store.wipe()
-        #expect(!store.awaitingPasscodeToRebuildCatalog)
+        #expect(!store.awaitingPasscodeToRebuildLedger)
         #expect(!store.awaitingPasscodeToAnchor)
         let wiped = counter.current
         try put(store, widgetA, "new")
-        try store.checkpoint()
+        try store.foldJournal()
         #expect(counter.current > wiped)
         _ = consume store
         #expect(text(try open(f, startOver: false, counter: counter).readBody(widgetA, allowOpenClassB: false)) == "new")
@@ -150,7 +150,7 @@ extension OpenReport {
     /// An open that found the catalog lost and waits for the passcode to rebuild it.
     static var waitingToRebuild: OpenReport {
         var report = OpenReport()
-        report.awaitingPasscodeToRebuildCatalog = true
+        report.awaitingPasscodeToRebuildLedger = true
         return report
     }
 }

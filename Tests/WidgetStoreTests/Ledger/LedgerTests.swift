@@ -6,10 +6,10 @@ import WidgetModel
 /// The authenticated catalog (DESIGN §9): a single timeline file restored from a
 /// backup is refused, a deleted widget's file that reappears is ignored, and a catalog
 /// removed or altered stops the store from starting.
-@Suite struct CatalogRules {
+@Suite struct LedgerRules {
     private func bytes(_ path: String) throws -> [UInt8] { Array(try #require(FileManager.default.contents(atPath: path))) }
     private func write(_ bytes: [UInt8], to path: String) throws { try Data(bytes).write(to: URL(fileURLWithPath: path)) }
-    private func catalogPath(_ f: Fixture) -> String { "\(f.state)/\(GenerationLedger.fileName)" }
+    private func ledgerPath(_ f: Fixture) -> String { "\(f.state)/\(GenerationLedger.fileName)" }
 
     private func put(_ store: TimelineStore, _ body: String) throws {
         try store.putTimeline(
@@ -18,7 +18,7 @@ import WidgetModel
 
     /// Issue 16: restoring an older timeline file served generation 1 after generation 2 was acknowledged.
     @Test(arguments: [Fixture.journalCapacity, 0])
-    func aTimelineFileOlderThanItsCatalogEntryIsRefusedAsRolledBack(journalCapacity: Int) throws {
+    func aTimelineFileOlderThanItsLedgerEntryIsRefusedAsRolledBack(journalCapacity: Int) throws {
         let f = Fixture()
         let open = { try TimelineStore(stateDirectory: f.state, credentialsDirectory: nil, configuration: .test, journalCapacity: journalCapacity, journalFolding: .atOnce, now: t0) }
         let old: [UInt8]
@@ -26,11 +26,11 @@ import WidgetModel
         do {
             let store = try open()
             try put(store, "generation 1")
-            try store.checkpoint()
+            try store.foldJournal()
             path = try f.timelineFiles()[0]
             old = try bytes(path)
             try put(store, "generation 2")
-            try store.checkpoint()
+            try store.foldJournal()
         }
         try write(old, to: path)
         let store = try open()
@@ -50,7 +50,7 @@ import WidgetModel
         do {
             let store = try f.open()
             try put(store, "deleted")
-            try store.checkpoint()
+            try store.foldJournal()
             path = try f.timelineFiles()[0]
             old = try bytes(path)
             try store.deleteTimeline(widgetA)
@@ -62,7 +62,7 @@ import WidgetModel
         #expect(throws: StoreError.widgetNotFound) { try store.readBody(widgetA, allowOpenClassB: true) }
         // A new timeline of the same widget numbers itself above the deleted one.
         #expect(try store.putTimeline(widgetA, protectionClass: .complete, family: nil, reloadDue: nil, body: secure("new"), placeholder: nil) == 2)
-        try store.checkpoint()
+        try store.foldJournal()
         #expect(text(try f.open().readBody(widgetA, allowOpenClassB: true)) == "new")
     }
 
@@ -88,59 +88,59 @@ import WidgetModel
         #expect(try open().metadata(widgetA) == nil)
     }
 
-    @Test func anAlteredCatalogIsAStartError() throws {
+    @Test func anAlteredLedgerIsAStartError() throws {
         let f = Fixture()
         do {
             let store = try f.open()
             try put(store, "x")
-            try store.checkpoint()
+            try store.foldJournal()
         }
-        var edited = try bytes(catalogPath(f))
+        var edited = try bytes(ledgerPath(f))
         edited[9 + 16] ^= 1  // the first entry's generation
-        try write(edited, to: catalogPath(f))
-        #expect(throws: StoreError.corrupt(file: catalogPath(f), reason: .authenticationFailure)) { try f.open() }
+        try write(edited, to: ledgerPath(f))
+        #expect(throws: StoreError.corrupt(file: ledgerPath(f), reason: .authenticationFailure)) { try f.open() }
     }
 
-    @Test func aMissingCatalogBesideTheKeybagIsAStartError() throws {
+    @Test func aMissingLedgerBesideTheKeybagIsAStartError() throws {
         let f = Fixture()
         do {
             let store = try f.open()
             try put(store, "x")
-            try store.checkpoint()
+            try store.foldJournal()
         }
-        try FileManager.default.removeItem(atPath: catalogPath(f))
-        #expect(throws: StoreError.catalogMissing(path: catalogPath(f))) { try f.open() }
+        try FileManager.default.removeItem(atPath: ledgerPath(f))
+        #expect(throws: StoreError.ledgerMissing(path: ledgerPath(f))) { try f.open() }
     }
 
-    @Test func aStoreOfThePreviousVersionGetsItsCatalogFromItsFiles() throws {
+    @Test func aStoreOfThePreviousVersionGetsItsLedgerFromItsFiles() throws {
         let f = Fixture()
         let old: [UInt8]
         let path: String
         do {
             let store = try f.open()
             try put(store, "generation 1")
-            try store.checkpoint()
+            try store.foldJournal()
             path = try f.timelineFiles()[0]
             old = try bytes(path)
             try put(store, "generation 2")
-            try store.checkpoint()
+            try store.foldJournal()
             // As the previous version left it: a version-1 keybag and no catalog.
             try write(try version1Keybag(of: store), to: "\(f.state)/\(Keybag.fileName)")
-            try FileManager.default.removeItem(atPath: catalogPath(f))
+            try FileManager.default.removeItem(atPath: ledgerPath(f))
         }
         #expect(text(try f.open().readBody(widgetA, allowOpenClassB: true)) == "generation 2")
         try write(old, to: path)
         #expect(corruption { _ = try f.open().readBody(widgetA, allowOpenClassB: true) } == .rolledBack)
     }
 
-    @Test func aWipeLeavesAnEmptyCatalog() throws {
+    @Test func aWipeLeavesAnEmptyLedger() throws {
         let f = Fixture()
         let store = try f.open()
         try put(store, "x")
-        try store.checkpoint()
+        try store.foldJournal()
         try store.wipe()
         #expect(try store.putTimeline(widgetA, protectionClass: .complete, family: nil, reloadDue: nil, body: secure("y"), placeholder: nil) == 1)
-        try store.checkpoint()
+        try store.foldJournal()
         #expect(text(try f.open().readBody(widgetA, allowOpenClassB: true)) == "y")
     }
 }

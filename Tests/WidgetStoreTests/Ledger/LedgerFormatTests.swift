@@ -8,7 +8,7 @@ import WidgetCrypto
 /// open reads no whole catalog, a save writes only what changed, and every part is
 /// authenticated: altered, truncated or reordered, it is refused; a log cut short by a
 /// crash before its head was written is the save that did not happen.
-@Suite final class CatalogFormatRules {
+@Suite final class LedgerFormatRules {
     private let directory: String
     private let key: SecureBytes
 
@@ -42,7 +42,7 @@ import WidgetCrypto
         return catalog
     }
 
-    @Test func aCompactedCatalogAnswersAsTheRecordsSaid() throws {
+    @Test func aCompactedLedgerAnswersAsTheRecordsSaid() throws {
         _ = try filled(1000, batch: 50)
         #expect(try baseNames().count == 1)
         let catalog = try load()
@@ -227,7 +227,7 @@ import WidgetCrypto
         #expect(UsageTable.read(ArraySlice([1, 0, 0, 0, 0] + [UInt8](repeating: 0, count: 16))) == nil)
     }
 
-    @Test func aVersion1CatalogIsReadAndRewrittenAsVersion2() throws {
+    @Test func aVersion1LedgerIsReadAndRewrittenAsVersion2() throws {
         var content = Array("WCAT".utf8) + [1]
         withUnsafeBytes(of: UInt32(3).littleEndian) { content += $0 }
         for (i, deleted) in [(1, UInt8(0)), (2, 1), (3, 0)] {
