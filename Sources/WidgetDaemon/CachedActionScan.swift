@@ -10,12 +10,12 @@ import WidgetModel
 /// action from it spares presenting the widget again (a decrypt, a decode and the
 /// rules) on the path from a tap to its provider.
 ///
-/// The scan reads only the `actions` array (a presentation's first member) and, of each
+/// The scan reads the `actions` array (a presentation's first member) and, of each
 /// action, what running it needs (id, kind, toggle state, policy, availability), as
-/// bytes where they stand: no title,
-/// which may be private, is ever made a `String`. It answers ``Outcome/unknown`` for
-/// anything it does not expect (an id written with escapes, another shape), and the
-/// caller then presents the widget as before.
+/// bytes where they stand: no title, which may be private, is ever made a `String`; the
+/// rest of the reply is skipped. It answers ``Outcome/unknown`` for anything it does not
+/// expect (an id written with escapes, another shape), and the caller then presents the
+/// widget as before.
 enum CachedActionScan {
     enum Outcome: Equatable {
         /// The action as shown, without its title or icon (which running it needs not).
