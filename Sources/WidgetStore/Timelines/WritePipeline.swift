@@ -65,6 +65,10 @@ extension TimelineStore {
         finishWrites(Self.commit(prepareWrites(writes)))
     }
 
+    /// A file of a batch: its key in the ledger, its name, and its sealed bytes (made on
+    /// the committing thread). The key travels with the name, never parsed back from it.
+    typealias SealedFile = (key: FileDigest, name: String, bytes: @Sendable () throws(LedgerError) -> [UInt8])
+
     /// A batch of writes checked and numbered on the store's thread, ready for
     /// `commit` on any thread.
     ///
@@ -72,6 +76,8 @@ extension TimelineStore {
     package struct PreparedWrites: @unchecked Sendable {
         struct Staged {
             let index: Int
+            /// The file's key in the ledger, and its name (`key.fileName`), computed once.
+            let key: FileDigest
             let name: String
             let metadata: TimelineMetadata
             /// The size of the file it will be.
@@ -165,12 +171,13 @@ extension TimelineStore {
                     }
                 }
                 let wrap: TimelineFile.WrapKind = wrapKeys[classKey] == nil ? .exchange : .classKey
-                let (name, metadata, fileBytes) = try stageForWrite(write, wrap: wrap)
+                let (key, metadata, fileBytes) = try stageForWrite(write, wrap: wrap)
+                let name = key.fileName
                 timelines.touch(name: name, widget: write.widget)
                 // Later writes of the same widget build on this generation.
                 timelines.record(name, metadata, fileBytes: fileBytes)
                 staged.append(PreparedWrites.Staged(
-                    index: index, name: name, metadata: metadata, fileBytes: fileBytes, body: write.body,
+                    index: index, key: key, name: name, metadata: metadata, fileBytes: fileBytes, body: write.body,
                     classKey: classKey))
             } catch {
                 failures[index] = error
@@ -209,7 +216,7 @@ extension TimelineStore {
         }
         let metadataKey = prepared.metadataKey
         let files = prepared.staged.map { item in
-            (name: item.name, bytes: { @Sendable () throws(LedgerError) -> [UInt8] in
+            (key: item.key, name: item.name, bytes: { @Sendable () throws(LedgerError) -> [UInt8] in
                 let wrap: TimelineFile.BodyWrap
                 if let wrapKey = wrapKeys[item.classKey] {
                     wrap = .classKey(wrapKey)
@@ -238,7 +245,7 @@ extension TimelineStore {
     /// generations in the catalog durably (a failure to do so fails the batch: its
     /// files would escape the rollback check).
     private static func replaced(
-        _ files: [(name: String, bytes: @Sendable () throws(LedgerError) -> [UInt8])], generations: [UInt64],
+        _ files: [SealedFile], generations: [UInt64],
         prepared: PreparedWrites
     ) -> [StoreError?] {
         do throws(LedgerError) {
@@ -256,7 +263,7 @@ extension TimelineStore {
     /// previous share is judged before it is replaced, its new one (`sizes`) counted;
     /// a file that failed may be either, so the usage is then unknown.
     private static func writeDirectly(
-        _ files: [(name: String, bytes: @Sendable () throws(LedgerError) -> [UInt8])], generations: [UInt64], sizes: [Int],
+        _ files: [SealedFile], generations: [UInt64], sizes: [Int],
         prepared: PreparedWrites
     ) throws(LedgerError) -> [LedgerError?] {
         let (ledger, directory, metadataKey) = (prepared.ledger, prepared.directory, prepared.metadataKey)
@@ -270,17 +277,17 @@ extension TimelineStore {
             for file in files where judged.insert(file.name).inserted {
                 let previous = (try? FileSystem.readFile("\(directory)/\(file.name)", limit: TimelineFile.maximumFileBytes)) ?? nil
                 change.removing(
-                    previous, key: FileDigest(fileName: file.name)!, expected: widgets[file.name]?[...], ledger: ledger,
+                    previous, key: file.key, expected: widgets[file.name]?[...], ledger: ledger,
                     metadataKey: metadataKey)
             }
-            outcomes = try FileSystem.writeAtomically(directory: directory, sealing: files)
+            outcomes = try FileSystem.writeAtomically(directory: directory, sealing: files.map { ($0.name, $0.bytes) })
             // A name written twice in the batch holds its last write.
             var last: [String: Int] = [:]
             for (index, file) in files.enumerated() { last[file.name] = index }
             for (index, file) in files.enumerated() {
                 if outcomes[index] != nil { change.lose() }
-                guard outcomes[index] == nil, let key = FileDigest(fileName: file.name) else { continue }
-                ledger.record(key, generation: generations[index])
+                guard outcomes[index] == nil else { continue }
+                ledger.record(file.key, generation: generations[index])
                 written = true
                 if last[file.name] == index, let widget = widgets[file.name] {
                     change.adding(widget: widget[...], fileBytes: sizes[index])
@@ -297,7 +304,7 @@ extension TimelineStore {
     /// batch too large for the journal is written into its files instead, after a fold,
     /// so that no older journaled write of theirs can replay over them.
     private static func journaled(
-        _ files: [(name: String, bytes: @Sendable () throws(LedgerError) -> [UInt8])], into journal: Journal,
+        _ files: [SealedFile], into journal: Journal,
         generations: [UInt64], prepared: PreparedWrites
     ) -> [StoreError?] {
         var outcomes = [StoreError?](repeating: nil, count: files.count)
@@ -305,8 +312,7 @@ extension TimelineStore {
         var slots: [Int] = []
         for (slot, file) in files.enumerated() {
             do throws(LedgerError) {
-                // Every name in a batch is one the store made.
-                batch.append((FileDigest(fileName: file.name)!, try file.bytes()))
+                batch.append((file.key, try file.bytes()))
                 slots.append(slot)
             } catch {
                 outcomes[slot] = StoreError(error)
@@ -320,7 +326,9 @@ extension TimelineStore {
             if try journal.append(batch) { return outcomes }
             try journal.fold()
             let direct = try writeDirectly(
-                batch.map { file in (name: file.key.fileName, bytes: { @Sendable () throws(LedgerError) -> [UInt8] in file.bytes }) },
+                batch.map { file in
+                    (key: file.key, name: file.key.fileName, bytes: { @Sendable () throws(LedgerError) -> [UInt8] in file.bytes })
+                },
                 generations: slots.map { generations[$0] }, sizes: batch.map(\.bytes.count), prepared: prepared)
             for (slot, error) in zip(slots, direct) { outcomes[slot] = error.map(StoreError.init) }
         } catch {
@@ -339,8 +347,7 @@ extension TimelineStore {
         for (slot, item) in prepared.staged.enumerated() {
             let write = prepared.writes[item.index]
             // A delete while it committed recorded itself above it: deleted, not written.
-            let key = FileDigest(fileName: item.name)
-            let deleted = key.flatMap { try? timelines.ledger.verdict($0, generation: item.metadata.generation) } == .deleted
+            let deleted = (try? timelines.ledger.verdict(item.key, generation: item.metadata.generation)) == .deleted
             if committed.outcomes[slot] != nil || deleted {
                 timelines.reindexFromDisk(name: item.name, widget: write.widget)
                 continue
@@ -358,9 +365,11 @@ extension TimelineStore {
     }
 
     /// Checks one write against the limits and its quota and numbers it; drops the
-    /// widget's cached body, which the write replaces. Returns the file's name,
+    /// widget's cached body, which the write replaces. Returns the file's key,
     /// metadata and size.
-    private func stageForWrite(_ write: TimelineWrite, wrap: TimelineFile.WrapKind) throws(StoreError) -> (String, TimelineMetadata, Int) {
+    private func stageForWrite(
+        _ write: TimelineWrite, wrap: TimelineFile.WrapKind
+    ) throws(StoreError) -> (FileDigest, TimelineMetadata, Int) {
         // A lost catalog not rebuilt yet has no generation to number a write above.
         guard !awaitingPasscodeToRebuildLedger else { throw .protectedDataUnavailable }
         guard write.body.count <= configuration.maxTimelineBytes else { throw .tooLarge(limit: configuration.maxTimelineBytes) }
@@ -380,18 +389,18 @@ extension TimelineStore {
         // Sealed to the newest class keys (`classKey` below is theirs).
         metadata.keyGeneration = custody.keybag.writeGeneration(write.protectionClass)
         let fileBytes = TimelineFile.encodedCount(metadata, bodyCount: write.body.count, wrap: wrap)
-        if let quota = write.quota { try check(quota, name: name, widget: write.widget, fileBytes: fileBytes) }
+        if let quota = write.quota { try check(quota, key: key, widget: write.widget, fileBytes: fileBytes) }
         cache.remove(write.widget)
-        return (name, metadata, fileBytes)
+        return (key, metadata, fileBytes)
     }
 
-    /// Throws unless the widget's provider stays within `quota` once file `name` is
+    /// Throws unless the widget's provider stays within `quota` once file `key` is
     /// `fileBytes` long: a new widget counts one more, a replacement only its change
     /// in size. Damaged files count for nobody (they prove no owner).
-    private func check(_ quota: ProviderQuota, name: String, widget: WidgetID, fileBytes: Int) throws(StoreError) {
+    private func check(_ quota: ProviderQuota, key: FileDigest, widget: WidgetID, fileBytes: Int) throws(StoreError) {
         if !timelines.isUsageKnown { try timelines.indexAll() }
         let usage = timelines.usage(of: widget.provider) ?? timelines.index.usage(of: widget.provider)
-        let previous = FileDigest(fileName: name).flatMap { timelines.index.fileBytes($0, widget: widget) }
+        let previous = timelines.index.fileBytes(key, widget: widget)
         if previous == nil, usage.widgets + 1 > quota.maxWidgets { throw .tooManyWidgets(limit: quota.maxWidgets) }
         if usage.bytes - (previous ?? 0) + fileBytes > quota.maxBytes { throw .tooLarge(limit: quota.maxBytes) }
     }
