@@ -113,7 +113,7 @@ final class DeviceController {
     /// interrupted unlock, a wipe after failed attempts, which is applied before it is
     /// thrown) without running `answer`: the caller fails its call.
     ///
-    /// No other change waits for a commit (issue 40: a slow disk held every peer's call):
+    /// No other change waits for a commit, so that a slow disk holds no peer's call:
     /// a write not yet prepared is sealed under the state it is prepared in (public keys
     /// only; the cache rules are judged when it is applied), and a running one under the
     /// state it was prepared in (its copies of the class wrap keys are zeroed once it is

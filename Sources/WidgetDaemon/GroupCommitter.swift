@@ -20,7 +20,7 @@ import WidgetStore
 /// deferred, and run on the loop once that commit is durable and applied, while the loop
 /// serves everyone else (``whenSettled(_:_:)`` for a call that rewrites one widget,
 /// ``whenCommitted(_:)`` for a device change that must come between the writes). Only
-/// ``commitAll()`` (a stop, a wipe) still waits on the loop (issue 40).
+/// ``commitAll()`` (a stop, a wipe) waits on the loop: nothing else may run across them.
 final class GroupCommitter {
     /// One accepted write and the call to answer.
     typealias Item = (context: CallContext, write: TimelineStore.TimelineWrite)

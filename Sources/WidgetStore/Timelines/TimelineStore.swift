@@ -522,7 +522,7 @@ package final class TimelineStore {
     ///
     /// Reads no file once the widget is indexed (its verdict, the journal's records):
     /// the file is read by `commitDelete`, off the store's thread, since on a disk whose
-    /// syncs stall a read waits behind them too (issue 40).
+    /// syncs stall a read waits behind them too, and the loop must not wait on a disk.
     package func prepareDelete(_ widget: WidgetID) throws(StoreError) -> PreparedDelete {
         // A deletion is recorded in the catalog, which is not rebuilt yet.
         guard !awaitingPasscodeToRebuildLedger else { throw .protectedDataUnavailable }
