@@ -210,6 +210,9 @@ final class DaemonRuntime {
         logger.notice("stopping", event: "stopping")
         // Writes already accepted are committed and answered before the connections close.
         service.commitPendingWrites()
+        // A keybag or settings write under way finishes (its call goes unanswered, as
+        // after a crash at that point, which the anchor's catch-up covers).
+        DeviceWrites.queue.sync {}
         // The files alone then hold everything; a failure here loses nothing (the
         // journal is replayed at the next start).
         do { try store.foldJournal() } catch {

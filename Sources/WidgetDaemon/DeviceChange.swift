@@ -13,15 +13,15 @@ enum DeviceChange: @unchecked Sendable {
     /// `inactivity` (the wake timer, `RequirePasscodeAfterSec=` after the lock): classes A,
     /// B and C purged, `beforeFirstUnlock` again.
     case lock(LockReason)
-    /// A passcode verified off the loop (its keys, in secure memory): release A, B, C.
-    case unlock(DerivedPasscode)
-    /// A passcode set, changed or removed, derived off the loop.
-    case passcodeChange(DerivedPasscodeChange)
+    /// An unlock or a passcode change, derived and its keybag written off the loop
+    /// (`written`, `nil` when the judgement writes none): release A, B, C; or the
+    /// passcode set, changed or removed; or a wrong passcode counted.
+    case passcode(PasscodeJudgement, written: WrittenKeybag?)
     /// The wake timer: run the purges due by now (class A after its grace period).
     case purgeDue
     /// Crypto-erase every class.
     case wipe
-    /// New settings, validated.
+    /// New settings, validated and already written to the settings file.
     case settings(Settings)
     /// A reloaded configuration: roles, registrations, the store's share.
     case configuration(Authorization, StoreConfiguration)

@@ -9,8 +9,8 @@ import WidgetStore
 import WidgetdWire
 
 /// io.widgetd.Device's passcode handlers: `SetPasscode` and `Unlock`, derived off the
-/// loop one at a time (``PasscodeQueue``) and applied through
-/// ``DeviceController/apply(_:answer:)`` when their turn ends.
+/// loop one at a time (``PasscodeQueue``), judged on it, their keybag written off it
+/// (``DeviceWrites``), and applied through ``DeviceController/apply(_:answer:)``.
 extension DeviceController {
     func setPasscode(_ call: VarlinkCall, _ context: CallContext) throws(ServiceError) {
         let parameters = try call.withParameterBytes { (bytes) throws(ServiceError) in
@@ -31,15 +31,37 @@ extension DeviceController {
             context, passcode: passcode, arrived: store.lockEpoch, store: store, now: { [scheduler] in scheduler.clocks }))
     }
 
-    /// A passcode request's turn ended: its derived change is applied (and recorded
-    /// durably) before the answer.
-    func finishPasscodeRequest(_ request: PasscodeRequest, _ outcome: Result<DeviceChange, StoreError>) {
+    /// A passcode request's keys were derived, and its turn came: they are judged on the
+    /// loop, the keybag the judgement writes (if any) is written off it, and then the
+    /// change is applied and answered; `done` is called once it is.
+    func finishPasscodeRequest(_ request: PasscodeRequest, _ derived: DerivedRequest, done: @escaping () -> Void) {
+        let judgement: PasscodeJudgement
+        do throws(StoreError) {
+            switch derived {
+            case .unlock(let keys): judgement = try store.judgeUnlock(keys, now: scheduler.clocks)
+            case .passcodeChange(let keys): judgement = try store.judgeSetPasscode(keys, now: scheduler.clocks)
+            }
+        } catch {
+            answer(request) { () throws(ServiceError) in throw .store(error) }
+            return done()
+        }
+        guard let write = judgement.write else {
+            applyJudgement(judgement, written: nil, of: request)
+            return done()
+        }
+        writes.write({ write.perform() }) { [unowned self] written in
+            applyJudgement(judgement, written: written, of: request)
+            done()
+        }
+    }
+
+    /// Applies a judged request (its keybag `written`) and answers it.
+    private func applyJudgement(_ judgement: PasscodeJudgement, written: WrittenKeybag?, of request: PasscodeRequest) {
         let context = request.context
         let passcodeWasSet = store.passcodeSet
-        do throws(ServiceError) {
-            let change = try ServiceError.fromStore { () throws(StoreError) in try outcome.get() }
-            try apply(change) {
-                if case .unlock = change {
+        answer(request) { () throws(ServiceError) in
+            try apply(.passcode(judgement, written: written)) {
+                if request.method == WidgetdMethod.unlock.fullName {
                     context.logger.notice("unlocked", event: "unlock")
                 } else {
                     passcodeStep.passcodeChanged(logger: context.logger)
@@ -48,6 +70,15 @@ extension DeviceController {
                 }
                 context.reply(Empty())
             }
+        }
+    }
+
+    /// Runs `body`, which answers `request` when it succeeds; fails the call with what it
+    /// throws, logging the failures an administrator follows.
+    func answer(_ request: PasscodeRequest, _ body: () throws(ServiceError) -> Void) {
+        let context = request.context
+        do throws(ServiceError) {
+            try body()
         } catch {
             switch error {
             case .store(.wrongPasscode(let failed, _)):

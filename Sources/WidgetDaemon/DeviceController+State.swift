@@ -71,9 +71,22 @@ extension DeviceController {
     func wipe(_ call: VarlinkCall, _ context: CallContext) throws(ServiceError) {
         let parameters = try call.decodedParameters(WipeParameters.self)
         guard parameters.confirm == "WIPE" else { throw .invalidParameter("confirm") }
-        try apply(.wipe) {
-            context.logger.critical("crypto-erased by request", event: "wiped")
-            context.reply(Empty())
+        // Parked until the writes accepted before it are durable (none then commits on
+        // the loop), and until no keybag or settings write runs: the erase must not
+        // race a file being written.
+        let afterCommits = follower?.whenAcceptedWritesCommitted ?? { $0() }
+        afterCommits { [unowned self] in
+            writes.take { [unowned self] done in
+                do throws(ServiceError) {
+                    try apply(.wipe) {
+                        context.logger.critical("crypto-erased by request", event: "wiped")
+                        context.reply(Empty())
+                    }
+                } catch {
+                    context.fail(with: error, method: WidgetdMethod.wipe.fullName)
+                }
+                done()
+            }
         }
     }
 

@@ -40,6 +40,8 @@ final class DeviceController {
     private(set) var monitors: [CallContext] = []
     /// Unlock and SetPasscode calls, one at a time.
     let passcodes: PasscodeQueue
+    /// The keybag, settings and wipe writes, one at a time, synced off the loop.
+    let writes: DeviceWrites
     /// Whether the passcode is in step with the login password (DESIGN §8).
     let passcodeStep: PasscodeStep
 
@@ -54,20 +56,30 @@ final class DeviceController {
         self.access = access
         self.logger = logger
         passcodes = PasscodeQueue(scheduler: scheduler)
+        writes = DeviceWrites(scheduler: scheduler)
         storedSettings = StoredSettings(store: store, logger: logger)
         (settings, settingsUnreadable) = storedSettings.load()
         passcodeStep = PasscodeStep(store: store, logger: logger)
         lockedBy = store.deviceState == .unlocked ? nil : .start
         passcodes.finish = { [unowned self] request, outcome, done in
-            // A derived change comes between the accepted writes, in order: parked (not
-            // waited for on the loop) until those accepted before it are durable.
-            guard case .success = outcome, let follower else {
-                finishPasscodeRequest(request, outcome)
+            let derived: DerivedRequest
+            switch outcome {
+            case .success(let value): derived = value
+            case .failure(let error):
+                answer(request) { () throws(ServiceError) in throw .store(error) }
                 return done()
             }
-            follower.whenAcceptedWritesCommitted { [unowned self] in
-                finishPasscodeRequest(request, outcome)
-                done()
+            // A derived change comes between the accepted writes, in order: parked (not
+            // waited for on the loop) until those accepted before it are durable, then
+            // until the device's writes before it are.
+            let afterCommits = follower?.whenAcceptedWritesCommitted ?? { $0() }
+            afterCommits { [unowned self] in
+                writes.take { [unowned self] turnDone in
+                    finishPasscodeRequest(request, derived) {
+                        turnDone()
+                        done()
+                    }
+                }
             }
         }
         passcodes.refuse = { request, error in request.context.fail(with: .store(error), method: request.method) }
@@ -104,7 +116,8 @@ final class DeviceController {
     }
 
     /// The one entry point of every device change: applies the writes already answered
-    /// (a wipe first commits every accepted write, waiting for them), changes the store,
+    /// (a wipe first commits every accepted write: it is parked until they are, so that
+    /// there are rarely any left), changes the store,
     /// zeroes the cached
     /// presentations and unsent replies the new state no longer allows, runs `answer`
     /// (the call's reply, so that it goes before what monitors and watches hear, as a
@@ -119,7 +132,8 @@ final class DeviceController {
     /// state it was prepared in (its copies of the class wrap keys are zeroed once it is
     /// sealed, before its journal sync). An unlock and a passcode change, which may replace the
     /// keybag or wipe, are parked before this until the writes before them are durable
-    /// (`PasscodeQueue.finish`).
+    /// (`PasscodeQueue.finish`), and their keybag and new settings are written off the
+    /// loop before it (``DeviceWrites``).
     func apply(_ change: DeviceChange, answer: () -> Void = {}) throws(ServiceError) {
         if case .wipe = change { follower?.commitAcceptedWrites() } else { follower?.applyAnsweredWrites() }
         let published: [DeviceEvent.Kind]
@@ -158,11 +172,8 @@ final class DeviceController {
             // The lock that ended the unlocked state says why; later ones change nothing.
             if before.state == .unlocked { lockedBy = reason }
             return [.state]
-        case .unlock(let derived):
-            try ServiceError.fromStore { () throws(StoreError) in try store.finishUnlock(derived, now: now) }
-            return [.state]
-        case .passcodeChange(let derived):
-            try ServiceError.fromStore { () throws(StoreError) in try store.finishSetPasscode(derived, now: now) }
+        case .passcode(let judgement, let written):
+            try ServiceError.fromStore { () throws(StoreError) in try store.complete(judgement, written: written, now: now) }
             return [.state]
         case .purgeDue:
             store.advance(to: now)
@@ -173,12 +184,8 @@ final class DeviceController {
             settingsWereWiped()
             return [.settings, .state]
         case .settings(let new):
-            // Saved even if unchanged while unreadable: setting them is what ends the restriction.
-            if new != settings || settingsUnreadable {
-                try storedSettings.save(new)
-                settings = new
-                settingsUnreadable = false
-            }
+            settings = new
+            settingsUnreadable = false
             return [.settings]
         case .configuration(let authorization, let storeConfiguration):
             store.configuration = storeConfiguration

@@ -413,7 +413,6 @@ final class GroupCommitter {
         switch waits {
         case .none: break
         case .own: applyAnswered()
-        case .all: if hasUnansweredWrites { commitAll() }
         }
     }
 

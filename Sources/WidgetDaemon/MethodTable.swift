@@ -58,13 +58,10 @@ enum MethodTable {
     enum WriteWait {
         /// None (`PutTimeline`: its writes gather into one group commit).
         case none
-        /// The caller's own, answered (see above): every call but these two others.
+        /// The caller's own, answered (see above): every other call. `Wipe` and the
+        /// change of an `Unlock` or `SetPasscode` are parked besides until every write
+        /// accepted before them is durable (`GroupCommitter.whenCommitted`).
         case own
-        /// Every accepted write committed and answered first, waited for on the loop
-        /// (`Wipe`: the administrator's call that destroys what every write is kept
-        /// under). `SetPasscode`'s change is parked instead until the writes accepted
-        /// before it are durable (`GroupCommitter.whenCommitted`).
-        case all
     }
 
     /// The rows, in IDL order.
@@ -73,7 +70,7 @@ enum MethodTable {
         Row(.setPasscode, .admin) { (service, call, context, _) throws(ServiceError) in try service.device.setPasscode(call, context) },
         Row(.unlock, .unlocker) { (service, call, context, _) throws(ServiceError) in try service.device.unlock(call, context) },
         Row(.lock, .unlocker) { (service, call, context, _) throws(ServiceError) in try service.device.lock(call, context) },
-        Row(.wipe, .admin, waits: .all) { (service, call, context, _) throws(ServiceError) in try service.device.wipe(call, context) },
+        Row(.wipe, .admin) { (service, call, context, _) throws(ServiceError) in try service.device.wipe(call, context) },
         Row(.getSettings, .admin) { (service, call, context, _) throws(ServiceError) in try service.device.getSettings(call, context) },
         Row(.setSettings, .admin) { (service, call, context, _) throws(ServiceError) in try service.device.setSettings(call, context) },
         Row(.monitor, .admin) { (service, call, context, _) throws(ServiceError) in try service.device.monitor(call, context) },

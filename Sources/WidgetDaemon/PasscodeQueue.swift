@@ -3,19 +3,20 @@ import VarlinkTransport
 import WidgetStore
 
 /// The `Unlock` and `SetPasscode` calls, one at a time: the checks on the loop, the KDF
-/// off it, the verdict back on the loop (where ``finish`` applies it as a device change,
-/// recorded durably before the answer). The next request begins only once ``finish``
-/// says it is done: a change parked behind the accepted writes (`GroupCommitter.whenCommitted`)
-/// is applied before the next request reads the keybag.
+/// off it, the derived keys back on the loop (where ``finish`` has them judged, the
+/// keybag written off the loop, and the change applied before the answer). The next
+/// request begins only once ``finish`` says it is done: a change parked behind the
+/// accepted writes (`GroupCommitter.whenCommitted`) and its keybag write
+/// (``DeviceWrites``) is applied before the next request reads the keybag.
 ///
 /// Threading: loop only, but for the derivation it hands to a background queue.
 final class PasscodeQueue {
     private let scheduler: any Scheduling
     private var waiting: [PasscodeRequest] = []
     private var isDeriving = false
-    /// Applies a request's derived change (or its failure) and answers its call, then
-    /// calls `done` (at once or later, on the loop).
-    var finish: (PasscodeRequest, Result<DeviceChange, StoreError>, _ done: @escaping () -> Void) -> Void = { _, _, done in done() }
+    /// Judges and applies a request's derived keys (or its failure) and answers its
+    /// call, then calls `done` (at once or later, on the loop).
+    var finish: (PasscodeRequest, Result<DerivedRequest, StoreError>, _ done: @escaping () -> Void) -> Void = { _, _, done in done() }
     /// Answers a request refused before any derivation (checks, delays).
     var refuse: (PasscodeRequest, StoreError) -> Void = { _, _ in }
 
@@ -52,7 +53,7 @@ final class PasscodeQueue {
         }
     }
 
-    private func finished(_ request: PasscodeRequest, _ outcome: Result<DeviceChange, StoreError>) {
+    private func finished(_ request: PasscodeRequest, _ outcome: Result<DerivedRequest, StoreError>) {
         finish(request, outcome) { [weak self] in
             self?.isDeriving = false
             self?.startNext()

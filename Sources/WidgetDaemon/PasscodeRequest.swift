@@ -14,7 +14,7 @@ import WidgetdWire
 /// (`StoreError.unlockInterrupted`).
 ///
 /// One type for both: ``begin`` checks on the loop and returns the derivation, which runs
-/// off the loop and yields the ``DeviceChange`` to apply back on it. The passcodes are
+/// off the loop and yields the ``DerivedRequest`` to judge back on it. The passcodes are
 /// captured in secure memory and zeroed when the derivation is released.
 struct PasscodeRequest {
     /// The call to answer.
@@ -27,8 +27,14 @@ struct PasscodeRequest {
 
 /// The Argon2id work of one request, handed to a background queue with its passcodes.
 struct PasscodeDerivationWork: @unchecked Sendable {
-    /// Runs the derivations (safe on any thread): the change to apply, or why there is none.
-    let derive: () -> Result<DeviceChange, StoreError>
+    /// Runs the derivations (safe on any thread): the keys to judge, or why there are none.
+    let derive: () -> Result<DerivedRequest, StoreError>
+}
+
+/// A request's derived keys (in secure memory), to be judged by the store on the loop.
+enum DerivedRequest: @unchecked Sendable {
+    case unlock(DerivedPasscode)
+    case passcodeChange(DerivedPasscodeChange)
 }
 
 extension PasscodeRequest {

@@ -47,11 +47,12 @@ struct StoredSettings {
         var description: String { "missing" }
     }
 
-    /// Writes `settings` durably, before the call that set them is answered.
-    func save(_ settings: Settings) throws(ServiceError) {
+    /// `settings`, to be written durably (on any thread) before the call that set them
+    /// is answered.
+    func write(_ settings: Settings) throws(ServiceError) -> SettingsWrite {
         let encoded: Data
         do { encoded = try Self.encoder.encode(settings) } catch { throw .unexpected(ErrorType(of: error)) }
-        try ServiceError.fromStore { () throws(StoreError) in try store.saveSettings(Array(encoded)) }
+        return store.settingsWrite(Array(encoded))
     }
 
     /// Writes the defaults of a new store (or a wiped one) as its settings file.

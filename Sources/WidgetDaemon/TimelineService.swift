@@ -144,7 +144,7 @@ final class TimelineService {
             }
             // As in `handle`: the writes it must see (an AppendEntries behind a
             // PutTimeline of the same widget is parked until that write is durable).
-            committer.settle(MethodTable.row(waiter.method)?.waits ?? .all)
+            committer.settle(MethodTable.row(waiter.method)?.waits ?? .own)
             do throws(ServiceError) { try waiter.work(authority) } catch {
                 waiter.context.fail(with: error, method: waiter.method)
             }

@@ -1,7 +1,9 @@
 // Part: keys (`Keys/`). Its face, for the other parts and `TimelineStore`, is
 // `KeyCustody`: the key state (`lifecycle`, `keybag`, `subkeys`, `lockEpoch`,
 // `retryAfter`, `wipeDue`), `beginUnlock`/`finishUnlock`, `lock`, `advance`,
-// `requirePasscode`, `beginSetPasscode`/`finishSetPasscode`, `dropGenerations`, and
+// `requirePasscode`, `beginSetPasscode`/`finishSetPasscode` (each finish also in two
+// steps, `judgeUnlock`/`judgeSetPasscode` then `complete`, with the `KeybagWrite`
+// between them performed anywhere), `dropGenerations`, and
 // `keyPair(_:generation:)`, the key pair of a class and generation, and
 // `classWrapKey(_:generation:)`, the wrap key derived from it; with the injected
 // sources it is built from (`DeviceKeySource`, `PasscodeVerifier`, `RollbackCounter`)
@@ -220,13 +222,21 @@ final class KeyCustody {
         return verifier.counting
     }
 
-    /// See `TimelineStore.finishUnlock(_:now:)`.
+    /// See `TimelineStore.finishUnlock(_:now:)`: the verdict, its keybag written here.
     func finishUnlock(_ derived: DerivedPasscode, now: ClockReading) throws(KeyError) {
+        let verdict = try judgeUnlock(derived, now: now)
+        _ = try complete(verdict, written: verdict.write?.perform().result, now: now)
+    }
+
+    /// Judges a derived passcode without writing anything: what to write (the count of
+    /// a wrong one, the reset of the count by a right one) and what then follows
+    /// (`complete`). Throws at once what needs no write: a derivation that proves
+    /// nothing, the delay, a repeated wrong passcode, a lock that came first.
+    func judgeUnlock(_ derived: DerivedPasscode, now: ClockReading) throws(KeyError) -> PasscodeJudgement {
         let overtaken = derived.lockEpoch != lockEpoch
         guard keybag.passcodeSet else {
             if overtaken { throw .unlockInterrupted }
-            lifecycle.unlock(releasing: [:])
-            return
+            return PasscodeJudgement(outcome: .unlocked([:], lockEpoch: derived.lockEpoch), write: nil)
         }
         guard let key = derived.key, derived.salt == keybag.salt else {
             // Derived before a passcode was set or changed: it proves nothing; not counted.
@@ -234,17 +244,17 @@ final class KeyCustody {
         }
         // Re-checked here: derivations started together must not bypass the delay.
         if let wait = delayAfterFailures(now: now) { throw .tryAgainLater(retryAfter: wait) }
-        guard let released = try verify(key, derived.verdict) else { try recordFailure(key, now: now) }
+        guard let released = try verify(key, derived.verdict) else { return try judgeFailure(key, now: now) }
         // The unwrapped secrets are dropped here, which zeroes them.
         if overtaken { throw .unlockInterrupted }
-        lifecycle.unlock(releasing: released)
-        if keybag.failedAttempts != 0 || keybag.lastWrongTag != nil {
-            var updated = keybag
-            updated.failedAttempts = 0
-            updated.lastFailure = nil
-            updated.lastWrongTag = nil
-            try save(updated)
+        guard keybag.failedAttempts != 0 || keybag.lastWrongTag != nil else {
+            return PasscodeJudgement(outcome: .unlocked(released, lockEpoch: derived.lockEpoch), write: nil)
         }
+        var updated = keybag
+        updated.failedAttempts = 0
+        updated.lastFailure = nil
+        updated.lastWrongTag = nil
+        return PasscodeJudgement(outcome: .unlocked(released, lockEpoch: derived.lockEpoch), write: write(updated))
     }
 
     /// Every generation's A, B and C key pairs if `key` (with the verifier's `verdict`)
@@ -272,9 +282,10 @@ final class KeyCustody {
         do throws(CryptoError) { return try keybag.unwrapAll(with: key) } catch { throw KeyError.reading(keybagPath, error) }
     }
 
-    /// Counts a wrong passcode durably, then throws the answer (and sets `wipeDue` when
-    /// the count reached `wipeAfterFailedAttempts`).
-    private func recordFailure(_ key: SecureBytes, now: ClockReading) throws(KeyError) -> Never {
+    /// The verdict on a wrong passcode: counted (written, then `complete` throws the
+    /// answer and sets `wipeDue` when the count reached `wipeAfterFailedAttempts`), or
+    /// thrown at once when it repeats the last wrong one, which is not counted again.
+    private func judgeFailure(_ key: SecureBytes, now: ClockReading) throws(KeyError) -> PasscodeJudgement {
         let tagBytes = try KeyError.crypto { () throws(CryptoError) in
             try DerivedPasscode.wrongTag(of: key, tagKey: subkeys.wrongPasscodeTag)
         }
@@ -285,16 +296,40 @@ final class KeyCustody {
         updated.failedAttempts += 1
         updated.lastFailure = now.wall
         updated.lastWrongTag = tagBytes
-        // A counter that fails after the keybag is written still leaves the attempt
-        // counted, here as on disk: the delay and the wipe limit apply to it.
-        let saved = Result { () throws(KeyError) in try save(updated) }
-        // Not written (a full disk past its reserve): counted here all the same, so that
-        // the delay and the wipe limit apply to it in this run (fail closed: a guess
-        // answered with an error must not be a free one), and the next save writes it.
-        if case .failure = saved, keybag.failedAttempts < updated.failedAttempts { keybag = updated }
-        if let limit = configuration.wipeAfterFailedAttempts, limit > 0, keybag.failedAttempts >= limit { wipeDue = true }
-        try saved.get()
-        throw .wrongPasscode(failedAttempts: keybag.failedAttempts, retryAfter: delayAfterFailures(now: now))
+        return PasscodeJudgement(outcome: .wrongPasscode(counted: updated), write: write(updated))
+    }
+
+    /// Applies a verdict once its keybag is `written` (`nil`: it writes none): the
+    /// keybag written is the keybag from now on, then the outcome follows. Returns the
+    /// classes dropped (a passcode newly set on a locked device).
+    ///
+    /// A lock while the keybag was being written beats an unlock as a lock before it
+    /// does (`unlockInterrupted`); the count it reset stays reset, since the passcode
+    /// was right. A passcode change is applied all the same (see `finishSetPasscode`).
+    func complete(
+        _ verdict: PasscodeJudgement, written: Result<Keybag, KeyError>?, now: ClockReading
+    ) throws(KeyError) -> [ProtectionClass] {
+        if case .success(let saved)? = written { keybag = saved }
+        switch verdict.outcome {
+        case .unlocked(let released, let epoch):
+            if epoch != lockEpoch { throw .unlockInterrupted }
+            lifecycle.unlock(releasing: released)
+            try written?.get()
+            return []
+        case .wrongPasscode(let counted):
+            // Not written (a full disk past its reserve): counted here all the same, so
+            // that the delay and the wipe limit apply to it in this run (fail closed: a
+            // guess answered with an error must not be a free one), and the next save
+            // writes it. A counter that fails after the keybag is written still leaves
+            // the attempt counted, here as on disk.
+            if keybag.failedAttempts < counted.failedAttempts { keybag = counted }
+            if let limit = configuration.wipeAfterFailedAttempts, limit > 0, keybag.failedAttempts >= limit { wipeDue = true }
+            try written?.get()
+            throw .wrongPasscode(failedAttempts: keybag.failedAttempts, retryAfter: delayAfterFailures(now: now))
+        case .passcodeChanged(let rotation):
+            try written?.get()
+            return passcodeChanged(rotation, now: now)
+        }
     }
 
     /// Locks; returns the classes whose keys were dropped now (see `TimelineStore.lock`).
@@ -336,14 +371,22 @@ final class KeyCustody {
     }
 
     /// See `TimelineStore.finishSetPasscode(_:now:)`; returns the classes dropped.
+    func finishSetPasscode(
+        _ derived: DerivedPasscodeChange, now: ClockReading, inUse: Set<Keybag.Generation>?
+    ) throws(KeyError) -> [ProtectionClass] {
+        let verdict = try judgeSetPasscode(derived, now: now, inUse: inUse)
+        return try complete(verdict, written: verdict.write?.perform().result, now: now)
+    }
+
+    /// Judges a derived passcode change without writing anything.
     ///
     /// Rotates the class keys (`Keybag.rotate`): a new generation for new writes, every
     /// older one re-wrapped under the new key; then drops the generations not in
     /// `inUse` (the ones the store's files are sealed to), when that is known (`nil`: not
     /// yet, they stay).
-    func finishSetPasscode(
+    func judgeSetPasscode(
         _ derived: DerivedPasscodeChange, now: ClockReading, inUse: Set<Keybag.Generation>?
-    ) throws(KeyError) -> [ProtectionClass] {
+    ) throws(KeyError) -> PasscodeJudgement {
         guard derived.basis == keybag.salt, keybag.passcodeSet == (derived.current != nil) else {
             throw .passcodeRequired
         }
@@ -352,7 +395,7 @@ final class KeyCustody {
             guard let current = derived.current, let key = current.key else { throw .passcodeRequired }
             // Re-checked here: a change started before a failed unlock must wait too.
             if let wait = delayAfterFailures(now: now) { throw .tryAgainLater(retryAfter: wait) }
-            guard let verified = try verify(key, current.verdict) else { try recordFailure(key, now: now) }
+            guard let verified = try verify(key, current.verdict) else { return try judgeFailure(key, now: now) }
             pairs = verified
         } else {
             // No passcode: every generation is held since the open.
@@ -368,19 +411,25 @@ final class KeyCustody {
         // The new passcode's blob, or none: a removed passcode's blob goes with it.
         updated.tangleBlob = derived.new?.tangleBlob
         let dropped = inUse.map { updated.dropGenerations(notIn: $0) } ?? []
-        let wasSet = keybag.passcodeSet
-        try save(updated)
+        let rotation = PasscodeJudgement.Rotation(
+            held: pairs, generation: generation, fresh: fresh, dropped: dropped, wasSet: keybag.passcodeSet,
+            isSet: newKey != nil)
+        return PasscodeJudgement(outcome: .passcodeChanged(rotation), write: write(updated))
+    }
+
+    /// What a passcode change does once its keybag is written.
+    private func passcodeChanged(_ rotation: PasscodeJudgement.Rotation, now: ClockReading) -> [ProtectionClass] {
         // The agreed keys made ahead for the old generation's public keys will wrap nothing.
         KeyEncryptionKeySupply.shared.removeAll()
-        lifecycle.received(fresh, generation: generation)
-        for number in dropped { lifecycle.discard(generation: number) }
-        switch (wasSet, newKey != nil) {
+        lifecycle.received(rotation.fresh, generation: rotation.generation)
+        for number in rotation.dropped { lifecycle.discard(generation: number) }
+        switch (rotation.wasSet, rotation.isSet) {
         case (false, true):
             return lifecycle.passcodeWasSet(now: now, grace: configuration.classAGrace)
         case (true, false):
-            var all = pairs
-            for (c, pair) in fresh { all[c, default: [:]][generation] = pair }
-            for number in dropped { for c in Keybag.passcodeClasses { all[c]?.removeValue(forKey: number) } }
+            var all = rotation.held
+            for (c, pair) in rotation.fresh { all[c, default: [:]][rotation.generation] = pair }
+            for number in rotation.dropped { for c in Keybag.passcodeClasses { all[c]?.removeValue(forKey: number) } }
             all[.none] = lifecycle.keyPairs(.none)
             lifecycle.passcodeWasRemoved(allKeys: all)
             return []
@@ -407,24 +456,21 @@ final class KeyCustody {
     /// Saves `updated` as the keybag, anchored to the rollback counter (`RollbackAnchor`:
     /// written first, then the counter incremented), and holds it once it is written.
     private func save(_ updated: Keybag) throws(KeyError) {
-        try anchor.anchor([.keybag]) { (values) throws(KeyError) in
-            var anchored = updated
-            anchored.anchors = values
-            do throws(KeyError) {
-                try anchored.save(stateDirectory: stateDirectory, macKey: subkeys.keybagMAC)
-            } catch .ledger(.io(let operation, let path, let errno)) where errno.rawValue == ENOSPC {
-                // A full file system: the room held back for the owner's way out, once.
-                guard roomOnFullDisk() else { throw .ledger(.io(operation: operation, path: path, errno: errno)) }
-                try anchored.save(stateDirectory: stateDirectory, macKey: subkeys.keybagMAC)
-            }
-            keybag = anchored
-        }
+        keybag = try write(updated).perform().result.get()
+    }
+
+    /// `updated`, to be written as the keybag (`KeybagWrite.perform`, on any thread).
+    private func write(_ updated: Keybag) -> KeybagWrite {
+        KeybagWrite(
+            keybag: updated, stateDirectory: stateDirectory, macKey: subkeys.keybagMAC, anchor: anchor,
+            roomOnFullDisk: roomOnFullDisk)
     }
 
     /// Gives back room on a full file system for a keybag save (the store's space
-    /// reserve, `SpaceReserve`); `true` if it did. The keybag carries the owner's way
-    /// out: the count of a wrong passcode, its reset, a passcode change.
-    var roomOnFullDisk: () -> Bool = { false }
+    /// reserve, `SpaceReserve`, which any thread may call); `true` if it did. The
+    /// keybag carries the owner's way out: the count of a wrong passcode, its reset, a
+    /// passcode change.
+    var roomOnFullDisk: @Sendable () -> Bool = { false }
 
     /// Anchors a store whose files carry no anchor yet (made before anchors, in tpm2
     /// mode, on a counter never incremented): the keybag and, through `saveLedger`, the

@@ -57,6 +57,10 @@ package final class TimelineStore {
     /// Batches prepared and not finished yet. While one is in flight no key generation
     /// is dropped: a write that fails leaves the previous file, perhaps sealed to one.
     var writesInFlight = 0
+    /// Whether a passcode verdict is out (`judgeUnlock`, `judgeSetPasscode`) and its
+    /// keybag may be being written elsewhere: until it is complete, no other keybag is
+    /// saved (the fold drops no key generation) and the caller runs no wipe.
+    package internal(set) var isJudging = false
 
     /// Opens (or creates) the store in `stateDirectory`, its device key from the state
     /// directory or the systemd credential (`FileDeviceKeySource`). See
@@ -281,7 +285,8 @@ package final class TimelineStore {
         } else {
             try fromLedger { () throws(LedgerError) in try timelines.ledger.anchorIfSavedSince() }
         }
-        if let inUse = keyGenerationsInUse { _ = try fromKeys { () throws(KeyError) in try custody.dropGenerations(notIn: inUse) } }
+        guard !isJudging, let inUse = keyGenerationsInUse else { return }
+        _ = try fromKeys { () throws(KeyError) in try custody.dropGenerations(notIn: inUse) }
     }
 
     /// The key generations the store's files (and pending writes) are sealed to, or
@@ -336,6 +341,7 @@ package final class TimelineStore {
     /// A device key its source cannot destroy (a systemd credential) stays; the erase
     /// still holds because the class secrets are gone with the keybag.
     package func wipe() throws(StoreError) {
+        precondition(!isJudging, "a wipe while a passcode verdict's keybag may be being written")
         // First, one durable rename takes every timeline out of the store: from here on
         // a crash is finished at the next open (`finishWipe`), not taken for a keybag
         // lost beside its timelines, nor for a store still to be served.
@@ -664,7 +670,12 @@ package final class TimelineStore {
 
     /// Saves the settings bytes atomically and durably.
     package func saveSettings(_ bytes: [UInt8]) throws(StoreError) {
-        try SettingsFile.save(bytes, stateDirectory: stateDirectory, macKey: custody.subkeys.settingsMAC)
+        try settingsWrite(bytes).perform().get()
+    }
+
+    /// The settings bytes, to be saved atomically and durably on any thread.
+    package func settingsWrite(_ bytes: [UInt8]) -> SettingsWrite {
+        SettingsWrite(bytes: bytes, stateDirectory: stateDirectory, macKey: custody.subkeys.settingsMAC)
     }
 }
 

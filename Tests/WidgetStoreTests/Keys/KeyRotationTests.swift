@@ -61,6 +61,29 @@ import WidgetModel
         #expect(store.keyGenerations == [2])
     }
 
+    /// A passcode change judged now and completed once its keybag is written elsewhere
+    /// (the daemon writes it off its loop): writes in between are still sealed to the
+    /// generation that was newest, so that generation is kept even if no file used it,
+    /// and they read back after the change and a restart.
+    @Test func aWriteSealedWhileAPasscodeChangesKeybagIsWrittenStaysReadable() throws {
+        let f = Fixture()
+        let store = try f.open()
+        _ = try store.listTimelines()  // every file verified (none): the generations in use are known
+        let change = try store.beginSetPasscode(hasCurrent: false, hasNew: true, now: .at(t0))
+        let judgement = try store.judgeSetPasscode(try change.derive(current: nil, new: secure("1111")), now: .at(t0))
+        #expect(store.isJudging)
+        try put(store, widgetA, "between")
+        #expect(try store.metadata(widgetA)?.keyGeneration == 0)
+        let written = try #require(judgement.write).perform()
+        try store.complete(judgement, written: written, now: .at(t0))
+        #expect(!store.isJudging)
+        #expect(store.keyGenerations == [0, 1])
+        try store.foldJournal()
+        let reopened = try f.open()
+        try reopened.unlock(passcode: secure("1111"), now: .at(t0))
+        #expect(text(try reopened.readBody(widgetA, allowOpenClassB: true)) == "between")
+    }
+
     @Test func noGenerationIsDroppedBeforeEveryFileIsVerified() throws {
         let f = Fixture()
         do {
