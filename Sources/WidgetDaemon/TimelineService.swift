@@ -87,8 +87,7 @@ final class TimelineService {
             logger.warning("timeline entry refused, skipped", event: "entry_refused", error: error)
         }
         responder = PresentationResponder(limit: store.configuration.maxCachedTimelines, stamp: device.presentationStamp)
-        committer.reply = { [unowned self] batch, results in reply(batch, results) }
-        committer.announce = { [unowned self] batch, results in announce(batch, results) }
+        committer.delegate = self
         wake.wake = { [unowned self] in tick() }
         scheduler.onWallClockSet { [weak self] in self?.wallClockWasSet() }
         // Calls that need every timeline (ListWidgets, ReloadTimelines, a write under a
