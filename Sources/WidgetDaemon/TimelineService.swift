@@ -93,31 +93,13 @@ final class TimelineService {
         // Calls that need every timeline (ListWidgets, ReloadTimelines, a write under a
         // quota whose usage the store does not know yet) wait for the background index:
         // `whenIndexed`.
-        index.found = { [unowned self] found in indexed(found) }
-        index.answer = { [unowned self] waiters in answerIndexWaiters(waiters) }
-        index.refuse = { waiter, error in waiter.context.fail(with: .store(error), method: waiter.method) }
+        index.delegate = self
     }
 
     /// Starts the background index and arms the wake timer.
     func start() {
         index.start()
         reschedule()
-    }
-
-    /// What a slice of the background index found: the due reloads among it are
-    /// announced, and the wake timer re-armed for an earlier one.
-    private func indexed(_ found: [TimelineMetadata]) {
-        let now = self.now
-        for metadata in found {
-            guard let due = metadata.reloadDue else { continue }
-            if due <= now {
-                if announce(ReloadRequest(widget: metadata.widget.description, reason: .due)) {
-                    reloads.announced(metadata.widget)
-                }
-            } else if wake.date.map({ due < $0 }) ?? true {
-                reschedule()
-            }
-        }
     }
 
     /// Runs `work` (given the caller's authority) once every stored timeline is indexed:
@@ -129,26 +111,6 @@ final class TimelineService {
     ) throws(ServiceError) {
         if index.isComplete { return try work(access.authority(for: context)) }
         try index.wait(IndexWaiters.Waiter(context: context, method: method, work: work))
-    }
-
-    /// Answers the calls that waited for the index, in the order they came, each under
-    /// the authorization, keys and settings in force now (a Lock or a configuration
-    /// reload that came while they waited applies to them).
-    private func answerIndexWaiters(_ waiters: [IndexWaiters.Waiter]) {
-        for waiter in waiters where waiter.context.isOpen {
-            let authority = access.authority(for: waiter.context)
-            guard access.authorization.permits(authority, method: waiter.method) else {
-                waiter.context.deny(waiter.method)
-                continue
-            }
-            // As in `handle`: the writes it must see (an AppendEntries behind a
-            // PutTimeline of the same widget is parked until that write is durable).
-            committer.settle(MethodTable.row(waiter.method)?.waits ?? .all)
-            do throws(ServiceError) { try waiter.work(authority) } catch {
-                waiter.context.fail(with: error, method: waiter.method)
-            }
-        }
-        device.reportMemoryNotLocked()
     }
 
     /// Commits every accepted write now and answers each (a stop goes through here).
@@ -181,6 +143,52 @@ final class TimelineService {
     /// Parses a widget id parameter.
     func widgetID(_ text: String) throws(ServiceError) -> WidgetID {
         do { return try WidgetID(text) } catch { throw .invalidParameter("widget") }
+    }
+}
+
+/// The service hears of its background index: due reloads among what it found, and the
+/// calls that waited for it (``whenIndexed(_:method:_:)``).
+extension TimelineService: BackgroundIndexDelegate {
+    /// What a slice of the background index found: the due reloads among it are
+    /// announced, and the wake timer re-armed for an earlier one.
+    func indexed(_ found: [TimelineMetadata]) {
+        let now = self.now
+        for metadata in found {
+            guard let due = metadata.reloadDue else { continue }
+            if due <= now {
+                if announce(ReloadRequest(widget: metadata.widget.description, reason: .due)) {
+                    reloads.announced(metadata.widget)
+                }
+            } else if wake.date.map({ due < $0 }) ?? true {
+                reschedule()
+            }
+        }
+    }
+
+    /// Answers the calls that waited for the index, in the order they came, each under
+    /// the authorization, keys and settings in force now (a Lock or a configuration
+    /// reload that came while they waited applies to them).
+    func indexCompleted(answering waiters: [IndexWaiters.Waiter]) {
+        for waiter in waiters where waiter.context.isOpen {
+            let authority = access.authority(for: waiter.context)
+            guard access.authorization.permits(authority, method: waiter.method) else {
+                waiter.context.deny(waiter.method)
+                continue
+            }
+            // As in `handle`: the writes it must see (an AppendEntries behind a
+            // PutTimeline of the same widget is parked until that write is durable).
+            committer.settle(MethodTable.row(waiter.method)?.waits ?? .all)
+            do throws(ServiceError) { try waiter.work(authority) } catch {
+                waiter.context.fail(with: error, method: waiter.method)
+            }
+        }
+        device.reportMemoryNotLocked()
+    }
+
+    /// A slice failed: each waiting call gets the error a synchronous completion would
+    /// have thrown.
+    func indexFailed(refusing waiter: IndexWaiters.Waiter, _ error: StoreError) {
+        waiter.context.fail(with: .store(error), method: waiter.method)
     }
 }
 
