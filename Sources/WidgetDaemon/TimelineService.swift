@@ -88,7 +88,7 @@ final class TimelineService {
         }
         responder = PresentationResponder(limit: store.configuration.maxCachedTimelines, stamp: device.presentationStamp)
         committer.delegate = self
-        wake.wake = { [unowned self] in tick() }
+        wake.delegate = self
         scheduler.onWallClockSet { [weak self] in self?.wallClockWasSet() }
         // Calls that need every timeline (ListWidgets, ReloadTimelines, a write under a
         // quota whose usage the store does not know yet) wait for the background index:
