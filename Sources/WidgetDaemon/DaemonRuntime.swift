@@ -92,7 +92,7 @@ final class DaemonRuntime {
             loop: loop, listeningSocket: listeningSocket, limits: configuration.serverLimits, service: .widgetd, handler: service,
             logger: logger)
         // Weak: the runtime owns both.
-        service.timelines.dropUnsentOutput = { [weak server] unreadable in server?.dropUnsentOutput(where: unreadable) }
+        service.timelines.unsentOutput = server
         // Providers with `Unit=` are started on demand by the user's systemd manager,
         // reached at the first start (a system instance has none, and logs that then).
         service.timelines.unitStarter = SystemdUserManager(loop: loop, logger: logger)

@@ -61,10 +61,11 @@ final class TimelineService {
     /// (tests inject their own, to see it used or to lock midway).
     var presentReplies: TimelineStore.ConcurrentWork = TimelineStore.onTwoThreads
 
-    /// Drops (zeroed) the unsent replies holding content its reader may no longer read,
-    /// and closes their connections: the server's, set by the daemon (see
-    /// ``dropUnreadableOutput()``). Nothing by default, for tests without a server.
-    var dropUnsentOutput: (_ unreadable: (any OutputTag) -> Bool) -> Void = { _ in }
+    /// Who holds the unsent replies, told to drop (zeroed) those holding content their
+    /// reader may no longer read (``dropUnreadableOutput()``): the server, set by the
+    /// daemon, which owns both (hence weak). `nil` for tests without a server: nothing
+    /// is dropped.
+    weak var unsentOutput: (any UnsentOutputHolder)?
 
     /// The scheduler's time now: the one clock of every rule the service applies.
     var now: Date { scheduler.now }
@@ -128,7 +129,7 @@ final class TimelineService {
     /// (after the lock's grace period), class B once its key is purged unless the reader
     /// is the provider of a timeline still open (DESIGN §3), C and D when their key goes.
     func dropUnreadableOutput() {
-        dropUnsentOutput { [store] tag in
+        unsentOutput?.dropUnsentOutput { [store] tag in
             // Only ReplyProtection marks this service's replies: any other tag is unreadable.
             guard let protection = tag as? ReplyProtection else { return true }
             return switch protection.protectionClass {
@@ -202,7 +203,7 @@ extension TimelineService: DeviceChangeFollower {
     func forgetPresentations() { responder.forgetAll() }
 
     func storeWiped() {
-        dropUnsentOutput { _ in true }
+        unsentOutput?.dropUnsentOutput { _ in true }
         expireHeldActions()
         actions.forgetAll()
     }
