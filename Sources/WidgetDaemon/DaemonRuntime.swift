@@ -230,7 +230,7 @@ final class DaemonRuntime {
             scope: SessionMonitor.scope(of: sessionOptions.sessions, uid: getuid(), systemInstance: systemInstance),
             options: sessionOptions, events: self, logger: logger)
         sessionMonitor = monitor
-        service.device.watchedSessions = { [unowned monitor] in monitor.watchedSessions }
+        service.device.sessionFollower = monitor
         monitor.start()
     }
 
