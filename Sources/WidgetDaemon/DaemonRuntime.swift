@@ -101,8 +101,9 @@ final class DaemonRuntime {
                 "this kernel gives no pidfd of a connection's peer (SO_PEERPIDFD: \(errno)): sandboxed apps cannot be told apart, and peers of the daemon's own user may only call GetStatus",
                 event: "peer_pidfd_unavailable")
         }
-        // Read at each connection, so a reloaded configuration's groups apply to the next ones.
-        server.mayUseReserve = { [unowned service] peer in service.access.authorization.mayUseReserve(peer) }
+        // Read at each connection, so a reloaded configuration's groups apply to the next
+        // ones. Weak: the service owns its access control, and the runtime both.
+        server.reservePolicy = service.access
         sessionOptions = configuration.session
     }
 
