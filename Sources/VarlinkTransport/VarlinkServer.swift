@@ -15,7 +15,7 @@ import WidgetdPOSIX
 /// ``ServerLimits/messageTimeoutSeconds`` is closed, so forgotten or trickling clients
 /// cannot hold every connection. A crowd of peers cannot either: one uid holds at most
 /// ``ServerLimits/maxConnectionsPerUser``, the last ``ServerLimits/reservedConnections``
-/// are kept for admin and unlock peers (``mayUseReserve``), and the input all
+/// are kept for admin and unlock peers (``reservePolicy``), and the input all
 /// connections buffer together is bounded (``ServerLimits/maxPendingInputBytes``).
 /// Lives on the event loop's thread.
 package final class VarlinkServer {
@@ -39,10 +39,10 @@ package final class VarlinkServer {
     /// Reads a new connection's peer credentials; tests pass their own to act as several uids.
     private let credentials: (FileDescriptor) throws(SystemError) -> PeerCredentials
 
-    /// Whether a peer may take the reserved connections and is exempt from the per-user
-    /// limit: the admin and unlock peers, so that the owner can always lock and unlock.
-    /// The daemon decides it from the configuration (`Authorization`); by default no peer may.
-    package var mayUseReserve: (PeerCredentials) -> Bool = { _ in false }
+    /// Who says whether a peer may take the reserved connections and is exempt from the
+    /// per-user limit (``ConnectionReservePolicy``): the daemon, from its configuration.
+    /// `nil`, the default: no peer may. Not retained; its owner keeps it alive.
+    package weak var reservePolicy: (any ConnectionReservePolicy)?
 
     /// Creates a server for `listeningSocket`, which stays owned by the caller (it may be
     /// systemd's): ``close()`` stops watching it but does not close it. `service` says
@@ -185,7 +185,7 @@ package final class VarlinkServer {
         // A sandboxed app, or a peer whose sandbox could not be told (and why): what its
         // authority was judged on besides its uid.
         if peer.sandbox != .unconfined { peerLogger = peerLogger.with("peer.sandbox", peer.sandbox.description) }
-        let isPrivileged = mayUseReserve(peer)
+        let isPrivileged = reservePolicy?.mayUseReserve(peer) ?? false
         if !isPrivileged {
             let refusal: String? =
                 if connections.count >= limits.maxConnections - limits.reservedConnections {
@@ -230,3 +230,13 @@ package final class VarlinkServer {
     }
 }
 
+
+/// What a ``VarlinkServer`` asks at each accept, before the connection counts against
+/// ``ServerLimits/maxConnectionsPerUser`` and the reserve of
+/// ``ServerLimits/reservedConnections``: whether the peer is one the reserve is kept for
+/// (for widgetd, its admin and unlock peers, so that the owner can always lock and
+/// unlock). Asked on the loop's thread, under the configuration in force at that accept.
+package protocol ConnectionReservePolicy: AnyObject {
+    /// Whether `peer` may take the reserved connections and is exempt from the per-user limit.
+    func mayUseReserve(_ peer: PeerCredentials) -> Bool
+}

@@ -37,3 +37,9 @@ final class AccessControl {
     /// A connection closed.
     func remove(connection: ConnectionID) { authorities[connection] = nil }
 }
+
+/// The server asks the authorization in force at each accept (a reloaded
+/// configuration's groups apply to the next connections).
+extension AccessControl: ConnectionReservePolicy {
+    func mayUseReserve(_ peer: PeerCredentials) -> Bool { authorization.mayUseReserve(peer) }
+}

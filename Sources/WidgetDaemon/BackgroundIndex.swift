@@ -10,10 +10,10 @@ import WidgetdPOSIX
 ///
 /// Start-up therefore does not grow with the number of stored timelines: each slice
 /// verifies a few stored files (a few ms), so calls arriving meanwhile barely wait.
-/// What a slice finds goes to ``found``; when the index completes, the waiting calls go
-/// to ``answer``, oldest first, to be decided under the state then in force. A slice
-/// that fails stops the filling (fail closed: nothing is judged on a partial index):
-/// every waiting call goes to ``refuse`` with its error, and the next call that waits
+/// What it finds and the calls that waited go to its ``delegate``
+/// (``BackgroundIndexDelegate``), which decides them under the state then in force. A
+/// slice that fails stops the filling (fail closed: nothing is judged on a partial
+/// index): every waiting call is refused with its error, and the next call that waits
 /// starts the slices again.
 ///
 /// Threading: the loop's, like the service that owns it.
@@ -32,13 +32,9 @@ final class BackgroundIndex {
     /// Whether filling stopped on an error: the next call that waits starts it again.
     private var stopped = false
 
-    /// The metadata a slice found (only that slice's: a pass over everything per slice
-    /// would make indexing quadratic in the number of stored timelines).
-    var found: ([TimelineMetadata]) -> Void = { _ in }
-    /// The index is complete: the calls that waited, oldest first.
-    var answer: ([IndexWaiters.Waiter]) -> Void = { _ in }
-    /// A slice failed: a waiting call (still open) and the error it gets.
-    var refuse: (IndexWaiters.Waiter, StoreError) -> Void = { _, _ in }
+    /// Who hears what the slices find and answers the calls that waited (the service,
+    /// which owns this index); `nil`: nobody.
+    weak var delegate: (any BackgroundIndexDelegate)?
 
     init(store: TimelineStore, scheduler: any Scheduling, logger: Logger) {
         self.store = store
@@ -57,10 +53,10 @@ final class BackgroundIndex {
             isComplete = true
             // Indexing allocated and freed per file; give those pages back now that it is done.
             ProcessHygiene.returnFreeMemory()
-            answer(waiters.takeAll())
+            delegate?.indexCompleted(answering: waiters.takeAll())
             return
         }
-        self.found(found)
+        delegate?.indexed(found)
         scheduleSlice()
     }
 
@@ -72,7 +68,9 @@ final class BackgroundIndex {
                 logger.error("stored timelines not indexed", event: "index_failed", error: error)
                 stopped = true
                 // Each waiting call gets the error that a synchronous completion would have thrown.
-                for waiter in waiters.takeAll() where waiter.context.isOpen { refuse(waiter, error) }
+                for waiter in waiters.takeAll() where waiter.context.isOpen {
+                    delegate?.indexFailed(refusing: waiter, error)
+                }
             }
         }
     }
@@ -90,4 +88,20 @@ final class BackgroundIndex {
 
     /// Drops the waiting calls of a closed connection.
     func remove(connection: ConnectionID) { waiters.remove(connection: connection) }
+}
+
+/// What hears of the background index, on the loop, in this order: ``indexed(_:)`` after
+/// each slice, with what it found, then ``indexCompleted(answering:)`` once, when no
+/// stored timeline is left to index. A slice that fails instead refuses each waiting call
+/// still open (``indexFailed(refusing:_:)``); the next call that waits restarts the
+/// slices, and the order starts again.
+protocol BackgroundIndexDelegate: AnyObject {
+    /// The metadata a slice found (only that slice's: a pass over everything per slice
+    /// would make indexing quadratic in the number of stored timelines).
+    func indexed(_ found: [TimelineMetadata])
+    /// The index is complete: the calls that waited, oldest first, to be decided under
+    /// the state in force now.
+    func indexCompleted(answering waiters: [IndexWaiters.Waiter])
+    /// A slice failed: a waiting call (still open) and the error it gets.
+    func indexFailed(refusing waiter: IndexWaiters.Waiter, _ error: StoreError)
 }

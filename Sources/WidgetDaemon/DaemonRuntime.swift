@@ -92,7 +92,7 @@ final class DaemonRuntime {
             loop: loop, listeningSocket: listeningSocket, limits: configuration.serverLimits, service: .widgetd, handler: service,
             logger: logger)
         // Weak: the runtime owns both.
-        service.timelines.dropUnsentOutput = { [weak server] unreadable in server?.dropUnsentOutput(where: unreadable) }
+        service.timelines.unsentOutput = server
         // Providers with `Unit=` are started on demand by the user's systemd manager,
         // reached at the first start (a system instance has none, and logs that then).
         service.timelines.unitStarter = SystemdUserManager(loop: loop, logger: logger)
@@ -101,8 +101,9 @@ final class DaemonRuntime {
                 "this kernel gives no pidfd of a connection's peer (SO_PEERPIDFD: \(errno)): sandboxed apps cannot be told apart, and peers of the daemon's own user may only call GetStatus",
                 event: "peer_pidfd_unavailable")
         }
-        // Read at each connection, so a reloaded configuration's groups apply to the next ones.
-        server.mayUseReserve = { [unowned service] peer in service.access.authorization.mayUseReserve(peer) }
+        // Read at each connection, so a reloaded configuration's groups apply to the next
+        // ones. Weak: the service owns its access control, and the runtime both.
+        server.reservePolicy = service.access
         sessionOptions = configuration.session
     }
 
@@ -233,7 +234,7 @@ final class DaemonRuntime {
             scope: SessionMonitor.scope(of: sessionOptions.sessions, uid: getuid(), systemInstance: systemInstance),
             options: sessionOptions, events: self, logger: logger)
         sessionMonitor = monitor
-        service.device.watchedSessions = { [unowned monitor] in monitor.watchedSessions }
+        service.device.sessionFollower = monitor
         monitor.start()
     }
 

@@ -17,7 +17,7 @@ extension DeviceController {
             classes: ProtectionClass.allCases.map { ClassStatus(class: $0, keyAvailable: store.isKeyAvailable($0)) },
             failedAttempts: store.failedAttempts, retryAfter: store.retryAfter(now: scheduler.clocks), settings: settings,
             warnings: warnings.isEmpty ? nil : warnings, passcodeInStep: passcodeStep.inStep,
-            lockedBy: lockedBy?.rawValue, sessions: watchedSessions(), protection: protection,
+            lockedBy: lockedBy?.rawValue, sessions: sessionFollower?.watchedSessions, protection: protection,
             classAGraceEndsIn: timersRemaining.classAGrace, passcodeRequiredIn: timersRemaining.passcodeRequired)
     }
 

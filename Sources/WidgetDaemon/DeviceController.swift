@@ -47,8 +47,10 @@ final class DeviceController {
 
     /// The timeline side, told of each change (set once, by ``WidgetService``).
     weak var follower: (any DeviceChangeFollower)?
-    /// The logind sessions followed, for `GetStatus`; `nil` when none are (set by the daemon).
-    var watchedSessions: () -> [String]? = { nil }
+    /// Who follows the logind sessions, asked which it watches for `GetStatus` and
+    /// `Monitor` (the daemon's ``SessionMonitor``, which it owns and replaces on a reload;
+    /// hence weak); `nil`: none are followed.
+    weak var sessionFollower: (any SessionFollower)?
 
     init(scheduler: any Scheduling, store: TimelineStore, access: AccessControl, logger: Logger) {
         self.scheduler = scheduler
@@ -229,7 +231,7 @@ final class DeviceController {
     func deviceEvent(_ kind: DeviceEvent.Kind) -> DeviceEvent {
         DeviceEvent(
             kind: kind, state: store.deviceState, passcodeSet: store.passcodeSet, settings: settings,
-            lockedBy: lockedBy?.rawValue, passcodeInStep: passcodeStep.inStep, sessions: watchedSessions())
+            lockedBy: lockedBy?.rawValue, passcodeInStep: passcodeStep.inStep, sessions: sessionFollower?.watchedSessions)
     }
 
     /// Sends every open monitor the event of `kind`.

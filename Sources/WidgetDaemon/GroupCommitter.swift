@@ -13,8 +13,9 @@ import WidgetStore
 /// (`prepareWrites`), indexing and caching once it is durable (`finishWrites`). A lone
 /// write (nothing else committing, nothing else waiting) is committed on the loop
 /// itself; a batch goes to a worker, which only seals and writes, so that the loop
-/// keeps reading the next calls meanwhile. Either way ``reply`` answers a batch's
-/// calls as soon as it is durable, and ``announce`` follows once the store has applied it.
+/// keeps reading the next calls meanwhile. Either way its ``delegate`` answers a batch's
+/// calls as soon as it is durable, and announces it once the store has applied it
+/// (``GroupCommitterDelegate``).
 ///
 /// No call waits on the loop for a commit it must see: it is parked, its reply
 /// deferred, and run on the loop once that commit is durable and applied, while the loop
@@ -53,10 +54,9 @@ final class GroupCommitter {
     /// How many commits from now a call of another connection still counts: while it
     /// does, a lone write goes to the worker after a slow commit (see ``startCommits()``).
     private(set) var othersActiveCommits = 0
-    /// Answers the calls of a durable batch (each write's result, in order).
-    var reply: ([Item], [Result<UInt64, StoreError>]) -> Void = { _, _ in }
-    /// Announces a batch once the store has applied it (same arguments).
-    var announce: ([Item], [Result<UInt64, StoreError>]) -> Void = { _, _ in }
+    /// Who answers and announces each batch (the service, which owns this committer);
+    /// `nil`: nobody, a committer of a test's own that only counts its commits.
+    weak var delegate: (any GroupCommitterDelegate)?
 
     init(
         store: TimelineStore, scheduler: any Scheduling, commitsLoneWritesOnLoop: Bool = true,
@@ -437,7 +437,7 @@ final class GroupCommitter {
     /// call commits first (``commitAll()``), which applies it, so it still sees the write.
     private func complete(_ batch: [Item], _ committed: TimelineStore.CommittedWrites) {
         answered.append((batch, committed))
-        reply(batch, committed.results)
+        delegate?.reply(batch, committed.results)
         applyAnswered()
     }
 
@@ -445,7 +445,22 @@ final class GroupCommitter {
     func applyAnswered() {
         while !answered.isEmpty {
             let (batch, committed) = answered.removeFirst()
-            announce(batch, store.finishWrites(committed))
+            delegate?.announce(batch, store.finishWrites(committed))
         }
     }
+}
+
+/// What hears of a group commit's batches, on the loop, in this order for each batch:
+/// ``reply(_:_:)`` as soon as it is durable, then ``announce(_:_:)`` once the store has
+/// applied it (batches are applied and announced in the order they were answered). A
+/// reply may start a call of the writer's connection before its batch is announced:
+/// that call applies the answered batches first (``GroupCommitter/applyAnswered()``),
+/// which announces them then.
+protocol GroupCommitterDelegate: AnyObject {
+    /// Answers the calls of a durable batch: each write's result (its generation, or the
+    /// store's error), in the order of `batch`.
+    func reply(_ batch: [GroupCommitter.Item], _ results: [Result<UInt64, StoreError>])
+    /// Announces a batch the store has applied (the same arguments, the results as the
+    /// store applied them): reloads, watches, the next wake-up.
+    func announce(_ batch: [GroupCommitter.Item], _ results: [Result<UInt64, StoreError>])
 }

@@ -229,3 +229,12 @@ final class SessionMonitor {
             event: "session_bus_unavailable", error: error)
     }
 }
+
+/// What the device asks of whoever follows the logind sessions (the ``SessionMonitor``):
+/// which sessions it watches, for `GetStatus` and `Monitor` events. Loop only.
+protocol SessionFollower: AnyObject {
+    /// The watched session ids, or `nil` while none can be followed.
+    var watchedSessions: [String]? { get }
+}
+
+extension SessionMonitor: SessionFollower {}

@@ -531,10 +531,13 @@ extension TimelineService {
             }
         }
     }
+}
 
+/// The service's wake timers wake it for what changes by itself.
+extension TimelineService: WakeSchedulerDelegate {
     /// The wake-up: purges that fell due and the inactivity restart (the device's), entry
     /// dates reached, reloads due.
-    func tick() {
+    func wakeUp() {
         let clocks = scheduler.clocks
         let now = clocks.wall
         device.applyDueKeyChanges(at: clocks)
@@ -543,7 +546,9 @@ extension TimelineService {
         announceDueReloads()
         reschedule()
     }
+}
 
+extension TimelineService {
     /// Arms the wake timers for the earliest thing that changes by itself, each on its clock.
     func reschedule() {
         let now = self.now

@@ -124,7 +124,11 @@ extension TimelineService {
         noteWidgetEvent(widget, family: family)
         committer.accept((context, write))
     }
+}
 
+/// The service hears of its committer's batches: it answers the writers, then announces
+/// what they stored.
+extension TimelineService: GroupCommitterDelegate {
     /// Answers every call of a durable batch: its generation, or its error.
     func reply(_ batch: [GroupCommitter.Item], _ results: [Result<UInt64, StoreError>]) {
         for (item, result) in zip(batch, results) {
@@ -153,7 +157,9 @@ extension TimelineService {
         // Each write's body is now the store's cached copy, or released (and so zeroed
         // by `sodium_free`) with `batch`.
     }
+}
 
+extension TimelineService {
     func appendEntries(_ call: VarlinkCall, _ context: CallContext, _ authority: PeerAuthority) throws(ServiceError) {
         let parameters = try AppendEntriesParameters.read(from: call)
         guard let (widget, registration) = try providedWidget(

@@ -61,10 +61,11 @@ final class TimelineService {
     /// (tests inject their own, to see it used or to lock midway).
     var presentReplies: TimelineStore.ConcurrentWork = TimelineStore.onTwoThreads
 
-    /// Drops (zeroed) the unsent replies holding content its reader may no longer read,
-    /// and closes their connections: the server's, set by the daemon (see
-    /// ``dropUnreadableOutput()``). Nothing by default, for tests without a server.
-    var dropUnsentOutput: (_ unreadable: (any OutputTag) -> Bool) -> Void = { _ in }
+    /// Who holds the unsent replies, told to drop (zeroed) those holding content their
+    /// reader may no longer read (``dropUnreadableOutput()``): the server, set by the
+    /// daemon, which owns both (hence weak). `nil` for tests without a server: nothing
+    /// is dropped.
+    weak var unsentOutput: (any UnsentOutputHolder)?
 
     /// The scheduler's time now: the one clock of every rule the service applies.
     var now: Date { scheduler.now }
@@ -87,38 +88,19 @@ final class TimelineService {
             logger.warning("timeline entry refused, skipped", event: "entry_refused", error: error)
         }
         responder = PresentationResponder(limit: store.configuration.maxCachedTimelines, stamp: device.presentationStamp)
-        committer.reply = { [unowned self] batch, results in reply(batch, results) }
-        committer.announce = { [unowned self] batch, results in announce(batch, results) }
-        wake.wake = { [unowned self] in tick() }
+        committer.delegate = self
+        wake.delegate = self
         scheduler.onWallClockSet { [weak self] in self?.wallClockWasSet() }
         // Calls that need every timeline (ListWidgets, ReloadTimelines, a write under a
         // quota whose usage the store does not know yet) wait for the background index:
         // `whenIndexed`.
-        index.found = { [unowned self] found in indexed(found) }
-        index.answer = { [unowned self] waiters in answerIndexWaiters(waiters) }
-        index.refuse = { waiter, error in waiter.context.fail(with: .store(error), method: waiter.method) }
+        index.delegate = self
     }
 
     /// Starts the background index and arms the wake timer.
     func start() {
         index.start()
         reschedule()
-    }
-
-    /// What a slice of the background index found: the due reloads among it are
-    /// announced, and the wake timer re-armed for an earlier one.
-    private func indexed(_ found: [TimelineMetadata]) {
-        let now = self.now
-        for metadata in found {
-            guard let due = metadata.reloadDue else { continue }
-            if due <= now {
-                if announce(ReloadRequest(widget: metadata.widget.description, reason: .due)) {
-                    reloads.announced(metadata.widget)
-                }
-            } else if wake.date.map({ due < $0 }) ?? true {
-                reschedule()
-            }
-        }
     }
 
     /// Runs `work` (given the caller's authority) once every stored timeline is indexed:
@@ -130,26 +112,6 @@ final class TimelineService {
     ) throws(ServiceError) {
         if index.isComplete { return try work(access.authority(for: context)) }
         try index.wait(IndexWaiters.Waiter(context: context, method: method, work: work))
-    }
-
-    /// Answers the calls that waited for the index, in the order they came, each under
-    /// the authorization, keys and settings in force now (a Lock or a configuration
-    /// reload that came while they waited applies to them).
-    private func answerIndexWaiters(_ waiters: [IndexWaiters.Waiter]) {
-        for waiter in waiters where waiter.context.isOpen {
-            let authority = access.authority(for: waiter.context)
-            guard access.authorization.permits(authority, method: waiter.method) else {
-                waiter.context.deny(waiter.method)
-                continue
-            }
-            // As in `handle`: the writes it must see (an AppendEntries behind a
-            // PutTimeline of the same widget is parked until that write is durable).
-            committer.settle(MethodTable.row(waiter.method)?.waits ?? .own)
-            do throws(ServiceError) { try waiter.work(authority) } catch {
-                waiter.context.fail(with: error, method: waiter.method)
-            }
-        }
-        device.reportMemoryNotLocked()
     }
 
     /// Commits every accepted write now and answers each (a stop goes through here).
@@ -167,7 +129,7 @@ final class TimelineService {
     /// (after the lock's grace period), class B once its key is purged unless the reader
     /// is the provider of a timeline still open (DESIGN §3), C and D when their key goes.
     func dropUnreadableOutput() {
-        dropUnsentOutput { [store] tag in
+        unsentOutput?.dropUnsentOutput { [store] tag in
             // Only ReplyProtection marks this service's replies: any other tag is unreadable.
             guard let protection = tag as? ReplyProtection else { return true }
             return switch protection.protectionClass {
@@ -185,6 +147,52 @@ final class TimelineService {
     }
 }
 
+/// The service hears of its background index: due reloads among what it found, and the
+/// calls that waited for it (``whenIndexed(_:method:_:)``).
+extension TimelineService: BackgroundIndexDelegate {
+    /// What a slice of the background index found: the due reloads among it are
+    /// announced, and the wake timer re-armed for an earlier one.
+    func indexed(_ found: [TimelineMetadata]) {
+        let now = self.now
+        for metadata in found {
+            guard let due = metadata.reloadDue else { continue }
+            if due <= now {
+                if announce(ReloadRequest(widget: metadata.widget.description, reason: .due)) {
+                    reloads.announced(metadata.widget)
+                }
+            } else if wake.date.map({ due < $0 }) ?? true {
+                reschedule()
+            }
+        }
+    }
+
+    /// Answers the calls that waited for the index, in the order they came, each under
+    /// the authorization, keys and settings in force now (a Lock or a configuration
+    /// reload that came while they waited applies to them).
+    func indexCompleted(answering waiters: [IndexWaiters.Waiter]) {
+        for waiter in waiters where waiter.context.isOpen {
+            let authority = access.authority(for: waiter.context)
+            guard access.authorization.permits(authority, method: waiter.method) else {
+                waiter.context.deny(waiter.method)
+                continue
+            }
+            // As in `handle`: the writes it must see (an AppendEntries behind a
+            // PutTimeline of the same widget is parked until that write is durable).
+            committer.settle(MethodTable.row(waiter.method)?.waits ?? .own)
+            do throws(ServiceError) { try waiter.work(authority) } catch {
+                waiter.context.fail(with: error, method: waiter.method)
+            }
+        }
+        device.reportMemoryNotLocked()
+    }
+
+    /// A slice failed: each waiting call gets the error a synchronous completion would
+    /// have thrown.
+    func indexFailed(refusing waiter: IndexWaiters.Waiter, _ error: StoreError) {
+        waiter.context.fail(with: .store(error), method: waiter.method)
+    }
+}
+
 extension TimelineService: DeviceChangeFollower {
     func commitAcceptedWrites() { committer.commitAll() }
 
@@ -195,7 +203,7 @@ extension TimelineService: DeviceChangeFollower {
     func forgetPresentations() { responder.forgetAll() }
 
     func storeWiped() {
-        dropUnsentOutput { _ in true }
+        unsentOutput?.dropUnsentOutput { _ in true }
         expireHeldActions()
         actions.forgetAll()
     }

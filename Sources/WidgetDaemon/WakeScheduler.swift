@@ -8,7 +8,7 @@ import WidgetdPOSIX
 ///
 /// The service says when (``reschedule(purge:inactivity:date:)``); this keeps at most one
 /// timer armed per clock, so that many dates cost one timer and re-arming to the same
-/// instant costs nothing. Loop only.
+/// instant costs nothing, and wakes its ``delegate`` when one fires. Loop only.
 final class WakeScheduler {
     private struct Armed {
         let deadline: TimerDeadline
@@ -24,8 +24,8 @@ final class WakeScheduler {
         guard case .wall(let date) = dateTimer?.deadline else { return nil }
         return date
     }
-    /// What runs when one fires.
-    var wake: () -> Void = {}
+    /// Who is woken when a timer fires (the service, which owns this scheduler); `nil`: nobody.
+    weak var delegate: (any WakeSchedulerDelegate)?
 
     init(scheduler: any Scheduling) {
         self.scheduler = scheduler
@@ -50,6 +50,14 @@ final class WakeScheduler {
         if purgeTimer?.deadline == deadline { purgeTimer = nil }
         if inactivityTimer?.deadline == deadline { inactivityTimer = nil }
         if dateTimer?.deadline == deadline { dateTimer = nil }
-        wake()
+        delegate?.wakeUp()
     }
+}
+
+/// What a ``WakeScheduler`` wakes, on the loop, once per timer that fires (the timer is
+/// disarmed first): it does what fell due, whichever clock it was on, and says when to
+/// wake next (``WakeScheduler/reschedule(purge:inactivity:date:)``).
+protocol WakeSchedulerDelegate: AnyObject {
+    /// A wake timer fired: whatever is due now is done.
+    func wakeUp()
 }

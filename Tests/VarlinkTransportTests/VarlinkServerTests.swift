@@ -194,6 +194,11 @@ private final class TestClock: Sendable {
     func stepWall(by seconds: TimeInterval) { offsets.withLock { $0.wall += seconds } }
 }
 
+/// Keeps the reserve for root, as the daemon does for its admin and unlock peers.
+private final class RootMayUseReserve: ConnectionReservePolicy {
+    func mayUseReserve(_ peer: PeerCredentials) -> Bool { peer.uid == 0 }
+}
+
 /// The uids the next accepted connections get, in order.
 private final class PeerQueue {
     var uids: [UInt32] = []
@@ -210,14 +215,16 @@ private final class Harness {
     let path: String
     let listener: FileDescriptor
     let logs = InMemoryLogHandler()
+    let reservePolicy: (any ConnectionReservePolicy)?
 
     /// `peers` stands in for `SO_PEERCRED`: each accepted connection is the next uid in
-    /// it (the test process's own credentials otherwise); `mayUseReserve` decides which
-    /// uids are admin or unlock peers.
+    /// it (the test process's own credentials otherwise); `reservePolicy` (kept here:
+    /// the server holds it weakly) decides which uids are admin or unlock peers.
     init(
         limits: ServerLimits = ServerLimits(), clock: TestClock? = nil, peers: PeerQueue? = nil,
-        mayUseReserve: ((PeerCredentials) -> Bool)? = nil
+        reservePolicy: (any ConnectionReservePolicy)? = nil
     ) throws {
+        self.reservePolicy = reservePolicy
         loop = try clock.map { clock throws(SystemError) in try EventLoop(clock: { clock.now }) } ?? EventLoop()
         handler = EchoHandler(loop: loop)
         directory = NSTemporaryDirectory() + "widgetd-server-\(UUID().uuidString)"
@@ -231,7 +238,7 @@ private final class Harness {
                 if let uid = peers?.next() { peer.uid = uid }
                 return peer
             })
-        if let mayUseReserve { server.mayUseReserve = mayUseReserve }
+        server.reservePolicy = reservePolicy
         try server.start()
     }
 
@@ -661,7 +668,7 @@ private final class Harness {
         let peers = PeerQueue()
         let harness = try Harness(
             limits: ServerLimits(maxConnections: 10, maxConnectionsPerUser: 100, reservedConnections: 2), peers: peers,
-            mayUseReserve: { $0.uid == 0 })
+            reservePolicy: RootMayUseReserve())
         var crowd: [TestClient] = []
         for count in 1...8 {
             peers.uids.append(1000 + UInt32(count))
@@ -690,7 +697,7 @@ private final class Harness {
     @Test func adminAndUnlockPeersAreNotCountedAgainstTheirUID() throws {
         let peers = PeerQueue()
         let harness = try Harness(
-            limits: ServerLimits(maxConnections: 16, maxConnectionsPerUser: 2), peers: peers, mayUseReserve: { $0.uid == 0 })
+            limits: ServerLimits(maxConnections: 16, maxConnectionsPerUser: 2), peers: peers, reservePolicy: RootMayUseReserve())
         var owners: [TestClient] = []
         for count in 1...4 {
             peers.uids.append(0)

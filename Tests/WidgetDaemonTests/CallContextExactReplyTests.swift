@@ -33,12 +33,17 @@ import WidgetdWire
     /// An output tag the service did not make is unreadable: its output is dropped.
     @Test func anUnknownOutputTagIsUnreadable() throws {
         struct ForeignTag: OutputTag { var logMetadata: [String: String] { [:] } }
-        let harness = try ServiceHarness()
-        var verdicts: [Bool] = []
-        harness.service.timelines.dropUnsentOutput = { unreadable in
-            verdicts = [unreadable(ForeignTag()), unreadable(ReplyProtection(protectionClass: .none))]
+        /// Asks the service's rule about a foreign tag and a class-`none` reply.
+        final class Verdicts: UnsentOutputHolder {
+            private(set) var verdicts: [Bool] = []
+            func dropUnsentOutput(where unreadable: (any OutputTag) -> Bool) {
+                verdicts = [unreadable(ForeignTag()), unreadable(ReplyProtection(protectionClass: .none))]
+            }
         }
+        let harness = try ServiceHarness()
+        let output = Verdicts()
+        harness.service.timelines.unsentOutput = output
         harness.service.timelines.dropUnreadableOutput()
-        #expect(verdicts == [true, false])
+        #expect(output.verdicts == [true, false])
     }
 }

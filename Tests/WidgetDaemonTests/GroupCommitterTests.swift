@@ -49,26 +49,56 @@ import WidgetdPOSIX
 
     @Test(arguments: [1, 2]) func theWriterIsAnsweredOnceDurableBeforeTheStoreAppliesTheBatch(writes: Int) throws {
         let harness = try ServiceHarness()
-        let committer = harness.service.timelines.committer
-        var events: [String] = []
-        let (reply, announce) = (committer.reply, committer.announce)
-        committer.reply = { batch, results in
-            events.append("reply")
-            #expect(Self.journalHoldsARecord(harness), "answered before its batch was written")
-            // Applying a class-B write caches its body marked open: not yet.
-            #expect(!harness.store.isOpen(try! .init(Self.mail)))
-            reply(batch, results)
-        }
-        committer.announce = { batch, results in
-            events.append("announce")
-            #expect(harness.store.isOpen(try! .init(Self.mail)))
-            announce(batch, results)
-        }
+        let checking = CheckingDelegate(harness)
+        harness.service.timelines.committer.delegate = checking
         let put = harness.call("io.widgetd.Provider.PutTimeline", harness.putParameters(Self.mail), run: false)
         if writes == 2 { harness.call("io.widgetd.Provider.PutTimeline", harness.putParameters(Self.clock), run: false) }
         harness.scheduler.run()
         #expect(put.isAnswered && put.error == nil)
-        #expect(events == ["reply", "announce"])
+        #expect(checking.events == ["reply", "announce"])
+    }
+
+    /// Watches the service's committer: checks the disk and the store when a batch is
+    /// answered and when it is announced, notes which came first, and passes it on.
+    final class CheckingDelegate: GroupCommitterDelegate {
+        let harness: ServiceHarness
+        private(set) var events: [String] = []
+        init(_ harness: ServiceHarness) { self.harness = harness }
+
+        func reply(_ batch: [GroupCommitter.Item], _ results: [Result<UInt64, StoreError>]) {
+            events.append("reply")
+            #expect(GroupCommitterTests.journalHoldsARecord(harness), "answered before its batch was written")
+            // Applying a class-B write caches its body marked open: not yet.
+            #expect(!harness.store.isOpen(try! .init(GroupCommitterTests.mail)))
+            harness.service.timelines.reply(batch, results)
+        }
+
+        func announce(_ batch: [GroupCommitter.Item], _ results: [Result<UInt64, StoreError>]) {
+            events.append("announce")
+            #expect(harness.store.isOpen(try! .init(GroupCommitterTests.mail)))
+            harness.service.timelines.announce(batch, results)
+        }
+    }
+
+    /// A committer's delegate that counts the writes answered and the batches announced,
+    /// expects every write to succeed, and passes each batch on to `next` (the service,
+    /// when it watches the service's committer).
+    final class CountingDelegate: GroupCommitterDelegate {
+        private let next: (any GroupCommitterDelegate)?
+        private(set) var answered = 0
+        private(set) var announced = 0
+        init(passingOnTo next: (any GroupCommitterDelegate)? = nil) { self.next = next }
+
+        func reply(_ batch: [GroupCommitter.Item], _ results: [Result<UInt64, StoreError>]) {
+            answered += batch.count
+            #expect(results.allSatisfy { (try? $0.get()) != nil })
+            next?.reply(batch, results)
+        }
+
+        func announce(_ batch: [GroupCommitter.Item], _ results: [Result<UInt64, StoreError>]) {
+            announced += 1
+            next?.announce(batch, results)
+        }
     }
 
     /// The rule of docs/ARCHITECTURE.md ("Writes not yet acknowledged") across the gap
@@ -77,20 +107,15 @@ import WidgetdPOSIX
     @Test func aCallStartedByTheReplySeesTheWriteApplied() throws {
         let harness = try ServiceHarness()
         harness.ok("io.widgetd.Provider.PutTimeline", harness.putParameters(Self.mail, secret: "FIRST"))
-        let committer = harness.service.timelines.committer
-        var announced = 0
-        let announce = committer.announce
-        committer.announce = { batch, results in
-            announced += 1
-            announce(batch, results)
-        }
+        let counting = CountingDelegate(passingOnTo: harness.service.timelines)
+        harness.service.timelines.committer.delegate = counting
         let write = harness.call(
             "io.widgetd.Provider.PutTimeline", harness.putParameters(Self.mail, secret: "SECOND"), connection: 7, run: false)
         var read: ServiceHarness.Call?
         var announcedBeforeRead = 0
         write.onFinalReply = {
             read = harness.call("io.widgetd.Provider.GetTimeline", ["widget": Self.mail], connection: 7, run: false)
-            announcedBeforeRead = announced
+            announcedBeforeRead = counting.announced
         }
         // On the loop or on the worker (as quick as the last commit was): the same.
         harness.scheduler.run()
@@ -99,7 +124,7 @@ import WidgetdPOSIX
         #expect("\(entries)".contains("SECOND") && !"\(entries)".contains("FIRST"))
         #expect(read?.parameters["generation"] as? Int == 2)
         // The read applied and announced the batch first, and it was not applied twice.
-        #expect(announcedBeforeRead == 1 && announced == 1)
+        #expect(announcedBeforeRead == 1 && counting.announced == 1)
     }
 
     /// A call waits for no other peer's commit, and a call refused by its role check for
@@ -167,11 +192,8 @@ import WidgetdPOSIX
         let harness = try ServiceHarness()
         let workers = HeldWorkScheduler(harness.scheduler)
         let committer = GroupCommitter(store: harness.store, scheduler: workers, commitsLoneWritesOnLoop: false)
-        var answered = 0
-        committer.reply = { batch, results in
-            answered += batch.count
-            #expect(results.allSatisfy { (try? $0.get()) != nil })
-        }
+        let counting = CountingDelegate()
+        committer.delegate = counting
         for (widget, running) in [(Self.weather, 1), (Self.clock, 2), (Self.mail, 2)] {
             committer.accept(Self.item(widget))
             harness.scheduler.turn()
@@ -181,7 +203,7 @@ import WidgetdPOSIX
             workers.runOne()
             harness.scheduler.run()
         }
-        #expect(answered == 3)
+        #expect(counting.answered == 3)
     }
 
     /// A write of an empty class-`none` timeline to `widget`, for a committer of the test's own.
@@ -243,11 +265,8 @@ import WidgetdPOSIX
     static func committer(_ harness: ServiceHarness, commitTakes step: UInt64) -> (GroupCommitter, () -> Int, () -> GroupCommitter.Item) {
         let clock = SteppingClock(step: step)
         let committer = GroupCommitter(store: harness.store, scheduler: harness.scheduler, nanoseconds: { clock.read() })
-        var answered = 0
-        committer.reply = { batch, results in
-            answered += batch.count
-            #expect(results.allSatisfy { (try? $0.get()) != nil })
-        }
+        let counting = CountingDelegate()
+        committer.delegate = counting
         let item = { () -> GroupCommitter.Item in
             let context = CallContext(
                 connection: ConnectionID(rawValue: 1), peer: PeerCredentials(pid: 1, uid: 0, gid: 0), wantsMore: false,
@@ -258,7 +277,7 @@ import WidgetdPOSIX
                 placeholder: nil)
             return (context, write)
         }
-        return (committer, { answered }, item)
+        return (committer, { counting.answered }, item)
     }
 
     /// A call of a host's connection (2) then of the writer's (1), as the loop serves them.
@@ -318,8 +337,8 @@ import WidgetdPOSIX
         let durations = CommitDurations([8 * slow] + Array(repeating: slow / 10, count: 60))
         let sequenced = GroupCommitter(store: harness.store, scheduler: harness.scheduler, nanoseconds: { durations.read() })
         Self.anotherConnectionCalls(sequenced)
-        var sequencedAnswered = 0
-        sequenced.reply = { batch, _ in sequencedAnswered += batch.count }
+        let sequencedCounting = CountingDelegate()
+        sequenced.delegate = sequencedCounting
         var onWorker = 0
         for _ in 0..<61 {
             sequenced.accept(item())
@@ -329,7 +348,7 @@ import WidgetdPOSIX
                 harness.scheduler.turn()
             }
         }
-        #expect(sequencedAnswered == 61)
+        #expect(sequencedCounting.answered == 61)
         // ln 8 / ln(16/15) ≈ 32: the stall counts for 33 commits after it.
         #expect(onWorker == 33, "on the worker: \(onWorker)")
         #expect(sequenced.recentSlowestCommitNanoseconds < slow)

@@ -143,6 +143,46 @@ import WidgetCrypto
         #expect(harness.store.usage(of: "com.example.clock").widgets == 2)
     }
 
+    /// The order `BackgroundIndexDelegate` promises: what each slice found, then the
+    /// waiting calls once, when the index is complete, oldest first.
+    @Test func theIndexHandsOverEachSliceThenTheWaitingCallsOnce() throws {
+        let harness = try ServiceHarness()
+        try Self.restartedWithIndexToFill(harness)
+        let recording = RecordingIndexDelegate(passingOnTo: harness.service.timelines)
+        harness.service.timelines.index.delegate = recording
+        let first = harness.call("io.widgetd.Host.ListWidgets", connection: 77, run: false)
+        let second = harness.call("io.widgetd.Host.ReloadTimelines", connection: 78, run: false)
+        harness.scheduler.run()
+        #expect(first.isAnswered && first.error == nil && second.isAnswered && second.error == nil)
+        #expect(recording.events.last == "completed 77 78", "\(recording.events)")
+        let slices = recording.events.dropLast()
+        #expect(slices.allSatisfy { $0 == "indexed 1" || $0 == "indexed 0" }, "\(recording.events)")
+        #expect(slices.filter { $0 == "indexed 1" }.count == 4, "four files, one a slice: \(recording.events)")
+    }
+
+    /// Notes what the index hands over (how many timelines a slice found; which
+    /// connections' calls it answers or refuses), then passes it on to `next`.
+    final class RecordingIndexDelegate: BackgroundIndexDelegate {
+        private let next: any BackgroundIndexDelegate
+        private(set) var events: [String] = []
+        init(passingOnTo next: any BackgroundIndexDelegate) { self.next = next }
+
+        func indexed(_ found: [TimelineMetadata]) {
+            events.append("indexed \(found.count)")
+            next.indexed(found)
+        }
+
+        func indexCompleted(answering waiters: [IndexWaiters.Waiter]) {
+            events.append((["completed"] + waiters.map { "\($0.context.connection.rawValue)" }).joined(separator: " "))
+            next.indexCompleted(answering: waiters)
+        }
+
+        func indexFailed(refusing waiter: IndexWaiters.Waiter, _ error: StoreError) {
+            events.append("refused \(waiter.context.connection.rawValue)")
+            next.indexFailed(refusing: waiter, error)
+        }
+    }
+
     /// A Wipe while a `ListWidgets` waits: it lists the wiped store, which holds nothing.
     @Test func aWipeWhileAListWaitsForTheIndexIsAnsweredWithTheWipedStore() throws {
         let harness = try ServiceHarness()

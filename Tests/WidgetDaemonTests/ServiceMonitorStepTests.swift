@@ -27,11 +27,18 @@ import Testing
     }
 
     @Test func monitorEventsNameTheWatchedSessions() throws {
+        /// Follows sessions 3 and 7.
+        final class TwoSessions: SessionFollower {
+            var watchedSessions: [String]? { ["3", "7"] }
+        }
         let harness = try ServiceHarness()
-        harness.service.device.watchedSessions = { ["3", "7"] }
+        let sessions = TwoSessions()
+        harness.service.device.sessionFollower = sessions
         let monitor = harness.call("io.widgetd.Device.Monitor", more: true)
         harness.ok("io.widgetd.Device.Lock")
         let event = monitor.parameters["event"] as? [String: Any]
         #expect(event?["sessions"] as? [String] == ["3", "7"])
+        // Held weakly by the device: kept until the events were read.
+        withExtendedLifetime(sessions) {}
     }
 }
