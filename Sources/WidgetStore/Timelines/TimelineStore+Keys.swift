@@ -76,19 +76,8 @@ extension TimelineStore {
         purge(try wipingWhenDue { () throws(StoreError) in
             try fromKeys { () throws(KeyError) in try custody.complete(verdict, written: written?.result, now: now) }
         })
-        guard case .unlocked = verdict.outcome else { return }
-        if awaitingPasscodeToRebuildLedger, custody.keybag.passcodeSet {
-            // The passcode proved the keybag: the lost catalog is rebuilt from the files.
-            try rebuildLedger()
-            return
-        }
-        guard anchor.isAwaitingProof, custody.keybag.passcodeSet else { return }
-        // The passcode proved the keybag: its files, opened unanchored on --start-over,
-        // are anchored together now.
-        anchor.proven()
-        try fromLedger { () throws(LedgerError) in
-            try timelines.ledger.saveAnchored { (values) throws(KeyError) in try custody.writeKeybag(carrying: values) }
-        }
+        guard case .unlocked = verdict.outcome, custody.keybag.passcodeSet else { return }
+        try take(.passcodeProved)
     }
 
     /// Whether files that carried no anchor on a moved counter were opened on

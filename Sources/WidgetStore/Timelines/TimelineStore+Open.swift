@@ -44,6 +44,27 @@ extension TimelineStore {
         return (finishedWipe, erased)
     }
 
+    /// Takes `event` in the open state (`StoreOpenState`): does what it says, then moves
+    /// the state on, only if that succeeded.
+    func take(_ event: StoreOpenState.Event) throws(StoreError) {
+        let (next, action) = StoreOpenState.transition(from: openState.state, on: event)
+        switch action {
+        case .none:
+            break
+        case .trust:
+            anchor.proven()
+        case .anchorTogether:
+            // The files opened unanchored on --start-over are anchored together now.
+            anchor.proven()
+            try fromLedger { () throws(LedgerError) in
+                try timelines.ledger.saveAnchored { (values) throws(KeyError) in try custody.writeKeybag(carrying: values) }
+            }
+        case .rebuildLedger:
+            try rebuildLedger()
+        }
+        openState.state = next
+    }
+
     /// Completes `openReport` with what the open rebuilt and what it left waiting.
     func reportOpened() {
         openReport.rebuiltLedger = rebuiltLedger
@@ -116,7 +137,6 @@ extension TimelineStore {
         try fromLedger { () throws(LedgerError) in
             try rebuilt.saveAnchored { (values) throws(KeyError) in try custody.writeKeybag(carrying: values) }
         }
-        awaitingPasscodeToRebuildLedger = false
         journal = try openJournal()
         timelines.journal = journal
         let found = LedgerRebuild(restored: restored, excluded: excluded.sorted())

@@ -145,6 +145,7 @@ package final class TimelineStore {
         }
         let ledgerPath = "\(stateDirectory)/\(GenerationLedger.fileName)"
         let ledger: GenerationLedger
+        var ledgerLost = false
         let ledgerMAC = custody.subkeys.ledgerMAC
         if let loaded = try fromLedger({ () throws(LedgerError) in
             try GenerationLedger.load(stateDirectory: stateDirectory, macKey: ledgerMAC, anchor: anchor)
@@ -156,13 +157,13 @@ package final class TimelineStore {
             // empty one in memory, never saved, and nothing but placeholders is served.
             guard startOver else { throw .ledgerMissing(path: ledgerPath) }
             ledger = GenerationLedger.empty(stateDirectory: stateDirectory, macKey: custody.subkeys.ledgerMAC, anchor: anchor)
-            awaitingPasscodeToRebuildLedger = true
+            ledgerLost = true
         }
         timelines = TimelineDirectory(path: timelinesDirectory, custody: custody, ledger: ledger)
         // Before anything is folded or served: a keybag or catalog older than the
         // counter is refused here, and an anchor cut short by a crash is caught up.
         var report = OpenReport()
-        let (keybagAnchors, keybagPath, ledgerLost) = (custody.keybag.anchors, custody.keybagPath, awaitingPasscodeToRebuildLedger)
+        let (keybagAnchors, keybagPath) = (custody.keybag.anchors, custody.keybagPath)
         report.caughtUpRollbackCounter = try fromKeys { () throws(KeyError) in
             try anchor.check(
                 keybag: keybagAnchors, catalog: ledger.loadedAnchors, keybagPath: keybagPath,
@@ -174,15 +175,15 @@ package final class TimelineStore {
         openReport = report
         isFresh = custody.created
         timelines.writesInFlight = { [unowned self] in writesInFlight > 0 }
+        openState = StoreOpenState(ledgerLost: ledgerLost, awaitingAnchor: anchor.isAwaitingProof)
         if awaitingPasscodeToRebuildLedger {
-            // The journal stays closed until the rebuild: its fold would save the catalog.
-            // Without a passcode there is nothing to prove: the administrator's act is all.
-            if !custody.keybag.passcodeSet { try rebuildLedger() }
+            // The journal stays closed until the rebuild (which opens it): its fold would
+            // save the catalog.
+            if !custody.keybag.passcodeSet { try take(.noPasscodeToProve) }
             reportOpened()
             return
         }
-        // Without a passcode there is nothing to prove: the administrator's act is all.
-        if anchor.isAwaitingProof, !custody.keybag.passcodeSet { anchor.proven() }
+        if !custody.keybag.passcodeSet { try take(.noPasscodeToProve) }
         if anchor.isAnchoring, !anchor.isAwaitingProof, anchor.current == .none {
             // Files made before anchors, on a counter never incremented: anchored now.
             try fromKeys { () throws(KeyError) in
@@ -213,11 +214,14 @@ package final class TimelineStore {
     /// when the open ends and not changed after.
     package internal(set) var openReport = OpenReport()
 
+    /// Whether the store waits for its passcode to prove the keybag (`StoreOpenState`).
+    package internal(set) var openState = StoreOpenState(ledgerLost: false, awaitingAnchor: false)
+
     /// Whether the catalog was lost alone and `--start-over` opened the store to rebuild
     /// it from the timeline files: until the first unlock with the passcode, nothing but
     /// metadata and placeholders is served, writes and deletes are refused
     /// (`protectedDataUnavailable`), and nothing is saved but the keybag's count.
-    package internal(set) var awaitingPasscodeToRebuildLedger = false
+    package var awaitingPasscodeToRebuildLedger: Bool { openState.state == .awaitingProofToRebuildLedger }
 
     /// What the rebuild of a lost catalog found, once done (see `rebuildLedger`).
     package internal(set) var rebuiltLedger: LedgerRebuild?
@@ -365,7 +369,7 @@ package final class TimelineStore {
         timelines.removeAll(empty: true)
         try fromKeys { () throws(KeyError) in try custody.reopen() }
         timelines.ledger = try Self.loadLedger(stateDirectory: stateDirectory, subkeys: custody.subkeys, anchor: anchor)
-        awaitingPasscodeToRebuildLedger = false
+        try take(.wiped)
         isFresh = true
         // Under the new device key's subkey (the discarded one is empty).
         journal = try openJournal()
