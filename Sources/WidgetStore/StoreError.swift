@@ -179,8 +179,8 @@ package enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
         case .unsafeEntry(let path, let reason): LedgerError.unsafeEntry(path: path, reason: reason).description
         case .ledgerMissing(let path): LedgerError.ledgerMissing(path: path).description
         case .rolledBack(let file, let found, let expected):
-            KeyError.rolledBack(file: file, found: found, expected: expected).description
-        case .rollbackCounter(let reason): KeyError.rollbackCounter(reason: reason).description
+            AnchorError.rolledBack(file: file, found: found, expected: expected).description
+        case .rollbackCounter(let reason): AnchorError.rollbackCounter(reason: reason).description
         case .keybagMissing(let path, let remaining):
             "the keybag \(path) is missing while \(remaining) \(remaining.hasPrefix("1 ") && !remaining.contains(" and ") ? "remains" : "remain"), which cannot be read without it; nothing was changed. Restore the keybag from a backup, or erase them and start over with widgetd --start-over"
         case .stateDirectoryInUse(let path): LedgerError.stateDirectoryInUse(path: path).description
@@ -214,11 +214,19 @@ package enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
         case .noPasscodeSet: self = .noPasscodeSet
         case .deviceKey(let problem): self = .deviceKey(problem)
         case .passcodeVerifierFailed(let reason): self = .passcodeVerifierFailed(reason: reason)
-        case .rolledBack(let file, let found, let expected): self = .rolledBack(file: file, found: found, expected: expected)
-        case .rollbackCounter(let reason): self = .rollbackCounter(reason: reason)
+        case .anchor(let error): self.init(error)
         case .ledger(let error): self.init(error)
         case .source(let error): self = error
         case .crypto(let error): self.init(error)
+        }
+    }
+
+    /// Maps the rollback anchor's error, case for case.
+    init(_ error: AnchorError) {
+        switch error {
+        case .rolledBack(let file, let found, let expected): self = .rolledBack(file: file, found: found, expected: expected)
+        case .rollbackCounter(let reason): self = .rollbackCounter(reason: reason)
+        case .counter(let error): self = error
         }
     }
 
@@ -230,6 +238,12 @@ package enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
             self = .cryptoFailure(error.description)
         }
     }
+}
+
+/// Runs a call of the rollback anchor from the facade, its error mapped onto `StoreError`.
+@inline(__always) @discardableResult
+func fromAnchor<R>(_ body: () throws(AnchorError) -> R) throws(StoreError) -> R {
+    do { return try body() } catch { throw StoreError(error) }
 }
 
 /// Runs a call of the ledger part from the facade, its error mapped onto `StoreError`.

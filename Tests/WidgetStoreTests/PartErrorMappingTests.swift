@@ -18,7 +18,8 @@ import WidgetdPOSIX
         (.crypto(.outOfSecureMemory), .outOfSecureMemory),
         (.crypto(.operationFailed("argon2id")), .cryptoFailure(CryptoError.operationFailed("argon2id").description)),
         (.anchor(.rollbackCounter(reason: "gone")), .rollbackCounter(reason: "gone")),
-        (.anchor(.source(.rollbackCounter(reason: "TPM says no"))), .rollbackCounter(reason: "TPM says no")),
+        (.anchor(.counter(.rollbackCounter(reason: "TPM says no"))), .rollbackCounter(reason: "TPM says no")),
+        (.anchor(.rolledBack(file: "/s/catalog", found: 3, expected: 4)), .rolledBack(file: "/s/catalog", found: 3, expected: 4)),
     ]
 
     static let keyCases: [(KeyError, StoreError)] = [
@@ -31,8 +32,9 @@ import WidgetdPOSIX
         (.deviceKey(.missing(path: "/s/device.key")), .deviceKey(.missing(path: "/s/device.key"))),
         (.deviceKey(.wrongSize(path: "/s/device.key", bytes: 31)), .deviceKey(.wrongSize(path: "/s/device.key", bytes: 31))),
         (.passcodeVerifierFailed(reason: "no TPM"), .passcodeVerifierFailed(reason: "no TPM")),
-        (.rolledBack(file: "/s/keybag", found: 3, expected: 4), .rolledBack(file: "/s/keybag", found: 3, expected: 4)),
-        (.rollbackCounter(reason: "reset"), .rollbackCounter(reason: "reset")),
+        (.anchor(.rolledBack(file: "/s/keybag", found: 3, expected: 4)), .rolledBack(file: "/s/keybag", found: 3, expected: 4)),
+        (.anchor(.rollbackCounter(reason: "reset")), .rollbackCounter(reason: "reset")),
+        (.anchor(.counter(.rollbackCounter(reason: "TPM says no"))), .rollbackCounter(reason: "TPM says no")),
         (.ledger(.corrupt(file: "/s/keybag", reason: .badMagic)), .corrupt(file: "/s/keybag", reason: .badMagic)),
         (.ledger(io), .io(operation: "open", path: "/s/catalog", errno: Errno(rawValue: 5))),
         (.source(.deviceKey(.sourceFailed(source: .tpm2, reason: "sealed elsewhere"))),
@@ -54,10 +56,12 @@ import WidgetdPOSIX
         #expect(error.description == expected.description)
     }
 
-    /// An anchored save's own failure is the ledger's, not wrapped as the anchor's.
-    @Test func anchoredSaveKeepsTheLedgersOwnError() {
-        #expect(LedgerError(anchoring: .ledger(Self.io)) == Self.io)
-        #expect(LedgerError(anchoring: .rollbackCounter(reason: "x")) == .anchor(.rollbackCounter(reason: "x")))
+    /// An anchored save's own failure is its part's, not wrapped as the anchor's.
+    @Test func anchoredSaveKeepsEachPartsOwnError() {
+        #expect(LedgerError(anchoring: .write(Self.io)) == Self.io)
+        #expect(LedgerError(anchoring: .anchor(.rollbackCounter(reason: "x"))) == .anchor(.rollbackCounter(reason: "x")))
+        #expect(KeyError(AnchoredSaveError<KeyError>.write(.noPasscodeSet)) == .noPasscodeSet)
+        #expect(KeyError(AnchoredSaveError<KeyError>.anchor(.rollbackCounter(reason: "x"))) == .anchor(.rollbackCounter(reason: "x")))
     }
 
     /// The texts the daemon sends are the ones it always sent (a few pinned byte for byte).

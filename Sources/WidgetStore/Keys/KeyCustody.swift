@@ -13,8 +13,9 @@
 // `anchorUnanchored`), and the classes a lock drops are returned for the store to purge.
 // Its files are written through the ledger's `FileSystem`; the facade reaches
 // `PasscodeStepFile` from `TimelineStore+Keys.swift`.
-// It throws `KeyError` (the ledger's errors carried as `.ledger`, an injected source's
-// `StoreError` as `.source`); the facade maps it with `StoreError.init(_: KeyError)`.
+// It throws `KeyError` (the anchor's errors carried as `.anchor`, the ledger's as
+// `.ledger`, an injected source's `StoreError` as `.source`); the facade maps it with
+// `StoreError.init(_: KeyError)`.
 
 import Glibc
 import FoundationEssentials
@@ -110,8 +111,8 @@ final class KeyCustody {
             // Before the counter is read: a keybag is only ever anchored to the counter it
             // was made with, never to the one a state directory's plain files now name.
             guard existing.binding == source.keybagBinding else {
-                throw .rollbackCounter(
-                    reason: "the keybag was made with other TPM2 NV indices than \(stateDirectory) names now: refused, not re-anchored")
+                throw .anchor(.rollbackCounter(
+                    reason: "the keybag was made with other TPM2 NV indices than \(stateDirectory) names now: refused, not re-anchored"))
             }
             keybag = existing
             created = false
@@ -131,10 +132,12 @@ final class KeyCustody {
                 }
             }
             // A new store's two files are anchored together (DESIGN §9).
-            try anchor.anchor([.keybag, .catalog]) { (values) throws(KeyError) in
-                try companion(subkeys, false, values)
-                keybag.anchors = values
-                try keybag.save(stateDirectory: stateDirectory, macKey: subkeys.keybagMAC)
+            try anchoringKeys { () throws(AnchoredSaveError<KeyError>) in
+                try anchor.anchor([.keybag, .catalog]) { (values) throws(KeyError) in
+                    try companion(subkeys, false, values)
+                    keybag.anchors = values
+                    try keybag.save(stateDirectory: stateDirectory, macKey: subkeys.keybagMAC)
+                }
             }
             created = true
         }
@@ -476,20 +479,23 @@ final class KeyCustody {
     /// mode, on a counter never incremented): the keybag and, through `saveLedger`, the
     /// catalog saved together carrying the counter's next value.
     func anchorUnanchored(saveLedger: (AnchorValues) throws(KeyError) -> Void) throws(KeyError) {
-        try anchor.anchor([.keybag, .catalog]) { (values) throws(KeyError) in
-            try saveLedger(values)
-            var anchored = keybag
-            anchored.anchors = values
-            try anchored.save(stateDirectory: stateDirectory, macKey: subkeys.keybagMAC)
-            keybag = anchored
+        try anchoringKeys { () throws(AnchoredSaveError<KeyError>) in
+            try anchor.anchor([.keybag, .catalog]) { (values) throws(KeyError) in
+                try saveLedger(values)
+                var anchored = keybag
+                anchored.anchors = values
+                try anchored.save(stateDirectory: stateDirectory, macKey: subkeys.keybagMAC)
+                keybag = anchored
+            }
         }
     }
 
-    /// Writes the keybag carrying `values`, inside an anchored save the caller makes.
-    func writeKeybag(carrying values: AnchorValues) throws(KeyError) {
+    /// Writes the keybag carrying `values`, inside an anchored save the caller makes
+    /// with the catalog (`GenerationLedger.saveAnchored(withKeybag:)`).
+    func writeKeybag(carrying values: AnchorValues) throws(LedgerError) {
         var anchored = keybag
         anchored.anchors = values
-        try anchored.save(stateDirectory: stateDirectory, macKey: subkeys.keybagMAC)
+        try anchored.write(stateDirectory: stateDirectory, macKey: subkeys.keybagMAC)
         keybag = anchored
     }
 

@@ -19,12 +19,8 @@ enum KeyError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The passcode verifier (the TPM) could not verify or enroll a passcode (not a
     /// wrong passcode: nothing was counted). Its own text, which names no secret.
     case passcodeVerifierFailed(reason: String)
-    /// The keybag or the catalog `file` is older than the rollback counter says it must
-    /// be (`RollbackAnchor`): restored from a backup.
-    case rolledBack(file: String, found: UInt64, expected: UInt64)
-    /// The rollback counter failed or disagrees with the state directory (`reason`,
-    /// which names no secret).
-    case rollbackCounter(reason: String)
+    /// The rollback anchor refused a file or could not count (`RollbackAnchor`).
+    case anchor(AnchorError)
     /// What the ledger part threw for this one: the keys' files are read and written
     /// through its `FileSystem`, the keybag's format refusals are its `corrupt`, and the
     /// catalog is saved beside a keybag through the closures the store hands in.
@@ -46,9 +42,7 @@ enum KeyError: Error, Sendable, Equatable, CustomStringConvertible {
         case .noPasscodeSet: "no passcode is set"
         case .deviceKey(let problem): problem.description
         case .passcodeVerifierFailed(let reason): "the passcode cannot be verified: \(reason)"
-        case .rolledBack(let file, let found, let expected):
-            "\(file) is rolled back: it carries rollback counter value \(found) where \(expected) is due (restored from a backup?); nothing is served. Put the newest copy back, or wipe"
-        case .rollbackCounter(let reason): "the rollback counter cannot be used: \(reason)"
+        case .anchor(let error): error.description
         case .ledger(let error): error.description
         case .source(let error): error.description
         case .crypto(let error): StoreError(error).description
@@ -74,4 +68,20 @@ func injected<R>(_ body: () throws(StoreError) -> R) throws(KeyError) -> R {
 @inline(__always) @discardableResult
 func throughLedger<R>(_ body: () throws(LedgerError) -> R) throws(KeyError) -> R {
     do { return try body() } catch { throw .ledger(error) }
+}
+
+extension KeyError {
+    /// What an anchored save of the keys part threw, as a key error.
+    init(_ error: AnchoredSaveError<KeyError>) {
+        switch error {
+        case .write(let own): self = own
+        case .anchor(let anchor): self = .anchor(anchor)
+        }
+    }
+}
+
+/// Runs an anchored save (`RollbackAnchor.anchor`) from the keys part.
+@inline(__always)
+func anchoringKeys<R>(_ body: () throws(AnchoredSaveError<KeyError>) -> R) throws(KeyError) -> R {
+    do { return try body() } catch { throw KeyError(error) }
 }

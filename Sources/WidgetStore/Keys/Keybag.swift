@@ -216,7 +216,7 @@ struct Keybag {
     // MARK: Encoding
 
     /// The authenticated file contents (always the current version).
-    func encoded(macKey: SecureBytes) throws(KeyError) -> [UInt8] {
+    func encoded(macKey: SecureBytes) throws(LedgerError) -> [UInt8] {
         var w = ByteWriter()
         w.raw(Self.magic)
         w.u8(Self.version)
@@ -240,7 +240,7 @@ struct Keybag {
         w.u64(anchors.catalog)
         w.block(binding)
         let content = w.bytes
-        let mac = try KeyError.crypto { () throws(CryptoError) in
+        let mac = try LedgerError.crypto { () throws(CryptoError) in
             try KeyedHash.hash(content, key: macKey, outputLength: Self.macByteCount)
         }
         return content + mac.withUnsafeBytes { Array($0) }
@@ -347,9 +347,13 @@ struct Keybag {
 
     /// Replaces `STATE/keybag` atomically and durably: when this returns, the state survives a crash.
     func save(stateDirectory: String, macKey: SecureBytes) throws(KeyError) {
+        try throughLedger { () throws(LedgerError) in try write(stateDirectory: stateDirectory, macKey: macKey) }
+    }
+
+    /// `save`, its failures the file system's (the ledger part's): for a keybag saved
+    /// together with the catalog (`GenerationLedger.saveAnchored(withKeybag:)`).
+    func write(stateDirectory: String, macKey: SecureBytes) throws(LedgerError) {
         let bytes = try encoded(macKey: macKey)
-        try throughLedger { () throws(LedgerError) in
-            try FileSystem.writeAtomically(directory: stateDirectory, name: Self.fileName, bytes: bytes)
-        }
+        try FileSystem.writeAtomically(directory: stateDirectory, name: Self.fileName, bytes: bytes)
     }
 }

@@ -27,13 +27,15 @@ package struct KeybagWrite: @unchecked Sendable {
     package func perform() -> WrittenKeybag {
         WrittenKeybag(result: Result { () throws(KeyError) in
             var written = keybag
-            try anchor.anchor([.keybag]) { (values) throws(KeyError) in
-                written.anchors = values
-                do throws(KeyError) {
-                    try written.save(stateDirectory: stateDirectory, macKey: macKey)
-                } catch .ledger(.io(let operation, let path, let errno)) where errno.rawValue == ENOSPC {
-                    guard roomOnFullDisk() else { throw .ledger(.io(operation: operation, path: path, errno: errno)) }
-                    try written.save(stateDirectory: stateDirectory, macKey: macKey)
+            try anchoringKeys { () throws(AnchoredSaveError<KeyError>) in
+                try anchor.anchor([.keybag]) { (values) throws(KeyError) in
+                    written.anchors = values
+                    do throws(KeyError) {
+                        try written.save(stateDirectory: stateDirectory, macKey: macKey)
+                    } catch .ledger(.io(let operation, let path, let errno)) where errno.rawValue == ENOSPC {
+                        guard roomOnFullDisk() else { throw .ledger(.io(operation: operation, path: path, errno: errno)) }
+                        try written.save(stateDirectory: stateDirectory, macKey: macKey)
+                    }
                 }
             }
             return written

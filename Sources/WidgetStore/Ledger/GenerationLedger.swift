@@ -6,7 +6,7 @@
 // (`FileSystem`, `DirectoryStream`) and the one owner per state directory
 // (`StateDirectoryLock`).
 // It must not know the key lifecycle or the keybag's contents (keys and MAC keys are
-// handed in as values; the rollback anchor is the one shared piece), nor the index,
+// handed in as values; the rollback anchor, below both, is the one shared piece), nor the index,
 // order, tallies or caches of the timelines part.
 // It throws `LedgerError` (the anchor's failures carried as `.anchor`); the facade maps
 // it with `StoreError.init(_: LedgerError)`.
@@ -418,10 +418,8 @@ final class GenerationLedger: @unchecked Sendable {
     func saveAnchored() throws(LedgerError) {
         saveLock.lock()
         defer { saveLock.unlock() }
-        try anchoring { () throws(KeyError) in
-            try anchor.anchor([.catalog]) { (values) throws(KeyError) in
-                try throughLedger { () throws(LedgerError) in try saveRecords(carrying: values) }
-            }
+        try anchoring { () throws(AnchoredSaveError<LedgerError>) in
+            try anchor.anchor([.catalog]) { (values) throws(LedgerError) in try saveRecords(carrying: values) }
         }
         savedSinceAnchor = false
     }
@@ -429,12 +427,12 @@ final class GenerationLedger: @unchecked Sendable {
     /// Makes every record so far durable in one anchored save with the keybag (`keybag`
     /// writes it carrying the same values): the anchoring of files that carried none,
     /// once running, while commit threads may save too.
-    func saveAnchored(withKeybag keybag: (AnchorValues) throws(KeyError) -> Void) throws(LedgerError) {
+    func saveAnchored(withKeybag keybag: (AnchorValues) throws(LedgerError) -> Void) throws(LedgerError) {
         saveLock.lock()
         defer { saveLock.unlock() }
-        try anchoring { () throws(KeyError) in
-            try anchor.anchor([.keybag, .catalog]) { (values) throws(KeyError) in
-                try throughLedger { () throws(LedgerError) in try saveRecords(carrying: values) }
+        try anchoring { () throws(AnchoredSaveError<LedgerError>) in
+            try anchor.anchor([.keybag, .catalog]) { (values) throws(LedgerError) in
+                try saveRecords(carrying: values)
                 try keybag(values)
             }
         }
@@ -457,10 +455,8 @@ final class GenerationLedger: @unchecked Sendable {
             try saveRecords(carrying: anchor.current)
             return
         }
-        try anchoring { () throws(KeyError) in
-            try anchor.anchor([.catalog]) { (values) throws(KeyError) in
-                try throughLedger { () throws(LedgerError) in try saveRecords(carrying: values) }
-            }
+        try anchoring { () throws(AnchoredSaveError<LedgerError>) in
+            try anchor.anchor([.catalog]) { (values) throws(LedgerError) in try saveRecords(carrying: values) }
         }
         savedSinceAnchor = false
     }

@@ -19,9 +19,9 @@ enum LedgerError: Error, Sendable, Equatable, CustomStringConvertible {
     case io(operation: String, path: String, errno: Errno)
     /// libsodium or secure memory failed outside a file's verification.
     case crypto(CryptoError)
-    /// The rollback anchor (the one piece the ledger shares with the keys part) could
-    /// not count an anchored save: the rollback counter's failure, as the keys part says it.
-    indirect case anchor(KeyError)
+    /// The rollback anchor (the part below the ledger and the keys) could not count an
+    /// anchored save, or refused a file.
+    case anchor(AnchorError)
 
     var description: String {
         switch self {
@@ -42,8 +42,11 @@ enum LedgerError: Error, Sendable, Equatable, CustomStringConvertible {
     }
 
     /// What an anchored save threw: the ledger's own failure as itself, the anchor's as `anchor`.
-    init(anchoring error: KeyError) {
-        if case .ledger(let own) = error { self = own } else { self = .anchor(error) }
+    init(anchoring error: AnchoredSaveError<LedgerError>) {
+        switch error {
+        case .write(let own): self = own
+        case .anchor(let anchor): self = .anchor(anchor)
+        }
     }
 
     /// Maps a crypto failure while reading `file`: authentication failures become corruption.
@@ -58,6 +61,6 @@ enum LedgerError: Error, Sendable, Equatable, CustomStringConvertible {
 /// Runs an anchored save (`RollbackAnchor.anchor`) from the ledger part: see
 /// `LedgerError.init(anchoring:)`.
 @inline(__always)
-func anchoring<R>(_ body: () throws(KeyError) -> R) throws(LedgerError) -> R {
+func anchoring<R>(_ body: () throws(AnchoredSaveError<LedgerError>) -> R) throws(LedgerError) -> R {
     do { return try body() } catch { throw LedgerError(anchoring: error) }
 }

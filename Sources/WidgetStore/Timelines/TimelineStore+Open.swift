@@ -57,7 +57,7 @@ extension TimelineStore {
             // The files opened unanchored on --start-over are anchored together now.
             anchor.proven()
             try fromLedger { () throws(LedgerError) in
-                try timelines.ledger.saveAnchored { (values) throws(KeyError) in try custody.writeKeybag(carrying: values) }
+                try timelines.ledger.saveAnchored { (values) throws(LedgerError) in try custody.writeKeybag(carrying: values) }
             }
         case .rebuildLedger:
             try rebuildLedger()
@@ -135,7 +135,7 @@ extension TimelineStore {
         try fromLedger { () throws(LedgerError) in try GenerationLedger.removeFiles(stateDirectory: stateDirectory) }
         anchor.proven()
         try fromLedger { () throws(LedgerError) in
-            try rebuilt.saveAnchored { (values) throws(KeyError) in try custody.writeKeybag(carrying: values) }
+            try rebuilt.saveAnchored { (values) throws(LedgerError) in try custody.writeKeybag(carrying: values) }
         }
         journal = try openJournal()
         timelines.journal = journal
@@ -185,7 +185,7 @@ extension TimelineStore {
             try GenerationLedger.removeFiles(stateDirectory: stateDirectory)
             try FileSystem.syncDirectory(stateDirectory)
         }
-        try fromKeys { () throws(KeyError) in try anchor.advance() }
+        try fromAnchor { () throws(AnchorError) in try anchor.advance() }
         try deviceKeySource.destroyDeviceKey()
         try fromLedger { () throws(LedgerError) in try removeWipedFiles(stateDirectory: stateDirectory, removingJournal: removingJournal) }
     }

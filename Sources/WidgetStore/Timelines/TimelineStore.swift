@@ -164,7 +164,7 @@ package final class TimelineStore {
         // counter is refused here, and an anchor cut short by a crash is caught up.
         var report = OpenReport()
         let (keybagAnchors, keybagPath) = (custody.keybag.anchors, custody.keybagPath)
-        report.caughtUpRollbackCounter = try fromKeys { () throws(KeyError) in
+        report.caughtUpRollbackCounter = try fromAnchor { () throws(AnchorError) in
             try anchor.check(
                 keybag: keybagAnchors, catalog: ledger.loadedAnchors, keybagPath: keybagPath,
                 ledgerPath: ledgerPath, adoptUnanchored: startOver, ledgerLost: ledgerLost)

@@ -77,18 +77,27 @@ final class RollbackAnchor: @unchecked Sendable {
     ///
     /// A `write` that throws leaves the counter as it was. A counter that fails after
     /// the write throws `rollbackCounter`; the file stands (the next open catches up).
-    func anchor(_ files: [File], write: (AnchorValues) throws(KeyError) -> Void) throws(KeyError) {
+    func anchor<Failure: Error>(
+        _ files: [File], write: (AnchorValues) throws(Failure) -> Void
+    ) throws(AnchoredSaveError<Failure>) {
         lock.lock()
         defer { lock.unlock() }
-        guard let counter else { return try write(.none) }
+        func written(_ values: AnchorValues) throws(AnchoredSaveError<Failure>) {
+            do throws(Failure) { try write(values) } catch { throw .write(error) }
+        }
+        guard let counter else { return try written(.none) }
         // Not yet proven: saved as it was read, without an anchor and without counting.
-        if awaitingProof { return try write(values) }
+        if awaitingProof { return try written(values) }
         var base: UInt64
-        if let known { base = known } else { base = try injected { () throws(StoreError) in try counter.read() } }
-        if base == 0 {
-            // Never incremented: a TPM counter's first value is not necessarily 1 (it
-            // starts from the highest any counter had), so it is set up before use.
-            base = try injected { () throws(StoreError) in try counter.increment() }
+        do throws(AnchorError) {
+            if let known { base = known } else { base = try counted { () throws(StoreError) in try counter.read() } }
+            if base == 0 {
+                // Never incremented: a TPM counter's first value is not necessarily 1 (it
+                // starts from the highest any counter had), so it is set up before use.
+                base = try counted { () throws(StoreError) in try counter.increment() }
+            }
+        } catch {
+            throw .anchor(error)
         }
         known = base
         var next = values
@@ -98,16 +107,16 @@ final class RollbackAnchor: @unchecked Sendable {
             case .catalog: next.catalog = base + 1
             }
         }
-        try write(next)
+        try written(next)
         values = next
         known = nil
-        try reach(base + 1, from: base, counter)
+        do throws(AnchorError) { try reach(base + 1, from: base, counter) } catch { throw .anchor(error) }
     }
 
     /// A wipe: the anchored files are gone, and the counter is incremented so that no
     /// copy of them passes again. Its value is read afresh at the next anchor: the rest
     /// of a wipe may move the same counter (the TPM's own wipe increments it too).
-    func advance() throws(KeyError) {
+    func advance() throws(AnchorError) {
         lock.lock()
         defer { lock.unlock() }
         values = .none
@@ -115,7 +124,7 @@ final class RollbackAnchor: @unchecked Sendable {
         // The files awaiting proof are gone: the new store's are anchored from the start.
         awaitingProof = false
         guard let counter else { return }
-        _ = try injected { () throws(StoreError) in try counter.increment() }
+        _ = try counted { () throws(StoreError) in try counter.increment() }
     }
 
     /// The check at open (see the type's summary) of the keybag's and the catalog's
@@ -136,11 +145,11 @@ final class RollbackAnchor: @unchecked Sendable {
     func check(
         keybag: AnchorValues, catalog: AnchorValues, keybagPath: String, ledgerPath: String, adoptUnanchored: Bool = false,
         ledgerLost: Bool = false
-    ) throws(KeyError) -> UInt64? {
+    ) throws(AnchorError) -> UInt64? {
         lock.lock()
         defer { lock.unlock() }
         guard let counter else { return nil }
-        let value = try injected { () throws(StoreError) in try counter.read() }
+        let value = try counted { () throws(StoreError) in try counter.read() }
         if ledgerLost {
             if keybag.keybag > value + 1 {
                 throw .rollbackCounter(
@@ -185,12 +194,18 @@ final class RollbackAnchor: @unchecked Sendable {
     }
 
     /// Increments the counter, which must then be at `target`.
-    private func reach(_ target: UInt64, from base: UInt64, _ counter: any RollbackCounter) throws(KeyError) {
-        let reached = try injected { () throws(StoreError) in try counter.increment() }
+    private func reach(_ target: UInt64, from base: UInt64, _ counter: any RollbackCounter) throws(AnchorError) {
+        let reached = try counted { () throws(StoreError) in try counter.increment() }
         known = reached
         guard reached == target else {
             throw .rollbackCounter(
                 reason: "an increment took the counter from \(base) to \(reached), not \(target): something else increments it")
         }
     }
+}
+
+/// Runs a call of the injected counter, its error carried as `AnchorError.counter`.
+@inline(__always)
+private func counted<R>(_ body: () throws(StoreError) -> R) throws(AnchorError) -> R {
+    do { return try body() } catch { throw .counter(error) }
 }
