@@ -317,7 +317,7 @@ final class KeyCustody {
         case .unlocked(let released, let epoch):
             if epoch != lockEpoch { throw .unlockInterrupted }
             lifecycle.unlock(releasing: released)
-            try written?.get()
+            _ = try written?.get()
             return []
         case .wrongPasscode(let counted):
             // Not written (a full disk past its reserve): counted here all the same, so
@@ -327,10 +327,10 @@ final class KeyCustody {
             // the attempt counted, here as on disk.
             if keybag.failedAttempts < counted.failedAttempts { keybag = counted }
             if let limit = configuration.wipeAfterFailedAttempts, limit > 0, keybag.failedAttempts >= limit { wipeDue = true }
-            try written?.get()
+            _ = try written?.get()
             throw .wrongPasscode(failedAttempts: keybag.failedAttempts, retryAfter: delayAfterFailures(now: now))
         case .passcodeChanged(let rotation):
-            try written?.get()
+            _ = try written?.get()
             return passcodeChanged(rotation, now: now)
         }
     }
