@@ -533,13 +533,15 @@ extension TimelineService {
     }
 }
 
-/// The service's wake timers wake it for what changes by itself.
+/// The service's date timer wakes it for what changes by itself at a date.
 extension TimelineService: WakeSchedulerDelegate {
-    /// The wake-up: purges that fell due and the inactivity restart (the device's), entry
-    /// dates reached, reloads due.
+    /// The wake-up: entry dates reached, reloads due.
     func wakeUp() {
         let clocks = scheduler.clocks
         let now = clocks.wall
+        // A presentation shows the key state of its instant: a purge or inactivity restart
+        // due by now runs first (the device's key timer, on another clock, may fire later
+        // in this turn), so that a watch is never shown once under the state it left.
         device.applyDueKeyChanges(at: clocks)
         let due = subscriptions.watches.filter { $0.nextChange.map { $0 <= now } ?? false }
         for watch in due { refreshWatches(watch.widget) }
@@ -549,12 +551,11 @@ extension TimelineService: WakeSchedulerDelegate {
 }
 
 extension TimelineService {
-    /// Arms the wake timers for the earliest thing that changes by itself, each on its clock.
+    /// Arms the date timer for the earliest entry date or reload due (the key deadlines
+    /// are the device's to arm: ``DeviceController/keyTimers``).
     func reschedule() {
         let now = self.now
-        wake.reschedule(
-            purge: store.nextDeadline, inactivity: store.requirePasscodeDue,
-            date: [subscriptions.nextChange, reloads.nextDue(after: now)].compactMap { $0 }.min())
+        wake.reschedule(date: [subscriptions.nextChange, reloads.nextDue(after: now)].compactMap { $0 }.min())
     }
 
     /// The wall clock was set, forward or back: every choice made from a date is made
