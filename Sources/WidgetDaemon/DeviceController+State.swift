@@ -22,7 +22,7 @@ extension DeviceController {
     }
 
     /// Seconds left on the key lifecycle's running timers, read from the deadlines the
-    /// wake timer is armed for: the class-A purge after a lock, and the inactivity
+    /// key timers are armed for: the class-A purge after a lock, and the inactivity
     /// restart of `RequirePasscodeAfterSec=`; `nil` when that timer is not running.
     var timersRemaining: (classAGrace: Double?, passcodeRequired: Double?) {
         let clocks = scheduler.clocks

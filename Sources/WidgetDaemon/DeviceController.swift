@@ -11,8 +11,9 @@ import WidgetdWire
 /// The device side of the service: io.widgetd.Device's handlers (state, passcodes,
 /// settings) and every change of keys, settings or configuration, through
 /// ``apply(_:answer:)``. It owns the keys side of the store, the ``StoredSettings``, the
-/// ``PasscodeQueue``, the ``PasscodeStep`` and the monitors; what the timeline side
-/// must do when the device changes it hears through its ``DeviceChangeFollower``.
+/// ``PasscodeQueue``, the ``PasscodeStep``, the monitors and the timers of its key
+/// deadlines (``keyTimers``); what the timeline side must do when the device changes it
+/// hears through its ``DeviceChangeFollower``.
 ///
 /// Threading: on the scheduler's loop thread, except the passcode KDF, which runs off
 /// it and hands its result back through ``Scheduling/execute(_:)``.
@@ -44,6 +45,9 @@ final class DeviceController {
     let writes: DeviceWrites
     /// Whether the passcode is in step with the login password (DESIGN §8).
     let passcodeStep: PasscodeStep
+    /// The loop timers of the key deadlines it runs: the class-A purge and the
+    /// inactivity restart (``applyDueKeyChanges(at:)``), re-armed after every change.
+    let keyTimers: WakeScheduler
 
     /// The timeline side, told of each change (set once, by ``WidgetService``).
     weak var follower: (any DeviceChangeFollower)?
@@ -62,6 +66,7 @@ final class DeviceController {
         storedSettings = StoredSettings(store: store, logger: logger)
         (settings, settingsUnreadable) = storedSettings.load()
         passcodeStep = PasscodeStep(store: store, logger: logger)
+        keyTimers = WakeScheduler(scheduler: scheduler)
         lockedBy = store.deviceState == .unlocked ? nil : .start
         passcodes.finish = { [unowned self] request, outcome, done in
             let derived: DerivedRequest
@@ -85,7 +90,11 @@ final class DeviceController {
             }
         }
         passcodes.refuse = { request, error in request.context.fail(with: .store(error), method: request.method) }
+        keyTimers.delegate = self
     }
+
+    /// Arms the key timers for the store as opened.
+    func start() { armKeyTimers() }
 
     /// Logs, once, that secure memory could not be locked, as soon as it is seen: at
     /// start and after every call (one atomic load), so within the call that hit it.
@@ -107,10 +116,12 @@ final class DeviceController {
         passcodes.removeRequests(of: id)
     }
 
-    /// Runs the key changes the wake timer found due: the purges (class A after its grace
-    /// period) and the inactivity restart of `RequirePasscodeAfterSec=`. A device change
-    /// only when one is due: a wake-up for an entry date or a reload must not commit the
-    /// writes gathering for the next group commit.
+    /// Runs the key changes due at `clocks`: the purges (class A after its grace period)
+    /// and the inactivity restart of `RequirePasscodeAfterSec=`; each re-arms the key
+    /// timers. Called when a key timer fires, and by the timeline side's wake-up before
+    /// it presents (a key timer due in the same turn, on another clock, may not have
+    /// fired yet). A device change only when one is due: a wake-up for an entry date or
+    /// a reload must not commit the writes gathering for the next group commit.
     func applyDueKeyChanges(at clocks: ClockReading) {
         // Running due purges makes no store change that can fail.
         if let due = store.nextDeadline, due <= clocks.monotonic { try? apply(.purgeDue) }
@@ -123,8 +134,8 @@ final class DeviceController {
     /// zeroes the cached
     /// presentations and unsent replies the new state no longer allows, runs `answer`
     /// (the call's reply, so that it goes before what monitors and watches hear, as a
-    /// `Lock`'s reply always has), publishes the events, re-presents the watches and
-    /// re-arms the wake timer. Throws what the store refused (a wrong passcode, an
+    /// `Lock`'s reply always has), publishes the events, re-arms the key timers, and has
+    /// the follower re-present the watches and re-arm its date timer. Throws what the store refused (a wrong passcode, an
     /// interrupted unlock, a wipe after failed attempts, which is applied before it is
     /// thrown) without running `answer`: the caller fails its call.
     ///
@@ -198,13 +209,20 @@ final class DeviceController {
     }
 
     /// What follows every change: the presentation stamp (the only place it changes),
-    /// the call's answer, events, watches, the wake timer.
+    /// the call's answer, events, the key timers, then the follower's watches and dates.
     private func settle(publishing published: [DeviceEvent.Kind], answer: () -> Void) {
         if store.deviceState == .unlocked { lockedBy = nil }
         follower?.presentationStampChanged(to: presentationStamp)
         answer()
         for kind in published { publishDeviceEvent(kind) }
+        armKeyTimers()
         follower?.deviceChanged(publishedEvents: !published.isEmpty)
+    }
+
+    /// Arms the key timers for the store's key deadlines: the class-A purge (monotonic)
+    /// and the inactivity restart (boot time); none for a deadline not running.
+    private func armKeyTimers() {
+        keyTimers.reschedule(purge: store.nextDeadline, inactivity: store.requirePasscodeDue)
     }
 
     /// After a wipe the store is a new one: its settings are a new store's defaults,
@@ -254,7 +272,8 @@ final class DeviceController {
 /// wipe or a new configuration voids the cached presentations; a new key state or new
 /// settings (the presentation stamp) drops what may no longer be read; after the call's
 /// answer and the monitors' events, an unlock, a lock or new settings re-present the
-/// watches (unlocked content, or redacted), and the wake timer is re-armed.
+/// watches (unlocked content, or redacted), and the timeline side's date timer is re-armed
+/// (the device has re-armed its key timers).
 protocol DeviceChangeFollower: AnyObject {
     /// Before a wipe: every accepted write commits first, waited for (a stop too).
     func commitAcceptedWrites()
@@ -277,6 +296,17 @@ protocol DeviceChangeFollower: AnyObject {
     /// unlock expires (held actions, DESIGN §13).
     func deviceLocked()
     /// The change is answered and published: watches are re-presented if it published
-    /// events, and the wake timer is re-armed.
+    /// events, and the date timer is re-armed (their next changes moved).
     func deviceChanged(publishedEvents: Bool)
+}
+
+/// The device's key timers wake it when a key deadline falls due.
+extension DeviceController: WakeSchedulerDelegate {
+    /// A key timer fired: the purge or inactivity restart due runs, and the key timers
+    /// are re-armed for what is left (no change was due if the timeline side's wake-up
+    /// ran it first).
+    func wakeUp() {
+        applyDueKeyChanges(at: scheduler.clocks)
+        armKeyTimers()
+    }
 }

@@ -21,7 +21,7 @@ struct ReloadSchedule {
         try? store.recordReloadAnnounced(widget)
     }
 
-    /// The earliest unannounced due date still in the future, for the wake timer.
+    /// The earliest unannounced due date still in the future, for the date timer.
     func nextDue(after now: Date) -> Date? { store.nextUnannouncedReload(after: now) }
 
     /// A new generation was stored: the store's index already holds its due date, not

@@ -169,13 +169,18 @@ extension TimelineService {
     /// The rules decide first; the timeline is decrypted only when they would show it.
     /// `read` is what the caller read of the widget already, as `readableMetadata` and
     /// `readableTimeline` would give it now (a refresh pass reads its widgets' metadata
-    /// and decodes the bodies it opens together).
+    /// and decodes the bodies it opens together); `decided`, what ``decide(_:on:metadata:)``
+    /// made of that metadata under the key state and settings in force now (a refresh
+    /// pass's plan), so that the rules decide once.
     func presentation(
-        of widget: WidgetID, on surface: Surface, read: PassReads? = nil
+        of widget: WidgetID, on surface: Surface, read: PassReads? = nil,
+        decided: Result<(ProtectionClass, PresentationDecision), ServiceError>? = nil
     ) throws(ServiceError) -> (presentation: Presentation, nextChange: Date?, protection: ReplyProtection?) {
         let now = self.now
         let metadata = read?.metadata[widget] ?? readableMetadata(widget, withPlaceholder: false)
-        let (protectionClass, decision) = try decide(widget, on: surface, metadata: metadata)
+        let ruled: (ProtectionClass, PresentationDecision)
+        if let decided { ruled = try decided.get() } else { ruled = try decide(widget, on: surface, metadata: metadata) }
+        let (protectionClass, decision) = ruled
         // What the rules read of the timeline: the pass's excerpt if its entry is still
         // the current one, else the whole timeline, decoded now.
         var timeline: TimelineExcerpt?
@@ -249,7 +254,10 @@ extension TimelineService {
 
     // MARK: Pushing changes
 
-    /// Re-presents the watches of `widget` (or every watch) and streams those that changed.
+    /// Re-presents the watches of `widget` (or every watch) and streams those that changed,
+    /// in two steps: the plan (``planRefresh(_:)``: which watches, grouped by the (widget,
+    /// surface) they show, and what the rules decide each shows, once), then its
+    /// presentation (``present(_:)``).
     ///
     /// One pass presents each (widget, surface) once, however many hosts watch it (an
     /// unlock re-presents every watch: a timeline decrypted and decoded per host made a
@@ -258,26 +266,122 @@ extension TimelineService {
     /// own secure output, marked with the reply's protection, if its socket does not take
     /// them at once. The shared bytes are zeroed when the pass ends.
     func refreshWatches(_ widget: WidgetID?) {
+        present(planRefresh(widget))
+    }
+
+    /// What one refresh pass presents, decided before anything is shown.
+    private struct RefreshPlan {
+        /// A widget on a surface, presented once for every host watching it there.
+        struct Target {
+            let widget: WidgetID
+            let surface: Surface
+            /// The class it is shown under and what the rules decide it shows, or why it
+            /// cannot be shown; `nil`: decided as it is presented (a pass over one widget,
+            /// metadata not read ahead).
+            var decided: Result<(ProtectionClass, PresentationDecision), ServiceError>?
+        }
+
+        /// The key state and settings the decisions were made under; `nil`: none was
+        /// made (a pass over one widget), and none is computed.
+        let stamp: PresentationCache.Stamp?
+        /// The targets, in the order of their first watch.
+        var targets: [Target] = []
+        /// The watches open when planned, in order, each with the index of its target.
+        var watches: [(watch: Subscriptions.PresentationWatch, target: Int)] = []
+        /// What the pass reads ahead (a pass over every watch): the metadata, by widget,
+        /// here; the timelines ``present(_:)`` opens together.
+        var read: PassReads?
+        /// The widgets whose timelines the decisions show as more than a placeholder under
+        /// a key held now: opened together before any is presented.
+        var toOpen: [WidgetID] = []
+    }
+
+    /// Plans a refresh pass over the open watches of `widget` (or every open watch):
+    /// groups them by (widget, surface), and, over every watch, reads each widget's
+    /// metadata and has the rules decide each target once, noting the timelines the pass
+    /// needs decrypted. Metadata that cannot be read (or none stored) is left for the
+    /// presentation to read, and to report once; a pass over one widget opens one
+    /// timeline at most, nothing to share out: its targets are decided as presented.
+    private func planRefresh(_ widget: WidgetID?) -> RefreshPlan {
         let watches = widget.map(subscriptions.watches(of:)) ?? subscriptions.watches
-        // A pass over one widget's watches opens one timeline at most: nothing to share out.
+        var plan = RefreshPlan(stamp: widget == nil ? device.presentationStamp : nil)
+        plan.watches.reserveCapacity(watches.count)
+        // Sized once: grown as it fills, every key would be hashed again at each doubling.
+        var indices = [WatchTarget: Int](minimumCapacity: watches.count)
+        var read = widget == nil ? PassReads() : nil
+        read?.metadata.reserveCapacity(watches.count)
+        for watch in watches where watch.context.isOpen {
+            let key = WatchTarget(widget: watch.widget, surface: watch.surface)
+            if let index = indices[key] {
+                plan.watches.append((watch, index))
+                continue
+            }
+            indices[key] = plan.targets.count
+            plan.watches.append((watch, plan.targets.count))
+            var target = RefreshPlan.Target(widget: watch.widget, surface: watch.surface)
+            if read != nil {
+                target.decided = decideAhead(watch.widget, on: watch.surface, metadata: &read!.metadata)
+                // A widget shown on two surfaces may be listed twice: `prefetchBodies` opens
+                // each once, and a set of the widgets needed would cost two more hashes of each id.
+                if case .success(let (protectionClass, decision))? = target.decided, decision != .placeholder,
+                    store.isKeyAvailable(protectionClass)
+                {
+                    plan.toOpen.append(watch.widget)
+                }
+            }
+            plan.targets.append(target)
+        }
+        plan.read = read
+        return plan
+    }
+
+    /// What the rules decide `widget` shows on `surface`, from its metadata read ahead
+    /// (once per widget, kept in `metadata`); `nil` when there is none to read or it
+    /// cannot be read: errors are the presentation's to report, once.
+    private func decideAhead(
+        _ widget: WidgetID, on surface: Surface, metadata: inout [WidgetID: TimelineMetadata]
+    ) -> Result<(ProtectionClass, PresentationDecision), ServiceError>? {
+        let known: TimelineMetadata
+        if let cached = metadata[widget] {
+            known = cached
+        } else {
+            guard let fetched = try? store.metadataWithoutPlaceholder(widget) else { return nil }
+            metadata[widget] = fetched
+            known = fetched
+        }
+        return Result { () throws(ServiceError) in try decide(widget, on: surface, metadata: known) }
+    }
+
+    /// Presents a planned pass: has the store open together the timelines it needs
+    /// (``openTimelinesTogether(_:)``) and makes together the content replies they allow
+    /// (``presentTogether(_:read:into:)``); then each open watch is streamed its target's
+    /// presentation, made when its first open watch needs it, if it changed.
+    ///
+    /// The plan's decisions hold under the key state and settings they were made under:
+    /// if those changed meanwhile (a lock while the bodies were opened or the replies
+    /// made: only with an injected executor, the loop waiting in it otherwise), each
+    /// target is presented alone and decided again, under the new state.
+    private func present(_ plan: RefreshPlan) {
         // For this pass only: its timelines hold content in memory that cannot be
         // zeroed, as the decode in `presentation` does.
-        let read = widget == nil ? openTimelinesTogether(for: watches) : nil
-        var shown: [WatchTarget: SharedPresentation] = [:]
-        // Sized once: grown as it fills, every key would be hashed again at each doubling.
-        shown.reserveCapacity(watches.count)
-        defer { for entry in shown.values { entry.wipe() } }
-        if let read { presentTogether(watches, read: read, into: &shown) }
-        for watch in watches where watch.context.isOpen {
-            let target = WatchTarget(widget: watch.widget, surface: watch.surface)
+        var read = plan.read
+        if read != nil { read!.timelines = openTimelinesTogether(plan.toOpen) }
+        var shown = [SharedPresentation?](repeating: nil, count: plan.targets.count)
+        defer { for entry in shown { entry?.wipe() } }
+        func decisionsHold() -> Bool { plan.stamp.map { $0 == device.presentationStamp } ?? false }
+        if let read, decisionsHold() { presentTogether(plan, read: read, into: &shown) }
+        let decided = decisionsHold()
+        for (watch, index) in plan.watches where watch.context.isOpen {
             let entry: SharedPresentation
-            if let known = shown[target] {
-                entry = known
+            if let made = shown[index] {
+                entry = made
             } else {
+                let target = plan.targets[index]
                 entry = SharedPresentation(Result { () throws(ServiceError) in
-                    try presentation(of: watch.widget, on: watch.surface, read: read)
+                    try presentation(
+                        of: target.widget, on: target.surface, read: read, decided: decided ? target.decided : nil)
                 })
-                shown[target] = entry
+                shown[index] = entry
             }
             switch entry.outcome {
             case .success(let (_, nextChange, protection)):
@@ -299,64 +403,36 @@ extension TimelineService {
     /// show and has not decrypted (`TimelineStore.prefetchBodies`), before any is
     /// presented: after an unlock that is one key agreement per watched widget, and
     /// one after another on the loop they would bound the last host's wait (BENCHMARKS,
-    /// "Unlock fan-out"). Only what the rules would show as more than a placeholder; anything
-    /// it leaves (a file that fails, one more than the cache holds) the pass reads
-    /// and reports as it would have.
+    /// "Unlock fan-out"). Only what the plan's decisions show as more than a placeholder;
+    /// anything it leaves (a file that fails, one more than the cache holds) the pass
+    /// reads and reports as it would have.
     ///
     /// Each body is decoded on the thread that opened it, as far as a presentation reads
     /// it (`TimelineExcerpt.decode`: every date, the policy, the current entry validated;
     /// a body it cannot vouch for gets `readableTimeline`'s whole decode and verdict);
-    /// returns the excerpts of the bodies the store cached, and the metadata it read. A body that does not decode, or metadata
-    /// that could not be read, is absent, so the pass reads it again and logs it as it
-    /// would have.
-    private func openTimelinesTogether(for watches: [Subscriptions.PresentationWatch]) -> PassReads {
-        var read = PassReads()
-        var decided = Set<WatchTarget>(minimumCapacity: watches.count)
-        // A widget shown on two surfaces may be listed twice: `prefetchBodies` opens each
-        // once, and a set of the widgets needed would cost two more hashes of each id.
-        var widgets: [WidgetID] = []
-        widgets.reserveCapacity(watches.count)
-        read.metadata.reserveCapacity(watches.count)
-        for watch in watches where watch.context.isOpen {
-            guard decided.insert(WatchTarget(widget: watch.widget, surface: watch.surface)).inserted else { continue }
-            let metadata: TimelineMetadata
-            if let known = read.metadata[watch.widget] {
-                metadata = known
-            } else {
-                // Errors are the presentation's to report, once.
-                guard let fetched = try? store.metadataWithoutPlaceholder(watch.widget) else { continue }
-                read.metadata[watch.widget] = fetched
-                metadata = fetched
-            }
-            guard case let (protectionClass, decision)? = try? decide(watch.widget, on: watch.surface, metadata: metadata),
-                decision != .placeholder, store.isKeyAvailable(protectionClass)
-            else { continue }
-            widgets.append(watch.widget)
-        }
-        guard widgets.count > 1 else { return read }
+    /// returns the excerpts of the bodies the store cached. A body that does not decode
+    /// is absent, so the pass reads it again and logs it as it would have.
+    private func openTimelinesTogether(_ widgets: [WidgetID]) -> [WidgetID: TimelineExcerpt] {
+        guard widgets.count > 1 else { return [:] }
         // A presentation reads one entry's fields: the others are skipped unread.
         let now = self.now
-        read.timelines = store.prefetchBodies(widgets, perform: openBodies) { [limits] bytes in
+        return store.prefetchBodies(widgets, perform: openBodies) { [limits] bytes in
             try? TimelineExcerpt.decode(from: bytes, at: now, limits: limits)
         }
-        return read
     }
 
     /// Presents, encodes and digests together, on both cores (`presentReplies`), what
-    /// the pass shows as content from the excerpts it read ahead: the loop decides each
-    /// (widget, surface) first, and only a content decision with a current entry needs
-    /// nothing more of the store (no placeholder), so only those go; the rest are
-    /// presented on the loop as the pass meets them. Each reply is the one
-    /// `presentation(of:on:read:)` would make at the instant taken here, which the
-    /// excerpt must cover.
+    /// the pass shows as content from the excerpts it read ahead: only a target the plan
+    /// decided to show as content, with a current entry, needs nothing more of the store
+    /// (no placeholder), so only those go; the rest are presented on the loop as the
+    /// pass meets them. Each reply is the one `presentation(of:on:read:decided:)` would
+    /// make at the instant taken here, which the excerpt must cover.
     ///
     /// The replies hold decrypted content: they join `shown`, zeroed when the pass ends.
     /// If the key state or settings changed while they were made (a lock: only with
     /// an injected executor, the loop waiting in it otherwise), every one is zeroed and
     /// none shown; the pass then presents each under the new state.
-    private func presentTogether(
-        _ watches: [Subscriptions.PresentationWatch], read: PassReads, into shown: inout [WatchTarget: SharedPresentation]
-    ) {
+    private func presentTogether(_ plan: RefreshPlan, read: PassReads, into shown: inout [SharedPresentation?]) {
         // A pass that read no timeline ahead (a lock's: placeholders) has none to present.
         guard read.timelines.count > 1 else { return }
         let now = self.now
@@ -364,36 +440,31 @@ extension TimelineService {
         jobs.reserveCapacity(read.timelines.count)
         var protections: [ReplyProtection] = []
         protections.reserveCapacity(read.timelines.count)
-        var seen = Set<WatchTarget>(minimumCapacity: watches.count)
-        for watch in watches where watch.context.isOpen {
-            let target = WatchTarget(widget: watch.widget, surface: watch.surface)
-            guard seen.insert(target).inserted, shown[target] == nil,
-                let metadata = read.metadata[watch.widget], let excerpt = read.timelines[watch.widget],
-                excerpt.entry != nil, excerpt.covers(now),
-                case let (protectionClass, decision)? = try? decide(watch.widget, on: watch.surface, metadata: metadata),
-                decision == .content
+        for (index, target) in plan.targets.enumerated() {
+            guard case .success((let protectionClass, .content))? = target.decided,
+                let metadata = read.metadata[target.widget], let excerpt = read.timelines[target.widget],
+                excerpt.entry != nil, excerpt.covers(now)
             else { continue }
             jobs.append(
                 ContentJob(
-                    target: target, excerpt: excerpt, reloadDue: metadata.reloadDue,
-                    actionPending: actions.isAwaitingTimeline(watch.widget)))
+                    target: index, widget: target.widget, surface: target.surface, excerpt: excerpt,
+                    reloadDue: metadata.reloadDue, actionPending: actions.isAwaitingTimeline(target.widget)))
             protections.append(ReplyProtection(protectionClass: protectionClass))
         }
         guard jobs.count > 1 else { return }
-        let stamp = device.presentationStamp
         let made = ContentReplies(count: jobs.count)
         let (state, staleAfter) = (store.deviceState, self.staleAfter)
         presentReplies(jobs.count) { [jobs] index in
             let job = jobs[index]
             let presentation = PresentationRules.present(
-                .content, widget: job.target.widget, excerpt: job.excerpt, placeholder: nil,
-                reloadDue: job.reloadDue, surface: job.target.surface, now: now, state: state, staleAfter: staleAfter,
+                .content, widget: job.widget, excerpt: job.excerpt, placeholder: nil,
+                reloadDue: job.reloadDue, surface: job.surface, now: now, state: state, staleAfter: staleAfter,
                 actionPending: job.actionPending)
             let nextChange = PresentationRules.nextChange(of: presentation, excerpt: job.excerpt, now: now, staleAfter: staleAfter)
             let encoded = ExactReply.encode(presentation: presentation, continues: true)
             made.store(index, (presentation, nextChange, encoded, try? PresentationDigest(of: encoded)))
         }
-        let overtaken = device.presentationStamp != stamp
+        let overtaken = device.presentationStamp != plan.stamp
         for (index, job) in jobs.enumerated() {
             guard var reply = made.take(index) else { continue }
             guard !overtaken else {
@@ -406,9 +477,11 @@ extension TimelineService {
     }
 
     /// One presentation `presentTogether` has made on another thread: a content
-    /// decision and the excerpt it shows.
+    /// decision and the excerpt it shows, for the plan's target at `target`.
     private struct ContentJob: Sendable {
-        let target: WatchTarget
+        let target: Int
+        let widget: WidgetID
+        let surface: Surface
         let excerpt: TimelineExcerpt
         let reloadDue: Date?
         let actionPending: Bool
@@ -448,7 +521,8 @@ extension TimelineService {
         var timelines: [WidgetID: TimelineExcerpt] = [:]
     }
 
-    /// What one refresh pass presents: a widget on a surface.
+    /// What one refresh pass presents: a widget on a surface (the key its plan groups
+    /// watches by).
     private struct WatchTarget: Hashable, Sendable {
         let widget: WidgetID
         let surface: Surface
@@ -533,13 +607,15 @@ extension TimelineService {
     }
 }
 
-/// The service's wake timers wake it for what changes by itself.
+/// The service's date timer wakes it for what changes by itself at a date.
 extension TimelineService: WakeSchedulerDelegate {
-    /// The wake-up: purges that fell due and the inactivity restart (the device's), entry
-    /// dates reached, reloads due.
+    /// The wake-up: entry dates reached, reloads due.
     func wakeUp() {
         let clocks = scheduler.clocks
         let now = clocks.wall
+        // A presentation shows the key state of its instant: a purge or inactivity restart
+        // due by now runs first (the device's key timer, on another clock, may fire later
+        // in this turn), so that a watch is never shown once under the state it left.
         device.applyDueKeyChanges(at: clocks)
         let due = subscriptions.watches.filter { $0.nextChange.map { $0 <= now } ?? false }
         for watch in due { refreshWatches(watch.widget) }
@@ -549,12 +625,11 @@ extension TimelineService: WakeSchedulerDelegate {
 }
 
 extension TimelineService {
-    /// Arms the wake timers for the earliest thing that changes by itself, each on its clock.
+    /// Arms the date timer for the earliest entry date or reload due (the key deadlines
+    /// are the device's to arm: ``DeviceController/keyTimers``).
     func reschedule() {
         let now = self.now
-        wake.reschedule(
-            purge: store.nextDeadline, inactivity: store.requirePasscodeDue,
-            date: [subscriptions.nextChange, reloads.nextDue(after: now)].compactMap { $0 }.min())
+        wake.reschedule(date: [subscriptions.nextChange, reloads.nextDue(after: now)].compactMap { $0 }.min())
     }
 
     /// The wall clock was set, forward or back: every choice made from a date is made

@@ -12,7 +12,7 @@ import WidgetdWire
 /// handlers, and what the store's timelines show.
 ///
 /// Owned parts, one concept each: the ``GroupCommitter``, the ``PresentationResponder``,
-/// the ``WakeScheduler``, the ``Subscriptions`` (watches and reload watches), the
+/// the ``WakeScheduler`` of its dates, the ``Subscriptions`` (watches and reload watches), the
 /// ``ReloadSchedule`` and the ``BackgroundIndex`` (with its waiting calls) hold their own
 /// state. The key state and settings are the ``DeviceController``'s: read here, and
 /// changed only through its `apply`, which tells this service as its
@@ -50,7 +50,8 @@ final class TimelineService {
     let bodies = CanonicalBodyEncoder()
     /// Cached `GetPresentation` replies and the memory of requests that reach them.
     var responder: PresentationResponder
-    /// The one loop timer for the next thing that changes by itself.
+    /// The loop timer for the next entry date reached or reload due (the key deadlines
+    /// are the device's: ``DeviceController/keyTimers``).
     let wake: WakeScheduler
     /// The store's metadata index, filled in slices, and the calls waiting for it.
     let index: BackgroundIndex
@@ -97,7 +98,7 @@ final class TimelineService {
         index.delegate = self
     }
 
-    /// Starts the background index and arms the wake timer.
+    /// Starts the background index and arms the date timer.
     func start() {
         index.start()
         reschedule()
@@ -151,7 +152,7 @@ final class TimelineService {
 /// calls that waited for it (``whenIndexed(_:method:_:)``).
 extension TimelineService: BackgroundIndexDelegate {
     /// What a slice of the background index found: the due reloads among it are
-    /// announced, and the wake timer re-armed for an earlier one.
+    /// announced, and the date timer re-armed for an earlier one.
     func indexed(_ found: [TimelineMetadata]) {
         let now = self.now
         for metadata in found {

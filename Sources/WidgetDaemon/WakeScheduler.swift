@@ -1,14 +1,16 @@
 import FoundationEssentials
 import WidgetdPOSIX
 
-/// The loop timers that wake the service for the next thing that changes by itself, one
+/// The loop timers that wake their owner for the next thing that changes by itself, one
 /// per clock (DESIGN §8): a class-A purge falling due (a duration: monotonic), the
 /// inactivity restart (`RequirePasscodeAfterSec=`: boot time, sleep counts), a watched
 /// entry's date or a reload due (dates: the wall clock).
 ///
-/// The service says when (``reschedule(purge:inactivity:date:)``); this keeps at most one
-/// timer armed per clock, so that many dates cost one timer and re-arming to the same
-/// instant costs nothing, and wakes its ``delegate`` when one fires. Loop only.
+/// Each owner arms what it runs: the ``DeviceController`` its key deadlines (the purge
+/// and the inactivity restart), the ``TimelineService`` its dates. The owner says when
+/// (``reschedule(purge:inactivity:date:)``); this keeps at most one timer armed per
+/// clock, so that many dates cost one timer and re-arming to the same instant costs
+/// nothing, and wakes its ``delegate`` when one fires. Loop only.
 final class WakeScheduler {
     private struct Armed {
         let deadline: TimerDeadline
@@ -24,15 +26,16 @@ final class WakeScheduler {
         guard case .wall(let date) = dateTimer?.deadline else { return nil }
         return date
     }
-    /// Who is woken when a timer fires (the service, which owns this scheduler); `nil`: nobody.
+    /// Who is woken when a timer fires (its owner); `nil`: nobody.
     weak var delegate: (any WakeSchedulerDelegate)?
 
     init(scheduler: any Scheduling) {
         self.scheduler = scheduler
     }
 
-    /// Arms a timer for each instant given (none for `nil`), replacing the ones armed.
-    func reschedule(purge: MonotonicInstant?, inactivity: BootInstant?, date: Date?) {
+    /// Arms a timer for each instant given (none for `nil` or left out), replacing the
+    /// ones armed.
+    func reschedule(purge: MonotonicInstant? = nil, inactivity: BootInstant? = nil, date: Date? = nil) {
         arm(&purgeTimer, purge.map { .monotonic($0) })
         arm(&inactivityTimer, inactivity.map { .boottime($0) })
         arm(&dateTimer, date.map { .wall($0) })

@@ -29,6 +29,7 @@ final class WidgetService: VarlinkCallHandler {
             scheduler: scheduler, store: store, access: access, device: device, limits: limits, logger: logger)
         device.follower = timelines
         timelines.start()
+        device.start()
         // The keys allocated while opening the store may have hit the limit already.
         device.reportMemoryNotLocked()
     }

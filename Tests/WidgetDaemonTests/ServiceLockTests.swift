@@ -22,6 +22,23 @@ import Testing
         #expect(harness.state() == "locked")
     }
 
+    /// The class-A purge and the inactivity restart are the device side's deadlines, armed
+    /// and run by it: with no timeline side following it, both still come on time.
+    @Test func theDeviceSideArmsAndRunsItsKeyDeadlinesAlone() throws {
+        let harness = try ServiceHarness(classAGrace: 10)
+        harness.ok("io.widgetd.Device.SetPasscode", ["new": "1234"])
+        harness.service.device.follower = nil
+        harness.ok("io.widgetd.Device.Lock")
+        harness.scheduler.advance(by: 9.9)
+        #expect(harness.heldClasses().contains("complete"))
+        harness.scheduler.advance(by: 0.1)
+        #expect(!harness.heldClasses().contains("complete"))
+        #expect(harness.state() == "locked")
+        // `RequirePasscodeAfterSec=`'s default, three days after the lock.
+        harness.scheduler.advance(by: 72 * 3600 - 10)
+        #expect(harness.state() == "beforeFirstUnlock")
+    }
+
     @Test func anUnlockWithinTheGraceKeepsClassAAndDisarmsThePurge() throws {
         let harness = try ServiceHarness(classAGrace: 10)
         harness.ok("io.widgetd.Device.SetPasscode", ["new": "1234"])
