@@ -14,6 +14,8 @@ final class DaemonRuntime {
     private let logger: Logger
     private let loop: EventLoop
     private let store: TimelineStore
+    /// Logs what the store finds outside any call (`StoreEventReporter`).
+    private let storeEvents: StoreEventLog
     /// Held while the daemon runs: a second widgetd on the same directory is refused.
     private let stateLock: StateDirectoryLock
     private let service: WidgetService
@@ -53,14 +55,9 @@ final class DaemonRuntime {
                 "a wipe cut short by a crash or power loss was finished: the store is a new one",
                 event: "wipe_finished", metadata: ["state_directory": paths.stateDirectory])
         }
-        let logRebuild = { [logger] (rebuild: LedgerRebuild) in
-            logger.critical(
-                "--start-over: the lost catalog was rebuilt from the timeline files; a file rolled back before the loss cannot be told, and files that did not open were left out",
-                event: "catalog_rebuilt",
-                metadata: ["restored": "\(rebuild.restored)", "excluded": "\(rebuild.excluded.joined(separator: " "))"])
-        }
-        store.ledgerRebuilt = logRebuild
-        if let rebuild = opened.rebuiltLedger { logRebuild(rebuild) }
+        storeEvents = StoreEventLog(logger: logger)
+        store.reporter = storeEvents
+        if let rebuild = opened.rebuiltLedger { storeEvents.ledgerRebuilt(rebuild) }
         if opened.awaitingPasscodeToRebuildLedger {
             logger.warning(
                 "--start-over: the catalog is lost; only placeholders are served until the first unlock with the passcode rebuilds it from the timeline files",

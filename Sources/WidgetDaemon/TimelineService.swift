@@ -85,9 +85,6 @@ final class TimelineService {
         committer = GroupCommitter(store: store, scheduler: scheduler)
         wake = WakeScheduler(scheduler: scheduler)
         index = BackgroundIndex(store: store, scheduler: scheduler, logger: logger)
-        store.refusedEntry = { [logger] error in
-            logger.warning("timeline entry refused, skipped", event: "entry_refused", error: error)
-        }
         responder = PresentationResponder(limit: store.configuration.maxCachedTimelines, stamp: device.presentationStamp)
         committer.delegate = self
         wake.delegate = self

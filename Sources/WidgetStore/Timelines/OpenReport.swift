@@ -5,7 +5,7 @@
 /// The waits it names are as the open left them; the store's live state
 /// (`TimelineStore.awaitingPasscodeToRebuildLedger`, `awaitingPasscodeToAnchor`) moves
 /// on at the unlock that proves the keybag, and a rebuild done then is told through
-/// `TimelineStore.ledgerRebuilt`.
+/// `StoreEventReporter.ledgerRebuilt`.
 package struct OpenReport: Equatable, Sendable {
     /// The rollback counter's value when the open found the keybag or the catalog one
     /// ahead of it (written, then a crash before the increment) and caught up; else `nil`.

@@ -38,8 +38,9 @@ final class TimelineDirectory {
     private let custody: KeyCustody
     /// Where writes land first; pending records are read before the files.
     var journal: Journal?
-    /// Told of each entry that indexing refused to open (see `TimelineStore.refusedEntry`).
-    var refusedEntry: (StoreError) -> Void = { _ in }
+    /// Told of each entry that indexing refused to open, and of a rebuilt catalog
+    /// (`TimelineStore.reporter`).
+    weak var reporter: (any StoreEventReporter)?
     /// Each widget's latest generation and deletion, authenticated (replaced at a wipe).
     var ledger: GenerationLedger
 
@@ -306,7 +307,7 @@ final class TimelineDirectory {
                 // reads as absent; anything else is a real failure.
                 switch error {
                 case .corrupt: break
-                case .unsafeEntry: refusedEntry(error)
+                case .unsafeEntry: reporter?.entryRefused(error)
                 default: throw error
                 }
             }

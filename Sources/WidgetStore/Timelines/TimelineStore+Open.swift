@@ -141,7 +141,7 @@ extension TimelineStore {
         timelines.journal = journal
         let found = LedgerRebuild(restored: restored, excluded: excluded.sorted())
         rebuiltLedger = found
-        ledgerRebuilt(found)
+        timelines.reporter?.ledgerRebuilt(found)
     }
 
     /// The generation of the timeline file `name` once the whole file opened under the

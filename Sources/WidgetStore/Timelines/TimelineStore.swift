@@ -226,10 +226,6 @@ package final class TimelineStore {
     /// What the rebuild of a lost catalog found, once done (see `rebuildLedger`).
     package internal(set) var rebuiltLedger: LedgerRebuild?
 
-    /// Told when a lost catalog was rebuilt (at open without a passcode, else at the
-    /// unlock that proved it), so that the daemon logs what was left out.
-    package var ledgerRebuilt: (LedgerRebuild) -> Void = { _ in }
-
     /// Whether this store's keybag was made by this open or the last `wipe()` (a new
     /// state directory, a start over, an erase): nothing of an earlier store is here,
     /// so a missing settings file means the documented defaults, not a lost file.
@@ -250,12 +246,10 @@ package final class TimelineStore {
     /// 3 KiB between folds.
     package static let defaultJournalCapacity = Journal.defaultCapacity
 
-    /// Told of each entry of `timelines/` that indexing refused to open (a FIFO, a
-    /// symbolic link, a file of another user: `StoreError.unsafeEntry`), so that the
-    /// daemon logs it; the entry is skipped and every other widget is listed.
-    package var refusedEntry: (StoreError) -> Void {
-        get { timelines.refusedEntry }
-        set { timelines.refusedEntry = newValue }
+    /// Who hears of a refused entry and a rebuilt catalog, to log them.
+    package var reporter: (any StoreEventReporter)? {
+        get { timelines.reporter }
+        set { timelines.reporter = newValue }
     }
 
     /// Why the store runs without its journal although one was asked for (a full disk
