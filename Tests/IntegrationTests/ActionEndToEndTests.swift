@@ -218,6 +218,7 @@ import Testing
         #expect(try control.call("io.widgetd.Host.PerformAction", ["widget": Self.clock, "surface": "homeScreen", "action": "play"]).error
             == "io.widgetd.ProviderUnavailable")
         #expect(try control.call("io.widgetd.Provider.WatchActions").error == "org.varlink.service.ExpectedMore")
+        withExtendedLifetime(weather) {}  // its stream stays open to the end
     }
 
     @Test func aFloodingHostIsToldToTryAgainLater() throws {
@@ -241,6 +242,7 @@ import Testing
         // Another host is not slowed.
         #expect(try control.call("io.widgetd.Host.PerformAction", ["widget": Self.clock, "surface": "homeScreen", "action": "tap"])
             .parameters["outcome"] as? String == "delivered")
+        withExtendedLifetime(provider) {}  // its stream takes the deliveries to the end
     }
 
     @Test func watchWidgetsFollowsTheStore() throws {
