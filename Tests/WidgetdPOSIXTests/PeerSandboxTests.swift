@@ -205,7 +205,7 @@ struct PeerSandboxTests {
         let directory = try Syscall.openDirectoryPath("/proc/self")
         defer { Syscall.close(directory) }
         let status = try String(contentsOfFile: "/proc/self/status", encoding: .utf8)
-        let flag = try #require(PeerSandbox.hasNoNewPrivileges(directory))
+        let flag: Bool = try #require(PeerSandbox.hasNoNewPrivileges(directory) as Bool?)
         #expect(status.contains("NoNewPrivs:\t\(flag ? 1 : 0)\n"))
     }
 }
