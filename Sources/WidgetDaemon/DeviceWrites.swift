@@ -15,8 +15,13 @@ final class DeviceWrites {
     /// Where the writes run (a test holds it to stand for a sync that has not returned).
     static let queue = DispatchQueue(label: "widgetd.device-writes", qos: .userInitiated)
 
+    typealias Turn = (_ done: @escaping () -> Void) -> Void
+
     private let scheduler: any Scheduling
-    private var waiting: [(_ done: @escaping () -> Void) -> Void] = []
+    /// The turns waiting, from `head` on (taken without moving the rest: a crowd of
+    /// them is run in linear time).
+    private var waiting: [Turn?] = []
+    private var head = 0
     private var isRunning = false
 
     init(scheduler: any Scheduling) {
@@ -28,7 +33,7 @@ final class DeviceWrites {
 
     /// Runs `turn` on the loop once the turns before it are done; it calls `done` (at
     /// once or later, on the loop) when it is.
-    func take(_ turn: @escaping (_ done: @escaping () -> Void) -> Void) {
+    func take(_ turn: @escaping Turn) {
         waiting.append(turn)
         startNext()
     }
@@ -42,15 +47,39 @@ final class DeviceWrites {
         }
     }
 
+    /// Runs the waiting turns in order, one at a time. A loop, not a recursion: a turn
+    /// done at once (settings left unchanged) lets the next begin here, however many wait.
     private func startNext() {
-        guard !isRunning, !waiting.isEmpty else { return }
-        isRunning = true
-        let turn = waiting.removeFirst()
-        turn { [weak self] in
-            guard let self else { return }
-            isRunning = false
-            startNext()
+        while !isRunning, let turn = takeFirst() {
+            isRunning = true
+            let state = TurnState()
+            turn { [weak self] in
+                guard let self else { return }
+                isRunning = false
+                if state.isStarting { state.finishedAtOnce = true } else { startNext() }
+            }
+            state.isStarting = false
+            guard state.finishedAtOnce else { return }
         }
+    }
+
+    /// The oldest waiting turn, if any.
+    private func takeFirst() -> Turn? {
+        guard head < waiting.count else { return nil }
+        let turn = waiting[head]
+        waiting[head] = nil
+        head += 1
+        if head == waiting.count {
+            waiting.removeAll(keepingCapacity: true)
+            head = 0
+        }
+        return turn
+    }
+
+    /// Whether a turn is still being started, and whether it finished meanwhile.
+    private final class TurnState {
+        var isStarting = true
+        var finishedAtOnce = false
     }
 }
 
