@@ -18,7 +18,7 @@ import WidgetdPOSIX
 ///
 /// Threading: the loop's, like the service that owns it.
 final class BackgroundIndex {
-    private let store: TimelineStore
+    private let store: any StoreTimelinesFace
     private let scheduler: any Scheduling
     private let logger: Logger
 
@@ -36,7 +36,7 @@ final class BackgroundIndex {
     /// which owns this index); `nil`: nobody.
     weak var delegate: (any BackgroundIndexDelegate)?
 
-    init(store: TimelineStore, scheduler: any Scheduling, logger: Logger) {
+    init(store: any StoreTimelinesFace, scheduler: any Scheduling, logger: Logger) {
         self.store = store
         self.scheduler = scheduler
         self.logger = logger

@@ -19,7 +19,7 @@ import WidgetdWire
 /// it and hands its result back through ``Scheduling/execute(_:)``.
 final class DeviceController {
     let scheduler: any Scheduling
-    let store: TimelineStore
+    let store: any StoreDeviceFace
     let access: AccessControl
     let logger: Logger
 
@@ -56,7 +56,7 @@ final class DeviceController {
     /// hence weak); `nil`: none are followed.
     weak var sessionFollower: (any SessionFollower)?
 
-    init(scheduler: any Scheduling, store: TimelineStore, access: AccessControl, logger: Logger) {
+    init(scheduler: any Scheduling, store: any StoreDeviceFace, access: AccessControl, logger: Logger) {
         self.scheduler = scheduler
         self.store = store
         self.access = access

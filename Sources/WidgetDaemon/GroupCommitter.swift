@@ -26,7 +26,7 @@ final class GroupCommitter {
     /// One accepted write and the call to answer.
     typealias Item = (context: CallContext, write: TimelineStore.TimelineWrite)
 
-    private let store: TimelineStore
+    private let store: any StoreTimelinesFace
     private let scheduler: any Scheduling
     /// The accepted writes not yet handed to a commit, each with its place in the order
     /// of acceptance (``whenCommitted(_:)``).
@@ -59,7 +59,7 @@ final class GroupCommitter {
     weak var delegate: (any GroupCommitterDelegate)?
 
     init(
-        store: TimelineStore, scheduler: any Scheduling, commitsLoneWritesOnLoop: Bool = true,
+        store: any StoreTimelinesFace, scheduler: any Scheduling, commitsLoneWritesOnLoop: Bool = true,
         nanoseconds: @escaping @Sendable () -> UInt64 = { DispatchTime.now().uptimeNanoseconds }
     ) {
         self.store = store

@@ -40,7 +40,7 @@ enum DerivedRequest: @unchecked Sendable {
 extension PasscodeRequest {
     /// `Unlock(passcode)`, which arrived at lock epoch `arrived`.
     static func unlock(
-        _ context: CallContext, passcode: SecureBytes, arrived: LockEpoch, store: TimelineStore, now: @escaping () -> ClockReading
+        _ context: CallContext, passcode: SecureBytes, arrived: LockEpoch, store: any StoreDeviceFace, now: @escaping () -> ClockReading
     ) -> PasscodeRequest {
         PasscodeRequest(context: context, method: WidgetdMethod.unlock.fullName) { () throws(StoreError) in
             let derivation = try store.beginUnlock(now: now(), lockEpoch: arrived)
@@ -52,7 +52,7 @@ extension PasscodeRequest {
 
     /// `SetPasscode(current, new)`: set (no current), change, or remove (no new).
     static func setPasscode(
-        _ context: CallContext, current: SecureBytes?, new: SecureBytes?, store: TimelineStore, now: @escaping () -> ClockReading
+        _ context: CallContext, current: SecureBytes?, new: SecureBytes?, store: any StoreDeviceFace, now: @escaping () -> ClockReading
     ) -> PasscodeRequest {
         PasscodeRequest(context: context, method: WidgetdMethod.setPasscode.fullName) { () throws(StoreError) in
             let change = try store.beginSetPasscode(hasCurrent: current != nil, hasNew: new != nil, now: now())

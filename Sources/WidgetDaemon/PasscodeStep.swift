@@ -13,11 +13,11 @@ import WidgetdWire
 /// it back. Kept in memory as recorded on disk, and out of step whenever the record
 /// could not be read or written: the restrictive value costs only PAM's convenience.
 final class PasscodeStep {
-    private let store: TimelineStore
+    private let store: any StoreDeviceFace
     /// What `GetStatus.passcodeInStep` says.
     private(set) var inStep: Bool
 
-    init(store: TimelineStore, logger: Logger) {
+    init(store: any StoreDeviceFace, logger: Logger) {
         self.store = store
         inStep = store.loadPasscodeInStep()
         if !inStep { logger.notice("passcode out of step with the login password", event: "passcode_out_of_step") }

@@ -9,7 +9,7 @@ import WidgetStore
 /// announcement beside its other metadata (from the class-`none` section, so it works
 /// in every lock state): the daemon keeps no map of its own per stored timeline.
 struct ReloadSchedule {
-    let store: TimelineStore
+    let store: any StoreTimelinesFace
 
     /// The widgets whose reload is due at `now` and not yet announced.
     func due(at now: Date) -> [WidgetID] { store.unannouncedReloads(dueAt: now) }

@@ -10,7 +10,7 @@ import WidgetStore
 /// administrator sets new ones. A new (or wiped) store gets the documented defaults
 /// written, so that its file is never missing later.
 struct StoredSettings {
-    let store: TimelineStore
+    let store: any StoreDeviceFace
     let logger: Logger
 
     /// The encoder for settings set by a call: sorted keys, so equal values give equal bytes.

@@ -23,7 +23,7 @@ import WidgetdWire
 /// ``Scheduling/execute(_:)``. The store is therefore only ever touched from the loop.
 final class TimelineService {
     let scheduler: any Scheduling
-    let store: TimelineStore
+    let store: any StoreTimelinesFace
     let access: AccessControl
     /// The key state and settings every presentation depends on.
     unowned let device: DeviceController
@@ -72,7 +72,7 @@ final class TimelineService {
     var now: Date { scheduler.now }
 
     init(
-        scheduler: any Scheduling, store: TimelineStore, access: AccessControl, device: DeviceController,
+        scheduler: any Scheduling, store: any StoreTimelinesFace, access: AccessControl, device: DeviceController,
         limits: TimelineLimits, logger: Logger
     ) {
         self.scheduler = scheduler
