@@ -20,31 +20,21 @@ extension DeviceController {
     /// and the call answered once it is durable.
     func setSettings(_ call: VarlinkCall, _ context: CallContext) throws(ServiceError) {
         let parameters = try call.decodedParameters(SetSettingsParameters.self)
-        var changes: [(inout Settings) -> Void] = []
-        if let access = parameters.lockScreenWidgetsAccess { changes.append { $0.lockScreenWidgetsAccess = access } }
-        if let hidden = parameters.hiddenLockScreenWidgets {
-            let widgets: [WidgetID]
-            do { widgets = try hidden.map { try WidgetID($0) } } catch {
-                throw .invalidParameter("hiddenLockScreenWidgets")
-            }
-            changes.append { $0.hiddenLockScreenWidgets = widgets }
-        }
-        if let hide = parameters.hideSensitiveComplications {
-            guard let value = HideSensitiveComplications(rawValue: hide) else {
+        let access = parameters.lockScreenWidgetsAccess
+        let hiddenOnLockScreen = try Self.widgetIDs(parameters.hiddenLockScreenWidgets, "hiddenLockScreenWidgets")
+        let hideSensitive = try parameters.hideSensitiveComplications.map { (text) throws(ServiceError) in
+            guard let value = HideSensitiveComplications(rawValue: text) else {
                 throw .invalidParameter("hideSensitiveComplications")
             }
-            changes.append { $0.hideSensitiveComplications = value }
+            return value
         }
-        if let hidden = parameters.hiddenComplications {
-            let widgets: [WidgetID]
-            do { widgets = try hidden.map { try WidgetID($0) } } catch {
-                throw .invalidParameter("hiddenComplications")
-            }
-            changes.append { $0.hiddenComplications = widgets }
-        }
+        let hiddenComplications = try Self.widgetIDs(parameters.hiddenComplications, "hiddenComplications")
         writes.take { [unowned self] done in
             var new = settings
-            for change in changes { change(&new) }
+            if let access { new.lockScreenWidgetsAccess = access }
+            if let hiddenOnLockScreen { new.hiddenLockScreenWidgets = hiddenOnLockScreen }
+            if let hideSensitive { new.hideSensitiveComplications = hideSensitive }
+            if let hiddenComplications { new.hiddenComplications = hiddenComplications }
             // Saved even if unchanged while unreadable: setting them is what ends the restriction.
             guard new != settings || settingsUnreadable else {
                 context.reply(SettingsReply(settings: settings))
@@ -68,5 +58,11 @@ extension DeviceController {
                 done()
             }
         }
+    }
+
+    /// The widget ids of a list parameter, `nil` when it is absent.
+    private static func widgetIDs(_ texts: [String]?, _ parameter: String) throws(ServiceError) -> [WidgetID]? {
+        guard let texts else { return nil }
+        do { return try texts.map { try WidgetID($0) } } catch { throw .invalidParameter(parameter) }
     }
 }

@@ -225,10 +225,10 @@ final class KeyCustody {
         return verifier.counting
     }
 
-    /// See `TimelineStore.finishUnlock(_:now:)`: the verdict, its keybag written here.
+    /// See `TimelineStore.finishUnlock(_:now:)`: the judgement, its keybag written here.
     func finishUnlock(_ derived: DerivedPasscode, now: ClockReading) throws(KeyError) {
-        let verdict = try judgeUnlock(derived, now: now)
-        _ = try complete(verdict, written: verdict.write?.perform().result, now: now)
+        let judgement = try judgeUnlock(derived, now: now)
+        _ = try complete(judgement, written: judgement.write?.perform().result, now: now)
     }
 
     /// Judges a derived passcode without writing anything: what to write (the count of
@@ -285,7 +285,7 @@ final class KeyCustody {
         do throws(CryptoError) { return try keybag.unwrapAll(with: key) } catch { throw KeyError.reading(keybagPath, error) }
     }
 
-    /// The verdict on a wrong passcode: counted (written, then `complete` throws the
+    /// The judgement on a wrong passcode: counted (written, then `complete` throws the
     /// answer and sets `wipeDue` when the count reached `wipeAfterFailedAttempts`), or
     /// thrown at once when it repeats the last wrong one, which is not counted again.
     private func judgeFailure(_ key: SecureBytes, now: ClockReading) throws(KeyError) -> PasscodeJudgement {
@@ -302,7 +302,7 @@ final class KeyCustody {
         return PasscodeJudgement(outcome: .wrongPasscode(counted: updated), write: write(updated))
     }
 
-    /// Applies a verdict once its keybag is `written` (`nil`: it writes none): the
+    /// Applies a judgement once its keybag is `written` (`nil`: it writes none): the
     /// keybag written is the keybag from now on, then the outcome follows. Returns the
     /// classes dropped (a passcode newly set on a locked device).
     ///
@@ -310,10 +310,10 @@ final class KeyCustody {
     /// does (`unlockInterrupted`); the count it reset stays reset, since the passcode
     /// was right. A passcode change is applied all the same (see `finishSetPasscode`).
     func complete(
-        _ verdict: PasscodeJudgement, written: Result<Keybag, KeyError>?, now: ClockReading
+        _ judgement: PasscodeJudgement, written: Result<Keybag, KeyError>?, now: ClockReading
     ) throws(KeyError) -> [ProtectionClass] {
         if case .success(let saved)? = written { keybag = saved }
-        switch verdict.outcome {
+        switch judgement.outcome {
         case .unlocked(let released, let epoch):
             if epoch != lockEpoch { throw .unlockInterrupted }
             lifecycle.unlock(releasing: released)
@@ -377,8 +377,8 @@ final class KeyCustody {
     func finishSetPasscode(
         _ derived: DerivedPasscodeChange, now: ClockReading, inUse: Set<Keybag.Generation>?
     ) throws(KeyError) -> [ProtectionClass] {
-        let verdict = try judgeSetPasscode(derived, now: now, inUse: inUse)
-        return try complete(verdict, written: verdict.write?.perform().result, now: now)
+        let judgement = try judgeSetPasscode(derived, now: now, inUse: inUse)
+        return try complete(judgement, written: judgement.write?.perform().result, now: now)
     }
 
     /// Judges a derived passcode change without writing anything.

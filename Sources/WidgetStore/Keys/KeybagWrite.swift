@@ -12,7 +12,7 @@ import WidgetdPOSIX
 /// the MAC key a reference kept alive by this write, the anchor and the space reserve
 /// take turns with their own locks. Only a wipe (which removes the keybag and replaces
 /// the MAC key) or another keybag save must not run at the same time, and the store
-/// refuses both while a verdict is out (`TimelineStore.isJudging`).
+/// refuses both while a judgement is out (`TimelineStore.isJudging`).
 package struct KeybagWrite: @unchecked Sendable {
     let keybag: Keybag
     let stateDirectory: String

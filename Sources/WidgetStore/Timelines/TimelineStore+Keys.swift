@@ -37,46 +37,46 @@ extension TimelineStore {
     /// a wrong one is counted all the same, or a Lock sent behind each guess would make
     /// guessing free.
     package func finishUnlock(_ derived: DerivedPasscode, now: ClockReading) throws(StoreError) {
-        let verdict = try judgeUnlock(derived, now: now)
-        try complete(verdict, written: verdict.write?.perform(), now: now)
+        let judgement = try judgeUnlock(derived, now: now)
+        try complete(judgement, written: judgement.write?.perform(), now: now)
     }
 
-    // MARK: A verdict judged here, its keybag written elsewhere
+    // MARK: A judgement judged here, its keybag written elsewhere
 
     /// `finishUnlock` in two steps, for a caller that writes the keybag off this thread
-    /// (a slow disk's syncs must hold no one else): the verdict on a derived passcode,
+    /// (a slow disk's syncs must hold no one else): the judgement on a derived passcode,
     /// judged and changing nothing yet. Throws at once what needs no write (see
     /// `finishUnlock`). Its `write`, if any, is performed anywhere, then handed to
     /// `complete`; until then `isJudging` holds no wipe may run.
     package func judgeUnlock(_ derived: DerivedPasscode, now: ClockReading) throws(StoreError) -> PasscodeJudgement {
-        precondition(!isJudging, "a passcode verdict is already out")
-        let verdict = try fromKeys { () throws(KeyError) in try custody.judgeUnlock(derived, now: now) }
-        isJudging = verdict.write != nil
-        return verdict
+        precondition(!isJudging, "a passcode judgement is already out")
+        let judgement = try fromKeys { () throws(KeyError) in try custody.judgeUnlock(derived, now: now) }
+        isJudging = judgement.write != nil
+        return judgement
     }
 
     /// `finishSetPasscode` in two steps: see `judgeUnlock`. The generation new writes
     /// are sealed to now is kept (as if a file were sealed to it), since writes go on
     /// being sealed to it until the change is complete.
     package func judgeSetPasscode(_ derived: DerivedPasscodeChange, now: ClockReading) throws(StoreError) -> PasscodeJudgement {
-        precondition(!isJudging, "a passcode verdict is already out")
+        precondition(!isJudging, "a passcode judgement is already out")
         let inUse = keyGenerationsInUse.map { $0.union([custody.keybag.writeGeneration(.complete)]) }
-        let verdict = try fromKeys { () throws(KeyError) in try custody.judgeSetPasscode(derived, now: now, inUse: inUse) }
-        isJudging = verdict.write != nil
-        return verdict
+        let judgement = try fromKeys { () throws(KeyError) in try custody.judgeSetPasscode(derived, now: now, inUse: inUse) }
+        isJudging = judgement.write != nil
+        return judgement
     }
 
-    /// Applies a verdict once its keybag was `written` (what `KeybagWrite.perform`
+    /// Applies a judgement once its keybag was `written` (what `KeybagWrite.perform`
     /// returned; `nil` when it writes none): the keybag written is the store's from
     /// now on, then an unlock releases the keys, a passcode change takes effect, a wrong
     /// passcode throws (and crypto-erases when it reached the limit). A lock while the
     /// keybag was written beats an unlock (`unlockInterrupted`).
-    package func complete(_ verdict: PasscodeJudgement, written: WrittenKeybag?, now: ClockReading) throws(StoreError) {
+    package func complete(_ judgement: PasscodeJudgement, written: WrittenKeybag?, now: ClockReading) throws(StoreError) {
         isJudging = false
         purge(try wipingWhenDue { () throws(StoreError) in
-            try fromKeys { () throws(KeyError) in try custody.complete(verdict, written: written?.result, now: now) }
+            try fromKeys { () throws(KeyError) in try custody.complete(judgement, written: written?.result, now: now) }
         })
-        guard case .unlocked = verdict.outcome, custody.keybag.passcodeSet else { return }
+        guard case .unlocked = judgement.outcome, custody.keybag.passcodeSet else { return }
         try take(.passcodeProved)
     }
 
@@ -165,7 +165,7 @@ extension TimelineStore {
     /// nothing): the device stays locked, and a passcode newly set on it brings the lock
     /// rules as from that lock (`KeyLifecycle.passcodeWasSet`).
     package func finishSetPasscode(_ derived: DerivedPasscodeChange, now: ClockReading) throws(StoreError) {
-        precondition(!isJudging, "a passcode verdict is already out")
+        precondition(!isJudging, "a passcode judgement is already out")
         let inUse = keyGenerationsInUse
         purge(try wipingWhenDue { () throws(StoreError) in
             try fromKeys { () throws(KeyError) in try custody.finishSetPasscode(derived, now: now, inUse: inUse) }

@@ -57,7 +57,7 @@ package final class TimelineStore {
     /// Batches prepared and not finished yet. While one is in flight no key generation
     /// is dropped: a write that fails leaves the previous file, perhaps sealed to one.
     var writesInFlight = 0
-    /// Whether a passcode verdict is out (`judgeUnlock`, `judgeSetPasscode`) and its
+    /// Whether a passcode judgement is out (`judgeUnlock`, `judgeSetPasscode`) and its
     /// keybag may be being written elsewhere: until it is complete, no other keybag is
     /// saved (the fold drops no key generation) and the caller runs no wipe.
     package internal(set) var isJudging = false
@@ -339,7 +339,7 @@ package final class TimelineStore {
     /// A device key its source cannot destroy (a systemd credential) stays; the erase
     /// still holds because the class secrets are gone with the keybag.
     package func wipe() throws(StoreError) {
-        precondition(!isJudging, "a wipe while a passcode verdict's keybag may be being written")
+        precondition(!isJudging, "a wipe while a passcode judgement's keybag may be being written")
         // First, one durable rename takes every timeline out of the store: from here on
         // a crash is finished at the next open (`finishWipe`), not taken for a keybag
         // lost beside its timelines, nor for a store still to be served.
