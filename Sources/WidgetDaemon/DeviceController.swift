@@ -130,23 +130,22 @@ final class DeviceController {
 
     /// The one entry point of every device change: applies the writes already answered
     /// (a wipe first commits every accepted write: it is parked until they are, so that
-    /// there are rarely any left), changes the store,
-    /// zeroes the cached
-    /// presentations and unsent replies the new state no longer allows, runs `answer`
-    /// (the call's reply, so that it goes before what monitors and watches hear, as a
-    /// `Lock`'s reply always has), publishes the events, re-arms the key timers, and has
-    /// the follower re-present the watches and re-arm its date timer. Throws what the store refused (a wrong passcode, an
-    /// interrupted unlock, a wipe after failed attempts, which is applied before it is
-    /// thrown) without running `answer`: the caller fails its call.
+    /// there are rarely any left), changes the store, zeroes the cached presentations and
+    /// unsent replies the new state no longer allows, runs `answer` (the call's reply, so
+    /// that it goes before what monitors and watches hear, as a `Lock`'s reply always
+    /// has), publishes the events, re-arms the key timers, and has the follower
+    /// re-present the watches and re-arm its date timer. Throws what the store refused (a
+    /// wrong passcode, an interrupted unlock, a wipe after failed attempts, which is
+    /// applied before it is thrown) without running `answer`: the caller fails its call.
     ///
-    /// No other change waits for a commit, so that a slow disk holds no peer's call:
-    /// a write not yet prepared is sealed under the state it is prepared in (public keys
+    /// No other change waits for a commit, so that a slow disk holds no peer's call: a
+    /// write not yet prepared is sealed under the state it is prepared in (public keys
     /// only; the cache rules are judged when it is applied), and a running one under the
     /// state it was prepared in (its copies of the class wrap keys are zeroed once it is
-    /// sealed, before its journal sync). An unlock and a passcode change, which may replace the
-    /// keybag or wipe, are parked before this until the writes before them are durable
-    /// (`PasscodeQueue.finish`), and their keybag and new settings are written off the
-    /// loop before it (``DeviceWrites``).
+    /// sealed, before its journal sync). An unlock and a passcode change, which may
+    /// replace the keybag or wipe, are parked before this until the writes before them
+    /// are durable (`PasscodeQueue.finish`), and their keybag and new settings are written
+    /// off the loop before it (``DeviceWrites``).
     func apply(_ change: DeviceChange, answer: () -> Void = {}) throws(ServiceError) {
         if case .wipe = change { follower?.commitAcceptedWrites() } else { follower?.applyAnsweredWrites() }
         let published: [DeviceEvent.Kind]
