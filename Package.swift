@@ -2,7 +2,7 @@
 // widgetd — an encrypted widget timeline store for Linux.
 //
 // Dependencies point one way (docs/ARCHITECTURE.md):
-//   C modules ← WidgetdPOSIX ← WidgetStore ← WidgetDaemon ← widgetd
+//   C modules ← WidgetdPOSIX ← StoreAnchor ← StoreLedger ← StoreKeys ← WidgetStore ← WidgetDaemon ← widgetd
 //   CSodium ← SecureMemory ← WidgetCrypto ← WidgetStore, WidgetTPM
 //   Varlink, WidgetdPOSIX, SecureMemory ← VarlinkTransport ← WidgetDaemon
 //   WidgetModel, Varlink and WidgetdWire are pure (no I/O, no C) and used by both sides.
@@ -73,15 +73,30 @@ let package = Package(
         .target(
             name: "VarlinkTransport",
             dependencies: ["Varlink", "StrictJSON", "WidgetdPOSIX", "SecureMemory", .product(name: "Logging", package: "swift-log")]),
-        // Device key, keybag, class-key lifecycle, encrypted timeline files, cache.
-        .target(name: "WidgetStore", dependencies: ["SecureMemory", "WidgetCrypto", "WidgetModel", "WidgetdPOSIX"]),
+        // The store, in four targets whose dependencies point one way, so that the
+        // compiler keeps its walls (docs/ARCHITECTURE.md, "The store"):
+        //   StoreAnchor ← StoreLedger ← StoreKeys ← WidgetStore
+        // The rollback anchor: the counter outside the state directory (a TPM's NV index)
+        // that the keybag and the ledger are both anchored to.
+        .target(name: "StoreAnchor", dependencies: ["WidgetdPOSIX"]),
+        // The state directory's files: its file system calls, the timeline file format,
+        // the write-ahead journal, the generation ledger and its fold.
+        .target(name: "StoreLedger", dependencies: ["StoreAnchor", "SecureMemory", "WidgetCrypto", "WidgetModel", "WidgetdPOSIX"]),
+        // The device key, the keybag, passcodes and the class keys' lifecycle.
+        .target(name: "StoreKeys", dependencies: ["StoreAnchor", "StoreLedger", "SecureMemory", "WidgetCrypto", "WidgetModel", "WidgetdPOSIX"]),
+        // The timelines on top, and the two faces the daemon sees: the device's and the
+        // timelines' (`StoreDeviceFace`, `StoreTimelinesFace`).
+        .target(
+            name: "WidgetStore",
+            dependencies: ["StoreAnchor", "StoreLedger", "StoreKeys", "SecureMemory", "WidgetCrypto", "WidgetModel", "WidgetdPOSIX"]),
         // Typed TPM2 through tpm2-tss's ESAPI: sealed blobs, the passcode tangle, the NV counter.
         .target(name: "WidgetTPM", dependencies: ["CTPM2", "SecureMemory", "WidgetCrypto"]),
         // The daemon: event loop, Varlink server, authorization, config, systemd.
         .target(
             name: "WidgetDaemon",
             dependencies: [
-                "WidgetStore", "WidgetdPOSIX", "SecureMemory", "WidgetCrypto", "WidgetModel", "Varlink", "VarlinkTransport", "WidgetdWire", "StrictJSON", "CSystemd", "CSystemShims",
+                "WidgetStore", "StoreKeys", "StoreLedger", "StoreAnchor", "WidgetdPOSIX", "SecureMemory", "WidgetCrypto", "WidgetModel", "Varlink",
+                "VarlinkTransport", "WidgetdWire", "StrictJSON", "CSystemd", "CSystemShims",
                 // KeyProtection=tpm2: the TPM's device-key source, plugged into the store here.
                 "WidgetTPM",
                 .product(name: "Logging", package: "swift-log"),
@@ -115,7 +130,7 @@ let package = Package(
         .target(
             name: "Benchmarks",
             dependencies: [
-                "WidgetStore", "WidgetdPOSIX", "WidgetModel", "SecureMemory", "CSystemShims", "StrictJSON", "Varlink", "WidgetdWire",
+                "WidgetStore", "StoreKeys", "WidgetdPOSIX", "WidgetModel", "SecureMemory", "CSystemShims", "StrictJSON", "Varlink", "WidgetdWire",
                 .product(name: "HeapModule", package: "swift-collections"),
                 .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "SystemPackage", package: "swift-system"),
@@ -140,11 +155,13 @@ let package = Package(
                 "VarlinkTransport", "Varlink", "WidgetdPOSIX", "WidgetdWire", "TestSupport",
                 .product(name: "Logging", package: "swift-log"),
             ]),
-        .testTarget(name: "WidgetStoreTests", dependencies: ["WidgetStore", "SecureMemory", "WidgetCrypto", "WidgetModel", "WidgetdPOSIX"]),
+        .testTarget(
+            name: "WidgetStoreTests",
+            dependencies: ["WidgetStore", "StoreKeys", "StoreLedger", "StoreAnchor", "SecureMemory", "WidgetCrypto", "WidgetModel", "WidgetdPOSIX"]),
         .testTarget(
             name: "WidgetDaemonTests",
             dependencies: [
-                "WidgetDaemon", "WidgetStore", "SecureMemory", "WidgetCrypto", "WidgetModel", "Varlink", "VarlinkTransport", "WidgetdWire", "WidgetdPOSIX", "TestSupport",
+                "WidgetDaemon", "WidgetStore", "StoreKeys", "StoreLedger", "StoreAnchor", "SecureMemory", "WidgetCrypto", "WidgetModel", "Varlink", "VarlinkTransport", "WidgetdWire", "WidgetdPOSIX", "TestSupport",
                 // The TPM2 passcode verifier's tests read the TPM's dictionary-attack state.
                 "WidgetTPM",
                 .product(name: "Logging", package: "swift-log"),

@@ -1,9 +1,9 @@
 // libFuzzer harness: the parsers of what an attacker with access to the state directory
 // may have written — a timeline file (`TimelineFile.parse`) and the write-ahead journal
 // (`Journal.parse`: its header and length arithmetic run before any MAC check). Both are
-// internal to WidgetStore; scripts/fuzz builds the module with -enable-testing.
+// StoreLedger's, shared within the package (scripts/fuzz passes -package-name).
 import SecureMemory
-@testable import WidgetStore
+import StoreLedger
 
 private let journalKey = try! [UInt8](repeating: 7, count: 32).withUnsafeBytes { try SecureBytes(copying: $0) }
 

@@ -1,5 +1,6 @@
 import Foundation
 import SecureMemory
+import StoreKeys
 import WidgetModel
 import WidgetStore
 

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Logging
+import StoreKeys
 import WidgetModel
 import WidgetStore
 import WidgetdWire

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import SecureMemory
+import StoreKeys
 import VarlinkTransport
 import WidgetStore
 import WidgetdPOSIX
@@ -45,7 +46,7 @@ extension PasscodeRequest {
         PasscodeRequest(context: context, method: WidgetdMethod.unlock.fullName) { () throws(StoreError) in
             let derivation = try store.beginUnlock(now: now(), lockEpoch: arrived)
             return PasscodeDerivationWork {
-                do throws(StoreError) { return .success(.unlock(try derivation.derive(passcode))) } catch { return .failure(error) }
+                do throws(KeyError) { return .success(.unlock(try derivation.derive(passcode))) } catch { return .failure(StoreError(error)) }
             }
         }
     }
@@ -57,8 +58,8 @@ extension PasscodeRequest {
         PasscodeRequest(context: context, method: WidgetdMethod.setPasscode.fullName) { () throws(StoreError) in
             let change = try store.beginSetPasscode(hasCurrent: current != nil, hasNew: new != nil, now: now())
             return PasscodeDerivationWork {
-                do throws(StoreError) { return .success(.passcodeChange(try change.derive(current: current, new: new))) } catch {
-                    return .failure(error)
+                do throws(KeyError) { return .success(.passcodeChange(try change.derive(current: current, new: new))) } catch {
+                    return .failure(StoreError(error))
                 }
             }
         }

@@ -1,4 +1,5 @@
 import SecureMemory
+import StoreKeys
 import WidgetStore
 import WidgetTPM
 
@@ -6,7 +7,7 @@ import WidgetTPM
 /// `STATE/device-key.tpm2` on disk) as the store's `DeviceKeySource`.
 ///
 /// WidgetTPM sits below the store and throws its own `TPM2DeviceKeyError`; the store's
-/// protocol throws `StoreError`. This is where both modules are visible, so the
+/// protocol throws `KeyError`. This is where both modules are visible, so the
 /// forwarding lives here: a missing blob beside a keybag is the store's
 /// `deviceKey(.missing)` like a missing key file, and every other refusal (another
 /// TPM's blob, a wiped seed, a TPM that stopped answering) is
@@ -24,23 +25,23 @@ struct TPM2StoreDeviceKeySource: DeviceKeySource {
         TPM2StoreDeviceKeySource(sealed: try TPM2DeviceKeySource.open(tcti: tcti, stateDirectory: stateDirectory))
     }
 
-    func loadDeviceKey(mayCreate: Bool) throws(StoreError) -> (key: SecureBytes, kind: DeviceKeyKind) {
+    func loadDeviceKey(mayCreate: Bool) throws(KeyError) -> (key: SecureBytes, kind: DeviceKeyKind) {
         do throws(TPM2DeviceKeyError) {
             return (try sealed.loadDeviceKey(mayCreate: mayCreate), .tpm2)
         } catch {
-            throw Self.storeError(error)
+            throw Self.keyError(error)
         }
     }
 
     /// The store's NV indices (`TPM2DeviceKeySource.recordedIndices`).
     var keybagBinding: [UInt8] { sealed.recordedIndices }
 
-    func destroyDeviceKey() throws(StoreError) {
-        do throws(TPM2DeviceKeyError) { try sealed.destroyDeviceKey() } catch { throw Self.storeError(error) }
+    func destroyDeviceKey() throws(KeyError) {
+        do throws(TPM2DeviceKeyError) { try sealed.destroyDeviceKey() } catch { throw Self.keyError(error) }
     }
 
     /// The store's view of a TPM refusal; no case of either type carries key material.
-    static func storeError(_ error: TPM2DeviceKeyError) -> StoreError {
+    static func keyError(_ error: TPM2DeviceKeyError) -> KeyError {
         switch error {
         case .missing(let path): .deviceKey(.missing(path: path))
         case .deviceUnavailable, .wrongSize, .file, .tpm: .deviceKey(.sourceFailed(source: .tpm2, reason: error.description))

@@ -1,4 +1,5 @@
 import SecureMemory
+import StoreKeys
 import WidgetCrypto
 import WidgetStore
 import WidgetTPM
@@ -26,18 +27,18 @@ struct TPM2StorePasscodeVerifier: PasscodeVerifier {
 
     var counting: AttemptCounting { .tpm2 }
 
-    func enroll(passcodeKey: SecureBytes) throws(StoreError) -> (secret: SecureBytes, blob: [UInt8]) {
+    func enroll(passcodeKey: SecureBytes) throws(KeyError) -> (secret: SecureBytes, blob: [UInt8]) {
         do throws(TPM2Error) {
             let secret: SecureBytes
             do throws(SecureMemoryError) { secret = try SecureBytes.random(count: Self.secretByteCount) } catch { throw .crypto(CryptoError(error)) }
             let blob = try device.seal(secret, authValue: try TPM2PasscodeTangle.authValue(fromPasscodeKey: passcodeKey))
             return (secret, blob.bytes)
         } catch {
-            throw Self.storeError(error)
+            throw Self.keyError(error)
         }
     }
 
-    func open(_ blob: [UInt8], passcodeKey: SecureBytes) throws(StoreError) -> PasscodeVerdict {
+    func open(_ blob: [UInt8], passcodeKey: SecureBytes) throws(KeyError) -> PasscodeVerdict {
         do throws(TPM2Error) {
             let sealed = try TPM2SealedBlob(bytes: blob)
             let secret = try device.unseal(sealed, authValue: try TPM2PasscodeTangle.authValue(fromPasscodeKey: passcodeKey))
@@ -48,7 +49,7 @@ struct TPM2StorePasscodeVerifier: PasscodeVerifier {
         } catch .lockedOut {
             return .lockedOut(retryAfter: recoveryWait)
         } catch {
-            throw Self.storeError(error)
+            throw Self.keyError(error)
         }
     }
 
@@ -69,7 +70,7 @@ struct TPM2StorePasscodeVerifier: PasscodeVerifier {
     /// The store's view of a TPM refusal: a blob another TPM sealed or sealed before a
     /// wipe, a malformed blob, or a TPM that failed. The text names the response code,
     /// never a secret.
-    static func storeError(_ error: TPM2Error) -> StoreError {
+    static func keyError(_ error: TPM2Error) -> KeyError {
         .passcodeVerifierFailed(reason: "TPM2: \(error)")
     }
 }

@@ -1,3 +1,4 @@
+import StoreAnchor
 import WidgetStore
 import WidgetTPM
 
@@ -5,7 +6,7 @@ import WidgetTPM
 /// store's `RollbackCounter`, on the same device as the sealed device key, so that the
 /// keybag and the catalog are anchored where no restored backup reaches (DESIGN §9).
 ///
-/// WidgetTPM throws `TPM2Error`, the store's protocol `StoreError`: the forwarding lives
+/// WidgetTPM throws `TPM2Error`, the store's protocol `AnchorError`: the forwarding lives
 /// here, where both are visible. A counter never incremented reads 0 (the store sets
 /// it up before its first anchor); every TPM failure is `rollbackCounter(reason:)`
 /// with the TPM's text (the device and the response code), a start error at open and
@@ -15,21 +16,21 @@ import WidgetTPM
 struct TPM2StoreRollbackCounter: RollbackCounter {
     let device: TPM2Device
 
-    func read() throws(StoreError) -> UInt64 {
+    func read() throws(AnchorError) -> UInt64 {
         do throws(TPM2Error) {
             return try device.readCounter()
         } catch .counterUninitialized {
             return 0
         } catch {
-            throw Self.storeError(error)
+            throw Self.anchorError(error)
         }
     }
 
-    func increment() throws(StoreError) -> UInt64 {
-        do throws(TPM2Error) { return try device.incrementCounter() } catch { throw Self.storeError(error) }
+    func increment() throws(AnchorError) -> UInt64 {
+        do throws(TPM2Error) { return try device.incrementCounter() } catch { throw Self.anchorError(error) }
     }
 
-    private static func storeError(_ error: TPM2Error) -> StoreError {
+    private static func anchorError(_ error: TPM2Error) -> AnchorError {
         .rollbackCounter(reason: "TPM2 NV counter: \(error)")
     }
 }

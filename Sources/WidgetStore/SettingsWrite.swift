@@ -1,4 +1,6 @@
 import SecureMemory
+import StoreKeys
+import StoreLedger
 
 /// Settings bytes to be written as the settings file atomically and durably, on any
 /// thread: the daemon writes them off its loop (`TimelineStore.settingsWrite`). The MAC
@@ -11,5 +13,14 @@ package struct SettingsWrite: @unchecked Sendable {
     /// Writes the file; when this returns, it survives a crash.
     package func perform() -> Result<Void, StoreError> {
         Result { () throws(StoreError) in try SettingsFile.save(bytes, stateDirectory: stateDirectory, macKey: macKey) }
+    }
+}
+
+extension SettingsFile {
+    /// Writes `settings`, refusing more than `maximumBytes`: the store's error, for the
+    /// daemon's `SetSettings`.
+    static func save(_ settings: [UInt8], stateDirectory: String, macKey: SecureBytes) throws(StoreError) {
+        guard settings.count <= maximumBytes else { throw .tooLarge(limit: maximumBytes) }
+        try fromLedger { () throws(LedgerError) in try write(settings, stateDirectory: stateDirectory, macKey: macKey) }
     }
 }

@@ -1,101 +1,10 @@
 import Glibc
 import SecureMemory
+import StoreAnchor
+import StoreKeys
+import StoreLedger
 import WidgetCrypto
 import WidgetdPOSIX
-
-/// Why a file failed verification. Never says anything about its plaintext.
-package enum CorruptionReason: Sendable, Equatable, CustomStringConvertible {
-    /// A MAC, AEAD tag or sealed box did not verify: altered, moved between classes, or a foreign key.
-    case authenticationFailure
-    /// The file ends before its format says it should.
-    case truncated
-    /// The file does not start with the expected magic bytes.
-    case badMagic
-    /// A format version this build does not read.
-    case unsupportedVersion
-    /// The file belongs to another widget (copied or renamed over this one).
-    case wrongWidget
-    /// The file's class is unknown or disagrees with its authenticated metadata.
-    case wrongClass
-    /// A length or field is out of range, or bytes follow the end of the format.
-    case malformed
-    /// The file is sealed to class keys this keybag does not hold: the keybag is older
-    /// than the file (restored from a backup), and opens nothing written after it.
-    /// Thrown for a body only; the file's metadata stays readable.
-    case unknownKeyGeneration
-    /// The file is older than the generation the catalog records for its widget
-    /// (restored from a backup): refused, its body never served. Thrown for a body only.
-    case rolledBack
-
-    package var description: String {
-        switch self {
-        case .authenticationFailure: "authentication failed (altered, or not made with this device key)"
-        case .truncated: "truncated"
-        case .badMagic: "not a widgetd file (bad magic)"
-        case .unsupportedVersion: "unsupported format version"
-        case .wrongWidget: "belongs to another widget"
-        case .wrongClass: "unknown or inconsistent protection class"
-        case .malformed: "malformed"
-        case .unknownKeyGeneration: "sealed to class keys the keybag does not hold (a keybag restored from before the file?)"
-        case .rolledBack: "rolled back: older than the generation the catalog records (a file restored from a backup?)"
-        }
-    }
-}
-
-/// A problem with the device key.
-package enum DeviceKeyProblem: Sendable, Equatable, CustomStringConvertible {
-    /// The key file can be read by its group or by others (or is not owned by us).
-    case insecurePermissions(path: String)
-    /// The key file does not hold exactly 32 bytes.
-    case wrongSize(path: String, bytes: Int)
-    /// The key file is missing while a keybag made with it exists.
-    case missing(path: String)
-    /// The injected source (a TPM) could not give or destroy the key: its own text,
-    /// which names the device and the refusal and never the key.
-    case sourceFailed(source: DeviceKeyKind, reason: String)
-
-    package var description: String {
-        switch self {
-        case .insecurePermissions(let path):
-            "device key \(path) is readable by group or others, or owned by another user; fix with chmod 600 / chown, or remove it only if no data must survive"
-        case .wrongSize(let path, let bytes):
-            "device key \(path) holds \(bytes) bytes; it must hold exactly 32 (e.g. head -c 32 /dev/urandom)"
-        case .missing(let path):
-            "device key \(path) is missing while the keybag made with it exists; restore it (nothing was changed), or erase everything with widgetd --start-over after removing the keybag too"
-        case .sourceFailed(let source, let reason):
-            "the \(source.rawValue) device key cannot be used: \(reason)"
-        }
-    }
-}
-
-/// Why the store refused an entry of its state directory without reading it.
-///
-/// Whoever can write the state directory could plant a FIFO (an `open` that never
-/// returns), a link to a file elsewhere, or a file of another user; the store opens
-/// nothing of the kind, and trusts no directory that others may write.
-package enum UnsafeEntryReason: Sendable, Equatable, CustomStringConvertible {
-    /// A symbolic link: the store never follows one inside its state directory.
-    case symbolicLink
-    /// Not a regular file (a FIFO, socket, device or directory).
-    case notRegularFile
-    /// Not a directory where the store keeps one.
-    case notDirectory
-    /// Owned by another user than the daemon's.
-    case foreignOwner(uid: UInt32)
-    /// A directory that its group or others may write (`mode` is its permission bits).
-    case writableByOthers(mode: UInt32)
-
-    package var description: String {
-        switch self {
-        case .symbolicLink: "is a symbolic link, which widgetd never follows in its state directory"
-        case .notRegularFile: "is not a regular file (a FIFO, socket, device or directory)"
-        case .notDirectory: "is not a directory"
-        case .foreignOwner(let uid): "is owned by uid \(uid), not by the daemon's uid \(geteuid())"
-        case .writableByOthers(let mode):
-            "is writable by its group or others (mode \(String(mode, radix: 8))); fix with chmod go-w"
-        }
-    }
-}
 
 /// Everything `TimelineStore` can throw. No case carries key bytes, passcodes or content.
 ///
@@ -204,8 +113,8 @@ package enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     }
 
     /// The keys part's error at the facade: case for case; what the ledger threw for it
-    /// as the ledger's is mapped, and an injected source's passes through.
-    init(_ error: KeyError) {
+    /// as the ledger's is mapped.
+    package init(_ error: KeyError) {
         switch error {
         case .wrongPasscode(let n, let retry): self = .wrongPasscode(failedAttempts: n, retryAfter: retry)
         case .tryAgainLater(let retry): self = .tryAgainLater(retryAfter: retry)
@@ -216,7 +125,6 @@ package enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
         case .passcodeVerifierFailed(let reason): self = .passcodeVerifierFailed(reason: reason)
         case .anchor(let error): self.init(error)
         case .ledger(let error): self.init(error)
-        case .source(let error): self = error
         case .crypto(let error): self.init(error)
         }
     }
@@ -226,12 +134,11 @@ package enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
         switch error {
         case .rolledBack(let file, let found, let expected): self = .rolledBack(file: file, found: found, expected: expected)
         case .rollbackCounter(let reason): self = .rollbackCounter(reason: reason)
-        case .counter(let error): self = error
         }
     }
 
     /// Maps a crypto failure outside a file (key derivation, allocation) to a store error.
-    init(_ error: CryptoError) {
+    package init(_ error: CryptoError) {
         switch error {
         case .outOfSecureMemory: self = .outOfSecureMemory
         case .authenticationFailure, .invalidLength, .initializationFailed, .operationFailed:
@@ -256,4 +163,16 @@ func fromLedger<R>(_ body: () throws(LedgerError) -> R) throws(StoreError) -> R 
 @inline(__always) @discardableResult
 func fromKeys<R>(_ body: () throws(KeyError) -> R) throws(StoreError) -> R {
     do { return try body() } catch { throw StoreError(error) }
+}
+
+extension StoreError: CarriesCryptoError {}
+
+@inline(__always)
+func crypto<R>(_ body: () throws(CryptoError) -> R) throws(StoreError) -> R {
+    try StoreError.crypto(body)
+}
+
+@inline(__always)
+func secureMemory<R>(_ body: () throws(SecureMemoryError) -> R) throws(StoreError) -> R {
+    try StoreError.secureMemory(body)
 }

@@ -11,7 +11,8 @@ import Testing
 
     /// The modules outside the client library's API.
     static let packageOnly = [
-        "SecureMemory", "WidgetCrypto", "WidgetTPM", "WidgetdPOSIX", "VarlinkTransport", "WidgetStore",
+        "SecureMemory", "WidgetCrypto", "WidgetTPM", "WidgetdPOSIX", "VarlinkTransport",
+        "StoreAnchor", "StoreLedger", "StoreKeys", "WidgetStore",
         "WidgetDaemon", "WidgetControl", "WidgetdCommand", "Benchmarks",
     ]
 

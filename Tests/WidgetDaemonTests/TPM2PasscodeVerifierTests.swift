@@ -1,13 +1,14 @@
 import Foundation
 import Glibc
 import SecureMemory
-import Testing
+import StoreKeys
 import TestSupport
+import Testing
 import WidgetCrypto
-import WidgetTPM
-
 @testable import WidgetDaemon
 @testable import WidgetStore
+import WidgetTPM
+
 
 /// `KeyProtection=tpm2`: passcode attempts verified by the TPM (DESIGN §9). The store is
 /// wired as the daemon wires it (`DaemonRuntime.passcodeVerifier(for:)`), on one swtpm
@@ -136,12 +137,12 @@ import WidgetTPM
         // Another TPM refuses the blob whatever the passcode, and counts nothing.
         let other = try TPMStoreFixture()
         let elsewhere = TPM2StorePasscodeVerifier(device: other.device)
-        #expect(throws: StoreError.self) { try elsewhere.open(blob, passcodeKey: key) }
+        #expect(throws: KeyError.self) { try elsewhere.open(blob, passcodeKey: key) }
         #expect(try other.device.dictionaryAttackStatus().failedTries == 0)
 
         // After a wipe the blob from before opens nothing on its own TPM either.
         try store.wipe()
-        let error = #expect(throws: StoreError.self) { try verifier.open(blob, passcodeKey: key) }
+        let error = #expect(throws: KeyError.self) { try verifier.open(blob, passcodeKey: key) }
         guard case .passcodeVerifierFailed = error else { Issue.record("after a wipe: \(String(describing: error))"); return }
         #expect(try f.device.dictionaryAttackStatus().failedTries == 0)
     }

@@ -1,7 +1,10 @@
+@testable import StoreAnchor
+@testable import StoreKeys
+@testable import StoreLedger
 import Testing
 import WidgetCrypto
-import WidgetdPOSIX
 @testable import WidgetStore
+import WidgetdPOSIX
 
 /// Each part's error maps onto the one `StoreError` it stands for, with the same text:
 /// the daemon's Varlink errors and messages are chosen from `StoreError` alone.
@@ -18,7 +21,6 @@ import WidgetdPOSIX
         (.crypto(.outOfSecureMemory), .outOfSecureMemory),
         (.crypto(.operationFailed("argon2id")), .cryptoFailure(CryptoError.operationFailed("argon2id").description)),
         (.anchor(.rollbackCounter(reason: "gone")), .rollbackCounter(reason: "gone")),
-        (.anchor(.counter(.rollbackCounter(reason: "TPM says no"))), .rollbackCounter(reason: "TPM says no")),
         (.anchor(.rolledBack(file: "/s/catalog", found: 3, expected: 4)), .rolledBack(file: "/s/catalog", found: 3, expected: 4)),
     ]
 
@@ -31,15 +33,13 @@ import WidgetdPOSIX
         (.noPasscodeSet, .noPasscodeSet),
         (.deviceKey(.missing(path: "/s/device.key")), .deviceKey(.missing(path: "/s/device.key"))),
         (.deviceKey(.wrongSize(path: "/s/device.key", bytes: 31)), .deviceKey(.wrongSize(path: "/s/device.key", bytes: 31))),
+        (.deviceKey(.sourceFailed(source: .tpm2, reason: "sealed elsewhere")),
+         .deviceKey(.sourceFailed(source: .tpm2, reason: "sealed elsewhere"))),
         (.passcodeVerifierFailed(reason: "no TPM"), .passcodeVerifierFailed(reason: "no TPM")),
         (.anchor(.rolledBack(file: "/s/keybag", found: 3, expected: 4)), .rolledBack(file: "/s/keybag", found: 3, expected: 4)),
         (.anchor(.rollbackCounter(reason: "reset")), .rollbackCounter(reason: "reset")),
-        (.anchor(.counter(.rollbackCounter(reason: "TPM says no"))), .rollbackCounter(reason: "TPM says no")),
         (.ledger(.corrupt(file: "/s/keybag", reason: .badMagic)), .corrupt(file: "/s/keybag", reason: .badMagic)),
         (.ledger(io), .io(operation: "open", path: "/s/catalog", errno: Errno(rawValue: 5))),
-        (.source(.deviceKey(.sourceFailed(source: .tpm2, reason: "sealed elsewhere"))),
-         .deviceKey(.sourceFailed(source: .tpm2, reason: "sealed elsewhere"))),
-        (.source(.wiped), .wiped),
         (.crypto(.outOfSecureMemory), .outOfSecureMemory),
         (.crypto(.authenticationFailure), .cryptoFailure(CryptoError.authenticationFailure.description)),
     ]

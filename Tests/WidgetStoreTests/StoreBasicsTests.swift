@@ -1,9 +1,11 @@
 import Foundation
 import Glibc
+@testable import StoreKeys
+@testable import StoreLedger
 import Testing
 import WidgetModel
-import WidgetdPOSIX
 @testable import WidgetStore
+import WidgetdPOSIX
 
 /// Device key, timeline metadata, limits and the cache.
 @Suite struct StoreBasics {

@@ -1,6 +1,8 @@
 import Foundation
 import Glibc
 import SecureMemory
+@testable import StoreKeys
+@testable import StoreLedger
 import Testing
 import WidgetModel
 @testable import WidgetStore

@@ -1,7 +1,8 @@
 import Foundation
+@testable import StoreKeys
 import Testing
-import WidgetdPOSIX
 @testable import WidgetStore
+import WidgetdPOSIX
 
 /// Durations run on the monotonic clock, not on the wall clock (DESIGN §8): setting the
 /// wall clock, forward or back (an NTP correction, a phone whose clock was wrong at

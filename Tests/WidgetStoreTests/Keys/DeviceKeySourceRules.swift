@@ -1,5 +1,6 @@
 import Foundation
 import SecureMemory
+@testable import StoreKeys
 import Testing
 import WidgetModel
 @testable import WidgetStore
@@ -14,15 +15,15 @@ import WidgetModel
         /// Where it says its state outside the directory is (a TPM's NV indices).
         var keybagBinding: [UInt8] = []
 
-        func loadDeviceKey(mayCreate: Bool) throws(StoreError) -> (key: SecureBytes, kind: DeviceKeyKind) {
+        func loadDeviceKey(mayCreate: Bool) throws(KeyError) -> (key: SecureBytes, kind: DeviceKeyKind) {
             if key == nil {
                 guard mayCreate else { throw .deviceKey(.missing(path: "memory")) }
-                key = try secureMemory { () throws(SecureMemoryError) in try SecureBytes.random(count: DeviceKey.byteCount) }
+                key = try KeyError.secureMemory { () throws(SecureMemoryError) in try SecureBytes.random(count: DeviceKey.byteCount) }
             }
-            return (try secureMemory { () throws(SecureMemoryError) in try key!.copy() }, .tpm2)
+            return (try KeyError.secureMemory { () throws(SecureMemoryError) in try key!.copy() }, .tpm2)
         }
 
-        func destroyDeviceKey() throws(StoreError) {
+        func destroyDeviceKey() throws(KeyError) {
             destroyed += 1
             key = nil
         }

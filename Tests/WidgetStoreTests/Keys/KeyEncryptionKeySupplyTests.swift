@@ -1,3 +1,4 @@
+@testable import StoreKeys
 import Testing
 import WidgetCrypto
 @testable import WidgetStore

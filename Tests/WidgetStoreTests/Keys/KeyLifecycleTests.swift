@@ -1,8 +1,9 @@
 import Foundation
+@testable import StoreKeys
 import Testing
 import WidgetModel
-import WidgetdPOSIX
 @testable import WidgetStore
+import WidgetdPOSIX
 
 /// The key-lifecycle rules of DESIGN §3, one test per rule, with an injected clock.
 @Suite struct KeyLifecycleRules {

@@ -1,5 +1,8 @@
 import Foundation
 import SecureMemory
+@testable import StoreAnchor
+@testable import StoreKeys
+@testable import StoreLedger
 import Testing
 import WidgetCrypto
 import WidgetModel
@@ -15,15 +18,15 @@ final class FakeRollbackCounter: RollbackCounter, @unchecked Sendable {
     private var failNext = false
     private var broken = false
 
-    func read() throws(StoreError) -> UInt64 {
-        try locked { () throws(StoreError) in
+    func read() throws(AnchorError) -> UInt64 {
+        try locked { () throws(AnchorError) in
             if broken { throw .rollbackCounter(reason: "broken") }
             return value
         }
     }
 
-    func increment() throws(StoreError) -> UInt64 {
-        try locked { () throws(StoreError) in
+    func increment() throws(AnchorError) -> UInt64 {
+        try locked { () throws(AnchorError) in
             if broken { throw .rollbackCounter(reason: "broken") }
             if failNext {
                 failNext = false
@@ -41,7 +44,7 @@ final class FakeRollbackCounter: RollbackCounter, @unchecked Sendable {
     func breakDown() { lock.withLock { broken = true } }
     func setBack(by steps: UInt64) { lock.withLock { value -= steps } }
 
-    private func locked<T>(_ body: () throws(StoreError) -> T) throws(StoreError) -> T {
+    private func locked<T>(_ body: () throws(AnchorError) -> T) throws(AnchorError) -> T {
         lock.lock()
         defer { lock.unlock() }
         return try body()

@@ -1,4 +1,5 @@
 import Foundation
+@testable import StoreKeys
 import Testing
 import WidgetCrypto
 @testable import WidgetStore

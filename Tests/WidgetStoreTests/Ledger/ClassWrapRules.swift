@@ -1,5 +1,6 @@
 import Foundation
 import SecureMemory
+@testable import StoreLedger
 import Testing
 import WidgetCrypto
 import WidgetModel

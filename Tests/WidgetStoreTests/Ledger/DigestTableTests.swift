@@ -1,3 +1,4 @@
+@testable import StoreLedger
 import Testing
 @testable import WidgetStore
 

@@ -1,4 +1,5 @@
 import SecureMemory
+@testable import StoreLedger
 import Testing
 import WidgetCrypto
 import WidgetModel

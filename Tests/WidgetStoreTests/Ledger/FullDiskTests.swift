@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+@testable import StoreLedger
 import Testing
 import WidgetModel
 @testable import WidgetStore

@@ -1,4 +1,6 @@
 import Foundation
+@testable import StoreKeys
+@testable import StoreLedger
 import Synchronization
 import Testing
 import WidgetModel

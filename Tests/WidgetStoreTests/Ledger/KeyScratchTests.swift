@@ -1,4 +1,5 @@
 import Foundation
+@testable import StoreLedger
 import Testing
 import WidgetCrypto
 import WidgetModel

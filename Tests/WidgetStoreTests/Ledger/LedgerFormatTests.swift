@@ -1,5 +1,7 @@
 import Foundation
 import SecureMemory
+@testable import StoreAnchor
+@testable import StoreLedger
 import Testing
 import WidgetCrypto
 @testable import WidgetStore

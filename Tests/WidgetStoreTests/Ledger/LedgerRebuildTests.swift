@@ -1,4 +1,7 @@
 import Foundation
+@testable import StoreAnchor
+@testable import StoreKeys
+@testable import StoreLedger
 import Testing
 import WidgetModel
 @testable import WidgetStore

@@ -1,4 +1,6 @@
 import Foundation
+@testable import StoreKeys
+@testable import StoreLedger
 import Testing
 import WidgetModel
 @testable import WidgetStore

@@ -1,10 +1,12 @@
 import Foundation
 import Glibc
+@testable import StoreAnchor
+@testable import StoreLedger
 import Testing
 import WidgetCrypto
 import WidgetModel
-import WidgetdPOSIX
 @testable import WidgetStore
+import WidgetdPOSIX
 
 /// The catalog's head carries each provider's usage by the files as folded, kept by
 /// every change of them, so that the next start (orderly or after a crash) judges
