@@ -265,6 +265,8 @@ final class DeviceController {
     }
 }
 
+extension DeviceController: DeviceStateView {}
+
 /// What the timeline side does when the device changes, in the order
 /// ``DeviceController/apply(_:answer:)`` calls it: the answered writes are applied (before
 /// a wipe, every accepted write commits); a

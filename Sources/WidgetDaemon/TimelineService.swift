@@ -26,8 +26,8 @@ final class TimelineService {
     let scheduler: any Scheduling
     let store: any StoreTimelinesFace
     let access: AccessControl
-    /// The key state and settings every presentation depends on.
-    unowned let device: DeviceController
+    /// The key state and settings every presentation depends on; nothing of the store.
+    unowned let device: any DeviceStateView
     var logger: Logger
     /// Timeline limits for validation of provider input.
     var limits: TimelineLimits
@@ -73,7 +73,7 @@ final class TimelineService {
     var now: Date { scheduler.now }
 
     init(
-        scheduler: any Scheduling, store: any StoreTimelinesFace, access: AccessControl, device: DeviceController,
+        scheduler: any Scheduling, store: any StoreTimelinesFace, access: AccessControl, device: any DeviceStateView,
         limits: TimelineLimits, logger: Logger
     ) {
         self.scheduler = scheduler
