@@ -169,14 +169,13 @@ final class TimelineDirectory {
     /// new one if only the directory sync failed. Index whichever is there; dropping
     /// the entry instead would report the widget missing once the index is complete,
     /// while its file is intact on disk (CrashSafetyTests).
-    func reindexFromDisk(name: String, widget: WidgetID) {
-        guard let key = FileDigest(fileName: name) else { return }
+    func reindexFromDisk(_ key: FileDigest, widget: WidgetID) {
         do throws(StoreError) {
-            try verify(name: name, key: key, widget: widget)
+            try verify(name: key.fileName, key: key, widget: widget)
         } catch {
             // A verdict on the file is recorded by `verify`; an I/O error may pass.
             if case .corrupt = error { return }
-            forget(name, widget: widget)
+            forget(key, widget: widget)
             // Its share is not known now: neither is its provider's usage, until the
             // index is complete (counted as none, it could let a provider past its quota).
             index.forgetUsageSinceOpen()
@@ -186,9 +185,8 @@ final class TimelineDirectory {
 
     // MARK: Recording
 
-    /// Records metadata just written under file `name`, `fileBytes` long.
-    func record(_ name: String, _ metadata: TimelineMetadata, fileBytes: Int) {
-        guard let key = FileDigest(fileName: name) else { return }
+    /// Records metadata just written to the file of `key`, `fileBytes` long.
+    func record(_ key: FileDigest, _ metadata: TimelineMetadata, fileBytes: Int) {
         index.record(key, metadata, fileBytes: fileBytes, marked: !isComplete)
         placeholders.set(key, metadata.placeholder, generation: metadata.generation)
     }
@@ -204,9 +202,8 @@ final class TimelineDirectory {
         placeholders.set(key, placeholder, generation: generation)
     }
 
-    /// Forgets what the index knows of `widget`'s file `name`: the next question reads the disk.
-    func forget(_ name: String, widget: WidgetID) {
-        guard let key = FileDigest(fileName: name) else { return }
+    /// Forgets what the index knows of `widget`'s file of `key`: the next question reads the disk.
+    func forget(_ key: FileDigest, widget: WidgetID) {
         index.forget(key, widget: widget)
         placeholders.remove(key)
     }
@@ -248,15 +245,15 @@ final class TimelineDirectory {
     /// index started: the usage then is not exact enough to leave for the next start.
     private var forgotAfterFailure = false
 
-    /// Notes that a write or a delete is about to change file `name` of `widget`: its
+    /// Notes that a write or a delete is about to change the file of `key` (of `widget`): its
     /// share before is read from the disk first if the index has no verdict yet, so
     /// that the usage since the open takes off what the open's table counted for it.
-    func touch(name: String, widget: WidgetID) {
-        guard let key = FileDigest(fileName: name), !isComplete, index.hasUsageSinceOpen else { return }
+    func touch(_ key: FileDigest, widget: WidgetID) {
+        guard !isComplete, index.hasUsageSinceOpen else { return }
         // A file that fails verification counts for nobody, as the index counts it; one
         // that cannot be read is counted as the open's table did, never less.
         if index.verdict(key, widget: widget) == nil {
-            _ = try? indexedMetadata(name: name, widget: widget, includingPlaceholder: false)
+            _ = try? indexedMetadata(key: key, widget: widget, includingPlaceholder: false)
         }
         index.touch(key, widget: widget)
     }

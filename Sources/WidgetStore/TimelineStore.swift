@@ -548,11 +548,11 @@ package final class TimelineStore {
             filed = bytes.map { TimelineFile.generation(of: $0) ?? 0 }
         }
         guard journaled != nil || filed != nil else {
-            timelines.forget(name, widget: widget)
+            timelines.forget(key, widget: widget)
             timelines.recordAbsent(key, widget: widget)
             throw .widgetNotFound
         }
-        timelines.touch(name: name, widget: widget)
+        timelines.touch(key, widget: widget)
         // Above every generation written or being written (a batch still committing is
         // indexed already), so that none of them replays or is served after this.
         let generation = max(
@@ -613,16 +613,15 @@ package final class TimelineStore {
     /// Applies a committed delete on the store's thread (cache, journal, index), or
     /// throws its failure, having changed nothing.
     package func finishDelete(_ prepared: PreparedDelete, _ result: Result<Void, StoreError>) throws(StoreError) {
-        let name = prepared.key.fileName
         if case .failure(let error) = result {
-            timelines.forget(name, widget: prepared.widget)
+            timelines.forget(prepared.key, widget: prepared.widget)
             throw error
         }
         // A write numbered after the delete was prepared (above it) stands.
         journal?.forget(prepared.key, upTo: prepared.generation)
         if let newer = (try? indexedGeneration(prepared.widget)).flatMap({ $0 }), newer > prepared.generation { return }
         cache.remove(prepared.widget)
-        timelines.forget(name, widget: prepared.widget)
+        timelines.forget(prepared.key, widget: prepared.widget)
         timelines.recordAbsent(prepared.key, widget: prepared.widget)
     }
 

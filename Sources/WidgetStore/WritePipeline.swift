@@ -175,9 +175,9 @@ extension TimelineStore {
                 let wrap: TimelineFile.WrapKind = wrapKeys[classKey] == nil ? .exchange : .classKey
                 let (key, metadata, fileBytes) = try stageForWrite(write, wrap: wrap)
                 let name = key.fileName
-                timelines.touch(name: name, widget: write.widget)
+                timelines.touch(key, widget: write.widget)
                 // Later writes of the same widget build on this generation.
-                timelines.record(name, metadata, fileBytes: fileBytes)
+                timelines.record(key, metadata, fileBytes: fileBytes)
                 staged.append(PreparedWrites.Staged(
                     index: index, key: key, name: name, metadata: metadata, fileBytes: fileBytes, body: write.body,
                     classKey: classKey))
@@ -351,10 +351,10 @@ extension TimelineStore {
             // A delete while it committed recorded itself above it: deleted, not written.
             let deleted = (try? timelines.ledger.verdict(item.key, generation: item.metadata.generation)) == .deleted
             if committed.outcomes[slot] != nil || deleted {
-                timelines.reindexFromDisk(name: item.name, widget: write.widget)
+                timelines.reindexFromDisk(item.key, widget: write.widget)
                 continue
             }
-            timelines.record(item.name, item.metadata, fileBytes: item.fileBytes)
+            timelines.record(item.key, item.metadata, fileBytes: item.fileBytes)
             if shouldCacheWrite(write.protectionClass), cache.admits(write.body) {
                 // The write's own buffer becomes the cached body: no second secure copy.
                 // A later write of the same widget in this batch replaces it.
