@@ -408,7 +408,7 @@ package final class TimelineStore {
         let name = key.fileName
         let path = "\(timelinesDirectory)/\(name)"
         // Always verified from disk: the metadata index is no proof of the body.
-        guard let (sealed, metadata, _) = try timelines.readSealed(name: name, expected: widget) else { throw .widgetNotFound }
+        guard let (sealed, metadata, _) = try timelines.reader.readSealed(key: key, of: widget) else { throw .widgetNotFound }
         try timelines.refuseIfRolledBack(key, generation: metadata.generation, file: path)
         // Verified with the body: a presentation that then needs it reads no file again.
         timelines.setPlaceholder(key, metadata.placeholder, generation: metadata.generation)

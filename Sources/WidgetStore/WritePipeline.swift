@@ -382,8 +382,7 @@ extension TimelineStore {
             throw .tooLarge(limit: TimelineFile.maximumFamilyBytes)
         }
         let key = try timelines.indexKey(for: write.widget)
-        let name = key.fileName
-        let previous = try? timelines.indexedMetadata(name: name, widget: write.widget)
+        let previous = try? timelines.indexedMetadata(key: key, widget: write.widget)
         var metadata = TimelineMetadata(
             widget: write.widget, protectionClass: write.protectionClass, family: write.family,
             generation: max(previous?.generation ?? 0, try fromLedger({ () throws(LedgerError) in try timelines.ledger.lastGeneration(key) })) + 1, reloadDue: write.reloadDue,
