@@ -2,7 +2,7 @@
 // widgetd — an encrypted widget timeline store for Linux.
 //
 // Dependencies point one way (docs/ARCHITECTURE.md):
-//   C modules ← WidgetdPOSIX ← StoreAnchor ← StoreLedger ← StoreKeys ← WidgetStore ← WidgetDaemon ← widgetd
+//   C modules ← WidgetdPOSIX ← StoreAnchor ← StoreFiles ← StoreLedger, StoreKeys ← WidgetStore ← WidgetDaemon ← widgetd
 //   CSodium ← SecureMemory ← WidgetCrypto ← WidgetStore, WidgetTPM
 //   Varlink, WidgetdPOSIX, SecureMemory ← VarlinkTransport ← WidgetDaemon
 //   WidgetModel, Varlink and WidgetdWire are pure (no I/O, no C) and used by both sides.
@@ -73,22 +73,23 @@ let package = Package(
         .target(
             name: "VarlinkTransport",
             dependencies: ["Varlink", "StrictJSON", "WidgetdPOSIX", "SecureMemory", .product(name: "Logging", package: "swift-log")]),
-        // The store, in four targets whose dependencies point one way, so that the
-        // compiler keeps its walls (docs/ARCHITECTURE.md, "The store"):
-        //   StoreAnchor ← StoreLedger ← StoreKeys ← WidgetStore
+        // The store, in five targets whose dependencies point one way, so that the
+        // compiler keeps its walls (docs/ARCHITECTURE.md, "Modules"):
+        //   StoreAnchor ← StoreFiles ← StoreLedger, StoreKeys ← WidgetStore
         // The rollback anchor: the counter outside the state directory (a TPM's NV index)
         // that the keybag and the ledger are both anchored to.
         .target(name: "StoreAnchor", dependencies: ["WidgetdPOSIX"]),
-        // The state directory's files: its file system calls, the timeline file format,
-        // the write-ahead journal, the generation ledger and its fold.
-        .target(name: "StoreLedger", dependencies: ["StoreAnchor", "SecureMemory", "WidgetCrypto", "WidgetModel", "WidgetdPOSIX"]),
+        // The state directory's file system calls, binary coding and the files' error.
+        .target(name: "StoreFiles", dependencies: ["StoreAnchor", "SecureMemory", "WidgetCrypto", "WidgetdPOSIX"]),
+        // The timeline file format, the write-ahead journal, the generation ledger and its fold.
+        .target(name: "StoreLedger", dependencies: ["StoreAnchor", "StoreFiles", "SecureMemory", "WidgetCrypto", "WidgetModel", "WidgetdPOSIX"]),
         // The device key, the keybag, passcodes and the class keys' lifecycle.
-        .target(name: "StoreKeys", dependencies: ["StoreAnchor", "StoreLedger", "SecureMemory", "WidgetCrypto", "WidgetModel", "WidgetdPOSIX"]),
+        .target(name: "StoreKeys", dependencies: ["StoreAnchor", "StoreFiles", "SecureMemory", "WidgetCrypto", "WidgetModel", "WidgetdPOSIX"]),
         // The timelines on top, and the two faces the daemon sees: the device's and the
         // timelines' (`StoreDeviceFace`, `StoreTimelinesFace`).
         .target(
             name: "WidgetStore",
-            dependencies: ["StoreAnchor", "StoreLedger", "StoreKeys", "SecureMemory", "WidgetCrypto", "WidgetModel", "WidgetdPOSIX"]),
+            dependencies: ["StoreAnchor", "StoreFiles", "StoreLedger", "StoreKeys", "SecureMemory", "WidgetCrypto", "WidgetModel", "WidgetdPOSIX"]),
         // Typed TPM2 through tpm2-tss's ESAPI: sealed blobs, the passcode tangle, the NV counter.
         .target(name: "WidgetTPM", dependencies: ["CTPM2", "SecureMemory", "WidgetCrypto"]),
         // The daemon: event loop, Varlink server, authorization, config, systemd.
@@ -157,11 +158,11 @@ let package = Package(
             ]),
         .testTarget(
             name: "WidgetStoreTests",
-            dependencies: ["WidgetStore", "StoreKeys", "StoreLedger", "StoreAnchor", "SecureMemory", "WidgetCrypto", "WidgetModel", "WidgetdPOSIX"]),
+            dependencies: ["WidgetStore", "StoreKeys", "StoreLedger", "StoreFiles", "StoreAnchor", "SecureMemory", "WidgetCrypto", "WidgetModel", "WidgetdPOSIX"]),
         .testTarget(
             name: "WidgetDaemonTests",
             dependencies: [
-                "WidgetDaemon", "WidgetStore", "StoreKeys", "StoreLedger", "StoreAnchor", "SecureMemory", "WidgetCrypto", "WidgetModel", "Varlink", "VarlinkTransport", "WidgetdWire", "WidgetdPOSIX", "TestSupport",
+                "WidgetDaemon", "WidgetStore", "StoreKeys", "StoreLedger", "StoreFiles", "StoreAnchor", "SecureMemory", "WidgetCrypto", "WidgetModel", "Varlink", "VarlinkTransport", "WidgetdWire", "WidgetdPOSIX", "TestSupport",
                 // The TPM2 passcode verifier's tests read the TPM's dictionary-attack state.
                 "WidgetTPM",
                 .product(name: "Logging", package: "swift-log"),

@@ -1,6 +1,6 @@
 // Target StoreAnchor: the rollback anchor (`RollbackAnchor`, `RollbackCounter`), below
 // the ledger and the keys, which both anchor their saves through it and carry its
-// errors as their own `anchor` case (`LedgerError.anchor`, `KeyError.anchor`). It sees
+// errors as their own `anchor` case (`FileError.anchor`, `KeyError.anchor`). It sees
 // neither; the facade maps its errors with `StoreError.init(_: AnchorError)`.
 
 /// What the rollback anchor throws (DESIGN §9). No case carries a secret.

@@ -1,6 +1,6 @@
 import Glibc
 import SecureMemory
-import StoreLedger
+import StoreFiles
 import WidgetdPOSIX
 
 /// The software device-key source (DESIGN §3): the systemd credential
@@ -46,13 +46,13 @@ package struct FileDeviceKeySource: DeviceKeySource {
         }
         guard mayCreate else { throw .deviceKey(.missing(path: path)) }
         let fresh = try KeyError.secureMemory { () throws(SecureMemoryError) in try SecureBytes.random(count: DeviceKey.byteCount) }
-        try throughLedger { () throws(LedgerError) in try FileSystem.createSecretFile(path, directory: stateDirectory, contents: fresh) }
+        try throughFiles { () throws(FileError) in try FileSystem.createSecretFile(path, directory: stateDirectory, contents: fresh) }
         return (fresh, .file)
     }
 
     /// Removes `STATE/device.key`; a credential cannot be destroyed from here.
     package func destroyDeviceKey() throws(KeyError) {
-        try throughLedger { () throws(LedgerError) in try FileSystem.remove("\(stateDirectory)/\(Self.stateFileName)") }
+        try throughFiles { () throws(FileError) in try FileSystem.remove("\(stateDirectory)/\(Self.stateFileName)") }
     }
 
     /// What `readSecret` found.
@@ -70,7 +70,7 @@ package struct FileDeviceKeySource: DeviceKeySource {
     private static func readSecret(
         _ path: String, expected: Int, owners: FileSystem.Owners = .daemon
     ) throws(KeyError) -> SecretFile? {
-        guard let (fd, info) = try throughLedger({ () throws(LedgerError) in try FileSystem.openFileWithStatus(path, owners: owners) })
+        guard let (fd, info) = try throughFiles({ () throws(FileError) in try FileSystem.openFileWithStatus(path, owners: owners) })
         else { return nil }
         defer { Syscall.close(fd) }
         guard Int(info.st_size) == expected else {
@@ -80,7 +80,7 @@ package struct FileDeviceKeySource: DeviceKeySource {
         var offset = 0
         while offset < expected {
             let n = try secret.withUnsafeMutableBytes { (buffer) throws(KeyError) in
-                try throughLedger { () throws(LedgerError) in
+                try throughFiles { () throws(FileError) in
                     try FileSystem.call("read", path) { read(fd.rawValue, buffer.baseAddress! + offset, expected - offset) }
                 }
             }

@@ -8,21 +8,21 @@
 // `classWrapKey(_:generation:)`, the wrap key derived from it; with the injected
 // sources it is built from (`DeviceKeySource`, `PasscodeVerifier`, `RollbackCounter`)
 // and `KeyEncryptionKeySupply` for the write path.
-// It cannot see timelines (WidgetStore is above it), and of StoreLedger uses the file
-// system and its error: what a keybag save needs beside it (the ledger's save) is
-// handed in as a closure (`KeybagCompanion`, `anchorUnanchored`), and the classes a
-// lock drops are returned for the store to purge.
-// Its files are written through the ledger's `FileSystem`; the facade reaches
+// It cannot see timelines (WidgetStore is above it) nor the ledger (StoreLedger, its
+// sibling): what a keybag save needs beside it (the ledger's save) is handed in as a
+// closure (`KeybagCompanion`, `anchorUnanchored`), and the classes a lock drops are
+// returned for the store to purge.
+// Its files are written through StoreFiles' `FileSystem`; the facade reaches
 // `PasscodeStepFile` from `TimelineStore+Keys.swift`.
-// It throws `KeyError` (the anchor's errors carried as `.anchor`, the ledger's as
-// `.ledger`; an injected source throws `KeyError` itself); the facade maps it with
+// It throws `KeyError` (the anchor's errors carried as `.anchor`, the files' as
+// `.file`; an injected source throws `KeyError` itself); the facade maps it with
 // `StoreError.init(_: KeyError)`.
 
 import FoundationEssentials
 import Glibc
 import SecureMemory
 import StoreAnchor
-import StoreLedger
+import StoreFiles
 import WidgetCrypto
 import WidgetModel
 import WidgetdPOSIX
@@ -130,7 +130,7 @@ package final class KeyCustody {
                 do { defaults = Array(try JSONEncoder().encode(Settings())) } catch {
                     preconditionFailure("the default settings always encode: \(error)")
                 }
-                try throughLedger { () throws(LedgerError) in
+                try throughFiles { () throws(FileError) in
                     try SettingsFile.write(defaults, stateDirectory: stateDirectory, macKey: subkeys.settingsMAC)
                 }
             }
@@ -495,7 +495,7 @@ package final class KeyCustody {
 
     /// Writes the keybag carrying `values`, inside an anchored save the caller makes
     /// with the catalog (`GenerationLedger.saveAnchored(withKeybag:)`).
-    package func writeKeybag(carrying values: AnchorValues) throws(LedgerError) {
+    package func writeKeybag(carrying values: AnchorValues) throws(FileError) {
         var anchored = keybag
         anchored.anchors = values
         try anchored.write(stateDirectory: stateDirectory, macKey: subkeys.keybagMAC)

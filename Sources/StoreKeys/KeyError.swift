@@ -1,5 +1,5 @@
 import StoreAnchor
-import StoreLedger
+import StoreFiles
 import WidgetCrypto
 
 /// Everything the keys part throws at its face (`KeyCustody` and what it is built
@@ -27,7 +27,7 @@ package enum KeyError: Error, Sendable, Equatable, CustomStringConvertible {
     /// What the ledger part threw for this one: the keys' files are read and written
     /// through its `FileSystem`, the keybag's format refusals are its `corrupt`, and the
     /// catalog is saved beside a keybag through the closures the store hands in.
-    case ledger(LedgerError)
+    case file(FileError)
     /// libsodium or secure memory failed (key derivation, allocation).
     case crypto(CryptoError)
 
@@ -42,7 +42,7 @@ package enum KeyError: Error, Sendable, Equatable, CustomStringConvertible {
         case .deviceKey(let problem): problem.description
         case .passcodeVerifierFailed(let reason): "the passcode cannot be verified: \(reason)"
         case .anchor(let error): error.description
-        case .ledger(let error): error.description
+        case .file(let error): error.description
         case .crypto(let error): error.description
         }
     }
@@ -50,15 +50,15 @@ package enum KeyError: Error, Sendable, Equatable, CustomStringConvertible {
     /// Maps a crypto failure while reading `file` as the ledger does: authentication
     /// failures become corruption.
     package static func reading(_ file: String, _ error: CryptoError) -> KeyError {
-        .ledger(.reading(file, error))
+        .file(.reading(file, error))
     }
 }
 
 /// Runs a call of the ledger part (its file system) from the keys part, its error
-/// carried as `KeyError.ledger`.
+/// carried as `KeyError.file`.
 @inline(__always) @discardableResult
-package func throughLedger<R>(_ body: () throws(LedgerError) -> R) throws(KeyError) -> R {
-    do { return try body() } catch { throw .ledger(error) }
+package func throughFiles<R>(_ body: () throws(FileError) -> R) throws(KeyError) -> R {
+    do { return try body() } catch { throw .file(error) }
 }
 
 extension KeyError {

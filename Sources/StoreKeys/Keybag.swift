@@ -1,7 +1,7 @@
 import FoundationEssentials
 import SecureMemory
 import StoreAnchor
-import StoreLedger
+import StoreFiles
 import WidgetCrypto
 import WidgetModel
 
@@ -60,9 +60,9 @@ package struct Keybag {
     private static let maximumTangleBlobBytes = 4096
 
     /// A key generation's number; a file's header names the one it is sealed to.
-    package typealias Generation = TimelineFile.KeyGeneration
+    package typealias Generation = UInt32
     /// The generation class D's one key pair is named by.
-    package static let classDGeneration: Generation = TimelineFile.classDKeyGeneration
+    package static let classDGeneration: Generation = 0
 
     /// One class's key material as stored.
     package struct ClassEntry {
@@ -218,7 +218,7 @@ package struct Keybag {
     // MARK: Encoding
 
     /// The authenticated file contents (always the current version).
-    package func encoded(macKey: SecureBytes) throws(LedgerError) -> [UInt8] {
+    package func encoded(macKey: SecureBytes) throws(FileError) -> [UInt8] {
         var w = ByteWriter()
         w.raw(Self.magic)
         w.u8(Self.version)
@@ -242,7 +242,7 @@ package struct Keybag {
         w.u64(anchors.catalog)
         w.block(binding)
         let content = w.bytes
-        let mac = try LedgerError.crypto { () throws(CryptoError) in
+        let mac = try FileError.crypto { () throws(CryptoError) in
             try KeyedHash.hash(content, key: macKey, outputLength: Self.macByteCount)
         }
         return content + mac.withUnsafeBytes { Array($0) }
@@ -256,20 +256,20 @@ package struct Keybag {
 
     /// Verifies the MAC, then parses. Any failure names the file and never yields a partial keybag.
     package static func decode(_ bytes: [UInt8], macKey: SecureBytes, file: String) throws(KeyError) -> Keybag {
-        guard bytes.count >= magic.count + 1 + macByteCount else { throw .ledger(.corrupt(file: file, reason: .truncated)) }
-        guard Array(bytes.prefix(magic.count)) == magic else { throw .ledger(.corrupt(file: file, reason: .badMagic)) }
+        guard bytes.count >= magic.count + 1 + macByteCount else { throw .file(.corrupt(file: file, reason: .truncated)) }
+        guard Array(bytes.prefix(magic.count)) == magic else { throw .file(.corrupt(file: file, reason: .badMagic)) }
         let content = Array(bytes.dropLast(macByteCount))
         let expected = try KeyError.crypto { () throws(CryptoError) in try KeyedHash.hash(content, key: macKey, outputLength: macByteCount) }
         let stored = Array(bytes.suffix(macByteCount))
         let authentic = expected.withUnsafeBytes { e in stored.withUnsafeBytes { s in Sodium.constantTimeEquals(e, s) } }
-        guard authentic else { throw .ledger(.corrupt(file: file, reason: .authenticationFailure)) }
+        guard authentic else { throw .file(.corrupt(file: file, reason: .authenticationFailure)) }
         let parsed: Result<Keybag, ByteReader.Failure> = content.withUnsafeBytes { buffer in
             Result { () throws(ByteReader.Failure) in try parse(buffer) }
         }
         switch parsed {
         case .success(let bag): return bag
-        case .failure(.truncated): throw .ledger(.corrupt(file: file, reason: .truncated))
-        case .failure(.malformed): throw .ledger(.corrupt(file: file, reason: .malformed))
+        case .failure(.truncated): throw .file(.corrupt(file: file, reason: .truncated))
+        case .failure(.malformed): throw .file(.corrupt(file: file, reason: .malformed))
         }
     }
 
@@ -342,19 +342,19 @@ package struct Keybag {
     /// Reads and verifies `STATE/keybag`, or `nil` if there is none yet.
     package static func load(stateDirectory: String, macKey: SecureBytes) throws(KeyError) -> Keybag? {
         let path = "\(stateDirectory)/\(fileName)"
-        guard let bytes = try throughLedger({ () throws(LedgerError) in try FileSystem.readFile(path, limit: maximumFileBytes) })
+        guard let bytes = try throughFiles({ () throws(FileError) in try FileSystem.readFile(path, limit: maximumFileBytes) })
         else { return nil }
         return try decode(bytes, macKey: macKey, file: path)
     }
 
     /// Replaces `STATE/keybag` atomically and durably: when this returns, the state survives a crash.
     package func save(stateDirectory: String, macKey: SecureBytes) throws(KeyError) {
-        try throughLedger { () throws(LedgerError) in try write(stateDirectory: stateDirectory, macKey: macKey) }
+        try throughFiles { () throws(FileError) in try write(stateDirectory: stateDirectory, macKey: macKey) }
     }
 
     /// `save`, its failures the file system's (the ledger part's): for a keybag saved
     /// together with the catalog (`GenerationLedger.saveAnchored(withKeybag:)`).
-    package func write(stateDirectory: String, macKey: SecureBytes) throws(LedgerError) {
+    package func write(stateDirectory: String, macKey: SecureBytes) throws(FileError) {
         let bytes = try encoded(macKey: macKey)
         try FileSystem.writeAtomically(directory: stateDirectory, name: Self.fileName, bytes: bytes)
     }

@@ -33,8 +33,8 @@ package struct KeybagWrite: @unchecked Sendable {
                     written.anchors = values
                     do throws(KeyError) {
                         try written.save(stateDirectory: stateDirectory, macKey: macKey)
-                    } catch .ledger(.io(let operation, let path, let errno)) where errno.rawValue == ENOSPC {
-                        guard roomOnFullDisk() else { throw .ledger(.io(operation: operation, path: path, errno: errno)) }
+                    } catch .file(.io(let operation, let path, let errno)) where errno.rawValue == ENOSPC {
+                        guard roomOnFullDisk() else { throw .file(.io(operation: operation, path: path, errno: errno)) }
                         try written.save(stateDirectory: stateDirectory, macKey: macKey)
                     }
                 }

@@ -6,7 +6,7 @@
 /// worse than flip it, and either value only decides whether PAM sends a passcode
 /// that is counted like any other. It fails closed: a file that is there but cannot
 /// be read, or says anything else, reads as out of step; no file reads as in step.
-import StoreLedger
+import StoreFiles
 
 package enum PasscodeStepFile {
     package static let fileName = "passcode-step"
@@ -21,7 +21,7 @@ package enum PasscodeStepFile {
     }
 
     package static func save(inStep: Bool, stateDirectory: String) throws(KeyError) {
-        try throughLedger { () throws(LedgerError) in
+        try throughFiles { () throws(FileError) in
             try FileSystem.writeAtomically(directory: stateDirectory, name: fileName, bytes: inStep ? Self.inStep : outOfStep)
         }
     }

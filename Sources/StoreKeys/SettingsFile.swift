@@ -1,5 +1,5 @@
 import SecureMemory
-import StoreLedger
+import StoreFiles
 import WidgetCrypto
 
 /// The daemon's settings as opaque bytes, in an authenticated (not encrypted) file.
@@ -13,13 +13,13 @@ package enum SettingsFile {
     package static let version: UInt8 = 1
     package static let maximumBytes = 1 << 20
 
-    package static func load(stateDirectory: String, macKey: SecureBytes) throws(LedgerError) -> [UInt8]? {
+    package static func load(stateDirectory: String, macKey: SecureBytes) throws(FileError) -> [UInt8]? {
         let path = "\(stateDirectory)/\(fileName)"
         guard let bytes = try FileSystem.readFile(path, limit: maximumBytes + 64) else { return nil }
         guard bytes.count >= magic.count + 1 + 4 + 32 else { throw .corrupt(file: path, reason: .truncated) }
         guard Array(bytes.prefix(magic.count)) == magic else { throw .corrupt(file: path, reason: .badMagic) }
         let content = Array(bytes.dropLast(32))
-        let mac = try LedgerError.crypto { () throws(CryptoError) in try KeyedHash.hash(content, key: macKey) }
+        let mac = try FileError.crypto { () throws(CryptoError) in try KeyedHash.hash(content, key: macKey) }
         let stored = Array(bytes.suffix(32))
         guard mac.withUnsafeBytes({ m in stored.withUnsafeBytes { Sodium.constantTimeEquals(m, $0) } }) else {
             throw .corrupt(file: path, reason: .authenticationFailure)
@@ -39,12 +39,12 @@ package enum SettingsFile {
     }
 
     /// Writes `settings`, which the caller has kept within `maximumBytes`.
-    package static func write(_ settings: [UInt8], stateDirectory: String, macKey: SecureBytes) throws(LedgerError) {
+    package static func write(_ settings: [UInt8], stateDirectory: String, macKey: SecureBytes) throws(FileError) {
         var w = ByteWriter()
         w.raw(magic)
         w.u8(version)
         w.block(settings)
-        let mac = try LedgerError.crypto { () throws(CryptoError) in try KeyedHash.hash(w.bytes, key: macKey) }
+        let mac = try FileError.crypto { () throws(CryptoError) in try KeyedHash.hash(w.bytes, key: macKey) }
         try FileSystem.writeAtomically(
             directory: stateDirectory, name: fileName, bytes: w.bytes + mac.withUnsafeBytes { Array($0) })
     }

@@ -1,18 +1,19 @@
-// Target StoreLedger: the store's files. Its face, for StoreKeys and WidgetStore: the
+// Target StoreLedger: the store's timeline files. Its face, for WidgetStore: the
 // timeline file format (`TimelineFile`: encode/seal, parse, `openMetadata`, `openBody`),
 // the journal (`Journal`: `append`, `pending`, `fold`, `discard`), the generation ledger
 // (`GenerationLedger`: `verdict`/`admits` for a digest and generation, `record`,
-// `recordDeleted`, the saves), the key of a file (`FileDigest`), the file system calls
-// (`FileSystem`, `DirectoryStream`).
-// It cannot see the key lifecycle or the keybag (StoreKeys is above it: keys and MAC
+// `recordDeleted`, the saves) and the key of a file (`FileDigest`), on StoreFiles'
+// file system calls.
+// It cannot see the key lifecycle or the keybag (StoreKeys is its sibling: keys and MAC
 // keys are handed in as values), nor the index, tallies or caches of WidgetStore.
-// It throws `LedgerError` (the anchor's failures carried as `.anchor`); the facade maps
-// it with `StoreError.init(_: LedgerError)`.
+// It throws `FileError` (the anchor's failures carried as `.anchor`); the facade maps
+// it with `StoreError.init(_: FileError)`.
 
 import FoundationEssentials
 import Glibc
 import SecureMemory
 import StoreAnchor
+import StoreFiles
 import WidgetCrypto
 import WidgetdPOSIX
 
@@ -177,7 +178,7 @@ package final class GenerationLedger: @unchecked Sendable {
     package static func load(
         stateDirectory: String, macKey: SecureBytes, anchor: RollbackAnchor,
         compactionMinimum: Int = defaultCompactionMinimum
-    ) throws(LedgerError) -> GenerationLedger? {
+    ) throws(FileError) -> GenerationLedger? {
         let catalog = GenerationLedger(
             stateDirectory: stateDirectory, macKey: macKey, anchor: anchor, compactionMinimum: compactionMinimum)
         let path = catalog.path
@@ -212,7 +213,7 @@ package final class GenerationLedger: @unchecked Sendable {
     }
 
     /// The head's fields; opens the base it names and reads the log up to its chain.
-    private func readHead(_ content: [UInt8], path: String) throws(LedgerError) {
+    private func readHead(_ content: [UInt8], path: String) throws(FileError) {
         guard content.count == Self.headByteCount - Self.macByteCount else { throw .corrupt(file: path, reason: .malformed) }
         let (sequence, count, logLength, keybagAnchor, ledgerAnchor): (UInt64, UInt64, UInt64, UInt64, UInt64) =
             content.withUnsafeBytes { raw in
@@ -242,7 +243,7 @@ package final class GenerationLedger: @unchecked Sendable {
     }
 
     /// The first `bytes` of the log, batch by batch, each chain verified, into `recent`.
-    private func readLog(bytes length: Int, endingIn chain: [UInt8]) throws(LedgerError) {
+    private func readLog(bytes length: Int, endingIn chain: [UInt8]) throws(FileError) {
         var chained = initialChain
         if length > 0 {
             guard let (fd, info) = try FileSystem.openFileWithStatus(logPath) else { throw .corrupt(file: logPath, reason: .truncated) }
@@ -284,7 +285,7 @@ package final class GenerationLedger: @unchecked Sendable {
     private var initialChain: [UInt8] { base?.tableMAC ?? [UInt8](repeating: 0, count: Self.macByteCount) }
 
     /// A version-1 catalog's entries (verified by the caller), all to be saved.
-    private func readVersion1(_ content: [UInt8], path: String) throws(LedgerError) {
+    private func readVersion1(_ content: [UInt8], path: String) throws(FileError) {
         guard content.count >= Self.version1HeaderByteCount else { throw .corrupt(file: path, reason: .truncated) }
         let count = content[5..<9].reversed().reduce(0) { $0 << 8 | Int($1) }
         guard content.count == Self.version1HeaderByteCount + count * Self.version1EntryByteCount else {
@@ -311,21 +312,21 @@ package final class GenerationLedger: @unchecked Sendable {
 
     /// The value recorded for `key` (generation << 1 | deleted), the larger of the
     /// log's and the base's. Call holding `lock`.
-    private func value(_ key: FileDigest) throws(LedgerError) -> UInt64? {
+    private func value(_ key: FileDigest) throws(FileError) -> UInt64? {
         let fromBase = try base?.lookup(key)
         guard let fromLog = recent[key] else { return fromBase }
         return max(fromLog, fromBase ?? 0)
     }
 
-    private func locked<T>(_ body: () throws(LedgerError) -> T) throws(LedgerError) -> T {
+    private func locked<T>(_ body: () throws(FileError) -> T) throws(FileError) -> T {
         lock.lock()
         defer { lock.unlock() }
         return try body()
     }
 
     /// What the catalog says of a file of `key` holding `generation`.
-    package func verdict(_ key: FileDigest, generation: UInt64) throws(LedgerError) -> Verdict {
-        guard let entry = try locked({ () throws(LedgerError) in try value(key) }) else { return .current }
+    package func verdict(_ key: FileDigest, generation: UInt64) throws(FileError) -> Verdict {
+        guard let entry = try locked({ () throws(FileError) in try value(key) }) else { return .current }
         let recorded = entry >> 1
         if entry & 1 == 1 { return generation <= recorded ? .deleted : .current }
         return generation < recorded ? .rolledBack : .current
@@ -333,15 +334,15 @@ package final class GenerationLedger: @unchecked Sendable {
 
     /// The latest generation recorded for `key`, deleted or not: a new write numbers
     /// itself above it, so that no file from before a deletion can pass for a later one.
-    package func lastGeneration(_ key: FileDigest) throws(LedgerError) -> UInt64 {
-        try locked { () throws(LedgerError) in try value(key).map { $0 >> 1 } ?? 0 }
+    package func lastGeneration(_ key: FileDigest) throws(FileError) -> UInt64 {
+        try locked { () throws(FileError) in try value(key).map { $0 >> 1 } ?? 0 }
     }
 
     /// Whether a file of `key` holding `generation` may be written over its file: not
     /// older than what is recorded (a journal restored from a backup must not replace
     /// newer files).
-    package func admits(_ key: FileDigest, generation: UInt64) throws(LedgerError) -> Bool {
-        try locked { () throws(LedgerError) in try value(key).map { generation >= $0 >> 1 } ?? true }
+    package func admits(_ key: FileDigest, generation: UInt64) throws(FileError) -> Bool {
+        try locked { () throws(FileError) in try value(key).map { generation >= $0 >> 1 } ?? true }
     }
 
     /// How many widgets have an entry (the base's and the log's, a widget in both
@@ -372,8 +373,8 @@ package final class GenerationLedger: @unchecked Sendable {
 
     /// Records that `key`'s widget was deleted after its generation `generation` (or
     /// after the one recorded, if later).
-    package func recordDeleted(_ key: FileDigest, generation: UInt64) throws(LedgerError) {
-        try locked { () throws(LedgerError) in
+    package func recordDeleted(_ key: FileDigest, generation: UInt64) throws(FileError) {
+        try locked { () throws(FileError) in
             let last = max(generation, try value(key).map { $0 >> 1 } ?? 0)
             raise(key, to: last << 1 | 1)
         }
@@ -404,7 +405,7 @@ package final class GenerationLedger: @unchecked Sendable {
 
     /// Makes every record so far durable, carrying the last anchor (not anchored: a
     /// delete, a batch written straight into its files). See `saveRecords(carrying:)`.
-    package func save() throws(LedgerError) {
+    package func save() throws(FileError) {
         saveLock.lock()
         defer { saveLock.unlock() }
         try saveRecords(carrying: anchor.current)
@@ -414,11 +415,11 @@ package final class GenerationLedger: @unchecked Sendable {
     /// Makes every record so far durable, anchored to the rollback counter (a journal
     /// fold, an orderly stop): the head written carrying the counter's next value, then
     /// the counter incremented (`RollbackAnchor.anchor`).
-    package func saveAnchored() throws(LedgerError) {
+    package func saveAnchored() throws(FileError) {
         saveLock.lock()
         defer { saveLock.unlock() }
-        try anchoring { () throws(AnchoredSaveError<LedgerError>) in
-            try anchor.anchor([.catalog]) { (values) throws(LedgerError) in try saveRecords(carrying: values) }
+        try anchoring { () throws(AnchoredSaveError<FileError>) in
+            try anchor.anchor([.catalog]) { (values) throws(FileError) in try saveRecords(carrying: values) }
         }
         savedSinceAnchor = false
     }
@@ -426,11 +427,11 @@ package final class GenerationLedger: @unchecked Sendable {
     /// Makes every record so far durable in one anchored save with the keybag (`keybag`
     /// writes it carrying the same values): the anchoring of files that carried none,
     /// once running, while commit threads may save too.
-    package func saveAnchored(withKeybag keybag: (AnchorValues) throws(LedgerError) -> Void) throws(LedgerError) {
+    package func saveAnchored(withKeybag keybag: (AnchorValues) throws(FileError) -> Void) throws(FileError) {
         saveLock.lock()
         defer { saveLock.unlock() }
-        try anchoring { () throws(AnchoredSaveError<LedgerError>) in
-            try anchor.anchor([.keybag, .catalog]) { (values) throws(LedgerError) in
+        try anchoring { () throws(AnchoredSaveError<FileError>) in
+            try anchor.anchor([.keybag, .catalog]) { (values) throws(FileError) in
                 try saveRecords(carrying: values)
                 try keybag(values)
             }
@@ -443,7 +444,7 @@ package final class GenerationLedger: @unchecked Sendable {
     /// no write in flight): it replaces the table the changes kept, which may count too
     /// much. Anchored as `anchorIfSavedSince` would (if a save since the last anchor is
     /// not anchored yet and a counter anchors at all), else carrying the last anchor.
-    package func save(usage: UsageTable) throws(LedgerError) {
+    package func save(usage: UsageTable) throws(FileError) {
         changeLock.lock()
         defer { changeLock.unlock() }
         lock.withLock { knownUsage = usage }
@@ -454,8 +455,8 @@ package final class GenerationLedger: @unchecked Sendable {
             try saveRecords(carrying: anchor.current)
             return
         }
-        try anchoring { () throws(AnchoredSaveError<LedgerError>) in
-            try anchor.anchor([.catalog]) { (values) throws(LedgerError) in try saveRecords(carrying: values) }
+        try anchoring { () throws(AnchoredSaveError<FileError>) in
+            try anchor.anchor([.catalog]) { (values) throws(FileError) in try saveRecords(carrying: values) }
         }
         savedSinceAnchor = false
     }
@@ -475,8 +476,8 @@ package final class GenerationLedger: @unchecked Sendable {
     /// them). A delete, whose record is saved before its file goes, needs none. A
     /// change that throws, or that it cannot judge, leaves the usage unknown.
     package func changeFiles(
-        withholding: Bool, _ change: () throws(LedgerError) -> UsageChange, thenSave save: () throws(LedgerError) -> Void
-    ) throws(LedgerError) {
+        withholding: Bool, _ change: () throws(FileError) -> UsageChange, thenSave save: () throws(FileError) -> Void
+    ) throws(FileError) {
         changeLock.lock()
         defer { changeLock.unlock() }
         let known = lock.withLock { () -> Bool in
@@ -484,13 +485,13 @@ package final class GenerationLedger: @unchecked Sendable {
             return changing
         }
         if known, withholding {
-            do throws(LedgerError) { try withholdUsage() } catch {
+            do throws(FileError) { try withholdUsage() } catch {
                 lock.withLock { changing = false }
                 throw error
             }
         }
         let made: UsageChange
-        do throws(LedgerError) { made = try change() } catch {
+        do throws(FileError) { made = try change() } catch {
             lock.withLock {
                 knownUsage = nil
                 changing = false
@@ -501,7 +502,7 @@ package final class GenerationLedger: @unchecked Sendable {
             knownUsage = knownUsage.flatMap { made.applied(to: $0) }
             changing = false
         }
-        do throws(LedgerError) { try save() } catch {
+        do throws(FileError) { try save() } catch {
             // The files may be as the change left them or not (a delete's stays until
             // its record is durable): the table no longer knows which.
             lock.withLock { knownUsage = nil }
@@ -511,7 +512,7 @@ package final class GenerationLedger: @unchecked Sendable {
 
     /// Rewrites the head without the table (the same base, log and anchors), unless
     /// it carries none already.
-    private func withholdUsage() throws(LedgerError) {
+    private func withholdUsage() throws(FileError) {
         saveLock.lock()
         defer { saveLock.unlock() }
         guard headCarriesUsage else { return }
@@ -521,7 +522,7 @@ package final class GenerationLedger: @unchecked Sendable {
 
     /// Saves anchored if a save since the last anchor is not anchored yet and a counter
     /// anchors at all (an orderly stop without a fold to do it).
-    package func anchorIfSavedSince() throws(LedgerError) {
+    package func anchorIfSavedSince() throws(FileError) {
         guard anchor.isAnchoring, saveLock.withLock({ savedSinceAnchor }) else { return }
         try saveAnchored()
     }
@@ -530,7 +531,7 @@ package final class GenerationLedger: @unchecked Sendable {
     /// the keybag and the catalog together (a new store's, or one anchored at its first
     /// open: see `KeyCustody`), while nothing else saves it. It takes no `saveLock`: the
     /// caller holds the anchor's lock, which `saveAnchored` takes after `saveLock`.
-    package func save(carrying values: AnchorValues) throws(LedgerError) {
+    package func save(carrying values: AnchorValues) throws(FileError) {
         try saveRecords(carrying: values)
         savedSinceAnchor = false
     }
@@ -539,12 +540,12 @@ package final class GenerationLedger: @unchecked Sendable {
     /// or compacts when the log has grown past its share of the base. On failure the
     /// records stay to be saved by the next call. The caller holds `saveLock` (or is
     /// alone, see `save(carrying:)`).
-    private func saveRecords(carrying anchors: AnchorValues) throws(LedgerError) {
+    private func saveRecords(carrying anchors: AnchorValues) throws(FileError) {
         let (batch, usage): ([(FileDigest, UInt64)], UsageTable?) = lock.withLock {
             defer { unsaved = DigestTable() }
             return (Array(zip(unsaved.keys, unsaved.values)), changing ? nil : knownUsage)
         }
-        do throws(LedgerError) {
+        do throws(FileError) {
             let baseCount = lock.withLock { base?.count ?? 0 }
             if logEntries + batch.count > max(compactionMinimum, baseCount / 32) {
                 try compact(carrying: anchors, usage: usage)
@@ -560,7 +561,7 @@ package final class GenerationLedger: @unchecked Sendable {
     }
 
     /// Appends one batch to the log durably, then writes the head that counts it.
-    private func append(_ batch: [(FileDigest, UInt64)], carrying anchors: AnchorValues, usage: UsageTable?) throws(LedgerError) {
+    private func append(_ batch: [(FileDigest, UInt64)], carrying anchors: AnchorValues, usage: UsageTable?) throws(FileError) {
         var chain = logChain
         var length = logBytes
         if !batch.isEmpty {
@@ -585,15 +586,15 @@ package final class GenerationLedger: @unchecked Sendable {
 
     /// Merges the base (its blocks verified as read) with everything recorded since
     /// into the next base, then writes the head naming it with an empty log.
-    private func compact(carrying anchors: AnchorValues, usage: UsageTable?) throws(LedgerError) {
+    private func compact(carrying anchors: AnchorValues, usage: UsageTable?) throws(FileError) {
         let (old, snapshot): (GenerationLedgerBase?, [(FileDigest, UInt64)]) = lock.withLock {
             (base, Array(zip(recent.keys, recent.values)).sorted { $0.0 < $1.0 })
         }
         let sequence = (old?.sequence ?? 0) + 1
         var writer = try GenerationLedgerBase.Writer(stateDirectory: stateDirectory, sequence: sequence, macKey: macKey)
         let tableMAC: [UInt8]
-        do throws(LedgerError) {
-            try merge(old, snapshot) { (key, value) throws(LedgerError) in try writer.append(key, value) }
+        do throws(FileError) {
+            try merge(old, snapshot) { (key, value) throws(FileError) in try writer.append(key, value) }
             tableMAC = try writer.finish()
         } catch {
             writer.abandon()
@@ -619,8 +620,8 @@ package final class GenerationLedger: @unchecked Sendable {
     /// Calls `body` for each entry of the merge of `base` and `sorted`, in key order.
     private func merge(
         _ base: GenerationLedgerBase?, _ sorted: [(FileDigest, UInt64)],
-        _ body: (FileDigest, UInt64) throws(LedgerError) -> Void
-    ) throws(LedgerError) {
+        _ body: (FileDigest, UInt64) throws(FileError) -> Void
+    ) throws(FileError) {
         var pending = sorted[...]
         if let base {
             for block in 0..<base.blocks {
@@ -648,7 +649,7 @@ package final class GenerationLedger: @unchecked Sendable {
     /// Replaces the head atomically and durably: version 3 with `usage`, else version 2.
     private func writeHead(
         base: GenerationLedgerBase?, logBytes: Int, chain: [UInt8], anchors: AnchorValues, usage: UsageTable?
-    ) throws(LedgerError) {
+    ) throws(FileError) {
         var w = ByteWriter(reservingCapacity: Self.headByteCount)
         w.raw(Self.magic)
         w.u8(usage == nil ? Self.version : Self.versionWithUsage)
@@ -670,7 +671,7 @@ package final class GenerationLedger: @unchecked Sendable {
 
     /// Removes the bases the head no longer names (a compaction's predecessor, or one a
     /// crash left before its head was written).
-    private func removeStaleBases() throws(LedgerError) {
+    private func removeStaleBases() throws(FileError) {
         let current = lock.withLock { base.map { GenerationLedgerBase.fileName($0.sequence) } }
         for name in try FileSystem.list(stateDirectory) where name.hasPrefix("catalog.base.") && name != current {
             try FileSystem.remove("\(stateDirectory)/\(name)")
@@ -678,7 +679,7 @@ package final class GenerationLedger: @unchecked Sendable {
     }
 
     /// Removes every catalog file of `stateDirectory` (a wipe, once the head is gone).
-    package static func removeFiles(stateDirectory: String) throws(LedgerError) {
+    package static func removeFiles(stateDirectory: String) throws(FileError) {
         try FileSystem.remove("\(stateDirectory)/\(fileName)")
         try FileSystem.remove("\(stateDirectory)/\(logFileName)")
         for name in try FileSystem.list(stateDirectory) where name.hasPrefix("catalog.base.") {

@@ -1,6 +1,7 @@
 import FoundationEssentials
 import Glibc
 import SecureMemory
+import StoreFiles
 import WidgetCrypto
 import WidgetdPOSIX
 
@@ -76,10 +77,10 @@ package final class GenerationLedgerBase {
 
     /// Opens base `sequence` of `stateDirectory` and verifies its header and block
     /// table (not its blocks: each is verified when read). `nil` if it does not exist.
-    static func open(stateDirectory: String, sequence: UInt64, macKey: SecureBytes) throws(LedgerError) -> GenerationLedgerBase? {
+    static func open(stateDirectory: String, sequence: UInt64, macKey: SecureBytes) throws(FileError) -> GenerationLedgerBase? {
         let path = "\(stateDirectory)/\(fileName(sequence))"
         guard let (fd, info) = try FileSystem.openFileWithStatus(path) else { return nil }
-        do throws(LedgerError) {
+        do throws(FileError) {
             var header = [UInt8](repeating: 0, count: headerByteCount)
             guard try FileSystem.readAt(fd, into: &header, at: 0, path: path) == headerByteCount else { throw .corrupt(file: path, reason: .truncated) }
             guard Array(header.prefix(4)) == magic else { throw .corrupt(file: path, reason: .badMagic) }
@@ -121,7 +122,7 @@ package final class GenerationLedgerBase {
 
     /// The value (generation << 1 | deleted) recorded for `key`, if any; reads and
     /// verifies its block unless it was read recently.
-    package func lookup(_ key: FileDigest) throws(LedgerError) -> UInt64? {
+    package func lookup(_ key: FileDigest) throws(FileError) -> UInt64? {
         // The last block whose first key is not above `key`.
         var low = 0
         var high = blockCount
@@ -157,7 +158,7 @@ package final class GenerationLedgerBase {
     package var blocks: Int { blockCount }
 
     /// Block `block`'s entries, read and verified (its MAC, its first key, its order).
-    package func entries(inBlock block: Int) throws(LedgerError) -> [UInt8] {
+    package func entries(inBlock block: Int) throws(FileError) -> [UInt8] {
         let first = block * Self.entriesPerBlock
         let count = min(Self.entriesPerBlock, self.count - first)
         var bytes = [UInt8](repeating: 0, count: count * Self.entryByteCount)
@@ -199,12 +200,12 @@ package final class GenerationLedgerBase {
         private var offset = GenerationLedgerBase.headerByteCount
         private var closed = false
 
-        package init(stateDirectory: String, sequence: UInt64, macKey: SecureBytes) throws(LedgerError) {
+        package init(stateDirectory: String, sequence: UInt64, macKey: SecureBytes) throws(FileError) {
             self.stateDirectory = stateDirectory
             self.sequence = sequence
             self.macKey = macKey
             let suffix: [UInt8]
-            do { suffix = try Sodium.randomBytes(count: 8) } catch { throw LedgerError(error) }
+            do { suffix = try Sodium.randomBytes(count: 8) } catch { throw FileError(error) }
             let temporary = "\(stateDirectory)/.tmp-\(Hex.encode(suffix))"
             self.temporary = temporary
             fd = FileDescriptor(
@@ -214,7 +215,7 @@ package final class GenerationLedgerBase {
         }
 
         /// Adds the next entry.
-        package mutating func append(_ key: FileDigest, _ value: UInt64) throws(LedgerError) {
+        package mutating func append(_ key: FileDigest, _ value: UInt64) throws(FileError) {
             precondition(previous.map { $0 < key } ?? true, "catalog entries are written sorted, each once")
             previous = key
             if first == nil { first = key }
@@ -224,7 +225,7 @@ package final class GenerationLedgerBase {
             if inBlock == GenerationLedgerBase.entriesPerBlock { try flush() }
         }
 
-        private mutating func flush() throws(LedgerError) {
+        private mutating func flush() throws(FileError) {
             guard let first else { return }
             let mac = try GenerationLedgerBase.blockMAC(sequence: sequence, block: blocks, block.bytes[...], key: macKey)
             GenerationLedgerBase.appendKey(first, to: &table)
@@ -239,7 +240,7 @@ package final class GenerationLedgerBase {
 
         /// Writes the table and header, syncs, renames into place and syncs the
         /// directory; returns the table MAC.
-        package mutating func finish() throws(LedgerError) -> [UInt8] {
+        package mutating func finish() throws(FileError) -> [UInt8] {
             try flush()
             var header = ByteWriter(reservingCapacity: GenerationLedgerBase.headerByteCount)
             header.raw(GenerationLedgerBase.magic)
@@ -286,7 +287,7 @@ package final class GenerationLedgerBase {
         UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: offset + 16, as: UInt64.self))
     }
 
-    private static func blockMAC(sequence: UInt64, block: Int, _ bytes: ArraySlice<UInt8>, key: SecureBytes) throws(LedgerError) -> [UInt8] {
+    private static func blockMAC(sequence: UInt64, block: Int, _ bytes: ArraySlice<UInt8>, key: SecureBytes) throws(FileError) -> [UInt8] {
         var prefix = ByteWriter(reservingCapacity: 16)
         prefix.raw(blockMagic)
         prefix.u64(sequence)
@@ -295,7 +296,7 @@ package final class GenerationLedgerBase {
     }
 
     /// A keyed BLAKE2b (32 bytes) of the parts one after the other.
-    package static func mac(_ parts: [ArraySlice<UInt8>], key: SecureBytes) throws(LedgerError) -> [UInt8] {
+    package static func mac(_ parts: [ArraySlice<UInt8>], key: SecureBytes) throws(FileError) -> [UInt8] {
         var input: [UInt8] = []
         input.reserveCapacity(parts.reduce(0) { $0 + $1.count })
         for part in parts { input.append(contentsOf: part) }
@@ -303,7 +304,7 @@ package final class GenerationLedgerBase {
         let hashed: Result<Void, CryptoError> = input.withUnsafeBytes { i in
             out.withUnsafeMutableBytes { o in Result { () throws(CryptoError) in try KeyedHash.publicHash(i, key: key, into: o) } }
         }
-        try LedgerError.crypto { () throws(CryptoError) in try hashed.get() }
+        try FileError.crypto { () throws(CryptoError) in try hashed.get() }
         return out
     }
 }

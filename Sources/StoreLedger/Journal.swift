@@ -2,6 +2,7 @@ import Dispatch
 import FoundationEssentials
 import Glibc
 import SecureMemory
+import StoreFiles
 import WidgetCrypto
 import WidgetdPOSIX
 
@@ -131,7 +132,7 @@ package final class Journal: @unchecked Sendable {
     /// system), or `nil`: they stay in the journal, where they are served from
     /// (`pending`) and folded again by the next fold, once there is room. The journal is
     /// never emptied before every record is durably in its file.
-    package private(set) var unfoldedAtOpen: LedgerError?
+    package private(set) var unfoldedAtOpen: FileError?
 
     /// The file-name digests of the records not folded yet (an open that could not fold
     /// them: the index learns of them from here).
@@ -148,7 +149,7 @@ package final class Journal: @unchecked Sendable {
     package init(
         stateDirectory: String, timelinesDirectory: String, capacity: Int = Journal.defaultCapacity, macKey: SecureBytes,
         metadataKey: SecureBytes, ledger: GenerationLedger, folding: JournalFolding = .inBackground
-    ) throws(LedgerError) {
+    ) throws(FileError) {
         precondition(capacity > Self.overhead, "a journal must hold at least one record")
         let path = "\(stateDirectory)/\(Self.fileName)"
         // Created if absent; an existing one must be a regular file of ours (`openFile`).
@@ -156,7 +157,7 @@ package final class Journal: @unchecked Sendable {
             throw .io(operation: "open", path: path, errno: .noSuchFileOrDirectory)
         }
         let replayed: [ReplayedRegion]
-        do throws(LedgerError) {
+        do throws(FileError) {
             replayed = try Self.read(fd: fd, path: path, macKey: macKey)
             regions = [Region(base: 0, epoch: try Self.newEpoch()), Region(base: capacity, epoch: try Self.newEpoch())]
         } catch {
@@ -175,7 +176,7 @@ package final class Journal: @unchecked Sendable {
         recoveredRecords = replayed.reduce(0) { $0 + $1.records.count }
         // Folded where they were read (a region's place depends on the file's size,
         // which the preallocation below may change), each region's records into their files.
-        do throws(LedgerError) {
+        do throws(FileError) {
             for region in replayed where !region.records.isEmpty {
                 var newest: [FileDigest: [UInt8]] = [:]
                 for record in region.records { newest[record.key] = record.bytes }
@@ -195,7 +196,7 @@ package final class Journal: @unchecked Sendable {
     /// at its place, its records pending, appends continuing after them in the same
     /// epoch. Throws, the file untouched, if a region's records run past its half (a
     /// file of one region, as older versions wrote it).
-    private func adopt(_ replayed: [ReplayedRegion], fileSize: Int) throws(LedgerError) {
+    private func adopt(_ replayed: [ReplayedRegion], fileSize: Int) throws(FileError) {
         let half = fileSize / 2
         guard half > Self.overhead, replayed.count == 2, replayed.allSatisfy({ $0.byteCount <= half }) else {
             throw .io(operation: "fold (a journal of an older shape, on a full file system)", path: path, errno: Errno(rawValue: ENOSPC))
@@ -221,7 +222,7 @@ package final class Journal: @unchecked Sendable {
     /// Whether `stateDirectory/journal` holds a record (a region's first header starts
     /// with the magic), without a key: acknowledged writes that a lost keybag would make
     /// unreadable (`TimelineStore`'s start check). Read as `FileSystem.openFile` says.
-    package static func holdsRecords(stateDirectory: String) throws(LedgerError) -> Bool {
+    package static func holdsRecords(stateDirectory: String) throws(FileError) -> Bool {
         let path = "\(stateDirectory)/\(fileName)"
         guard let fd = try FileSystem.openFile(path) else { return false }
         defer { Syscall.close(fd) }
@@ -272,10 +273,10 @@ package final class Journal: @unchecked Sendable {
     /// empty region: the caller writes those files directly (after `fold`, so no older
     /// record of theirs can replay). On failure nothing of the batch counts as written;
     /// a later append overwrites it.
-    package func append(_ batch: [(key: FileDigest, bytes: [UInt8])]) throws(LedgerError) -> Bool {
+    package func append(_ batch: [(key: FileDigest, bytes: [UInt8])]) throws(FileError) -> Bool {
         let size = batch.reduce(0) { $0 + Self.overhead + $1.bytes.count }
         guard size <= capacity else { return false }
-        return try serialized { () throws(LedgerError) -> Bool in
+        return try serialized { () throws(FileError) -> Bool in
             var region = stateLock.withLock { regions[active] }
             if region.tail + size > capacity {
                 try turnOver()
@@ -288,7 +289,7 @@ package final class Journal: @unchecked Sendable {
                 try appendRecord(file.key, file.bytes, epoch: region.epoch, sequence: next, to: &records)
                 next += 1
             }
-            try records.withBytes { (buffer) throws(LedgerError) in
+            try records.withBytes { (buffer) throws(FileError) in
                 try FileSystem.writeAt(fd, buffer, at: region.base + region.tail, path: path)
             }
             try FileSystem.call("fdatasync", path) { fdatasync(fd.rawValue) }
@@ -305,7 +306,7 @@ package final class Journal: @unchecked Sendable {
     /// appends (`inBackground`) or now (`atOnce`). The other region must be empty
     /// first: if its fold is still running this waits for it, and if that fold
     /// failed, folds it again here and throws what stops it. Holds `writeLock`.
-    private func turnOver() throws(LedgerError) {
+    private func turnOver() throws(FileError) {
         foldLock.lock()
         defer { foldLock.unlock() }
         let (full, other) = stateLock.withLock { (regions[active], regions[1 - active]) }
@@ -337,8 +338,8 @@ package final class Journal: @unchecked Sendable {
 
     /// Writes every journaled file into place (each once, its newest bytes), durably,
     /// then empties the journal durably. On failure the journal is kept as it was.
-    package func fold() throws(LedgerError) {
-        try serialized { () throws(LedgerError) in
+    package func fold() throws(FileError) {
+        try serialized { () throws(FileError) in
             foldLock.lock()
             defer { foldLock.unlock() }
             // The older region first, though either order ends the same (see the type).
@@ -349,8 +350,8 @@ package final class Journal: @unchecked Sendable {
     }
 
     /// Empties the journal durably without writing its files (a wipe: they are going).
-    package func discard() throws(LedgerError) {
-        try serialized { () throws(LedgerError) in
+    package func discard() throws(FileError) {
+        try serialized { () throws(FileError) in
             foldLock.lock()
             defer { foldLock.unlock() }
             for region in regions {
@@ -364,14 +365,14 @@ package final class Journal: @unchecked Sendable {
     }
 
     /// Runs `body` holding `writeLock`.
-    private func serialized<T>(_ body: () throws(LedgerError) -> T) throws(LedgerError) -> T {
+    private func serialized<T>(_ body: () throws(FileError) -> T) throws(FileError) -> T {
         writeLock.lock()
         defer { writeLock.unlock() }
         return try body()
     }
 
     /// Folds `region`'s records into their files and empties it. Holds `foldLock`.
-    private func foldLocked(_ region: Region) throws(LedgerError) {
+    private func foldLocked(_ region: Region) throws(FileError) {
         let snapshot = stateLock.withLock { region.files }
         if !snapshot.isEmpty { try foldRecords(snapshot) }
         try restart(region)
@@ -383,9 +384,9 @@ package final class Journal: @unchecked Sendable {
 
     /// Writes the files of `records` the catalog admits into place durably, then saves
     /// their generations in the catalog.
-    private func foldRecords(_ records: [FileDigest: [UInt8]]) throws(LedgerError) {
+    private func foldRecords(_ records: [FileDigest: [UInt8]]) throws(FileError) {
         let (directory, ledger, metadataKey) = (directory, ledger, metadataKey)
-        try ledger.changeFiles(withholding: true, { () throws(LedgerError) -> UsageChange in
+        try ledger.changeFiles(withholding: true, { () throws(FileError) -> UsageChange in
             // Judged inside the change, which a delete's takes turns with: not older than
             // the catalog's record, nor of a widget deleted since.
             var admitted: [(key: FileDigest, value: [UInt8])] = []
@@ -416,7 +417,7 @@ package final class Journal: @unchecked Sendable {
             }
             ledger.record(files: admitted.map { (key: $0.key, bytes: $0.value) })
             return change
-        }, thenSave: { () throws(LedgerError) in
+        }, thenSave: { () throws(FileError) in
             // Anchored (DESIGN §9): a fold is where the catalog's rollback window closes.
             try ledger.saveAnchored()
         })
@@ -426,9 +427,9 @@ package final class Journal: @unchecked Sendable {
     private static let filesPerFoldSlice = 64
 
     /// Invalidates every record of `region` durably and starts it again, in a new epoch.
-    private func restart(_ region: Region) throws(LedgerError) {
+    private func restart(_ region: Region) throws(FileError) {
         let zeros = [UInt8](repeating: 0, count: Self.headerByteCount)
-        try zeros.withBytes { (buffer) throws(LedgerError) in try FileSystem.writeAt(fd, buffer, at: region.base, path: path) }
+        try zeros.withBytes { (buffer) throws(FileError) in try FileSystem.writeAt(fd, buffer, at: region.base, path: path) }
         try FileSystem.call("fdatasync", path) { fdatasync(fd.rawValue) }
         let epoch = try Self.newEpoch()
         stateLock.withLock {
@@ -440,10 +441,10 @@ package final class Journal: @unchecked Sendable {
 
     /// Invalidates the records of a file's regions as `read` found them, durably (the
     /// open, once it folded them).
-    private func zeroFirstHeaders(fileSize: Int) throws(LedgerError) {
+    private func zeroFirstHeaders(fileSize: Int) throws(FileError) {
         let zeros = [UInt8](repeating: 0, count: Self.headerByteCount)
         for base in Self.regionBases(fileSize: fileSize) {
-            try zeros.withBytes { (buffer) throws(LedgerError) in try FileSystem.writeAt(fd, buffer, at: base, path: path) }
+            try zeros.withBytes { (buffer) throws(FileError) in try FileSystem.writeAt(fd, buffer, at: base, path: path) }
         }
         try FileSystem.call("fdatasync", path) { fdatasync(fd.rawValue) }
     }
@@ -454,20 +455,20 @@ package final class Journal: @unchecked Sendable {
         fileSize / 2 >= overhead ? [0, fileSize / 2] : [0]
     }
 
-    private static func size(of fd: FileDescriptor, path: String) throws(LedgerError) -> Int {
+    private static func size(of fd: FileDescriptor, path: String) throws(FileError) -> Int {
         var info = stat()
         try FileSystem.call("fstat", path) { fstat(fd.rawValue, &info) }
         return Int(info.st_size)
     }
 
-    private static func newEpoch() throws(LedgerError) -> [UInt8] {
-        do { return try Sodium.randomBytes(count: 8) } catch { throw LedgerError(error) }
+    private static func newEpoch() throws(FileError) -> [UInt8] {
+        do { return try Sodium.randomBytes(count: 8) } catch { throw FileError(error) }
     }
 
     /// Appends one record (header, file, MAC) to `out`.
     private func appendRecord(
         _ key: FileDigest, _ bytes: [UInt8], epoch: [UInt8], sequence: UInt64, to out: inout [UInt8]
-    ) throws(LedgerError) {
+    ) throws(FileError) {
         let start = out.count
         out.append(contentsOf: Self.magic)
         out.append(contentsOf: epoch)
@@ -480,14 +481,14 @@ package final class Journal: @unchecked Sendable {
         out.append(contentsOf: mac)
     }
 
-    private static func mac(_ covered: ArraySlice<UInt8>, key: SecureBytes) throws(LedgerError) -> [UInt8] {
+    private static func mac(_ covered: ArraySlice<UInt8>, key: SecureBytes) throws(FileError) -> [UInt8] {
         var mac = [UInt8](repeating: 0, count: macByteCount)
         let result: Result<Void, CryptoError> = covered.withUnsafeBytes { input in
             mac.withUnsafeMutableBytes { out in
                 Result { () throws(CryptoError) in try KeyedHash.publicHash(input, key: key, into: out) }
             }
         }
-        try LedgerError.crypto { () throws(CryptoError) in try result.get() }
+        try FileError.crypto { () throws(CryptoError) in try result.get() }
         return mac
     }
 
@@ -507,7 +508,7 @@ package final class Journal: @unchecked Sendable {
 
     /// The records of each region's current epoch, in order, up to the first that does
     /// not verify or does not follow in sequence.
-    private static func read(fd: FileDescriptor, path: String, macKey: SecureBytes) throws(LedgerError) -> [ReplayedRegion] {
+    private static func read(fd: FileDescriptor, path: String, macKey: SecureBytes) throws(FileError) -> [ReplayedRegion] {
         let fileSize = try size(of: fd, path: path)
         var regions: [ReplayedRegion] = []
         for base in regionBases(fileSize: fileSize) {
@@ -530,12 +531,12 @@ package final class Journal: @unchecked Sendable {
     }
 
     /// The valid records at the front of `contents` (see `read`).
-    package static func parse(_ contents: ArraySlice<UInt8>, macKey: SecureBytes) throws(LedgerError) -> [Record] {
+    package static func parse(_ contents: ArraySlice<UInt8>, macKey: SecureBytes) throws(FileError) -> [Record] {
         try parseRegion(contents, macKey: macKey).records
     }
 
     /// `parse`, with the bytes the records take and their epoch.
-    private static func parseRegion(_ contents: ArraySlice<UInt8>, macKey: SecureBytes) throws(LedgerError) -> ReplayedRegion {
+    private static func parseRegion(_ contents: ArraySlice<UInt8>, macKey: SecureBytes) throws(FileError) -> ReplayedRegion {
         var records: [Record] = []
         var offset = contents.startIndex
         var epoch: ArraySlice<UInt8>? = nil
@@ -563,7 +564,7 @@ package final class Journal: @unchecked Sendable {
     /// Makes the file exactly two regions of allocated blocks, so that appends
     /// overwrite in place and `fdatasync` writes data only (a growing file would also
     /// write its inode on every sync).
-    private func preallocate() throws(LedgerError) {
+    private func preallocate() throws(FileError) {
         let size = try Self.size(of: fd, path: path)
         let total = 2 * capacity
         guard size != total else { return }
@@ -574,7 +575,7 @@ package final class Journal: @unchecked Sendable {
             var offset = size
             while offset < total {
                 let count = min(zeros.count, total - offset)
-                try zeros.withBytes { (buffer) throws(LedgerError) in
+                try zeros.withBytes { (buffer) throws(FileError) in
                     try FileSystem.writeAt(fd, UnsafeRawBufferPointer(rebasing: buffer.prefix(count)), at: offset, path: path)
                 }
                 offset += count
@@ -584,7 +585,7 @@ package final class Journal: @unchecked Sendable {
         // folded above, or never held a record of theirs.
         let zeros = [UInt8](repeating: 0, count: Self.headerByteCount)
         for region in regions {
-            try zeros.withBytes { (buffer) throws(LedgerError) in try FileSystem.writeAt(fd, buffer, at: region.base, path: path) }
+            try zeros.withBytes { (buffer) throws(FileError) in try FileSystem.writeAt(fd, buffer, at: region.base, path: path) }
         }
         try FileSystem.call("fsync", path) { fsync(fd.rawValue) }
         try FileSystem.syncDirectory(stateDirectory)

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import SecureMemory
+import StoreFiles
 import WidgetCrypto
 import WidgetModel
 import WidgetdPOSIX
@@ -57,7 +58,8 @@ package enum TimelineFile {
     package static let version1: UInt8 = 1
     package static let fileExtension = ".wtl"
     /// A class key generation's number: a file's header names the one its body is
-    /// sealed to, and the keybag keeps each generation's keys (`Keybag.Generation`).
+    /// sealed to, and the keybag keeps each generation's keys (`Keybag.Generation`, the
+    /// same type: the store, above both, hands one to the other).
     package typealias KeyGeneration = UInt32
     /// The key generation class D's one key pair is named by (`Keybag.classDGeneration`).
     package static let classDKeyGeneration: KeyGeneration = 0
@@ -204,13 +206,13 @@ package enum TimelineFile {
             private var idle: [KeyScratch] = []
 
             /// Runs `body` with a scratch no other thread uses meanwhile.
-            package func withScratch<R>(_ body: (KeyScratch) throws(LedgerError) -> R) throws(LedgerError) -> R {
+            package func withScratch<R>(_ body: (KeyScratch) throws(FileError) -> R) throws(FileError) -> R {
                 let taken = lock.withLock { idle.popLast() }
                 let scratch: KeyScratch
                 if let taken {
                     scratch = taken
                 } else {
-                    do { scratch = try KeyScratch() } catch { throw LedgerError(error) }
+                    do { scratch = try KeyScratch() } catch { throw FileError(error) }
                 }
                 defer { lock.withLock { idle.append(scratch) } }
                 return try body(scratch)
@@ -334,39 +336,39 @@ package enum TimelineFile {
     }
 
     /// Parses the framing and checks the header belongs to `expected` (when given). Decrypts nothing.
-    package static func parse(_ bytes: [UInt8], expected: WidgetID?, file: String) throws(LedgerError) -> Sealed {
+    package static func parse(_ bytes: [UInt8], expected: WidgetID?, file: String) throws(FileError) -> Sealed {
         guard bytes.count >= magic.count else { throw .corrupt(file: file, reason: .truncated) }
         guard Array(bytes.prefix(magic.count)) == magic else { throw .corrupt(file: file, reason: .badMagic) }
-        let parsed: Result<Sealed, LedgerError> = bytes.withUnsafeBytes { buffer in
-            Result { () throws(LedgerError) in try parseFraming(buffer, file: file) }
+        let parsed: Result<Sealed, FileError> = bytes.withUnsafeBytes { buffer in
+            Result { () throws(FileError) in try parseFraming(buffer, file: file) }
         }
         let sealed = try parsed.get()
         guard expected == nil || sealed.header.widget == expected else { throw .corrupt(file: file, reason: .wrongWidget) }
         return sealed
     }
 
-    private static func parseFraming(_ buffer: UnsafeRawBufferPointer, file: String) throws(LedgerError) -> Sealed {
+    private static func parseFraming(_ buffer: UnsafeRawBufferPointer, file: String) throws(FileError) -> Sealed {
         var r = ByteReader(buffer)
         do {
             _ = try r.raw(magic.count)
             let fileVersion = try r.u8()
             guard fileVersion == version || fileVersion == version3 || fileVersion == version2 || fileVersion == version1 else {
-                throw LedgerError.corrupt(file: file, reason: .unsupportedVersion)
+                throw FileError.corrupt(file: file, reason: .unsupportedVersion)
             }
-            guard let c = ProtectionClass(code: try r.u8()) else { throw LedgerError.corrupt(file: file, reason: .wrongClass) }
+            guard let c = ProtectionClass(code: try r.u8()) else { throw FileError.corrupt(file: file, reason: .wrongClass) }
             let keyGeneration = fileVersion >= version3 ? try r.u32() : 0
             guard c != .none || keyGeneration == Self.classDKeyGeneration else {
-                throw LedgerError.corrupt(file: file, reason: .malformed)
+                throw FileError.corrupt(file: file, reason: .malformed)
             }
             var wrapKind = WrapKind.exchange
             if fileVersion == version {
-                guard let kind = WrapKind(rawValue: try r.u8()) else { throw LedgerError.corrupt(file: file, reason: .malformed) }
+                guard let kind = WrapKind(rawValue: try r.u8()) else { throw FileError.corrupt(file: file, reason: .malformed) }
                 wrapKind = kind
             }
             let generation = try r.u64()
             let idBytes = try r.raw(Int(try r.u8()))
             guard let id = String(validating: idBytes, as: UTF8.self), let widget = try? WidgetID(id) else {
-                throw LedgerError.corrupt(file: file, reason: .malformed)
+                throw FileError.corrupt(file: file, reason: .malformed)
             }
             let header = Header(
                 protectionClass: c, keyGeneration: keyGeneration, generation: generation, widget: widget, version: fileVersion,
@@ -384,7 +386,7 @@ package enum TimelineFile {
                 switch wrapKind {
                 case .exchange:
                     guard let ephemeral = try? PublicKey(bytes: try r.raw(PublicKey.byteCount)) else {
-                        throw LedgerError.corrupt(file: file, reason: .malformed)
+                        throw FileError.corrupt(file: file, reason: .malformed)
                     }
                     keys = .exchange(ephemeralKey: ephemeral, wrappedBodyKey: try r.raw(wrappedKeyByteCount))
                 case .classKey:
@@ -392,11 +394,11 @@ package enum TimelineFile {
                 }
             }
             let body = try r.block(limit: maximumFileBytes)
-            guard r.isAtEnd else { throw LedgerError.corrupt(file: file, reason: .malformed) }
+            guard r.isAtEnd else { throw FileError.corrupt(file: file, reason: .malformed) }
             return Sealed(header: header, headerBytes: headerBytes, keys: keys, metadata: metadata, body: body)
         } catch let failure as ByteReader.Failure {
             throw .corrupt(file: file, reason: failure == .truncated ? .truncated : .malformed)
-        } catch let error as LedgerError {
+        } catch let error as FileError {
             throw error
         } catch {
             throw .corrupt(file: file, reason: .malformed)
@@ -408,7 +410,7 @@ package enum TimelineFile {
     /// is refused as unreadable).
     package static func openMetadata(
         _ sealed: Sealed, metadataKey: SecureBytes, classD: KeyPair?, file: String
-    ) throws(LedgerError) -> TimelineMetadata {
+    ) throws(FileError) -> TimelineMetadata {
         if case .version1 = sealed.keys, classD == nil { throw .corrupt(file: file, reason: .unsupportedVersion) }
         let plaintext: SecureBytes
         do {
@@ -421,7 +423,7 @@ package enum TimelineFile {
                 plaintext = try AEAD.open(sealed.metadata, key: metadataKey, associatedData: metadataLabel + sealed.headerBytes)
             }
         } catch {
-            throw LedgerError.reading(file, error)
+            throw FileError.reading(file, error)
         }
         let decoded: Result<TimelineMetadata, ByteReader.Failure> = plaintext.withUnsafeBytes { buffer in
             Result { () throws(ByteReader.Failure) in try decodeMetadata(buffer, widget: sealed.header.widget) }
@@ -437,7 +439,7 @@ package enum TimelineFile {
     /// class and key generation): one X25519 operation for an exchange (or a version-1
     /// sealed box), a keyed hash for a class wrap. With `slab`, the body is carved out of
     /// it (many bodies opened together and kept).
-    package static func openBody(_ sealed: Sealed, classKey: KeyPair, file: String, in slab: SecureSlab? = nil) throws(LedgerError) -> SecureBytes {
+    package static func openBody(_ sealed: Sealed, classKey: KeyPair, file: String, in slab: SecureSlab? = nil) throws(FileError) -> SecureBytes {
         do {
             switch sealed.keys {
             case .version1(_, let sealedKey):
@@ -459,7 +461,7 @@ package enum TimelineFile {
                 return try AEAD.open(sealed.body, key: key, associatedData: bodyLabel + sealed.headerBytes, in: slab)
             }
         } catch {
-            throw LedgerError.reading(file, error)
+            throw FileError.reading(file, error)
         }
     }
 

@@ -8,6 +8,8 @@
 /// ```
 /// table   count u32 | per provider, sorted by id and each once: id length u8 | id | widgets u64 | bytes u64
 /// ```
+import StoreFiles
+
 package struct UsageTable: Equatable {
     /// One provider's row.
     package struct Row: Equatable {

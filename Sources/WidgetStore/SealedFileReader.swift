@@ -1,4 +1,5 @@
 import SecureMemory
+import StoreFiles
 import StoreLedger
 import WidgetCrypto
 import WidgetModel
@@ -100,16 +101,16 @@ struct SealedFileReader: @unchecked Sendable {
             // Written, durable in the journal, not folded into its file yet.
             bytes = journaled
         } else {
-            guard let read = try fromLedger({ () throws(LedgerError) in try FileSystem.readFile(path, limit: TimelineFile.maximumFileBytes) }) else { return nil }
+            guard let read = try fromFiles({ () throws(FileError) in try FileSystem.readFile(path, limit: TimelineFile.maximumFileBytes) }) else { return nil }
             bytes = read
         }
-        let sealed = try fromLedger { () throws(LedgerError) in try TimelineFile.parse(bytes, expected: expected, file: path) }
+        let sealed = try fromFiles { () throws(FileError) in try TimelineFile.parse(bytes, expected: expected, file: path) }
         // A deleted widget's file put back (from a backup) is no widget's: ignored; so is
         // a journaled write the delete left in the journal (it recorded itself above it).
-        if let key, try fromLedger({ () throws(LedgerError) in try ledger.verdict(key, generation: sealed.header.generation) }) == .deleted { return nil }
+        if let key, try fromFiles({ () throws(FileError) in try ledger.verdict(key, generation: sealed.header.generation) }) == .deleted { return nil }
         // A file renamed onto another widget's name is not that widget's.
         if !nameIsExpected, try indexKey(for: sealed.header.widget).fileName != name { throw .corrupt(file: path, reason: .wrongWidget) }
-        let metadata = try fromLedger { () throws(LedgerError) in
+        let metadata = try fromFiles { () throws(FileError) in
             try TimelineFile.openMetadata(sealed, metadataKey: metadataKey, classD: classD, file: path)
         }
         return (sealed, metadata, bytes.count)
@@ -118,6 +119,6 @@ struct SealedFileReader: @unchecked Sendable {
     /// Throws `rolledBack` if a file of `key` holding `generation` is older than the
     /// catalog's record: its body must not be served.
     func refuseIfRolledBack(_ key: FileDigest, generation: UInt64, file: String) throws(StoreError) {
-        if try fromLedger({ () throws(LedgerError) in try ledger.verdict(key, generation: generation) }) == .rolledBack { throw .corrupt(file: file, reason: .rolledBack) }
+        if try fromFiles({ () throws(FileError) in try ledger.verdict(key, generation: generation) }) == .rolledBack { throw .corrupt(file: file, reason: .rolledBack) }
     }
 }

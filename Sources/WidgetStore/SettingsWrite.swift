@@ -1,6 +1,6 @@
 import SecureMemory
+import StoreFiles
 import StoreKeys
-import StoreLedger
 
 /// Settings bytes to be written as the settings file atomically and durably, on any
 /// thread: the daemon writes them off its loop (`TimelineStore.settingsWrite`). The MAC
@@ -21,6 +21,6 @@ extension SettingsFile {
     /// daemon's `SetSettings`.
     static func save(_ settings: [UInt8], stateDirectory: String, macKey: SecureBytes) throws(StoreError) {
         guard settings.count <= maximumBytes else { throw .tooLarge(limit: maximumBytes) }
-        try fromLedger { () throws(LedgerError) in try write(settings, stateDirectory: stateDirectory, macKey: macKey) }
+        try fromFiles { () throws(FileError) in try write(settings, stateDirectory: stateDirectory, macKey: macKey) }
     }
 }

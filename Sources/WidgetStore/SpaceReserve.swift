@@ -1,6 +1,6 @@
 import FoundationEssentials
 import Glibc
-import StoreLedger
+import StoreFiles
 import WidgetdPOSIX
 
 /// Room held back on the state directory's file system (`STATE/reserve`, a file of

@@ -1,5 +1,5 @@
 import Glibc
-import StoreLedger
+import StoreFiles
 import WidgetdPOSIX
 
 /// An exclusive claim on a state directory for as long as it lives: a second widgetd
@@ -15,10 +15,10 @@ package final class StateDirectoryLock {
     /// may not trust (`FileSystem.makeDirectory`).
     /// Used by the daemon before any store exists, so it throws the facade's error.
     package init(stateDirectory: String) throws(StoreError) {
-        do throws(LedgerError) { fd = try Self.claim(stateDirectory) } catch { throw StoreError(error) }
+        do throws(FileError) { fd = try Self.claim(stateDirectory) } catch { throw StoreError(error) }
     }
 
-    private static func claim(_ stateDirectory: String) throws(LedgerError) -> FileDescriptor {
+    private static func claim(_ stateDirectory: String) throws(FileError) -> FileDescriptor {
         // A link, a foreign owner or a group-writable directory is refused here, at start;
         // a new one is made durably (synced into its parent), as the store makes it.
         try FileSystem.makeDirectory(stateDirectory)
@@ -28,7 +28,7 @@ package final class StateDirectoryLock {
         } catch {
             Syscall.close(fd)
             throw error.errno == .wouldBlock
-                ? .stateDirectoryInUse(path: stateDirectory) : LedgerError(error, path: stateDirectory)
+                ? .stateDirectoryInUse(path: stateDirectory) : FileError(error, path: stateDirectory)
         }
         return fd
     }

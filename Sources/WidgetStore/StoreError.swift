@@ -1,15 +1,15 @@
 import Glibc
 import SecureMemory
 import StoreAnchor
+import StoreFiles
 import StoreKeys
-import StoreLedger
 import WidgetCrypto
 import WidgetdPOSIX
 
 /// Everything `TimelineStore` can throw. No case carries key bytes, passcodes or content.
 ///
 /// The face of the store and of its timelines part: the keys part's `KeyError` and the
-/// ledger part's `LedgerError` are mapped onto it in one place each (below), and a case
+/// ledger part's `FileError` are mapped onto it in one place each (below), and a case
 /// that one of them stands for takes its text from there.
 package enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The widget's class key is not available in the current state.
@@ -82,25 +82,25 @@ package enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
         case .unlockInterrupted: KeyError.unlockInterrupted.description
         case .noPasscodeSet: KeyError.noPasscodeSet.description
         case .wiped: "the store was erased after too many failed attempts"
-        case .corrupt(let file, let reason): LedgerError.corrupt(file: file, reason: reason).description
+        case .corrupt(let file, let reason): FileError.corrupt(file: file, reason: reason).description
         case .deviceKey(let problem): KeyError.deviceKey(problem).description
         case .passcodeVerifierFailed(let reason): KeyError.passcodeVerifierFailed(reason: reason).description
-        case .unsafeEntry(let path, let reason): LedgerError.unsafeEntry(path: path, reason: reason).description
-        case .ledgerMissing(let path): LedgerError.ledgerMissing(path: path).description
+        case .unsafeEntry(let path, let reason): FileError.unsafeEntry(path: path, reason: reason).description
+        case .ledgerMissing(let path): FileError.ledgerMissing(path: path).description
         case .rolledBack(let file, let found, let expected):
             AnchorError.rolledBack(file: file, found: found, expected: expected).description
         case .rollbackCounter(let reason): AnchorError.rollbackCounter(reason: reason).description
         case .keybagMissing(let path, let remaining):
             "the keybag \(path) is missing while \(remaining) \(remaining.hasPrefix("1 ") && !remaining.contains(" and ") ? "remains" : "remain"), which cannot be read without it; nothing was changed. Restore the keybag from a backup, or erase them and start over with widgetd --start-over"
-        case .stateDirectoryInUse(let path): LedgerError.stateDirectoryInUse(path: path).description
-        case .io(let operation, let path, let e): LedgerError.io(operation: operation, path: path, errno: e).description
+        case .stateDirectoryInUse(let path): FileError.stateDirectoryInUse(path: path).description
+        case .io(let operation, let path, let e): FileError.io(operation: operation, path: path, errno: e).description
         case .outOfSecureMemory: SecureMemoryError.outOfSecureMemory.description
         case .cryptoFailure(let what): what
         }
     }
 
     /// The ledger part's error at the facade: case for case.
-    init(_ error: LedgerError) {
+    init(_ error: FileError) {
         switch error {
         case .corrupt(let file, let reason): self = .corrupt(file: file, reason: reason)
         case .unsafeEntry(let path, let reason): self = .unsafeEntry(path: path, reason: reason)
@@ -124,7 +124,7 @@ package enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
         case .deviceKey(let problem): self = .deviceKey(problem)
         case .passcodeVerifierFailed(let reason): self = .passcodeVerifierFailed(reason: reason)
         case .anchor(let error): self.init(error)
-        case .ledger(let error): self.init(error)
+        case .file(let error): self.init(error)
         case .crypto(let error): self.init(error)
         }
     }
@@ -155,7 +155,7 @@ func fromAnchor<R>(_ body: () throws(AnchorError) -> R) throws(StoreError) -> R 
 
 /// Runs a call of the ledger part from the facade, its error mapped onto `StoreError`.
 @inline(__always) @discardableResult
-func fromLedger<R>(_ body: () throws(LedgerError) -> R) throws(StoreError) -> R {
+func fromFiles<R>(_ body: () throws(FileError) -> R) throws(StoreError) -> R {
     do { return try body() } catch { throw StoreError(error) }
 }
 

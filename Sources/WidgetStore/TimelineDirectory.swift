@@ -9,9 +9,10 @@
 // It uses StoreKeys only through `KeyCustody`'s face (subkeys and the key pair of a
 // class and generation), and StoreLedger through its face.
 // It throws `StoreError`, the store's own, and calls the other parts through
-// `fromLedger { }` / `fromKeys { }`, which map their errors onto it.
+// `fromFiles { }` / `fromKeys { }`, which map their errors onto it.
 
 import FoundationEssentials
+import StoreFiles
 import StoreKeys
 import StoreLedger
 import WidgetCrypto
@@ -273,12 +274,12 @@ final class TimelineDirectory {
     func indexNext(limit: Int) throws(StoreError) -> [TimelineMetadata]? {
         guard !isComplete else { return nil }
         if scan == nil {
-            scan = try fromLedger { () throws(LedgerError) in try DirectoryStream(self.path) }
+            scan = try fromFiles { () throws(FileError) in try DirectoryStream(self.path) }
         }
         var found: [TimelineMetadata] = []
         var verified = 0
         while verified < limit {
-            guard let name = try fromLedger({ () throws(LedgerError) in try scan?.next() }) else {
+            guard let name = try fromFiles({ () throws(FileError) in try scan?.next() }) else {
                 scan = nil
                 isComplete = true
                 // Its own tally is exact now, and answers the quotas.
@@ -320,7 +321,7 @@ final class TimelineDirectory {
     /// file before it finishes, so with none in flight any found is a leftover.
     private func removeLeftovers() throws(StoreError) {
         guard !writesInFlight() else { return }
-        for name in leftovers { try fromLedger { () throws(LedgerError) in try FileSystem.remove("\(self.path)/\(name)") } }
+        for name in leftovers { try fromFiles { () throws(FileError) in try FileSystem.remove("\(self.path)/\(name)") } }
         leftovers = []
     }
 

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import StoreFiles
 import StoreLedger
 import WidgetModel
 

@@ -1,6 +1,7 @@
 import FoundationEssentials
 import Glibc
 import StoreAnchor
+import StoreFiles
 import StoreKeys
 import StoreLedger
 import WidgetCrypto
@@ -21,7 +22,7 @@ extension TimelineStore {
         _ stateDirectory: String, timelines timelinesPath: String, deviceKeySource: any DeviceKeySource,
         anchor: RollbackAnchor, startOver: Bool
     ) throws(StoreError) -> (finishedWipe: Bool, erased: String?) {
-        try fromLedger { () throws(LedgerError) in try FileSystem.makeDirectory(stateDirectory) }
+        try fromFiles { () throws(FileError) in try FileSystem.makeDirectory(stateDirectory) }
         var finishedWipe = false
         if FileSystem.exists(Self.wipedTimelinesDirectory(stateDirectory)) {
             // A wipe was asked for and cut short: it is finished, as it would have been.
@@ -29,21 +30,21 @@ extension TimelineStore {
                 stateDirectory: stateDirectory, deviceKeySource: deviceKeySource, anchor: anchor, removingJournal: true)
             finishedWipe = true
         }
-        try fromLedger { () throws(LedgerError) in try FileSystem.makeDirectory(timelinesPath) }
+        try fromFiles { () throws(FileError) in try FileSystem.makeDirectory(timelinesPath) }
         // Before anything is removed or created (a device key, a keybag): a refusal leaves the evidence as it is.
         var erased: String?
         if !FileSystem.exists("\(stateDirectory)/\(Keybag.fileName)"),
-            let remaining = try fromLedger({ () throws(LedgerError) in
+            let remaining = try fromFiles({ () throws(FileError) in
                 try Self.unreadableWithoutKeybag(stateDirectory: stateDirectory, timelines: timelinesPath)
             })
         {
             guard startOver else { throw .keybagMissing(path: "\(stateDirectory)/\(Keybag.fileName)", remaining: remaining) }
-            try fromLedger { () throws(LedgerError) in
+            try fromFiles { () throws(FileError) in
                 try Self.eraseUnreadable(stateDirectory: stateDirectory, timelines: timelinesPath)
             }
             erased = remaining
         }
-        try fromLedger { () throws(LedgerError) in try Self.removeTemporaryFiles(in: stateDirectory) }
+        try fromFiles { () throws(FileError) in try Self.removeTemporaryFiles(in: stateDirectory) }
         return (finishedWipe, erased)
     }
 
@@ -59,8 +60,8 @@ extension TimelineStore {
         case .anchorTogether:
             // The files opened unanchored on --start-over are anchored together now.
             anchor.proven()
-            try fromLedger { () throws(LedgerError) in
-                try timelines.ledger.saveAnchored { (values) throws(LedgerError) in try custody.writeKeybag(carrying: values) }
+            try fromFiles { () throws(FileError) in
+                try timelines.ledger.saveAnchored { (values) throws(FileError) in try custody.writeKeybag(carrying: values) }
             }
         case .rebuildLedger:
             try rebuildLedger()
@@ -83,7 +84,7 @@ extension TimelineStore {
     static func makeLedger(
         stateDirectory: String, timelines: String, subkeys: DeviceSubkeys, anchor: RollbackAnchor, fromFiles: Bool,
         carrying anchors: AnchorValues
-    ) throws(LedgerError) {
+    ) throws(FileError) {
         let made = GenerationLedger.empty(
             stateDirectory: stateDirectory, macKey: subkeys.ledgerMAC, anchor: anchor, usage: fromFiles ? nil : UsageTable())
         if fromFiles {
@@ -114,7 +115,7 @@ extension TimelineStore {
         var restored = 0
         var excluded: [String] = []
         let timelinesDirectory = timelinesDirectory
-        for name in try fromLedger({ () throws(LedgerError) in try FileSystem.list(timelinesDirectory) }) {
+        for name in try fromFiles({ () throws(FileError) in try FileSystem.list(timelinesDirectory) }) {
             guard let key = FileDigest(fileName: name) else { continue }
             do throws(StoreError) {
                 rebuilt.record(key, generation: try generationOpening(name: name))
@@ -128,17 +129,17 @@ extension TimelineStore {
                 if let bytes = try? FileSystem.readFile("\(timelinesDirectory)/\(name)", limit: TimelineFile.maximumFileBytes),
                     let generation = TimelineFile.generation(of: bytes)
                 {
-                    try fromLedger { () throws(LedgerError) in try rebuilt.recordDeleted(key, generation: generation) }
+                    try fromFiles { () throws(FileError) in try rebuilt.recordDeleted(key, generation: generation) }
                 }
             }
         }
         // What was verified against no catalog is verified again against this one.
         timelines.removeAll(empty: false)
         // A log or base the lost head named is no part of the new catalog.
-        try fromLedger { () throws(LedgerError) in try GenerationLedger.removeFiles(stateDirectory: stateDirectory) }
+        try fromFiles { () throws(FileError) in try GenerationLedger.removeFiles(stateDirectory: stateDirectory) }
         anchor.proven()
-        try fromLedger { () throws(LedgerError) in
-            try rebuilt.saveAnchored { (values) throws(LedgerError) in try custody.writeKeybag(carrying: values) }
+        try fromFiles { () throws(FileError) in
+            try rebuilt.saveAnchored { (values) throws(FileError) in try custody.writeKeybag(carrying: values) }
         }
         journal = try openJournal()
         timelines.journal = journal
@@ -157,7 +158,7 @@ extension TimelineStore {
         guard let pair = custody.keyPair(metadata.protectionClass, generation: metadata.keyGeneration) else {
             throw .corrupt(file: path, reason: .unknownKeyGeneration)
         }
-        _ = try fromLedger { () throws(LedgerError) in try TimelineFile.openBody(sealed, classKey: pair, file: path) }
+        _ = try fromFiles { () throws(FileError) in try TimelineFile.openBody(sealed, classKey: pair, file: path) }
         return metadata.generation
     }
 
@@ -165,7 +166,7 @@ extension TimelineStore {
     static func loadLedger(
         stateDirectory: String, subkeys: DeviceSubkeys, anchor: RollbackAnchor
     ) throws(StoreError) -> GenerationLedger {
-        guard let loaded = try fromLedger({ () throws(LedgerError) in try GenerationLedger.load(stateDirectory: stateDirectory, macKey: subkeys.ledgerMAC, anchor: anchor) }) else {
+        guard let loaded = try fromFiles({ () throws(FileError) in try GenerationLedger.load(stateDirectory: stateDirectory, macKey: subkeys.ledgerMAC, anchor: anchor) }) else {
             throw .ledgerMissing(path: "\(stateDirectory)/\(GenerationLedger.fileName)")
         }
         return loaded
@@ -182,7 +183,7 @@ extension TimelineStore {
     static func finishWipe(
         stateDirectory: String, deviceKeySource: any DeviceKeySource, anchor: RollbackAnchor, removingJournal: Bool
     ) throws(StoreError) {
-        try fromLedger { () throws(LedgerError) in
+        try fromFiles { () throws(FileError) in
             try FileSystem.remove("\(stateDirectory)/\(Keybag.fileName)")
             // After the keybag: a keybag without its catalog would be a start error.
             try GenerationLedger.removeFiles(stateDirectory: stateDirectory)
@@ -190,12 +191,12 @@ extension TimelineStore {
         }
         try fromAnchor { () throws(AnchorError) in try anchor.advance() }
         try fromKeys { () throws(KeyError) in try deviceKeySource.destroyDeviceKey() }
-        try fromLedger { () throws(LedgerError) in try removeWipedFiles(stateDirectory: stateDirectory, removingJournal: removingJournal) }
+        try fromFiles { () throws(FileError) in try removeWipedFiles(stateDirectory: stateDirectory, removingJournal: removingJournal) }
     }
 
     /// The rest of `finishWipe` once the keys are gone: the settings, the journal if
     /// asked, then the set-aside timelines and their directory.
-    private static func removeWipedFiles(stateDirectory: String, removingJournal: Bool) throws(LedgerError) {
+    private static func removeWipedFiles(stateDirectory: String, removingJournal: Bool) throws(FileError) {
         try FileSystem.remove("\(stateDirectory)/\(SettingsFile.fileName)")
         if removingJournal { try FileSystem.remove("\(stateDirectory)/\(Journal.fileName)") }
         try FileSystem.syncDirectory(stateDirectory)
@@ -213,7 +214,7 @@ extension TimelineStore {
 
     /// What a missing keybag leaves unreadable: the timeline files and the journal's
     /// writes, described for the start error; `nil` if there is nothing (a fresh directory).
-    static func unreadableWithoutKeybag(stateDirectory: String, timelines: String) throws(LedgerError) -> String? {
+    static func unreadableWithoutKeybag(stateDirectory: String, timelines: String) throws(FileError) -> String? {
         let files = try FileSystem.list(timelines).filter { $0.hasSuffix(TimelineFile.fileExtension) }.count
         var remaining: [String] = []
         if files > 0 { remaining.append("\(files) timeline file\(files == 1 ? "" : "s")") }
@@ -224,7 +225,7 @@ extension TimelineStore {
     /// Starting over: removes every timeline file and the journal, which no key can
     /// open any more. The device key and the settings stay (the settings are the
     /// user's, authenticated by the device key, and closing them is never reset here).
-    static func eraseUnreadable(stateDirectory: String, timelines: String) throws(LedgerError) {
+    static func eraseUnreadable(stateDirectory: String, timelines: String) throws(FileError) {
         try FileSystem.remove("\(stateDirectory)/\(Journal.fileName)")
         try FileSystem.syncDirectory(stateDirectory)
         for name in try FileSystem.list(timelines) { try FileSystem.remove("\(timelines)/\(name)") }
@@ -235,17 +236,17 @@ extension TimelineStore {
         guard journalCapacity > 0 else {
             // A journal left by a run that had one still holds acknowledged writes.
             guard FileSystem.exists("\(stateDirectory)/\(Journal.fileName)") else { return nil }
-            let leftover = try fromLedger { () throws(LedgerError) in try Journal(
+            let leftover = try fromFiles { () throws(FileError) in try Journal(
                 stateDirectory: stateDirectory, timelinesDirectory: timelinesDirectory, macKey: custody.subkeys.journalMAC,
                 metadataKey: custody.subkeys.timelineMetadata, ledger: timelines.ledger
             ) }
-            try fromLedger { () throws(LedgerError) in try leftover.fold() }
-            try fromLedger { () throws(LedgerError) in try FileSystem.remove("\(stateDirectory)/\(Journal.fileName)") }
-            try fromLedger { () throws(LedgerError) in try FileSystem.syncDirectory(stateDirectory) }
+            try fromFiles { () throws(FileError) in try leftover.fold() }
+            try fromFiles { () throws(FileError) in try FileSystem.remove("\(stateDirectory)/\(Journal.fileName)") }
+            try fromFiles { () throws(FileError) in try FileSystem.syncDirectory(stateDirectory) }
             return nil
         }
         do throws(StoreError) {
-            let opened = try fromLedger { () throws(LedgerError) in try Journal(
+            let opened = try fromFiles { () throws(FileError) in try Journal(
                 stateDirectory: stateDirectory, timelinesDirectory: timelinesDirectory, capacity: journalCapacity,
                 macKey: custody.subkeys.journalMAC, metadataKey: custody.subkeys.timelineMetadata, ledger: timelines.ledger,
                 folding: journalFolding) }
@@ -258,17 +259,17 @@ extension TimelineStore {
             // it is never removed: the open keeps it and serves from it when it can
             // (`Journal.unfoldedAtOpen`), and otherwise this start fails, the journal
             // as it was, with the reason.
-            guard !(try fromLedger({ () throws(LedgerError) in try Journal.holdsRecords(stateDirectory: stateDirectory) })) else {
+            guard !(try fromFiles({ () throws(FileError) in try Journal.holdsRecords(stateDirectory: stateDirectory) })) else {
                 throw .io(operation: operation, path: path, errno: Errno(rawValue: ENOSPC))
             }
-            try fromLedger { () throws(LedgerError) in try FileSystem.remove("\(stateDirectory)/\(Journal.fileName)") }
-            try fromLedger { () throws(LedgerError) in try FileSystem.syncDirectory(stateDirectory) }
+            try fromFiles { () throws(FileError) in try FileSystem.remove("\(stateDirectory)/\(Journal.fileName)") }
+            try fromFiles { () throws(FileError) in try FileSystem.syncDirectory(stateDirectory) }
             journalUnavailable = .io(operation: "preallocate", path: "\(stateDirectory)/\(Journal.fileName)", errno: Errno(rawValue: ENOSPC))
             return nil
         }
     }
 
-    static func removeTemporaryFiles(in directory: String) throws(LedgerError) {
+    static func removeTemporaryFiles(in directory: String) throws(FileError) {
         for name in try FileSystem.list(directory) where name.hasPrefix(".tmp-") {
             try FileSystem.remove("\(directory)/\(name)")
         }

@@ -2,6 +2,7 @@ import FoundationEssentials
 import Glibc
 import SecureMemory
 import StoreAnchor
+import StoreFiles
 import StoreKeys
 import StoreLedger
 import WidgetCrypto
@@ -139,7 +140,7 @@ package final class TimelineStore {
                 stateDirectory: stateDirectory, source: deviceKeySource, verifier: passcodeVerifier, anchor: anchor,
                 configuration: configuration,
                 beforeSavingKeybag: { (subkeys, migrated, anchors) throws(KeyError) in
-                    try throughLedger { () throws(LedgerError) in
+                    try throughFiles { () throws(FileError) in
                         try Self.makeLedger(
                             stateDirectory: stateDirectory, timelines: timelinesPath, subkeys: subkeys, anchor: anchor,
                             fromFiles: migrated, carrying: anchors)
@@ -150,7 +151,7 @@ package final class TimelineStore {
         let ledger: GenerationLedger
         var ledgerLost = false
         let ledgerMAC = custody.subkeys.ledgerMAC
-        if let loaded = try fromLedger({ () throws(LedgerError) in
+        if let loaded = try fromFiles({ () throws(FileError) in
             try GenerationLedger.load(stateDirectory: stateDirectory, macKey: ledgerMAC, anchor: anchor)
         }) {
             ledger = loaded
@@ -191,7 +192,7 @@ package final class TimelineStore {
             // Files made before anchors, on a counter never incremented: anchored now.
             try fromKeys { () throws(KeyError) in
                 try custody.anchorUnanchored { (values) throws(KeyError) in
-                    try throughLedger { () throws(LedgerError) in try ledger.save(carrying: values) }
+                    try throughFiles { () throws(FileError) in try ledger.save(carrying: values) }
                 }
             }
         }
@@ -280,11 +281,11 @@ package final class TimelineStore {
     ///
     /// Then drops the key generations no file is sealed to any more (see `keyGenerationsInUse`).
     package func foldJournal() throws(StoreError) {
-        try fromLedger { () throws(LedgerError) in try journal?.fold() }
+        try fromFiles { () throws(FileError) in try journal?.fold() }
         if writesInFlight == 0, !awaitingPasscodeToRebuildLedger, let usage = timelines.usageTable {
-            try fromLedger { () throws(LedgerError) in try timelines.ledger.save(usage: usage) }
+            try fromFiles { () throws(FileError) in try timelines.ledger.save(usage: usage) }
         } else {
-            try fromLedger { () throws(LedgerError) in try timelines.ledger.anchorIfSavedSince() }
+            try fromFiles { () throws(FileError) in try timelines.ledger.anchorIfSavedSince() }
         }
         guard !isJudging, let inUse = keyGenerationsInUse else { return }
         _ = try fromKeys { () throws(KeyError) in try custody.dropGenerations(notIn: inUse) }
@@ -349,9 +350,9 @@ package final class TimelineStore {
         guard rename(timelinesDirectory, wipedTimelinesDirectory) == 0 else {
             throw .io(operation: "rename", path: timelinesDirectory, errno: .current)
         }
-        try fromLedger { () throws(LedgerError) in try FileSystem.syncDirectory(stateDirectory) }
+        try fromFiles { () throws(FileError) in try FileSystem.syncDirectory(stateDirectory) }
         // Then: a journaled write must not come back after the erase.
-        try fromLedger { () throws(LedgerError) in try journal?.discard() }
+        try fromFiles { () throws(FileError) in try journal?.discard() }
         // Closed (and unlocked) now: it is opened again under the new device key below.
         journal = nil
         // Made for the class keys the erase destroys.
@@ -360,8 +361,8 @@ package final class TimelineStore {
         timelines.removeAll(empty: false)
         try Self.finishWipe(
             stateDirectory: stateDirectory, deviceKeySource: custody.source, anchor: anchor, removingJournal: false)
-        try fromLedger { () throws(LedgerError) in try FileSystem.makeDirectory(timelinesDirectory) }
-        try fromLedger { () throws(LedgerError) in try FileSystem.syncDirectory(stateDirectory) }
+        try fromFiles { () throws(FileError) in try FileSystem.makeDirectory(timelinesDirectory) }
+        try fromFiles { () throws(FileError) in try FileSystem.syncDirectory(stateDirectory) }
         // Every file is gone, so the empty index covers the directory.
         timelines.removeAll(empty: true)
         try fromKeys { () throws(KeyError) in try custody.reopen() }
@@ -419,7 +420,7 @@ package final class TimelineStore {
             // written after it was replaced (DESIGN §9).
             throw .corrupt(file: path, reason: .unknownKeyGeneration)
         }
-        let body = try fromLedger { () throws(LedgerError) in try TimelineFile.openBody(sealed, classKey: pair, file: path) }
+        let body = try fromFiles { () throws(FileError) in try TimelineFile.openBody(sealed, classKey: pair, file: path) }
         // Not cached in memory that could not be locked: decrypted again next time, and
         // the caller's buffer is the only copy, gone with its request.
         guard cache.admits(body) else { return body }
@@ -544,7 +545,7 @@ package final class TimelineStore {
         do throws(StoreError) {
             filed = try timelines.indexedMetadata(key: key, widget: widget, includingPlaceholder: false)?.generation
         } catch .corrupt {
-            let bytes = try fromLedger { () throws(LedgerError) in try FileSystem.readFile(path, limit: TimelineFile.maximumFileBytes) }
+            let bytes = try fromFiles { () throws(FileError) in try FileSystem.readFile(path, limit: TimelineFile.maximumFileBytes) }
             filed = bytes.map { TimelineFile.generation(of: $0) ?? 0 }
         }
         guard journaled != nil || filed != nil else {
@@ -576,21 +577,21 @@ package final class TimelineStore {
             // table loses the file's share in the same save (a file of a deleted widget
             // counts for nobody, gone or not; a journaled write was never in it).
             try prepared.reserve.retryingOnFullDisk { () throws(StoreError) in
-                try fromLedger { () throws(LedgerError) in
+                try fromFiles { () throws(FileError) in
                     let before = ledger.entry(key)
                     // The file as it is now, read here (off the loop), inside the change so
                     // that no fold replaces it meanwhile; only a generation the deletion
                     // covers is its to remove (a write numbered after it stands).
                     var bytes: [UInt8]?
-                    try ledger.changeFiles(withholding: false, { () throws(LedgerError) -> UsageChange in
+                    try ledger.changeFiles(withholding: false, { () throws(FileError) -> UsageChange in
                         bytes = try FileSystem.readFile(prepared.path, limit: TimelineFile.maximumFileBytes)
                             .flatMap { (TimelineFile.generation(of: $0) ?? 0) <= generation ? $0 : nil }
                         var change = UsageChange()
                         change.removing(bytes, key: key, expected: expected, ledger: ledger, metadataKey: metadataKey)
                         try ledger.recordDeleted(key, generation: generation)
                         return change
-                    }, thenSave: { () throws(LedgerError) in
-                        do throws(LedgerError) { try ledger.save() } catch {
+                    }, thenSave: { () throws(FileError) in
+                        do throws(FileError) { try ledger.save() } catch {
                             // Not durable: not deleted, in memory either (no later save may carry it).
                             ledger.restore(key, before)
                             throw error
@@ -665,7 +666,7 @@ package final class TimelineStore {
 
     /// The saved settings bytes, or `nil` if none were saved. Authenticated, not secret.
     package func loadSettings() throws(StoreError) -> [UInt8]? {
-        try fromLedger { () throws(LedgerError) in try SettingsFile.load(stateDirectory: stateDirectory, macKey: custody.subkeys.settingsMAC) }
+        try fromFiles { () throws(FileError) in try SettingsFile.load(stateDirectory: stateDirectory, macKey: custody.subkeys.settingsMAC) }
     }
 
     /// Saves the settings bytes atomically and durably.

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import SecureMemory
+import StoreFiles
 import StoreKeys
 import StoreLedger
 import WidgetCrypto
@@ -69,7 +70,7 @@ extension TimelineStore {
 
     /// A file of a batch: its key in the ledger, its name, and its sealed bytes (made on
     /// the committing thread). The key travels with the name, never parsed back from it.
-    typealias SealedFile = (key: FileDigest, name: String, bytes: @Sendable () throws(LedgerError) -> [UInt8])
+    typealias SealedFile = (key: FileDigest, name: String, bytes: @Sendable () throws(FileError) -> [UInt8])
 
     /// A batch of writes checked and numbered on the store's thread, ready for
     /// `commit` on any thread.
@@ -206,10 +207,10 @@ extension TimelineStore {
         defer {
             for key in wrapKeys.values { key.zeroInPlace() }
         }
-        var agreed: [PublicKey: Result<KeyEncryptionKey, LedgerError>] = [:]
+        var agreed: [PublicKey: Result<KeyEncryptionKey, FileError>] = [:]
         for item in prepared.staged where wrapKeys[item.classKey] == nil && agreed[item.classKey] == nil {
-            agreed[item.classKey] = Result { () throws(LedgerError) in
-                try LedgerError.crypto { () throws(CryptoError) in try KeyEncryptionKeySupply.shared.take(for: item.classKey) }
+            agreed[item.classKey] = Result { () throws(FileError) in
+                try FileError.crypto { () throws(CryptoError) in try KeyEncryptionKeySupply.shared.take(for: item.classKey) }
             }
         }
         let keks = agreed
@@ -218,7 +219,7 @@ extension TimelineStore {
         }
         let metadataKey = prepared.metadataKey
         let files = prepared.staged.map { item in
-            (key: item.key, name: item.name, bytes: { @Sendable () throws(LedgerError) -> [UInt8] in
+            (key: item.key, name: item.name, bytes: { @Sendable () throws(FileError) -> [UInt8] in
                 let wrap: TimelineFile.BodyWrap
                 if let wrapKey = wrapKeys[item.classKey] {
                     wrap = .classKey(wrapKey)
@@ -226,8 +227,8 @@ extension TimelineStore {
                     // A class whose exchange failed fails its own files only.
                     wrap = .exchange(try keks[item.classKey]!.get())
                 }
-                return try TimelineFile.KeyScratch.pool.withScratch { (keys) throws(LedgerError) in
-                    try LedgerError.crypto { () throws(CryptoError) in
+                return try TimelineFile.KeyScratch.pool.withScratch { (keys) throws(FileError) in
+                    try FileError.crypto { () throws(CryptoError) in
                         try TimelineFile.encode(item.metadata, body: item.body, wrap: wrap, metadataKey: metadataKey, keys: keys)
                     }
                 }
@@ -250,7 +251,7 @@ extension TimelineStore {
         _ files: [SealedFile], generations: [UInt64],
         prepared: PreparedWrites
     ) -> [StoreError?] {
-        do throws(LedgerError) {
+        do throws(FileError) {
             let outcomes = try writeDirectly(
                 files, generations: generations, sizes: prepared.staged.map(\.fileBytes), prepared: prepared)
             return outcomes.map { $0.map(StoreError.init) }
@@ -267,13 +268,13 @@ extension TimelineStore {
     private static func writeDirectly(
         _ files: [SealedFile], generations: [UInt64], sizes: [Int],
         prepared: PreparedWrites
-    ) throws(LedgerError) -> [LedgerError?] {
+    ) throws(FileError) -> [FileError?] {
         let (ledger, directory, metadataKey) = (prepared.ledger, prepared.directory, prepared.metadataKey)
         // Every name in a batch is one the store made, each its widget's.
         let widgets = Dictionary(prepared.staged.map { ($0.name, Array($0.metadata.widget.description.utf8)) }) { first, _ in first }
-        var outcomes: [LedgerError?] = []
+        var outcomes: [FileError?] = []
         var written = false
-        try ledger.changeFiles(withholding: true, { () throws(LedgerError) -> UsageChange in
+        try ledger.changeFiles(withholding: true, { () throws(FileError) -> UsageChange in
             var change = UsageChange()
             var judged = Set<String>()
             for file in files where judged.insert(file.name).inserted {
@@ -296,7 +297,7 @@ extension TimelineStore {
                 }
             }
             return change
-        }, thenSave: { () throws(LedgerError) in
+        }, thenSave: { () throws(FileError) in
             if written { try ledger.save() }
         })
         return outcomes
@@ -313,7 +314,7 @@ extension TimelineStore {
         var batch: [(key: FileDigest, bytes: [UInt8])] = []
         var slots: [Int] = []
         for (slot, file) in files.enumerated() {
-            do throws(LedgerError) {
+            do throws(FileError) {
                 batch.append((file.key, try file.bytes()))
                 slots.append(slot)
             } catch {
@@ -324,12 +325,12 @@ extension TimelineStore {
         // lock while it syncs (which waits for no commit) leaves none held that long.
         for key in prepared.wrapKeys.values { key.zeroInPlace() }
         guard !batch.isEmpty else { return outcomes }
-        do throws(LedgerError) {
+        do throws(FileError) {
             if try journal.append(batch) { return outcomes }
             try journal.fold()
             let direct = try writeDirectly(
                 batch.map { file in
-                    (key: file.key, name: file.key.fileName, bytes: { @Sendable () throws(LedgerError) -> [UInt8] in file.bytes })
+                    (key: file.key, name: file.key.fileName, bytes: { @Sendable () throws(FileError) -> [UInt8] in file.bytes })
                 },
                 generations: slots.map { generations[$0] }, sizes: batch.map(\.bytes.count), prepared: prepared)
             for (slot, error) in zip(slots, direct) { outcomes[slot] = error.map(StoreError.init) }
@@ -385,7 +386,7 @@ extension TimelineStore {
         let previous = try? timelines.indexedMetadata(key: key, widget: write.widget)
         var metadata = TimelineMetadata(
             widget: write.widget, protectionClass: write.protectionClass, family: write.family,
-            generation: max(previous?.generation ?? 0, try fromLedger({ () throws(LedgerError) in try timelines.ledger.lastGeneration(key) })) + 1, reloadDue: write.reloadDue,
+            generation: max(previous?.generation ?? 0, try fromFiles({ () throws(FileError) in try timelines.ledger.lastGeneration(key) })) + 1, reloadDue: write.reloadDue,
             placeholder: write.placeholder ?? previous?.placeholder)
         // Sealed to the newest class keys (`classKey` below is theirs).
         metadata.keyGeneration = custody.keybag.writeGeneration(write.protectionClass)

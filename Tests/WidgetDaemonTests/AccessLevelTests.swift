@@ -12,7 +12,7 @@ import Testing
     /// The modules outside the client library's API.
     static let packageOnly = [
         "SecureMemory", "WidgetCrypto", "WidgetTPM", "WidgetdPOSIX", "VarlinkTransport",
-        "StoreAnchor", "StoreLedger", "StoreKeys", "WidgetStore",
+        "StoreAnchor", "StoreFiles", "StoreLedger", "StoreKeys", "WidgetStore",
         "WidgetDaemon", "WidgetControl", "WidgetdCommand", "Benchmarks",
     ]
 

@@ -1,4 +1,5 @@
 @testable import StoreAnchor
+@testable import StoreFiles
 @testable import StoreKeys
 @testable import StoreLedger
 import Testing
@@ -9,9 +10,9 @@ import WidgetdPOSIX
 /// Each part's error maps onto the one `StoreError` it stands for, with the same text:
 /// the daemon's Varlink errors and messages are chosen from `StoreError` alone.
 @Suite struct PartErrorMapping {
-    static let io = LedgerError.io(operation: "open", path: "/s/catalog", errno: Errno(rawValue: 5))
+    static let io = FileError.io(operation: "open", path: "/s/catalog", errno: Errno(rawValue: 5))
 
-    static let ledgerCases: [(LedgerError, StoreError)] = [
+    static let ledgerCases: [(FileError, StoreError)] = [
         (.corrupt(file: "/s/catalog", reason: .authenticationFailure), .corrupt(file: "/s/catalog", reason: .authenticationFailure)),
         (.corrupt(file: "/s/t/x.wtl", reason: .rolledBack), .corrupt(file: "/s/t/x.wtl", reason: .rolledBack)),
         (.unsafeEntry(path: "/s/t/y", reason: .symbolicLink), .unsafeEntry(path: "/s/t/y", reason: .symbolicLink)),
@@ -38,14 +39,14 @@ import WidgetdPOSIX
         (.passcodeVerifierFailed(reason: "no TPM"), .passcodeVerifierFailed(reason: "no TPM")),
         (.anchor(.rolledBack(file: "/s/keybag", found: 3, expected: 4)), .rolledBack(file: "/s/keybag", found: 3, expected: 4)),
         (.anchor(.rollbackCounter(reason: "reset")), .rollbackCounter(reason: "reset")),
-        (.ledger(.corrupt(file: "/s/keybag", reason: .badMagic)), .corrupt(file: "/s/keybag", reason: .badMagic)),
-        (.ledger(io), .io(operation: "open", path: "/s/catalog", errno: Errno(rawValue: 5))),
+        (.file(.corrupt(file: "/s/keybag", reason: .badMagic)), .corrupt(file: "/s/keybag", reason: .badMagic)),
+        (.file(io), .io(operation: "open", path: "/s/catalog", errno: Errno(rawValue: 5))),
         (.crypto(.outOfSecureMemory), .outOfSecureMemory),
         (.crypto(.authenticationFailure), .cryptoFailure(CryptoError.authenticationFailure.description)),
     ]
 
     @Test(arguments: ledgerCases)
-    func ledgerErrorMapsToItsStoreError(_ error: LedgerError, _ expected: StoreError) {
+    func ledgerErrorMapsToItsStoreError(_ error: FileError, _ expected: StoreError) {
         #expect(StoreError(error) == expected)
         #expect(error.description == expected.description)
     }
@@ -58,8 +59,8 @@ import WidgetdPOSIX
 
     /// An anchored save's own failure is its part's, not wrapped as the anchor's.
     @Test func anchoredSaveKeepsEachPartsOwnError() {
-        #expect(LedgerError(anchoring: .write(Self.io)) == Self.io)
-        #expect(LedgerError(anchoring: .anchor(.rollbackCounter(reason: "x"))) == .anchor(.rollbackCounter(reason: "x")))
+        #expect(FileError(anchoring: .write(Self.io)) == Self.io)
+        #expect(FileError(anchoring: .anchor(.rollbackCounter(reason: "x"))) == .anchor(.rollbackCounter(reason: "x")))
         #expect(KeyError(AnchoredSaveError<KeyError>.write(.noPasscodeSet)) == .noPasscodeSet)
         #expect(KeyError(AnchoredSaveError<KeyError>.anchor(.rollbackCounter(reason: "x"))) == .anchor(.rollbackCounter(reason: "x")))
     }

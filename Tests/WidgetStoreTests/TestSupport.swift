@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import SecureMemory
+@testable import StoreFiles
 @testable import StoreKeys
 @testable import StoreLedger
 import Testing
@@ -98,7 +99,7 @@ func corruption(_ body: () throws -> Void, sourceLocation: SourceLocation = #_so
     } catch let error as StoreError {
         if case .corrupt(_, let reason) = error { return reason }
         Issue.record("expected a corrupt error, got \(error)", sourceLocation: sourceLocation)
-    } catch let error as LedgerError {
+    } catch let error as FileError {
         // The ledger's own calls (the file format, the catalog) throw its error.
         if case .corrupt(_, let reason) = error { return reason }
         Issue.record("expected a corrupt error, got \(error)", sourceLocation: sourceLocation)

@@ -1,6 +1,7 @@
 import Foundation
 import SecureMemory
 @testable import StoreAnchor
+@testable import StoreFiles
 @testable import StoreLedger
 import Testing
 import WidgetCrypto
@@ -83,7 +84,7 @@ import WidgetCrypto
         try write(edited, base)
         // The open verified the head, the block table and the log, not the blocks.
         let catalog = try load(minimum: 100)
-        #expect(throws: LedgerError.corrupt(file: path(base), reason: .authenticationFailure)) {
+        #expect(throws: FileError.corrupt(file: path(base), reason: .authenticationFailure)) {
             for i in 0..<1000 { _ = try catalog.lastGeneration(Self.key(i)) }
         }
     }
@@ -99,7 +100,7 @@ import WidgetCrypto
         edited.replaceSubrange(start + block..<start + 2 * block, with: first)
         try write(edited, base)
         let catalog = try load(minimum: 100)
-        #expect(throws: LedgerError.corrupt(file: path(base), reason: .authenticationFailure)) {
+        #expect(throws: FileError.corrupt(file: path(base), reason: .authenticationFailure)) {
             for i in 0..<1000 { _ = try catalog.lastGeneration(Self.key(i)) }
         }
     }
@@ -109,11 +110,11 @@ import WidgetCrypto
         let base = try #require(try baseNames().first)
         let original = try bytes(base)
         try write(Array(original.dropLast(10)), base)
-        #expect(throws: LedgerError.corrupt(file: path(base), reason: .truncated)) { _ = try load(minimum: 100) }
+        #expect(throws: FileError.corrupt(file: path(base), reason: .truncated)) { _ = try load(minimum: 100) }
         var edited = original
         edited[edited.count - 40] ^= 1  // the last block's MAC in the table
         try write(edited, base)
-        #expect(throws: LedgerError.corrupt(file: path(base), reason: .authenticationFailure)) { _ = try load(minimum: 100) }
+        #expect(throws: FileError.corrupt(file: path(base), reason: .authenticationFailure)) { _ = try load(minimum: 100) }
     }
 
     @Test func aBaseFromAnotherCompactionIsRefused() throws {
@@ -126,7 +127,7 @@ import WidgetCrypto
         #expect(next != base)
         // The earlier base under the later one's name: its sequence and table differ from the head's.
         try write(first, next)
-        #expect(throws: LedgerError.self) { _ = try load(minimum: 100) }
+        #expect(throws: FileError.self) { _ = try load(minimum: 100) }
     }
 
     @Test func anAlteredTruncatedOrReorderedLogIsAStartError() throws {
@@ -137,14 +138,14 @@ import WidgetCrypto
         var altered = log
         altered[4 + 16] ^= 1
         try write(altered, GenerationLedger.logFileName)
-        #expect(throws: LedgerError.corrupt(file: path(GenerationLedger.logFileName), reason: .authenticationFailure)) { _ = try load() }
+        #expect(throws: FileError.corrupt(file: path(GenerationLedger.logFileName), reason: .authenticationFailure)) { _ = try load() }
         try write(Array(log.prefix(2 * batch)), GenerationLedger.logFileName)
-        #expect(throws: LedgerError.corrupt(file: path(GenerationLedger.logFileName), reason: .truncated)) { _ = try load() }
+        #expect(throws: FileError.corrupt(file: path(GenerationLedger.logFileName), reason: .truncated)) { _ = try load() }
         var reordered: [UInt8] = Array(log[batch..<2 * batch])
         reordered += log[0..<batch]
         reordered += log[(2 * batch)...]
         try write(reordered, GenerationLedger.logFileName)
-        #expect(throws: LedgerError.corrupt(file: path(GenerationLedger.logFileName), reason: .authenticationFailure)) { _ = try load() }
+        #expect(throws: FileError.corrupt(file: path(GenerationLedger.logFileName), reason: .authenticationFailure)) { _ = try load() }
     }
 
     @Test func aLogLongerThanItsHeadIsAnAppendACrashCutOff() throws {
@@ -165,9 +166,9 @@ import WidgetCrypto
         var edited = head
         edited[60] ^= 1
         try write(edited, GenerationLedger.fileName)
-        #expect(throws: LedgerError.corrupt(file: path(GenerationLedger.fileName), reason: .authenticationFailure)) { _ = try load() }
+        #expect(throws: FileError.corrupt(file: path(GenerationLedger.fileName), reason: .authenticationFailure)) { _ = try load() }
         try write(Array(head.prefix(30)), GenerationLedger.fileName)
-        #expect(throws: LedgerError.self) { _ = try load() }
+        #expect(throws: FileError.self) { _ = try load() }
     }
 
     /// DESIGN §9: the head carries the rollback anchors under its MAC, so a head whose
@@ -180,7 +181,7 @@ import WidgetCrypto
         var edited = try bytes(GenerationLedger.fileName)
         edited[101] ^= 1
         try write(edited, GenerationLedger.fileName)
-        #expect(throws: LedgerError.corrupt(file: path(GenerationLedger.fileName), reason: .authenticationFailure)) { _ = try load() }
+        #expect(throws: FileError.corrupt(file: path(GenerationLedger.fileName), reason: .authenticationFailure)) { _ = try load() }
     }
 
     /// Version 3: once the usage is known, every head carries each provider's usage
@@ -218,12 +219,12 @@ import WidgetCrypto
         var edited = head
         edited[head.count - 32 - 16] ^= 1
         try write(edited, GenerationLedger.fileName)
-        #expect(throws: LedgerError.corrupt(file: path(GenerationLedger.fileName), reason: .authenticationFailure)) { _ = try load() }
+        #expect(throws: FileError.corrupt(file: path(GenerationLedger.fileName), reason: .authenticationFailure)) { _ = try load() }
         // Well authenticated but not a table (cut short, or rows out of order): malformed.
         for content in [Array(head.dropLast(32 + 1)), Array(head.dropLast(32)) + [0]] {
             let mac = try KeyedHash.hash(content, key: key, outputLength: 32)
             try write(content + mac.withUnsafeBytes { Array($0) }, GenerationLedger.fileName)
-            #expect(throws: LedgerError.corrupt(file: path(GenerationLedger.fileName), reason: .malformed)) { _ = try load() }
+            #expect(throws: FileError.corrupt(file: path(GenerationLedger.fileName), reason: .malformed)) { _ = try load() }
         }
         #expect(UsageTable.read(ArraySlice([2, 0, 0, 0, 1, 0x62] + [UInt8](repeating: 0, count: 16) + [1, 0x61] + [UInt8](repeating: 0, count: 16))) == nil)
         #expect(UsageTable.read(ArraySlice([1, 0, 0, 0, 0] + [UInt8](repeating: 0, count: 16))) == nil)

@@ -1,4 +1,5 @@
 import Foundation
+@testable import StoreFiles
 @testable import StoreLedger
 import Testing
 import WidgetModel

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 @testable import StoreAnchor
+@testable import StoreFiles
 @testable import StoreLedger
 import Testing
 import WidgetCrypto
@@ -176,8 +177,8 @@ import WidgetdPOSIX
         #expect(try Self.headVersion(fixture) == 3)
         let ledger = store.timelines.ledger
         // A change's files are written before its save: a crash meanwhile finds no table.
-        #expect(throws: LedgerError.self) {
-            try ledger.changeFiles(withholding: true, { () throws(LedgerError) -> UsageChange in
+        #expect(throws: FileError.self) {
+            try ledger.changeFiles(withholding: true, { () throws(FileError) -> UsageChange in
                 #expect((try? Self.headVersion(fixture)) == 2)
                 throw .io(operation: "write", path: fixture.timelines, errno: Errno(rawValue: EIO))
             }, thenSave: {})

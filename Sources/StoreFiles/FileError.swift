@@ -3,11 +3,12 @@ import StoreAnchor
 import WidgetCrypto
 import WidgetdPOSIX
 
-/// Everything the ledger part throws at its face (the timeline file format, the
-/// journal, the generation ledger, the file system and the state directory's lock).
+/// What the store's files throw: the file system calls (StoreFiles), and on them the
+/// timeline file format, the journal and the generation ledger (StoreLedger) and the
+/// keybag's reads and writes (StoreKeys, as `KeyError.file`).
 /// No case carries key bytes or content. `TimelineStore` maps it onto `StoreError`
-/// in one place (`StoreError.init(_: LedgerError)`), case for case, with these texts.
-package enum LedgerError: Error, Sendable, Equatable, CustomStringConvertible {
+/// in one place (`StoreError.init(_: FileError)`), case for case, with these texts.
+package enum FileError: Error, Sendable, Equatable, CustomStringConvertible {
     /// A file failed verification; its contents were not used.
     case corrupt(file: String, reason: CorruptionReason)
     /// An entry of the state directory is not what the store keeps there; it was not opened.
@@ -43,7 +44,7 @@ package enum LedgerError: Error, Sendable, Equatable, CustomStringConvertible {
     }
 
     /// What an anchored save threw: the ledger's own failure as itself, the anchor's as `anchor`.
-    package init(anchoring error: AnchoredSaveError<LedgerError>) {
+    package init(anchoring error: AnchoredSaveError<FileError>) {
         switch error {
         case .write(let own): self = own
         case .anchor(let anchor): self = .anchor(anchor)
@@ -51,7 +52,7 @@ package enum LedgerError: Error, Sendable, Equatable, CustomStringConvertible {
     }
 
     /// Maps a crypto failure while reading `file`: authentication failures become corruption.
-    package static func reading(_ file: String, _ error: CryptoError) -> LedgerError {
+    package static func reading(_ file: String, _ error: CryptoError) -> FileError {
         switch error {
         case .authenticationFailure, .invalidLength: .corrupt(file: file, reason: .authenticationFailure)
         case .outOfSecureMemory, .initializationFailed, .operationFailed: .crypto(error)
@@ -59,9 +60,9 @@ package enum LedgerError: Error, Sendable, Equatable, CustomStringConvertible {
     }
 }
 
-/// Runs an anchored save (`RollbackAnchor.anchor`) from the ledger part: see
-/// `LedgerError.init(anchoring:)`.
+/// Runs an anchored save (`RollbackAnchor.anchor`) of a file: see
+/// `FileError.init(anchoring:)`.
 @inline(__always)
-package func anchoring<R>(_ body: () throws(AnchoredSaveError<LedgerError>) -> R) throws(LedgerError) -> R {
-    do { return try body() } catch { throw LedgerError(anchoring: error) }
+package func anchoring<R>(_ body: () throws(AnchoredSaveError<FileError>) -> R) throws(FileError) -> R {
+    do { return try body() } catch { throw FileError(anchoring: error) }
 }

@@ -7,7 +7,7 @@ import WidgetdPOSIX
 
 /// Every file operation the store makes, in one file, each system call through the
 /// POSIX layer's one helper (`Syscall.retrying`: `EINTR` retried, `EBADF`/`EFAULT`
-/// trapped); a failure becomes `LedgerError.io` with the operation, the path and the
+/// trapped); a failure becomes `FileError.io` with the operation, the path and the
 /// errno (``call(_:_:_:)``). Writes that must survive a crash go through
 /// `writeAtomically`: temporary file in the same directory, `fsync`, `rename`,
 /// directory `fsync`, so a reader sees the old file or the new one, never a mix.
@@ -15,18 +15,18 @@ package enum FileSystem {
     /// Runs a system call through `Syscall.retrying`; a failure is the store's error
     /// about `path`.
     @discardableResult
-    package static func call<T: FixedWidthInteger>(_ operation: String, _ path: String, _ body: () -> T) throws(LedgerError) -> T {
+    package static func call<T: FixedWidthInteger>(_ operation: String, _ path: String, _ body: () -> T) throws(FileError) -> T {
         do {
             return try Syscall.retrying(operation, body)
         } catch {
-            throw LedgerError(error, path: path)
+            throw FileError(error, path: path)
         }
     }
 
     /// ``call(_:_:_:)``'s outcome as a value, for a call made in a closure that cannot
     /// throw a typed error (an array's `withUnsafeMutableBytes`).
-    package static func result<T: FixedWidthInteger>(_ operation: String, _ path: String, _ body: () -> T) -> Result<T, LedgerError> {
-        Result { () throws(LedgerError) in try call(operation, path, body) }
+    package static func result<T: FixedWidthInteger>(_ operation: String, _ path: String, _ body: () -> T) -> Result<T, FileError> {
+        Result { () throws(FileError) in try call(operation, path, body) }
     }
 
     /// Runs a system call through `Syscall.retrying`, returning its error rather than
@@ -43,10 +43,10 @@ package enum FileSystem {
     /// link swapped in between cannot pass. A new directory is made durably: its entry
     /// lasts a power cut only once its parent is synced, and without that the cut could
     /// take the directory with everything later made durable inside it.
-    package static func makeDirectory(_ path: String, mode: mode_t = 0o700) throws(LedgerError) {
+    package static func makeDirectory(_ path: String, mode: mode_t = 0o700) throws(FileError) {
         var created = true
         if case .failure(let error) = attempt("mkdir", { mkdir(path, mode) }) {
-            guard error.errno == .fileExists else { throw LedgerError(error, path: path) }
+            guard error.errno == .fileExists else { throw FileError(error, path: path) }
             created = false
         }
         Syscall.close(try openDirectory(path))
@@ -55,7 +55,7 @@ package enum FileSystem {
 
     /// Opens a directory of the store without following a link, and checks it as
     /// `makeDirectory` says. The caller closes the descriptor.
-    package static func openDirectory(_ path: String) throws(LedgerError) -> FileDescriptor {
+    package static func openDirectory(_ path: String) throws(FileError) -> FileDescriptor {
         let fd: FileDescriptor
         switch attempt("open", { open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) }) {
         case .success(let opened): fd = FileDescriptor(rawValue: opened)
@@ -63,7 +63,7 @@ package enum FileSystem {
             switch error.errno.rawValue {
             case ELOOP: throw .unsafeEntry(path: path, reason: .symbolicLink)
             case ENOTDIR: throw .unsafeEntry(path: path, reason: .notDirectory)
-            default: throw LedgerError(error, path: path)
+            default: throw FileError(error, path: path)
             }
         }
         var info = stat()
@@ -99,7 +99,7 @@ package enum FileSystem {
     /// closes the descriptor.
     package static func openFile(
         _ path: String, flags: Int32 = O_RDONLY, mode: mode_t = 0o600, owners: Owners = .daemon
-    ) throws(LedgerError) -> FileDescriptor? {
+    ) throws(FileError) -> FileDescriptor? {
         try openFileWithStatus(path, flags: flags, mode: mode, owners: owners)?.fd
     }
 
@@ -110,7 +110,7 @@ package enum FileSystem {
     /// nothing for a regular file, and anything else is refused before it is read.
     package static func openFileWithStatus(
         _ path: String, flags: Int32 = O_RDONLY, mode: mode_t = 0o600, owners: Owners = .daemon
-    ) throws(LedgerError) -> (fd: FileDescriptor, info: stat)? {
+    ) throws(FileError) -> (fd: FileDescriptor, info: stat)? {
         let fd: FileDescriptor
         switch attempt("open", { open(path, flags | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, mode) }) {
         case .success(let opened): fd = FileDescriptor(rawValue: opened)
@@ -119,7 +119,7 @@ package enum FileSystem {
             case ENOENT: return nil
             case ELOOP: throw .unsafeEntry(path: path, reason: .symbolicLink)
             case ENXIO, EISDIR: throw .unsafeEntry(path: path, reason: .notRegularFile)
-            default: throw LedgerError(error, path: path)
+            default: throw FileError(error, path: path)
             }
         }
         var info = stat()
@@ -149,7 +149,7 @@ package enum FileSystem {
 
     /// The whole file, or `nil` if it does not exist. Larger than `limit` → corrupt
     /// (malformed); not a regular file of ours → `unsafeEntry` (`openFile`).
-    package static func readFile(_ path: String, limit: Int) throws(LedgerError) -> [UInt8]? {
+    package static func readFile(_ path: String, limit: Int) throws(FileError) -> [UInt8]? {
         guard let (fd, info) = try openFileWithStatus(path) else { return nil }
         defer { Syscall.close(fd) }
         guard Int(info.st_size) <= limit else { throw .corrupt(file: path, reason: .malformed) }
@@ -167,7 +167,7 @@ package enum FileSystem {
     }
 
     /// Writes `count` bytes from `source` to a new file descriptor, retrying short writes.
-    private static func writeAll(_ fd: FileDescriptor, _ source: UnsafeRawBufferPointer, _ path: String) throws(LedgerError) {
+    private static func writeAll(_ fd: FileDescriptor, _ source: UnsafeRawBufferPointer, _ path: String) throws(FileError) {
         var offset = 0
         while offset < source.count {
             offset += try call("write", path) { write(fd.rawValue, source.baseAddress! + offset, source.count - offset) }
@@ -176,7 +176,7 @@ package enum FileSystem {
 
     /// Reads up to `buffer.count` bytes at `offset` (`pread`, retrying short reads);
     /// returns how many there were (fewer at the end of the file).
-    package static func readAt(_ fd: FileDescriptor, into buffer: inout [UInt8], at offset: Int, path: String) throws(LedgerError) -> Int {
+    package static func readAt(_ fd: FileDescriptor, into buffer: inout [UInt8], at offset: Int, path: String) throws(FileError) -> Int {
         var done = 0
         while done < buffer.count {
             let n = try buffer.withUnsafeMutableBytes { b in
@@ -189,7 +189,7 @@ package enum FileSystem {
     }
 
     /// Writes all of `source` at `offset` (`pwrite`, retrying short writes).
-    package static func writeAt(_ fd: FileDescriptor, _ source: UnsafeRawBufferPointer, at offset: Int, path: String) throws(LedgerError) {
+    package static func writeAt(_ fd: FileDescriptor, _ source: UnsafeRawBufferPointer, at offset: Int, path: String) throws(FileError) {
         var done = 0
         while done < source.count {
             let n = try call("write", path) { pwrite(fd.rawValue, source.baseAddress! + done, source.count - done, off_t(offset + done)) }
@@ -199,16 +199,16 @@ package enum FileSystem {
     }
 
     /// Writes all of `bytes` at `offset`; see ``writeAt(_:_:at:path:)``.
-    package static func writeAt(_ fd: FileDescriptor, _ bytes: [UInt8], at offset: Int, path: String) throws(LedgerError) {
-        try bytes.withBytes { (buffer) throws(LedgerError) in try writeAt(fd, buffer, at: offset, path: path) }
+    package static func writeAt(_ fd: FileDescriptor, _ bytes: [UInt8], at offset: Int, path: String) throws(FileError) {
+        try bytes.withBytes { (buffer) throws(FileError) in try writeAt(fd, buffer, at: offset, path: path) }
     }
 
     /// Creates a new file (it must not exist) holding a secret, mode 0600, durably.
-    package static func createSecretFile(_ path: String, directory: String, contents: SecureBytes) throws(LedgerError) {
+    package static func createSecretFile(_ path: String, directory: String, contents: SecureBytes) throws(FileError) {
         let fd = FileDescriptor(
             rawValue: try call("create", path) { open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600) })
-        do throws(LedgerError) {
-            try contents.withUnsafeBytes { (buffer) throws(LedgerError) in try writeAll(fd, buffer, path) }
+        do throws(FileError) {
+            try contents.withUnsafeBytes { (buffer) throws(FileError) in try writeAll(fd, buffer, path) }
             try call("fsync", path) { fsync(fd.rawValue) }
         } catch {
             Syscall.close(fd)
@@ -220,17 +220,17 @@ package enum FileSystem {
     }
 
     /// Replaces `directory/name` with `bytes` atomically and durably.
-    package static func writeAtomically(directory: String, name: String, bytes: [UInt8]) throws(LedgerError) {
+    package static func writeAtomically(directory: String, name: String, bytes: [UInt8]) throws(FileError) {
         let suffix: [UInt8]
-        do { suffix = try Sodium.randomBytes(count: 8) } catch { throw LedgerError(error) }
+        do { suffix = try Sodium.randomBytes(count: 8) } catch { throw FileError(error) }
         let temporary = "\(directory)/.tmp-\(Hex.encode(suffix))"
         let target = "\(directory)/\(name)"
         let fd = FileDescriptor(
             rawValue: try call("create", temporary) {
                 open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
             })
-        do throws(LedgerError) {
-            try bytes.withBytes { (buffer) throws(LedgerError) in try writeAll(fd, buffer, temporary) }
+        do throws(FileError) {
+            try bytes.withBytes { (buffer) throws(FileError) in try writeAll(fd, buffer, temporary) }
             try call("fsync", temporary) { fsync(fd.rawValue) }
         } catch {
             Syscall.close(fd)
@@ -240,7 +240,7 @@ package enum FileSystem {
         // Not retried on EINTR (the descriptor is gone either way), but its error counts:
         // on some file systems close is where a failed write shows.
         guard close(fd.rawValue) == 0 else {
-            let error = LedgerError(SystemError("close", errno: .current), path: temporary)
+            let error = FileError(SystemError("close", errno: .current), path: temporary)
             unlink(temporary)
             throw error
         }
@@ -268,18 +268,18 @@ package enum FileSystem {
     /// failure of the final directory `fsync` is thrown: then no replacement is known to
     /// be durable. Names may repeat; the files of one name are written in the order
     /// given, so the last bytes given for a name win.
-    package static func writeAtomically(directory: String, files: [(name: String, bytes: [UInt8])]) throws(LedgerError) -> [LedgerError?] {
+    package static func writeAtomically(directory: String, files: [(name: String, bytes: [UInt8])]) throws(FileError) -> [FileError?] {
         try writeAtomically(
             directory: directory,
-            sealing: files.map { file in (file.name, { @Sendable () throws(LedgerError) -> [UInt8] in file.bytes }) })
+            sealing: files.map { file in (file.name, { @Sendable () throws(FileError) -> [UInt8] in file.bytes }) })
     }
 
     /// `writeAtomically(directory:files:)` with each file's bytes made by `bytes` on the
     /// thread that writes it, so that sealing runs in parallel too. A file whose bytes
     /// cannot be made fails alone.
     package static func writeAtomically(
-        directory: String, sealing files: [(name: String, bytes: @Sendable () throws(LedgerError) -> [UInt8])]
-    ) throws(LedgerError) -> [LedgerError?] {
+        directory: String, sealing files: [(name: String, bytes: @Sendable () throws(FileError) -> [UInt8])]
+    ) throws(FileError) -> [FileError?] {
         let outcomes = Outcomes(count: files.count)
         var byName: [String: [Int]] = [:]
         var names: [String] = []
@@ -289,7 +289,7 @@ package enum FileSystem {
         }
         let replace = { @Sendable (indices: [Int]) in
             for index in indices {
-                do throws(LedgerError) {
+                do throws(FileError) {
                     try replaceFile(directory: directory, name: files[index].name, bytes: try files[index].bytes())
                 } catch {
                     outcomes.set(index, error)
@@ -316,7 +316,7 @@ package enum FileSystem {
     private static let commitQueue = DispatchQueue(label: "widgetd.group-commit", attributes: .concurrent)
 
     /// Writes, syncs and renames one file into place; the directory is not synced.
-    private static func replaceFile(directory: String, name: String, bytes: [UInt8]) throws(LedgerError) {
+    private static func replaceFile(directory: String, name: String, bytes: [UInt8]) throws(FileError) {
         let (fd, temporary) = try writeTemporary(directory: directory, bytes: bytes)
         do {
             try call("fsync", temporary) { fsync(fd.rawValue) }
@@ -326,7 +326,7 @@ package enum FileSystem {
             throw error
         }
         guard close(fd.rawValue) == 0 else {
-            let error = LedgerError(SystemError("close", errno: .current), path: temporary)
+            let error = FileError(SystemError("close", errno: .current), path: temporary)
             unlink(temporary)
             throw error
         }
@@ -339,16 +339,16 @@ package enum FileSystem {
     }
 
     /// Writes a new temporary file in `directory` and returns it still open, not yet synced.
-    private static func writeTemporary(directory: String, bytes: [UInt8]) throws(LedgerError) -> (fd: FileDescriptor, path: String) {
+    private static func writeTemporary(directory: String, bytes: [UInt8]) throws(FileError) -> (fd: FileDescriptor, path: String) {
         let suffix: [UInt8]
-        do { suffix = try Sodium.randomBytes(count: 8) } catch { throw LedgerError(error) }
+        do { suffix = try Sodium.randomBytes(count: 8) } catch { throw FileError(error) }
         let temporary = "\(directory)/.tmp-\(Hex.encode(suffix))"
         let fd = FileDescriptor(
             rawValue: try call("create", temporary) {
                 open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
             })
-        do throws(LedgerError) {
-            try bytes.withBytes { (buffer) throws(LedgerError) in try writeAll(fd, buffer, temporary) }
+        do throws(FileError) {
+            try bytes.withBytes { (buffer) throws(FileError) in try writeAll(fd, buffer, temporary) }
         } catch {
             Syscall.close(fd)
             unlink(temporary)
@@ -360,39 +360,39 @@ package enum FileSystem {
     /// The outcome of each file of a group commit, written from several threads.
     private final class Outcomes: @unchecked Sendable {
         private let lock = ThreadLock()
-        private var errors: [LedgerError?]
+        private var errors: [FileError?]
         package init(count: Int) { errors = Array(repeating: nil, count: count) }
-        package func set(_ index: Int, _ error: LedgerError) { lock.withLock { errors[index] = error } }
-        package var all: [LedgerError?] { lock.withLock { errors } }
+        package func set(_ index: Int, _ error: FileError) { lock.withLock { errors[index] = error } }
+        package var all: [FileError?] { lock.withLock { errors } }
     }
 
     /// Removes a file; `false` if there was none. Does not sync the directory.
     @discardableResult
-    package static func remove(_ path: String) throws(LedgerError) -> Bool {
+    package static func remove(_ path: String) throws(FileError) -> Bool {
         switch attempt("unlink", { unlink(path) }) {
         case .success: return true
         case .failure(let error) where error.errno == .noSuchFileOrDirectory: return false
-        case .failure(let error): throw LedgerError(error, path: path)
+        case .failure(let error): throw FileError(error, path: path)
         }
     }
 
     /// Makes a directory's entries (creations, renames, removals) durable.
-    package static func syncDirectory(_ path: String) throws(LedgerError) {
+    package static func syncDirectory(_ path: String) throws(FileError) {
         let fd = FileDescriptor(rawValue: try call("open", path) { open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) })
         defer { Syscall.close(fd) }
         try call("fsync", path) { fsync(fd.rawValue) }
     }
 
     /// The names in a directory, without `.` and `..`.
-    package static func list(_ path: String) throws(LedgerError) -> [String] {
-        guard let dir = opendir(path) else { throw LedgerError(SystemError("opendir", errno: .current), path: path) }
+    package static func list(_ path: String) throws(FileError) -> [String] {
+        guard let dir = opendir(path) else { throw FileError(SystemError("opendir", errno: .current), path: path) }
         defer { closedir(dir) }
         var names: [String] = []
         while true {
             // readdir returns NULL both at the end and on error; errno tells them apart.
             errno = 0
             guard let entry = readdir(dir) else {
-                if errno != 0 { throw LedgerError(SystemError("readdir", errno: .current), path: path) }
+                if errno != 0 { throw FileError(SystemError("readdir", errno: .current), path: path) }
                 break
             }
             let name = withUnsafePointer(to: entry.pointee.d_name) { pointer in

@@ -26,6 +26,6 @@ extension CarriesCryptoError {
     }
 }
 
-extension LedgerError: CarriesCryptoError {
+extension FileError: CarriesCryptoError {
     package init(_ error: CryptoError) { self = .crypto(error) }
 }

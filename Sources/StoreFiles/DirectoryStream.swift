@@ -15,16 +15,16 @@ package final class DirectoryStream {
     private var dir: OpaquePointer?
 
     /// Opens `path` for reading.
-    package init(_ path: String) throws(LedgerError) {
+    package init(_ path: String) throws(FileError) {
         self.path = path
-        guard let dir = opendir(path) else { throw LedgerError(SystemError("opendir", errno: .current), path: path) }
+        guard let dir = opendir(path) else { throw FileError(SystemError("opendir", errno: .current), path: path) }
         self.dir = dir
     }
 
     deinit { if let dir { closedir(dir) } }
 
     /// The next name (never `.` or `..`), or `nil` at the end (the directory is closed then).
-    package func next() throws(LedgerError) -> String? {
+    package func next() throws(FileError) -> String? {
         guard let dir else { return nil }
         while true {
             // readdir returns NULL both at the end and on error; errno tells them apart.
@@ -33,7 +33,7 @@ package final class DirectoryStream {
                 let failure = errno
                 closedir(dir)
                 self.dir = nil
-                if failure != 0 { throw LedgerError(SystemError("readdir", errno: Errno(rawValue: failure)), path: path) }
+                if failure != 0 { throw FileError(SystemError("readdir", errno: Errno(rawValue: failure)), path: path) }
                 return nil
             }
             let name = withUnsafePointer(to: entry.pointee.d_name) { pointer in
