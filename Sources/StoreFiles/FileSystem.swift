@@ -221,35 +221,7 @@ package enum FileSystem {
 
     /// Replaces `directory/name` with `bytes` atomically and durably.
     package static func writeAtomically(directory: String, name: String, bytes: [UInt8]) throws(FileError) {
-        let suffix: [UInt8]
-        do { suffix = try Sodium.randomBytes(count: 8) } catch { throw FileError(error) }
-        let temporary = "\(directory)/.tmp-\(Hex.encode(suffix))"
-        let target = "\(directory)/\(name)"
-        let fd = FileDescriptor(
-            rawValue: try call("create", temporary) {
-                open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
-            })
-        do throws(FileError) {
-            try bytes.withBytes { (buffer) throws(FileError) in try writeAll(fd, buffer, temporary) }
-            try call("fsync", temporary) { fsync(fd.rawValue) }
-        } catch {
-            Syscall.close(fd)
-            unlink(temporary)
-            throw error
-        }
-        // Not retried on EINTR (the descriptor is gone either way), but its error counts:
-        // on some file systems close is where a failed write shows.
-        guard close(fd.rawValue) == 0 else {
-            let error = FileError(SystemError("close", errno: .current), path: temporary)
-            unlink(temporary)
-            throw error
-        }
-        do {
-            try call("rename", target) { rename(temporary, target) }
-        } catch {
-            unlink(temporary)
-            throw error
-        }
+        try replaceFile(directory: directory, name: name, bytes: bytes)
         try syncDirectory(directory)
     }
 
@@ -325,6 +297,8 @@ package enum FileSystem {
             unlink(temporary)
             throw error
         }
+        // Not retried on EINTR (the descriptor is gone either way), but its error counts:
+        // on some file systems close is where a failed write shows.
         guard close(fd.rawValue) == 0 else {
             let error = FileError(SystemError("close", errno: .current), path: temporary)
             unlink(temporary)
@@ -361,9 +335,9 @@ package enum FileSystem {
     private final class Outcomes: @unchecked Sendable {
         private let lock = ThreadLock()
         private var errors: [FileError?]
-        package init(count: Int) { errors = Array(repeating: nil, count: count) }
-        package func set(_ index: Int, _ error: FileError) { lock.withLock { errors[index] = error } }
-        package var all: [FileError?] { lock.withLock { errors } }
+        init(count: Int) { errors = Array(repeating: nil, count: count) }
+        func set(_ index: Int, _ error: FileError) { lock.withLock { errors[index] = error } }
+        var all: [FileError?] { lock.withLock { errors } }
     }
 
     /// Removes a file; `false` if there was none. Does not sync the directory.
