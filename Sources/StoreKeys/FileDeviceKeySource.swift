@@ -58,10 +58,10 @@ package struct FileDeviceKeySource: DeviceKeySource {
     /// What `readSecret` found.
     private struct SecretFile {
         /// The bytes, in secure memory.
-        package let bytes: SecureBytes
+        let bytes: SecureBytes
         /// Permission bits and owner, for the caller's policy.
-        package let mode: mode_t
-        package let owner: uid_t
+        let mode: mode_t
+        let owner: uid_t
     }
 
     /// Reads a small secret file straight into secure memory (never through an array),

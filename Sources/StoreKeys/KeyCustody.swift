@@ -18,8 +18,8 @@
 // `.file`; an injected source throws `KeyError` itself); the facade maps it with
 // `StoreError.init(_: KeyError)`.
 
-import FoundationEssentials
 import Glibc
+import FoundationEssentials
 import SecureMemory
 import StoreAnchor
 import StoreFiles

@@ -24,9 +24,9 @@ package enum KeyError: Error, Sendable, Equatable, CustomStringConvertible {
     case passcodeVerifierFailed(reason: String)
     /// The rollback anchor refused a file or could not count (`RollbackAnchor`).
     case anchor(AnchorError)
-    /// What the ledger part threw for this one: the keys' files are read and written
-    /// through its `FileSystem`, the keybag's format refusals are its `corrupt`, and the
-    /// catalog is saved beside a keybag through the closures the store hands in.
+    /// What the files threw for this one: the keys' files are read and written through
+    /// StoreFiles' `FileSystem`, the keybag's format refusals are its `corrupt`, and the
+    /// ledger is saved beside a keybag through the closures the store hands in.
     case file(FileError)
     /// libsodium or secure memory failed (key derivation, allocation).
     case crypto(CryptoError)
@@ -47,15 +47,14 @@ package enum KeyError: Error, Sendable, Equatable, CustomStringConvertible {
         }
     }
 
-    /// Maps a crypto failure while reading `file` as the ledger does: authentication
+    /// Maps a crypto failure while reading `file` as every file does: authentication
     /// failures become corruption.
     package static func reading(_ file: String, _ error: CryptoError) -> KeyError {
         .file(.reading(file, error))
     }
 }
 
-/// Runs a call of the ledger part (its file system) from the keys part, its error
-/// carried as `KeyError.file`.
+/// Runs a file system call from the keys, its error carried as `KeyError.file`.
 @inline(__always) @discardableResult
 package func throughFiles<R>(_ body: () throws(FileError) -> R) throws(KeyError) -> R {
     do { return try body() } catch { throw .file(error) }

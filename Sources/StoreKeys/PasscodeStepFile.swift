@@ -1,3 +1,5 @@
+import StoreFiles
+
 /// Whether the passcode is still the login password (DESIGN §8), in a durable file of
 /// its own: `pam_widgetd.so` sends nothing while it says "out of step", so that a
 /// password changed behind widgetd's back costs at most one counted attempt.
@@ -6,8 +8,6 @@
 /// worse than flip it, and either value only decides whether PAM sends a passcode
 /// that is counted like any other. It fails closed: a file that is there but cannot
 /// be read, or says anything else, reads as out of step; no file reads as in step.
-import StoreFiles
-
 package enum PasscodeStepFile {
     package static let fileName = "passcode-step"
     package static let inStep = Array("in-step\n".utf8)

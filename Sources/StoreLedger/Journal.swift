@@ -95,19 +95,19 @@ package final class Journal: @unchecked Sendable {
     /// `stateLock` (the journal's locks say who may change them).
     private final class Region: @unchecked Sendable {
         /// Its first byte in the file.
-        package let base: Int
-        package var tail = 0
-        package var epoch: [UInt8]
-        package var sequence: UInt64 = 0
+        let base: Int
+        var tail = 0
+        var epoch: [UInt8]
+        var sequence: UInt64 = 0
         /// The newest bytes of each file journaled here and not folded yet.
-        package var files: [FileDigest: [UInt8]] = [:]
+        var files: [FileDigest: [UInt8]] = [:]
         /// Full and waiting for (or being folded by) a background fold.
-        package var sealed = false
+        var sealed = false
         /// Counts the times it was sealed, so that a background fold folds the sealing
         /// it was started for and not a later use of the region.
-        package var sealings = 0
+        var sealings = 0
 
-        package init(base: Int, epoch: [UInt8]) {
+        init(base: Int, epoch: [UInt8]) {
             self.base = base
             self.epoch = epoch
         }

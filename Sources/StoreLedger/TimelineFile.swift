@@ -2,8 +2,8 @@ import FoundationEssentials
 import SecureMemory
 import StoreFiles
 import WidgetCrypto
-import WidgetModel
 import WidgetdPOSIX
+import WidgetModel
 
 /// The on-disk format of one widget's timeline (`timelines/<hex>.wtl`), version 4.
 ///

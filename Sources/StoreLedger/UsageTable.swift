@@ -1,3 +1,5 @@
+import StoreFiles
+
 /// What each provider stored at an orderly stop (its widgets and their files' bytes),
 /// carried by the catalog's head (version 3, `GenerationLedger`) under its MAC, so that
 /// the next start knows every provider's usage before it has read every file.
@@ -8,8 +10,6 @@
 /// ```
 /// table   count u32 | per provider, sorted by id and each once: id length u8 | id | widgets u64 | bytes u64
 /// ```
-import StoreFiles
-
 package struct UsageTable: Equatable {
     /// One provider's row.
     package struct Row: Equatable {

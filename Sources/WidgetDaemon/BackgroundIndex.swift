@@ -1,6 +1,7 @@
 import Logging
 import StoreLedger
 import VarlinkTransport
+import WidgetdPOSIX
 import WidgetModel
 import WidgetStore
 import WidgetdPOSIX

@@ -4,9 +4,9 @@ import Logging
 import StoreAnchor
 import StoreKeys
 import VarlinkTransport
+import WidgetdPOSIX
 import WidgetModel
 import WidgetStore
-import WidgetdPOSIX
 
 /// A running widgetd: the event loop, the store, the service and the server, started
 /// in that order and stopped in reverse, with systemd's readiness, reload, watchdog and

@@ -4,9 +4,9 @@ import StoreKeys
 import Varlink
 import VarlinkTransport
 import WidgetCrypto
+import WidgetdPOSIX
 import WidgetModel
 import WidgetStore
-import WidgetdPOSIX
 import WidgetdWire
 
 /// io.widgetd.Device's state handlers: status, lock, wipe (DESIGN §5). Each change

@@ -4,9 +4,9 @@ import StoreLedger
 import StrictJSON
 import Varlink
 import VarlinkTransport
+import WidgetdPOSIX
 import WidgetModel
 import WidgetStore
-import WidgetdPOSIX
 import WidgetdWire
 
 /// io.widgetd.Host: what the programs that draw widgets call (DESIGN §4, §5).

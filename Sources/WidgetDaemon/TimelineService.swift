@@ -4,9 +4,9 @@ import SecureMemory
 import StoreLedger
 import Varlink
 import VarlinkTransport
+import WidgetdPOSIX
 import WidgetModel
 import WidgetStore
-import WidgetdPOSIX
 import WidgetdWire
 
 /// The timeline side of the service: io.widgetd.Host's and io.widgetd.Provider's

@@ -1,11 +1,11 @@
+import StoreLedger
+
 /// The placeholders of recently written or read timelines, so that a rewrite which
 /// keeps its placeholder, or a presentation that shows it, rarely reads the file again.
 ///
 /// Bounded by count and bytes: the index keeps no placeholder, and this cache must not
 /// bring back memory that grows with what is stored. Placeholders are class `none` and
 /// contain no private data by contract (DESIGN §2), so plain arrays are fine here.
-import StoreLedger
-
 struct PlaceholderCache {
     private struct Entry {
         let bytes: [UInt8]

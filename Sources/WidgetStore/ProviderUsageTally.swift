@@ -1,10 +1,10 @@
+import StoreLedger
+
 /// Each provider's present widgets and their files' bytes, for the quotas
 /// (`ProviderQuota`): a view of the index's entry table (`TimelineIndex`), which adds
 /// and removes each present entry's share as the entry comes and goes, so that a
 /// quota check costs one lookup, not a pass over the store. Exact once every file
 /// is indexed.
-import StoreLedger
-
 struct ProviderUsageTally {
     private var usages: [String: ProviderUsage] = [:]
 

@@ -39,7 +39,7 @@ package protocol StoreDeviceFace: StoreSharedFace {
     func judgeUnlock(_ derived: DerivedPasscode, now: ClockReading) throws(StoreError) -> PasscodeJudgement
     func beginSetPasscode(hasCurrent: Bool, hasNew: Bool, now: ClockReading) throws(StoreError) -> PasscodeChange
     func judgeSetPasscode(_ derived: DerivedPasscodeChange, now: ClockReading) throws(StoreError) -> PasscodeJudgement
-    func complete(_ verdict: PasscodeJudgement, written: WrittenKeybag?, now: ClockReading) throws(StoreError)
+    func complete(_ judgement: PasscodeJudgement, written: WrittenKeybag?, now: ClockReading) throws(StoreError)
     func loadPasscodeInStep() -> Bool
     func savePasscodeInStep(_ inStep: Bool) throws(StoreError)
 

@@ -8,9 +8,9 @@ import WidgetdPOSIX
 
 /// Everything `TimelineStore` can throw. No case carries key bytes, passcodes or content.
 ///
-/// The face of the store and of its timelines part: the keys part's `KeyError` and the
-/// ledger part's `FileError` are mapped onto it in one place each (below), and a case
-/// that one of them stands for takes its text from there.
+/// The face of the store and of its timelines: the keys' `KeyError`, the files'
+/// `FileError` and the anchor's `AnchorError` are mapped onto it in one place each
+/// (below), and a case that one of them stands for takes its text from there.
 package enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The widget's class key is not available in the current state.
     case protectedDataUnavailable
@@ -99,7 +99,7 @@ package enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
         }
     }
 
-    /// The ledger part's error at the facade: case for case.
+    /// The files' error at the facade: case for case.
     init(_ error: FileError) {
         switch error {
         case .corrupt(let file, let reason): self = .corrupt(file: file, reason: reason)
@@ -112,8 +112,8 @@ package enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
         }
     }
 
-    /// The keys part's error at the facade: case for case; what the ledger threw for it
-    /// as the ledger's is mapped.
+    /// The keys' error at the facade: case for case; what the files threw for it is
+    /// mapped as the files' is.
     package init(_ error: KeyError) {
         switch error {
         case .wrongPasscode(let n, let retry): self = .wrongPasscode(failedAttempts: n, retryAfter: retry)
@@ -153,13 +153,13 @@ func fromAnchor<R>(_ body: () throws(AnchorError) -> R) throws(StoreError) -> R 
     do { return try body() } catch { throw StoreError(error) }
 }
 
-/// Runs a call of the ledger part from the facade, its error mapped onto `StoreError`.
+/// Runs a call of the files or the ledger from the facade, its error mapped onto `StoreError`.
 @inline(__always) @discardableResult
 func fromFiles<R>(_ body: () throws(FileError) -> R) throws(StoreError) -> R {
     do { return try body() } catch { throw StoreError(error) }
 }
 
-/// Runs a call of the keys part from the facade, its error mapped onto `StoreError`.
+/// Runs a call of the keys from the facade, its error mapped onto `StoreError`.
 @inline(__always) @discardableResult
 func fromKeys<R>(_ body: () throws(KeyError) -> R) throws(StoreError) -> R {
     do { return try body() } catch { throw StoreError(error) }

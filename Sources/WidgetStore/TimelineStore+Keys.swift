@@ -42,7 +42,7 @@ extension TimelineStore {
         try complete(judgement, written: judgement.write?.perform(), now: now)
     }
 
-    // MARK: A judgement judged here, its keybag written elsewhere
+    // MARK: Judged here, the keybag written elsewhere
 
     /// `finishUnlock` in two steps, for a caller that writes the keybag off this thread
     /// (a slow disk's syncs must hold no one else): the judgement on a derived passcode,

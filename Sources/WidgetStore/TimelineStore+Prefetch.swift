@@ -2,8 +2,8 @@ import Dispatch
 import SecureMemory
 import StoreKeys
 import StoreLedger
-import WidgetModel
 import WidgetdPOSIX
+import WidgetModel
 
 /// Opening many bodies at once: what an unlock's refresh of every watch needs, one
 /// file per watched widget, each file a keyed hash (written while its class was open)

@@ -1,3 +1,5 @@
+import StoreLedger
+
 /// Each provider's usage while the index is still partial, known because the catalog's
 /// head carried a usage table at open (`UsageTable`: the files as folded, the open's
 /// replay included; exact, or counting too much), corrected by every file changed since. A view of the index's entry table
@@ -8,8 +10,6 @@
 /// counts it already); once the index is complete its own tally takes over.
 ///
 /// It holds a key per file touched before the index completes, and nothing after.
-import StoreLedger
-
 struct UsageSinceOpen {
     /// The table the catalog carried at open.
     private var table: [String: ProviderUsage]

@@ -3,9 +3,9 @@ import StoreLedger
 import Testing
 import VarlinkTransport
 import WidgetCrypto
+
 @testable import WidgetDaemon
 @testable import WidgetStore
-
 
 /// The calls that need every stored timeline indexed wait for the background index
 /// instead of finishing it on the loop: a small store, restarted and indexed one file

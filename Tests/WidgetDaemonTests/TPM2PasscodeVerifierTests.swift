@@ -2,13 +2,13 @@ import Foundation
 import Glibc
 import SecureMemory
 import StoreKeys
-import TestSupport
 import Testing
+import TestSupport
 import WidgetCrypto
-@testable import WidgetDaemon
-@testable import WidgetStore
 import WidgetTPM
 
+@testable import WidgetDaemon
+@testable import WidgetStore
 
 /// `KeyProtection=tpm2`: passcode attempts verified by the TPM (DESIGN §9). The store is
 /// wired as the daemon wires it (`DaemonRuntime.passcodeVerifier(for:)`), on one swtpm

@@ -4,10 +4,10 @@ import SecureMemory
 import StoreKeys
 import TestSupport
 import Testing
-@testable import WidgetDaemon
 import WidgetModel
 import WidgetStore
 import WidgetTPM
+@testable import WidgetDaemon
 
 /// `KeyProtection=tpm2`'s rollback counter (DESIGN §9) on a real TPM: the store over the
 /// TPM-sealed device key and the TPM's NV counter, as the daemon wires them

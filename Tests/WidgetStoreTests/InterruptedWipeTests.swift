@@ -1,7 +1,7 @@
 import Foundation
-@testable import StoreKeys
 import Testing
 import WidgetModel
+@testable import StoreKeys
 @testable import WidgetStore
 
 /// A wipe that stops after the erase (the keybag's removal), by a power cut or a

@@ -1,11 +1,11 @@
+import Testing
+import WidgetCrypto
+import WidgetdPOSIX
 @testable import StoreAnchor
 @testable import StoreFiles
 @testable import StoreKeys
 @testable import StoreLedger
-import Testing
-import WidgetCrypto
 @testable import WidgetStore
-import WidgetdPOSIX
 
 /// Each part's error maps onto the one `StoreError` it stands for, with the same text:
 /// the daemon's Varlink errors and messages are chosen from `StoreError` alone.

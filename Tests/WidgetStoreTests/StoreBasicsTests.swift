@@ -1,11 +1,11 @@
 import Foundation
 import Glibc
-@testable import StoreKeys
-@testable import StoreLedger
 import Testing
 import WidgetModel
-@testable import WidgetStore
 import WidgetdPOSIX
+@testable import StoreKeys
+@testable import StoreLedger
+@testable import WidgetStore
 
 /// Device key, timeline metadata, limits and the cache.
 @Suite struct StoreBasics {

@@ -1,11 +1,11 @@
 import Foundation
 import Glibc
 import SecureMemory
+import Testing
+import WidgetModel
 @testable import StoreFiles
 @testable import StoreKeys
 @testable import StoreLedger
-import Testing
-import WidgetModel
 @testable import WidgetStore
 
 /// A private temporary directory holding one store's state, removed afterwards.

@@ -1,8 +1,8 @@
 import Foundation
-@testable import StoreKeys
 import Testing
-@testable import WidgetStore
 import WidgetdPOSIX
+@testable import StoreKeys
+@testable import WidgetStore
 
 /// Durations run on the monotonic clock, not on the wall clock (DESIGN §8): setting the
 /// wall clock, forward or back (an NTP correction, a phone whose clock was wrong at

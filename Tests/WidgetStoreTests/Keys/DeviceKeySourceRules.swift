@@ -1,8 +1,8 @@
 import Foundation
 import SecureMemory
-@testable import StoreKeys
 import Testing
 import WidgetModel
+@testable import StoreKeys
 @testable import WidgetStore
 
 /// The device key comes from an injected `DeviceKeySource`: another custody (a TPM)

@@ -1,6 +1,6 @@
-@testable import StoreKeys
 import Testing
 import WidgetCrypto
+@testable import StoreKeys
 @testable import WidgetStore
 
 /// Keys made ahead are fresh, each taken once, and zeroed when dropped.

@@ -1,9 +1,9 @@
 import Foundation
-@testable import StoreKeys
 import Testing
 import WidgetModel
-@testable import WidgetStore
 import WidgetdPOSIX
+@testable import StoreKeys
+@testable import WidgetStore
 
 /// The key-lifecycle rules of DESIGN §3, one test per rule, with an injected clock.
 @Suite struct KeyLifecycleRules {

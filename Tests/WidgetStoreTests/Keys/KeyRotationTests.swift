@@ -1,9 +1,9 @@
 import Foundation
+import Testing
+import WidgetModel
 @testable import StoreFiles
 @testable import StoreKeys
 @testable import StoreLedger
-import Testing
-import WidgetModel
 @testable import WidgetStore
 
 /// Class keys rotate at every passcode set, change and removal (DESIGN §9), and the

@@ -1,9 +1,9 @@
 import Foundation
-@testable import StoreKeys
 import Testing
 import WidgetModel
-@testable import WidgetStore
 import WidgetdPOSIX
+@testable import StoreKeys
+@testable import WidgetStore
 
 /// A Lock wins over every passcode operation begun before it (issue 13, defect 1): after
 /// `lock` the device stays locked, whatever unlock was being derived meanwhile. Driven

@@ -1,7 +1,7 @@
 import Foundation
-@testable import StoreKeys
 import Testing
 import WidgetModel
+@testable import StoreKeys
 @testable import WidgetStore
 
 /// Passcode rules: failed attempts, Apple's delays, set/change/remove, wipe.

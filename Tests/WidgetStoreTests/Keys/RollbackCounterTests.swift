@@ -1,11 +1,11 @@
 import Foundation
 import SecureMemory
-@testable import StoreAnchor
-@testable import StoreKeys
-@testable import StoreLedger
 import Testing
 import WidgetCrypto
 import WidgetModel
+@testable import StoreAnchor
+@testable import StoreKeys
+@testable import StoreLedger
 @testable import WidgetStore
 
 /// A rollback counter in memory (the TPM's NV counter stands behind the same protocol):

@@ -1,7 +1,7 @@
 import Foundation
-@testable import StoreKeys
 import Testing
 import WidgetCrypto
+@testable import StoreKeys
 @testable import WidgetStore
 
 /// Software mode (no `PasscodeVerifier`): the keybag alone verifies a passcode and

@@ -1,9 +1,9 @@
 import Foundation
 import SecureMemory
-@testable import StoreLedger
 import Testing
 import WidgetCrypto
 import WidgetModel
+@testable import StoreLedger
 @testable import WidgetStore
 
 /// File format version 4: a body key wrapped under the class wrap key while its class

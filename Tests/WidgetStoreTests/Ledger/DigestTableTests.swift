@@ -1,5 +1,5 @@
-@testable import StoreLedger
 import Testing
+@testable import StoreLedger
 @testable import WidgetStore
 
 /// The index's hash table answers exactly as a `Dictionary` would through any sequence

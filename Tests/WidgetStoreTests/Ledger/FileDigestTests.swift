@@ -1,5 +1,5 @@
-@testable import StoreLedger
 import Testing
+@testable import StoreLedger
 @testable import WidgetStore
 
 /// A file's name spells its digest in 32 lowercase hex digits, zero-padded, and reads back.

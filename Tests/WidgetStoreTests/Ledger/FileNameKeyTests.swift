@@ -1,8 +1,8 @@
 import SecureMemory
-@testable import StoreLedger
 import Testing
 import WidgetCrypto
 import WidgetModel
+@testable import StoreLedger
 @testable import WidgetStore
 
 /// A widget's file name is the keyed hash of its full id, however the id's bytes are laid out.

@@ -1,8 +1,8 @@
 import Foundation
 import Glibc
-@testable import StoreLedger
 import Testing
 import WidgetModel
+@testable import StoreLedger
 @testable import WidgetStore
 
 /// A full file system, real (a small tmpfs mounted on the state directory, as root): a

@@ -1,9 +1,9 @@
 import Foundation
-@testable import StoreKeys
-@testable import StoreLedger
 import Synchronization
 import Testing
 import WidgetModel
+@testable import StoreKeys
+@testable import StoreLedger
 @testable import WidgetStore
 
 /// The journal's two regions: appends go on in one while the other waits for its fold;

@@ -1,7 +1,7 @@
 import Foundation
-@testable import StoreLedger
 import Testing
 import WidgetModel
+@testable import StoreLedger
 @testable import WidgetStore
 
 /// The write-ahead journal: a write is durable once journaled, a crash (a store opened

@@ -1,8 +1,8 @@
 import Foundation
-@testable import StoreLedger
 import Testing
 import WidgetCrypto
 import WidgetModel
+@testable import StoreLedger
 @testable import WidgetStore
 
 /// A writer's scratch draws a file's body key and its seals' nonces at once: every

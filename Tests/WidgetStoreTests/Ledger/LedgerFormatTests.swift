@@ -1,10 +1,10 @@
 import Foundation
 import SecureMemory
+import Testing
+import WidgetCrypto
 @testable import StoreAnchor
 @testable import StoreFiles
 @testable import StoreLedger
-import Testing
-import WidgetCrypto
 @testable import WidgetStore
 
 /// The catalog's files (version 2: head, base in verified blocks, log of changes): an

@@ -1,9 +1,9 @@
 import Foundation
+import Testing
+import WidgetModel
 @testable import StoreAnchor
 @testable import StoreKeys
 @testable import StoreLedger
-import Testing
-import WidgetModel
 @testable import WidgetStore
 
 /// A catalog lost alone (the keybag and the timeline files intact): refused at a plain

@@ -1,8 +1,8 @@
 import Foundation
-@testable import StoreKeys
-@testable import StoreLedger
 import Testing
 import WidgetModel
+@testable import StoreKeys
+@testable import StoreLedger
 @testable import WidgetStore
 
 /// The authenticated catalog (DESIGN §9): a single timeline file restored from a

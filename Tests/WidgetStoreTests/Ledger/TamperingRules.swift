@@ -1,8 +1,8 @@
 import Foundation
-@testable import StoreFiles
-@testable import StoreLedger
 import Testing
 import WidgetModel
+@testable import StoreFiles
+@testable import StoreLedger
 @testable import WidgetStore
 
 /// Every altered file gives a typed error and never wrong data.

@@ -1,7 +1,7 @@
 import Foundation
-@testable import StoreKeys
 import Testing
 import WidgetModel
+@testable import StoreKeys
 @testable import WidgetStore
 
 /// `putTimelines` commits several writes together with the outcome of writing each

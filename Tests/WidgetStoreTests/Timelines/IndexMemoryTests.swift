@@ -1,10 +1,10 @@
 import Foundation
 import Glibc
-@testable import StoreLedger
 import Testing
 import WidgetModel
-@testable import WidgetStore
 import WidgetdPOSIX
+@testable import StoreLedger
+@testable import WidgetStore
 
 /// The index's memory per stored timeline, as resident pages (issue 19: a million stored
 /// timelines within 64 MiB of RSS). Measured in a process of its own, so that tests

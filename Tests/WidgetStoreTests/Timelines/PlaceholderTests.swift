@@ -1,8 +1,8 @@
 import Foundation
-@testable import StoreFiles
-@testable import StoreLedger
 import Testing
 import WidgetModel
+@testable import StoreFiles
+@testable import StoreLedger
 @testable import WidgetStore
 
 /// The index keeps no placeholder: one not cached is read back from its verified file,

@@ -1,8 +1,8 @@
 import Foundation
-@testable import StoreKeys
-@testable import StoreLedger
 import Testing
 import WidgetModel
+@testable import StoreKeys
+@testable import StoreLedger
 @testable import WidgetStore
 
 /// Opening many bodies together (`prefetchBodies`): what it caches is what `readBody`

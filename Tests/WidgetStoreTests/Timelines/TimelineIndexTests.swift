@@ -1,8 +1,8 @@
 import Foundation
-@testable import StoreFiles
-@testable import StoreLedger
 import Testing
 import WidgetModel
+@testable import StoreFiles
+@testable import StoreLedger
 @testable import WidgetStore
 
 /// The compact index gives back exactly what was recorded, and answers the reload

@@ -1,13 +1,13 @@
 import Foundation
 import Glibc
-@testable import StoreAnchor
-@testable import StoreFiles
-@testable import StoreLedger
 import Testing
 import WidgetCrypto
 import WidgetModel
-@testable import WidgetStore
 import WidgetdPOSIX
+@testable import StoreAnchor
+@testable import StoreFiles
+@testable import StoreLedger
+@testable import WidgetStore
 
 /// The catalog's head carries each provider's usage by the files as folded, kept by
 /// every change of them, so that the next start (orderly or after a crash) judges
