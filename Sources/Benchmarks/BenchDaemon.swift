@@ -114,10 +114,46 @@ enum VarlinkRequest {
         }
     }
 
+    /// Timeline entries a glance widget sends (DESIGN §12, §13), about `bytes` of JSON
+    /// in all: a now-playing entry an hour apart, each field with a layout role (a
+    /// title, a sensitive value, a gauge, a date, an icon) and two actions.
+    static func glanceEntries(totalBytes bytes: Int, now: Date = Date()) -> [[String: Any]] {
+        let count = max(1, bytes / 512)
+        return (0..<count).map { i in
+            let date = now.addingTimeInterval(Double(i) * 3600 - 60)
+            return [
+                "date": Self.date(date),
+                "fields": [
+                    "title": ["value": "Now playing", "role": "title", "privacy": "public"],
+                    "track": ["value": "SECRET-\(i)-" + String(repeating: "x", count: 120), "role": "value", "privacy": "sensitive"],
+                    "progress": ["value": 0.42, "role": "gauge"],
+                    "ends": ["value": Self.date(date.addingTimeInterval(180)), "role": "date", "style": "relative"],
+                    "art": ["value": "media-playback-start", "role": "icon"],
+                ],
+                "actions": [
+                    ["id": "play-pause", "title": "Pause", "kind": "button", "icon": "media-playback-pause", "authentication": "alwaysAllowed"],
+                    ["id": "shuffle", "title": "Shuffle", "kind": "toggle", "isOn": false],
+                ],
+            ]
+        }
+    }
+
+    /// The entries a benchmark's `PutTimeline` carries.
+    enum EntryShape: Sendable {
+        /// `entries(totalBytes:)`: fields without roles, no actions.
+        case plain
+        /// `glanceEntries(totalBytes:)`: layout roles and actions.
+        case glance
+    }
+
     /// PutTimeline parameters of about `bytes` of entries.
-    static func putTimeline(_ widget: String, bytes: Int) -> [UInt8] {
-        encode("io.widgetd.Provider.PutTimeline", [
-            "widget": widget, "family": "systemSmall", "entries": entries(totalBytes: bytes),
+    static func putTimeline(_ widget: String, bytes: Int, shape: EntryShape = .plain) -> [UInt8] {
+        let entries = switch shape {
+        case .plain: entries(totalBytes: bytes)
+        case .glance: glanceEntries(totalBytes: bytes)
+        }
+        return encode("io.widgetd.Provider.PutTimeline", [
+            "widget": widget, "family": "systemSmall", "entries": entries,
             "placeholder": ["fields": ["title": ["value": "Weather", "privacy": "public"]]],
         ])
     }

@@ -376,6 +376,8 @@ package final class BenchmarkSuite {
         var subjects = [widgetdWriteSubject("widgetd PutTimeline", daemon: daemon) {
             if bodyBytes == nil { bodyBytes = try self.storedBodyBytes(daemon: daemon) }
         }]
+        // A glance widget's timeline (layout roles, actions): read in the same one pass.
+        subjects.append(widgetdWriteSubject("widgetd PutTimeline, glance entries", daemon: daemon, shape: .glance) {})
         // The previous binary in the same rounds: an A/B of a write-path change.
         var baseline: BenchDaemon?
         defer { baseline?.stop() }
@@ -384,6 +386,8 @@ package final class BenchmarkSuite {
             baseline = other
             try other.start()
             subjects.append(widgetdWriteSubject("widgetd PutTimeline (baseline binary)", daemon: other) {})
+            subjects.append(
+                widgetdWriteSubject("widgetd PutTimeline, glance entries (baseline binary)", daemon: other, shape: .glance) {})
         }
 
         do {
@@ -454,10 +458,10 @@ package final class BenchmarkSuite {
         writes = medians.flatMap { $0 }
     }
 
-    /// PutTimeline from `n` connections to `daemon`, each its own widget; `measured`
-    /// runs after each measurement (the first one sizes the peers' rows).
+    /// PutTimeline from `n` connections to `daemon`, each its own widget, with entries
+    /// of `shape`; `measured` runs after each measurement (the first one sizes the peers' rows).
     private func widgetdWriteSubject(
-        _ subject: String, daemon: BenchDaemon, measured: @escaping () throws -> Void
+        _ subject: String, daemon: BenchDaemon, shape: VarlinkRequest.EntryShape = .plain, measured: @escaping () throws -> Void
     ) -> WriteSubject {
         let socket = daemon.socketPath
         let bytes = options.timelineBytes
@@ -469,7 +473,7 @@ package final class BenchmarkSuite {
             let result = try MultiplexedLoop.run(connections: n, duration: self.options.duration) { index in
                 .init(
                     client: try SocketClient(path: socket, framing: .nulTerminated),
-                    request: VarlinkRequest.putTimeline(widgets[index], bytes: bytes))
+                    request: VarlinkRequest.putTimeline(widgets[index], bytes: bytes, shape: shape))
             }
             // The loop does not read its replies: each write it counted must have been
             // stored, so the widgets' generations moved by exactly that many.

@@ -6,7 +6,9 @@ import StrictJSON
 /// for the content, which goes only from the request's buffer to the writer's.
 ///
 /// It takes the usual request: entries in date order, strings without escapes, field
-/// values without objects, everything within the limits. For anything else it throws
+/// values without objects, everything within the limits. Layout roles, gauge ranges,
+/// date styles and actions (DESIGN §12, §13) are the usual kind too: checked here as
+/// `TimelineValidator` checks them and written in their canonical place. For anything else it throws
 /// (a mismatch with no message) and writes garbage: the caller then reads the same
 /// bytes again with `Entry.readArray` and `TimelineValidator`, which name the problem
 /// or build the timeline the general way. So what it accepts is exactly what those
@@ -20,11 +22,13 @@ public enum CanonicalEntries {
     ) throws(JSONReadError) -> Date? {
         writer.raw(#"{"entries":["#)
         var last: Date?
+        // Reused by every entry: the names of its fields, the ids of its actions.
         var names: [UnsafeRawBufferPointer] = []
+        var ids: [UnsafeRawBufferPointer] = []
         try reader.readArray { (reader, index) throws(JSONReadError) in
             guard index < limits.maxEntries else { throw refused(reader) }
             if index > 0 { writer.byte(UInt8(ascii: ",")) }
-            let date = try entry(from: &reader, limits: limits, names: &names, to: &writer)
+            let date = try entry(from: &reader, limits: limits, names: &names, ids: &ids, to: &writer)
             // Out of order: `Timeline` sorts them, the general way.
             if let last, date < last { throw refused(reader) }
             last = date
@@ -45,15 +49,17 @@ public enum CanonicalEntries {
         Timeline.reloadDue(policy, lastDate: lastDate)
     }
 
-    /// `{"date":…,"fields":{…},"relevance"?:{…}}`; returns the date.
+    /// `{"actions"?:[…],"date":…,"fields":{…},"relevance"?:{…}}`; returns the date.
     private static func entry(
-        from reader: inout JSONReader, limits: TimelineLimits, names: inout [UnsafeRawBufferPointer], to writer: inout JSONWriter
+        from reader: inout JSONReader, limits: TimelineLimits, names: inout [UnsafeRawBufferPointer],
+        ids: inout [UnsafeRawBufferPointer], to writer: inout JSONWriter
     ) throws(JSONReadError) -> Date {
         guard try reader.peek() == .object else { throw refused(reader) }
         writer.byte(UInt8(ascii: "{"))
-        // The date goes here, whenever it comes: members are written as they come
-        // and the date is inserted before the fields.
+        // The actions, then the date, go here, whenever they come: the fields are
+        // written as they come and those two are inserted before them.
         let open = writer.count
+        var actionsLength = 0
         var date: Date?
         var relevance: Relevance?
         var hasFields = false
@@ -65,7 +71,7 @@ public enum CanonicalEntries {
                 let read = try reader.readRFC3339()
                 guard RFC3339.isRepresentable(read) else { throw refused(reader) }
                 date = read
-                var at = open
+                var at = open + actionsLength
                 insert(#""date":""#, into: &writer, at: &at)
                 RFC3339.withFormatted(read) { insert(UnsafeRawBufferPointer($0), into: &writer, at: &at) }
                 insert(#"","#, into: &writer, at: &at)
@@ -80,6 +86,12 @@ public enum CanonicalEntries {
                 let read = try Relevance.read(from: &reader)
                 guard read.score.isFinite, read.duration.isFinite, read.duration >= 0 else { throw refused(reader) }
                 relevance = read
+            } else if matches(key, "actions") {
+                try once(&seen, 8, reader)
+                guard try !reader.readNull() else { return }
+                let before = writer.count
+                try actions(from: &reader, ids: &ids, to: &writer, at: open)
+                actionsLength = writer.count - before
             } else {
                 throw refused(reader)
             }
@@ -111,44 +123,201 @@ public enum CanonicalEntries {
         writer.byte(UInt8(ascii: "}"))
     }
 
-    /// `{"privacy"?:…,"value":…}`, the privacy inserted before the value it may follow.
+    /// `{"privacy"?:…,"range"?:[…],"role"?:…,"style"?:…,"value":…}`: the value written
+    /// as it comes, the members before it inserted once the field is read.
     private static func field(from reader: inout JSONReader, limits: TimelineLimits, to writer: inout JSONWriter) throws(JSONReadError) {
         guard try reader.peek() == .object else { throw refused(reader) }
         writer.byte(UInt8(ascii: "{"))
         let open = writer.count
         var privacy: Privacy?
+        var role: FieldRole?
+        var range: GaugeRange?
+        var style: DateStyle?
+        // Where the value stands, for the check its role asks of it.
+        var valueReader = reader
         var seen: UInt8 = 0
         try reader.readObjectInPlace { (reader, key) throws(JSONReadError) in
             guard let key else { throw refused(reader) }
             if matches(key, "value") {
                 try once(&seen, 1, reader)
                 writer.raw(#""value":"#)
+                valueReader = reader
                 var budget = limits.maxValueBytes
                 try value(from: &reader, depth: 0, maxDepth: limits.maxNestingDepth, budget: &budget, to: &writer)
                 guard budget >= 0 else { throw refused(reader) }
             } else if matches(key, "privacy") {
                 try once(&seen, 2, reader)
                 guard try !reader.readNull() else { return }
-                guard let text = try reader.readUnescapedString() else { throw refused(reader) }
-                if matches(text, "sensitive") {
-                    privacy = .sensitive
-                } else if matches(text, "public") {
-                    privacy = .public
-                } else {
-                    throw refused(reader)
-                }
+                privacy = try known(Privacy.self, from: &reader)
+            } else if matches(key, "role") {
+                try once(&seen, 4, reader)
+                guard try !reader.readNull() else { return }
+                role = try known(FieldRole.self, from: &reader)
+            } else if matches(key, "range") {
+                try once(&seen, 8, reader)
+                guard try !reader.readNull() else { return }
+                range = try GaugeRange.read(from: &reader)
+            } else if matches(key, "style") {
+                try once(&seen, 16, reader)
+                guard try !reader.readNull() else { return }
+                style = try known(DateStyle.self, from: &reader)
             } else {
                 throw refused(reader)
             }
         }
-        guard seen & 1 != 0 else { throw refused(reader) }
-        var at = open
-        switch privacy {
-        case nil: break
-        case .sensitive: insert(#""privacy":"sensitive","#, into: &writer, at: &at)
-        case .public: insert(#""privacy":"public","#, into: &writer, at: &at)
+        guard seen & 1 != 0, try fitsItsRole(valueReader, role: role, range: range, style: style) else { throw refused(reader) }
+        if privacy != nil || role != nil || range != nil || style != nil {
+            // At most `"privacy":"sensitive","range":[n,n],"role":"detail","style":"relative",`,
+            // each number at most 24 bytes as `JSONWriter.number` spells it.
+            withUnsafeTemporaryAllocation(byteCount: 160, alignment: 1) { (buffer) in
+                var members = JSONWriter(into: buffer)
+                if let privacy {
+                    members.raw(#""privacy":"#)
+                    members.string(privacy.rawValue)
+                    members.byte(UInt8(ascii: ","))
+                }
+                Field.writeLayout(role: role, range: range, style: style, to: &members)
+                precondition(members.fits, "a field's members before its value fit in 160 bytes")
+                writer.insert(UnsafeRawBufferPointer(rebasing: buffer[0..<members.count]), at: open)
+            }
         }
         writer.byte(UInt8(ascii: "}"))
+    }
+
+    /// Whether the value `reader` stands on, with `role`, `range` and `style`, is what
+    /// `TimelineValidator` accepts of a field's layout (DESIGN §12).
+    private static func fitsItsRole(
+        _ reader: JSONReader, role: FieldRole?, range: GaugeRange?, style: DateStyle?
+    ) throws(JSONReadError) -> Bool {
+        if range != nil, role != .gauge { return false }
+        if style != nil, role != .date { return false }
+        if let range, !(range.lowerBound.isFinite && range.upperBound.isFinite && range.lowerBound < range.upperBound) {
+            return false
+        }
+        var value = reader
+        switch role {
+        case nil, .title?, .value?, .detail?:
+            return true
+        case .gauge?:
+            guard try value.peek() == .number else { return false }
+            return (range ?? .unit).contains(try value.readNumber())
+        case .icon?:
+            guard try value.peek() == .string, let name = try value.readUnescapedString() else { return false }
+            return TimelineValidator.isIconName(utf8: name)
+        case .date?:
+            guard try value.peek() == .string, let text = try value.readUnescapedString(),
+                let date = try? RFC3339.parse(text.assumingMemoryBound(to: UInt8.self))
+            else { return false }
+            return RFC3339.isRepresentable(date)
+        }
+    }
+
+    /// An `actions` array, written as `"actions":[…],` at `position` (nothing when it is
+    /// empty), each action's members in their canonical order and checked as
+    /// `TimelineValidator` checks them (DESIGN §13).
+    private static func actions(
+        from reader: inout JSONReader, ids: inout [UnsafeRawBufferPointer], to writer: inout JSONWriter, at position: Int
+    ) throws(JSONReadError) {
+        guard try reader.peek() == .array else { throw refused(reader) }
+        ids.removeAll(keepingCapacity: true)
+        var at = position
+        try reader.readArray { (reader, index) throws(JSONReadError) in
+            guard index < TimelineValidator.maxActions else { throw refused(reader) }
+            insert(index == 0 ? #""actions":["# : ",", into: &writer, at: &at)
+            try action(from: &reader, ids: &ids, to: &writer, at: &at)
+        }
+        if !ids.isEmpty { insert("],", into: &writer, at: &at) }
+    }
+
+    /// `{"authentication":…,"icon"?:…,"id":…,"isOn"?:…,"kind":…,"privacy"?:…,"title":…}`,
+    /// inserted at `position` once the whole action is read and found valid.
+    private static func action(
+        from reader: inout JSONReader, ids: inout [UnsafeRawBufferPointer], to writer: inout JSONWriter, at position: inout Int
+    ) throws(JSONReadError) {
+        guard try reader.peek() == .object else { throw refused(reader) }
+        var id: UnsafeRawBufferPointer?
+        var title: UnsafeRawBufferPointer?
+        var icon: UnsafeRawBufferPointer?
+        var kind: ActionKind?
+        var isOn: Bool?
+        var authentication = AuthenticationPolicy.default
+        var privacy: Privacy?
+        var seen: UInt8 = 0
+        /// A string member's bytes; null only where `nullable`.
+        func text(_ reader: inout JSONReader, nullable: Bool) throws(JSONReadError) -> UnsafeRawBufferPointer? {
+            if nullable, try reader.readNull() { return nil }
+            guard try reader.peek() == .string, let text = try reader.readUnescapedString() else { throw refused(reader) }
+            return text
+        }
+        try reader.readObjectInPlace { (reader, key) throws(JSONReadError) in
+            guard let key else { throw refused(reader) }
+            if matches(key, "id") {
+                try once(&seen, 1, reader)
+                id = try text(&reader, nullable: false)
+            } else if matches(key, "title") {
+                try once(&seen, 2, reader)
+                title = try text(&reader, nullable: false)
+            } else if matches(key, "icon") {
+                try once(&seen, 4, reader)
+                icon = try text(&reader, nullable: true)
+            } else if matches(key, "kind") {
+                try once(&seen, 8, reader)
+                kind = try known(ActionKind.self, from: &reader)
+            } else if matches(key, "isOn") {
+                try once(&seen, 16, reader)
+                guard try !reader.readNull() else { return }
+                guard try reader.peek() == .bool else { throw refused(reader) }
+                isOn = try reader.readBool()
+            } else if matches(key, "authentication") {
+                try once(&seen, 32, reader)
+                guard try !reader.readNull() else { return }
+                authentication = try known(AuthenticationPolicy.self, from: &reader)
+            } else if matches(key, "privacy") {
+                try once(&seen, 64, reader)
+                guard try !reader.readNull() else { return }
+                privacy = try known(Privacy.self, from: &reader)
+            } else {
+                throw refused(reader)
+            }
+        }
+        guard let id, let title, let kind, TimelineValidator.isActionID(utf8: id), !ids.contains(where: { $0.elementsEqual(id) }),
+            !title.isEmpty, title.count <= TimelineValidator.maxActionTitleBytes, !title.contains(0x7F),
+            icon.map(TimelineValidator.isIconName(utf8:)) ?? true,
+            (kind == .toggle) == (isOn != nil)
+        else { throw refused(reader) }
+        ids.append(id)
+        // Unescaped JSON string bytes: written as `JSONWriter.string` writes them.
+        insert(#"{"authentication":""#, into: &writer, at: &position)
+        insert(authentication.rawValue, into: &writer, at: &position)
+        if let icon {
+            insert(#"","icon":""#, into: &writer, at: &position)
+            insert(icon, into: &writer, at: &position)
+        }
+        insert(#"","id":""#, into: &writer, at: &position)
+        insert(id, into: &writer, at: &position)
+        switch isOn {
+        case nil: insert(#"""#, into: &writer, at: &position)
+        case true?: insert(#"","isOn":true"#, into: &writer, at: &position)
+        case false?: insert(#"","isOn":false"#, into: &writer, at: &position)
+        }
+        insert(#","kind":""#, into: &writer, at: &position)
+        insert(kind.rawValue, into: &writer, at: &position)
+        if let privacy {
+            insert(#"","privacy":""#, into: &writer, at: &position)
+            insert(privacy.rawValue, into: &writer, at: &position)
+        }
+        insert(#"","title":""#, into: &writer, at: &position)
+        insert(title, into: &writer, at: &position)
+        insert(#""}"#, into: &writer, at: &position)
+    }
+
+    /// A string naming one of `T`'s cases, with no escapes.
+    private static func known<T: RawRepresentable & CaseIterable>(_: T.Type, from reader: inout JSONReader) throws(JSONReadError) -> T
+    where T.RawValue == String {
+        guard try reader.peek() == .string, let text = try reader.readUnescapedString(),
+            let value = T.allCases.first(where: { text.elementsEqual($0.rawValue.utf8) })
+        else { throw refused(reader) }
+        return value
     }
 
     /// A field's value, spending `budget` as `ValueBudget` counts it.
@@ -209,6 +378,11 @@ public enum CanonicalEntries {
 
     private static func insert(_ text: StaticString, into writer: inout JSONWriter, at position: inout Int) {
         insert(UnsafeRawBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount), into: &writer, at: &position)
+    }
+
+    private static func insert(_ text: String, into writer: inout JSONWriter, at position: inout Int) {
+        var text = text
+        text.withUTF8 { insert(UnsafeRawBufferPointer($0), into: &writer, at: &position) }
     }
 
     private static func insert(_ bytes: UnsafeRawBufferPointer, into writer: inout JSONWriter, at position: inout Int) {

@@ -95,14 +95,24 @@ public enum TimelineValidator {
     /// Whether `name` is a plain freedesktop icon name as DESIGN §12 allows: `[a-z0-9-]`,
     /// at most 64 bytes. Never a path or a URL: a host looks it up in its theme only.
     public static func isIconName(_ name: String) -> Bool {
-        !name.isEmpty && name.utf8.count <= maxIconNameBytes
-            && name.utf8.allSatisfy { (0x61...0x7A).contains($0) || (0x30...0x39).contains($0) || $0 == 0x2D }
+        isIconName(utf8: name.utf8)
+    }
+
+    /// `isIconName(_:)` of a name's UTF-8, wherever it stands.
+    static func isIconName<Bytes: Collection<UInt8>>(utf8 name: Bytes) -> Bool {
+        !name.isEmpty && name.count <= maxIconNameBytes
+            && name.allSatisfy { (0x61...0x7A).contains($0) || (0x30...0x39).contains($0) || $0 == 0x2D }
     }
 
     /// Whether `id` may name an action: letters, digits, `.`, `_`, `-`, at most 64 bytes.
     public static func isActionID(_ id: String) -> Bool {
-        !id.isEmpty && id.utf8.count <= maxActionIDBytes
-            && id.utf8.allSatisfy {
+        isActionID(utf8: id.utf8)
+    }
+
+    /// `isActionID(_:)` of an id's UTF-8, wherever it stands.
+    static func isActionID<Bytes: Collection<UInt8>>(utf8 id: Bytes) -> Bool {
+        !id.isEmpty && id.count <= maxActionIDBytes
+            && id.allSatisfy {
                 (0x61...0x7A).contains($0) || (0x41...0x5A).contains($0) || (0x30...0x39).contains($0)
                     || $0 == 0x2E || $0 == 0x5F || $0 == 0x2D
             }

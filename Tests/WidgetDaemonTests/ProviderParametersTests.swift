@@ -158,6 +158,8 @@ import WidgetdWire
 /// make, and the same members otherwise; entries that are not the usual kind are read.
 @Suite struct ProviderParametersTranscriptTests {
     static let entry = #"{"date":"2026-01-01T00:00:00Z","fields":{"t":{"value":1,"privacy":"public"}}}"#
+    /// A glance widget's entry: layout roles and actions are the usual kind too.
+    static let glanceEntry = #"{"fields":{"t":{"role":"title","value":"Song"},"g":{"value":0.5,"role":"gauge"}},"date":"2026-01-01T00:00:00Z","actions":[{"id":"next","title":"Next","kind":"button","authentication":"alwaysAllowed"}]}"#
 
     static func walk(_ json: String, checked: Bool = false) throws -> ProviderParameters {
         let message = ProviderParametersTests.message(.putTimeline, json)
@@ -172,9 +174,9 @@ import WidgetdWire
         }
     }
 
-    @Test(arguments: [false, true])
-    func theUsualEntriesBecomeTheBody(checked: Bool) throws {
-        let json = #"{"widget":"a/b","policy":{"kind":"never"},"entries":[\#(Self.entry),\#(Self.entry)],"family":"systemSmall"}"#
+    @Test(arguments: [false, true], [entry, glanceEntry])
+    func theUsualEntriesBecomeTheBody(checked: Bool, entry: String) throws {
+        let json = #"{"widget":"a/b","policy":{"kind":"never"},"entries":[\#(entry),\#(entry)],"family":"systemSmall"}"#
         let members = try Self.walk(json, checked: checked)
         let transcript = try #require(members.transcript)
         let body = try #require(try transcript.body?.get())

@@ -50,6 +50,18 @@ import Testing
         #"[{"date":"2026-01-01T00:00:00Z","fields":{"n":{"value":1E5},"m":{"value":0.10},"k":{"value":123456789012345678901234567890}}}]"#,
         #"[{"date":"2026-01-01T00:00:00Z","fields":{"u":{"value":"Grüße ☀︎ 𝄞"},"é":{"value":1e300}}}]"#,
         #"[{"date":"2026-01-01T00:00:00Z","fields":{"t":{"value":[[]]}}},{"date":"2027-06-01T12:00:00Z","fields":{}}]"#,
+    ] + glance
+
+    /// Layout roles and actions (DESIGN §12, §13), members in any order.
+    static let glance: [String] = [
+        #"[{"date":"2026-01-01T00:00:00Z","fields":{"t":{"role":"title","value":"Rain"},"v":{"value":"12°","privacy":"sensitive","role":"value"},"d":{"role":"detail","value":null}}}]"#,
+        #"[{"date":"2026-01-01T00:00:00Z","fields":{"g":{"value":42,"range":[0,100],"role":"gauge","privacy":"public"},"h":{"role":"gauge","value":0.5},"i":{"role":"icon","value":"weather-clear"}}}]"#,
+        #"[{"date":"2026-01-01T00:00:00Z","fields":{"w":{"style":"relative","role":"date","value":"2026-01-01T10:00:00+02:00"},"x":{"role":null,"range":null,"style":null,"value":1}}}]"#,
+        #"[{"date":"2026-01-01T00:00:00Z","fields":{"g":{"range":[-1.5,1e3],"role":"gauge","value":-1.5}}}]"#,
+        // Actions before the date, after the fields, with and without their optional members.
+        #"[{"actions":[{"title":"Play","kind":"button","id":"play","authentication":"alwaysAllowed","icon":"media-play"}],"date":"2026-01-01T00:00:00Z","fields":{}}]"#,
+        #"[{"fields":{"t":{"value":1}},"date":"2026-01-01T00:00:00Z","actions":[{"id":"a.b_c-1","title":"Lights","kind":"toggle","isOn":false,"privacy":"sensitive"},{"id":"b","title":"Ünïcode ☀︎","kind":"toggle","isOn":true,"icon":null,"authentication":null,"privacy":null}],"relevance":{"score":1,"duration":0}}]"#,
+        #"[{"date":"2026-01-01T00:00:00Z","actions":[{"id":"x","title":"Open","kind":"button","isOn":null,"authentication":"requiresLocalDeviceAuthentication"}],"fields":{"t":{"role":"title","value":"Door"}}},{"actions":null,"date":"2026-01-02T00:00:00Z","fields":{}},{"actions":[],"date":"2026-01-03T00:00:00Z","fields":{}}]"#,
     ]
 
     static let refused: [String] = [
@@ -83,7 +95,43 @@ import Testing
         #"[{"date":"2026-01-01T00:00:00Z","fields":{},"relevance":{"score":1}}]"#,
         #"[{"date":"2026-01-01T00:00:00Z","fields":{},"other":1}]"#,
         #"[{"date":"2026-01-01T00:00:00Z","fields":{}},{"date":"2026-01-01T00:00:00Z","fields":{}},{"date":"2026-01-01T00:00:00Z","fields":{}},{"date":"2026-01-01T00:00:00Z","fields":{}},{"date":"2026-01-01T00:00:00Z","fields":{}}]"#,
+    ] + badLayouts + badActions
+
+    /// Roles, ranges and styles `TimelineValidator` refuses.
+    static let badLayouts: [String] = [
+        #"[{"date":"2026-01-01T00:00:00Z","fields":{"t":{"role":"big","value":1}}}]"#,
+        #"[{"date":"2026-01-01T00:00:00Z","fields":{"t":{"range":[0,1],"value":1}}}]"#,
+        #"[{"date":"2026-01-01T00:00:00Z","fields":{"t":{"style":"time","role":"title","value":1}}}]"#,
+        #"[{"date":"2026-01-01T00:00:00Z","fields":{"t":{"role":"gauge","range":[5,1],"value":3}}}]"#,
+        #"[{"date":"2026-01-01T00:00:00Z","fields":{"t":{"role":"gauge","range":[0,1,2],"value":1}}}]"#,
+        #"[{"date":"2026-01-01T00:00:00Z","fields":{"t":{"role":"gauge","value":2}}}]"#,
+        #"[{"date":"2026-01-01T00:00:00Z","fields":{"t":{"role":"gauge","value":"1"}}}]"#,
+        #"[{"date":"2026-01-01T00:00:00Z","fields":{"t":{"role":"icon","value":"../evil"}}}]"#,
+        #"[{"date":"2026-01-01T00:00:00Z","fields":{"t":{"role":"icon","value":1}}}]"#,
+        #"[{"date":"2026-01-01T00:00:00Z","fields":{"t":{"role":"date","value":"soon"}}}]"#,
+        #"[{"date":"2026-01-01T00:00:00Z","fields":{"t":{"role":"title","role":"value","value":1}}}]"#,
     ]
+
+    /// Actions `TimelineValidator` refuses.
+    static let badActions: [String] = {
+        let nine = (0..<9).map { #"{"id":"a\#($0)","title":"T","kind":"button"}"# }.joined(separator: ",")
+        return [
+            #"[{"date":"2026-01-01T00:00:00Z","fields":{},"actions":[\#(nine)]}]"#,
+            #"[{"date":"2026-01-01T00:00:00Z","fields":{},"actions":[{"id":"a","title":"T","kind":"button"},{"id":"a","title":"U","kind":"button"}]}]"#,
+            #"[{"date":"2026-01-01T00:00:00Z","fields":{},"actions":[{"id":"a b","title":"T","kind":"button"}]}]"#,
+            #"[{"date":"2026-01-01T00:00:00Z","fields":{},"actions":[{"id":"a","title":"","kind":"button"}]}]"#,
+            "[{\"date\":\"2026-01-01T00:00:00Z\",\"fields\":{},\"actions\":[{\"id\":\"a\",\"title\":\"T\u{7F}\",\"kind\":\"button\"}]}]",
+            #"[{"date":"2026-01-01T00:00:00Z","fields":{},"actions":[{"id":"a","title":"T","kind":"toggle"}]}]"#,
+            #"[{"date":"2026-01-01T00:00:00Z","fields":{},"actions":[{"id":"a","title":"T","kind":"button","isOn":true}]}]"#,
+            #"[{"date":"2026-01-01T00:00:00Z","fields":{},"actions":[{"id":"a","title":"T","kind":"slider"}]}]"#,
+            #"[{"date":"2026-01-01T00:00:00Z","fields":{},"actions":[{"id":"a","kind":"button"}]}]"#,
+            #"[{"date":"2026-01-01T00:00:00Z","fields":{},"actions":[{"id":"a","title":"T","kind":"button","url":"x"}]}]"#,
+            #"[{"date":"2026-01-01T00:00:00Z","fields":{},"actions":[{"id":"a","title":"T","kind":"button","icon":"/usr/x.png"}]}]"#,
+            #"[{"date":"2026-01-01T00:00:00Z","fields":{},"actions":[{"id":"a","title":"T","kind":"button","authentication":"never"}]}]"#,
+            #"[{"date":"2026-01-01T00:00:00Z","fields":{},"actions":{"id":"a"}}]"#,
+            #"[{"date":"2026-01-01T00:00:00Z","fields":{},"actions":[],"actions":[]}]"#,
+        ]
+    }()
 
     @Test(arguments: usual, [ReloadPolicy.atEnd, .never, .after(Date(timeIntervalSince1970: 1_800_000_000))])
     func theUsualEntriesAreWrittenAsTheTimelineWritesThem(json: String, policy: ReloadPolicy) throws {
@@ -107,6 +155,13 @@ import Testing
         #expect(Self.general(Self.refused[6]) != nil)
         #expect(Self.general(Self.refused[7]) != nil)
         for json in Self.refused.dropFirst(8) { #expect(Self.general(json) == nil, "\(json)") }
+    }
+
+    /// An action's strings with escapes are left to the general way, which accepts them.
+    @Test func anActionWithEscapesIsLeftToTheGeneralWay() {
+        let json = #"[{"date":"2026-01-01T00:00:00Z","fields":{},"actions":[{"id":"a","title":"Say \"hi\"","kind":"button"}]}]"#
+        #expect(Self.transcribed(json) == nil)
+        #expect(Self.general(json) != nil)
     }
 
     /// Numbers are read in place with `readNumberText`'s checks.
