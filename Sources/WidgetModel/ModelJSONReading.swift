@@ -11,15 +11,27 @@ extension Timeline {
     /// Reads `{"entries": […], "policy"?: {…}}`; a missing or null policy is `atEnd`.
     /// Not validated against limits: `TimelineValidator` does that.
     public static func read(from reader: inout JSONReader) throws(JSONReadError) -> Timeline {
+        var entries: [Entry] = []
+        let policy = try walk(from: &reader) { (reader) throws(JSONReadError) in entries.append(try Entry.read(from: &reader)) }
+        return Timeline(entries: entries, policy: policy ?? .atEnd)
+    }
+
+    /// Walks a timeline object with `read`'s checks (known keys, each once, `entries`
+    /// required), handing each entry to `entry` where it stands and reading the policy
+    /// (nil: absent or null). `read` decodes the entries, `TimelineExcerpt` their dates.
+    static func walk(
+        from reader: inout JSONReader, entry: (inout JSONReader) throws(JSONReadError) -> Void
+    ) throws(JSONReadError) -> ReloadPolicy? {
         let start = try reader.objectStart()
-        var entries: [Entry]?
+        var hasEntries = false
         var policy: ReloadPolicy?
         var seen = SeenKeys(object: start)
         try reader.readObject { (reader, key) throws(JSONReadError) in
             switch key {
             case "entries":
                 try seen.once(0, key)
-                entries = try Entry.readArray(from: &reader)
+                hasEntries = true
+                try reader.readArray { (reader, _) throws(JSONReadError) in try entry(&reader) }
             case "policy":
                 try seen.once(1, key)
                 policy = try reader.readNull() ? nil : try ReloadPolicy.read(from: &reader)
@@ -27,8 +39,8 @@ extension Timeline {
                 throw seen.unknown(key)
             }
         }
-        guard let entries else { throw seen.missing("entries") }
-        return Timeline(entries: entries, policy: policy ?? .atEnd)
+        guard hasEntries else { throw seen.missing("entries") }
+        return policy
     }
 }
 
@@ -43,10 +55,33 @@ extension Entry {
     /// Reads `{"date": RFC 3339, "relevance"?: …, "fields": {…}, "actions"?: […]}`.
     public static func read(from reader: inout JSONReader) throws(JSONReadError) -> Entry {
         let start = try reader.objectStart()
-        var date: Date?
         var relevance: Relevance?
         var fields: FieldList<Field>?
         var actions: [WidgetAction] = []
+        let date = try walk(from: &reader) { (member, reader) throws(JSONReadError) in
+            switch member {
+            case .relevance: relevance = try reader.readNull() ? nil : try Relevance.read(from: &reader)
+            case .fields: fields = try Field.readFields(from: &reader)
+            case .actions: actions = try reader.readNull() ? [] : try WidgetAction.readArray(from: &reader)
+            }
+        }
+        guard let fields else { throw SeenKeys(object: start).missing("fields") }
+        return Entry(date: date, relevance: relevance, fields: fields, actions: actions)
+    }
+
+    /// An entry's members besides its date.
+    enum Member {
+        case relevance, fields, actions
+    }
+
+    /// Walks an entry object with `read`'s checks (known keys, each once, `date`
+    /// required), reading the date and handing each other member to `member` where it
+    /// stands, to read or to skip. `read` decodes them, `TimelineExcerpt` skips them.
+    static func walk(
+        from reader: inout JSONReader, _ member: (Member, inout JSONReader) throws(JSONReadError) -> Void
+    ) throws(JSONReadError) -> Date {
+        let start = try reader.objectStart()
+        var date: Date?
         var seen = SeenKeys(object: start)
         try reader.readObject { (reader, key) throws(JSONReadError) in
             switch key {
@@ -55,20 +90,19 @@ extension Entry {
                 date = try reader.readRFC3339()
             case "relevance":
                 try seen.once(1, key)
-                relevance = try reader.readNull() ? nil : try Relevance.read(from: &reader)
+                try member(.relevance, &reader)
             case "fields":
                 try seen.once(2, key)
-                fields = try Field.readFields(from: &reader)
+                try member(.fields, &reader)
             case "actions":
                 try seen.once(3, key)
-                actions = try reader.readNull() ? [] : try WidgetAction.readArray(from: &reader)
+                try member(.actions, &reader)
             default:
                 throw seen.unknown(key)
             }
         }
         guard let date else { throw seen.missing("date") }
-        guard let fields else { throw seen.missing("fields") }
-        return Entry(date: date, relevance: relevance, fields: fields, actions: actions)
+        return date
     }
 }
 

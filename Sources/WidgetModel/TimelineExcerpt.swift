@@ -63,7 +63,8 @@ public struct TimelineExcerpt: Sendable, Hashable {
     /// The excerpt at `now` of the timeline in `bytes`, a body the store wrote: the
     /// canonical encoding of a timeline validated with `limits`, authenticated by its AEAD.
     ///
-    /// One walk reads every entry's date, skips the other members of the entries
+    /// One walk, `Timeline.read`'s own (`Timeline.walk`, `Entry.walk`), reads every
+    /// entry's date, skips the other members of the entries
     /// (`JSONReader.skipUncheckedContainer`: bounded, checking brackets and strings' ends
     /// only), reads the policy, and then decodes and validates the current entry alone.
     /// The keys of the timeline and of each entry are checked as `Timeline.read` checks
@@ -83,33 +84,17 @@ public struct TimelineExcerpt: Sendable, Hashable {
     /// to the whole decode.
     private static func read(_ bytes: UnsafeRawBufferPointer, at now: Date, limits: TimelineLimits) throws(JSONReadError) -> TimelineExcerpt? {
         var reader = JSONReader(bytes)
-        let start = try reader.objectStart()
         var dates: [Date] = []
         var offsets: [Int] = []
         // A reader standing inside the entries array, at their nesting depth.
         var entryReader: JSONReader?
-        var hasEntries = false
-        var policy: ReloadPolicy?
-        var seen = SeenKeys(object: start)
-        try reader.readObject { (reader, key) throws(JSONReadError) in
-            switch key {
-            case "entries":
-                try seen.once(0, key)
-                hasEntries = true
-                try reader.readArray { (reader, _) throws(JSONReadError) in
-                    if entryReader == nil { entryReader = reader }
-                    offsets.append(try reader.objectStart())
-                    dates.append(try readDate(&reader))
-                }
-            case "policy":
-                try seen.once(1, key)
-                policy = try reader.readNull() ? nil : try ReloadPolicy.read(from: &reader)
-            default:
-                throw seen.unknown(key)
-            }
+        // `Timeline.read`'s walk and `Entry.read`'s, skipping what it does not need.
+        let policy = try Timeline.walk(from: &reader) { (reader) throws(JSONReadError) in
+            if entryReader == nil { entryReader = reader }
+            offsets.append(try reader.objectStart())
+            dates.append(try Entry.walk(from: &reader) { (_, reader) throws(JSONReadError) in try skip(&reader) })
         }
         try reader.expectEnd()
-        guard hasEntries else { throw seen.missing("entries") }
         // What `TimelineValidator` checks of every entry that is read here, and the order
         // `Timeline` keeps (a body out of order is sorted by the whole decode).
         guard dates.count <= limits.maxEntries, dates.allSatisfy(RFC3339.isRepresentable),
@@ -125,34 +110,6 @@ public struct TimelineExcerpt: Sendable, Hashable {
             entry = current
         }
         return TimelineExcerpt(dates: dates, policy: policyShown, index: index, entry: entry)
-    }
-
-    /// Reads an entry's date and skips its other members, its keys checked as
-    /// `Entry.read` checks them.
-    private static func readDate(_ reader: inout JSONReader) throws(JSONReadError) -> Date {
-        let start = reader.offset
-        var date: Date?
-        var seen = SeenKeys(object: start)
-        try reader.readObject { (reader, key) throws(JSONReadError) in
-            switch key {
-            case "date":
-                try seen.once(0, key)
-                date = try reader.readRFC3339()
-            case "relevance":
-                try seen.once(1, key)
-                try skip(&reader)
-            case "fields":
-                try seen.once(2, key)
-                try skip(&reader)
-            case "actions":
-                try seen.once(3, key)
-                try skip(&reader)
-            default:
-                throw seen.unknown(key)
-            }
-        }
-        guard let date else { throw seen.missing("date") }
-        return date
     }
 
     /// Skips a member's value: a container by its brackets alone, anything else checked.
