@@ -219,14 +219,22 @@ public struct JSONReader {
     public mutating func readObjectInPlace(
         _ member: (inout JSONReader, UnsafeRawBufferPointer?) throws(JSONReadError) -> Void
     ) throws(JSONReadError) {
+        try readObjectMatching { (reader, key) throws(JSONReadError) in try member(&reader, key.bytes) }
+    }
+
+    /// Reads an object as `readObject` does, handing `member` each key as a `JSONKey`:
+    /// its bytes in place, unescaped only when it has escapes.
+    public mutating func readObjectMatching(
+        _ member: (inout JSONReader, JSONKey) throws(JSONReadError) -> Void
+    ) throws(JSONReadError) {
         let kind = try peek()
         guard kind == .object else { throw mismatch(kind, "an object") }
         guard try open(closedBy: UInt8(ascii: "}")) else { return }
         repeat {
             skipWhitespace()
             guard offset < bytes.count, bytes[offset] == UInt8(ascii: "\"") else { throw syntax("expected a key") }
-            let key = try scanUnescaped()
-            if key == nil { _ = try scanString(decode: false) }
+            let key =
+                if let raw = try scanUnescaped() { JSONKey(bytes: raw) } else { JSONKey(unescaped: try scanString(decode: true)) }
             skipWhitespace()
             guard offset < bytes.count, bytes[offset] == UInt8(ascii: ":") else { throw syntax("expected ':'") }
             offset += 1

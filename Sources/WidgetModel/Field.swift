@@ -23,6 +23,31 @@ public struct Field: Sendable, Hashable {
 
     /// The bounds a gauge is drawn within: its `range`, or `[0, 1]`.
     public var gaugeRange: GaugeRange { range ?? .unit }
+
+    /// Its members besides the value.
+    var layout: Layout {
+        Layout(privacy: privacy, role: role, range: range, style: style)
+    }
+
+    /// A field's members besides its value: how a host lays it out, and whether it is private.
+    struct Layout {
+        var privacy: Privacy?
+        var role: FieldRole?
+        var range: GaugeRange?
+        var style: DateStyle?
+
+        /// What `TimelineValidator` refuses in the members themselves, whatever the
+        /// value (DESIGN §12); nil when they fit together.
+        var problem: String? {
+            if range != nil, role != .gauge { return "\"range\" is only allowed with role \"gauge\"" }
+            if style != nil, role != .date { return "\"style\" is only allowed with role \"date\"" }
+            if let range {
+                guard range.lowerBound.isFinite, range.upperBound.isFinite else { return "range: must be finite numbers" }
+                guard range.lowerBound < range.upperBound else { return "range: is upside down; min must be less than max" }
+            }
+            return nil
+        }
+    }
 }
 
 extension Field: Codable {

@@ -26,7 +26,7 @@ extension Timeline {
         var hasEntries = false
         var policy: ReloadPolicy?
         var seen = SeenKeys(object: start)
-        try reader.readObject { (reader, key) throws(JSONReadError) in
+        try reader.readObjectMatching { (reader, key) throws(JSONReadError) in
             switch key {
             case "entries":
                 try seen.once(0, key)
@@ -83,7 +83,7 @@ extension Entry {
         let start = try reader.objectStart()
         var date: Date?
         var seen = SeenKeys(object: start)
-        try reader.readObject { (reader, key) throws(JSONReadError) in
+        try reader.readObjectMatching { (reader, key) throws(JSONReadError) in
             switch key {
             case "date":
                 try seen.once(0, key)
@@ -113,7 +113,7 @@ extension Relevance {
         var score: Double?
         var duration: Double?
         var seen = SeenKeys(object: start)
-        try reader.readObject { (reader, key) throws(JSONReadError) in
+        try reader.readObjectMatching { (reader, key) throws(JSONReadError) in
             switch key {
             case "score":
                 try seen.once(0, key)
@@ -160,45 +160,47 @@ extension Field {
     /// Reads `{"value": any JSON, "privacy"?: "sensitive" | "public", "role"?: …,
     /// "range"?: [min, max], "style"?: …}`.
     static func read(from reader: inout JSONReader) throws(JSONReadError) -> Field {
+        var value = JSONValue.null
+        let layout = try walk(from: &reader) { (reader) throws(JSONReadError) in value = try JSONValue.read(from: &reader) }
+        return Field(value: value, privacy: layout.privacy, role: layout.role, range: layout.range, style: layout.style)
+    }
+
+    /// Walks a field object with `read`'s checks (known keys, each once, `value`
+    /// required), reading its other members and handing the value to `value` where it
+    /// stands. `read` decodes the value, `CanonicalEntries` transcribes it.
+    static func walk(
+        from reader: inout JSONReader, value: (inout JSONReader) throws(JSONReadError) -> Void
+    ) throws(JSONReadError) -> Layout {
         let start = try reader.objectStart()
-        var value: JSONValue?
-        var privacy: Privacy?
-        var role: FieldRole?
-        var range: GaugeRange?
-        var style: DateStyle?
+        var layout = Layout()
         var seen = SeenKeys(object: start)
-        try reader.readObject { (reader, key) throws(JSONReadError) in
+        try reader.readObjectMatching { (reader, key) throws(JSONReadError) in
             switch key {
             case "value":
                 try seen.once(0, key)
-                value = try JSONValue.read(from: &reader)
+                try value(&reader)
             case "privacy":
                 try seen.once(1, key)
                 guard try !reader.readNull() else { return }
-                let at = reader.offset
-                let text = try? reader.readString()
-                guard let text, let known = Privacy(rawValue: text) else {
-                    throw JSONReadError.mismatch(at: at, "must be \"sensitive\" or \"public\"")
-                }
-                privacy = known
+                layout.privacy = try reader.readKnown(Privacy.self, #""sensitive" or "public""#)
             case "role":
                 try seen.once(2, key)
                 guard try !reader.readNull() else { return }
-                role = try reader.readKnown(FieldRole.self, FieldRole.known)
+                layout.role = try reader.readKnown(FieldRole.self, FieldRole.known)
             case "range":
                 try seen.once(3, key)
                 guard try !reader.readNull() else { return }
-                range = try GaugeRange.read(from: &reader)
+                layout.range = try GaugeRange.read(from: &reader)
             case "style":
                 try seen.once(4, key)
                 guard try !reader.readNull() else { return }
-                style = try reader.readKnown(DateStyle.self, DateStyle.known)
+                layout.style = try reader.readKnown(DateStyle.self, DateStyle.known)
             default:
                 throw seen.unknown(key)
             }
         }
-        guard let value else { throw seen.missing("value") }
-        return Field(value: value, privacy: privacy, role: role, range: range, style: style)
+        guard seen.has(0) else { throw seen.missing("value") }
+        return layout
     }
 }
 
@@ -237,7 +239,7 @@ extension WidgetAction {
         var authentication: AuthenticationPolicy?
         var privacy: Privacy?
         var seen = SeenKeys(object: start)
-        try reader.readObject { (reader, key) throws(JSONReadError) in
+        try reader.readObjectMatching { (reader, key) throws(JSONReadError) in
             switch key {
             case "id":
                 try seen.once(0, key)
@@ -325,7 +327,7 @@ extension ReloadPolicy {
         var kind: (text: String, offset: Int)?
         var dateOffset: Int?
         var seen = SeenKeys(object: start)
-        try reader.readObject { (reader, key) throws(JSONReadError) in
+        try reader.readObjectMatching { (reader, key) throws(JSONReadError) in
             switch key {
             case "kind":
                 try seen.once(0, key)
@@ -364,7 +366,7 @@ extension Placeholder {
         var fields: FieldList<Field>?
         var actions: [WidgetAction] = []
         var seen = SeenKeys(object: start)
-        try reader.readObject { (reader, key) throws(JSONReadError) in
+        try reader.readObjectMatching { (reader, key) throws(JSONReadError) in
             switch key {
             case "fields":
                 try seen.once(0, key)
@@ -391,14 +393,28 @@ extension JSONReader {
 
     /// Reads a string naming one of `T`'s cases; anything else is `mismatch` with the
     /// words listing them (the value is not echoed).
-    mutating func readKnown<T: RawRepresentable>(_: T.Type, _ known: String) throws(JSONReadError) -> T where T.RawValue == String {
+    mutating func readKnown<T: RawRepresentable & CaseIterable>(_: T.Type, _ known: String) throws(JSONReadError) -> T
+    where T.RawValue == String {
         _ = try peek()
         let at = offset
+        // The usual word, matched where it stands; one with escapes is unescaped first.
+        if bytes[at] == UInt8(ascii: "\""), let text = try? readUnescapedString() {
+            for value in T.allCases where Self.equal(text, value.rawValue) { return value }
+            throw JSONReadError.mismatch(at: at, "must be \(known)")
+        }
         let text = try? readString()
         guard let text, let value = T(rawValue: text) else {
             throw JSONReadError.mismatch(at: at, "must be \(known)")
         }
         return value
+    }
+
+    /// Whether `bytes` are `word`'s UTF-8: the length first, then the bytes.
+    private static func equal(_ bytes: UnsafeRawBufferPointer, _ word: String) -> Bool {
+        var word = word
+        return word.withUTF8 { utf8 in
+            utf8.count == bytes.count && (0..<utf8.count).allSatisfy { utf8[$0] == bytes[$0] }
+        }
     }
 
     /// Reads a string, or throws the mismatch `Codable` decoding names.
@@ -451,16 +467,21 @@ struct SeenKeys {
     }
 
     /// Records key number `bit`; throws if it was already there.
-    mutating func once(_ bit: Int, _ key: String) throws(JSONReadError) {
+    mutating func once(_ bit: Int, _ key: JSONKey) throws(JSONReadError) {
         guard mask & (1 << bit) == 0 else {
-            throw JSONReadError.mismatch(at: object, "duplicate key \(ModelPath.quote(key))")
+            throw JSONReadError.mismatch(at: object, "duplicate key \(ModelPath.quote(key.text))")
         }
         mask |= 1 << bit
     }
 
+    /// Whether key number `bit` was seen.
+    func has(_ bit: Int) -> Bool {
+        mask & (1 << bit) != 0
+    }
+
     /// The error for a key the object does not have.
-    func unknown(_ key: String) -> JSONReadError {
-        JSONReadError.mismatch(at: object, "unknown key \(ModelPath.quote(key))")
+    func unknown(_ key: JSONKey) -> JSONReadError {
+        JSONReadError.mismatch(at: object, "unknown key \(ModelPath.quote(key.text))")
     }
 
     /// The error for a required key that is absent.

@@ -149,12 +149,7 @@ public enum TimelineValidator {
     /// What is wrong with a field's role, range or style (DESIGN §12); nil when it fits.
     /// The value itself is never quoted: it may be private.
     private static func layoutProblem(_ field: Field) -> String? {
-        if field.range != nil, field.role != .gauge { return "\"range\" is only allowed with role \"gauge\"" }
-        if field.style != nil, field.role != .date { return "\"style\" is only allowed with role \"date\"" }
-        if let range = field.range {
-            guard range.lowerBound.isFinite, range.upperBound.isFinite else { return "range: must be finite numbers" }
-            guard range.lowerBound < range.upperBound else { return "range: is upside down; min must be less than max" }
-        }
+        if let problem = field.layout.problem { return problem }
         switch field.role {
         case nil, .title?, .value?, .detail?:
             return nil
