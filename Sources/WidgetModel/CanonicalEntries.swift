@@ -5,14 +5,17 @@ import StrictJSON
 /// (`Timeline.write`), reading it in place: no `Entry`, `Field` or `String` is made
 /// for the content, which goes only from the request's buffer to the writer's.
 ///
-/// It takes the usual request: entries in date order, strings without escapes, field
+/// It reads with the model's own walks (`Entry.walk`, `Field.walk`: the keys, their
+/// checks, the date, relevance, privacy, role, range and style), and writes the rest
+/// itself: field names, values and actions, in place. It takes the usual request:
+/// entries in date order, field names, values and action strings without escapes,
 /// values without objects, everything within the limits. Layout roles, gauge ranges,
 /// date styles and actions (DESIGN §12, §13) are the usual kind too: checked here as
-/// `TimelineValidator` checks them and written in their canonical place. For anything else it throws
-/// (a mismatch with no message) and writes garbage: the caller then reads the same
-/// bytes again with `Entry.readArray` and `TimelineValidator`, which name the problem
-/// or build the timeline the general way. So what it accepts is exactly what those
-/// accept, written as `Timeline.write` would write it; the model tests compare both.
+/// `TimelineValidator` checks them and written in their canonical place. For anything
+/// else it throws and writes garbage: the caller then reads the same bytes again with
+/// `Entry.readArray` and `TimelineValidator`, which name the problem or build the
+/// timeline the general way. So what it accepts is exactly what those accept, written
+/// as `Timeline.write` would write it; the model tests and the timeline fuzzer compare both.
 public enum CanonicalEntries {
     /// Reads the `entries` array the reader stands on and writes `{"entries":[…` for
     /// it; returns the last entry's date (nil: no entries). The caller ends the body
@@ -49,54 +52,42 @@ public enum CanonicalEntries {
         Timeline.reloadDue(policy, lastDate: lastDate)
     }
 
-    /// `{"actions"?:[…],"date":…,"fields":{…},"relevance"?:{…}}`; returns the date.
+    /// `{"actions"?:[…],"date":…,"fields":{…},"relevance"?:{…}}`, walked as
+    /// `Entry.read` walks it (`Entry.walk`); returns the date.
     private static func entry(
         from reader: inout JSONReader, limits: TimelineLimits, names: inout [UnsafeRawBufferPointer],
         ids: inout [UnsafeRawBufferPointer], to writer: inout JSONWriter
     ) throws(JSONReadError) -> Date {
-        guard try reader.peek() == .object else { throw refused(reader) }
         writer.byte(UInt8(ascii: "{"))
-        // The actions, then the date, go here, whenever they come: the fields are
-        // written as they come and those two are inserted before them.
+        // The actions, then the date, go here: the fields are written as they come, and
+        // those two are inserted before them.
         let open = writer.count
         var actionsLength = 0
-        var date: Date?
         var relevance: Relevance?
         var hasFields = false
-        var seen: UInt8 = 0
-        try reader.readObjectInPlace { (reader, key) throws(JSONReadError) in
-            guard let key else { throw refused(reader) }
-            if matches(key, "date") {
-                try once(&seen, 1, reader)
-                let read = try reader.readRFC3339()
-                guard RFC3339.isRepresentable(read) else { throw refused(reader) }
-                date = read
-                var at = open + actionsLength
-                insert(#""date":""#, into: &writer, at: &at)
-                RFC3339.withFormatted(read) { insert(UnsafeRawBufferPointer($0), into: &writer, at: &at) }
-                insert(#"","#, into: &writer, at: &at)
-            } else if matches(key, "fields") {
-                try once(&seen, 2, reader)
+        let date = try Entry.walk(from: &reader) { (member, reader) throws(JSONReadError) in
+            switch member {
+            case .fields:
                 writer.raw(#""fields":"#)
                 try fields(from: &reader, limits: limits, names: &names, to: &writer)
                 hasFields = true
-            } else if matches(key, "relevance") {
-                try once(&seen, 4, reader)
+            case .relevance:
                 guard try !reader.readNull() else { return }
                 let read = try Relevance.read(from: &reader)
                 guard read.score.isFinite, read.duration.isFinite, read.duration >= 0 else { throw refused(reader) }
                 relevance = read
-            } else if matches(key, "actions") {
-                try once(&seen, 8, reader)
+            case .actions:
                 guard try !reader.readNull() else { return }
                 let before = writer.count
                 try actions(from: &reader, ids: &ids, to: &writer, at: open)
                 actionsLength = writer.count - before
-            } else {
-                throw refused(reader)
             }
         }
-        guard let date, hasFields else { throw refused(reader) }
+        guard RFC3339.isRepresentable(date), hasFields else { throw refused(reader) }
+        var at = open + actionsLength
+        insert(#""date":""#, into: &writer, at: &at)
+        RFC3339.withFormatted(date) { insert(UnsafeRawBufferPointer($0), into: &writer, at: &at) }
+        insert(#"","#, into: &writer, at: &at)
         relevance?.write(to: &writer)
         writer.byte(UInt8(ascii: "}"))
         return date
@@ -123,60 +114,33 @@ public enum CanonicalEntries {
         writer.byte(UInt8(ascii: "}"))
     }
 
-    /// `{"privacy"?:…,"range"?:[…],"role"?:…,"style"?:…,"value":…}`: the value written
-    /// as it comes, the members before it inserted once the field is read.
+    /// `{"privacy"?:…,"range"?:[…],"role"?:…,"style"?:…,"value":…}`, walked as
+    /// `Field.read` walks it (`Field.walk`): the value written as it comes, the members
+    /// before it inserted once the field is read.
     private static func field(from reader: inout JSONReader, limits: TimelineLimits, to writer: inout JSONWriter) throws(JSONReadError) {
-        guard try reader.peek() == .object else { throw refused(reader) }
         writer.byte(UInt8(ascii: "{"))
         let open = writer.count
-        var privacy: Privacy?
-        var role: FieldRole?
-        var range: GaugeRange?
-        var style: DateStyle?
         // Where the value stands, for the check its role asks of it.
         var valueReader = reader
-        var seen: UInt8 = 0
-        try reader.readObjectInPlace { (reader, key) throws(JSONReadError) in
-            guard let key else { throw refused(reader) }
-            if matches(key, "value") {
-                try once(&seen, 1, reader)
-                writer.raw(#""value":"#)
-                valueReader = reader
-                var budget = limits.maxValueBytes
-                try value(from: &reader, depth: 0, maxDepth: limits.maxNestingDepth, budget: &budget, to: &writer)
-                guard budget >= 0 else { throw refused(reader) }
-            } else if matches(key, "privacy") {
-                try once(&seen, 2, reader)
-                guard try !reader.readNull() else { return }
-                privacy = try known(Privacy.self, from: &reader)
-            } else if matches(key, "role") {
-                try once(&seen, 4, reader)
-                guard try !reader.readNull() else { return }
-                role = try known(FieldRole.self, from: &reader)
-            } else if matches(key, "range") {
-                try once(&seen, 8, reader)
-                guard try !reader.readNull() else { return }
-                range = try GaugeRange.read(from: &reader)
-            } else if matches(key, "style") {
-                try once(&seen, 16, reader)
-                guard try !reader.readNull() else { return }
-                style = try known(DateStyle.self, from: &reader)
-            } else {
-                throw refused(reader)
-            }
+        let layout = try Field.walk(from: &reader) { (reader) throws(JSONReadError) in
+            writer.raw(#""value":"#)
+            valueReader = reader
+            var budget = limits.maxValueBytes
+            try value(from: &reader, depth: 0, maxDepth: limits.maxNestingDepth, budget: &budget, to: &writer)
+            guard budget >= 0 else { throw refused(reader) }
         }
-        guard seen & 1 != 0, try fitsItsRole(valueReader, role: role, range: range, style: style) else { throw refused(reader) }
-        if privacy != nil || role != nil || range != nil || style != nil {
+        guard layout.problem == nil, try fitsItsRole(valueReader, layout) else { throw refused(reader) }
+        if layout.privacy != nil || layout.role != nil || layout.range != nil || layout.style != nil {
             // At most `"privacy":"sensitive","range":[n,n],"role":"detail","style":"relative",`,
             // each number at most 24 bytes as `JSONWriter.number` spells it.
             withUnsafeTemporaryAllocation(byteCount: 160, alignment: 1) { (buffer) in
                 var members = JSONWriter(into: buffer)
-                if let privacy {
+                if let privacy = layout.privacy {
                     members.raw(#""privacy":"#)
                     members.string(privacy.rawValue)
                     members.byte(UInt8(ascii: ","))
                 }
-                Field.writeLayout(role: role, range: range, style: style, to: &members)
+                Field.writeLayout(role: layout.role, range: layout.range, style: layout.style, to: &members)
                 precondition(members.fits, "a field's members before its value fit in 160 bytes")
                 writer.insert(UnsafeRawBufferPointer(rebasing: buffer[0..<members.count]), at: open)
             }
@@ -184,23 +148,16 @@ public enum CanonicalEntries {
         writer.byte(UInt8(ascii: "}"))
     }
 
-    /// Whether the value `reader` stands on, with `role`, `range` and `style`, is what
-    /// `TimelineValidator` accepts of a field's layout (DESIGN §12).
-    private static func fitsItsRole(
-        _ reader: JSONReader, role: FieldRole?, range: GaugeRange?, style: DateStyle?
-    ) throws(JSONReadError) -> Bool {
-        if range != nil, role != .gauge { return false }
-        if style != nil, role != .date { return false }
-        if let range, !(range.lowerBound.isFinite && range.upperBound.isFinite && range.lowerBound < range.upperBound) {
-            return false
-        }
+    /// Whether the value `reader` stands on is what `TimelineValidator` asks of a field
+    /// with `layout`'s role (DESIGN §12), its members already found to fit together.
+    private static func fitsItsRole(_ reader: JSONReader, _ layout: Field.Layout) throws(JSONReadError) -> Bool {
         var value = reader
-        switch role {
+        switch layout.role {
         case nil, .title?, .value?, .detail?:
             return true
         case .gauge?:
             guard try value.peek() == .number else { return false }
-            return (range ?? .unit).contains(try value.readNumber())
+            return (layout.range ?? .unit).contains(try value.readNumber())
         case .icon?:
             guard try value.peek() == .string, let name = try value.readUnescapedString() else { return false }
             return TimelineValidator.isIconName(utf8: name)
