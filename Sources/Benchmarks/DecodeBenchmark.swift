@@ -20,6 +20,10 @@ package enum DecodeBenchmark {
         package let bytes: Int
         /// µs per message: the whole path, and each step alone.
         package let total: Double, envelope: Double, decode: Double, validate: Double, encode: Double
+        /// µs per message for the daemon's usual path instead: the entries transcribed
+        /// straight into the canonical body in one pass (`CanonicalEntries`), for the
+        /// plain entries and for a glance widget's (layout roles, actions).
+        package let transcribe: Double, transcribeGlance: Double
     }
 
     /// Runs `messages` messages through the path (best of `passes` passes for each figure).
@@ -49,9 +53,45 @@ package enum DecodeBenchmark {
         let decode = try best { _ = try decodeParameters(call) }
         let validating = try best { try Self.validate(decoded) }
         let encoding = best { Self.encode(decoded, into: &body) }
+        var glance = VarlinkRequest.putTimeline("bench.provider/decode", bytes: timelineBytes, shape: .glance)
+        glance.removeLast()
+        let transcribing = try transcribeEntries(of: message, into: &body, best: best)
+        let transcribingGlance = try transcribeEntries(of: glance, into: &body, best: best)
         return Result(
             messages: messages, bytes: message.count, total: total, envelope: envelope, decode: decode,
-            validate: validating, encode: encoding)
+            validate: validating, encode: encoding, transcribe: transcribing,
+            transcribeGlance: transcribingGlance)
+    }
+
+    /// The best µs per message of transcribing `message`'s entries (found once) into
+    /// `body`, as `ProviderParameters` does while the message is framed.
+    private static func transcribeEntries(
+        of message: [UInt8], into body: inout [UInt8], best: (() throws -> Void) throws -> Double
+    ) throws -> Double {
+        try message.withUnsafeBytes { bytes in
+            var reader = JSONReader(bytes)
+            var entries: JSONReader?
+            try reader.readObject { (reader, key) throws(JSONReadError) in
+                if key == "parameters" {
+                    try reader.readObject { (reader, key) throws(JSONReadError) in
+                        if key == "entries" { entries = reader }
+                        try reader.skipValue()
+                    }
+                } else {
+                    try reader.skipValue()
+                }
+            }
+            guard let entries else { throw BenchError("PutTimeline without entries") }
+            return try body.withUnsafeMutableBytes { buffer in
+                try best {
+                    var reader = entries
+                    var writer = JSONWriter(into: buffer)
+                    _ = try CanonicalEntries.transcribe(from: &reader, limits: .default, to: &writer)
+                    CanonicalEntries.finish(policy: .atEnd, to: &writer)
+                    guard writer.fits else { throw BenchError("the transcript does not fit") }
+                }
+            }
+        }
     }
 
     /// The envelope scanned as the event loop does: the parameters located, not checked.
@@ -128,6 +168,8 @@ package enum DecodeBenchmark {
               parameters (one checking walk: Entry/Placeholder decode): \(f(result.decode)) µs
               validate (TimelineValidator): \(f(result.validate)) µs
               canonical body (one walk + copy, placeholder): \(f(result.encode)) µs
+            the daemon's usual path, the entries transcribed in one pass (CanonicalEntries):
+              plain entries: \(f(result.transcribe)) µs; a glance widget's (roles, actions): \(f(result.transcribeGlance)) µs
 
             """
     }
