@@ -100,8 +100,8 @@ public enum CanonicalEntries {
         names.removeAll(keepingCapacity: true)
         writer.byte(UInt8(ascii: "{"))
         try reader.readObjectInPlace { (reader, name) throws(JSONReadError) in
-            guard let name, !name.isEmpty, name.count <= limits.maxFieldNameBytes, names.count < limits.maxFieldsPerEntry,
-                !name.contains(0x7F), !names.contains(where: { $0.elementsEqual(name) })
+            guard let name, names.count < limits.maxFieldsPerEntry, TimelineValidator.nameProblem(name, limits: limits) == nil,
+                !names.contains(where: { $0.elementsEqual(name) })
             else { throw refused(reader) }
             if !names.isEmpty { writer.byte(UInt8(ascii: ",")) }
             names.append(name)
@@ -187,94 +187,50 @@ public enum CanonicalEntries {
     }
 
     /// `{"authentication":…,"icon"?:…,"id":…,"isOn"?:…,"kind":…,"privacy"?:…,"title":…}`,
-    /// inserted at `position` once the whole action is read and found valid.
+    /// walked as `WidgetAction.read` walks it (`WidgetAction.walk`) and inserted at
+    /// `position` once it is read and found valid (`TimelineValidator.actionProblem`).
     private static func action(
         from reader: inout JSONReader, ids: inout [UnsafeRawBufferPointer], to writer: inout JSONWriter, at position: inout Int
     ) throws(JSONReadError) {
-        guard try reader.peek() == .object else { throw refused(reader) }
-        var id: UnsafeRawBufferPointer?
-        var title: UnsafeRawBufferPointer?
+        var id = UnsafeRawBufferPointer(start: nil, count: 0)
+        var title = UnsafeRawBufferPointer(start: nil, count: 0)
         var icon: UnsafeRawBufferPointer?
-        var kind: ActionKind?
-        var isOn: Bool?
-        var authentication = AuthenticationPolicy.default
-        var privacy: Privacy?
-        var seen: UInt8 = 0
-        /// A string member's bytes; null only where `nullable`.
-        func text(_ reader: inout JSONReader, nullable: Bool) throws(JSONReadError) -> UnsafeRawBufferPointer? {
-            if nullable, try reader.readNull() { return nil }
+        let words = try WidgetAction.walk(from: &reader) { (member, reader) throws(JSONReadError) in
             guard try reader.peek() == .string, let text = try reader.readUnescapedString() else { throw refused(reader) }
-            return text
-        }
-        try reader.readObjectInPlace { (reader, key) throws(JSONReadError) in
-            guard let key else { throw refused(reader) }
-            if matches(key, "id") {
-                try once(&seen, 1, reader)
-                id = try text(&reader, nullable: false)
-            } else if matches(key, "title") {
-                try once(&seen, 2, reader)
-                title = try text(&reader, nullable: false)
-            } else if matches(key, "icon") {
-                try once(&seen, 4, reader)
-                icon = try text(&reader, nullable: true)
-            } else if matches(key, "kind") {
-                try once(&seen, 8, reader)
-                kind = try known(ActionKind.self, from: &reader)
-            } else if matches(key, "isOn") {
-                try once(&seen, 16, reader)
-                guard try !reader.readNull() else { return }
-                guard try reader.peek() == .bool else { throw refused(reader) }
-                isOn = try reader.readBool()
-            } else if matches(key, "authentication") {
-                try once(&seen, 32, reader)
-                guard try !reader.readNull() else { return }
-                authentication = try known(AuthenticationPolicy.self, from: &reader)
-            } else if matches(key, "privacy") {
-                try once(&seen, 64, reader)
-                guard try !reader.readNull() else { return }
-                privacy = try known(Privacy.self, from: &reader)
-            } else {
-                throw refused(reader)
+            switch member {
+            case .id: id = text
+            case .title: title = text
+            case .icon: icon = text
             }
         }
-        guard let id, let title, let kind, TimelineValidator.isActionID(utf8: id), !ids.contains(where: { $0.elementsEqual(id) }),
-            !title.isEmpty, title.count <= TimelineValidator.maxActionTitleBytes, !title.contains(0x7F),
-            icon.map(TimelineValidator.isIconName(utf8:)) ?? true,
-            (kind == .toggle) == (isOn != nil)
-        else { throw refused(reader) }
+        let problem = TimelineValidator.actionProblem(
+            id: id, title: title, icon: icon, kind: words.kind, isOn: words.isOn,
+            idGivenBefore: ids.contains(where: { $0.elementsEqual(id) }))
+        guard problem == nil else { throw refused(reader) }
         ids.append(id)
         // Unescaped JSON string bytes: written as `JSONWriter.string` writes them.
         insert(#"{"authentication":""#, into: &writer, at: &position)
-        insert(authentication.rawValue, into: &writer, at: &position)
+        insert(words.authentication.rawValue, into: &writer, at: &position)
         if let icon {
             insert(#"","icon":""#, into: &writer, at: &position)
             insert(icon, into: &writer, at: &position)
         }
         insert(#"","id":""#, into: &writer, at: &position)
         insert(id, into: &writer, at: &position)
-        switch isOn {
+        switch words.isOn {
         case nil: insert(#"""#, into: &writer, at: &position)
         case true?: insert(#"","isOn":true"#, into: &writer, at: &position)
         case false?: insert(#"","isOn":false"#, into: &writer, at: &position)
         }
         insert(#","kind":""#, into: &writer, at: &position)
-        insert(kind.rawValue, into: &writer, at: &position)
-        if let privacy {
+        insert(words.kind.rawValue, into: &writer, at: &position)
+        if let privacy = words.privacy {
             insert(#"","privacy":""#, into: &writer, at: &position)
             insert(privacy.rawValue, into: &writer, at: &position)
         }
         insert(#"","title":""#, into: &writer, at: &position)
         insert(title, into: &writer, at: &position)
         insert(#""}"#, into: &writer, at: &position)
-    }
-
-    /// A string naming one of `T`'s cases, with no escapes.
-    private static func known<T: RawRepresentable & CaseIterable>(_: T.Type, from reader: inout JSONReader) throws(JSONReadError) -> T
-    where T.RawValue == String {
-        guard try reader.peek() == .string, let text = try reader.readUnescapedString(),
-            let value = T.allCases.first(where: { text.elementsEqual($0.rawValue.utf8) })
-        else { throw refused(reader) }
-        return value
     }
 
     /// A field's value, spending `budget` as `ValueBudget` counts it.
@@ -321,16 +277,6 @@ public enum CanonicalEntries {
     /// Not transcribed here: the caller reads the entries the general way.
     private static func refused(_ reader: JSONReader) -> JSONReadError {
         JSONReadError.mismatch(at: reader.offset, "")
-    }
-
-    /// Records key `bit` of an object; a repeated key is refused.
-    private static func once(_ seen: inout UInt8, _ bit: UInt8, _ reader: JSONReader) throws(JSONReadError) {
-        guard seen & bit == 0 else { throw refused(reader) }
-        seen |= bit
-    }
-
-    private static func matches(_ bytes: UnsafeRawBufferPointer, _ word: StaticString) -> Bool {
-        bytes.elementsEqual(UnsafeRawBufferPointer(start: word.utf8Start, count: word.utf8CodeUnitCount))
     }
 
     private static func insert(_ text: StaticString, into writer: inout JSONWriter, at position: inout Int) {

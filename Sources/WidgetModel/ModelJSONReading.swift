@@ -230,10 +230,42 @@ extension WidgetAction {
 
     /// Reads `{"id", "title", "icon"?, "kind", "isOn"?, "authentication"?, "privacy"?}`.
     static func read(from reader: inout JSONReader) throws(JSONReadError) -> WidgetAction {
-        let start = try reader.objectStart()
-        var id: String?
-        var title: String?
+        var id = ""
+        var title = ""
         var icon: String?
+        let words = try walk(from: &reader) { (member, reader) throws(JSONReadError) in
+            switch member {
+            case .id: id = try reader.readStringMember()
+            case .title: title = try reader.readStringMember()
+            case .icon: icon = try reader.readStringMember()
+            }
+        }
+        return WidgetAction(
+            id: id, title: title, icon: icon, kind: words.kind, isOn: words.isOn, authentication: words.authentication,
+            privacy: words.privacy)
+    }
+
+    /// An action's members that are its provider's text.
+    enum TextMember {
+        case id, title, icon
+    }
+
+    /// An action's other members, as read.
+    struct Words {
+        var kind: ActionKind
+        var isOn: Bool?
+        var authentication: AuthenticationPolicy
+        var privacy: Privacy?
+    }
+
+    /// Walks an action object with `read`'s checks (known keys, each once, `id`,
+    /// `title` and `kind` required), reading its words and handing each text member
+    /// (a null icon is absent) to `text` where it stands. `read` makes strings of
+    /// them, `CanonicalEntries` copies them in place.
+    static func walk(
+        from reader: inout JSONReader, text: (TextMember, inout JSONReader) throws(JSONReadError) -> Void
+    ) throws(JSONReadError) -> Words {
+        let start = try reader.objectStart()
         var kind: ActionKind?
         var isOn: Bool?
         var authentication: AuthenticationPolicy?
@@ -243,14 +275,14 @@ extension WidgetAction {
             switch key {
             case "id":
                 try seen.once(0, key)
-                id = try reader.readStringMember()
+                try text(.id, &reader)
             case "title":
                 try seen.once(1, key)
-                title = try reader.readStringMember()
+                try text(.title, &reader)
             case "icon":
                 try seen.once(2, key)
                 guard try !reader.readNull() else { return }
-                icon = try reader.readStringMember()
+                try text(.icon, &reader)
             case "kind":
                 try seen.once(3, key)
                 kind = try reader.readKnown(ActionKind.self, ActionKind.known)
@@ -272,12 +304,10 @@ extension WidgetAction {
                 throw seen.unknown(key)
             }
         }
-        guard let id else { throw seen.missing("id") }
-        guard let title else { throw seen.missing("title") }
+        guard seen.has(0) else { throw seen.missing("id") }
+        guard seen.has(1) else { throw seen.missing("title") }
         guard let kind else { throw seen.missing("kind") }
-        return WidgetAction(
-            id: id, title: title, icon: icon, kind: kind, isOn: isOn, authentication: authentication ?? .default,
-            privacy: privacy)
+        return Words(kind: kind, isOn: isOn, authentication: authentication ?? .default, privacy: privacy)
     }
 }
 

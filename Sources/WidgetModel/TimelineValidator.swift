@@ -67,25 +67,35 @@ public enum TimelineValidator {
             throw InvalidTimeline(reason: "\(path()): \(actions.count) actions; at most \(maxActions) are allowed")
         }
         for (index, action) in actions.enumerated() {
-            let problem: String? =
-                if !isActionID(action.id) {
-                    "id must be 1 to \(maxActionIDBytes) bytes of letters, digits, \".\", \"_\" or \"-\""
-                } else if actions[..<index].contains(where: { $0.id == action.id }) {
-                    "id \(ModelPath.quote(action.id)) is given twice"
-                } else if action.title.isEmpty || action.title.utf8.count > maxActionTitleBytes {
-                    "title must be 1 to \(maxActionTitleBytes) bytes"
-                } else if action.title.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) {
-                    "title contains a control character"
-                } else if let icon = action.icon, !isIconName(icon) {
-                    "icon \(iconRule)"
-                } else if action.kind == .toggle, action.isOn == nil {
-                    "a toggle needs \"isOn\""
-                } else if action.kind == .button, action.isOn != nil {
-                    "\"isOn\" is only allowed on a toggle"
-                } else {
-                    nil
-                }
+            let problem = actionProblem(
+                id: action.id.utf8, title: action.title.utf8, icon: action.icon?.utf8, kind: action.kind, isOn: action.isOn,
+                idGivenBefore: actions[..<index].contains(where: { $0.id == action.id }))
             if let problem { throw InvalidTimeline(reason: "\(path())[\(index)]: \(problem)") }
+        }
+    }
+
+    /// What is wrong with one action (DESIGN §13), in the words after its path; nil when
+    /// it is valid. Over UTF-8 wherever it stands: a model's strings, or a request's
+    /// bytes read in place (`CanonicalEntries`).
+    static func actionProblem<Text: Collection<UInt8>>(
+        id: Text, title: Text, icon: Text?, kind: ActionKind, isOn: Bool?, idGivenBefore: Bool
+    ) -> String? {
+        if !isActionID(utf8: id) {
+            "id must be 1 to \(maxActionIDBytes) bytes of letters, digits, \".\", \"_\" or \"-\""
+        } else if idGivenBefore {
+            "id \(ModelPath.quote(String(decoding: id, as: UTF8.self))) is given twice"
+        } else if title.isEmpty || title.count > maxActionTitleBytes {
+            "title must be 1 to \(maxActionTitleBytes) bytes"
+        } else if title.contains(where: { $0 < 0x20 || $0 == 0x7F }) {
+            "title contains a control character"
+        } else if let icon, !isIconName(utf8: icon) {
+            "icon \(iconRule)"
+        } else if kind == .toggle, isOn == nil {
+            "a toggle needs \"isOn\""
+        } else if kind == .button, isOn != nil {
+            "\"isOn\" is only allowed on a toggle"
+        } else {
+            nil
         }
     }
 
@@ -133,17 +143,24 @@ public enum TimelineValidator {
 
     /// What is wrong with one field, in the words after its path; nil when it is valid.
     private static func problem(name: String, field: Field, limits: TimelineLimits) -> String? {
-        guard !name.isEmpty else { return "field name is empty" }
-        let nameBytes = name.utf8.count
-        guard nameBytes <= limits.maxFieldNameBytes else {
-            return "field name is \(nameBytes) bytes; at most \(limits.maxFieldNameBytes) are allowed"
-        }
-        guard !name.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) else {
-            return "field name contains a control character"
-        }
+        if let problem = nameProblem(name.utf8, limits: limits) { return problem }
         var budget = ValueBudget(remaining: limits.maxValueBytes, maxDepth: limits.maxNestingDepth)
         if let problem = budget.check(field.value, depth: 0) { return "value \(problem.description(limits))" }
         return layoutProblem(field)
+    }
+
+    /// What is wrong with a field's name, in the words after its path; nil when it is
+    /// valid. Over UTF-8 wherever it stands, as `actionProblem`.
+    static func nameProblem<Text: Collection<UInt8>>(_ name: Text, limits: TimelineLimits) -> String? {
+        guard !name.isEmpty else { return "field name is empty" }
+        let nameBytes = name.count
+        guard nameBytes <= limits.maxFieldNameBytes else {
+            return "field name is \(nameBytes) bytes; at most \(limits.maxFieldNameBytes) are allowed"
+        }
+        guard !name.contains(where: { $0 < 0x20 || $0 == 0x7F }) else {
+            return "field name contains a control character"
+        }
+        return nil
     }
 
     /// What is wrong with a field's role, range or style (DESIGN §12); nil when it fits.
