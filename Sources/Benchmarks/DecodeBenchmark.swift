@@ -24,6 +24,10 @@ package enum DecodeBenchmark {
         /// straight into the canonical body in one pass (`CanonicalEntries`), for the
         /// plain entries and for a glance widget's (layout roles, actions).
         package let transcribe: Double, transcribeGlance: Double
+        /// µs per read of the stored body a presentation makes (the written timeline's
+        /// canonical bytes, at an instant inside it): the whole decode with its excerpt
+        /// taken after, and the excerpt alone (`TimelineExcerpt.decode`).
+        package let readWhole: Double, readExcerpt: Double
     }
 
     /// Runs `messages` messages through the path (best of `passes` passes for each figure).
@@ -57,10 +61,23 @@ package enum DecodeBenchmark {
         glance.removeLast()
         let transcribing = try transcribeEntries(of: message, into: &body, best: best)
         let transcribingGlance = try transcribeEntries(of: glance, into: &body, best: best)
+        let stored = Timeline(entries: decoded.entries, policy: decoded.policy ?? .atEnd)
+        var canonical = [UInt8](repeating: 0, count: stored.canonicalJSONCount)
+        canonical.withUnsafeMutableBytes { buffer in
+            var writer = JSONWriter(into: buffer)
+            stored.write(to: &writer)
+        }
+        let instant = stored.entries[stored.entries.count / 2].date
+        let (whole, excerpt) = try canonical.withUnsafeBytes { bytes in
+            (
+                try best { _ = TimelineExcerpt(try Timeline.decode(from: bytes), at: instant) },
+                try best { _ = try TimelineExcerpt.decode(from: bytes, at: instant) }
+            )
+        }
         return Result(
             messages: messages, bytes: message.count, total: total, envelope: envelope, decode: decode,
             validate: validating, encode: encoding, transcribe: transcribing,
-            transcribeGlance: transcribingGlance)
+            transcribeGlance: transcribingGlance, readWhole: whole, readExcerpt: excerpt)
     }
 
     /// The best µs per message of transcribing `message`'s entries (found once) into
@@ -170,6 +187,8 @@ package enum DecodeBenchmark {
               canonical body (one walk + copy, placeholder): \(f(result.encode)) µs
             the daemon's usual path, the entries transcribed in one pass (CanonicalEntries):
               plain entries: \(f(result.transcribe)) µs; a glance widget's (roles, actions): \(f(result.transcribeGlance)) µs
+            a presentation's read of the stored body (its canonical bytes, decrypted):
+              whole decode, then its excerpt: \(f(result.readWhole)) µs; the excerpt alone (TimelineExcerpt): \(f(result.readExcerpt)) µs
 
             """
     }

@@ -183,13 +183,13 @@ extension TimelineService {
         if let decided { ruled = try decided.get() } else { ruled = try decide(widget, on: surface, metadata: metadata) }
         let (protectionClass, decision) = ruled
         // What the rules read of the timeline: the pass's excerpt if its entry is still
-        // the current one, else the whole timeline, decoded now.
+        // the current one, else the excerpt at `now`, decoded now.
         var timeline: TimelineExcerpt?
         if decision != .placeholder, metadata != nil {
             if let excerpt = read?.timelines[widget], excerpt.covers(now) {
                 timeline = excerpt
             } else {
-                timeline = readableTimeline(widget).map { TimelineExcerpt($0, at: now) }
+                timeline = readableExcerpt(widget, at: now)
             }
         }
         // Content shows no placeholder value: only the other modes read it (from the
@@ -233,14 +233,19 @@ extension TimelineService {
         }
     }
 
-    /// The timeline as a host may see it, or `nil` when it cannot be read: a locked
-    /// class, or a file that failed authentication (logged; the host gets the placeholder).
-    private func readableTimeline(_ widget: WidgetID) -> Timeline? {
+    /// The timeline as a host may see it at `now`, as far as a presentation reads it
+    /// (`TimelineExcerpt.decode`: every date, the policy, the current entry; a body it
+    /// cannot vouch for gets the whole decode and its verdict), or `nil` when it cannot
+    /// be read: a locked class, or a file that failed authentication or does not decode
+    /// (logged; the host gets the placeholder).
+    private func readableExcerpt(_ widget: WidgetID, at now: Date) -> TimelineExcerpt? {
         let problem: any Error
         do throws(StoreError) {
             let body = try store.readBody(widget, allowOpenClassB: false)
             do throws(InvalidTimeline) {
-                return try body.withUnsafeBytes { (bytes) throws(InvalidTimeline) in try Timeline.decode(from: bytes, limits: limits) }
+                return try body.withUnsafeBytes { (bytes) throws(InvalidTimeline) in
+                    try TimelineExcerpt.decode(from: bytes, at: now, limits: limits)
+                }
             } catch {
                 problem = error
             }
