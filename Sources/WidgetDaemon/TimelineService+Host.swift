@@ -169,7 +169,7 @@ extension TimelineService {
     ///
     /// The rules decide first; the timeline is decrypted only when they would show it.
     /// `read` is what the caller read of the widget already, as `readableMetadata` and
-    /// `readableTimeline` would give it now (a refresh pass reads its widgets' metadata
+    /// `readableExcerpt` would give it now (a refresh pass reads its widgets' metadata
     /// and decodes the bodies it opens together); `decided`, what ``decide(_:on:metadata:)``
     /// made of that metadata under the key state and settings in force now (a refresh
     /// pass's plan), so that the rules decide once.
@@ -413,9 +413,9 @@ extension TimelineService {
     /// anything it leaves (a file that fails, one more than the cache holds) the pass
     /// reads and reports as it would have.
     ///
-    /// Each body is decoded on the thread that opened it, as far as a presentation reads
-    /// it (`TimelineExcerpt.decode`: every date, the policy, the current entry validated;
-    /// a body it cannot vouch for gets `readableTimeline`'s whole decode and verdict);
+    /// Each body is decoded on the thread that opened it, as `readableExcerpt` decodes it
+    /// (`TimelineExcerpt.decode`: every date, the policy, the current entry validated;
+    /// a body it cannot vouch for gets the whole decode and its verdict);
     /// returns the excerpts of the bodies the store cached. A body that does not decode
     /// is absent, so the pass reads it again and logs it as it would have.
     private func openTimelinesTogether(_ widgets: [WidgetID]) -> [WidgetID: TimelineExcerpt] {
