@@ -21,6 +21,9 @@ let usage = """
     provider writing, then quiet with a widget per host; --fanout-hosts: other host counts);
     --growth-store ROOT: also measure the daemon root ROOT (etc/, state/) as it is, as
     the last growth row (a store filled once, e.g. a million timelines, and reused);
+    --only decode: the CPU of one PutTimeline before its commit, in µs (no daemon, no report
+    written): the general way step by step, the one-pass transcription of plain and glance
+    entries, and a presentation's read of the stored body, whole and as an excerpt.
     --only encode: one presentation reply encoded through the Encodable tree and written
     by hand, interleaved (no daemon, no report written).
     --only containers: our timer heap, call queue and syscalls against swift-collections'
