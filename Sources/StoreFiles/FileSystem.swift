@@ -66,6 +66,20 @@ package enum FileSystem {
             default: throw FileError(error, path: path)
             }
         }
+        _ = try checked(fd, opened: path) { (info) in
+            if info.st_uid != geteuid() { .foreignOwner(uid: info.st_uid) }
+            else if info.st_mode & 0o022 != 0 { .writableByOthers(mode: UInt32(info.st_mode & 0o7777)) }
+            else { nil }
+        }
+        return fd
+    }
+
+    /// The `fstat` of `fd`, just opened at `path`, if `judge` finds nothing wrong with
+    /// it; otherwise `fd` is closed and the reason thrown (`unsafeEntry`), as is a
+    /// failed `fstat`.
+    private static func checked(
+        _ fd: FileDescriptor, opened path: String, _ judge: (stat) -> UnsafeEntryReason?
+    ) throws(FileError) -> stat {
         var info = stat()
         do {
             try call("fstat", path) { fstat(fd.rawValue, &info) }
@@ -73,15 +87,11 @@ package enum FileSystem {
             Syscall.close(fd)
             throw error
         }
-        let reason: UnsafeEntryReason? =
-            if info.st_uid != geteuid() { .foreignOwner(uid: info.st_uid) }
-            else if info.st_mode & 0o022 != 0 { .writableByOthers(mode: UInt32(info.st_mode & 0o7777)) }
-            else { nil }
-        if let reason {
+        if let reason = judge(info) {
             Syscall.close(fd)
             throw .unsafeEntry(path: path, reason: reason)
         }
-        return fd
+        return info
     }
 
     /// Who may own a file the store opens.
@@ -122,21 +132,11 @@ package enum FileSystem {
             default: throw FileError(error, path: path)
             }
         }
-        var info = stat()
-        do {
-            try call("fstat", path) { fstat(fd.rawValue, &info) }
-        } catch {
-            Syscall.close(fd)
-            throw error
-        }
-        let owned = info.st_uid == geteuid() || (owners == .daemonOrRoot && info.st_uid == 0)
-        let reason: UnsafeEntryReason? =
-            if info.st_mode & S_IFMT != S_IFREG { .notRegularFile }
+        let info = try checked(fd, opened: path) { (info) in
+            let owned = info.st_uid == geteuid() || (owners == .daemonOrRoot && info.st_uid == 0)
+            return if info.st_mode & S_IFMT != S_IFREG { .notRegularFile }
             else if !owned { .foreignOwner(uid: info.st_uid) }
             else { nil }
-        if let reason {
-            Syscall.close(fd)
-            throw .unsafeEntry(path: path, reason: reason)
         }
         return (fd, info)
     }
