@@ -74,7 +74,7 @@ public enum CanonicalEntries {
             case .relevance:
                 guard try !reader.readNull() else { return }
                 let read = try Relevance.read(from: &reader)
-                guard read.score.isFinite, read.duration.isFinite, read.duration >= 0 else { throw refused(reader) }
+                guard TimelineValidator.relevanceProblem(read) == nil else { throw refused(reader) }
                 relevance = read
             case .actions:
                 guard try !reader.readNull() else { return }

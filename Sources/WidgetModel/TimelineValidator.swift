@@ -25,17 +25,22 @@ public enum TimelineValidator {
             guard RFC3339.isRepresentable(entry.date) else {
                 throw InvalidTimeline(reason: "\(here()).date: is outside the years 0000–9999")
             }
-            if let relevance = entry.relevance {
-                guard relevance.score.isFinite else {
-                    throw InvalidTimeline(reason: "\(here()).relevance.score: is not a finite number")
-                }
-                guard relevance.duration.isFinite, relevance.duration >= 0 else {
-                    throw InvalidTimeline(reason: "\(here()).relevance.duration: must be a finite number of seconds, 0 or more")
-                }
+            if let relevance = entry.relevance, let problem = relevanceProblem(relevance) {
+                throw InvalidTimeline(reason: "\(here()).relevance.\(problem)")
             }
             try validate(fields: entry.fields, limits: limits, path: "\(here()).fields")
             try validate(actions: entry.actions, path: "\(here()).actions")
         }
+    }
+
+    /// What is wrong with an entry's relevance, in the words after `relevance.`; nil
+    /// when it is valid. The one rule for the validator and `CanonicalEntries`.
+    static func relevanceProblem(_ relevance: Relevance) -> String? {
+        if !relevance.score.isFinite { return "score: is not a finite number" }
+        if !relevance.duration.isFinite || relevance.duration < 0 {
+            return "duration: must be a finite number of seconds, 0 or more"
+        }
+        return nil
     }
 
     /// Validates a reload policy: an `after` date must be representable.
