@@ -172,25 +172,43 @@ public enum CanonicalEntries {
     /// An `actions` array, written as `"actions":[…],` at `position` (nothing when it is
     /// empty), each action's members in their canonical order and checked as
     /// `TimelineValidator` checks them (DESIGN §13).
+    ///
+    /// Written first into a buffer of its own, then inserted once: an insertion per
+    /// member moved the entry's fields along a dozen times an action. The buffer holds
+    /// the actions' titles, content like any other, so it is zeroed before it is left.
     private static func actions(
         from reader: inout JSONReader, ids: inout [UnsafeRawBufferPointer], to writer: inout JSONWriter, at position: Int
     ) throws(JSONReadError) {
         guard try reader.peek() == .array else { throw refused(reader) }
         ids.removeAll(keepingCapacity: true)
-        var at = position
-        try reader.readArray { (reader, index) throws(JSONReadError) in
-            guard index < TimelineValidator.maxActions else { throw refused(reader) }
-            insert(index == 0 ? #""actions":["# : ",", into: &writer, at: &at)
-            try action(from: &reader, ids: &ids, to: &writer, at: &at)
+        try withUnsafeTemporaryAllocation(byteCount: actionsBytes, alignment: 1) { (buffer) throws(JSONReadError) in
+            var out = JSONWriter(into: buffer)
+            defer { SecretWipe.zero(buffer.baseAddress, count: min(out.count, buffer.count)) }
+            try reader.readArray { (reader, index) throws(JSONReadError) in
+                guard index < TimelineValidator.maxActions else { throw refused(reader) }
+                out.raw(index == 0 ? #""actions":["# : ",")
+                try action(from: &reader, ids: &ids, to: &out)
+            }
+            guard !ids.isEmpty else { return }
+            out.raw("],")
+            precondition(out.fits, "the most actions an entry may have fit in their buffer")
+            writer.insert(UnsafeRawBufferPointer(rebasing: buffer[0..<out.count]), at: position)
         }
-        if !ids.isEmpty { insert("],", into: &writer, at: &at) }
     }
 
+    /// The most an entry's `"actions":[…],` may take: `maxActions` of the longest action
+    /// (its id, title and icon at their limits, every other key and word at its longest:
+    /// 136 bytes with the comma), with the brackets.
+    private static let actionsBytes =
+        TimelineValidator.maxActions
+        * (TimelineValidator.maxActionIDBytes + TimelineValidator.maxActionTitleBytes + TimelineValidator.maxIconNameBytes + 160)
+        + 16
+
     /// `{"authentication":…,"icon"?:…,"id":…,"isOn"?:…,"kind":…,"privacy"?:…,"title":…}`,
-    /// walked as `WidgetAction.read` walks it (`WidgetAction.walk`) and inserted at
-    /// `position` once it is read and found valid (`TimelineValidator.actionProblem`).
+    /// walked as `WidgetAction.read` walks it (`WidgetAction.walk`) and written once it
+    /// is read and found valid (`TimelineValidator.actionProblem`).
     private static func action(
-        from reader: inout JSONReader, ids: inout [UnsafeRawBufferPointer], to writer: inout JSONWriter, at position: inout Int
+        from reader: inout JSONReader, ids: inout [UnsafeRawBufferPointer], to writer: inout JSONWriter
     ) throws(JSONReadError) {
         var id = UnsafeRawBufferPointer(start: nil, count: 0)
         var title = UnsafeRawBufferPointer(start: nil, count: 0)
@@ -209,28 +227,28 @@ public enum CanonicalEntries {
         guard problem == nil else { throw refused(reader) }
         ids.append(id)
         // Unescaped JSON string bytes: written as `JSONWriter.string` writes them.
-        insert(#"{"authentication":""#, into: &writer, at: &position)
-        insert(words.authentication.rawValue, into: &writer, at: &position)
+        writer.raw(#"{"authentication":""#)
+        writer.raw(words.authentication.rawValue)
         if let icon {
-            insert(#"","icon":""#, into: &writer, at: &position)
-            insert(icon, into: &writer, at: &position)
+            writer.raw(#"","icon":""#)
+            writer.raw(icon)
         }
-        insert(#"","id":""#, into: &writer, at: &position)
-        insert(id, into: &writer, at: &position)
+        writer.raw(#"","id":""#)
+        writer.raw(id)
         switch words.isOn {
-        case nil: insert(#"""#, into: &writer, at: &position)
-        case true?: insert(#"","isOn":true"#, into: &writer, at: &position)
-        case false?: insert(#"","isOn":false"#, into: &writer, at: &position)
+        case nil: writer.byte(UInt8(ascii: "\""))
+        case true?: writer.raw(#"","isOn":true"#)
+        case false?: writer.raw(#"","isOn":false"#)
         }
-        insert(#","kind":""#, into: &writer, at: &position)
-        insert(words.kind.rawValue, into: &writer, at: &position)
+        writer.raw(#","kind":""#)
+        writer.raw(words.kind.rawValue)
         if let privacy = words.privacy {
-            insert(#"","privacy":""#, into: &writer, at: &position)
-            insert(privacy.rawValue, into: &writer, at: &position)
+            writer.raw(#"","privacy":""#)
+            writer.raw(privacy.rawValue)
         }
-        insert(#"","title":""#, into: &writer, at: &position)
-        insert(title, into: &writer, at: &position)
-        insert(#""}"#, into: &writer, at: &position)
+        writer.raw(#"","title":""#)
+        writer.raw(title)
+        writer.raw(#""}"#)
     }
 
     /// A field's value, spending `budget` as `ValueBudget` counts it.
@@ -281,11 +299,6 @@ public enum CanonicalEntries {
 
     private static func insert(_ text: StaticString, into writer: inout JSONWriter, at position: inout Int) {
         insert(UnsafeRawBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount), into: &writer, at: &position)
-    }
-
-    private static func insert(_ text: String, into writer: inout JSONWriter, at position: inout Int) {
-        var text = text
-        text.withUTF8 { insert(UnsafeRawBufferPointer($0), into: &writer, at: &position) }
     }
 
     private static func insert(_ bytes: UnsafeRawBufferPointer, into writer: inout JSONWriter, at position: inout Int) {

@@ -15,7 +15,7 @@ import Testing
         let bytes = Array(json.utf8)
         return bytes.withUnsafeBytes { buffer -> ([UInt8], Int, Date?)? in
             var reader = JSONReader(buffer)
-            let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 4096, alignment: 1)
+            let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 1)
             defer { scratch.deallocate() }
             var writer = JSONWriter(into: scratch)
             let last: Date?
@@ -155,6 +155,21 @@ import Testing
         #expect(Self.general(Self.refused[5]) != nil)
         #expect(Self.general(Self.refused[6]) != nil)
         for json in Self.refused.dropFirst(7) { #expect(Self.general(json) == nil, "\(json)") }
+    }
+
+    /// The most an entry may carry: eight actions with every member at its longest.
+    @Test func theLongestActionsAreWrittenAsTheTimelineWritesThem() throws {
+        let title = String(repeating: "é", count: TimelineValidator.maxActionTitleBytes / 2)
+        let icon = String(repeating: "i", count: TimelineValidator.maxIconNameBytes)
+        let actions = (0..<TimelineValidator.maxActions).map { index in
+            let id = String(index) + String(repeating: "x", count: TimelineValidator.maxActionIDBytes - 1)
+            return #"{"id":"\#(id)","title":"\#(title)","icon":"\#(icon)","kind":"toggle","isOn":false,"#
+                + #""authentication":"requiresLocalDeviceAuthentication","privacy":"sensitive"}"#
+        }
+        let json = #"[{"date":"2026-01-01T00:00:00Z","fields":{},"actions":[\#(actions.joined(separator: ","))]}]"#
+        let fast = try #require(Self.transcribed(json))
+        let slow = try #require(Self.general(json))
+        #expect(fast.0 == slow.0)
     }
 
     /// An action's strings with escapes are left to the general way, which accepts them.
